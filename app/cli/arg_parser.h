@@ -1,0 +1,64 @@
+#pragma once
+// Command-line parsing shared by every `uot` command: declared options with
+// help text, "--name value" and "--name=value", repeatable options, flags and
+// positionals. Errors are UsageError with a message that says what to type.
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace uot::cli {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class ArgParser {
+public:
+    ArgParser(std::string usage, std::string summary);
+
+    // An option that takes a value. An empty defaultValue means "no default".
+    void addOption(const std::string& name, const std::string& valueName, const std::string& help,
+                   const std::string& defaultValue = {}, bool repeatable = false);
+    void addFlag(const std::string& name, const std::string& help);
+    // Positionals are described for help only; they are collected in order.
+    void addPositional(const std::string& name, const std::string& help);
+
+    // Parses args (without the program and command names). Throws UsageError.
+    void parse(const std::vector<std::string>& args);
+
+    bool helpRequested() const { return m_help; }
+    std::string helpText() const;
+
+    bool has(const std::string& name) const;            // given on the command line
+    std::string value(const std::string& name) const;   // given value, else default
+    std::vector<std::string> values(const std::string& name) const;  // every value of a repeatable option
+    bool flag(const std::string& name) const;
+    const std::vector<std::string>& positionals() const { return m_positionals; }
+
+    // Typed accessors; throw UsageError naming the option when the text is not a valid value.
+    double number(const std::string& name) const;
+    int integer(const std::string& name) const;
+
+private:
+    struct Spec {
+        std::string valueName, help, defaultValue;
+        bool isFlag = false;
+        bool repeatable = false;
+    };
+    std::string m_usage, m_summary;
+    std::vector<std::string> m_order;
+    std::map<std::string, Spec> m_specs;
+    std::vector<std::pair<std::string, std::string>> m_positionalHelp;
+    std::map<std::string, std::vector<std::string>> m_values;
+    std::vector<std::string> m_positionals;
+    bool m_help = false;
+};
+
+// Splits "a,b,c" into its items (empty items dropped).
+std::vector<std::string> splitList(const std::string& text, char separator = ',');
+
+}  // namespace uot::cli

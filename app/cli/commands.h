@@ -1,0 +1,20 @@
+#pragma once
+// Every `uot` command: takes its arguments (after the command name), returns
+// the process exit code. Exit codes (documented in README.md):
+//   0 success, 1 the work failed (message on stderr), 2 usage error,
+//   3 some items of a batch failed, 4 backend unavailable (no GPU / not built).
+
+#include <string>
+#include <vector>
+
+namespace uot::cli {
+
+enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitPartial = 3, kExitUnavailable = 4 };
+
+int runSolveCommand(const std::vector<std::string>& args);
+int runBenchCommand(const std::vector<std::string>& args);
+int runDevicesCommand(const std::vector<std::string>& args);
+int runRecolorCommand(const std::vector<std::string>& args);
+int runBatchCommand(const std::vector<std::string>& args);
+
+}  // namespace uot::cli

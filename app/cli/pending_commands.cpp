@@ -1,0 +1,21 @@
+// SCAFFOLDING: commands whose real implementation is being written. Each one
+// moves to its own file (solve_command.cpp, ...) and leaves this file; the file
+// must be gone before the foundation lands.
+#include <cstdio>
+
+#include "app/cli/commands.h"
+
+namespace uot::cli {
+namespace {
+int pending(const char* name)
+{
+    std::fprintf(stderr, "uot %s: not built yet\n", name);
+    return kExitUnavailable;
+}
+}  // namespace
+int runSolveCommand(const std::vector<std::string>&) { return pending("solve"); }
+int runBenchCommand(const std::vector<std::string>&) { return pending("bench"); }
+int runDevicesCommand(const std::vector<std::string>&) { return pending("devices"); }
+int runRecolorCommand(const std::vector<std::string>&) { return pending("recolor"); }
+int runBatchCommand(const std::vector<std::string>&) { return pending("batch"); }
+}  // namespace uot::cli

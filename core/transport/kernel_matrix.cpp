@@ -1,0 +1,142 @@
+#include "core/transport/kernel_matrix.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "core/transport/uot_error.h"
+
+namespace uot {
+
+namespace {
+
+struct CostRowFiller {
+    std::size_t i;
+    double* out;
+
+    void operator()(const DenseCost& c) const
+    {
+        if (c.f32) {
+            const float* row = c.f32 + i * c.cols;
+            for (std::size_t j = 0; j < c.cols; ++j) out[j] = row[j];
+        } else {
+            const double* row = c.f64 + i * c.cols;
+            std::copy(row, row + c.cols, out);
+        }
+    }
+
+    void operator()(const PointCloudCost& c) const
+    {
+        const double* xi = c.x + i * c.dim;
+        for (std::size_t j = 0; j < c.cols; ++j) {
+            const double* yj = c.y + j * c.dim;
+            double d2 = 0;
+            for (std::size_t k = 0; k < c.dim; ++k) {
+                const double d = xi[k] - yj[k];
+                d2 += d * d;
+            }
+            out[j] = c.scale * d2;
+        }
+    }
+};
+
+}  // namespace
+
+void fillCostRow(const CostSource& cost, std::size_t i, double* out)
+{
+    std::visit(CostRowFiller{i, out}, cost);
+}
+
+double logReference(const UotProblem& problem, std::size_t i, std::size_t j)
+{
+    if (problem.reference == ReferenceMeasure::Ones) return 0.0;
+    return std::log(problem.a[i]) + std::log(problem.b[j]);
+}
+
+int resolveThreadCount(int requested)
+{
+    if (requested > 0) return requested;
+    return std::max(1, omp_get_max_threads());
+}
+
+template <typename T>
+KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threads)
+{
+    validateProblem(problem);
+    const std::size_t rows = problem.rows();
+    const std::size_t cols = problem.cols();
+    const double invEps = 1.0 / problem.eps;
+    const bool product = problem.reference == ReferenceMeasure::Product;
+    std::vector<double> logB(product ? cols : 0);
+    for (std::size_t j = 0; j < logB.size(); ++j) logB[j] = std::log(problem.b[j]);
+
+    // First bad entry found, as a flat index; resolved to (i, j) after the
+    // parallel region so that nothing throws inside it.
+    const std::size_t noBadEntry = std::numeric_limits<std::size_t>::max();
+    std::size_t firstBad = noBadEntry;
+    std::size_t zeroRows = 0;
+    std::vector<unsigned char> colNonZero(cols, 0);
+
+#pragma omp parallel num_threads(resolveThreadCount(threads))
+    {
+        std::vector<double> cost(cols);
+        std::vector<unsigned char> localColNonZero(cols, 0);
+        std::size_t localFirstBad = noBadEntry;
+        std::size_t localZeroRows = 0;
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t si = 0; si < static_cast<std::ptrdiff_t>(rows); ++si) {
+            const std::size_t i = static_cast<std::size_t>(si);
+            fillCostRow(problem.cost, i, cost.data());
+            const double logA = product ? std::log(problem.a[i]) : 0.0;
+            T* krow = out + i * cols;
+            bool anyNonZero = false;
+            for (std::size_t j = 0; j < cols; ++j) {
+                const double c = cost[j];
+                if (!(c >= 0.0) || !std::isfinite(c)) {
+                    localFirstBad = std::min(localFirstBad, i * cols + j);
+                    krow[j] = T(0);
+                    continue;
+                }
+                double logK = -c * invEps;
+                if (product) logK += logA + logB[j];
+                const T k = static_cast<T>(std::exp(logK));
+                krow[j] = k;
+                if (k > T(0)) {
+                    anyNonZero = true;
+                    localColNonZero[j] = 1;
+                }
+            }
+            if (!anyNonZero) ++localZeroRows;
+        }
+#pragma omp critical(uot_kernel_build_merge)
+        {
+            firstBad = std::min(firstBad, localFirstBad);
+            zeroRows += localZeroRows;
+            for (std::size_t j = 0; j < cols; ++j) colNonZero[j] |= localColNonZero[j];
+        }
+    }
+
+    if (firstBad != noBadEntry) {
+        const std::size_t i = firstBad / cols;
+        const std::size_t j = firstBad % cols;
+        std::vector<double> cost(cols);
+        fillCostRow(problem.cost, i, cost.data());
+        std::ostringstream msg;
+        msg << "cost matrix entry (" << i << ", " << j << ") is " << cost[j]
+            << ": costs must be finite and >= 0";
+        throw Error(ErrorCode::InvalidArgument, msg.str());
+    }
+    KernelBuildReport report;
+    report.zeroRows = zeroRows;
+    report.zeroCols = static_cast<std::size_t>(std::count(colNonZero.begin(), colNonZero.end(), 0));
+    return report;
+}
+
+template KernelBuildReport buildKernelMatrix<float>(const UotProblem&, float*, int);
+template KernelBuildReport buildKernelMatrix<double>(const UotProblem&, double*, int);
+
+}  // namespace uot

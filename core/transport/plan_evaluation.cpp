@@ -1,0 +1,155 @@
+#include "core/transport/plan_evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <omp.h>
+#include <vector>
+
+#include "core/transport/kernel_matrix.h"
+
+namespace uot {
+
+namespace {
+
+double relativeChange(std::span<const double> x, std::span<const double> xPrev)
+{
+    double diff = 0, scale = 1.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        diff = std::max(diff, std::abs(x[i] - xPrev[i]));
+        scale = std::max({scale, std::abs(x[i]), std::abs(xPrev[i])});
+    }
+    return diff / scale;
+}
+
+double relativeChangeFromLogs(std::span<const double> logX, std::span<const double> logXPrev)
+{
+    double diff = 0, scale = 1.0;
+    for (std::size_t i = 0; i < logX.size(); ++i) {
+        const double x = std::exp(logX[i]);
+        const double xPrev = std::exp(logXPrev[i]);
+        diff = std::max(diff, std::abs(x - xPrev));
+        scale = std::max({scale, x, xPrev});
+    }
+    return std::isfinite(diff / scale) ? diff / scale : 1.0;
+}
+
+// Generalised KL divergence sum x log(x/y) - x + y.
+double generalisedKl(std::span<const double> x, std::span<const double> y)
+{
+    double kl = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        kl += (x[i] > 0 ? x[i] * std::log(x[i] / y[i]) : 0.0) - x[i] + y[i];
+    }
+    return kl;
+}
+
+double penaltyTerm(double tau, std::span<const double> marginal, std::span<const double> weights,
+                   double violation)
+{
+    if (std::isinf(tau)) return violation <= 1e-6 * std::max(1.0, violation) ? 0.0 : kInfinity;
+    return tau * generalisedKl(marginal, weights);
+}
+
+}  // namespace
+
+double stoppingError(std::span<const double> u, std::span<const double> uPrev,
+                     std::span<const double> v, std::span<const double> vPrev)
+{
+    return 0.5 * (relativeChange(u, uPrev) + relativeChange(v, vPrev));
+}
+
+double stoppingErrorFromLogs(std::span<const double> logU, std::span<const double> logUPrev,
+                             std::span<const double> logV, std::span<const double> logVPrev)
+{
+    return 0.5 * (relativeChangeFromLogs(logU, logUPrev) + relativeChangeFromLogs(logV, logVPrev));
+}
+
+void forEachPlanRow(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                    const std::function<void(std::size_t, const double*)>& fn, int threads)
+{
+    const std::size_t rows = problem.rows();
+    const std::size_t cols = problem.cols();
+    const double invEps = 1.0 / problem.eps;
+    const bool product = problem.reference == ReferenceMeasure::Product;
+    std::vector<double> logVR(cols);
+    for (std::size_t j = 0; j < cols; ++j) logVR[j] = logV[j] + (product ? std::log(problem.b[j]) : 0.0);
+
+#pragma omp parallel num_threads(resolveThreadCount(threads))
+    {
+        std::vector<double> row(cols);
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t si = 0; si < static_cast<std::ptrdiff_t>(rows); ++si) {
+            const std::size_t i = static_cast<std::size_t>(si);
+            fillCostRow(problem.cost, i, row.data());
+            const double logUR = logU[i] + (product ? std::log(problem.a[i]) : 0.0);
+            for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logUR + logVR[j] - row[j] * invEps);
+            fn(i, row.data());
+        }
+    }
+}
+
+void computePlan(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                 double* out, int threads)
+{
+    const std::size_t cols = problem.cols();
+    forEachPlanRow(
+        problem, logU, logV,
+        [out, cols](std::size_t i, const double* row) { std::copy(row, row + cols, out + i * cols); }, threads);
+}
+
+PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
+                            std::span<const double> logV, int threads)
+{
+    const std::size_t rows = problem.rows();
+    const std::size_t cols = problem.cols();
+    const int threadCount = resolveThreadCount(threads);
+    std::vector<double> rowSums(rows, 0.0);
+    std::vector<std::vector<double>> colPartials(threadCount, std::vector<double>(cols, 0.0));
+    std::vector<double> entropy(threadCount, 0.0);
+    const bool product = problem.reference == ReferenceMeasure::Product;
+
+    // Each row is visited once; per-thread column partials avoid atomics.
+    // <P,C> + eps KL(P|R) = sum P (C + eps log(P/R)) - eps sum P + eps sum R,
+    // and C + eps log(P/R) = eps (logU_i + logV_j).
+    double referenceMass = product ? 1.0 : static_cast<double>(rows) * static_cast<double>(cols);
+    if (product) {
+        double sa = 0, sb = 0;
+        for (double x : problem.a) sa += x;
+        for (double x : problem.b) sb += x;
+        referenceMass = sa * sb;
+    }
+    forEachPlanRow(
+        problem, logU, logV,
+        [&](std::size_t i, const double* row) {
+            const int t = omp_in_parallel() ? omp_get_thread_num() : 0;
+            double sum = 0, cost = 0;
+            std::vector<double>& partial = colPartials[t];
+            for (std::size_t j = 0; j < cols; ++j) {
+                sum += row[j];
+                partial[j] += row[j];
+                cost += row[j] * (logU[i] + logV[j]);
+            }
+            rowSums[i] = sum;
+            entropy[t] += cost;
+        },
+        threadCount);
+
+    std::vector<double> colSums(cols, 0.0);
+    for (const auto& partial : colPartials)
+        for (std::size_t j = 0; j < cols; ++j) colSums[j] += partial[j];
+
+    PlanEvaluation eval;
+    for (std::size_t i = 0; i < rows; ++i) {
+        eval.mass += rowSums[i];
+        eval.marginalErrorA += std::abs(rowSums[i] - problem.a[i]);
+    }
+    for (std::size_t j = 0; j < cols; ++j) eval.marginalErrorB += std::abs(colSums[j] - problem.b[j]);
+    double scaledLogSum = 0;
+    for (double e : entropy) scaledLogSum += e;
+    eval.objective = problem.eps * scaledLogSum - problem.eps * eval.mass + problem.eps * referenceMass +
+                     penaltyTerm(problem.tauA, rowSums, problem.a, eval.marginalErrorA) +
+                     penaltyTerm(problem.tauB, colSums, problem.b, eval.marginalErrorB);
+    return eval;
+}
+
+}  // namespace uot

@@ -1,0 +1,45 @@
+#pragma once
+// Functions of a solution that do not depend on which variant produced it:
+// POT's stopping criterion, the plan itself, and its quality figures.
+
+#include <cstddef>
+#include <functional>
+#include <span>
+
+#include "core/transport/uot_problem.h"
+
+namespace uot {
+
+// POT's criterion (docs/ALGORITHMS.md section 1) between two iterates, all in
+// multiplicative form, host memory:
+//   0.5 * ( max|u - uPrev| / max(max|u|, max|uPrev|, 1) + same for v )
+double stoppingError(std::span<const double> u, std::span<const double> uPrev,
+                     std::span<const double> v, std::span<const double> vPrev);
+
+// Same criterion from log-scalings (for log-domain variants).
+double stoppingErrorFromLogs(std::span<const double> logU, std::span<const double> logUPrev,
+                             std::span<const double> logV, std::span<const double> logVPrev);
+
+struct PlanEvaluation {
+    double mass = 0;            // sum_ij P_ij
+    double marginalErrorA = 0;  // |P 1 - a|_1
+    double marginalErrorB = 0;  // |P^T 1 - b|_1
+    double objective = 0;       // <P,C> + eps KL(P|R) + tauA KL(P1|a) + tauB KL(P^T1|b) (generalised KL;
+                                // an infinite tau contributes 0 when its marginal is met, else +inf)
+};
+
+// Calls fn(i, row) for every row of the plan P_ij = exp(logU_i + logV_j - C_ij/eps) R_ij,
+// computed in float64. row points to cols values valid during the call. Calls
+// may come from several threads at once (distinct i). threads: 0 = all.
+void forEachPlanRow(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                    const std::function<void(std::size_t i, const double* row)>& fn, int threads = 0);
+
+// Writes the whole plan (rows x cols, row-major, host memory).
+void computePlan(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                 double* out, int threads = 0);
+
+// One float64 pass over the plan.
+PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
+                            std::span<const double> logV, int threads = 0);
+
+}  // namespace uot

@@ -1,0 +1,30 @@
+#include "core/transport/solve_result.h"
+
+#include <cmath>
+
+namespace uot {
+
+namespace {
+std::vector<double> exponentiate(const std::vector<double>& logs)
+{
+    std::vector<double> out(logs.size());
+    for (std::size_t i = 0; i < logs.size(); ++i) out[i] = std::exp(logs[i]);
+    return out;
+}
+}  // namespace
+
+std::vector<double> SolveResult::u() const { return exponentiate(logU); }
+std::vector<double> SolveResult::v() const { return exponentiate(logV); }
+
+std::string toString(NumericalStatus status)
+{
+    switch (status) {
+    case NumericalStatus::Ok: return "ok";
+    case NumericalStatus::SwitchedToLogDomain: return "switched-to-log-domain";
+    case NumericalStatus::Underflow: return "underflow";
+    case NumericalStatus::NotFinite: return "not-finite";
+    }
+    return "unknown";
+}
+
+}  // namespace uot

@@ -1,0 +1,53 @@
+#pragma once
+// What a solve returns. The plan is represented by its log-scalings, which
+// every variant (multiplicative or log-domain) can express without overflow:
+//
+//   P_ij = exp(logU_i + logV_j) * K_ij,   K_ij = exp(-C_ij / eps) * R_ij
+//
+// computePlan() / forEachPlanRow() in plan_evaluation.h materialise it on request.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace uot {
+
+enum class NumericalStatus {
+    Ok,
+    SwitchedToLogDomain,  // multiplicative form would underflow; the log-domain solver finished the job
+    Underflow,            // the forced multiplicative variant would underflow; stopped, last good iterate kept
+    NotFinite             // a non-finite value appeared and could not be recovered; last good iterate kept
+};
+
+struct SolveTimings {
+    double setupSeconds = 0;     // building K, allocations, uploads
+    double iterateSeconds = 0;   // the iteration loop only
+    double evaluateSeconds = 0;  // final plan evaluation
+    double msPerIteration = 0;   // iterateSeconds / iterations, in milliseconds
+};
+
+struct SolveResult {
+    std::string solver;      // variant that produced the result (after any automatic switch)
+    std::vector<double> logU;  // size rows
+    std::vector<double> logV;  // size cols
+    int iterations = 0;
+    double error = 0;          // stopping criterion at the last check
+    bool converged = false;
+    bool cancelled = false;
+    NumericalStatus status = NumericalStatus::Ok;
+    std::string message;       // human-readable note on the status, empty when Ok
+    // Evaluated on the final plan when SolveOptions::evaluateFinalPlan (else NaN).
+    double mass = 0;
+    double marginalErrorA = 0;
+    double marginalErrorB = 0;
+    double objective = 0;
+    std::uint64_t bytesPerIteration = 0;
+    SolveTimings timings;
+
+    std::vector<double> u() const;  // exp(logU); may overflow to inf for log-domain results
+    std::vector<double> v() const;
+};
+
+std::string toString(NumericalStatus status);
+
+}  // namespace uot

@@ -1,0 +1,38 @@
+#pragma once
+// Small steps every CPU variant takes before and after its iteration loop, kept
+// in one place so that all variants validate, start and finish identically.
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "core/transport/kernel_matrix.h"
+#include "core/transport/solve_options.h"
+#include "core/transport/solve_result.h"
+#include "core/transport/uot_problem.h"
+
+namespace uot {
+
+// Validates the problem and the options (iteration counts, tolerance, warm
+// start sizes and values). Throws uot::Error(InvalidArgument).
+void validateSolveOptions(const UotProblem& problem, const SolveOptions& options);
+
+// The warm start if given (already validated), else all ones.
+std::vector<double> initialScaling(std::span<const double> warm, std::size_t size);
+
+bool allFiniteAndPositive(std::span<const double> x);
+bool allFiniteAndPositive(std::span<const float> x);
+
+// Marks the result as stopped by underflow at `iteration` (0 = before the first).
+void markUnderflow(SolveResult& result, const KernelBuildReport& kernel, int iteration);
+
+// Stores log-scalings from multiplicative u, v, fills msPerIteration and, when
+// requested, evaluates the final plan (mass, marginal errors, objective).
+void finishResult(const UotProblem& problem, const SolveOptions& options, std::span<const double> u,
+                  std::span<const double> v, SolveResult& result);
+
+// Same, from log-scalings (log-domain variants).
+void finishResultFromLogs(const UotProblem& problem, const SolveOptions& options, std::vector<double> logU,
+                          std::vector<double> logV, SolveResult& result);
+
+}  // namespace uot

@@ -1,0 +1,27 @@
+// The GPU backend when the project is built without CUDA: same interface,
+// every entry point says plainly that there is no GPU support in this build.
+
+#include "core/transport/uot_error.h"
+#include "gpu/gpu_backend.h"
+
+namespace uot::gpu {
+
+namespace {
+const char* kNoCuda =
+    "this build has no GPU support (CUDA was not found or UOT_CUDA=OFF at configure time); "
+    "use a CPU solver, or rebuild with the CUDA Toolkit installed";
+}
+
+bool builtWithCuda() { return false; }
+std::vector<DeviceInfo> listDevices() { return {}; }
+std::string unavailableReason() { return kNoCuda; }
+std::vector<std::string> solverNames() { return {"gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-log"}; }
+
+std::unique_ptr<UotSolver> createSolver(const std::string&)
+{
+    throw Error(ErrorCode::Unavailable, kNoCuda);
+}
+
+BandwidthMeasurement measureBandwidth(int, std::size_t) { throw Error(ErrorCode::Unavailable, kNoCuda); }
+
+}  // namespace uot::gpu

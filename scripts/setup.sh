@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Shared set-up for ./run.sh and ./test.sh: installs missing Debian packages
+# (as root; otherwise prints the exact apt-get line), then configures and builds
+# the project in Release into ${UOT_BUILD_DIR:-build}.
+#
+# Environment knobs (all optional):
+#   UOT_BUILD_DIR=build   UOT_BUILD_GUI=ON   UOT_WITH_OPENCV=ON   UOT_CUDA=AUTO
+#   UOT_JOBS=<n>          UOT_WARNINGS_AS_ERRORS=OFF (CI sets ON)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=${UOT_BUILD_DIR:-build}
+gui=${UOT_BUILD_GUI:-ON}
+opencv=${UOT_WITH_OPENCV:-ON}
+cuda=${UOT_CUDA:-AUTO}
+werror=${UOT_WARNINGS_AS_ERRORS:-OFF}
+[ "${CI:-}" = "true" ] && werror=ON
+
+packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot)
+[ "$opencv" = "ON" ] && packages+=(libopencv-dev)
+[ "$gui" = "ON" ] && packages+=(qt6-base-dev qt6-charts-dev libgl-dev libqt6opengl6-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing packages. Run as root:" >&2
+    echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+jobs=${UOT_JOBS:-$(nproc)}
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DUOT_BUILD_GUI="$gui" -DUOT_WITH_OPENCV="$opencv" -DUOT_CUDA="$cuda" \
+  -DUOT_WARNINGS_AS_ERRORS="$werror" >/dev/null
+cmake --build "$build_dir" -j "$jobs"
