@@ -42,6 +42,7 @@ struct SolveResult {
     double marginalErrorB = 0;
     double objective = 0;
     std::uint64_t bytesPerIteration = 0;
+    std::uint64_t peakDeviceBytes = 0;  // GPU variants: peak device memory the solve allocated (0 on CPU)
     SolveTimings timings;
 
     std::vector<double> u() const;  // exp(logU); may overflow to inf for log-domain results
