@@ -1,0 +1,157 @@
+#include "app/cli/solver_flags.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "core/registry/solver_registry.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::cli {
+
+namespace {
+
+bool startsWith(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+double readPenalty(const ArgParser& parser, const std::string& name)
+{
+    const std::string text = parser.value(name);
+    try {
+        return parsePenalty(text);
+    } catch (const Error&) {
+        throw UsageError("option '--" + name + "' needs a number > 0 or 'inf', got '" + text + "'");
+    }
+}
+
+int readDevice(const std::string& text, bool& gpu)
+{
+    if (text == "cpu") {
+        gpu = false;
+        return 0;
+    }
+    if (text == "gpu") {
+        gpu = true;
+        return 0;
+    }
+    if (startsWith(text, "gpu:")) {
+        const std::string ordinal = text.substr(4);
+        char* end = nullptr;
+        const long value = std::strtol(ordinal.c_str(), &end, 10);
+        if (!ordinal.empty() && end == ordinal.c_str() + ordinal.size() && value >= 0 && value < 1024) {
+            gpu = true;
+            return static_cast<int>(value);
+        }
+    }
+    throw UsageError("option '--device' needs cpu, gpu or gpu:N (N = GPU ordinal), got '" + text + "'");
+}
+
+}  // namespace
+
+void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
+{
+    parser.addOption("solver", config.allowSolverList ? "NAME[,NAME...]" : "NAME",
+                     "solver variant: " + solverNamesForHelp() +
+                         ". Naming a variant forces it: it stops with status 'underflow' instead of switching "
+                         "to the log-domain solver when eps is too small",
+                     config.defaultSolver);
+    parser.addOption("eps", "X", "entropic regularisation, > 0 (in cost units)", "0.05");
+    parser.addOption("tau", "X|inf", "marginal penalty on both sides (tau_a = tau_b); inf = balanced", "1");
+    parser.addOption("tau-a", "X|inf", "marginal penalty on the source side (overrides --tau)");
+    parser.addOption("tau-b", "X|inf", "marginal penalty on the target side (overrides --tau)");
+    parser.addOption("reference-measure", "ones|product",
+                     "entropy reference R: all-ones (POT reg_type='entropy') or a b^T (reg_type='kl')", "ones");
+    parser.addOption("precision", "fp32|fp64", "storage and arithmetic of the kernel matrix",
+                     config.defaultPrecision);
+    parser.addOption("threads", "N", "CPU threads, 0 = all cores", "0");
+    parser.addOption("max-iter", "N", "maximum number of iterations", "1000");
+    parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",
+                     "1e-6");
+    parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
+    parser.addOption("device", "cpu|gpu|gpu:N",
+                     "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused)", "cpu");
+    if (config.warmStart) {
+        parser.addOption("warm-u", "U.npy", "warm start: scalings u of a previous solve (float64, M entries)");
+        parser.addOption("warm-v", "V.npy", "warm start: scalings v of a previous solve (float64, N entries)");
+    }
+}
+
+std::string solverForDevice(const std::string& name, bool gpu)
+{
+    if (!gpu) {
+        if (startsWith(name, "gpu-"))
+            throw UsageError("solver '" + name + "' runs on the GPU: add --device gpu (or drop the gpu- prefix)");
+        return name;
+    }
+    if (name == "auto") return "gpu-fused";
+    if (startsWith(name, "gpu-")) return name;
+    if (name == "reference")
+        throw UsageError("solver 'reference' is the CPU test oracle and has no GPU version");
+    return "gpu-" + name;
+}
+
+SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config)
+{
+    SolverSettings s;
+    const int device = readDevice(parser.value("device"), s.gpu);
+
+    const std::string solverText = parser.value("solver");
+    std::vector<std::string> names = config.allowSolverList ? splitList(solverText) : std::vector{solverText};
+    if (names.empty() || (names.size() == 1 && names[0].empty()))
+        throw UsageError("option '--solver' needs a name: " + solverNamesForHelp());
+    if (!config.allowSolverList && solverText.find(',') != std::string::npos)
+        throw UsageError("option '--solver' takes one name here, got '" + solverText + "'");
+    std::string mapped;
+    for (const std::string& name : names) {
+        if (!mapped.empty()) mapped += ',';
+        mapped += solverForDevice(name, s.gpu);
+    }
+    s.solver = mapped;
+    s.solverForced = parser.has("solver") && solverText != "auto";
+
+    s.eps = parser.number("eps");
+    if (!std::isfinite(s.eps) || s.eps <= 0)
+        throw UsageError("option '--eps' must be a finite number > 0, got '" + parser.value("eps") + "'");
+    const double tau = readPenalty(parser, "tau");
+    s.tauA = parser.has("tau-a") ? readPenalty(parser, "tau-a") : tau;
+    s.tauB = parser.has("tau-b") ? readPenalty(parser, "tau-b") : tau;
+
+    try {
+        s.reference = parseReferenceMeasure(parser.value("reference-measure"));
+    } catch (const Error& e) {
+        throw UsageError(std::string("option '--reference-measure': ") + e.what());
+    }
+    try {
+        s.options.precision = parsePrecision(parser.value("precision"));
+    } catch (const Error& e) {
+        throw UsageError(std::string("option '--precision': ") + e.what());
+    }
+
+    s.options.threads = parser.integer("threads");
+    if (s.options.threads < 0) throw UsageError("option '--threads' must be >= 0 (0 = all cores)");
+    s.options.maxIterations = parser.integer("max-iter");
+    if (s.options.maxIterations < 0) throw UsageError("option '--max-iter' must be >= 0");
+    s.options.tolerance = parser.number("tol");
+    if (!(s.options.tolerance >= 0) || !std::isfinite(s.options.tolerance))
+        throw UsageError("option '--tol' must be a finite number >= 0 (0 = run --max-iter iterations)");
+    s.options.checkEvery = parser.integer("check-every");
+    if (s.options.checkEvery < 1) throw UsageError("option '--check-every' must be >= 1");
+    s.options.device = device;
+    s.options.allowStabilizedFallback = !s.solverForced;
+
+    if (config.warmStart) {
+        s.warmUPath = parser.value("warm-u");
+        s.warmVPath = parser.value("warm-v");
+        if (s.warmUPath.empty() != s.warmVPath.empty())
+            throw UsageError("warm start needs both --warm-u and --warm-v");
+    }
+    return s;
+}
+
+void applyProblemParameters(const SolverSettings& settings, UotProblem& problem)
+{
+    problem.eps = settings.eps;
+    problem.tauA = settings.tauA;
+    problem.tauB = settings.tauB;
+    problem.reference = settings.reference;
+}
+
+}  // namespace uot::cli
