@@ -1,0 +1,91 @@
+#pragma once
+// From a solved plan to recolored pixels, on raw host buffers (no OpenCV), so
+// that the same steps can later run on the GPU from decoded buffers:
+//
+//   1. barycentric projection of every source palette point through the plan
+//      (computed row by row with forEachPlanRow; the plan is never stored);
+//   2. a smooth map of color space: the displacement T(x) - x evaluated on a
+//      regular 3-D lattice by the entropic map of the plan (a softmax over the
+//      reference points, which equals the barycentric projection at the palette
+//      points), read per pixel by trilinear interpolation;
+//   3. the per-pixel displacement field smoothed by a guided filter (He et al.)
+//      guided by the source lightness, so that neighbouring pixels of one
+//      surface move together (keeps structure, no speckle);
+//   4. strength, preserve luminance and gamut handling, then back to sRGB.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/color/color_space.h"
+#include "core/color/image.h"
+#include "core/color/palette.h"
+#include "core/transport/uot_problem.h"
+
+namespace uot {
+
+enum class GamutMode {
+    Clip,     // clamp each linear RGB channel to [0, 1]
+    Compress  // desaturate out-of-gamut colors toward the gray of equal luminance until they fit
+};
+std::string toString(GamutMode mode);
+GamutMode parseGamutMode(const std::string& text);  // "clip" | "compress"
+
+struct MappingSettings {
+    double strength = 1.0;           // 0 returns the source exactly, 1 the full transfer (values above 1 extrapolate)
+    bool preserveLuminance = false;  // keep the source's lightness (Lab/Oklab L; luminance Y for linear RGB)
+    GamutMode gamut = GamutMode::Compress;
+    int lutSize = 33;                // lattice nodes per axis of the color-space map (9..129)
+    // Guided filter on the displacement field, guided by the source lightness.
+    bool smooth = true;
+    double smoothRadius = 0.01;      // box radius as a fraction of the image's longer side (>= 1 pixel)
+    double smoothEps = 0.01;         // regularisation, in (lightness / nominal range)^2 units
+    int smoothSubsample = 0;         // fast guided filter subsampling factor, 0 = automatic
+};
+
+// Barycentric projection of the source palette points through the plan of
+// `problem` (whose cost is the PointCloudCost of the two palettes):
+//   T_i = sum_j P_ij y_j / sum_j P_ij
+// target receives rows x 3 values; mass receives the row sums sum_j P_ij (may be
+// empty). Points whose row mass underflows to 0 keep their own color.
+void barycentricProjection(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                           const Palette& source, const Palette& reference, std::vector<double>& target,
+                           std::vector<double>* mass = nullptr, int threads = 0);
+
+// A displacement lattice over a box of the working space: at node (i,j,k)
+// (i along the first coordinate, fastest index k), values[3*node..] = T(x) - x.
+struct DisplacementLut {
+    int size = 0;                 // nodes per axis
+    double lo[3] = {0, 0, 0};     // box corner (working-space units)
+    double step[3] = {1, 1, 1};   // node spacing per axis
+    std::vector<float> values;    // size^3 * 3
+};
+
+// Builds the lattice from the entropic map of the plan:
+//   T(x) = sum_j y_j w_j(x) / sum_j w_j(x),  w_j(x) = exp(logV_j - scale |x - y_j|^2 / eps) R_j
+// on the bounding box of `colors` (n working-space colors, interleaved floats,
+// used only to find the box and the nodes that are needed). Only nodes next to
+// occupied cells are evaluated; the others are left at 0.
+DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
+                                     const float* colors, std::size_t n, int lutSize, int threads = 0);
+
+// Per-pixel displacement by trilinear interpolation: out (n x 3 floats).
+void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::size_t n, float* out, int threads = 0);
+
+// Guided filter (He, Sun, Tang 2013; fast variant with subsampling): filters the
+// `channels`-channel field (width x height, interleaved floats) guided by the
+// single-channel guide (width x height). radius in pixels, eps in guide units^2.
+// In place. subsample 1 = exact filter.
+void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
+                  int subsample, int threads = 0);
+
+// Final step: out = in + strength * displacement, then preserve luminance, gamut
+// handling and conversion to sRGB into `result` (which has the shape wanted:
+// 3 or 4 channels, 8 or 16 bit; alpha copied from `source` when both have it).
+// colors and displacement: n x 3 working-space floats.
+void composeResult(const float* colors, const float* displacement, WorkingSpace space, const MappingSettings& settings,
+                   const Image& source, Image& result, int threads = 0);
+
+}  // namespace uot

@@ -1,0 +1,46 @@
+#pragma once
+// Palettes: an image's pixels as a small set of weighted color points in the
+// working space, deterministic for a given seed.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/color/color_space.h"
+
+namespace uot {
+
+enum class PaletteMethod {
+    Histogram,  // adaptive 3-D histogram: the finest octree level with <= size non-empty cells,
+                // then the heaviest cells split one level down while the count stays <= size
+    KMeans      // weighted k-means (k-means++ seeding from `seed`) on the fine histogram cells
+};
+
+std::string toString(PaletteMethod method);
+PaletteMethod parsePaletteMethod(const std::string& text);  // "histogram" | "kmeans"
+
+struct PaletteSettings {
+    PaletteMethod method = PaletteMethod::Histogram;
+    int size = 4096;               // maximum number of points, 1..65536
+    int finestBins = 64;           // bins per axis of the finest histogram level (power of two, 8..256)
+    std::uint64_t seed = 1;        // k-means seeding and pixel sampling
+    std::size_t sampleLimit = 2'000'000;  // at most this many pixels are read (regular stride), 0 = all
+    int kmeansIterations = 8;
+};
+
+// Weighted color points in a working space. points: size() x 3, row-major;
+// weights sum to 1.
+struct Palette {
+    WorkingSpace space = WorkingSpace::Lab;
+    std::vector<double> points;
+    std::vector<double> weights;
+    std::size_t size() const { return weights.size(); }
+};
+
+// Builds a palette from n working-space colors (interleaved floats, host memory).
+// Throws uot::Error(InvalidArgument) for bad settings or n == 0.
+Palette buildPalette(const float* colors, std::size_t n, WorkingSpace space, const PaletteSettings& settings,
+                     int threads = 0);
+
+}  // namespace uot

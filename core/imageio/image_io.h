@@ -1,0 +1,52 @@
+#pragma once
+// Reading and writing image files (OpenCV's imgcodecs): JPEG, PNG, TIFF, WebP,
+// BMP; 8 and 16 bit; gray, RGB, RGBA (alpha passed through). Every failure is a
+// uot::Error(Io) whose message names the file and says what is wrong.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/color/image.h"
+
+namespace uot {
+
+struct ReadOptions {
+    std::uint64_t maxPixels = 200'000'000;  // larger images are refused (0 = no limit)
+    bool applyExifOrientation = true;       // rotate/flip as the file's EXIF orientation tag says
+};
+
+// Reads an image file into an Image (gray stays 1 channel, alpha kept as 4th
+// channel, 16-bit kept; other depths converted to 8 bit). Throws uot::Error(Io)
+// for a missing, empty, truncated, corrupt or oversized file.
+Image readImage(const std::string& path, const ReadOptions& options = {});
+
+enum class OutputColor { Auto, Gray, Color };
+
+struct WriteOptions {
+    int depth = 0;            // 8 or 16 bit; 0 = the image's (formats without 16 bit: JPEG, WebP, BMP get 8)
+    OutputColor color = OutputColor::Auto;  // Gray writes the luminance only
+    int jpegQuality = 95;     // 1..100
+    int webpQuality = 95;     // 1..100 (101 = lossless)
+    int pngCompression = 3;   // 0..9
+    bool overwrite = true;    // false: an existing file is an error
+    // Files that must never be replaced (e.g. the source image), compared as
+    // filesystem entries; writing to one is an error.
+    std::vector<std::string> protectedPaths;
+};
+
+// Writes atomically: encodes to a temporary file in the destination folder, then
+// renames it over the destination. The format follows the extension.
+// Throws uot::Error(Io) naming the file.
+void writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
+
+// True when the extension is one this module reads (".jpg", ".png", ... case-insensitive).
+bool isSupportedImageExtension(const std::string& path);
+
+// Encodes to memory (format from extension, e.g. ".png") / decodes from memory.
+std::vector<std::uint8_t> encodeImage(const std::string& extension, const Image& image,
+                                      const WriteOptions& options = {});
+Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& nameForMessages,
+                  const ReadOptions& options = {});
+
+}  // namespace uot

@@ -1,0 +1,170 @@
+#pragma once
+// The color transfer pipeline on decoded images (no OpenCV, no Qt): the object
+// the CLI, the batch engine and the desktop app drive.
+//
+//   source, reference (Image) -> palettes -> cost -> solve (UOT) -> map -> Image
+//
+// Every stage caches its result and is recomputed only when its inputs changed:
+//   - new solver parameters (eps, adherence, solver, iterations) reuse the palettes
+//     and the cost, and warm-start from the previous scalings when the sizes match;
+//   - new mapping parameters (strength, preserve luminance, gamut) reuse the plan and
+//     the smoothed displacement field (a strength change is one pass over the pixels);
+//   - new smoothing parameters reuse the plan and the color-space map.
+//
+// Threading: one RecolorPipeline is used by one thread at a time (e.g. the app's
+// worker thread); it holds no global state, so several pipelines may run at once.
+// Progress callbacks are called on the calling thread; cancellation is an atomic
+// flag polled between stages, inside the solve (every iteration) and between
+// blocks of pixels. A cancelled call throws uot::Cancelled and leaves the caches
+// of the stages completed before it valid.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/color/color_map.h"
+#include "core/color/color_space.h"
+#include "core/color/image.h"
+#include "core/color/palette.h"
+#include "core/transport/solve_options.h"
+#include "core/transport/solve_result.h"
+
+namespace uot {
+
+// Thrown when a PipelineControl::cancel flag is observed set.
+class Cancelled : public std::runtime_error {
+public:
+    Cancelled() : std::runtime_error("cancelled") {}
+};
+
+struct TransportSettings {
+    std::string solver = "auto";  // registry name (core/registry/solver_registry.h)
+    // Entropic regularisation relative to the cost scale: costs are
+    // |x - y|^2 / D^2 with D = nominalRange(space) (Lab: 100), so eps = 0.001
+    // blurs colors over about sqrt(eps) * D = 3 Lab units.
+    double eps = 0.001;
+    // "Adherence to the reference palette": the marginal penalty tau on the
+    // reference side (kInfinity = the result uses the reference colors in exactly
+    // their proportions; small values let it drop reference colors the source has
+    // no use for).
+    double adherence = 1.0;
+    // Marginal penalty on the source side (kInfinity = every source color is moved).
+    double sourceAdherence = kInfinity;
+    ReferenceMeasure reference = ReferenceMeasure::Ones;
+    // Precision, iterations, tolerance, threads, device. warmU/warmV are ignored:
+    // the pipeline warm-starts by itself.
+    SolveOptions options = defaultPipelineSolveOptions();
+
+    static SolveOptions defaultPipelineSolveOptions()
+    {
+        SolveOptions o;
+        o.maxIterations = 300;
+        o.tolerance = 1e-4;
+        o.checkEvery = 10;
+        o.evaluateFinalPlan = true;
+        return o;
+    }
+};
+
+struct RecolorSettings {
+    WorkingSpace space = WorkingSpace::Lab;
+    PaletteSettings palette;          // used for both images
+    TransportSettings transport;
+    MappingSettings mapping;
+    int threads = 0;                  // CPU threads for palettes and mapping, 0 = all
+};
+
+enum class PipelineStage { Decode, Palette, Cost, Solve, Map, Encode };
+std::string toString(PipelineStage stage);
+
+// Seconds spent in each phase by the last call that ran it (0 when cached).
+// decode/encode are filled by callers that read and write files (CLI, batch).
+struct PhaseTimings {
+    double decode = 0;
+    double palette = 0;
+    double cost = 0;
+    double solve = 0;
+    double map = 0;
+    double encode = 0;
+    double total() const { return decode + palette + cost + solve + map + encode; }
+};
+
+struct PipelineProgress {
+    PipelineStage stage = PipelineStage::Palette;
+    double fraction = 0;               // of the stage, 0..1
+    const SolveProgress* solve = nullptr;  // during PipelineStage::Solve, else null
+};
+
+struct PipelineControl {
+    std::function<void(const PipelineProgress&)> onProgress;  // may be empty
+    const std::atomic<bool>* cancel = nullptr;                // may be null
+};
+
+struct PipelineStats {
+    PhaseTimings timings;              // of the last run() / stages since resetTimings()
+    std::size_t sourcePaletteSize = 0;
+    std::size_t referencePaletteSize = 0;
+    std::optional<SolveResult> solve;  // of the plan in use (logU/logV included)
+    bool paletteFromCache = false;     // last prepare reused both palettes
+    bool planFromCache = false;        // last solve reused the plan
+    bool fieldFromCache = false;       // last render reused the smoothed displacement field
+};
+
+class RecolorPipeline {
+public:
+    explicit RecolorPipeline(RecolorSettings settings = {});
+    ~RecolorPipeline();
+    RecolorPipeline(const RecolorPipeline&) = delete;
+    RecolorPipeline& operator=(const RecolorPipeline&) = delete;
+
+    // Replaces the settings; caches whose inputs changed are dropped lazily.
+    // Throws uot::Error(InvalidArgument) naming the first invalid setting.
+    void setSettings(const RecolorSettings& settings);
+    const RecolorSettings& settings() const;
+
+    // Sets the images (copied or moved in). Throws uot::Error(InvalidArgument) for
+    // an inconsistent Image. Setting an image drops every cache that depends on it.
+    void setSource(Image image);
+    void setReference(Image image);
+    // Uses a palette computed elsewhere (the batch engine computes the reference
+    // palette once); it must be in settings().space.
+    void setReferencePalette(std::shared_ptr<const Palette> palette);
+    bool hasSource() const;
+    bool hasReference() const;
+
+    // Stages. Each runs the stages before it when their caches are missing.
+    void preparePalettes(const PipelineControl& control = {});
+    void solve(const PipelineControl& control = {});
+    // The recolored source at settings().mapping (strength etc.). The result has
+    // the source's size, depth and alpha; gray sources give RGB results (strength 0
+    // returns the source image unchanged, gray included).
+    Image render(const PipelineControl& control = {});
+    // All of the above.
+    Image run(const PipelineControl& control = {});
+
+    std::shared_ptr<const Palette> sourcePalette() const;
+    std::shared_ptr<const Palette> referencePalette() const;
+    const PipelineStats& stats() const;
+    void resetTimings();
+
+    // Drops every cached result (keeps images and settings).
+    void clearCaches();
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+// Validates settings (throws uot::Error(InvalidArgument) naming the setting).
+void validateSettings(const RecolorSettings& settings);
+
+// Builds the palette of one image in settings.space (what preparePalettes does).
+std::shared_ptr<const Palette> computePalette(const Image& image, const RecolorSettings& settings,
+                                              const PipelineControl& control = {});
+
+}  // namespace uot
