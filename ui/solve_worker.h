@@ -1,0 +1,137 @@
+#pragma once
+// The one background thread of the studio. Every solve, re-map, comparison and
+// batch runs here, never on the GUI thread (docs ARCHITECTURE.md, "Qt worker
+// threads"):
+//  - submit() replaces a pending request and cancels the running one (the
+//    newest request wins); parameters travel inside the job, copied under the lock;
+//  - cancellation is a std::atomic<bool> the solver polls every iteration
+//    through uot::SolveControl (a queued slot could not reach a blocked thread);
+//  - every job carries a generation number; results of an older generation are
+//    dropped, both here and by receivers that compare with latestGeneration();
+//  - progress reaches the GUI thread through one queued signal, at most about
+//    25 times a second, each carrying every sample since the previous one; the
+//    first and the last sample of a run are always delivered;
+//  - the destructor cancels, wakes and joins the thread (deterministic shutdown).
+
+#include <QMutex>
+#include <QString>
+#include <QThread>
+#include <QVector>
+#include <QWaitCondition>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/transport/solve_options.h"
+
+namespace uot::ui {
+
+// One convergence check of one run. `channel` tells apart the runs of one job
+// (the two sides of a comparison, the files of a batch).
+struct ProgressSample {
+    int channel = 0;
+    SolveProgress progress;
+};
+
+// What a job hands back to the GUI thread. Jobs fill what they have.
+struct JobOutput;
+
+class SolveWorker;
+
+// Given to a running job: cancellation state, throttled progress, phases.
+class JobContext final {
+public:
+    JobContext(SolveWorker& worker, quint64 generation);
+    Q_DISABLE_COPY_MOVE(JobContext)
+
+    quint64 generation() const { return m_generation; }
+    // True once the job was cancelled or superseded by a newer request.
+    bool cancelled() const;
+    const std::atomic<bool>* cancelFlag() const;
+    // A SolveControl whose progress goes to `channel` (throttled) and whose
+    // cancel flag is this job's.
+    SolveControl solveControl(int channel = 0);
+    // Records one progress sample; delivers it now or batches it (throttle).
+    // Thread-safe.
+    void report(int channel, const SolveProgress& progress);
+    // Delivers any batched samples now (end of a run: the last is never lost).
+    void flush();
+    // A line of status text for the status bar ("Building palettes...").
+    void phase(const QString& text);
+    // Free-form progress for non-solver work (batch files): done of total.
+    void step(int done, int total, const QString& text);
+
+private:
+    using Clock = std::chrono::steady_clock;
+    void flushLocked();
+    SolveWorker& m_worker;
+    quint64 m_generation;
+    QMutex m_mutex;  // report() may be called from two solver threads (comparisons)
+    QVector<ProgressSample> m_pending;
+    Clock::time_point m_lastEmit;
+    bool m_emittedAny = false;
+};
+
+using JobFunction = std::function<std::shared_ptr<JobOutput>(JobContext&)>;
+
+class SolveWorker final : public QThread {
+    Q_OBJECT
+public:
+    explicit SolveWorker(QObject* parent = nullptr);
+    ~SolveWorker() override;
+    Q_DISABLE_COPY_MOVE(SolveWorker)
+
+    // Queues a job; returns its generation. A pending job that has not started
+    // is replaced; a running job is asked to cancel. Starts the thread on first use.
+    quint64 submit(const QString& label, JobFunction job);
+    // Cancels the running job and drops a pending one.
+    void cancel();
+    // Generation of the newest submitted job (results of older ones are stale).
+    quint64 latestGeneration() const { return m_latest.load(); }
+    // True while a job runs or waits.
+    bool isBusy() const;
+    // Cancels everything and joins the thread; called by the destructor.
+    void shutdown();
+
+    // Minimum interval between two progress deliveries (default 40 ms = 25/s).
+    void setProgressInterval(std::chrono::milliseconds interval) { m_interval = interval; }
+    std::chrono::milliseconds progressInterval() const { return m_interval; }
+
+signals:
+    void jobStarted(quint64 generation, const QString& label);
+    void progress(quint64 generation, const QVector<uot::ui::ProgressSample>& samples);
+    void phaseChanged(quint64 generation, const QString& text);
+    void stepChanged(quint64 generation, int done, int total, const QString& text);
+    // The job returned (possibly with output->cancelled set).
+    void jobFinished(quint64 generation, std::shared_ptr<const uot::ui::JobOutput> output);
+    void jobFailed(quint64 generation, const QString& message);
+    // The job was cancelled or superseded. `output` is what it had finished
+    // (a cancelled batch lists the files it wrote); null when nothing.
+    void jobCancelled(quint64 generation, std::shared_ptr<const uot::ui::JobOutput> output);
+    // No job running and none pending.
+    void idle();
+
+protected:
+    void run() override;
+
+private:
+    friend class JobContext;
+    bool isCurrent(quint64 generation) const { return generation == m_latest.load(); }
+
+    mutable QMutex m_mutex;
+    QWaitCondition m_wake;
+    JobFunction m_pendingJob;
+    QString m_pendingLabel;
+    quint64 m_pendingGeneration = 0;
+    bool m_hasPending = false;
+    bool m_running = false;
+    bool m_quit = false;
+    std::atomic<bool> m_cancel{false};
+    std::atomic<quint64> m_latest{0};
+    std::chrono::milliseconds m_interval{40};
+};
+
+}  // namespace uot::ui

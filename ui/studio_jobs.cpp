@@ -1,0 +1,169 @@
+#include "ui/studio_jobs.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <thread>
+
+#include "core/registry/solver_registry.h"
+#include "core/transport/plan_evaluation.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::ui {
+
+SolveOptions solveOptionsFor(const StudioParameters& p)
+{
+    SolveOptions options;
+    options.precision = parsePrecision(p.precision.toStdString());
+    options.maxIterations = p.maxIterations;
+    options.tolerance = p.tolerance;
+    options.checkEvery = 10;
+    options.threads = p.threads;
+    options.device = p.device.startsWith("gpu:") ? p.device.mid(4).toInt() : 0;
+    return options;
+}
+
+QString solverNameFor(const StudioParameters& p)
+{
+    const bool gpu = p.device.startsWith("gpu:");
+    if (gpu && !p.solver.startsWith("gpu-")) return p.solver == "auto" ? QStringLiteral("gpu-fused") : "gpu-" + p.solver;
+    if (!gpu && p.solver.startsWith("gpu-")) return p.solver.mid(4);
+    return p.solver;
+}
+
+QString runLabel(const QString& solverName)
+{
+    return solverName.startsWith("gpu-") ? QStringLiteral("GPU %1").arg(solverName.mid(4))
+                                         : QStringLiteral("CPU %1").arg(solverName);
+}
+
+double planMaxRelativeDifference(const UotProblem& problem, const SolveResult& first, const SolveResult& second)
+{
+    // P2_ij = P1_ij * exp(dU_i + dV_j): one pass over P1 gives both plans.
+    const std::size_t rows = problem.rows(), cols = problem.cols();
+    std::vector<double> dV(cols);
+    for (std::size_t j = 0; j < cols; ++j) dV[j] = second.logV[j] - first.logV[j];
+    std::vector<double> rowMax(rows, 0.0), rowDiff(rows, 0.0);
+    forEachPlanRow(problem, first.logU, first.logV, [&](std::size_t i, const double* row) {
+        const double dU = second.logU[i] - first.logU[i];
+        double m = 0, d = 0;
+        for (std::size_t j = 0; j < cols; ++j) {
+            const double p2 = row[j] * std::exp(dU + dV[j]);
+            m = std::max(m, row[j]);
+            d = std::max(d, std::abs(p2 - row[j]));
+        }
+        rowMax[i] = m;
+        rowDiff[i] = d;
+    });
+    const double m = *std::max_element(rowMax.begin(), rowMax.end());
+    const double d = *std::max_element(rowDiff.begin(), rowDiff.end());
+    return m > 0 ? d / m : std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+
+// The synthetic problem: owns its point sets and weights.
+struct SyntheticProblem {
+    std::vector<double> x, y, a, b;
+    UotProblem problem;
+
+    SyntheticProblem(std::size_t rows, std::size_t cols, const StudioParameters& p)
+        : x(rows * 3), y(cols * 3), a(rows, 1.0 / double(rows)), b(cols, 1.0 / double(cols))
+    {
+        std::mt19937_64 rng(42);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        for (double& v : x) v = unit(rng);
+        for (double& v : y) v = 0.3 + 0.7 * unit(rng);
+        problem.cost = PointCloudCost{x.data(), y.data(), rows, cols, 3, 1.0};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = p.eps;
+        problem.tauA = problem.tauB = p.balanced ? kInfinity : p.tau;
+        problem.reference = parseReferenceMeasure(p.referenceMeasure.toStdString());
+    }
+};
+
+RunOutcome solveOnce(const UotProblem& problem, const QString& name, SolveOptions options, const SolveControl& control)
+{
+    RunOutcome run;
+    run.solver = name;
+    run.label = runLabel(name);
+    run.rows = problem.rows();
+    run.cols = problem.cols();
+    run.precision = options.precision;
+    std::unique_ptr<UotSolver> solver = createSolver(name.toStdString());
+    QElapsedTimer timer;
+    timer.start();
+    run.result = solver->solve(problem, options, control);
+    run.wallSeconds = timer.nsecsElapsed() * 1e-9;
+    run.solver = QString::fromStdString(run.result.solver.empty() ? solver->name() : run.result.solver);
+    if (run.result.bytesPerIteration == 0)
+        run.result.bytesPerIteration = solver->bytesPerIteration(run.rows, run.cols, options.precision);
+    return run;
+}
+
+}  // namespace
+
+JobFunction makeSyntheticSolveJob(std::size_t rows, std::size_t cols, const StudioParameters& parameters)
+{
+    return [rows, cols, parameters](JobContext& context) {
+        auto output = std::make_shared<JobOutput>();
+        output->kind = JobOutput::Kind::Synthetic;
+        context.phase(QObject::tr("Solving a %1 x %2 problem...").arg(rows).arg(cols));
+        SyntheticProblem synthetic(rows, cols, parameters);
+        output->runs.push_back(solveOnce(synthetic.problem, solverNameFor(parameters), solveOptionsFor(parameters),
+                                         context.solveControl(0)));
+        output->cancelled = output->runs.back().result.cancelled;
+        return output;
+    };
+}
+
+JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const StudioParameters& parameters,
+                                       const QString& variantA, const QString& variantB, bool concurrent)
+{
+    return [=](JobContext& context) {
+        auto output = std::make_shared<JobOutput>();
+        output->kind = JobOutput::Kind::Compare;
+        SyntheticProblem synthetic(rows, cols, parameters);
+        SolveOptions options = solveOptionsFor(parameters);
+        const bool bothCpu = !variantA.startsWith("gpu-") && !variantB.startsWith("gpu-");
+        if (concurrent && bothCpu) {
+            // Share the cores between the two runs instead of oversubscribing them.
+            const int all = options.threads > 0 ? options.threads : int(std::max(2u, std::thread::hardware_concurrency()));
+            options.threads = std::max(1, all / 2);
+        }
+        RunOutcome first, second;
+        const SolveControl controlA = context.solveControl(0), controlB = context.solveControl(1);
+        context.phase(QObject::tr("Comparing %1 and %2...").arg(runLabel(variantA), runLabel(variantB)));
+        if (concurrent) {
+            std::exception_ptr failure;
+            std::thread other([&] {
+                try {
+                    second = solveOnce(synthetic.problem, variantB, options, controlB);
+                } catch (...) {
+                    failure = std::current_exception();
+                }
+            });
+            try {
+                first = solveOnce(synthetic.problem, variantA, options, controlA);
+            } catch (...) {
+                other.join();
+                throw;
+            }
+            other.join();
+            if (failure) std::rethrow_exception(failure);
+        } else {
+            first = solveOnce(synthetic.problem, variantA, options, controlA);
+            if (!context.cancelled()) second = solveOnce(synthetic.problem, variantB, options, controlB);
+        }
+        output->cancelled = context.cancelled();
+        if (!output->cancelled)
+            output->planMaxRelDiff = planMaxRelativeDifference(synthetic.problem, first.result, second.result);
+        output->runs = {first, second};
+        return output;
+    };
+}
+
+}  // namespace uot::ui

@@ -1,0 +1,73 @@
+#pragma once
+// The jobs the studio runs on its SolveWorker. This file is the only place in
+// ui/ that calls the solver registry and the color pipeline; the widgets only
+// see JobOutput.
+
+#include <QImage>
+#include <QString>
+#include <QStringList>
+
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "core/transport/solve_result.h"
+#include "core/transport/uot_problem.h"
+#include "ui/solve_worker.h"
+#include "ui/studio_parameters.h"
+
+namespace uot::ui {
+
+// One solver run inside a job.
+struct RunOutcome {
+    QString label;   // what the user sees, e.g. "CPU fused"
+    QString solver;  // variant name that produced the result
+    SolveResult result;
+    std::size_t rows = 0;
+    std::size_t cols = 0;
+    Precision precision = Precision::Fp32;
+    double wallSeconds = 0;  // whole solve() call
+    QImage image;            // recolored with this run's plan (comparisons), may be null
+};
+
+struct JobOutput {
+    enum class Kind { Recolor, Remap, Compare, Batch, Synthetic };
+    Kind kind = Kind::Synthetic;
+    bool cancelled = false;
+    QImage image;              // the recolored image at full resolution (Recolor, Remap)
+    std::vector<RunOutcome> runs;
+    QString notice;            // shown to the user (e.g. a GPU failure fell back to the CPU)
+    QString timings;           // phase timings, one line
+    // Comparisons: max |P1 - P2| / max P1 over the plans, and max |I1 - I2| / 255
+    // over the recolored images (NaN when not computed).
+    double planMaxRelDiff = std::numeric_limits<double>::quiet_NaN();
+    double imageMaxRelDiff = std::numeric_limits<double>::quiet_NaN();
+    // Batch.
+    QStringList written;
+    QStringList failures;  // "file: why"
+    int skipped = 0;
+};
+
+// A random point-cloud problem (rows x cols points in the unit cube, uniform
+// weights, fixed seed) solved with the chosen variant. Used by tests and by
+// the comparison view when no images are loaded.
+JobFunction makeSyntheticSolveJob(std::size_t rows, std::size_t cols, const StudioParameters& parameters);
+
+// Runs the same synthetic problem with two variants, concurrently or one after
+// the other, on progress channels 0 and 1, and compares the plans.
+JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const StudioParameters& parameters,
+                                       const QString& variantA, const QString& variantB, bool concurrent);
+
+// The solver options the parameters describe.
+SolveOptions solveOptionsFor(const StudioParameters& parameters);
+// Registry name of the variant the parameters ask for on their device
+// ("auto" on a GPU device = "gpu-fused").
+QString solverNameFor(const StudioParameters& parameters);
+// "CPU fused", "GPU gpu-fused"...
+QString runLabel(const QString& solverName);
+
+// max_ij |P1 - P2| / max_ij P1 for two solutions of the same problem.
+double planMaxRelativeDifference(const UotProblem& problem, const SolveResult& first, const SolveResult& second);
+
+}  // namespace uot::ui

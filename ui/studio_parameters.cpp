@@ -1,0 +1,78 @@
+#include "ui/studio_parameters.h"
+
+#include <QSettings>
+
+#include <algorithm>
+
+namespace uot::ui {
+
+QStringList StudioParameters::colorSpaces() { return {"lab", "linear-rgb", "oklab"}; }
+QStringList StudioParameters::referenceMeasures() { return {"ones", "product"}; }
+QStringList StudioParameters::precisions() { return {"fp32", "fp64"}; }
+
+bool StudioParameters::sameSolveAs(const StudioParameters& o) const
+{
+    return colorSpace == o.colorSpace && paletteSize == o.paletteSize && eps == o.eps && tau == o.tau &&
+           balanced == o.balanced && referenceMeasure == o.referenceMeasure && maxIterations == o.maxIterations &&
+           tolerance == o.tolerance && solver == o.solver && device == o.device && threads == o.threads &&
+           precision == o.precision;
+}
+
+void StudioParameters::save(QSettings& s) const
+{
+    s.beginGroup(QStringLiteral("parameters"));
+    s.setValue("colorSpace", colorSpace);
+    s.setValue("paletteSize", paletteSize);
+    s.setValue("eps", eps);
+    s.setValue("tau", tau);
+    s.setValue("balanced", balanced);
+    s.setValue("referenceMeasure", referenceMeasure);
+    s.setValue("maxIterations", maxIterations);
+    s.setValue("tolerance", tolerance);
+    s.setValue("solver", solver);
+    s.setValue("device", device);
+    s.setValue("threads", threads);
+    s.setValue("precision", precision);
+    s.setValue("strength", strength);
+    s.setValue("preserveLuminance", preserveLuminance);
+    s.setValue("smoothing", smoothing);
+    s.setValue("autoRun", autoRun);
+    s.endGroup();
+}
+
+namespace {
+QString oneOf(const QVariant& v, const QStringList& allowed, const QString& fallback)
+{
+    const QString text = v.toString();
+    return allowed.contains(text) ? text : fallback;
+}
+}  // namespace
+
+StudioParameters StudioParameters::load(QSettings& s)
+{
+    const StudioParameters d;
+    StudioParameters p;
+    s.beginGroup(QStringLiteral("parameters"));
+    p.colorSpace = oneOf(s.value("colorSpace", d.colorSpace), colorSpaces(), d.colorSpace);
+    p.paletteSize = std::clamp(s.value("paletteSize", d.paletteSize).toInt(), kMinPalette, kMaxPalette);
+    p.eps = std::clamp(s.value("eps", d.eps).toDouble(), kMinEps, kMaxEps);
+    p.tau = std::clamp(s.value("tau", d.tau).toDouble(), kMinTau, kMaxTau);
+    p.balanced = s.value("balanced", d.balanced).toBool();
+    p.referenceMeasure = oneOf(s.value("referenceMeasure", d.referenceMeasure), referenceMeasures(), d.referenceMeasure);
+    p.maxIterations = std::clamp(s.value("maxIterations", d.maxIterations).toInt(), kMinIterations, kMaxIterations);
+    p.tolerance = std::clamp(s.value("tolerance", d.tolerance).toDouble(), kMinTolerance, kMaxTolerance);
+    p.solver = s.value("solver", d.solver).toString();
+    if (p.solver.isEmpty()) p.solver = d.solver;
+    p.device = s.value("device", d.device).toString();
+    if (p.device != "cpu" && !p.device.startsWith("gpu:")) p.device = d.device;
+    p.threads = std::max(0, s.value("threads", d.threads).toInt());
+    p.precision = oneOf(s.value("precision", d.precision), precisions(), d.precision);
+    p.strength = std::clamp(s.value("strength", d.strength).toDouble(), 0.0, 1.0);
+    p.preserveLuminance = s.value("preserveLuminance", d.preserveLuminance).toBool();
+    p.smoothing = std::clamp(s.value("smoothing", d.smoothing).toDouble(), 0.0, kMaxSmoothing);
+    p.autoRun = s.value("autoRun", d.autoRun).toBool();
+    s.endGroup();
+    return p;
+}
+
+}  // namespace uot::ui
