@@ -14,7 +14,6 @@ int pending(const char* name)
 }
 }  // namespace
 int runSolveCommand(const std::vector<std::string>&) { return pending("solve"); }
-int runBenchCommand(const std::vector<std::string>&) { return pending("bench"); }
 int runDevicesCommand(const std::vector<std::string>&) { return pending("devices"); }
 int runRecolorCommand(const std::vector<std::string>&) { return pending("recolor"); }
 int runBatchCommand(const std::vector<std::string>&) { return pending("batch"); }

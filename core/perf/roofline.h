@@ -1,0 +1,51 @@
+#pragma once
+// Roofline accounting for one UOT iteration: bytes of matrix traffic, floating
+// point operations, operational intensity, and the figures a benchmark or the
+// app derives from a measured time (docs/BENCHMARKS.md, "Definitions").
+//
+// Flop convention (per iteration, M rows x N cols): every variant touches each
+// matrix element twice with a multiply-add (K v and K^T u, or their fused /
+// in-place equivalents), i.e. 4 M N flops; the M + N scaling updates
+// ((a_i / r_i)^f and the like) are counted as transcendentals, not flops. The
+// log-domain variant additionally evaluates about 2 M N exponentials.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/transport/uot_problem.h"
+
+namespace uot::perf {
+
+struct IterationCost {
+    std::uint64_t bytes = 0;       // matrix bytes moved per iteration (reads + writes)
+    double flops = 0;              // additions and multiplications per iteration
+    double transcendentals = 0;    // pow / exp / log evaluations per iteration
+    bool readOnly = true;          // the matrix is only read (peak to compare with: streaming read)
+};
+
+// The cost of one iteration of `variant` ("pot-style", "mapuot", "fused", "log",
+// "reference", with or without the "gpu-" prefix) on a rows x cols problem.
+// Unknown names get the two-mat-vec figures (2 reads). `bytes` follows
+// docs/ALGORITHMS.md section 3; pass the solver's own bytesPerIteration() where
+// a solver object exists, it is authoritative.
+IterationCost iterationCost(const std::string& variant, std::size_t rows, std::size_t cols, Precision precision);
+
+// Flops per byte of matrix traffic; 0 when bytes is 0.
+double operationalIntensity(const IterationCost& cost);
+
+struct RooflineFigures {
+    double msPerIteration = 0;       // milliseconds
+    double iterationsPerSecond = 0;
+    double gbps = 0;                 // achieved bandwidth: bytes / time / 1e9
+    double gflops = 0;               // flops / time / 1e9
+    double operationalIntensity = 0; // flops per byte
+    double pctOfPeak = 0;            // 100 * gbps / peakGBps (0 when the peak is unknown)
+};
+
+// Figures for an iteration that took secondsPerIteration, against the measured
+// peak bandwidth in GB/s (streaming read for read-only variants, read+write for
+// in-place ones). secondsPerIteration must be > 0.
+RooflineFigures rooflineFigures(const IterationCost& cost, double secondsPerIteration, double peakGBps);
+
+}  // namespace uot::perf
