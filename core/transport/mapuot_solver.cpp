@@ -1,0 +1,165 @@
+#include "core/transport/mapuot_solver.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/transport/multiplicative_solve.h"
+#include "core/transport/row_kernels.h"
+
+namespace uot {
+
+namespace {
+
+struct alignas(64) ThreadSums {
+    double errA = 0;
+    double errB = 0;
+    bool bad = false;
+};
+
+constexpr std::size_t kParallelThreshold = 1 << 15;
+
+// Invariant at the start of each pass: A_ij * beta_j = u_i K_ij v_j, the plan
+// of the current (u, v); beta holds the column factors not yet applied to A.
+template <typename T>
+class MapUotPasses final : public ScalingPasses {
+public:
+    MapUotPasses(const UotProblem& problem, T* a, std::size_t ld, const std::vector<double>& u0,
+                 const std::vector<double>& v0, int threads)
+        : m_A(a), m_m(problem.rows()), m_n(problem.cols()), m_ld(ld), m_threads(resolveThreadCount(threads)),
+          m_a(problem.a), m_b(problem.b), m_fa(problem.exponentA()), m_fb(problem.exponentB()),
+          m_kernels(kernels::rowKernels<T>()), m_sums(m_threads)
+    {
+        m_parallel = m_m * m_ld >= kParallelThreshold;
+        m_beta.resize(ld);
+        T* beta = m_beta.data();
+        for (std::size_t j = 0; j < ld; ++j) beta[j] = j < m_n ? static_cast<T>(v0[j]) : T(0);
+        m_partials.resize(static_cast<std::size_t>(m_threads) * ld);
+        // Warm start: A = diag(u0) K, with v0 pending in beta (a set-up pass, not an iteration).
+        bool warmU = false;
+        for (double x : u0) warmU = warmU || x != 1.0;
+        if (warmU) {
+            const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(m_m);
+#pragma omp parallel for num_threads(m_threads) if (m_parallel) schedule(static)
+            for (std::ptrdiff_t si = 0; si < m; ++si) {
+                T* row = m_A + static_cast<std::size_t>(si) * m_ld;
+                const T f = static_cast<T>(u0[static_cast<std::size_t>(si)]);
+                for (std::size_t j = 0; j < m_ld; ++j) row[j] *= f;
+            }
+        }
+    }
+
+    PassStatus iterate(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
+                       bool colMarginal, double& errA, double& errB) override
+    {
+        T* A = m_A;
+        T* beta = m_beta.data();
+        T* partials = m_partials.data();
+        const std::size_t m = m_m, n = m_n, ld = m_ld;
+        const double fa = m_fa, fb = m_fb;
+        const auto& kern = m_kernels;
+        ThreadSums* sums = m_sums.data();
+        int used = 1;
+#pragma omp parallel num_threads(m_threads) if (m_parallel)
+        {
+            const int t = omp_get_thread_num();
+            const int nt = omp_get_num_threads();
+            if (t == 0) used = nt;
+            ThreadSums local;
+            T* c = partials + static_cast<std::size_t>(t) * ld;
+            for (std::size_t j = 0; j < ld; ++j) c[j] = T(0);
+            const std::size_t r1 = splitBegin(m, nt, t + 1);
+            for (std::size_t i = splitBegin(m, nt, t); i < r1; ++i) {
+                T* row = A + i * ld;
+                // Row sum of the current plan: sum_j A_ij beta_j.
+                const double r = static_cast<double>(kern.dot(row, beta, ld));
+                if (rowMarginal) local.errA += std::abs(r - m_a[i]);
+                const double alpha =
+                    fa == 1.0 ? m_a[i] / r : std::pow(m_a[i] / r, fa) * std::pow(u[i], fa - 1.0);
+                const double ui = u[i] * alpha;
+                uNew[i] = ui;
+                const T alphaT = static_cast<T>(alpha);
+                if (!(alphaT > T(0)) || !std::isfinite(alphaT) || !(ui > 0) || !std::isfinite(ui)) {
+                    local.bad = true;
+                    continue;
+                }
+                // A_ij <- A_ij beta_j alpha_i (written back), and its column sums.
+                kern.scaleAccumulate(row, beta, alphaT, c, ld);
+            }
+#pragma omp barrier
+            const std::size_t line = kernels::kAlignBytes / sizeof(T);
+            const std::size_t c1 = splitBeginAligned(n, nt, t + 1, line);
+            for (std::size_t j = splitBeginAligned(n, nt, t, line); j < c1; ++j) {
+                double col = 0;
+                for (int p = 0; p < nt; ++p) col += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
+                const double bj =
+                    fb == 1.0 ? m_b[j] / col : std::pow(m_b[j] / col, fb) * std::pow(v[j], fb - 1.0);
+                const double vj = v[j] * bj;
+                vNew[j] = vj;
+                beta[j] = static_cast<T>(bj);
+                if (!(beta[j] > T(0)) || !std::isfinite(beta[j]) || !(vj > 0) || !std::isfinite(vj)) local.bad = true;
+                if (colMarginal) local.errB += std::abs(bj * col - m_b[j]);
+            }
+            sums[t] = local;
+        }
+        bool bad = false;
+        errA = errB = 0;
+        for (int t = 0; t < used; ++t) {
+            bad = bad || sums[t].bad;
+            errA += sums[t].errA;
+            errB += sums[t].errB;
+        }
+        return bad ? PassStatus::NotFinite : PassStatus::Ok;
+    }
+
+    // The row sums of A beta are the plan's row marginals (u, v are implied by A).
+    double rowMarginalError(const double*, const double*) override
+    {
+        std::vector<double> perRow(m_m);
+        const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(m_m);
+#pragma omp parallel for num_threads(m_threads) if (m_parallel) schedule(static)
+        for (std::ptrdiff_t si = 0; si < m; ++si) {
+            const std::size_t i = static_cast<std::size_t>(si);
+            perRow[i] = std::abs(static_cast<double>(m_kernels.dot(m_A + i * m_ld, m_beta.data(), m_ld)) - m_a[i]);
+        }
+        double err = 0;
+        for (double e : perRow) err += e;
+        return err;
+    }
+
+private:
+    T* m_A;
+    std::size_t m_m, m_n, m_ld;
+    int m_threads;
+    std::span<const double> m_a, m_b;
+    double m_fa, m_fb;
+    const kernels::RowKernels<T>& m_kernels;
+    AlignedBuffer<T> m_beta, m_partials;
+    std::vector<ThreadSums> m_sums;
+    bool m_parallel = true;
+};
+
+}  // namespace
+
+std::uint64_t MapUotSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
+{
+    return 2ull * rows * cols * (precision == Precision::Fp32 ? 4 : 8);
+}
+
+SolveResult MapUotSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
+{
+    const std::uint64_t bytes = bytesPerIteration(problem.rows(), problem.cols(), options.precision);
+    auto make = [&](auto* a, std::size_t ld, std::vector<double>& u, std::vector<double>& v) {
+        using T = std::remove_pointer_t<decltype(a)>;
+        return MapUotPasses<T>(problem, a, ld, u, v, options.threads);
+    };
+    if (options.precision == Precision::Fp32) {
+        m_a64.release();
+        return solveMultiplicative<float>(problem, options, control, name(), bytes, m_a32, make);
+    }
+    m_a32.release();
+    return solveMultiplicative<double>(problem, options, control, name(), bytes, m_a64, make);
+}
+
+}  // namespace uot

@@ -1,0 +1,46 @@
+#pragma once
+// The solve() of every multiplicative CPU variant (pot-style, mapuot, fused):
+// validate, build the padded kernel, start from the warm start or ones, run
+// the shared loop with the variant's passes, finish the result. Internal to
+// core/transport.
+
+#include <chrono>
+#include <string>
+
+#include "core/transport/cpu_buffers.h"
+#include "core/transport/scaling_loop.h"
+#include "core/transport/solve_setup.h"
+
+namespace uot {
+
+// make(K, ld, u, v) returns the variant's ScalingPasses (by value or pointer-like)
+// over the padded matrix K (rows x ld) starting from the scalings u, v.
+template <typename T, typename MakePasses>
+SolveResult solveMultiplicative(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
+                                const std::string& name, std::uint64_t bytesPerIteration, AlignedBuffer<T>& matrix,
+                                MakePasses&& make)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto setupStart = Clock::now();
+    validateSolveOptions(problem, options);
+    SolveResult result;
+    result.solver = name;
+    result.bytesPerIteration = bytesPerIteration;
+    const std::size_t ld = kernels::paddedLength<T>(problem.cols());
+    ScalingLoopSetup setup;
+    setup.kernel = buildPaddedKernel<T>(problem, matrix, ld, options.threads);
+    setup.bytesPerIteration = bytesPerIteration;
+    std::vector<double> u = initialScaling(options.warmU, problem.rows());
+    std::vector<double> v = initialScaling(options.warmV, problem.cols());
+    auto passes = make(matrix.data(), ld, u, v);
+    result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
+    if (setup.kernel.underflows()) {
+        markUnderflow(result, setup.kernel, 0);
+    } else {
+        runScalingLoop(problem, options, control, passes, setup, u, v, result);
+    }
+    finishResult(problem, options, u, v, result);
+    return result;
+}
+
+}  // namespace uot

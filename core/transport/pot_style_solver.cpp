@@ -1,0 +1,149 @@
+#include "core/transport/pot_style_solver.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/transport/multiplicative_solve.h"
+#include "core/transport/row_kernels.h"
+
+namespace uot {
+
+namespace {
+
+struct alignas(64) ThreadSums {
+    double errA = 0;
+    double errB = 0;
+    bool bad = false;
+};
+
+constexpr std::size_t kParallelThreshold = 1 << 15;
+
+template <typename T>
+class PotStylePasses final : public ScalingPasses {
+public:
+    PotStylePasses(const UotProblem& problem, const T* k, std::size_t ld, int threads)
+        : m_k(k), m_m(problem.rows()), m_n(problem.cols()), m_ld(ld), m_threads(resolveThreadCount(threads)),
+          m_a(problem.a), m_b(problem.b), m_fa(problem.exponentA()), m_fb(problem.exponentB()),
+          m_kernels(kernels::rowKernels<T>()), m_sums(m_threads)
+    {
+        m_v.resize(ld);
+        for (std::size_t j = 0; j < ld; ++j) m_v.data()[j] = T(0);
+        m_u.resize(m_m);
+        m_partials.resize(static_cast<std::size_t>(m_threads) * ld);
+        m_parallel = m_m * m_ld >= kParallelThreshold;
+    }
+
+    PassStatus iterate(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
+                       bool colMarginal, double& errA, double& errB) override
+    {
+        T* vt = m_v.data();
+        for (std::size_t j = 0; j < m_n; ++j) vt[j] = static_cast<T>(v[j]);
+        const T* k = m_k;
+        T* ut = m_u.data();
+        T* partials = m_partials.data();
+        const std::size_t m = m_m, n = m_n, ld = m_ld;
+        const double fa = m_fa, fb = m_fb;
+        const auto& kern = m_kernels;
+        ThreadSums* sums = m_sums.data();
+        int used = 1;
+#pragma omp parallel num_threads(m_threads) if (m_parallel)
+        {
+            const int t = omp_get_thread_num();
+            const int nt = omp_get_num_threads();
+            if (t == 0) used = nt;
+            ThreadSums local;
+            const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
+            // Pass 1: u = (a / K v)^fa.
+            for (std::size_t i = r0; i < r1; ++i) {
+                const double r = static_cast<double>(kern.dot(k + i * ld, vt, ld));
+                if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
+                const double ui = fa == 1.0 ? m_a[i] / r : std::pow(m_a[i] / r, fa);
+                ut[i] = static_cast<T>(ui);
+                uNew[i] = static_cast<double>(ut[i]);
+                if (!(ut[i] > T(0)) || !std::isfinite(ut[i])) {
+                    local.bad = true;
+                    ut[i] = T(0);
+                }
+            }
+            // Pass 2: K^T u, each thread over its own rows into its own partials
+            // (a second full read of K: by the time we get here it has left the cache).
+            T* s = partials + static_cast<std::size_t>(t) * ld;
+            for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
+            for (std::size_t i = r0; i < r1; ++i) kern.axpy(ut[i], k + i * ld, s, ld);
+#pragma omp barrier
+            const std::size_t line = kernels::kAlignBytes / sizeof(T);
+            const std::size_t c1 = splitBeginAligned(n, nt, t + 1, line);
+            for (std::size_t j = splitBeginAligned(n, nt, t, line); j < c1; ++j) {
+                double col = 0;
+                for (int p = 0; p < nt; ++p) col += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
+                const double vj = fb == 1.0 ? m_b[j] / col : std::pow(m_b[j] / col, fb);
+                const T vjT = static_cast<T>(vj);
+                vNew[j] = static_cast<double>(vjT);
+                if (!(vjT > T(0)) || !std::isfinite(vjT)) local.bad = true;
+                if (colMarginal) local.errB += std::abs(vNew[j] * col - m_b[j]);
+            }
+            sums[t] = local;
+        }
+        bool bad = false;
+        errA = errB = 0;
+        for (int t = 0; t < used; ++t) {
+            bad = bad || sums[t].bad;
+            errA += sums[t].errA;
+            errB += sums[t].errB;
+        }
+        return bad ? PassStatus::NotFinite : PassStatus::Ok;
+    }
+
+    double rowMarginalError(const double* u, const double* v) override
+    {
+        T* vt = m_v.data();
+        for (std::size_t j = 0; j < m_n; ++j) vt[j] = static_cast<T>(v[j]);
+        std::vector<double> perRow(m_m);
+        const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(m_m);
+#pragma omp parallel for num_threads(m_threads) if (m_parallel) schedule(static)
+        for (std::ptrdiff_t si = 0; si < m; ++si) {
+            const std::size_t i = static_cast<std::size_t>(si);
+            perRow[i] = std::abs(u[i] * static_cast<double>(m_kernels.dot(m_k + i * m_ld, vt, m_ld)) - m_a[i]);
+        }
+        double err = 0;
+        for (double e : perRow) err += e;
+        return err;
+    }
+
+private:
+    const T* m_k;
+    std::size_t m_m, m_n, m_ld;
+    int m_threads;
+    std::span<const double> m_a, m_b;
+    double m_fa, m_fb;
+    const kernels::RowKernels<T>& m_kernels;
+    AlignedBuffer<T> m_v, m_u, m_partials;
+    std::vector<ThreadSums> m_sums;
+    bool m_parallel = true;
+};
+
+}  // namespace
+
+std::uint64_t PotStyleSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
+{
+    return 2ull * rows * cols * (precision == Precision::Fp32 ? 4 : 8);
+}
+
+SolveResult PotStyleSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
+{
+    const std::uint64_t bytes = bytesPerIteration(problem.rows(), problem.cols(), options.precision);
+    auto make = [&](const auto* k, std::size_t ld, std::vector<double>&, std::vector<double>&) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(k)>>;
+        return PotStylePasses<T>(problem, k, ld, options.threads);
+    };
+    if (options.precision == Precision::Fp32) {
+        m_k64.release();
+        return solveMultiplicative<float>(problem, options, control, name(), bytes, m_k32, make);
+    }
+    m_k32.release();
+    return solveMultiplicative<double>(problem, options, control, name(), bytes, m_k64, make);
+}
+
+}  // namespace uot

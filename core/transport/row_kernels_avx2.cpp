@@ -1,0 +1,63 @@
+// AVX2 + FMA build of the row kernels (this file is compiled with -mavx2 -mfma;
+// it is only called when the CPU reports both).
+#include <immintrin.h>
+
+#include "core/transport/row_kernels_types.h"
+
+namespace uot::kernels {
+namespace {
+
+struct F256 {
+    using Scalar = float;
+    using Reg = __m256;
+    static constexpr std::size_t W = 8;
+    static Reg zero() { return _mm256_setzero_ps(); }
+    static Reg set1(float x) { return _mm256_set1_ps(x); }
+    static Reg load(const float* p) { return _mm256_load_ps(p); }
+    static void store(float* p, Reg x) { _mm256_store_ps(p, x); }
+    static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
+    static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+    static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+    static float hsum(Reg x)
+    {
+        const __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+        const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
+    }
+};
+
+struct D256 {
+    using Scalar = double;
+    using Reg = __m256d;
+    static constexpr std::size_t W = 4;
+    static Reg zero() { return _mm256_setzero_pd(); }
+    static Reg set1(double x) { return _mm256_set1_pd(x); }
+    static Reg load(const double* p) { return _mm256_load_pd(p); }
+    static void store(double* p, Reg x) { _mm256_store_pd(p, x); }
+    static Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }
+    static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+    static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
+    static double hsum(Reg x)
+    {
+        const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+        return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+    }
+};
+
+#include "core/transport/row_kernels_impl.h"
+
+}  // namespace
+
+const RowKernels<float>& avx2KernelsFloat()
+{
+    static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>};
+    return k;
+}
+
+const RowKernels<double>& avx2KernelsDouble()
+{
+    static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>};
+    return k;
+}
+
+}  // namespace uot::kernels

@@ -1,0 +1,69 @@
+// AVX-512F build of the row kernels (this file is compiled with -mavx512f -mfma;
+// it is only called when the CPU reports avx512f).
+#include <immintrin.h>
+
+#include "core/transport/row_kernels_types.h"
+
+namespace uot::kernels {
+namespace {
+
+struct F512 {
+    using Scalar = float;
+    using Reg = __m512;
+    static constexpr std::size_t W = 16;
+    static Reg zero() { return _mm512_setzero_ps(); }
+    static Reg set1(float x) { return _mm512_set1_ps(x); }
+    static Reg load(const float* p) { return _mm512_load_ps(p); }
+    static void store(float* p, Reg x) { _mm512_store_ps(p, x); }
+    static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
+    static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
+    static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
+    static float hsum(Reg x)
+    {
+        // Through memory: GCC 12's _mm512_reduce_add_ps trips -Wuninitialized.
+        alignas(64) float t[16];
+        _mm512_store_ps(t, x);
+        for (int w = 8; w > 0; w /= 2)
+            for (int l = 0; l < w; ++l) t[l] += t[l + w];
+        return t[0];
+    }
+};
+
+struct D512 {
+    using Scalar = double;
+    using Reg = __m512d;
+    static constexpr std::size_t W = 8;
+    static Reg zero() { return _mm512_setzero_pd(); }
+    static Reg set1(double x) { return _mm512_set1_pd(x); }
+    static Reg load(const double* p) { return _mm512_load_pd(p); }
+    static void store(double* p, Reg x) { _mm512_store_pd(p, x); }
+    static Reg add(Reg a, Reg b) { return _mm512_add_pd(a, b); }
+    static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
+    static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
+    static double hsum(Reg x)
+    {
+        alignas(64) double t[8];
+        _mm512_store_pd(t, x);
+        for (int w = 4; w > 0; w /= 2)
+            for (int l = 0; l < w; ++l) t[l] += t[l + w];
+        return t[0];
+    }
+};
+
+#include "core/transport/row_kernels_impl.h"
+
+}  // namespace
+
+const RowKernels<float>& avx512KernelsFloat()
+{
+    static const RowKernels<float> k{&dotImpl<F512>, &axpyImpl<F512>, &scaleAccumulateImpl<F512>};
+    return k;
+}
+
+const RowKernels<double>& avx512KernelsDouble()
+{
+    static const RowKernels<double> k{&dotImpl<D512>, &axpyImpl<D512>, &scaleAccumulateImpl<D512>};
+    return k;
+}
+
+}  // namespace uot::kernels

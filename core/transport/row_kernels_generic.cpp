@@ -1,0 +1,144 @@
+// Portable build of the row kernels (baseline flags of the project), plus the
+// run-time selection of the path.
+#include <cstdlib>
+#include <string>
+
+#include "core/transport/row_kernels.h"
+
+namespace uot::kernels {
+
+#if UOT_HAVE_X86_KERNELS
+const RowKernels<float>& avx512KernelsFloat();
+const RowKernels<double>& avx512KernelsDouble();
+const RowKernels<float>& avx2KernelsFloat();
+const RowKernels<double>& avx2KernelsDouble();
+#endif
+
+namespace {
+
+// A "register" of 8 lanes as a plain array: the compiler vectorises these
+// loops with whatever the baseline instruction set offers.
+template <typename T>
+struct Lanes8 {
+    using Scalar = T;
+    struct Reg {
+        T x[8];
+    };
+    static constexpr std::size_t W = 8;
+    static Reg zero() { return Reg{}; }
+    static Reg set1(T v)
+    {
+        Reg r;
+        for (T& e : r.x) e = v;
+        return r;
+    }
+    static Reg load(const T* p)
+    {
+        Reg r;
+        for (std::size_t l = 0; l < W; ++l) r.x[l] = p[l];
+        return r;
+    }
+    static void store(T* p, const Reg& r)
+    {
+        for (std::size_t l = 0; l < W; ++l) p[l] = r.x[l];
+    }
+    static Reg add(const Reg& a, const Reg& b)
+    {
+        Reg r;
+        for (std::size_t l = 0; l < W; ++l) r.x[l] = a.x[l] + b.x[l];
+        return r;
+    }
+    static Reg mul(const Reg& a, const Reg& b)
+    {
+        Reg r;
+        for (std::size_t l = 0; l < W; ++l) r.x[l] = a.x[l] * b.x[l];
+        return r;
+    }
+    static Reg fma(const Reg& a, const Reg& b, const Reg& c)
+    {
+        Reg r;
+        for (std::size_t l = 0; l < W; ++l) r.x[l] = a.x[l] * b.x[l] + c.x[l];
+        return r;
+    }
+    static T hsum(const Reg& r)
+    {
+        return ((r.x[0] + r.x[4]) + (r.x[1] + r.x[5])) + ((r.x[2] + r.x[6]) + (r.x[3] + r.x[7]));
+    }
+};
+
+#include "core/transport/row_kernels_impl.h"
+
+SimdPath detectPath()
+{
+    SimdPath best = SimdPath::Generic;
+#if UOT_HAVE_X86_KERNELS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = SimdPath::Avx2;
+    if (__builtin_cpu_supports("avx512f")) best = SimdPath::Avx512;
+#endif
+    if (const char* env = std::getenv("UOT_SIMD")) {
+        const std::string wanted = env;
+        if (wanted == "generic") best = SimdPath::Generic;
+        else if (wanted == "avx2" && best == SimdPath::Avx512) best = SimdPath::Avx2;
+    }
+    return best;
+}
+
+}  // namespace
+
+SimdPath activeSimdPath()
+{
+    static const SimdPath path = detectPath();
+    return path;
+}
+
+std::string toString(SimdPath path)
+{
+    switch (path) {
+    case SimdPath::Avx512: return "avx512";
+    case SimdPath::Avx2: return "avx2";
+    default: return "generic";
+    }
+}
+
+const RowKernels<float>& rowKernelsFloat(SimdPath path)
+{
+    static const RowKernels<float> generic{&dotImpl<Lanes8<float>>, &axpyImpl<Lanes8<float>>,
+                                           &scaleAccumulateImpl<Lanes8<float>>};
+#if UOT_HAVE_X86_KERNELS
+    if (path == SimdPath::Avx512) return avx512KernelsFloat();
+    if (path == SimdPath::Avx2) return avx2KernelsFloat();
+#else
+    (void)path;
+#endif
+    return generic;
+}
+
+const RowKernels<double>& rowKernelsDouble(SimdPath path)
+{
+    static const RowKernels<double> generic{&dotImpl<Lanes8<double>>, &axpyImpl<Lanes8<double>>,
+                                            &scaleAccumulateImpl<Lanes8<double>>};
+#if UOT_HAVE_X86_KERNELS
+    if (path == SimdPath::Avx512) return avx512KernelsDouble();
+    if (path == SimdPath::Avx2) return avx2KernelsDouble();
+#else
+    (void)path;
+#endif
+    return generic;
+}
+
+template <>
+const RowKernels<float>& rowKernels<float>()
+{
+    static const RowKernels<float>& k = rowKernelsFloat(activeSimdPath());
+    return k;
+}
+
+template <>
+const RowKernels<double>& rowKernels<double>()
+{
+    static const RowKernels<double>& k = rowKernelsDouble(activeSimdPath());
+    return k;
+}
+
+}  // namespace uot::kernels

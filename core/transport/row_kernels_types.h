@@ -1,0 +1,22 @@
+#pragma once
+// The table of row kernels (see row_kernels.h). Kept apart, with no standard
+// library include beyond <cstddef>, because the per-instruction-set files
+// include it: nothing inline may be compiled there that other files share.
+
+#include <cstddef>
+
+namespace uot::kernels {
+
+inline constexpr std::size_t kAlignBytes = 64;
+
+template <typename T>
+struct RowKernels {
+    // sum_j k[j] * x[j], accumulated in T lanes.
+    T (*dot)(const T* k, const T* x, std::size_t n);
+    // s[j] += alpha * k[j]
+    void (*axpy)(T alpha, const T* k, T* s, std::size_t n);
+    // a[j] = (a[j] * beta[j]) * alpha; s[j] += a[j]   (MAP-UOT's in-place rescaling)
+    void (*scaleAccumulate)(T* a, const T* beta, T alpha, T* s, std::size_t n);
+};
+
+}  // namespace uot::kernels

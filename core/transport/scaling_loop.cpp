@@ -1,0 +1,88 @@
+#include "core/transport/scaling_loop.h"
+
+#include <chrono>
+#include <limits>
+
+#include "core/transport/iteration_monitor.h"
+#include "core/transport/plan_evaluation.h"
+#include "core/transport/solve_setup.h"
+
+namespace uot {
+
+void runScalingLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
+                    ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
+                    std::vector<double>& v, SolveResult& result)
+{
+    (void)problem;
+    using Clock = std::chrono::steady_clock;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    IterationMonitor monitor(options, control, setup.bytesPerIteration);
+    std::vector<double> uNew(u.size()), vNew(v.size());
+    auto stoppingErr = [&](const std::vector<double>& x, const std::vector<double>& xPrev,
+                           const std::vector<double>& y, const std::vector<double>& yPrev) {
+        return setup.logDomain ? stoppingErrorFromLogs(x, xPrev, y, yPrev) : stoppingError(x, xPrev, y, yPrev);
+    };
+    // Extra passes for reports are not iterations: their time is left out of iterateSeconds.
+    double extraSeconds = 0;
+    auto extraRowMarginal = [&]() {
+        const auto start = Clock::now();
+        const double err = passes.rowMarginalError(u.data(), v.data());
+        extraSeconds += std::chrono::duration<double>(Clock::now() - start).count();
+        return err;
+    };
+
+    bool pending = false;  // a check whose report waits for the next pass's row marginal
+    int pendingIteration = 0;
+    double pendingError = 0, pendingErrB = 0;
+
+    for (int it = 1; it <= options.maxIterations; ++it) {
+        if (monitor.cancelRequested()) {
+            result.cancelled = true;
+            break;
+        }
+        const bool check = monitor.isCheckIteration(it);
+        double errA = nan, errB = nan;
+        const PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), pending, check, errA, errB);
+        if (status == PassStatus::Cancelled) {
+            result.cancelled = true;
+            break;
+        }
+        if (pending) {
+            monitor.report(pendingIteration, pendingError, errA, pendingErrB);
+            pending = false;
+        }
+        if (status == PassStatus::NotFinite) {
+            if (setup.logDomain) {
+                result.status = NumericalStatus::NotFinite;
+                result.message = "a non-finite value appeared in the log-domain iteration at iteration " +
+                                 std::to_string(it) + "; the last finite iterate is kept";
+            } else {
+                markUnderflow(result, setup.kernel, it);
+            }
+            break;
+        }
+        if (check) result.error = stoppingErr(uNew, u, vNew, v);
+        u.swap(uNew);
+        v.swap(vNew);
+        result.iterations = it;
+        if (check) {
+            const bool converged = options.tolerance > 0 && result.error < options.tolerance;
+            if (converged || it == options.maxIterations) {
+                monitor.report(it, result.error, extraRowMarginal(), errB);
+                if (converged) {
+                    result.converged = true;
+                    break;
+                }
+            } else {
+                pending = true;
+                pendingIteration = it;
+                pendingError = result.error;
+                pendingErrB = errB;
+            }
+        }
+    }
+    if (pending) monitor.report(pendingIteration, pendingError, extraRowMarginal(), pendingErrB);
+    result.timings.iterateSeconds = monitor.elapsedSeconds() - extraSeconds;
+}
+
+}  // namespace uot

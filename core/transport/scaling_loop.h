@@ -1,0 +1,57 @@
+#pragma once
+// The iteration loop every CPU scaling variant shares: cancellation, checks,
+// POT's stopping rule, progress with marginal violations, underflow handling.
+// A variant supplies only its pass over the matrix (ScalingPasses).
+//
+// Marginal violations at a check come for free: |P^T 1 - b| from the column
+// sums the pass has just computed, and |P 1 - a| from the row products the
+// *next* pass computes anyway (the report is sent then). Only when the loop
+// ends at a check does one extra row pass run.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/transport/kernel_matrix.h"
+#include "core/transport/solve_options.h"
+#include "core/transport/solve_result.h"
+#include "core/transport/uot_problem.h"
+
+namespace uot {
+
+enum class PassStatus {
+    Ok,
+    NotFinite,  // a scaling became zero, infinite or NaN: the output is unusable
+    Cancelled   // the pass saw the cancel flag and stopped early (output unusable)
+};
+
+// One variant's passes over the matrix. Scalings are host vectors in the
+// variant's representation: multiplicative (u, v) or logarithmic (log u, log v).
+class ScalingPasses {
+public:
+    virtual ~ScalingPasses() = default;
+
+    // One iteration (u first, then v) from (u, v) to (uNew, vNew).
+    // When rowMarginal: errA = sum_i |(P 1)_i - a_i| for the plan of the *input*
+    // (u, v). When colMarginal: errB = sum_j |(P^T 1)_j - b_j| for the plan of
+    // the *output* (uNew, vNew).
+    virtual PassStatus iterate(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
+                               bool colMarginal, double& errA, double& errB) = 0;
+
+    // sum_i |(P 1)_i - a_i| for the plan of (u, v), by one extra row pass.
+    virtual double rowMarginalError(const double* u, const double* v) = 0;
+};
+
+struct ScalingLoopSetup {
+    bool logDomain = false;          // scalings are log u, log v
+    KernelBuildReport kernel;        // for the underflow message
+    std::uint64_t bytesPerIteration = 0;
+};
+
+// Runs the iterations from (u, v) (in the variant's representation), leaving
+// the last good iterate in u, v and filling iterations, error, converged,
+// cancelled, status/message and timings.iterateSeconds of result.
+void runScalingLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
+                    ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
+                    std::vector<double>& v, SolveResult& result);
+
+}  // namespace uot
