@@ -1,0 +1,433 @@
+#include "core/color/color_map.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "core/color/color_space_inline.h"
+#include "core/transport/kernel_matrix.h"
+#include "core/transport/plan_evaluation.h"
+#include "core/transport/uot_error.h"
+
+namespace uot {
+
+std::string toString(GamutMode mode) { return mode == GamutMode::Clip ? "clip" : "compress"; }
+
+GamutMode parseGamutMode(const std::string& text)
+{
+    if (text == "clip") return GamutMode::Clip;
+    if (text == "compress") return GamutMode::Compress;
+    throw Error(ErrorCode::InvalidArgument, "unknown gamut mode '" + text + "' (expected clip or compress)");
+}
+
+void barycentricProjection(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                           const Palette& source, const Palette& reference, std::vector<double>& target,
+                           std::vector<double>* mass, int threads)
+{
+    const std::size_t rows = source.size(), cols = reference.size();
+    if (problem.rows() != rows || problem.cols() != cols || logU.size() != rows || logV.size() != cols)
+        throw Error(ErrorCode::InvalidArgument, "barycentricProjection: the plan's size does not match the palettes");
+    target.assign(3 * rows, 0.0);
+    if (mass) mass->assign(rows, 0.0);
+    const double* y = reference.points.data();
+    forEachPlanRow(
+        problem, logU, logV,
+        [&](std::size_t i, const double* row) {
+            double m = 0, t[3] = {0, 0, 0};
+            for (std::size_t j = 0; j < cols; ++j) {
+                m += row[j];
+                t[0] += row[j] * y[3 * j];
+                t[1] += row[j] * y[3 * j + 1];
+                t[2] += row[j] * y[3 * j + 2];
+            }
+            for (int a = 0; a < 3; ++a) target[3 * i + a] = m > 0 ? t[a] / m : source.points[3 * i + a];
+            if (mass) (*mass)[i] = m;
+        },
+        threads);
+}
+
+namespace {
+
+void boundingBox(const float* colors, std::size_t n, double lo[3], double hi[3], int threads)
+{
+    float l0 = std::numeric_limits<float>::max(), l1 = l0, l2 = l0;
+    float h0 = std::numeric_limits<float>::lowest(), h1 = h0, h2 = h0;
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : l0, l1, l2) reduction(max : h0, h1, h2) if (count > 65536)
+    for (std::ptrdiff_t p = 0; p < count; ++p) {
+        const float* c = colors + 3 * p;
+        l0 = std::min(l0, c[0]), l1 = std::min(l1, c[1]), l2 = std::min(l2, c[2]);
+        h0 = std::max(h0, c[0]), h1 = std::max(h1, c[1]), h2 = std::max(h2, c[2]);
+    }
+    lo[0] = l0, lo[1] = l1, lo[2] = l2;
+    hi[0] = h0, hi[1] = h1, hi[2] = h2;
+}
+
+struct LutCoord {
+    int i0[3];
+    float f[3];
+};
+
+inline LutCoord lutCoord(const DisplacementLut& lut, const float* c)
+{
+    LutCoord k;
+    for (int a = 0; a < 3; ++a) {
+        float t = static_cast<float>((c[a] - lut.lo[a]) / lut.step[a]);
+        t = std::clamp(t, 0.0f, static_cast<float>(lut.size - 1));
+        int i = static_cast<int>(t);
+        if (i >= lut.size - 1) i = lut.size - 2;
+        k.i0[a] = i;
+        k.f[a] = t - static_cast<float>(i);
+    }
+    return k;
+}
+
+}  // namespace
+
+DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
+                                     const float* colors, std::size_t n, int lutSize, int threads)
+{
+    if (lutSize < 2 || lutSize > 257)
+        throw Error(ErrorCode::InvalidArgument, "LUT size must be between 2 and 257 (got " + std::to_string(lutSize) + ")");
+    const auto* cloud = std::get_if<PointCloudCost>(&problem.cost);
+    if (!cloud || cloud->dim != 3 || cloud->cols != reference.size() || logV.size() != reference.size())
+        throw Error(ErrorCode::InvalidArgument, "buildDisplacementLut: needs the palettes' point-cloud cost");
+    const int t = resolveThreadCount(threads);
+    DisplacementLut lut;
+    lut.size = lutSize;
+    double hi[3];
+    boundingBox(colors, n, lut.lo, hi, t);
+    for (int a = 0; a < 3; ++a) {
+        const double span = std::max(hi[a] - lut.lo[a], 1e-6);
+        lut.step[a] = span / (lutSize - 1);
+    }
+    const std::size_t s = static_cast<std::size_t>(lutSize);
+    const std::size_t nodes = s * s * s;
+    lut.values.assign(3 * nodes, 0.0f);
+
+    // Nodes next to occupied cells.
+    std::vector<unsigned char> needed(nodes, 0);
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for num_threads(t) schedule(static) if (count > 65536)
+    for (std::ptrdiff_t p = 0; p < count; ++p) {
+        const LutCoord k = lutCoord(lut, colors + 3 * p);
+        const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
+        // Benign race: every writer stores the same value 1.
+        needed[base] = 1;
+    }
+    std::vector<std::size_t> work;
+    {
+        std::vector<unsigned char> mark(nodes, 0);
+        for (std::size_t cell = 0; cell < nodes; ++cell) {
+            if (!needed[cell]) continue;
+            for (std::size_t d = 0; d < 8; ++d) {
+                const std::size_t node = cell + ((d >> 2) & 1) * s * s + ((d >> 1) & 1) * s + (d & 1);
+                if (node < nodes) mark[node] = 1;
+            }
+        }
+        for (std::size_t node = 0; node < nodes; ++node)
+            if (mark[node]) work.push_back(node);
+    }
+
+    const std::size_t cols = reference.size();
+    const double* y = reference.points.data();
+    const double factor = cloud->scale / problem.eps;
+    std::vector<double> logW0(cols);
+    for (std::size_t j = 0; j < cols; ++j)
+        logW0[j] = logV[j] + (problem.reference == ReferenceMeasure::Product ? std::log(problem.b[j]) : 0.0);
+    const std::ptrdiff_t workCount = static_cast<std::ptrdiff_t>(work.size());
+#pragma omp parallel num_threads(t)
+    {
+        std::vector<double> e(cols);
+#pragma omp for schedule(dynamic, 16)
+        for (std::ptrdiff_t w = 0; w < workCount; ++w) {
+            const std::size_t node = work[static_cast<std::size_t>(w)];
+            const std::size_t ix = node / (s * s), iy = (node / s) % s, iz = node % s;
+            const double x[3] = {lut.lo[0] + ix * lut.step[0], lut.lo[1] + iy * lut.step[1], lut.lo[2] + iz * lut.step[2]};
+            double best = -std::numeric_limits<double>::infinity();
+            for (std::size_t j = 0; j < cols; ++j) {
+                const double d0 = x[0] - y[3 * j], d1 = x[1] - y[3 * j + 1], d2 = x[2] - y[3 * j + 2];
+                e[j] = logW0[j] - factor * (d0 * d0 + d1 * d1 + d2 * d2);
+                best = std::max(best, e[j]);
+            }
+            double sum = 0, t3[3] = {0, 0, 0};
+            const double cutoff = best - 36.0;  // terms below exp(-36) of the largest do not matter
+            for (std::size_t j = 0; j < cols; ++j) {
+                if (e[j] < cutoff) continue;
+                const double wgt = std::exp(e[j] - best);
+                sum += wgt;
+                t3[0] += wgt * y[3 * j];
+                t3[1] += wgt * y[3 * j + 1];
+                t3[2] += wgt * y[3 * j + 2];
+            }
+            for (int a = 0; a < 3; ++a) lut.values[3 * node + a] = static_cast<float>(t3[a] / sum - x[a]);
+        }
+    }
+    return lut;
+}
+
+void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::size_t n, float* out, int threads)
+{
+    const int t = resolveThreadCount(threads);
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    const float* v = lut.values.data();
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
+    for (std::ptrdiff_t p = 0; p < count; ++p) {
+        const LutCoord k = lutCoord(lut, colors + 3 * p);
+        const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
+        const float fx = k.f[0], fy = k.f[1], fz = k.f[2];
+        float r[3];
+        for (int a = 0; a < 3; ++a) {
+            const float c000 = v[3 * base + a], c001 = v[3 * (base + 1) + a];
+            const float c010 = v[3 * (base + s) + a], c011 = v[3 * (base + s + 1) + a];
+            const float c100 = v[3 * (base + s * s) + a], c101 = v[3 * (base + s * s + 1) + a];
+            const float c110 = v[3 * (base + s * s + s) + a], c111 = v[3 * (base + s * s + s + 1) + a];
+            const float c00 = c000 + fz * (c001 - c000), c01 = c010 + fz * (c011 - c010);
+            const float c10 = c100 + fz * (c101 - c100), c11 = c110 + fz * (c111 - c110);
+            const float c0 = c00 + fy * (c01 - c00), c1 = c10 + fy * (c11 - c10);
+            r[a] = c0 + fx * (c1 - c0);
+        }
+        std::memcpy(out + 3 * p, r, sizeof r);
+    }
+}
+
+namespace {
+
+// Mean over the (2r+1)^2 window clipped to the image, for `ch` interleaved channels.
+void boxFilter(const float* in, float* out, int w, int h, int ch, int r, int threads)
+{
+    const std::size_t rowLen = static_cast<std::size_t>(w) * ch;
+    std::vector<double> colSum(static_cast<std::size_t>(h + 1) * rowLen);
+    // Vertical prefix sums per column (double: exact enough for any size here).
+    for (std::size_t k = 0; k < rowLen; ++k) colSum[k] = 0;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(rowLen); ++k) {
+        double acc = 0;
+        for (int y = 0; y < h; ++y) {
+            acc += in[static_cast<std::size_t>(y) * rowLen + k];
+            colSum[static_cast<std::size_t>(y + 1) * rowLen + k] = acc;
+        }
+    }
+#pragma omp parallel num_threads(threads)
+    {
+        std::vector<double> rowSum(static_cast<std::size_t>(w + 1) * ch);
+#pragma omp for schedule(static)
+        for (int y = 0; y < h; ++y) {
+            const int y0 = std::max(0, y - r), y1 = std::min(h - 1, y + r);
+            const double* top = &colSum[static_cast<std::size_t>(y0) * rowLen];
+            const double* bottom = &colSum[static_cast<std::size_t>(y1 + 1) * rowLen];
+            for (int c = 0; c < ch; ++c) rowSum[c] = 0;
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < ch; ++c)
+                    rowSum[static_cast<std::size_t>(x + 1) * ch + c] =
+                        rowSum[static_cast<std::size_t>(x) * ch + c] + bottom[static_cast<std::size_t>(x) * ch + c] -
+                        top[static_cast<std::size_t>(x) * ch + c];
+            const double rows = y1 - y0 + 1;
+            for (int x = 0; x < w; ++x) {
+                const int x0 = std::max(0, x - r), x1 = std::min(w - 1, x + r);
+                const double norm = 1.0 / (rows * (x1 - x0 + 1));
+                for (int c = 0; c < ch; ++c)
+                    out[static_cast<std::size_t>(y) * rowLen + static_cast<std::size_t>(x) * ch + c] = static_cast<float>(
+                        (rowSum[static_cast<std::size_t>(x1 + 1) * ch + c] - rowSum[static_cast<std::size_t>(x0) * ch + c]) *
+                        norm);
+            }
+        }
+    }
+}
+
+// Block means (s x s blocks, partial blocks at the right and bottom edges).
+void downsample(const float* in, float* out, int w, int h, int ch, int s, int wl, int hl, int threads)
+{
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int ly = 0; ly < hl; ++ly) {
+        std::vector<double> acc(static_cast<std::size_t>(ch));
+        for (int lx = 0; lx < wl; ++lx) {
+            std::fill(acc.begin(), acc.end(), 0.0);
+            const int y1 = std::min(h, (ly + 1) * s), x1 = std::min(w, (lx + 1) * s);
+            int cnt = 0;
+            for (int y = ly * s; y < y1; ++y)
+                for (int x = lx * s; x < x1; ++x, ++cnt)
+                    for (int c = 0; c < ch; ++c)
+                        acc[c] += in[(static_cast<std::size_t>(y) * w + x) * ch + c];
+            for (int c = 0; c < ch; ++c)
+                out[(static_cast<std::size_t>(ly) * wl + lx) * ch + c] = static_cast<float>(acc[c] / cnt);
+        }
+    }
+}
+
+}  // namespace
+
+void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
+                  int subsample, int threads)
+{
+    if (width <= 0 || height <= 0 || channels <= 0 || radius < 0 || !(eps > 0) || subsample < 1)
+        throw Error(ErrorCode::InvalidArgument, "guidedFilter: invalid size, radius, eps or subsample");
+    if (radius == 0) return;
+    const int t = resolveThreadCount(threads);
+    const int s = subsample;
+    const int wl = (width + s - 1) / s, hl = (height + s - 1) / s;
+    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
+    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
+    const std::size_t ch = static_cast<std::size_t>(channels);
+
+    std::vector<float> I(nl), P(nl * ch);
+    if (s == 1) {
+        std::copy(guide, guide + nl, I.begin());
+        std::copy(field, field + nl * ch, P.begin());
+    } else {
+        downsample(guide, I.data(), width, height, 1, s, wl, hl, t);
+        downsample(field, P.data(), width, height, channels, s, wl, hl, t);
+    }
+    // Packed per-pixel: [I, I*I, P_0..P_ch-1, I*P_0..I*P_ch-1]
+    const std::size_t packed = 2 + 2 * ch;
+    std::vector<float> in(nl * packed), mean(nl * packed);
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(nl); ++k) {
+        float* q = &in[static_cast<std::size_t>(k) * packed];
+        const float i = I[static_cast<std::size_t>(k)];
+        q[0] = i;
+        q[1] = i * i;
+        for (std::size_t c = 0; c < ch; ++c) {
+            const float p = P[static_cast<std::size_t>(k) * ch + c];
+            q[2 + c] = p;
+            q[2 + ch + c] = i * p;
+        }
+    }
+    boxFilter(in.data(), mean.data(), wl, hl, static_cast<int>(packed), r, t);
+    // Coefficients a (ch) and b (ch) per low-res pixel, then their means.
+    const std::size_t coefLen = 2 * ch;
+    std::vector<float> coef(nl * coefLen), coefMean(nl * coefLen);
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(nl); ++k) {
+        const float* m = &mean[static_cast<std::size_t>(k) * packed];
+        float* o = &coef[static_cast<std::size_t>(k) * coefLen];
+        const double var = std::max(0.0, static_cast<double>(m[1]) - static_cast<double>(m[0]) * m[0]);
+        for (std::size_t c = 0; c < ch; ++c) {
+            const double cov = static_cast<double>(m[2 + ch + c]) - static_cast<double>(m[0]) * m[2 + c];
+            const double a = cov / (var + eps);
+            o[c] = static_cast<float>(a);
+            o[ch + c] = static_cast<float>(m[2 + c] - a * m[0]);
+        }
+    }
+    boxFilter(coef.data(), coefMean.data(), wl, hl, static_cast<int>(coefLen), r, t);
+    // q = mean_a * I + mean_b at full resolution (bilinear upsampling of the coefficients).
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (int y = 0; y < height; ++y) {
+        float fy = (y + 0.5f) / s - 0.5f;
+        fy = std::clamp(fy, 0.0f, static_cast<float>(hl - 1));
+        const int y0 = std::min(static_cast<int>(fy), hl - 1), y1 = std::min(y0 + 1, hl - 1);
+        const float wy = fy - y0;
+        std::vector<float> ab(coefLen);
+        for (int x = 0; x < width; ++x) {
+            float fx = (x + 0.5f) / s - 0.5f;
+            fx = std::clamp(fx, 0.0f, static_cast<float>(wl - 1));
+            const int x0 = std::min(static_cast<int>(fx), wl - 1), x1 = std::min(x0 + 1, wl - 1);
+            const float wx = fx - x0;
+            const float* c00 = &coefMean[(static_cast<std::size_t>(y0) * wl + x0) * coefLen];
+            const float* c01 = &coefMean[(static_cast<std::size_t>(y0) * wl + x1) * coefLen];
+            const float* c10 = &coefMean[(static_cast<std::size_t>(y1) * wl + x0) * coefLen];
+            const float* c11 = &coefMean[(static_cast<std::size_t>(y1) * wl + x1) * coefLen];
+            const std::size_t px = static_cast<std::size_t>(y) * width + x;
+            const float g = guide[px];
+            for (std::size_t c = 0; c < ch; ++c) {
+                const float a = (1 - wy) * ((1 - wx) * c00[c] + wx * c01[c]) + wy * ((1 - wx) * c10[c] + wx * c11[c]);
+                const float b = (1 - wy) * ((1 - wx) * c00[ch + c] + wx * c01[ch + c]) +
+                                wy * ((1 - wx) * c10[ch + c] + wx * c11[ch + c]);
+                field[px * ch + c] = a * g + b;
+            }
+        }
+    }
+}
+
+namespace {
+
+struct SrgbEncoder {
+    static constexpr int kSize = 8192;
+    std::vector<float> table;
+    SrgbEncoder() : table(kSize + 2)
+    {
+        for (int i = 0; i <= kSize + 1; ++i) table[i] = static_cast<float>(linearToSrgb(std::min(1.0, i / double(kSize))));
+    }
+    float operator()(float v) const
+    {
+        if (!(v > 0.0f)) return 0.0f;
+        if (v >= 1.0f) return 1.0f;
+        const float t = v * kSize;
+        const int i = static_cast<int>(t);
+        return table[i] + (t - i) * (table[i + 1] - table[i]);
+    }
+};
+
+inline void gamutMap(GamutMode mode, float c[3])
+{
+    const bool inside = c[0] >= 0 && c[0] <= 1 && c[1] >= 0 && c[1] <= 1 && c[2] >= 0 && c[2] <= 1;
+    if (inside) return;
+    if (mode == GamutMode::Compress) {
+        float y = 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
+        y = std::clamp(y, 0.0f, 1.0f);
+        float t = 1.0f;
+        for (int k = 0; k < 3; ++k) {
+            if (c[k] > 1.0f && c[k] - y > 0) t = std::min(t, (1.0f - y) / (c[k] - y));
+            if (c[k] < 0.0f && y - c[k] > 0) t = std::min(t, y / (y - c[k]));
+        }
+        for (int k = 0; k < 3; ++k) c[k] = y + t * (c[k] - y);
+    }
+    for (int k = 0; k < 3; ++k) c[k] = std::clamp(c[k], 0.0f, 1.0f);
+}
+
+}  // namespace
+
+void composeResult(const float* colors, const float* displacement, WorkingSpace space, const MappingSettings& settings,
+                   const Image& source, Image& result, int threads)
+{
+    if (result.width != source.width || result.height != source.height || (result.channels != 3 && result.channels != 4))
+        throw Error(ErrorCode::InvalidArgument, "composeResult: the result must have the source's size and 3 or 4 channels");
+    validateImage(result, "result");
+    static const SrgbEncoder encoder;
+    const int t = resolveThreadCount(threads);
+    const float strength = static_cast<float>(settings.strength);
+    const bool keepL = settings.preserveLuminance;
+    const bool copyAlpha = result.channels == 4 && source.channels == 4 && source.depth == result.depth;
+    const int rc = result.channels;
+    const bool deep = result.depth == 16;
+    const float maxValue = deep ? 65535.0f : 255.0f;
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(source.pixelCount());
+#pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
+    for (std::ptrdiff_t p = 0; p < count; ++p) {
+        const float* c = colors + 3 * p;
+        const float* d = displacement + 3 * p;
+        float w[3] = {c[0] + strength * d[0], c[1] + strength * d[1], c[2] + strength * d[2]};
+        if (keepL && space != WorkingSpace::LinearRgb) w[0] = c[0];
+        float rgb[3] = {0, 0, 0};
+        color_detail::spaceToLinearFast(space, w, rgb);
+        if (keepL && space == WorkingSpace::LinearRgb) {
+            const float y0 = 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
+            const float y1 = 0.2126729f * rgb[0] + 0.7151522f * rgb[1] + 0.0721750f * rgb[2];
+            if (y1 > 1e-6f) {
+                const float k = y0 / y1;
+                for (float& v : rgb) v *= k;
+            } else {
+                rgb[0] = rgb[1] = rgb[2] = y0;
+            }
+        }
+        gamutMap(settings.gamut, rgb);
+        for (int k = 0; k < 3; ++k) {
+            const float e = encoder(rgb[k]) * maxValue + 0.5f;
+            if (deep)
+                result.samples16()[p * rc + k] = static_cast<std::uint16_t>(e);
+            else
+                result.samples8()[p * rc + k] = static_cast<std::uint8_t>(e);
+        }
+        if (rc == 4) {
+            if (deep)
+                result.samples16()[p * rc + 3] = copyAlpha ? source.samples16()[p * 4 + 3] : 65535;
+            else
+                result.samples8()[p * rc + 3] = copyAlpha ? source.samples8()[p * 4 + 3] : 255;
+        }
+    }
+}
+
+}  // namespace uot

@@ -1,0 +1,102 @@
+#pragma once
+// Internal: single-precision fast paths of the conversions in color_space.h,
+// inlined into the per-pixel loops. Not part of the public API.
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/color/color_space.h"
+
+namespace uot::color_detail {
+
+inline constexpr double kWhiteX = 0.95047;  // D65, Y = 1
+inline constexpr double kWhiteZ = 1.08883;
+
+// Cube root for any float: bit-level first guess, then two Halley steps
+// (relative error below 1e-7 for normal inputs).
+inline float fastCbrt(float x)
+{
+    if (x == 0.0f) return 0.0f;
+    const bool negative = x < 0.0f;
+    const float a = negative ? -x : x;
+    std::uint32_t bits;
+    std::memcpy(&bits, &a, sizeof bits);
+    bits = bits / 3u + 709921077u;
+    float y;
+    std::memcpy(&y, &bits, sizeof y);
+    for (int k = 0; k < 2; ++k) {
+        const float y3 = y * y * y;
+        y = y * (y3 + 2.0f * a) / (2.0f * y3 + a);
+    }
+    return negative ? -y : y;
+}
+
+inline float labF(float t)
+{
+    constexpr float d3 = 216.0f / 24389.0f;  // (6/29)^3
+    return t > d3 ? fastCbrt(t) : t * (841.0f / 108.0f) + 4.0f / 29.0f;
+}
+
+inline float labFInv(float f)
+{
+    return f > 6.0f / 29.0f ? f * f * f : (108.0f / 841.0f) * (f - 4.0f / 29.0f);
+}
+
+inline void linearToSpaceFast(WorkingSpace space, const float c[3], float* out)
+{
+    switch (space) {
+    case WorkingSpace::Lab: {
+        const float x = 0.4124564f * c[0] + 0.3575761f * c[1] + 0.1804375f * c[2];
+        const float y = 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
+        const float z = 0.0193339f * c[0] + 0.1191920f * c[1] + 0.9503041f * c[2];
+        const float fx = labF(x * static_cast<float>(1.0 / kWhiteX));
+        const float fy = labF(y);
+        const float fz = labF(z * static_cast<float>(1.0 / kWhiteZ));
+        out[0] = 116.0f * fy - 16.0f;
+        out[1] = 500.0f * (fx - fy);
+        out[2] = 200.0f * (fy - fz);
+        return;
+    }
+    case WorkingSpace::Oklab: {
+        const float l = fastCbrt(0.4122214708f * c[0] + 0.5363325363f * c[1] + 0.0514459929f * c[2]);
+        const float m = fastCbrt(0.2119034982f * c[0] + 0.6806995451f * c[1] + 0.1073969566f * c[2]);
+        const float s = fastCbrt(0.0883024619f * c[0] + 0.2817188376f * c[1] + 0.6299787005f * c[2]);
+        out[0] = 0.2104542553f * l + 0.7936177850f * m - 0.0040720468f * s;
+        out[1] = 1.9779984951f * l - 2.4285922050f * m + 0.4505937099f * s;
+        out[2] = 0.0259040371f * l + 0.7827717662f * m - 0.8086757660f * s;
+        return;
+    }
+    case WorkingSpace::LinearRgb: out[0] = c[0]; out[1] = c[1]; out[2] = c[2]; return;
+    }
+}
+
+inline void spaceToLinearFast(WorkingSpace space, const float* in, float c[3])
+{
+    switch (space) {
+    case WorkingSpace::Lab: {
+        const float fy = (in[0] + 16.0f) / 116.0f;
+        const float fx = fy + in[1] / 500.0f;
+        const float fz = fy - in[2] / 200.0f;
+        const float x = static_cast<float>(kWhiteX) * labFInv(fx);
+        const float y = labFInv(fy);
+        const float z = static_cast<float>(kWhiteZ) * labFInv(fz);
+        c[0] = 3.2404542f * x - 1.5371385f * y - 0.4985314f * z;
+        c[1] = -0.9692660f * x + 1.8760108f * y + 0.0415560f * z;
+        c[2] = 0.0556434f * x - 0.2040259f * y + 1.0572252f * z;
+        return;
+    }
+    case WorkingSpace::Oklab: {
+        const float l = in[0] + 0.3963377774f * in[1] + 0.2158037573f * in[2];
+        const float m = in[0] - 0.1055613458f * in[1] - 0.0638541728f * in[2];
+        const float s = in[0] - 0.0894841775f * in[1] - 1.2914855480f * in[2];
+        const float l3 = l * l * l, m3 = m * m * m, s3 = s * s * s;
+        c[0] = 4.0767416621f * l3 - 3.3077115913f * m3 + 0.2309699292f * s3;
+        c[1] = -1.2684380046f * l3 + 2.6097574011f * m3 - 0.3413193965f * s3;
+        c[2] = -0.0041960863f * l3 - 0.7034186147f * m3 + 1.7076147010f * s3;
+        return;
+    }
+    case WorkingSpace::LinearRgb: c[0] = in[0]; c[1] = in[1]; c[2] = in[2]; return;
+    }
+}
+
+}  // namespace uot::color_detail

@@ -1,0 +1,248 @@
+#include "core/imageio/image_io.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <unistd.h>
+
+#include "core/transport/uot_error.h"
+
+namespace fs = std::filesystem;
+
+namespace uot {
+
+namespace {
+
+std::string lowerExtension(const std::string& path)
+{
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext;
+}
+
+[[noreturn]] void ioError(const std::string& name, const std::string& what)
+{
+    throw Error(ErrorCode::Io, name + ": " + what);
+}
+
+bool isJpeg(const std::vector<std::uint8_t>& b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+bool isPng(const std::vector<std::uint8_t>& b)
+{
+    static const std::uint8_t sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    return b.size() >= 8 && std::memcmp(b.data(), sig, 8) == 0;
+}
+
+// libjpeg and libpng decode truncated files into partly gray images with only a
+// warning; refuse them here: a JPEG must contain its end-of-image marker, a PNG its IEND chunk.
+void checkComplete(const std::vector<std::uint8_t>& b, const std::string& name)
+{
+    if (isJpeg(b)) {
+        // The EOI marker is normally last; tolerate a little trailing padding.
+        const std::size_t window = std::min<std::size_t>(b.size(), 4096);
+        for (std::size_t k = b.size() - 1; k + window >= b.size() && k >= 1; --k)
+            if (b[k - 1] == 0xFF && b[k] == 0xD9) return;
+        ioError(name, "the JPEG data is truncated (no end-of-image marker); the file is incomplete or damaged");
+    }
+    if (isPng(b)) {
+        static const char iend[4] = {'I', 'E', 'N', 'D'};
+        const std::size_t window = std::min<std::size_t>(b.size(), 64);
+        if (std::search(b.end() - static_cast<std::ptrdiff_t>(window), b.end(), iend, iend + 4) == b.end())
+            ioError(name, "the PNG data is truncated (no IEND chunk); the file is incomplete or damaged");
+    }
+}
+
+Image fromMat(const cv::Mat& decoded, const std::string& name)
+{
+    cv::Mat m = decoded;
+    if (m.depth() != CV_8U && m.depth() != CV_16U) {
+        // Float or other depths (HDR/EXR/32-bit TIFF): map to 16 bit.
+        cv::Mat converted;
+        const double scale = (m.depth() == CV_32F || m.depth() == CV_64F) ? 65535.0 : 1.0;
+        m.convertTo(converted, CV_16U, scale);
+        m = converted;
+    }
+    const int ch = m.channels();
+    cv::Mat rgb;
+    if (ch == 1) rgb = m;
+    else if (ch == 3) cv::cvtColor(m, rgb, cv::COLOR_BGR2RGB);
+    else if (ch == 4) cv::cvtColor(m, rgb, cv::COLOR_BGRA2RGBA);
+    else if (ch == 2) cv::cvtColor(m, rgb, cv::COLOR_GRAY2RGB);  // gray + alpha is not kept as such
+    else ioError(name, "unsupported number of channels (" + std::to_string(ch) + ")");
+    if (ch == 2) ioError(name, "gray images with alpha are not supported; save it as RGBA or gray");
+    Image image;
+    image.width = rgb.cols;
+    image.height = rgb.rows;
+    image.channels = rgb.channels();
+    image.depth = rgb.depth() == CV_16U ? 16 : 8;
+    image.data.resize(image.byteSize());
+    const std::size_t rowBytes = static_cast<std::size_t>(image.width) * image.channels * image.bytesPerSample();
+    for (int y = 0; y < image.height; ++y)
+        std::memcpy(image.data.data() + static_cast<std::size_t>(y) * rowBytes, rgb.ptr(y), rowBytes);
+    return image;
+}
+
+cv::Mat toMat(const Image& image, int depth, OutputColor color)
+{
+    const int type = CV_MAKETYPE(image.depth == 16 ? CV_16U : CV_8U, image.channels);
+    cv::Mat view(image.height, image.width, type, const_cast<std::uint8_t*>(image.data.data()));
+    cv::Mat out;
+    if (image.channels == 3) cv::cvtColor(view, out, cv::COLOR_RGB2BGR);
+    else if (image.channels == 4) cv::cvtColor(view, out, cv::COLOR_RGBA2BGRA);
+    else out = view.clone();
+    if (color == OutputColor::Gray && out.channels() != 1)
+        cv::cvtColor(out, out, out.channels() == 4 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGR2GRAY);
+    else if (color == OutputColor::Color && out.channels() == 1)
+        cv::cvtColor(out, out, cv::COLOR_GRAY2BGR);
+    if (depth == 8 && out.depth() == CV_16U) out.convertTo(out, CV_8U, 255.0 / 65535.0);
+    else if (depth == 16 && out.depth() == CV_8U) out.convertTo(out, CV_16U, 65535.0 / 255.0);
+    return out;
+}
+
+std::vector<std::uint8_t> readBytes(const std::string& path)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) ioError(path, "no such file");
+    if (fs::is_directory(st)) ioError(path, "is a folder, not an image file");
+    const auto size = fs::file_size(path, ec);
+    if (ec) ioError(path, "cannot read the file size (" + ec.message() + ")");
+    if (size == 0) ioError(path, "the file is empty (0 bytes)");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) ioError(path, "cannot open the file for reading (permissions?)");
+    std::vector<std::uint8_t> bytes(size);
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+    if (static_cast<std::uintmax_t>(in.gcount()) != size) ioError(path, "could not read the whole file");
+    return bytes;
+}
+
+}  // namespace
+
+bool isSupportedImageExtension(const std::string& path)
+{
+    static const char* kExt[] = {".jpg", ".jpeg", ".jpe", ".png", ".tif", ".tiff", ".webp", ".bmp"};
+    const std::string ext = lowerExtension(path);
+    return std::any_of(std::begin(kExt), std::end(kExt), [&](const char* e) { return ext == e; });
+}
+
+Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& name, const ReadOptions& options)
+{
+    if (bytes.empty()) ioError(name, "the file is empty (0 bytes)");
+    checkComplete(bytes, name);
+    // JPEG has no alpha: decode with orientation. Others: keep alpha and depth unchanged
+    // (OpenCV applies EXIF orientation only to JPEG files in any case).
+    int flags = cv::IMREAD_UNCHANGED;
+    if (isJpeg(bytes)) {
+        flags = cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH;
+        if (!options.applyExifOrientation) flags |= cv::IMREAD_IGNORE_ORIENTATION;
+    }
+    cv::Mat decoded;
+    try {
+        const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U, const_cast<std::uint8_t*>(bytes.data()));
+        decoded = cv::imdecode(buffer, flags);
+    } catch (const cv::Exception& e) {
+        ioError(name, std::string("cannot decode the image (") + e.what() + ")");
+    }
+    if (decoded.empty())
+        ioError(name, "not a readable image (unknown format, or the data is corrupt); supported: JPEG, PNG, TIFF, WebP, BMP");
+    const std::uint64_t pixels = static_cast<std::uint64_t>(decoded.cols) * static_cast<std::uint64_t>(decoded.rows);
+    if (options.maxPixels != 0 && pixels > options.maxPixels)
+        ioError(name, "the image has " + std::to_string(pixels) + " pixels (" + std::to_string(decoded.cols) + "x" +
+                          std::to_string(decoded.rows) + "), above the limit of " + std::to_string(options.maxPixels) +
+                          " (raise it with --max-pixels)");
+    return fromMat(decoded, name);
+}
+
+Image readImage(const std::string& path, const ReadOptions& options)
+{
+    return decodeImage(readBytes(path), path, options);
+}
+
+std::vector<std::uint8_t> encodeImage(const std::string& extension, const Image& image, const WriteOptions& options)
+{
+    validateImage(image, "image to write");
+    std::string ext = extension;
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (!ext.empty() && ext[0] != '.') ext.insert(0, 1, '.');
+    std::string probe = "x";
+    probe += ext;
+    if (!isSupportedImageExtension(probe))
+        throw Error(ErrorCode::InvalidArgument,
+                    "cannot write '" + ext + "' files; use .jpg, .png, .tif, .webp or .bmp");
+    int depth = options.depth == 0 ? image.depth : options.depth;
+    if (depth != 8 && depth != 16) throw Error(ErrorCode::InvalidArgument, "output depth must be 8 or 16");
+    const bool eightOnly = ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".webp" || ext == ".bmp";
+    if (eightOnly) depth = 8;
+    cv::Mat mat = toMat(image, depth, options.color);
+    if ((ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".bmp") && mat.channels() == 4)
+        cv::cvtColor(mat, mat, cv::COLOR_BGRA2BGR);  // no alpha in these formats
+    std::vector<int> params;
+    if (ext == ".jpg" || ext == ".jpeg" || ext == ".jpe")
+        params = {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpegQuality, 1, 100)};
+    else if (ext == ".png")
+        params = {cv::IMWRITE_PNG_COMPRESSION, std::clamp(options.pngCompression, 0, 9)};
+    else if (ext == ".webp")
+        params = {cv::IMWRITE_WEBP_QUALITY, std::clamp(options.webpQuality, 1, 101)};
+    std::vector<std::uint8_t> bytes;
+    try {
+        if (!cv::imencode(ext, mat, bytes, params)) throw Error(ErrorCode::Io, "the encoder failed");
+    } catch (const cv::Exception& e) {
+        throw Error(ErrorCode::Io, std::string("cannot encode the image as ") + ext + " (" + e.what() + ")");
+    }
+    return bytes;
+}
+
+void writeImage(const std::string& path, const Image& image, const WriteOptions& options)
+{
+    std::error_code ec;
+    const bool exists = fs::exists(path, ec);
+    if (exists) {
+        for (const std::string& p : options.protectedPaths) {
+            std::error_code ec2;
+            if (fs::exists(p, ec2) && fs::equivalent(path, p, ec2))
+                ioError(path, "refusing to overwrite the source image (choose another output, or pass --overwrite-source)");
+        }
+        if (!options.overwrite) ioError(path, "the file exists (pass --overwrite to replace it)");
+        if (fs::is_directory(path, ec)) ioError(path, "is a folder");
+    }
+    std::vector<std::uint8_t> bytes;
+    try {
+        bytes = encodeImage(fs::path(path).extension().string(), image, options);
+    } catch (const Error& e) {
+        ioError(path, e.what());
+    }
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec)) ioError(path, "the folder '" + dir.string() + "' does not exist");
+    static std::atomic<unsigned> counter{0};
+    std::string tempName = ".";
+    tempName += target.filename().string();
+    tempName += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+    const fs::path temp = dir / tempName;
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) ioError(path, "cannot create a file in '" + dir.string() + "' (permissions? disk full?)");
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        out.flush();
+        if (!out) {
+            out.close();
+            fs::remove(temp, ec);
+            ioError(path, "writing failed (disk full?)");
+        }
+    }
+    fs::rename(temp, target, ec);
+    if (ec) {
+        std::error_code ec2;
+        fs::remove(temp, ec2);
+        ioError(path, "cannot move the finished file into place (" + ec.message() + ")");
+    }
+}
+
+}  // namespace uot

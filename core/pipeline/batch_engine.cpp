@@ -1,0 +1,172 @@
+#include "core/pipeline/batch_engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include "core/transport/uot_error.h"
+
+namespace fs = std::filesystem;
+
+namespace uot {
+
+std::string toString(BatchItemStatus status)
+{
+    switch (status) {
+    case BatchItemStatus::Done: return "done";
+    case BatchItemStatus::Skipped: return "skipped";
+    case BatchItemStatus::Failed: return "failed";
+    case BatchItemStatus::Cancelled: return "cancelled";
+    }
+    return "?";
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+}  // namespace
+
+std::vector<std::string> collectBatchInputs(const std::vector<std::string>& paths)
+{
+    std::vector<std::string> out;
+    for (const std::string& p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) {
+            std::vector<std::string> found;
+            for (const auto& entry : fs::directory_iterator(p, ec)) {
+                if (!entry.is_regular_file(ec)) continue;
+                const std::string name = entry.path().filename().string();
+                if (!name.empty() && name[0] == '.') continue;  // hidden and our own temporary files
+                if (isSupportedImageExtension(name)) found.push_back(entry.path().string());
+            }
+            std::sort(found.begin(), found.end());
+            out.insert(out.end(), found.begin(), found.end());
+        } else {
+            out.push_back(p);
+        }
+    }
+    return out;
+}
+
+std::string batchOutputPath(const std::string& input, const BatchSettings& settings)
+{
+    const fs::path in(input);
+    std::string ext = in.extension().string();
+    if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
+    std::string name = settings.pattern;
+    const auto replaceAll = [&name](const std::string& key, const std::string& value) {
+        for (std::size_t pos = name.find(key); pos != std::string::npos; pos = name.find(key, pos + value.size()))
+            name.replace(pos, key.size(), value);
+    };
+    replaceAll("{name}", in.stem().string());
+    replaceAll("{ext}", ext);
+    return (fs::path(settings.outDir) / name).string();
+}
+
+BatchSummary runBatch(const std::string& referencePath, const std::vector<std::string>& inputs,
+                      const BatchSettings& settings, const BatchControl& control)
+{
+    validateSettings(settings.recolor);
+    if (settings.outDir.empty()) throw Error(ErrorCode::InvalidArgument, "no output folder given");
+    if (settings.pattern.find("{name}") == std::string::npos)
+        throw Error(ErrorCode::InvalidArgument, "the output pattern must contain {name} (got '" + settings.pattern + "')");
+    const auto batchStart = Clock::now();
+    BatchSummary summary;
+    std::error_code ec;
+    fs::create_directories(settings.outDir, ec);
+    if (!fs::is_directory(settings.outDir))
+        throw Error(ErrorCode::Io, settings.outDir + ": cannot create the output folder" +
+                                       (ec ? " (" + ec.message() + ")" : std::string()));
+
+    // The reference palette, once.
+    auto start = Clock::now();
+    const Image reference = readImage(referencePath, settings.read);
+    summary.referenceTimings.decode = secondsSince(start);
+    start = Clock::now();
+    PipelineControl refControl;
+    refControl.cancel = control.cancel;
+    const std::shared_ptr<const Palette> referencePalette = computePalette(reference, settings.recolor, refControl);
+    summary.referenceTimings.palette = secondsSince(start);
+
+    RecolorPipeline pipeline(settings.recolor);
+    const std::size_t total = inputs.size();
+    bool cancelled = false;
+    for (std::size_t index = 0; index < total; ++index) {
+        BatchItemResult item;
+        item.input = inputs[index];
+        item.output = batchOutputPath(item.input, settings);
+        const auto notifyStage = [&](const PipelineProgress& p) {
+            if (!control.onProgress) return;
+            BatchProgress bp;
+            bp.index = index;
+            bp.total = total;
+            bp.input = item.input;
+            bp.stage = &p;
+            control.onProgress(bp);
+        };
+        if (!cancelled && control.cancel && control.cancel->load()) cancelled = true;
+        if (cancelled) {
+            item.status = BatchItemStatus::Cancelled;
+            item.message = "cancelled before it started";
+        } else if (fs::exists(item.output, ec) && fs::exists(item.input, ec) && fs::equivalent(item.output, item.input, ec) &&
+                   !settings.overwriteSource) {
+            item.status = BatchItemStatus::Skipped;
+            item.message = "the output would replace the input (pass --overwrite-source to allow it)";
+        } else if (fs::exists(item.output, ec) && !settings.overwrite &&
+                   !(settings.overwriteSource && fs::equivalent(item.output, item.input, ec))) {
+            item.status = BatchItemStatus::Skipped;
+            item.message = "output exists (pass --overwrite to replace it)";
+        } else {
+            try {
+                auto t0 = Clock::now();
+                Image source = readImage(item.input, settings.read);
+                item.timings.decode = secondsSince(t0);
+                pipeline.setSource(std::move(source));
+                pipeline.setReferencePalette(referencePalette);
+                PipelineControl pc;
+                pc.cancel = control.cancel;
+                pc.onProgress = notifyStage;
+                Image result = pipeline.run(pc);
+                const PhaseTimings& pt = pipeline.stats().timings;
+                item.timings.palette = pt.palette;
+                item.timings.cost = pt.cost;
+                item.timings.solve = pt.solve;
+                item.timings.map = pt.map;
+                t0 = Clock::now();
+                WriteOptions wo = settings.write;
+                wo.overwrite = true;  // the existence policy was applied above
+                if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
+                writeImage(item.output, result, wo);
+                item.timings.encode = secondsSince(t0);
+                item.status = BatchItemStatus::Done;
+            } catch (const Cancelled&) {
+                item.status = BatchItemStatus::Cancelled;
+                item.message = "cancelled";
+                cancelled = true;
+            } catch (const std::exception& e) {
+                item.status = BatchItemStatus::Failed;
+                item.message = e.what();
+            }
+        }
+        switch (item.status) {
+        case BatchItemStatus::Done: ++summary.done; break;
+        case BatchItemStatus::Skipped: ++summary.skipped; break;
+        case BatchItemStatus::Failed: ++summary.failed; break;
+        case BatchItemStatus::Cancelled: ++summary.cancelled; break;
+        }
+        summary.items.push_back(item);
+        if (control.onProgress) {
+            BatchProgress bp;
+            bp.index = index;
+            bp.total = total;
+            bp.input = item.input;
+            bp.finished = &summary.items.back();
+            control.onProgress(bp);
+        }
+    }
+    summary.seconds = secondsSince(batchStart);
+    return summary;
+}
+
+}  // namespace uot

@@ -1,0 +1,404 @@
+#include "core/pipeline/recolor_pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "core/registry/solver_registry.h"
+#include "core/transport/kernel_matrix.h"
+#include "core/transport/uot_error.h"
+
+namespace uot {
+
+std::string toString(PipelineStage stage)
+{
+    switch (stage) {
+    case PipelineStage::Decode: return "decode";
+    case PipelineStage::Palette: return "palette";
+    case PipelineStage::Cost: return "cost";
+    case PipelineStage::Solve: return "solve";
+    case PipelineStage::Map: return "map";
+    case PipelineStage::Encode: return "encode";
+    }
+    return "?";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+void checkCancel(const PipelineControl& control)
+{
+    if (control.cancel && control.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+}
+
+void report(const PipelineControl& control, PipelineStage stage, double fraction)
+{
+    if (!control.onProgress) return;
+    PipelineProgress p;
+    p.stage = stage;
+    p.fraction = fraction;
+    control.onProgress(p);
+}
+
+bool samePalette(const PaletteSettings& a, const PaletteSettings& b)
+{
+    return a.method == b.method && a.size == b.size && a.finestBins == b.finestBins && a.seed == b.seed &&
+           a.sampleLimit == b.sampleLimit && a.kmeansIterations == b.kmeansIterations;
+}
+
+bool sameTransport(const TransportSettings& a, const TransportSettings& b)
+{
+    const SolveOptions &x = a.options, &y = b.options;
+    return a.solver == b.solver && a.eps == b.eps && a.adherence == b.adherence && a.sourceAdherence == b.sourceAdherence &&
+           a.reference == b.reference && x.precision == y.precision && x.maxIterations == y.maxIterations &&
+           x.tolerance == y.tolerance && x.checkEvery == y.checkEvery && x.device == y.device &&
+           x.allowStabilizedFallback == y.allowStabilizedFallback;
+}
+
+bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
+{
+    return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothRadius == b.smoothRadius &&
+           a.smoothEps == b.smoothEps && a.smoothSubsample == b.smoothSubsample;
+}
+
+}  // namespace
+
+void validateSettings(const RecolorSettings& s)
+{
+    auto bad = [](const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); };
+    if (s.palette.size < 1 || s.palette.size > 65536) bad("palette size must be between 1 and 65536");
+    const int bins = s.palette.finestBins;
+    if (bins < 8 || bins > 256 || (bins & (bins - 1)) != 0) bad("palette bins must be a power of two between 8 and 256");
+    if (!(s.transport.eps > 0) || !std::isfinite(s.transport.eps)) bad("eps must be a positive number");
+    if (!(s.transport.adherence > 0)) bad("adherence (tau on the reference side) must be > 0 or inf");
+    if (!(s.transport.sourceAdherence > 0)) bad("source adherence (tau on the source side) must be > 0 or inf");
+    if (s.transport.options.maxIterations < 1) bad("maximum iterations must be >= 1");
+    if (!(s.mapping.strength >= 0) || s.mapping.strength > 2) bad("strength must be between 0 and 2");
+    if (s.mapping.lutSize < 9 || s.mapping.lutSize > 129) bad("LUT size must be between 9 and 129");
+    if (!(s.mapping.smoothRadius >= 0) || s.mapping.smoothRadius > 0.5) bad("smoothing radius must be between 0 and 0.5");
+    if (!(s.mapping.smoothEps > 0)) bad("smoothing eps must be > 0");
+    if (s.mapping.smoothSubsample < 0 || s.mapping.smoothSubsample > 64) bad("smoothing subsample must be between 0 and 64");
+    if (s.threads < 0) bad("threads must be >= 0");
+}
+
+struct RecolorPipeline::State {
+    RecolorSettings settings;
+    PipelineStats stats;
+
+    std::shared_ptr<const Image> source;
+    std::shared_ptr<const Image> reference;
+    bool externalReferencePalette = false;
+
+    // Source in the working space (n x 3) and the space it is in.
+    std::vector<float> sourceColors;
+    bool sourceColorsValid = false;
+    WorkingSpace sourceColorsSpace = WorkingSpace::Lab;
+
+    std::shared_ptr<const Palette> sourcePalette, referencePalette;
+    PaletteSettings sourcePaletteSettings, referencePaletteSettings;
+
+    UotProblem problem;
+    bool problemValid = false;
+
+    std::optional<SolveResult> plan;
+    TransportSettings planSettings;
+    std::map<std::string, std::unique_ptr<UotSolver>> solvers;
+
+    DisplacementLut lut;
+    bool lutValid = false;
+    std::vector<float> field;  // smoothed displacement, n x 3
+    bool fieldValid = false;
+    MappingSettings fieldSettings;
+
+    void dropFromPalettes()
+    {
+        problemValid = false;
+        plan.reset();
+        dropFromPlan();
+    }
+    void dropFromPlan()
+    {
+        lutValid = false;
+        lut = {};
+        fieldValid = false;
+        field.clear();
+        field.shrink_to_fit();
+    }
+};
+
+RecolorPipeline::RecolorPipeline(RecolorSettings settings) : m_state(std::make_unique<State>())
+{
+    validateSettings(settings);
+    m_state->settings = std::move(settings);
+}
+
+RecolorPipeline::~RecolorPipeline() = default;
+
+void RecolorPipeline::setSettings(const RecolorSettings& settings)
+{
+    validateSettings(settings);
+    m_state->settings = settings;  // caches are checked against the settings they were built with
+}
+
+const RecolorSettings& RecolorPipeline::settings() const { return m_state->settings; }
+
+void RecolorPipeline::setSource(Image image)
+{
+    validateImage(image, "source image");
+    State& s = *m_state;
+    s.source = std::make_shared<const Image>(std::move(image));
+    s.sourceColorsValid = false;
+    s.sourceColors.clear();
+    s.sourcePalette.reset();
+    s.dropFromPalettes();
+}
+
+void RecolorPipeline::setReference(Image image)
+{
+    validateImage(image, "reference image");
+    State& s = *m_state;
+    s.reference = std::make_shared<const Image>(std::move(image));
+    s.externalReferencePalette = false;
+    s.referencePalette.reset();
+    s.dropFromPalettes();
+}
+
+void RecolorPipeline::setReferencePalette(std::shared_ptr<const Palette> palette)
+{
+    if (!palette || palette->size() == 0)
+        throw Error(ErrorCode::InvalidArgument, "setReferencePalette: the palette is empty");
+    State& s = *m_state;
+    s.reference.reset();
+    s.externalReferencePalette = true;
+    s.referencePalette = std::move(palette);
+    s.referencePaletteSettings = s.settings.palette;
+    s.dropFromPalettes();
+}
+
+bool RecolorPipeline::hasSource() const { return m_state->source != nullptr; }
+bool RecolorPipeline::hasReference() const { return m_state->reference != nullptr || m_state->externalReferencePalette; }
+
+std::shared_ptr<const Palette> computePalette(const Image& image, const RecolorSettings& settings,
+                                              const PipelineControl& control)
+{
+    validateImage(image, "image");
+    checkCancel(control);
+    std::vector<float> colors(image.pixelCount() * 3);
+    imageToSpace(image, settings.space, colors.data(), settings.threads);
+    checkCancel(control);
+    return std::make_shared<const Palette>(
+        buildPalette(colors.data(), image.pixelCount(), settings.space, settings.palette, settings.threads));
+}
+
+void RecolorPipeline::preparePalettes(const PipelineControl& control)
+{
+    State& s = *m_state;
+    if (!s.source) throw Error(ErrorCode::InvalidArgument, "no source image set");
+    if (!hasReference()) throw Error(ErrorCode::InvalidArgument, "no reference image set");
+    const RecolorSettings& st = s.settings;
+    const auto start = Clock::now();
+    bool reused = true;
+    report(control, PipelineStage::Palette, 0.0);
+
+    if (!s.sourceColorsValid || s.sourceColorsSpace != st.space) {
+        checkCancel(control);
+        s.sourceColors.resize(s.source->pixelCount() * 3);
+        imageToSpace(*s.source, st.space, s.sourceColors.data(), st.threads);
+        s.sourceColorsValid = true;
+        s.sourceColorsSpace = st.space;
+        s.sourcePalette.reset();
+    }
+    if (!s.sourcePalette || s.sourcePalette->space != st.space || !samePalette(s.sourcePaletteSettings, st.palette)) {
+        checkCancel(control);
+        s.sourcePalette = std::make_shared<const Palette>(
+            buildPalette(s.sourceColors.data(), s.source->pixelCount(), st.space, st.palette, st.threads));
+        s.sourcePaletteSettings = st.palette;
+        s.dropFromPalettes();
+        reused = false;
+    }
+    report(control, PipelineStage::Palette, 0.5);
+    if (s.externalReferencePalette) {
+        if (s.referencePalette->space != st.space)
+            throw Error(ErrorCode::InvalidArgument, "the reference palette was built in " +
+                                                        toString(s.referencePalette->space) + ", the settings ask for " +
+                                                        toString(st.space));
+    } else if (!s.referencePalette || s.referencePalette->space != st.space ||
+               !samePalette(s.referencePaletteSettings, st.palette)) {
+        s.referencePalette = computePalette(*s.reference, st, control);
+        s.referencePaletteSettings = st.palette;
+        s.dropFromPalettes();
+        reused = false;
+    }
+    s.stats.sourcePaletteSize = s.sourcePalette->size();
+    s.stats.referencePaletteSize = s.referencePalette->size();
+    s.stats.paletteFromCache = reused;
+    s.stats.timings.palette = reused ? 0.0 : secondsSince(start);
+    report(control, PipelineStage::Palette, 1.0);
+
+    // Cost: the squared distance between palette points divided by D^2 (never stored).
+    if (!s.problemValid) {
+        const auto costStart = Clock::now();
+        const double range = nominalRange(st.space);
+        PointCloudCost cost;
+        cost.x = s.sourcePalette->points.data();
+        cost.y = s.referencePalette->points.data();
+        cost.rows = s.sourcePalette->size();
+        cost.cols = s.referencePalette->size();
+        cost.dim = 3;
+        cost.scale = 1.0 / (range * range);
+        s.problem = UotProblem{};
+        s.problem.cost = cost;
+        s.problem.a = s.sourcePalette->weights;
+        s.problem.b = s.referencePalette->weights;
+        s.problemValid = true;
+        s.stats.timings.cost = secondsSince(costStart);
+    } else {
+        s.stats.timings.cost = 0;
+    }
+}
+
+void RecolorPipeline::solve(const PipelineControl& control)
+{
+    preparePalettes(control);
+    State& s = *m_state;
+    const TransportSettings& ts = s.settings.transport;
+    if (s.plan && sameTransport(s.planSettings, ts)) {
+        s.stats.planFromCache = true;
+        s.stats.timings.solve = 0;
+        return;
+    }
+    checkCancel(control);
+    const auto start = Clock::now();
+    s.problem.eps = ts.eps;
+    s.problem.tauA = ts.sourceAdherence;
+    s.problem.tauB = ts.adherence;
+    s.problem.reference = ts.reference;
+    validateProblem(s.problem);
+
+    auto& solver = s.solvers[ts.solver];
+    if (!solver) solver = createSolver(ts.solver);
+    SolveOptions options = ts.options;
+    if (options.threads == 0) options.threads = s.settings.threads;
+    // Warm start from the previous plan of the same palettes (new eps / tau / iterations).
+    std::vector<double> warmU, warmV;
+    if (s.plan && s.plan->logU.size() == s.problem.rows() && s.plan->logV.size() == s.problem.cols()) {
+        warmU = s.plan->u();
+        warmV = s.plan->v();
+        const auto finite = [](const std::vector<double>& v) {
+            return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
+        };
+        if (finite(warmU) && finite(warmV)) {
+            options.warmU = warmU;
+            options.warmV = warmV;
+        }
+    } else {
+        options.warmU = {};
+        options.warmV = {};
+    }
+    SolveControl sc;
+    sc.cancel = control.cancel;
+    if (control.onProgress) {
+        const int maxIter = options.maxIterations;
+        sc.onProgress = [&control, maxIter](const SolveProgress& p) {
+            PipelineProgress pp;
+            pp.stage = PipelineStage::Solve;
+            pp.fraction = std::min(1.0, static_cast<double>(p.iteration) / maxIter);
+            pp.solve = &p;
+            control.onProgress(pp);
+        };
+    }
+    report(control, PipelineStage::Solve, 0.0);
+    SolveResult result = solver->solve(s.problem, options, sc);
+    if (result.cancelled) throw Cancelled();
+    s.dropFromPlan();
+    s.plan = std::move(result);
+    s.planSettings = ts;
+    s.stats.solve = s.plan;
+    s.stats.planFromCache = false;
+    s.stats.timings.solve = secondsSince(start);
+    report(control, PipelineStage::Solve, 1.0);
+}
+
+Image RecolorPipeline::render(const PipelineControl& control)
+{
+    State& s = *m_state;
+    const MappingSettings& ms = s.settings.mapping;
+    if (ms.strength == 0.0) {
+        if (!s.source) throw Error(ErrorCode::InvalidArgument, "no source image set");
+        s.stats.timings.map = 0;
+        return *s.source;  // exactly the source
+    }
+    solve(control);
+    const auto start = Clock::now();
+    const Image& src = *s.source;
+    const std::size_t n = src.pixelCount();
+    const int threads = s.settings.threads;
+    report(control, PipelineStage::Map, 0.0);
+    if (!s.lutValid || s.lut.size != ms.lutSize) {
+        checkCancel(control);
+        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.sourceColors.data(), n, ms.lutSize,
+                                     threads);
+        s.lutValid = true;
+        s.fieldValid = false;
+    }
+    report(control, PipelineStage::Map, 0.3);
+    if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
+        checkCancel(control);
+        s.field.resize(n * 3);
+        applyDisplacementLut(s.lut, s.sourceColors.data(), n, s.field.data(), threads);
+        report(control, PipelineStage::Map, 0.5);
+        const int longer = std::max(src.width, src.height);
+        const int radius = static_cast<int>(std::lround(ms.smoothRadius * longer));
+        if (ms.smooth && radius >= 1) {
+            checkCancel(control);
+            std::vector<float> guide(n);
+            const double range = nominalRange(s.settings.space);
+            const float* c = s.sourceColors.data();
+            const bool lightness = hasLightnessAxis(s.settings.space);
+            for (std::size_t p = 0; p < n; ++p)
+                guide[p] = lightness ? static_cast<float>(c[3 * p] / range)
+                                     : 0.2126729f * c[3 * p] + 0.7151522f * c[3 * p + 1] + 0.0721750f * c[3 * p + 2];
+            const int sub = ms.smoothSubsample > 0 ? ms.smoothSubsample : std::clamp(radius / 4, 1, 8);
+            guidedFilter(guide.data(), s.field.data(), src.width, src.height, 3, radius, ms.smoothEps, sub, threads);
+        }
+        s.fieldValid = true;
+        s.fieldSettings = ms;
+        s.stats.fieldFromCache = false;
+    } else {
+        s.stats.fieldFromCache = true;
+    }
+    report(control, PipelineStage::Map, 0.8);
+    checkCancel(control);
+    Image result = Image::allocate(src.width, src.height, src.channels == 4 ? 4 : 3, src.depth);
+    composeResult(s.sourceColors.data(), s.field.data(), s.settings.space, ms, src, result, threads);
+    s.stats.timings.map = secondsSince(start);
+    report(control, PipelineStage::Map, 1.0);
+    return result;
+}
+
+Image RecolorPipeline::run(const PipelineControl& control)
+{
+    resetTimings();
+    return render(control);
+}
+
+std::shared_ptr<const Palette> RecolorPipeline::sourcePalette() const { return m_state->sourcePalette; }
+std::shared_ptr<const Palette> RecolorPipeline::referencePalette() const { return m_state->referencePalette; }
+const PipelineStats& RecolorPipeline::stats() const { return m_state->stats; }
+void RecolorPipeline::resetTimings() { m_state->stats.timings = {}; }
+
+void RecolorPipeline::clearCaches()
+{
+    State& s = *m_state;
+    s.sourceColorsValid = false;
+    s.sourceColors.clear();
+    s.sourcePalette.reset();
+    if (!s.externalReferencePalette) s.referencePalette.reset();
+    s.dropFromPalettes();
+    s.solvers.clear();
+}
+
+}  // namespace uot
