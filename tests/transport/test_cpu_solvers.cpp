@@ -1,0 +1,327 @@
+// The CPU variants against the float64 reference solver and against each
+// other: thread-count independence, warm start, cancellation, bad input,
+// underflow handling. (POT cross-checks: pot_crosscheck.py.)
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/registry/solver_registry.h"
+#include "core/transport/plan_evaluation.h"
+#include "core/transport/uot_error.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+
+namespace {
+
+const char* kVariants[] = {"pot-style", "mapuot", "fused", "log"};
+
+struct RandomProblem {
+    std::size_t m, n;
+    std::vector<double> cost, a, b;
+    UotProblem problem;
+
+    RandomProblem(std::size_t rows, std::size_t cols, unsigned seed, double eps = 0.05, double tau = 1.0)
+        : m(rows), n(cols), cost(rows * cols), a(rows), b(cols)
+    {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        for (double& c : cost) c = unit(rng);
+        for (double& x : a) x = 0.5 + unit(rng);
+        for (double& x : b) x = 0.5 + unit(rng);
+        double sa = 0, sb = 0;
+        for (double x : a) sa += x;
+        for (double x : b) sb += x;
+        for (double& x : a) x /= sa;
+        for (double& x : b) x *= 1.5 / sb;  // unequal masses
+        problem.cost = DenseCost{nullptr, cost.data(), m, n};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = eps;
+        problem.tauA = problem.tauB = tau;
+    }
+};
+
+SolveOptions fixedIterations(int iterations, Precision precision = Precision::Fp64, int threads = 1)
+{
+    SolveOptions o;
+    o.precision = precision;
+    o.maxIterations = iterations;
+    o.tolerance = 0;
+    o.checkEvery = 7;
+    o.threads = threads;
+    return o;
+}
+
+double planRelL1(const UotProblem& p, const SolveResult& x, const SolveResult& y)
+{
+    std::vector<double> px(p.rows() * p.cols()), py(px.size());
+    computePlan(p, x.logU, x.logV, px.data());
+    computePlan(p, y.logU, y.logV, py.data());
+    double diff = 0, norm = 0;
+    for (std::size_t k = 0; k < px.size(); ++k) {
+        diff += std::abs(px[k] - py[k]);
+        norm += std::abs(py[k]);
+    }
+    return diff / norm;
+}
+
+bool allFinite(const std::vector<double>& x)
+{
+    for (double e : x)
+        if (!std::isfinite(e)) return false;
+    return true;
+}
+
+}  // namespace
+
+// Every variant reproduces the float64 reference iterate for iterate, in
+// float64 (1e-12) and float32 (1e-4), with tau_a != tau_b and a balanced side.
+UOT_TEST(variantsMatchReference)
+{
+    for (const auto& [m, n] : {std::pair<std::size_t, std::size_t>{33, 65}, {1, 37}, {37, 1}, {130, 70}}) {
+        RandomProblem rp(m, n, static_cast<unsigned>(m * 100 + n));
+        rp.problem.tauA = 0.7;
+        rp.problem.tauB = m == 130 ? kInfinity : 2.0;
+        const SolveResult ref = createSolver("reference")->solve(rp.problem, fixedIterations(40));
+        for (const char* name : kVariants) {
+            for (Precision precision : {Precision::Fp64, Precision::Fp32}) {
+                const SolveResult r = createSolver(name)->solve(rp.problem, fixedIterations(40, precision, 2));
+                const double tol = precision == Precision::Fp64 ? 1e-12 : 1e-4;
+                const double d = planRelL1(rp.problem, r, ref);
+                UOT_CHECK_MSG(d <= tol, name << " " << toString(precision) << " " << m << "x" << n << ": " << d);
+                UOT_CHECK(r.iterations == 40);
+                UOT_CHECK(r.status == NumericalStatus::Ok);
+                UOT_CHECK_CLOSE(r.mass, ref.mass, (precision == Precision::Fp64 ? 1e-11 : 1e-4) * ref.mass);
+            }
+        }
+    }
+}
+
+// Same number of threads: same bits. 1 vs 2 threads: same float64 result to 1e-12.
+UOT_TEST(threadCountDoesNotChangeTheResult)
+{
+    RandomProblem rp(300, 200, 7);
+    for (const char* name : kVariants) {
+        auto solver = createSolver(name);
+        const SolveResult one = solver->solve(rp.problem, fixedIterations(50, Precision::Fp64, 1));
+        const SolveResult two = solver->solve(rp.problem, fixedIterations(50, Precision::Fp64, 2));
+        const SolveResult twoAgain = createSolver(name)->solve(rp.problem, fixedIterations(50, Precision::Fp64, 2));
+        UOT_CHECK_MSG(planRelL1(rp.problem, one, two) <= 1e-12, name);
+        UOT_CHECK_MSG(two.logU == twoAgain.logU && two.logV == twoAgain.logV, name << ": not deterministic");
+        const SolveResult f32a = solver->solve(rp.problem, fixedIterations(50, Precision::Fp32, 2));
+        const SolveResult f32b = solver->solve(rp.problem, fixedIterations(50, Precision::Fp32, 2));
+        UOT_CHECK_MSG(f32a.logU == f32b.logU && f32a.logV == f32b.logV, name << ": fp32 not deterministic");
+    }
+}
+
+// Warm start from a converged solve: converges again at once, to the same plan.
+UOT_TEST(warmStartConvergesFasterToTheSameAnswer)
+{
+    RandomProblem rp(120, 90, 11);
+    for (const char* name : kVariants) {
+        SolveOptions o;
+        o.precision = Precision::Fp64;
+        o.maxIterations = 5000;
+        o.tolerance = 1e-9;
+        o.checkEvery = 5;
+        o.threads = 2;
+        auto solver = createSolver(name);
+        // A loose solve, then continue it from its scalings.
+        SolveOptions loose = o;
+        loose.tolerance = 1e-4;
+        const SolveResult first = solver->solve(rp.problem, loose);
+        const SolveResult cold = solver->solve(rp.problem, o);
+        const std::vector<double> u = first.u(), v = first.v();
+        SolveOptions warm = o;
+        warm.warmU = u;
+        warm.warmV = v;
+        const SolveResult hot = solver->solve(rp.problem, warm);
+        UOT_CHECK_MSG(cold.converged && hot.converged, name);
+        UOT_CHECK_MSG(hot.iterations < cold.iterations, name << ": " << hot.iterations << " vs " << cold.iterations);
+        UOT_CHECK_MSG(planRelL1(rp.problem, hot, cold) < 1e-6, name << ": " << planRelL1(rp.problem, hot, cold));
+    }
+}
+
+// Progress reports carry the marginal violations of the current plan.
+UOT_TEST(progressReportsMarginalViolations)
+{
+    RandomProblem rp(50, 40, 3);
+    for (const char* name : kVariants) {
+        std::vector<SolveProgress> reports;
+        SolveControl control;
+        control.onProgress = [&](const SolveProgress& p) { reports.push_back(p); };
+        SolveOptions o = fixedIterations(30, Precision::Fp64, 2);
+        o.checkEvery = 10;
+        const SolveResult r = createSolver(name)->solve(rp.problem, o, control);
+        UOT_CHECK_MSG(reports.size() == 3, name << ": " << reports.size());
+        if (reports.empty()) continue;
+        // The last report describes the final plan.
+        UOT_CHECK_CLOSE(reports.back().marginalErrorA, r.marginalErrorA, 1e-10);
+        UOT_CHECK_CLOSE(reports.back().marginalErrorB, r.marginalErrorB, 1e-10);
+        UOT_CHECK(reports.back().iteration == 30);
+        // An intermediate one: compare with a solve stopped there.
+        const SolveResult at10 = createSolver(name)->solve(rp.problem, fixedIterations(10, Precision::Fp64, 2));
+        UOT_CHECK_CLOSE(reports.front().marginalErrorA, at10.marginalErrorA, 1e-10);
+        UOT_CHECK_CLOSE(reports.front().marginalErrorB, at10.marginalErrorB, 1e-10);
+        UOT_CHECK(reports.front().bytesPerIteration == r.bytesPerIteration);
+    }
+}
+
+// A cancel requested from another thread after a few reports stops the solve
+// promptly with a result marked cancelled (finite scalings).
+UOT_TEST(cancellationStopsPromptly)
+{
+    RandomProblem rp(400, 400, 5);
+    for (const char* name : kVariants) {
+        std::atomic<bool> cancel{false};
+        std::atomic<int> reports{0};
+        SolveControl control;
+        control.cancel = &cancel;
+        control.onProgress = [&](const SolveProgress&) {
+            if (++reports == 3) cancel = true;
+        };
+        SolveOptions o = fixedIterations(1000000, Precision::Fp32, 2);
+        o.checkEvery = 2;
+        const SolveResult r = createSolver(name)->solve(rp.problem, o, control);
+        UOT_CHECK_MSG(r.cancelled, name);
+        UOT_CHECK_MSG(r.iterations >= 6 && r.iterations <= 7, name << ": " << r.iterations);
+        UOT_CHECK(allFinite(r.logU) && allFinite(r.logV));
+    }
+    // Cancelled from another thread, by wall clock.
+    for (const char* name : kVariants) {
+        std::atomic<bool> cancel{false};
+        SolveControl control;
+        control.cancel = &cancel;
+        std::atomic<bool> started{false};
+        control.onProgress = [&](const SolveProgress&) { started = true; };
+        SolveOptions o = fixedIterations(1000000, Precision::Fp32, 1);
+        o.checkEvery = 1;
+        SolveResult r;
+        std::thread worker([&] { r = createSolver(name)->solve(rp.problem, o, control); });
+        while (!started) std::this_thread::yield();
+        cancel = true;
+        worker.join();
+        UOT_CHECK_MSG(r.cancelled, name);
+    }
+}
+
+UOT_TEST(badInputIsRejectedWithAMessage)
+{
+    for (const char* name : kVariants) {
+        auto solver = createSolver(name);
+        RandomProblem rp(4, 3, 1);
+        SolveOptions o = fixedIterations(5);
+        rp.cost[5] = -0.5;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "(1, 2)");
+        rp.cost[5] = std::nan("");
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "(1, 2)");
+        rp.cost[5] = INFINITY;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "finite");
+        rp.cost[5] = 0.5;
+        rp.a[2] = -1;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "a[2]");
+        rp.a[2] = std::nan("");
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "a[2]");
+        rp.a[2] = 0.2;
+        rp.b[1] = INFINITY;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "b[1]");
+        rp.b[1] = 0;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "b[1]");
+        rp.b[1] = 0.3;
+        rp.problem.eps = 0;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "eps");
+        rp.problem.eps = -0.1;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "eps");
+        rp.problem.eps = 0.05;
+        rp.problem.tauA = 0;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "tau_a");
+        rp.problem.tauA = 1;
+        rp.problem.b = std::span<const double>(rp.b.data(), 2);
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "size mismatch");
+        rp.problem.b = rp.b;
+        const std::vector<double> shortU{1.0, 1.0}, badV{1.0, std::nan(""), 1.0}, goodU(4, 1.0);
+        SolveOptions warm = o;
+        warm.warmU = shortU;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, warm), "warm start u");
+        warm.warmU = goodU;
+        warm.warmV = badV;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, warm), "warm start v[1]");
+        SolveOptions bad = o;
+        bad.checkEvery = 0;
+        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, bad), "check");
+        // Still usable afterwards.
+        const SolveResult r = solver->solve(rp.problem, o);
+        UOT_CHECK(r.iterations == 5 && allFinite(r.logU));
+    }
+    // Zero total mass cannot be expressed with positive weights; an empty problem can.
+    RandomProblem rp(2, 2, 2);
+    rp.problem.cost = DenseCost{nullptr, rp.cost.data(), 0, 2};
+    rp.problem.a = {};
+    UOT_CHECK_THROWS_WITH(createSolver("fused")->solve(rp.problem, fixedIterations(3)), "empty");
+}
+
+// Tiny eps: a forced multiplicative variant stops with Underflow and finite
+// output; through the registry with fallback allowed it switches to log.
+UOT_TEST(smallEpsUnderflowIsHandled)
+{
+    // Costs in [0.75, 1] at eps = 1e-3: exp(-C/eps) is zero even in float64.
+    RandomProblem rp(60, 50, 9, 1e-3);
+    for (double& c : rp.cost) c = 0.75 + 0.25 * c;
+    for (const char* name : {"pot-style", "mapuot", "fused"}) {
+        for (Precision precision : {Precision::Fp32, Precision::Fp64}) {
+            SolveOptions forced = fixedIterations(200, precision, 2);
+            forced.allowStabilizedFallback = false;
+            const SolveResult r = createSolver(name)->solve(rp.problem, forced);
+            UOT_CHECK_MSG(r.status == NumericalStatus::Underflow, name << " " << toString(r.status));
+            UOT_CHECK(!r.message.empty());
+            UOT_CHECK(allFinite(r.logU) && allFinite(r.logV));
+            UOT_CHECK(std::isfinite(r.mass));
+
+            SolveOptions automatic = fixedIterations(200, precision, 2);
+            const SolveResult s = createSolver(name)->solve(rp.problem, automatic);
+            UOT_CHECK_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
+            UOT_CHECK(s.solver == "log");
+            UOT_CHECK(s.iterations == 200);
+            UOT_CHECK(allFinite(s.logU) && allFinite(s.logV) && std::isfinite(s.mass));
+        }
+    }
+    // Costs in [0, 1]: K has no zero rows, but in float32 the scalings leave
+    // the range during the iterations; the last finite iterate is kept.
+    RandomProblem wide(60, 50, 9, 1e-3);
+    for (std::size_t i = 0; i < 60; ++i) wide.cost[i * 50 + i % 50] *= 0.05;  // no row of K is all zero
+    for (std::size_t j = 0; j < 50; ++j) wide.cost[j * 50 + j] *= 0.05;
+    for (const char* name : {"pot-style", "fused"}) {
+        SolveOptions forced = fixedIterations(500, Precision::Fp32, 2);
+        forced.allowStabilizedFallback = false;
+        const SolveResult r = createSolver(name)->solve(wide.problem, forced);
+        UOT_CHECK_MSG(r.status == NumericalStatus::Underflow, name << " " << toString(r.status));
+        UOT_CHECK_MSG(r.message.find("iteration") != std::string::npos, r.message);
+        UOT_CHECK(allFinite(r.logU) && allFinite(r.logV) && std::isfinite(r.mass));
+        const SolveResult s = createSolver(name)->solve(wide.problem, fixedIterations(500, Precision::Fp32, 2));
+        UOT_CHECK_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
+        UOT_CHECK(s.iterations == 500 && allFinite(s.logU) && allFinite(s.logV));
+    }
+    // mapuot keeps the rescaled plan itself (entries of order one), so its
+    // float32 matrix does not overflow here: whatever it reports, no NaN/Inf.
+    {
+        SolveOptions forced = fixedIterations(500, Precision::Fp32, 2);
+        forced.allowStabilizedFallback = false;
+        const SolveResult r = createSolver("mapuot")->solve(wide.problem, forced);
+        UOT_CHECK(allFinite(r.logU) && allFinite(r.logV) && std::isfinite(r.mass));
+    }
+    // The log-domain result equals the reference's where the reference can still run (eps small but safe in fp64).
+    RandomProblem mid(40, 30, 4, 0.004);
+    const SolveResult ref = createSolver("reference")->solve(mid.problem, fixedIterations(100));
+    UOT_CHECK(ref.status == NumericalStatus::Ok);
+    const SolveResult lg = createSolver("log")->solve(mid.problem, fixedIterations(100, Precision::Fp64, 2));
+    UOT_CHECK_MSG(planRelL1(mid.problem, lg, ref) < 1e-10, planRelL1(mid.problem, lg, ref));
+    // auto at tiny eps in fp32 = fused, switched.
+    const SolveResult au = createSolver("auto")->solve(rp.problem, fixedIterations(50, Precision::Fp32, 2));
+    UOT_CHECK(au.status == NumericalStatus::SwitchedToLogDomain);
+}

@@ -1,0 +1,96 @@
+// Every SIMD build of the row kernels that this CPU can run, against plain
+// float64 loops, on lengths that exercise the unrolled and the short loops.
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/transport/cpu_buffers.h"
+#include "core/transport/row_kernels.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+using namespace uot::kernels;
+
+namespace {
+
+std::vector<SimdPath> supportedPaths()
+{
+    std::vector<SimdPath> paths{SimdPath::Generic};
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) paths.push_back(SimdPath::Avx2);
+    if (__builtin_cpu_supports("avx512f")) paths.push_back(SimdPath::Avx512);
+#endif
+    return paths;
+}
+
+template <typename T>
+void checkKernels(const RowKernels<T>& k, const char* what, double tol)
+{
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (std::size_t n : {paddedLength<T>(1), paddedLength<T>(37), paddedLength<T>(200), paddedLength<T>(1000)}) {
+        AlignedBuffer<T> x, y, s, beta;
+        x.resize(n);
+        y.resize(n);
+        s.resize(n);
+        beta.resize(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            x.data()[j] = static_cast<T>(unit(rng));
+            y.data()[j] = static_cast<T>(unit(rng));
+            s.data()[j] = static_cast<T>(unit(rng));
+            beta.data()[j] = static_cast<T>(unit(rng));
+        }
+        double dot = 0;
+        for (std::size_t j = 0; j < n; ++j) dot += double(x.data()[j]) * double(y.data()[j]);
+        UOT_CHECK_MSG(std::abs(double(k.dot(x.data(), y.data(), n)) - dot) <= tol * dot, what << " dot n=" << n);
+
+        std::vector<double> expect(n);
+        const T alpha = T(0.37);
+        for (std::size_t j = 0; j < n; ++j) expect[j] = double(s.data()[j]) + double(alpha) * double(x.data()[j]);
+        k.axpy(alpha, x.data(), s.data(), n);
+        for (std::size_t j = 0; j < n; ++j)
+            UOT_CHECK_MSG(std::abs(double(s.data()[j]) - expect[j]) <= tol * expect[j], what << " axpy j=" << j);
+
+        std::vector<double> scaled(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            scaled[j] = double(x.data()[j]) * double(beta.data()[j]) * double(alpha);
+            expect[j] = double(s.data()[j]) + scaled[j];
+        }
+        k.scaleAccumulate(x.data(), beta.data(), alpha, s.data(), n);
+        for (std::size_t j = 0; j < n; ++j) {
+            UOT_CHECK_MSG(std::abs(double(x.data()[j]) - scaled[j]) <= tol * scaled[j], what << " scale j=" << j);
+            UOT_CHECK_MSG(std::abs(double(s.data()[j]) - expect[j]) <= tol * expect[j], what << " accumulate j=" << j);
+        }
+    }
+}
+
+}  // namespace
+
+UOT_TEST(everySupportedPathComputesTheSameKernels)
+{
+    for (SimdPath path : supportedPaths()) {
+        const std::string name = toString(path);
+        checkKernels(rowKernelsFloat(path), (name + " fp32").c_str(), 1e-5);
+        checkKernels(rowKernelsDouble(path), (name + " fp64").c_str(), 1e-13);
+    }
+    UOT_CHECK(!toString(activeSimdPath()).empty());
+}
+
+UOT_TEST(paddedKernelHasZeroPadding)
+{
+    const std::size_t m = 3, n = 5;
+    std::vector<double> cost(m * n, 0.1), a(m, 1.0), b(n, 1.0);
+    UotProblem p;
+    p.cost = DenseCost{nullptr, cost.data(), m, n};
+    p.a = a;
+    p.b = b;
+    AlignedBuffer<float> k;
+    const std::size_t ld = paddedLength<float>(n);
+    UOT_CHECK(ld == 16);
+    buildPaddedKernel<float>(p, k, ld, 2);
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < ld; ++j)
+            UOT_CHECK_CLOSE(k.data()[i * ld + j], j < n ? std::exp(-0.1 / 0.05) : 0.0, 1e-7);
+}
