@@ -13,7 +13,6 @@ int pending(const char* name)
     return kExitUnavailable;
 }
 }  // namespace
-int runSolveCommand(const std::vector<std::string>&) { return pending("solve"); }
 int runDevicesCommand(const std::vector<std::string>&) { return pending("devices"); }
 int runRecolorCommand(const std::vector<std::string>&) { return pending("recolor"); }
 int runBatchCommand(const std::vector<std::string>&) { return pending("batch"); }

@@ -1,0 +1,191 @@
+// `uot solve`: solves a UOT problem given as .npy files and writes the
+// scalings (and optionally the plan) as .npy files. This is how users and
+// other tools check the solvers against POT.
+
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli/arg_parser.h"
+#include "app/cli/commands.h"
+#include "app/cli/solver_flags.h"
+#include "core/npy/npy_io.h"
+#include "core/registry/solver_registry.h"
+#include "core/transport/plan_evaluation.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) { g_interrupted.store(true); }
+
+std::vector<double> readWeights(const std::string& path, const char* name)
+{
+    const npy::Array array = npy::readNpy(path);
+    if (array.shape.size() == 2 && array.shape[0] != 1 && array.shape[1] != 1)
+        throw Error(ErrorCode::Io, "'" + path + "': " + name + " must be a 1-D array (got a 2-D array)");
+    return array.toDouble();
+}
+
+std::string jsonNumber(double x)
+{
+    if (!std::isfinite(x)) return "null";
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back exactly
+    return std::string(buf, r.ptr);
+}
+
+std::string jsonString(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+int runSolveCommand(const std::vector<std::string>& args)
+{
+    ArgParser parser("uot solve --cost C.npy --a a.npy --b b.npy --out-dir DIR [options]",
+                     "Solves the entropic unbalanced OT problem\n"
+                     "  min <P,C> + eps KL(P|R) + tau_a KL(P1|a) + tau_b KL(P^T1|b)\n"
+                     "for a cost matrix C (M x N) and weights a (M), b (N) given as .npy files (float32 or\n"
+                     "float64, C order), and writes DIR/u.npy, DIR/v.npy (float64 scalings: P = diag(u) K diag(v),\n"
+                     "K = exp(-C/eps) R), DIR/logu.npy, DIR/logv.npy (their logarithms, always finite), and\n"
+                     "DIR/plan.npy with --plan. Ctrl-C stops the iterations and writes the current iterate.");
+    parser.addOption("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0");
+    parser.addOption("a", "a.npy", "source weights, M entries > 0");
+    parser.addOption("b", "b.npy", "target weights, N entries > 0");
+    parser.addOption("out-dir", "DIR", "output directory (created if missing)");
+    parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy");
+    parser.addFlag("json", "print one JSON object instead of the human summary");
+    SolverFlagConfig config;
+    config.warmStart = true;
+    addSolverOptions(parser, config);
+    parser.parse(args);
+    if (parser.helpRequested()) {
+        std::fputs(parser.helpText().c_str(), stdout);
+        return kExitOk;
+    }
+    if (!parser.positionals().empty()) throw UsageError("unexpected argument '" + parser.positionals()[0] + "'");
+    for (const char* required : {"cost", "a", "b", "out-dir"})
+        if (!parser.has(required)) throw UsageError(std::string("missing --") + required + " (see --help)");
+    const SolverSettings settings = readSolverOptions(parser, config);
+
+    const npy::Array cost = npy::readNpy(parser.value("cost"));
+    if (cost.shape.size() != 2)
+        throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+    const std::vector<double> a = readWeights(parser.value("a"), "a");
+    const std::vector<double> b = readWeights(parser.value("b"), "b");
+
+    UotProblem problem;
+    DenseCost dense;
+    dense.rows = cost.rows();
+    dense.cols = cost.cols();
+    if (cost.dtype == npy::DType::Float32) dense.f32 = cost.f32.data();
+    else dense.f64 = cost.f64.data();
+    problem.cost = dense;
+    problem.a = a;
+    problem.b = b;
+    applyProblemParameters(settings, problem);
+
+    SolveOptions options = settings.options;
+    std::vector<double> warmU, warmV;
+    if (!settings.warmUPath.empty()) {
+        warmU = readWeights(settings.warmUPath, "the warm start u");
+        warmV = readWeights(settings.warmVPath, "the warm start v");
+        options.warmU = warmU;
+        options.warmV = warmV;
+    }
+    validateProblem(problem);  // before touching the output directory
+
+    const std::filesystem::path outDir = parser.value("out-dir");
+    std::error_code ec;
+    std::filesystem::create_directories(outDir, ec);
+    if (ec || !std::filesystem::is_directory(outDir))
+        throw Error(ErrorCode::Io, "cannot create the output directory '" + outDir.string() + "': " + ec.message());
+
+    SolveControl control;
+    control.cancel = &g_interrupted;
+    auto previous = std::signal(SIGINT, onInterrupt);
+    std::unique_ptr<UotSolver> solver = createSolver(settings.solver);
+    SolveResult result;
+    try {
+        result = solver->solve(problem, options, control);
+    } catch (...) {
+        std::signal(SIGINT, previous);
+        throw;
+    }
+    std::signal(SIGINT, previous);
+
+    const std::size_t m = problem.rows(), n = problem.cols();
+    const std::vector<double> u = result.u(), v = result.v();
+    npy::writeNpy((outDir / "u.npy").string(), u.data(), {m});
+    npy::writeNpy((outDir / "v.npy").string(), v.data(), {n});
+    npy::writeNpy((outDir / "logu.npy").string(), result.logU.data(), {m});
+    npy::writeNpy((outDir / "logv.npy").string(), result.logV.data(), {n});
+    if (parser.flag("plan")) {
+        std::vector<double> plan(m * n);
+        computePlan(problem, result.logU, result.logV, plan.data(), options.threads);
+        npy::writeNpy((outDir / "plan.npy").string(), plan.data(), {m, n});
+    }
+
+    if (parser.flag("json")) {
+        std::ostringstream j;
+        j << "{\"solver\": " << jsonString(result.solver) << ", \"requested_solver\": " << jsonString(settings.solver)
+          << ", \"m\": " << m << ", \"n\": " << n << ", \"precision\": " << jsonString(toString(options.precision))
+          << ", \"eps\": " << jsonNumber(problem.eps) << ", \"tau_a\": "
+          << (std::isinf(problem.tauA) ? "\"inf\"" : jsonNumber(problem.tauA))
+          << ", \"tau_b\": " << (std::isinf(problem.tauB) ? "\"inf\"" : jsonNumber(problem.tauB))
+          << ", \"reference_measure\": " << jsonString(toString(problem.reference))
+          << ", \"iterations\": " << result.iterations << ", \"error\": " << jsonNumber(result.error)
+          << ", \"mass\": " << jsonNumber(result.mass) << ", \"marginal_error_a\": " << jsonNumber(result.marginalErrorA)
+          << ", \"marginal_error_b\": " << jsonNumber(result.marginalErrorB)
+          << ", \"objective\": " << jsonNumber(result.objective)
+          << ", \"ms_per_iter\": " << jsonNumber(result.timings.msPerIteration)
+          << ", \"setup_ms\": " << jsonNumber(1e3 * result.timings.setupSeconds)
+          << ", \"iterate_ms\": " << jsonNumber(1e3 * result.timings.iterateSeconds)
+          << ", \"status\": " << jsonString(toString(result.status)) << ", \"message\": " << jsonString(result.message)
+          << ", \"converged\": " << (result.converged ? "true" : "false")
+          << ", \"cancelled\": " << (result.cancelled ? "true" : "false") << "}\n";
+        std::fputs(j.str().c_str(), stdout);
+    } else {
+        std::printf("solver      %s (requested %s), %s, %zu x %zu\n", result.solver.c_str(), settings.solver.c_str(),
+                    toString(options.precision).c_str(), m, n);
+        std::printf("iterations  %d%s%s, error %.3g\n", result.iterations, result.converged ? " (converged)" : "",
+                    result.cancelled ? " (cancelled)" : "", result.error);
+        std::printf("mass        %.10g   |P1-a|_1 %.3g   |P^T1-b|_1 %.3g   objective %.10g\n", result.mass,
+                    result.marginalErrorA, result.marginalErrorB, result.objective);
+        std::printf("time        %.3f ms/iteration, set-up %.1f ms\n", result.timings.msPerIteration,
+                    1e3 * result.timings.setupSeconds);
+        std::printf("status      %s%s%s\n", toString(result.status).c_str(), result.message.empty() ? "" : ": ",
+                    result.message.c_str());
+        std::printf("written     %s/{u,v,logu,logv}.npy%s\n", outDir.string().c_str(),
+                    parser.flag("plan") ? " and plan.npy" : "");
+    }
+    return kExitOk;
+}
+
+}  // namespace uot::cli
