@@ -47,4 +47,49 @@ struct BandwidthMeasurement {
 };
 BandwidthMeasurement measureBandwidth(int device, std::size_t bytes = std::size_t(1) << 30);
 
+// Launch parameters of the GPU kernels. Zero means "choose automatically".
+struct Tuning {
+    // gpu-mapuot, paper's part 2 (row factors applied, column sums accumulated):
+    // blocks of mapTy x mapTx threads, each thread mapNy rows of one 128-bit column vector.
+    int mapTx = 32;
+    int mapTy = 2;
+    int mapNy = 8;
+    // gpu-mapuot, part 4 (column factors applied, row sums accumulated): 1-D blocks
+    // of rowTx threads, rowNy rows per block, 4 vectors per thread per row.
+    int rowTx = 128;
+    int rowNy = 8;
+    // gpu-fused column reduction: number of partial rows the blocks add into
+    // (1 = every block atomically adds into one row of column sums; a value >= the
+    // block count = one private row per block, reduced in a second stage;
+    // 0 = automatic: one row per block, capped by memory to rows/64).
+    int fusedPartials = 0;
+};
+
+// Creates a GPU variant with explicit launch parameters (see createSolver above).
+std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& tuning);
+
+// Tuning used by createSolver(name) from now on in this process (e.g. after tuneMapUot).
+void setDefaultTuning(const Tuning& tuning);
+Tuning defaultTuning();
+
+// One measured candidate of tuneMapUot.
+struct TuningTrial {
+    Tuning tuning;
+    const char* part = "";  // "part2" (mapTx/mapTy/mapNy varied) or "part4" (rowTx/rowNy varied)
+    double ms = 0;          // median device time of that kernel alone, milliseconds
+};
+
+// Picks the gpu-mapuot tile parameters (mapTx, mapTy, mapNy, rowTx, rowNy) for this
+// device by timing candidate launches on a rows x cols float32 problem held on
+// the device. Returns the fastest; every trial is appended to `trials` when given.
+// Throws Unavailable without a device, OutOfMemory when the matrix does not fit.
+Tuning tuneMapUot(int device, std::size_t rows, std::size_t cols, std::vector<TuningTrial>* trials = nullptr);
+
+// Free and total memory of a device in bytes (cudaMemGetInfo). Throws Unavailable.
+struct DeviceMemory {
+    std::size_t freeBytes = 0;
+    std::size_t totalBytes = 0;
+};
+DeviceMemory deviceMemory(int device);
+
 }  // namespace uot::gpu

@@ -22,6 +22,24 @@ std::unique_ptr<UotSolver> createSolver(const std::string&)
     throw Error(ErrorCode::Unavailable, kNoCuda);
 }
 
+std::unique_ptr<UotSolver> createSolver(const std::string&, const Tuning&)
+{
+    throw Error(ErrorCode::Unavailable, kNoCuda);
+}
+
 BandwidthMeasurement measureBandwidth(int, std::size_t) { throw Error(ErrorCode::Unavailable, kNoCuda); }
+
+namespace {
+Tuning g_defaultTuning;
+}
+void setDefaultTuning(const Tuning& tuning) { g_defaultTuning = tuning; }
+Tuning defaultTuning() { return g_defaultTuning; }
+
+Tuning tuneMapUot(int, std::size_t, std::size_t, std::vector<TuningTrial>*)
+{
+    throw Error(ErrorCode::Unavailable, kNoCuda);
+}
+
+DeviceMemory deviceMemory(int) { throw Error(ErrorCode::Unavailable, kNoCuda); }
 
 }  // namespace uot::gpu

@@ -1,0 +1,134 @@
+#pragma once
+// Internal to gpu/: the CUDA kernels of every GPU variant, behind host launchers.
+// All pointers are device pointers unless named host*. Matrices are row-major
+// with a row pitch (in elements) that is a multiple of the 16-byte vector width,
+// so every row starts 16-byte aligned; the padding columns hold K = 0
+// (log-domain: -inf) and are never reported.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace uot::gpu::detail {
+
+// Elements of T in one 128-bit vector.
+template <typename T>
+constexpr std::size_t vectorWidth()
+{
+    return 16 / sizeof(T);
+}
+
+// Result of the convergence check, reduced on the device (one block).
+struct CheckValues {
+    double diffU, scaleU, diffV, scaleV;  // max|x - xPrev| and max(1, |x|, |xPrev|) per side
+    int bad;                              // a scaling is not finite and > 0
+    int pad;
+};
+
+// How K is built from a cost chunk: K = exp(-C/eps + logR) (multiplicative) or
+// logK = -C/eps + logR (log domain). logA/logB are null for ReferenceMeasure::Ones.
+struct BuildParams {
+    double invEps = 1;
+    const double* logA = nullptr;  // device, rows
+    const double* logB = nullptr;  // device, cols
+    bool logDomain = false;
+};
+
+// Writes rows [rowBegin, rowBegin + chunkRows) of K from a dense cost chunk
+// (chunkRows x cols, row-major, no padding). Records in *firstBad the smallest
+// linear index (i * cols + j) of a negative or non-finite cost.
+template <typename T, typename C>
+void launchBuildFromDense(const C* cost, std::size_t rowBegin, std::size_t chunkRows, std::size_t cols,
+                          std::size_t pitch, T* K, BuildParams params, unsigned long long* firstBad,
+                          cudaStream_t stream);
+
+// Writes all of K from two point sets (x: rows x dim, y: cols x dim, float64):
+// C_ij = scale |x_i - y_j|^2.
+template <typename T>
+void launchBuildFromPoints(const double* x, const double* y, std::size_t rows, std::size_t cols, std::size_t dim,
+                           double scale, std::size_t pitch, T* K, BuildParams params, cudaStream_t stream);
+
+// Counts rows and columns of K that are entirely zero (underflow); counters are
+// overwritten (device ints).
+template <typename T>
+void launchCountZeroLines(const T* K, std::size_t rows, std::size_t cols, std::size_t pitch, int* zeroRows,
+                          int* zeroCols, cudaStream_t stream);
+
+// x_k = (w_k / s_k)^f for k < n (w float64).
+template <typename T>
+void launchScalingUpdate(const T* s, const double* w, T* x, std::size_t n, double f, cudaStream_t stream);
+
+// A_ij *= u_i v_j (mapuot warm start).
+template <typename T>
+void launchScaleMatrix(T* A, std::size_t rows, std::size_t pitch, const T* u, const T* v, cudaStream_t stream);
+
+// gpu-fused: one read-only pass. For every row i: r_i = sum_j K_ij v_j, u_i =
+// (a_i / r_i)^fa, then partials[p][j] += K_ij u_i (p = block % partialRows),
+// with the rows staged through shared memory by asynchronous copies.
+struct FusedPlan {
+    bool usable = false;     // false when a row does not fit the shared-memory pipeline
+    int items = 0;           // 128-bit vectors per thread per row
+    int threads = 0;
+    int groupRows = 0;       // rows per pipeline stage
+    int blocks = 0;
+    std::size_t sharedBytes = 0;
+};
+template <typename T>
+FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device);
+template <typename T>
+void launchFused(const FusedPlan& plan, const T* K, std::size_t rows, std::size_t pitch, const T* v,
+                 const double* a, double fa, T* u, T* partials, int partialRows, cudaStream_t stream);
+
+// Second stage of the column reduction: s_j = sum_p partials[p][j] (partials
+// zeroed again), v_j = (b_j / s_j)^fb.
+template <typename T>
+void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std::size_t cols, const double* b,
+                           double fb, T* v, cudaStream_t stream);
+
+// gpu-mapuot, exact in-place form (docs/ALGORITHMS.md s2):
+// factor_k = (w_k / s_k)^f * x_k^(f - 1); x_k *= factor_k; s_k = 0 (ready for the next atomics).
+template <typename T>
+void launchMapFactors(T* s, const double* w, T* x, T* factor, std::size_t n, double f, cudaStream_t stream);
+
+// Part 2: A_ij *= alpha_i, colSum_j += A_ij (blocks ty x tx, ny rows per thread).
+template <typename T>
+void launchMapApplyRows(T* A, std::size_t rows, std::size_t pitch, const T* alpha, T* colSum, int tx, int ty,
+                        int ny, cudaStream_t stream);
+
+// Part 4: A_ij *= beta_j, rowSum_i += A_ij (1-D blocks of tx threads, ny rows per block).
+template <typename T>
+void launchMapApplyCols(T* A, std::size_t rows, std::size_t pitch, const T* beta, T* rowSum, int tx, int ny,
+                        cudaStream_t stream);
+
+// Row sums s_i = sum_j A_ij (one warp per row).
+template <typename T>
+void launchRowSums(const T* A, std::size_t rows, std::size_t cols, std::size_t pitch, T* s, cudaStream_t stream);
+
+// gpu-log: lu_i = fa (log a_i - LSE_j(logK_ij + lv_j)) (one warp per row).
+template <typename T>
+void launchLogRows(const T* logK, std::size_t rows, std::size_t cols, std::size_t pitch, const double* lv,
+                   const double* logWeightA, double fa, double* lu, cudaStream_t stream);
+
+// gpu-log columns: per band partial (max, sum) of logK_ij + lu_i, then
+// lv_j = fb (log b_j - LSE_i(...)). partialMax/partialSum hold bands x cols.
+int logColumnBands(std::size_t rows, std::size_t cols, int device);
+template <typename T>
+void launchLogCols(const T* logK, std::size_t rows, std::size_t cols, std::size_t pitch, const double* lu,
+                   const double* logWeightB, double fb, double* lv, double* partialMax, double* partialSum,
+                   int bands, cudaStream_t stream);
+
+// The stopping criterion's maxima and the finiteness flag, in one block.
+// fromLogs: x are log-scalings (compared as exp(x)).
+template <typename T>
+void launchCheck(const T* u, const T* uPrev, std::size_t rows, const T* v, const T* vPrev, std::size_t cols,
+                 bool fromLogs, CheckValues* out, cudaStream_t stream);
+
+// Streaming read of `count` 16-byte vectors (result folded into *sink so the
+// loads are not removed).
+void launchStreamRead(const float* data, std::size_t count, float* sink, int blocks, cudaStream_t stream);
+
+// Fills n floats with a deterministic pattern in (0.5, 1].
+void launchFillPattern(float* data, std::size_t n, cudaStream_t stream);
+
+}  // namespace uot::gpu::detail

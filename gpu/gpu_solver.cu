@@ -1,0 +1,653 @@
+// The GPU variants (gpu-pot-style, gpu-mapuot, gpu-fused, gpu-log) behind the
+// uot::UotSolver interface, with a device-resident iteration loop: iterations
+// are replayed as CUDA graphs, the stopping error is reduced on the device and
+// read back only at checks, cancellation is polled between short slices.
+
+#include "gpu/gpu_solver.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <variant>
+#include <vector>
+
+#include "core/transport/iteration_monitor.h"
+#include "core/transport/kernel_matrix.h"
+#include "core/transport/solve_setup.h"
+#include "gpu/cuda_support.h"
+#include "gpu/gpu_kernels.h"
+
+namespace uot::gpu::detail {
+
+[[noreturn]] void throwCudaError(cudaError_t status, const char* what, const char* file, int line)
+{
+    std::ostringstream msg;
+    const ErrorCode code = errorCodeFor(status);
+    if (code == ErrorCode::OutOfMemory) {
+        msg << "the GPU ran out of memory (" << cudaGetErrorString(status) << " in " << what
+            << "): use a smaller problem, fp32, or a CPU solver";
+    } else if (code == ErrorCode::Unavailable) {
+        msg << "no usable GPU: " << cudaGetErrorString(status) << " (" << what
+            << "); use a CPU solver or check the NVIDIA driver";
+    } else {
+        msg << "GPU failure: " << cudaGetErrorName(status) << ": " << cudaGetErrorString(status) << " in " << what
+            << " (" << file << ":" << line << ")";
+    }
+    throw Error(code, msg.str());
+}
+
+namespace {
+
+#define UOT_CUBLAS_CHECK(call)                                                                              \
+    do {                                                                                                    \
+        const cublasStatus_t uot_cublas_status = (call);                                                    \
+        if (uot_cublas_status != CUBLAS_STATUS_SUCCESS) {                                                   \
+            throw Error(uot_cublas_status == CUBLAS_STATUS_ALLOC_FAILED ? ErrorCode::OutOfMemory            \
+                                                                        : ErrorCode::Device,                \
+                        std::string("cuBLAS failure: ") + cublasGetStatusString(uot_cublas_status) + " in " \
+                            #call);                                                                         \
+        }                                                                                                   \
+    } while (0)
+
+class CublasHandle {
+public:
+    CublasHandle() { UOT_CUBLAS_CHECK(cublasCreate(&m_handle)); }
+    ~CublasHandle()
+    {
+        if (m_handle) cublasDestroy(m_handle);
+    }
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+    cublasHandle_t get() const { return m_handle; }
+
+private:
+    cublasHandle_t m_handle = nullptr;
+};
+
+cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const float* A, int lda, const float* x,
+                    float* y)
+{
+    const float one = 1.f, zero = 0.f;
+    return cublasSgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
+}
+cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const double* A, int lda, const double* x,
+                    double* y)
+{
+    const double one = 1.0, zero = 0.0;
+    return cublasDgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
+}
+
+constexpr std::size_t kCublasWorkspaceBytes = std::size_t(4) << 20;
+constexpr double kSliceSeconds = 0.005;  // device work queued between cancellation polls
+constexpr int kMaxSlice = 512;
+
+std::size_t roundUp(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
+
+template <typename T>
+std::vector<T> toDeviceType(const std::vector<double>& x, std::size_t paddedSize)
+{
+    std::vector<T> out(paddedSize, T(0));
+    for (std::size_t k = 0; k < x.size(); ++k) out[k] = static_cast<T>(x[k]);
+    return out;
+}
+
+template <typename T>
+void upload(T* dst, const T* src, std::size_t count, cudaStream_t stream)
+{
+    if (count) UOT_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------- engine
+
+class EngineBase {
+public:
+    virtual ~EngineBase() = default;
+    virtual SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) = 0;
+};
+
+template <typename T>
+class Engine final : public EngineBase {
+public:
+    Engine(Variant variant, const Tuning& tuning, int device, std::string name)
+        : m_variant(variant), m_tuning(tuning), m_device(device), m_name(std::move(name))
+    {
+    }
+
+    SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override;
+
+private:
+    bool isLog() const { return m_variant == Variant::Log; }
+    bool needsCublas() const
+    {
+        return m_variant == Variant::PotStyle || (m_variant == Variant::Fused && !m_fused.usable);
+    }
+    void prepare(std::size_t rows, std::size_t cols, std::size_t pitch);
+    void buildKernel(const UotProblem& problem);
+    template <typename C>
+    void buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params);
+    void enqueueIteration();
+    void launchIterations(int count);
+    void clearGraphs() { m_graphs.clear(); }
+
+    Variant m_variant;
+    Tuning m_tuning;
+    int m_device;
+    std::string m_name;
+    AllocationTracker m_tracker;
+    Stream m_stream;
+    std::unique_ptr<CublasHandle> m_cublas;
+
+    std::size_t m_rows = 0, m_cols = 0, m_pitch = 0;
+    DeviceBuffer<T> m_K;
+    DeviceBuffer<T> m_u, m_v, m_uPrev, m_vPrev, m_uGood, m_vGood;          // multiplicative scalings
+    DeviceBuffer<double> m_lu, m_lv, m_luPrev, m_lvPrev, m_luGood, m_lvGood;  // log-domain potentials
+    DeviceBuffer<double> m_a, m_b, m_logA, m_logB;
+    DeviceBuffer<T> m_rowSum, m_colSum, m_alpha, m_beta, m_partials;
+    DeviceBuffer<double> m_logPartMax, m_logPartSum;
+    DeviceBuffer<CheckValues> m_check;
+    DeviceBuffer<unsigned long long> m_scratch;  // [0] first bad cost, [1] zero rows | zero cols (2 ints)
+    DeviceBuffer<unsigned char> m_cublasWorkspace;
+    PinnedBuffer<CheckValues> m_hostCheck{1};
+
+    FusedPlan m_fused;
+    int m_partialRows = 0;
+    int m_logBands = 0;
+    double m_fa = 1, m_fb = 1;
+
+    std::string m_graphKey;
+    std::map<int, GraphExec> m_graphs;
+    bool m_graphsWork = true;
+};
+
+template <typename T>
+void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
+{
+    const bool sameShape = rows == m_rows && cols == m_cols && pitch == m_pitch && m_K.get();
+    if (!sameShape) {
+        // Free everything first so that the peak never holds two matrices.
+        clearGraphs();
+        m_K.release();
+        m_partials.release();
+        m_logPartMax.release();
+        m_logPartSum.release();
+        m_rows = m_cols = m_pitch = 0;
+    }
+    AllocationTracker* t = &m_tracker;
+    m_K.ensure(rows * pitch, t);
+    m_a.ensure(rows, t);
+    m_b.ensure(cols, t);
+    m_logA.ensure(rows, t);
+    m_logB.ensure(cols, t);
+    m_check.ensure(1, t);
+    m_scratch.ensure(2, t);
+    if (isLog()) {
+        m_lu.ensure(rows, t);
+        m_lv.ensure(cols, t);
+        m_luPrev.ensure(rows, t);
+        m_lvPrev.ensure(cols, t);
+        m_luGood.ensure(rows, t);
+        m_lvGood.ensure(cols, t);
+        m_logBands = logColumnBands(rows, cols, m_device);
+        m_logPartMax.ensure(std::size_t(m_logBands) * cols, t);
+        m_logPartSum.ensure(std::size_t(m_logBands) * cols, t);
+    } else {
+        m_u.ensure(rows, t);
+        m_v.ensure(pitch, t);
+        m_uPrev.ensure(rows, t);
+        m_vPrev.ensure(pitch, t);
+        m_uGood.ensure(rows, t);
+        m_vGood.ensure(pitch, t);
+    }
+    if (m_variant == Variant::Fused) {
+        m_fused = planFused<T>(rows, cols, pitch, m_device);
+        if (m_fused.usable) {
+            int partials = m_tuning.fusedPartials;
+            if (partials <= 0) {
+                // One private row per block when that costs under 2% of the matrix,
+                // else fewer rows shared through atomics.
+                partials = m_fused.blocks <= static_cast<int>(rows / 50)
+                               ? m_fused.blocks
+                               : static_cast<int>(std::max<std::size_t>(1, rows / 64));
+            }
+            m_partialRows = std::min(partials, m_fused.blocks);
+            m_partials.ensure(std::size_t(m_partialRows) * pitch, t);
+        }
+    }
+    if (needsCublas() || m_variant == Variant::MapUot) {
+        m_rowSum.ensure(rows, t);
+        m_colSum.ensure(pitch, t);
+    }
+    if (m_variant == Variant::MapUot) {
+        m_alpha.ensure(rows, t);
+        m_beta.ensure(pitch, t);
+    }
+    if (needsCublas() && !m_cublas) {
+        m_cublas = std::make_unique<CublasHandle>();
+        m_cublasWorkspace.ensure(kCublasWorkspaceBytes, t);
+        UOT_CUBLAS_CHECK(cublasSetStream(m_cublas->get(), m_stream.get()));
+        UOT_CUBLAS_CHECK(cublasSetWorkspace(m_cublas->get(), m_cublasWorkspace.get(), kCublasWorkspaceBytes));
+    }
+    m_rows = rows;
+    m_cols = cols;
+    m_pitch = pitch;
+}
+
+template <typename T>
+template <typename C>
+void Engine<T>::buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params)
+{
+    // The cost travels in chunks of rows, each at most 3% of the matrix (at
+    // least one row), so the full cost is never on the device beside K.
+    const std::size_t rowBytes = cols * sizeof(C);
+    const std::size_t budget = std::max(rowBytes, m_K.bytes() * 3 / 100);
+    const std::size_t chunkRows = std::clamp<std::size_t>(budget / rowBytes, 1, rows);
+    DeviceBuffer<C> staging(chunkRows * cols, &m_tracker);
+    unsigned long long* firstBad = m_scratch.get();
+    UOT_CUDA_CHECK(cudaMemsetAsync(firstBad, 0xff, sizeof(unsigned long long), m_stream.get()));
+    for (std::size_t r0 = 0; r0 < rows; r0 += chunkRows) {
+        const std::size_t n = std::min(chunkRows, rows - r0);
+        upload(staging.get(), host + r0 * cols, n * cols, m_stream.get());
+        launchBuildFromDense<T, C>(staging.get(), r0, n, cols, m_pitch, m_K.get(), params, firstBad, m_stream.get());
+    }
+    unsigned long long bad = 0;
+    UOT_CUDA_CHECK(cudaMemcpyAsync(&bad, firstBad, sizeof(bad), cudaMemcpyDeviceToHost, m_stream.get()));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
+    if (bad != std::numeric_limits<unsigned long long>::max()) {
+        const std::size_t i = bad / cols, j = bad % cols;
+        std::ostringstream msg;
+        msg << "cost matrix entry (" << i << ", " << j << ") is " << static_cast<double>(host[bad])
+            << ": costs must be finite and >= 0";
+        throw Error(ErrorCode::InvalidArgument, msg.str());
+    }
+}
+
+template <typename T>
+void Engine<T>::buildKernel(const UotProblem& problem)
+{
+    BuildParams params;
+    params.invEps = 1.0 / problem.eps;
+    params.logDomain = isLog();
+    if (problem.reference == ReferenceMeasure::Product) {
+        params.logA = m_logA.get();
+        params.logB = m_logB.get();
+    }
+    if (const auto* dense = std::get_if<DenseCost>(&problem.cost)) {
+        if (dense->f32)
+            buildFromDense<float>(dense->f32, m_rows, m_cols, params);
+        else
+            buildFromDense<double>(dense->f64, m_rows, m_cols, params);
+    } else {
+        const auto& pc = std::get<PointCloudCost>(problem.cost);
+        if (pc.dim == 0 || !pc.x || !pc.y)
+            throw Error(ErrorCode::InvalidArgument, "point-cloud cost needs two point sets of dimension >= 1");
+        for (std::size_t k = 0; k < (pc.rows + pc.cols) * pc.dim; ++k) {
+            const double value = k < pc.rows * pc.dim ? pc.x[k] : pc.y[k - pc.rows * pc.dim];
+            if (!std::isfinite(value))
+                throw Error(ErrorCode::InvalidArgument, "point-cloud cost: a point coordinate is not finite");
+        }
+        if (!(pc.scale >= 0) || !std::isfinite(pc.scale))
+            throw Error(ErrorCode::InvalidArgument, "point-cloud cost: scale must be finite and >= 0");
+        DeviceBuffer<double> x(pc.rows * pc.dim, &m_tracker), y(pc.cols * pc.dim, &m_tracker);
+        upload(x.get(), pc.x, pc.rows * pc.dim, m_stream.get());
+        upload(y.get(), pc.y, pc.cols * pc.dim, m_stream.get());
+        launchBuildFromPoints<T>(x.get(), y.get(), m_rows, m_cols, pc.dim, pc.scale, m_pitch, m_K.get(), params,
+                                 m_stream.get());
+        UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
+    }
+}
+
+template <typename T>
+void Engine<T>::enqueueIteration()
+{
+    cudaStream_t s = m_stream.get();
+    const std::size_t M = m_rows, N = m_cols, P = m_pitch;
+    switch (m_variant) {
+    case Variant::Fused:
+        if (m_fused.usable) {
+            launchFused<T>(m_fused, m_K.get(), M, P, m_v.get(), m_a.get(), m_fa, m_u.get(), m_partials.get(),
+                           m_partialRows, s);
+            const bool exclusive = m_partialRows >= m_fused.blocks;
+            launchFinalizeColumns<T>(m_partials.get(), exclusive ? -m_partialRows : m_partialRows, P, N, m_b.get(),
+                                     m_fb, m_v.get(), s);
+            break;
+        }
+        [[fallthrough]];  // rows too wide for the on-chip pipeline: two read passes
+    case Variant::PotStyle:
+        UOT_CUBLAS_CHECK(gemv(m_cublas->get(), CUBLAS_OP_T, static_cast<int>(N), static_cast<int>(M), m_K.get(),
+                              static_cast<int>(P), m_v.get(), m_rowSum.get()));
+        launchScalingUpdate<T>(m_rowSum.get(), m_a.get(), m_u.get(), M, m_fa, s);
+        UOT_CUBLAS_CHECK(gemv(m_cublas->get(), CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), m_K.get(),
+                              static_cast<int>(P), m_u.get(), m_colSum.get()));
+        launchScalingUpdate<T>(m_colSum.get(), m_b.get(), m_v.get(), N, m_fb, s);
+        break;
+    case Variant::MapUot:
+        launchMapFactors<T>(m_rowSum.get(), m_a.get(), m_u.get(), m_alpha.get(), M, m_fa, s);
+        launchMapApplyRows<T>(m_K.get(), M, P, m_alpha.get(), m_colSum.get(), m_tuning.mapTx, m_tuning.mapTy,
+                              m_tuning.mapNy, s);
+        launchMapFactors<T>(m_colSum.get(), m_b.get(), m_v.get(), m_beta.get(), N, m_fb, s);
+        launchMapApplyCols<T>(m_K.get(), M, P, m_beta.get(), m_rowSum.get(), m_tuning.rowTx, m_tuning.rowNy, s);
+        break;
+    case Variant::Log:
+        launchLogRows<T>(m_K.get(), M, N, P, m_lv.get(), m_logA.get(), m_fa, m_lu.get(), s);
+        launchLogCols<T>(m_K.get(), M, N, P, m_lu.get(), m_logB.get(), m_fb, m_lv.get(), m_logPartMax.get(),
+                         m_logPartSum.get(), m_logBands, s);
+        break;
+    }
+}
+
+template <typename T>
+void Engine<T>::launchIterations(int count)
+{
+    if (count <= 0) return;
+    if (m_graphsWork) {
+        auto found = m_graphs.find(count);
+        if (found == m_graphs.end()) {
+            cudaGraph_t graph = nullptr;
+            bool captured = false;
+            UOT_CUDA_CHECK(cudaStreamBeginCapture(m_stream.get(), cudaStreamCaptureModeThreadLocal));
+            try {
+                for (int k = 0; k < count; ++k) enqueueIteration();
+                captured = true;
+            } catch (const Error&) {
+                captured = false;
+            }
+            const cudaError_t end = cudaStreamEndCapture(m_stream.get(), &graph);
+            cudaGraphExec_t exec = nullptr;
+            if (captured && end == cudaSuccess && graph &&
+                cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess) {
+                found = m_graphs.emplace(count, GraphExec(exec)).first;
+            } else {
+                (void)cudaGetLastError();
+                m_graphsWork = false;  // run without graphs from now on
+            }
+            if (graph) cudaGraphDestroy(graph);
+        }
+        if (m_graphsWork) {
+            UOT_CUDA_CHECK(cudaGraphLaunch(found->second.get(), m_stream.get()));
+            return;
+        }
+    }
+    for (int k = 0; k < count; ++k) enqueueIteration();
+}
+
+template <typename T>
+SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto setupStart = Clock::now();
+    validateSolveOptions(problem, options);
+    const std::size_t M = problem.rows(), N = problem.cols();
+    const std::size_t pitch = roundUp(N, vectorWidth<T>());
+    cudaStream_t s = m_stream.get();
+
+    SolveResult result;
+    result.solver = m_name;
+    result.bytesPerIteration = bytesPerIterationFor(m_variant, M, N, sizeof(T));
+
+    prepare(M, N, pitch);
+    m_tracker.resetPeak();
+    m_fa = problem.exponentA();
+    m_fb = problem.exponentB();
+
+    // Weights and their logs (float64).
+    std::vector<double> logA(M), logB(N);
+    for (std::size_t i = 0; i < M; ++i) logA[i] = std::log(problem.a[i]);
+    for (std::size_t j = 0; j < N; ++j) logB[j] = std::log(problem.b[j]);
+    upload(m_a.get(), problem.a.data(), M, s);
+    upload(m_b.get(), problem.b.data(), N, s);
+    upload(m_logA.get(), logA.data(), M, s);
+    upload(m_logB.get(), logB.data(), N, s);
+    UOT_CUDA_CHECK(cudaStreamSynchronize(s));  // host vectors above go out of scope only after this
+
+    buildKernel(problem);
+
+    const std::vector<double> u0 = initialScaling(options.warmU, M);
+    const std::vector<double> v0 = initialScaling(options.warmV, N);
+
+    KernelBuildReport report;
+    if (!isLog()) {
+        int* counts = reinterpret_cast<int*>(m_scratch.get() + 1);
+        launchCountZeroLines<T>(m_K.get(), M, N, pitch, counts, counts + 1, s);
+        int host[2] = {0, 0};
+        UOT_CUDA_CHECK(cudaMemcpyAsync(host, counts, sizeof(host), cudaMemcpyDeviceToHost, s));
+        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+        report.zeroRows = static_cast<std::size_t>(host[0]);
+        report.zeroCols = static_cast<std::size_t>(host[1]);
+    }
+
+    // Initial iterate, the snapshot of the last good one, and variant state.
+    if (isLog()) {
+        std::vector<double> lu(M), lv(N);
+        for (std::size_t i = 0; i < M; ++i) lu[i] = std::log(u0[i]);
+        for (std::size_t j = 0; j < N; ++j) lv[j] = std::log(v0[j]);
+        upload(m_lu.get(), lu.data(), M, s);
+        upload(m_lv.get(), lv.data(), N, s);
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_luGood.get(), m_lu.get(), M * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_lvGood.get(), m_lv.get(), N * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    } else {
+        const std::vector<T> hu = toDeviceType<T>(u0, M), hv = toDeviceType<T>(v0, pitch);
+        upload(m_u.get(), hu.data(), M, s);
+        upload(m_v.get(), hv.data(), pitch, s);
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_uGood.get(), m_u.get(), M * sizeof(T), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_vGood.get(), m_v.get(), pitch * sizeof(T), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaMemsetAsync(m_vPrev.get(), 0, pitch * sizeof(T), s));
+        if (m_partials.get()) UOT_CUDA_CHECK(cudaMemsetAsync(m_partials.get(), 0, m_partials.bytes(), s));
+        if (m_colSum.get()) UOT_CUDA_CHECK(cudaMemsetAsync(m_colSum.get(), 0, m_colSum.bytes(), s));
+        if (m_variant == Variant::MapUot) {
+            UOT_CUDA_CHECK(cudaMemsetAsync(m_beta.get(), 0, m_beta.bytes(), s));
+            if (!options.warmU.empty() || !options.warmV.empty())
+                launchScaleMatrix<T>(m_K.get(), M, pitch, m_u.get(), m_v.get(), s);
+            launchRowSums<T>(m_K.get(), M, N, pitch, m_rowSum.get(), s);
+        }
+        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+
+    // Graphs bake pointers and parameters in: keep them while these are unchanged.
+    {
+        std::ostringstream key;
+        key << M << ' ' << N << ' ' << static_cast<const void*>(m_K.get()) << ' '
+            << static_cast<const void*>(m_partials.get()) << ' ' << std::hexfloat << m_fa << ' ' << m_fb;
+        if (key.str() != m_graphKey) {
+            clearGraphs();
+            m_graphKey = key.str();
+        }
+    }
+    result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
+
+    int iterations = 0;
+    if (!isLog() && report.underflows()) {
+        markUnderflow(result, report, 0);
+    } else if (options.maxIterations > 0) {
+        IterationMonitor monitor(options, control, result.bytesPerIteration);
+        const int checkEvery = std::max(1, options.checkEvery);
+        const double estimate = static_cast<double>(result.bytesPerIteration) / 2.5e12 + 5e-6;
+        int slice = std::clamp(static_cast<int>(kSliceSeconds / estimate), 1, kMaxSlice);
+        Event chunkStart, chunkEnd, sliceDone[2] = {Event(false), Event(false)};
+        double gpuMs = 0;
+        int lastGood = 0;
+        const std::size_t vecBytes = isLog() ? sizeof(double) : sizeof(T);
+        void* cur[2] = {isLog() ? static_cast<void*>(m_lu.get()) : m_u.get(),
+                        isLog() ? static_cast<void*>(m_lv.get()) : m_v.get()};
+        void* prev[2] = {isLog() ? static_cast<void*>(m_luPrev.get()) : m_uPrev.get(),
+                         isLog() ? static_cast<void*>(m_lvPrev.get()) : m_vPrev.get()};
+        void* good[2] = {isLog() ? static_cast<void*>(m_luGood.get()) : m_uGood.get(),
+                         isLog() ? static_cast<void*>(m_lvGood.get()) : m_vGood.get()};
+        const std::size_t len[2] = {M, N};
+        auto copyAll = [&](void* const* dst, void* const* src) {
+            for (int k = 0; k < 2; ++k)
+                UOT_CUDA_CHECK(cudaMemcpyAsync(dst[k], src[k], len[k] * vecBytes, cudaMemcpyDeviceToDevice, s));
+        };
+        auto enqueueCheck = [&]() {
+            if (isLog())
+                launchCheck<double>(m_lu.get(), m_luPrev.get(), M, m_lv.get(), m_lvPrev.get(), N, true, m_check.get(),
+                                    s);
+            else
+                launchCheck<T>(m_u.get(), m_uPrev.get(), M, m_v.get(), m_vPrev.get(), N, false, m_check.get(), s);
+            UOT_CUDA_CHECK(
+                cudaMemcpyAsync(m_hostCheck.get(), m_check.get(), sizeof(CheckValues), cudaMemcpyDeviceToHost, s));
+        };
+        auto relative = [&](double diff, double scale) {
+            const double r = diff / scale;
+            return std::isfinite(r) ? r : 1.0;
+        };
+
+        while (iterations < options.maxIterations) {
+            if (monitor.cancelRequested()) {
+                result.cancelled = true;
+                break;
+            }
+            const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
+            UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
+            int plain = toCheck - 1, done = 0, launched = 0;
+            bool cancelled = false;
+            while (plain > 0) {
+                const int n = std::min(plain, slice);
+                launchIterations(n);
+                UOT_CUDA_CHECK(cudaEventRecord(sliceDone[launched & 1].get(), s));
+                ++launched;
+                plain -= n;
+                done += n;
+                if (launched >= 2) UOT_CUDA_CHECK(cudaEventSynchronize(sliceDone[launched & 1].get()));
+                if (monitor.cancelRequested()) {
+                    cancelled = true;
+                    break;
+                }
+            }
+            if (!cancelled) {
+                copyAll(prev, cur);
+                launchIterations(1);
+                done += 1;
+            }
+            UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
+            enqueueCheck();
+            UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+            float ms = 0;
+            UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
+            gpuMs += ms;
+            iterations += done;
+            const CheckValues c = *m_hostCheck.get();
+            if (c.bad) {
+                copyAll(cur, good);
+                UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+                markUnderflow(result, report, iterations);
+                iterations = lastGood;
+                break;
+            }
+            copyAll(good, cur);
+            lastGood = iterations;
+            if (cancelled) {
+                result.cancelled = true;
+                break;
+            }
+            result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
+            // Keep each slice near kSliceSeconds of device work so cancellation stays prompt.
+            const double perIteration = ms * 1e-3 / std::max(1, done);
+            if (perIteration > 0) {
+                const int wanted = std::clamp(static_cast<int>(kSliceSeconds / perIteration), 1, kMaxSlice);
+                if (wanted > 2 * slice || 2 * wanted < slice) slice = wanted;
+            }
+            if (monitor.report(iterations, result.error)) {
+                result.converged = true;
+                break;
+            }
+        }
+        result.timings.iterateSeconds = gpuMs * 1e-3;
+    }
+    result.iterations = iterations;
+
+    // Read back the scalings.
+    std::vector<double> hu(M), hv(N);
+    if (isLog()) {
+        UOT_CUDA_CHECK(cudaMemcpyAsync(hu.data(), m_lu.get(), M * sizeof(double), cudaMemcpyDeviceToHost, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(hv.data(), m_lv.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
+        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    } else {
+        std::vector<T> tu(M), tv(N);
+        UOT_CUDA_CHECK(cudaMemcpyAsync(tu.data(), m_u.get(), M * sizeof(T), cudaMemcpyDeviceToHost, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(tv.data(), m_v.get(), N * sizeof(T), cudaMemcpyDeviceToHost, s));
+        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+        for (std::size_t i = 0; i < M; ++i) hu[i] = static_cast<double>(tu[i]);
+        for (std::size_t j = 0; j < N; ++j) hv[j] = static_cast<double>(tv[j]);
+    }
+    result.peakDeviceBytes = m_tracker.peak();
+    if (isLog())
+        finishResultFromLogs(problem, options, std::move(hu), std::move(hv), result);
+    else
+        finishResult(problem, options, hu, hv, result);
+    return result;
+}
+
+// -------------------------------------------------------------------------- solver
+
+std::uint64_t bytesPerIterationFor(Variant variant, std::size_t rows, std::size_t cols, std::size_t elementBytes)
+{
+    const std::uint64_t matrix = std::uint64_t(rows) * cols * elementBytes;
+    switch (variant) {
+    case Variant::Fused: return matrix;         // one read
+    case Variant::PotStyle: return 2 * matrix;  // two reads
+    case Variant::MapUot: return 4 * matrix;    // two kernels, each a read and a write
+    case Variant::Log: return 2 * matrix;       // two reads (rows, then columns)
+    }
+    return 2 * matrix;
+}
+
+std::string GpuSolver::name() const { return m_name; }
+
+std::uint64_t GpuSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
+{
+    return bytesPerIterationFor(m_variant, rows, cols, precision == Precision::Fp32 ? 4 : 8);
+}
+
+GpuSolver::GpuSolver(Variant variant, std::string name, const Tuning& tuning)
+    : m_variant(variant), m_name(std::move(name)), m_tuning(tuning)
+{
+}
+
+GpuSolver::~GpuSolver() = default;
+
+SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
+{
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        throw Error(ErrorCode::Unavailable,
+                    std::string("no usable GPU: ") +
+                        (status != cudaSuccess ? cudaGetErrorString(status) : "the CUDA runtime reports no device") +
+                        "; use a CPU solver");
+    }
+    if (options.device < 0 || options.device >= count) {
+        std::ostringstream msg;
+        msg << "GPU " << options.device << " does not exist: this machine has " << count
+            << " device(s), numbered from 0";
+        throw Error(ErrorCode::InvalidArgument, msg.str());
+    }
+    DeviceGuard guard(options.device);
+    if (!m_engine || m_enginePrecision != options.precision || m_engineDevice != options.device) {
+        m_engine.reset();
+        if (options.precision == Precision::Fp32)
+            m_engine = std::make_unique<Engine<float>>(m_variant, m_tuning, options.device, m_name);
+        else
+            m_engine = std::make_unique<Engine<double>>(m_variant, m_tuning, options.device, m_name);
+        m_enginePrecision = options.precision;
+        m_engineDevice = options.device;
+    }
+    try {
+        return m_engine->solve(problem, options, control);
+    } catch (const Error& e) {
+        // After a device fault the engine's buffers may be unusable: start afresh next time.
+        if (e.code() == ErrorCode::Device || e.code() == ErrorCode::OutOfMemory) m_engine.reset();
+        throw;
+    }
+}
+
+}  // namespace uot::gpu::detail
