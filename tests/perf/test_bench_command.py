@@ -21,8 +21,10 @@ def run(*args):
     return subprocess.run([uot, "bench", *args], capture_output=True, text=True, timeout=120)
 
 
+# --single-solve: time per iteration = one solve's iteration loop / N, always > 0,
+# so the field checks below cannot be upset by a busy machine.
 p = run("--solver", "reference", "--size", "64x48", "--size", "33x17", "--precision", "fp32,fp64",
-        "--threads", "1,2", "--iterations", "3", "--warmup", "1", "--repeats", "2", "--probe-mib", "16", "--json")
+        "--threads", "1,2", "--iterations", "3", "--single-solve", "--probe-mib", "16", "--json")
 check(p.returncode == 0, f"exit code {p.returncode}: {p.stderr}")
 lines = [l for l in p.stdout.splitlines() if l.strip()]
 check(len(lines) == 8, f"expected 8 JSON lines (2 sizes x 2 precisions x 2 thread counts), got {len(lines)}")
@@ -63,9 +65,18 @@ for line in lines:
 check(len(seen) == 8, f"cases not distinct: {seen}")
 check("ms/iter" in p.stderr, "the table should go to stderr with --json")
 
+# The default difference method ((T(K+N) - T(K)) / N, median of repeats) on the size of the
+# brief. On a tiny problem a busy machine can make the difference <= 0: the command must then
+# say so (exit 1, "timing noise") rather than print a zero or negative time.
+d = run("--solver", "reference", "--size", "64x48", "--iterations", "3", "--json", "--probe-mib", "16")
+if d.returncode == 0:
+    r = json.loads(d.stdout.splitlines()[0])
+    check(r["ms_per_iter"] > 0 and r["repeats"] == 5 and r["warmup"] == 5, f"difference method: {r}")
+else:
+    check(d.returncode == 1 and "timing noise" in d.stderr, f"difference method: exit {d.returncode} {d.stderr!r}")
+
 # Table mode: no JSON on stdout, a header and one row.
-t = run("--solver", "reference", "--size", "16x8", "--iterations", "2", "--warmup", "0", "--repeats", "1",
-        "--no-probe")
+t = run("--solver", "reference", "--size", "16x8", "--iterations", "2", "--single-solve", "--no-probe")
 check(t.returncode == 0 and "ms/iter" in t.stdout and "{" not in t.stdout, f"table mode: {t.stdout} {t.stderr}")
 
 # Usage errors.
