@@ -14,6 +14,4 @@ int pending(const char* name)
 }
 }  // namespace
 int runDevicesCommand(const std::vector<std::string>&) { return pending("devices"); }
-int runRecolorCommand(const std::vector<std::string>&) { return pending("recolor"); }
-int runBatchCommand(const std::vector<std::string>&) { return pending("batch"); }
 }  // namespace uot::cli

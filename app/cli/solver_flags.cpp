@@ -53,18 +53,20 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                          ". Naming a variant forces it: it stops with status 'underflow' instead of switching "
                          "to the log-domain solver when eps is too small",
                      config.defaultSolver);
-    parser.addOption("eps", "X", "entropic regularisation, > 0 (in cost units)", "0.05");
-    parser.addOption("tau", "X|inf", "marginal penalty on both sides (tau_a = tau_b); inf = balanced", "1");
-    parser.addOption("tau-a", "X|inf", "marginal penalty on the source side (overrides --tau)");
-    parser.addOption("tau-b", "X|inf", "marginal penalty on the target side (overrides --tau)");
+    parser.addOption("eps", "X", "entropic regularisation, > 0 (in cost units)", config.defaultEps);
+    parser.addOption("tau", "X|inf", "marginal penalty on both sides (tau_a = tau_b); inf = balanced", config.defaultTau);
+    parser.addOption("tau-a", "X|inf", "marginal penalty on the source side (overrides --tau)", config.defaultTauA);
+    parser.addOption("tau-b", "X|inf",
+                     config.tauBHelp.empty() ? "marginal penalty on the target side (overrides --tau)" : config.tauBHelp,
+                     config.defaultTauB);
     parser.addOption("reference-measure", "ones|product",
                      "entropy reference R: all-ones (POT reg_type='entropy') or a b^T (reg_type='kl')", "ones");
     parser.addOption("precision", "fp32|fp64", "storage and arithmetic of the kernel matrix",
                      config.defaultPrecision);
     parser.addOption("threads", "N", "CPU threads, 0 = all cores", "0");
-    parser.addOption("max-iter", "N", "maximum number of iterations", "1000");
+    parser.addOption("max-iter", "N", "maximum number of iterations", config.defaultMaxIter);
     parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",
-                     "1e-6");
+                     config.defaultTol);
     parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
     parser.addOption("device", "cpu|gpu|gpu:N",
                      "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused)", "cpu");
@@ -111,8 +113,9 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
     if (!std::isfinite(s.eps) || s.eps <= 0)
         throw UsageError("option '--eps' must be a finite number > 0, got '" + parser.value("eps") + "'");
     const double tau = readPenalty(parser, "tau");
-    s.tauA = parser.has("tau-a") ? readPenalty(parser, "tau-a") : tau;
-    s.tauB = parser.has("tau-b") ? readPenalty(parser, "tau-b") : tau;
+    const bool tauGiven = parser.has("tau");
+    s.tauA = parser.has("tau-a") || (!tauGiven && !config.defaultTauA.empty()) ? readPenalty(parser, "tau-a") : tau;
+    s.tauB = parser.has("tau-b") || (!tauGiven && !config.defaultTauB.empty()) ? readPenalty(parser, "tau-b") : tau;
 
     try {
         s.reference = parseReferenceMeasure(parser.value("reference-measure"));

@@ -24,6 +24,15 @@ struct SolverFlagConfig {
     std::string defaultPrecision = "fp32";
     std::string defaultSolver = "auto";
     bool allowSolverList = false;         // --solver may be "a,b,c" (bench); names are then mapped one by one
+    // Defaults shown in --help and used when the flag is absent (recolor/batch use
+    // their own: costs there are normalised colour distances).
+    std::string defaultEps = "0.05";
+    std::string defaultTau = "1";
+    std::string defaultTauA;  // empty: --tau-a defaults to --tau
+    std::string defaultTauB;  // empty: --tau-b defaults to --tau
+    std::string defaultMaxIter = "1000";
+    std::string defaultTol = "1e-6";
+    std::string tauBHelp;     // replaces the help of --tau-b when not empty
 };
 
 struct SolverSettings {

@@ -260,6 +260,19 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
     }
 }
 
+std::optional<UotProblem> RecolorPipeline::transportProblem() const
+{
+    const State& s = *m_state;
+    if (!s.problemValid) return std::nullopt;
+    UotProblem problem = s.problem;
+    const TransportSettings& ts = s.settings.transport;
+    problem.eps = ts.eps;
+    problem.tauA = ts.sourceAdherence;
+    problem.tauB = ts.adherence;
+    problem.reference = ts.reference;
+    return problem;
+}
+
 void RecolorPipeline::solve(const PipelineControl& control)
 {
     preparePalettes(control);

@@ -152,6 +152,12 @@ public:
     const PipelineStats& stats() const;
     void resetTimings();
 
+    // The transport problem of the current palettes and transport settings (a view
+    // into this pipeline's palettes, valid until they or the settings change), for
+    // callers that evaluate plans (the app's CPU/GPU comparison); nullopt before
+    // preparePalettes().
+    std::optional<UotProblem> transportProblem() const;
+
     // Drops every cached result (keeps images and settings).
     void clearCaches();
 

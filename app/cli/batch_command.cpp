@@ -1,0 +1,97 @@
+// `uot batch REFERENCE INPUT... --out-dir DIR [--pattern {name}_recolored.{ext}]`
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <sstream>
+
+#include "app/cli/arg_parser.h"
+#include "app/cli/commands.h"
+#include "app/cli/recolor_options.h"
+#include "core/pipeline/batch_engine.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::cli {
+
+int runBatchCommand(const std::vector<std::string>& args)
+{
+    ArgParser parser("uot batch REFERENCE INPUT... --out-dir DIR [options]",
+                     "Recolors every INPUT (files, or folders of images) with the palette of REFERENCE, computed once. "
+                     "A file that fails is reported and skipped; existing outputs are skipped unless --overwrite. "
+                     "Exit codes: 0 all done (or skipped), 1 nothing could be done, 2 usage, 3 some files failed, "
+                     "4 backend unavailable.");
+    parser.addPositional("REFERENCE", "image whose palette is transferred");
+    parser.addPositional("INPUT...", "image files and/or folders (non-recursive)");
+    parser.addOption("out-dir", "DIR", "output folder (created when missing)");
+    parser.addOption("pattern", "TEXT", "output file name; {name} = input name without extension, {ext} = its extension",
+                     "{name}_recolored.{ext}");
+    parser.addFlag("overwrite", "replace existing outputs (else they are skipped)");
+    addRecolorOptions(parser);
+    parser.parse(args);
+    if (parser.helpRequested()) {
+        std::printf("%s", parser.helpText().c_str());
+        return kExitOk;
+    }
+    if (parser.positionals().size() < 2) throw UsageError("expected REFERENCE and at least one INPUT");
+    if (!parser.has("out-dir")) throw UsageError("missing --out-dir DIR");
+    const RecolorCliSettings cli = readRecolorOptions(parser);
+    BatchSettings settings;
+    settings.recolor = cli.recolor;
+    settings.read = cli.read;
+    settings.write = cli.write;
+    settings.outDir = parser.value("out-dir");
+    settings.pattern = parser.value("pattern");
+    settings.overwrite = parser.flag("overwrite");
+    settings.overwriteSource = parser.flag("overwrite-source");
+    const std::string reference = parser.positionals()[0];
+    const std::vector<std::string> inputs =
+        collectBatchInputs(std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()));
+    if (inputs.empty()) throw UsageError("no input images found (supported: .jpg .png .tif .webp .bmp)");
+
+    StderrProgress progress(!cli.quiet);
+    BatchControl control;
+    control.onProgress = [&](const BatchProgress& p) {
+        if (cli.quiet) return;
+        if (p.stage) {
+            std::string label(1, '[');
+            label += std::to_string(p.index + 1);
+            label += '/';
+            label += std::to_string(p.total);
+            label += "] ";
+            progress.update(label, *p.stage);
+        } else if (p.finished) {
+            progress.finish();
+            const BatchItemResult& r = *p.finished;
+            if (r.status == BatchItemStatus::Done)
+                std::fprintf(stderr, "[%zu/%zu] %s -> %s (%.2f s)\n", p.index + 1, p.total, r.input.c_str(),
+                             r.output.c_str(), r.timings.total());
+            else
+                std::fprintf(stderr, "[%zu/%zu] %s: %s: %s\n", p.index + 1, p.total, r.input.c_str(),
+                             toString(r.status).c_str(), r.message.c_str());
+        }
+    };
+    const BatchSummary summary = runBatch(reference, inputs, settings, control);
+    progress.finish();
+    if (cli.json) {
+        std::ostringstream o;
+        o << "{\n  \"done\": " << summary.done << ", \"skipped\": " << summary.skipped << ", \"failed\": " << summary.failed
+          << ", \"cancelled\": " << summary.cancelled << ", \"seconds\": " << summary.seconds
+          << ",\n  \"reference_timings\": " << timingsJson(summary.referenceTimings) << ",\n  \"items\": [";
+        for (std::size_t i = 0; i < summary.items.size(); ++i) {
+            const BatchItemResult& r = summary.items[i];
+            o << (i ? "," : "") << "\n    {\"input\": " << jsonString(r.input) << ", \"output\": " << jsonString(r.output)
+              << ", \"status\": " << jsonString(toString(r.status)) << ", \"message\": " << jsonString(r.message)
+              << ", \"timings\": " << timingsJson(r.timings) << "}";
+        }
+        o << "\n  ]\n}\n";
+        std::printf("%s", o.str().c_str());
+    }
+    std::fprintf(stderr, "batch: %zu done, %zu skipped, %zu failed, %zu cancelled in %.1f s\n", summary.done,
+                 summary.skipped, summary.failed, summary.cancelled, summary.seconds);
+    for (const BatchItemResult& r : summary.items)
+        if (r.status == BatchItemStatus::Failed) std::fprintf(stderr, "  failed: %s: %s\n", r.input.c_str(), r.message.c_str());
+    if (summary.failed == 0 && summary.cancelled == 0) return kExitOk;
+    if (summary.done == 0 && summary.skipped == 0) return kExitFailure;
+    return kExitPartial;
+}
+
+}  // namespace uot::cli

@@ -1,0 +1,116 @@
+// `uot recolor SOURCE REFERENCE -o OUT [options]`
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "app/cli/arg_parser.h"
+#include "app/cli/commands.h"
+#include "app/cli/recolor_options.h"
+#include "core/imageio/image_io.h"
+#include "core/pipeline/recolor_pipeline.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::cli {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string number(double v)
+{
+    if (!std::isfinite(v)) return "null";
+    std::ostringstream o;
+    o.precision(8);
+    o << v;
+    return o.str();
+}
+}  // namespace
+
+int runRecolorCommand(const std::vector<std::string>& rawArgs)
+{
+    ArgParser parser("uot recolor SOURCE REFERENCE -o OUT [options]",
+                     "Transfers the colour palette of REFERENCE onto SOURCE by unbalanced optimal transport between "
+                     "their palettes, then maps every pixel smoothly. Exit codes: 0 ok, 1 failed, 2 usage, "
+                     "4 backend unavailable.");
+    parser.addPositional("SOURCE", "image to recolor (JPEG, PNG, TIFF, WebP, BMP; 8/16-bit; gray; alpha kept)");
+    parser.addPositional("REFERENCE", "image whose palette is transferred");
+    parser.addOption("output", "OUT", "output file (-o); format from the extension; written atomically");
+    parser.addFlag("overwrite", "replace OUT if it exists");
+    addRecolorOptions(parser);
+    parser.parse(expandShortOutput(rawArgs));
+    if (parser.helpRequested()) {
+        std::printf("%s", parser.helpText().c_str());
+        return kExitOk;
+    }
+    if (parser.positionals().size() != 2) throw UsageError("expected SOURCE and REFERENCE (got " +
+                                                           std::to_string(parser.positionals().size()) + " arguments)");
+    if (!parser.has("output")) throw UsageError("missing -o OUT (the output file)");
+    const std::string sourcePath = parser.positionals()[0];
+    const std::string referencePath = parser.positionals()[1];
+    const std::string outputPath = parser.value("output");
+    RecolorCliSettings cli = readRecolorOptions(parser);
+    cli.write.overwrite = parser.flag("overwrite") || parser.flag("overwrite-source");
+    if (!parser.flag("overwrite-source")) cli.write.protectedPaths = {sourcePath, referencePath};
+    {
+        std::error_code ec;
+        if (std::filesystem::exists(outputPath, ec) && !cli.write.overwrite)
+            throw Error(ErrorCode::Io, outputPath + ": the file exists (pass --overwrite to replace it)");
+    }
+
+    PhaseTimings timings;
+    auto t0 = Clock::now();
+    Image source = readImage(sourcePath, cli.read);
+    Image reference = readImage(referencePath, cli.read);
+    timings.decode = secondsSince(t0);
+
+    RecolorPipeline pipeline(cli.recolor);
+    pipeline.setSource(std::move(source));
+    pipeline.setReference(std::move(reference));
+    StderrProgress progress(!cli.quiet);
+    PipelineControl control;
+    control.onProgress = [&progress](const PipelineProgress& p) { progress.update("", p); };
+    Image result = pipeline.run(control);
+    progress.finish();
+    const PipelineStats& stats = pipeline.stats();
+    timings.palette = stats.timings.palette;
+    timings.cost = stats.timings.cost;
+    timings.solve = stats.timings.solve;
+    timings.map = stats.timings.map;
+
+    t0 = Clock::now();
+    writeImage(outputPath, result, cli.write);
+    timings.encode = secondsSince(t0);
+
+    if (cli.json) {
+        std::ostringstream o;
+        o << "{\n  \"output\": " << jsonString(outputPath) << ",\n  \"width\": " << result.width
+          << ", \"height\": " << result.height << ",\n  \"timings\": " << timingsJson(timings)
+          << ",\n  \"palette\": {\"source\": " << stats.sourcePaletteSize << ", \"reference\": " << stats.referencePaletteSize
+          << ", \"method\": " << jsonString(toString(cli.recolor.palette.method))
+          << ", \"space\": " << jsonString(toString(cli.recolor.space)) << "}";
+        if (stats.solve) {
+            const SolveResult& r = *stats.solve;
+            o << ",\n  \"solver\": {\"name\": " << jsonString(r.solver) << ", \"iterations\": " << r.iterations
+              << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"error\": " << number(r.error)
+              << ", \"status\": " << jsonString(toString(r.status)) << ", \"mass\": " << number(r.mass)
+              << ", \"marginal_error_a\": " << number(r.marginalErrorA)
+              << ", \"marginal_error_b\": " << number(r.marginalErrorB) << ", \"objective\": " << number(r.objective)
+              << ", \"ms_per_iteration\": " << number(r.timings.msPerIteration) << ", \"eps\": "
+              << number(cli.recolor.transport.eps) << ", \"tau_a\": " << number(cli.recolor.transport.sourceAdherence)
+              << ", \"tau_b\": " << number(cli.recolor.transport.adherence) << "}";
+        }
+        o << "\n}\n";
+        std::printf("%s", o.str().c_str());
+    } else if (!cli.quiet) {
+        std::fprintf(stderr, "wrote %s (%dx%d) in %.2f s: decode %.2f, palette %.2f, cost %.3f, solve %.2f, map %.2f, encode %.2f\n",
+                     outputPath.c_str(), result.width, result.height, timings.total(), timings.decode, timings.palette,
+                     timings.cost, timings.solve, timings.map, timings.encode);
+        if (stats.solve && !stats.solve->message.empty())
+            std::fprintf(stderr, "solver note: %s\n", stats.solve->message.c_str());
+    }
+    return kExitOk;
+}
+
+}  // namespace uot::cli

@@ -1,0 +1,196 @@
+#include "app/cli/recolor_options.h"
+
+// GCC 12 reports a false -Wrestrict inside std::string assignment (GCC bug 105329).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "app/cli/solver_flags.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::cli {
+
+namespace {
+
+SolverFlagConfig recolorSolverConfig()
+{
+    const RecolorSettings d;
+    SolverFlagConfig c;
+    c.defaultEps = "0.001";
+    c.defaultTau = "1";
+    c.defaultTauA = "inf";
+    c.defaultTauB = "1";
+    c.defaultMaxIter = "300";
+    c.defaultTol = "1e-4";
+    c.tauBHelp =
+        "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
+        "colours in their proportions, smaller = reference colours the source has no use for may be dropped; inf = exact";
+    return c;
+}
+
+template <typename F>
+auto asUsage(const std::string& option, F&& f) -> decltype(f())
+{
+    try {
+        return f();
+    } catch (const Error& e) {
+        throw UsageError("option '--" + option + "': " + e.what());
+    }
+}
+
+}  // namespace
+
+void addRecolorOptions(ArgParser& parser)
+{
+    const RecolorSettings d;
+    parser.addOption("space", "lab|oklab|linear-rgb", "working colour space of palettes, costs and displacements", "lab");
+    parser.addOption("palette-size", "N", "maximum colours per palette (1..65536)", std::to_string(d.palette.size));
+    parser.addOption("palette-method", "histogram|kmeans",
+                     "histogram: adaptive 3-D histogram (fast, deterministic); kmeans: weighted k-means on it (slower)",
+                     "histogram");
+    parser.addOption("palette-bins", "N", "bins per axis of the finest histogram (power of two, 8..256)",
+                     std::to_string(d.palette.finestBins));
+    parser.addOption("seed", "N", "seed of pixel sampling and k-means (same seed, same output)", "1");
+    parser.addOption("sample-limit", "N", "pixels read to build a palette (regular stride), 0 = all",
+                     std::to_string(d.palette.sampleLimit));
+    parser.addOption("strength", "X", "0 = the source unchanged, 1 = full transfer (up to 2 extrapolates)", "1");
+    parser.addFlag("preserve-luminance", "keep the source's lightness; transfer only the colour");
+    parser.addOption("gamut", "clip|compress", "out-of-gamut colours: clip channels, or desaturate toward equal luminance",
+                     "compress");
+    parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
+    parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
+    parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side", "0.01");
+    parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (lightness/range)^2 units", "0.01");
+    addSolverOptions(parser, recolorSolverConfig());
+    parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
+    parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
+    parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
+    parser.addOption("max-pixels", "N", "refuse images with more pixels (0 = no limit)", "200000000");
+    parser.addFlag("ignore-exif-orientation", "do not rotate JPEGs by their EXIF orientation tag");
+    parser.addFlag("overwrite-source", "allow the output to replace the source file");
+    parser.addFlag("json", "print phase timings and solver statistics as JSON on stdout");
+    parser.addFlag("quiet", "no progress on stderr");
+}
+
+RecolorCliSettings readRecolorOptions(const ArgParser& parser)
+{
+    RecolorCliSettings out;
+    RecolorSettings& s = out.recolor;
+    s.space = asUsage("space", [&] { return parseWorkingSpace(parser.value("space")); });
+    s.palette.size = parser.integer("palette-size");
+    s.palette.method = asUsage("palette-method", [&] { return parsePaletteMethod(parser.value("palette-method")); });
+    s.palette.finestBins = parser.integer("palette-bins");
+    const double seed = parser.number("seed");
+    if (seed < 0 || seed != std::floor(seed)) throw UsageError("option '--seed' must be a whole number >= 0");
+    s.palette.seed = static_cast<std::uint64_t>(seed);
+    const double limit = parser.number("sample-limit");
+    if (limit < 0) throw UsageError("option '--sample-limit' must be >= 0");
+    s.palette.sampleLimit = static_cast<std::size_t>(limit);
+    s.mapping.strength = parser.number("strength");
+    s.mapping.preserveLuminance = parser.flag("preserve-luminance");
+    s.mapping.gamut = asUsage("gamut", [&] { return parseGamutMode(parser.value("gamut")); });
+    s.mapping.lutSize = parser.integer("lut-size");
+    s.mapping.smooth = !parser.flag("no-smooth");
+    s.mapping.smoothRadius = parser.number("smooth-radius");
+    s.mapping.smoothEps = parser.number("smooth-eps");
+
+    const SolverSettings solver = readSolverOptions(parser, recolorSolverConfig());
+    s.transport.solver = solver.solver;
+    s.transport.eps = solver.eps;
+    s.transport.sourceAdherence = solver.tauA;
+    s.transport.adherence = solver.tauB;
+    s.transport.reference = solver.reference;
+    s.transport.options = solver.options;
+    s.threads = solver.options.threads;
+    try {
+        validateSettings(s);
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
+
+    if (parser.has("depth")) {
+        out.write.depth = parser.integer("depth");
+        if (out.write.depth != 8 && out.write.depth != 16) throw UsageError("option '--depth' must be 8 or 16");
+    }
+    const std::string color = parser.value("output-color");
+    if (color == "auto") out.write.color = OutputColor::Auto;
+    else if (color == "color") out.write.color = OutputColor::Color;
+    else if (color == "gray") out.write.color = OutputColor::Gray;
+    else throw UsageError("option '--output-color' must be auto, color or gray");
+    out.write.jpegQuality = parser.integer("jpeg-quality");
+    if (out.write.jpegQuality < 1 || out.write.jpegQuality > 100) throw UsageError("option '--jpeg-quality' must be 1..100");
+    const double maxPixels = parser.number("max-pixels");
+    if (maxPixels < 0) throw UsageError("option '--max-pixels' must be >= 0");
+    out.read.maxPixels = static_cast<std::uint64_t>(maxPixels);
+    out.read.applyExifOrientation = !parser.flag("ignore-exif-orientation");
+    out.json = parser.flag("json");
+    out.quiet = parser.flag("quiet");
+    return out;
+}
+
+std::vector<std::string> expandShortOutput(const std::vector<std::string>& args)
+{
+    std::vector<std::string> out;
+    for (const std::string& a : args) out.push_back(a == "-o" ? "--output" : a);
+    return out;
+}
+
+StderrProgress::StderrProgress(bool enabled)
+    : m_enabled(enabled), m_start(std::chrono::steady_clock::now()), m_last(m_start)
+{
+}
+
+StderrProgress::~StderrProgress() { finish(); }
+
+void StderrProgress::update(const std::string& label, const PipelineProgress& p)
+{
+    if (!m_enabled) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_start < std::chrono::seconds(1)) return;
+    if (m_printed && now - m_last < std::chrono::milliseconds(200) && p.fraction < 1.0) return;
+    m_last = now;
+    m_printed = true;
+    if (p.solve)
+        std::fprintf(stderr, "\r%s%-7s %3.0f%%  iteration %d  error %.2e      ", label.c_str(), toString(p.stage).c_str(),
+                     100 * p.fraction, p.solve->iteration, p.solve->error);
+    else
+        std::fprintf(stderr, "\r%s%-7s %3.0f%%                                   ", label.c_str(),
+                     toString(p.stage).c_str(), 100 * p.fraction);
+    std::fflush(stderr);
+}
+
+void StderrProgress::finish()
+{
+    if (m_printed) std::fprintf(stderr, "\n");
+    m_printed = false;
+}
+
+std::string jsonString(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') out += '\\', out += c;
+        else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else out += c;
+    }
+    return out + "\"";
+}
+
+std::string timingsJson(const PhaseTimings& t)
+{
+    std::ostringstream o;
+    o.precision(6);
+    o << "{\"decode\": " << t.decode << ", \"palette\": " << t.palette << ", \"cost\": " << t.cost
+      << ", \"solve\": " << t.solve << ", \"map\": " << t.map << ", \"encode\": " << t.encode
+      << ", \"total\": " << t.total() << "}";
+    return o.str();
+}
+
+}  // namespace uot::cli
