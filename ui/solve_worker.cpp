@@ -27,10 +27,10 @@ SolveControl JobContext::solveControl(int channel)
     return control;
 }
 
-void JobContext::report(int channel, const SolveProgress& progress)
+void JobContext::report(int channel, const SolveProgress& progress, const CounterSnapshot& counters)
 {
     QMutexLocker lock(&m_mutex);
-    m_pending.push_back({channel, progress});
+    m_pending.push_back({channel, progress, counters});
     const auto now = Clock::now();
     // The first sample goes out at once; later ones at most every interval.
     if (!m_emittedAny || now - m_lastEmit >= m_worker.m_interval) flushLocked();
@@ -51,6 +51,11 @@ void JobContext::flushLocked()
     m_pending.clear();
 }
 
+void JobContext::beginRun(const RunInfo& info)
+{
+    if (m_worker.isCurrent(m_generation)) emit m_worker.runStarted(m_generation, info);
+}
+
 void JobContext::phase(const QString& text)
 {
     if (m_worker.isCurrent(m_generation)) emit m_worker.phaseChanged(m_generation, text);
@@ -64,6 +69,7 @@ void JobContext::step(int done, int total, const QString& text)
 SolveWorker::SolveWorker(QObject* parent) : QThread(parent)
 {
     qRegisterMetaType<uot::ui::ProgressSample>("uot::ui::ProgressSample");
+    qRegisterMetaType<uot::ui::RunInfo>("uot::ui::RunInfo");
     qRegisterMetaType<QVector<uot::ui::ProgressSample>>("QVector<uot::ui::ProgressSample>");
     qRegisterMetaType<std::shared_ptr<const uot::ui::JobOutput>>("std::shared_ptr<const uot::ui::JobOutput>");
 }

@@ -29,11 +29,31 @@
 
 namespace uot::ui {
 
+// Hardware counters and memory at a check (totals since the run started).
+struct CounterSnapshot {
+    bool valid = false;         // false when the counters are unavailable here
+    double l1dMisses = 0;       // L1 data cache read misses
+    double llcMisses = 0;       // last-level cache misses
+    double instructions = 0;    // instructions retired
+    std::uint64_t peakRssBytes = 0;  // peak resident memory of the process (0 = unknown)
+};
+
 // One convergence check of one run. `channel` tells apart the runs of one job
 // (the two sides of a comparison, the files of a batch).
 struct ProgressSample {
     int channel = 0;
     SolveProgress progress;
+    CounterSnapshot counters;
+};
+
+// Announced when a run starts, before its first sample: what is being solved.
+struct RunInfo {
+    int channel = 0;
+    QString label;    // "CPU fused"
+    QString variant;  // registry name
+    std::size_t rows = 0;
+    std::size_t cols = 0;
+    Precision precision = Precision::Fp32;
 };
 
 // What a job hands back to the GUI thread. Jobs fill what they have.
@@ -56,7 +76,9 @@ public:
     SolveControl solveControl(int channel = 0);
     // Records one progress sample; delivers it now or batches it (throttle).
     // Thread-safe.
-    void report(int channel, const SolveProgress& progress);
+    void report(int channel, const SolveProgress& progress, const CounterSnapshot& counters = {});
+    // Announces a run (delivered at once, never throttled).
+    void beginRun(const RunInfo& info);
     // Delivers any batched samples now (end of a run: the last is never lost).
     void flush();
     // A line of status text for the status bar ("Building palettes...").
@@ -102,6 +124,7 @@ public:
 
 signals:
     void jobStarted(quint64 generation, const QString& label);
+    void runStarted(quint64 generation, const uot::ui::RunInfo& info);
     void progress(quint64 generation, const QVector<uot::ui::ProgressSample>& samples);
     void phaseChanged(quint64 generation, const QString& text);
     void stepChanged(quint64 generation, int done, int total, const QString& text);

@@ -7,11 +7,50 @@
 #include <random>
 #include <thread>
 
+#include "core/perf/cache_counters.h"
+#include "core/perf/peak_memory.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::ui {
+
+struct RunCounters::State {
+    perf::CacheCounters counters;
+};
+
+RunCounters::RunCounters() : m_state(std::make_unique<State>()) {}
+RunCounters::~RunCounters() = default;
+
+void RunCounters::start()
+{
+    perf::resetPeakRss();
+    m_state->counters.start();
+}
+
+CounterSnapshot RunCounters::snapshot() const
+{
+    CounterSnapshot s;
+    s.peakRssBytes = perf::peakRssBytes();
+    if (!m_state->counters.running()) return s;
+    const perf::CacheCounterSample sample = m_state->counters.read();
+    s.valid = sample.l1dReadMisses.valid || sample.llcMisses.valid;
+    s.l1dMisses = sample.l1dReadMisses.valid ? double(sample.l1dReadMisses.value) : std::nan("");
+    s.llcMisses = sample.llcMisses.valid ? double(sample.llcMisses.value) : std::nan("");
+    s.instructions = sample.instructions.valid ? double(sample.instructions.value) : std::nan("");
+    return s;
+}
+
+QString RunCounters::reason() const { return QString::fromStdString(m_state->counters.unavailableReason()); }
+
+QString cacheCountersUnavailableReason()
+{
+    static const QString reason = [] {
+        perf::CacheCounters probe;
+        return QString::fromStdString(probe.unavailableReason());
+    }();
+    return reason;
+}
 
 SolveOptions solveOptionsFor(const StudioParameters& p)
 {
@@ -85,8 +124,19 @@ struct SyntheticProblem {
     }
 };
 
-RunOutcome solveOnce(const UotProblem& problem, const QString& name, SolveOptions options, const SolveControl& control)
+RunOutcome solveOnce(const UotProblem& problem, const QString& name, SolveOptions options, const SolveControl& control,
+                     JobContext& context, int channel)
 {
+    {
+        RunInfo info;
+        info.channel = channel;
+        info.label = runLabel(name);
+        info.variant = name;
+        info.rows = problem.rows();
+        info.cols = problem.cols();
+        info.precision = options.precision;
+        context.beginRun(info);
+    }
     RunOutcome run;
     run.solver = name;
     run.label = runLabel(name);
@@ -113,8 +163,12 @@ JobFunction makeSyntheticSolveJob(std::size_t rows, std::size_t cols, const Stud
         output->kind = JobOutput::Kind::Synthetic;
         context.phase(QObject::tr("Solving a %1 x %2 problem...").arg(rows).arg(cols));
         SyntheticProblem synthetic(rows, cols, parameters);
-        output->runs.push_back(solveOnce(synthetic.problem, solverNameFor(parameters), solveOptionsFor(parameters),
-                                         context.solveControl(0)));
+        RunCounters counters;
+        SolveControl control = context.solveControl(0);
+        control.onProgress = [&context, &counters](const SolveProgress& p) { context.report(0, p, counters.snapshot()); };
+        counters.start();
+        output->runs.push_back(
+            solveOnce(synthetic.problem, solverNameFor(parameters), solveOptionsFor(parameters), control, context, 0));
         output->cancelled = output->runs.back().result.cancelled;
         return output;
     };
@@ -141,13 +195,13 @@ JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const
             std::exception_ptr failure;
             std::thread other([&] {
                 try {
-                    second = solveOnce(synthetic.problem, variantB, options, controlB);
+                    second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1);
                 } catch (...) {
                     failure = std::current_exception();
                 }
             });
             try {
-                first = solveOnce(synthetic.problem, variantA, options, controlA);
+                first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0);
             } catch (...) {
                 other.join();
                 throw;
@@ -155,8 +209,8 @@ JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const
             other.join();
             if (failure) std::rethrow_exception(failure);
         } else {
-            first = solveOnce(synthetic.problem, variantA, options, controlA);
-            if (!context.cancelled()) second = solveOnce(synthetic.problem, variantB, options, controlB);
+            first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0);
+            if (!context.cancelled()) second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1);
         }
         output->cancelled = context.cancelled();
         if (!output->cancelled)

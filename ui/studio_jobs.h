@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/color/image.h"
 #include "core/transport/solve_result.h"
 #include "core/transport/uot_problem.h"
 #include "ui/solve_worker.h"
@@ -36,6 +37,7 @@ struct JobOutput {
     Kind kind = Kind::Synthetic;
     bool cancelled = false;
     QImage image;              // the recolored image at full resolution (Recolor, Remap)
+    std::shared_ptr<const Image> pixels;  // the same at the source's depth, for saving
     std::vector<RunOutcome> runs;
     QString notice;            // shown to the user (e.g. a GPU failure fell back to the CPU)
     QString timings;           // phase timings, one line
@@ -48,6 +50,25 @@ struct JobOutput {
     QStringList failures;  // "file: why"
     int skipped = 0;
 };
+
+// Hardware cache counters and peak memory for one run on this thread's process
+// (core/perf). Without PMU access, snapshots are invalid and reason() says why.
+class RunCounters final {
+public:
+    RunCounters();
+    ~RunCounters();
+    Q_DISABLE_COPY_MOVE(RunCounters)
+    void start();  // resets the peak memory and starts counting
+    CounterSnapshot snapshot() const;
+    QString reason() const;  // empty when every counter is available
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+// Why cache counters are unavailable on this machine (empty when they are).
+QString cacheCountersUnavailableReason();
 
 // A random point-cloud problem (rows x cols points in the unit cube, uniform
 // weights, fixed seed) solved with the chosen variant. Used by tests and by

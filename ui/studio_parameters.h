@@ -13,12 +13,12 @@ namespace uot::ui {
 struct StudioParameters {
     QString colorSpace = QStringLiteral("lab");  // working color space
     int paletteSize = 1024;                       // color points per image (M = N)
-    double eps = 0.05;                            // entropic regularisation, relative to the cost scale
+    double eps = 0.001;                           // entropic regularisation, relative to the cost scale
     double tau = 1.0;                             // adherence to the reference palette
     bool balanced = false;                        // tau = infinity on both sides
     QString referenceMeasure = QStringLiteral("ones");
-    int maxIterations = 1000;
-    double tolerance = 1e-6;
+    int maxIterations = 300;
+    double tolerance = 1e-4;
     QString solver = QStringLiteral("auto");
     QString device = QStringLiteral("cpu");  // "cpu" or "gpu:N"
     int threads = 0;                          // 0 = all
@@ -30,7 +30,7 @@ struct StudioParameters {
 
     // Limits shared by the dock's validators and load() (which clamps).
     static constexpr int kMinPalette = 16, kMaxPalette = 16384;
-    static constexpr double kMinEps = 1e-4, kMaxEps = 10.0;
+    static constexpr double kMinEps = 1e-5, kMaxEps = 10.0;
     static constexpr double kMinTau = 1e-3, kMaxTau = 1e3;
     static constexpr int kMinIterations = 1, kMaxIterations = 100000;
     static constexpr double kMinTolerance = 0.0, kMaxTolerance = 1.0;

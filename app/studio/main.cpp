@@ -1,0 +1,182 @@
+// `uot-studio`: the desktop application. Scriptable for demos, docs and tests:
+//   uot-studio [--source FILE] [--reference FILE] [--run] [--compare]
+//              [--screenshot FILE] [--size WxH] [--quit]
+// loads the images, runs, waits for the result, saves a screenshot of the
+// window and quits (exit code 0 on success, 1 when a step failed).
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+
+#include "ui/comparison_view.h"
+#include "ui/main_window.h"
+
+namespace {
+
+struct Script {
+    QString source, reference, screenshot;
+    bool run = false, compare = false, quit = false;
+    QSize size;
+};
+
+// Runs the scripted steps one after the other, each started by the signal that
+// ends the previous one.
+class ScriptRunner {
+public:
+    ScriptRunner(uot::ui::MainWindow& window, Script script) : m_window(window), m_script(std::move(script)) {}
+
+    void start()
+    {
+        using uot::ui::MainWindow;
+        QObject::connect(&m_window, &MainWindow::loadFailed, &m_window, [this](const QString&) { fail("loading"); });
+        QObject::connect(&m_window, &MainWindow::sourceLoaded, &m_window, [this] { afterLoad(); });
+        QObject::connect(&m_window, &MainWindow::referenceLoaded, &m_window, [this] { afterLoad(); });
+        if (!m_script.source.isEmpty()) m_window.openSource(m_script.source);
+        if (!m_script.reference.isEmpty()) m_window.openReference(m_script.reference);
+        // Nothing to load (or the bundled samples are loading): continue when idle.
+        QTimer::singleShot(0, &m_window, [this] { afterLoad(); });
+    }
+
+private:
+    void afterLoad()
+    {
+        if (m_loadedStep || m_window.isLoading()) return;
+        if ((m_script.run || m_script.compare) && (!m_window.hasSource() || !m_window.hasReference())) return;
+        m_loadedStep = true;
+        runStep();
+    }
+
+    void runStep()
+    {
+        using uot::ui::MainWindow;
+        if (!m_script.run) return compareStep();
+        QObject::connect(&m_window, &MainWindow::resultReady, &m_window, [this] { compareStep(); },
+                         Qt::SingleShotConnection);
+        QObject::connect(&m_window, &MainWindow::runFailed, &m_window, [this](const QString&) { fail("the run"); },
+                         Qt::SingleShotConnection);
+        m_window.run();
+    }
+
+    void compareStep()
+    {
+        if (!m_script.compare) return screenshotStep();
+        using uot::ui::ComparisonView;
+        ComparisonView* view = m_window.comparisonView();
+        QObject::connect(view, &ComparisonView::comparisonFinished, &m_window, [this] { screenshotStep(); },
+                         Qt::SingleShotConnection);
+        QObject::connect(view, &ComparisonView::comparisonFailed, &m_window,
+                         [this](const QString&) { fail("the comparison"); }, Qt::SingleShotConnection);
+        m_window.compare();
+    }
+
+    void screenshotStep()
+    {
+        if (m_script.screenshot.isEmpty()) return quitStep();
+        // Let the last queued updates (charts, panes) paint first.
+        QTimer::singleShot(300, &m_window, [this] {
+            const QPixmap shot = m_window.grab();
+            if (shot.isNull() || !shot.save(m_script.screenshot)) {
+                std::fprintf(stderr, "uot-studio: could not write the screenshot %s\n", qPrintable(m_script.screenshot));
+                m_failed = true;
+            } else {
+                std::printf("uot-studio: wrote %s (%dx%d)\n", qPrintable(m_script.screenshot), shot.width(), shot.height());
+            }
+            quitStep();
+        });
+    }
+
+    void quitStep()
+    {
+        if (m_script.quit || m_failed) {
+            if (m_failed || m_script.quit) {
+                m_window.close();
+                QCoreApplication::exit(m_failed ? 1 : 0);
+            }
+        }
+    }
+
+    void fail(const char* step)
+    {
+        std::fprintf(stderr, "uot-studio: %s failed: %s\n", step, qPrintable(m_window.lastError()));
+        m_failed = true;
+        if (m_script.quit) quitStep();
+    }
+
+    uot::ui::MainWindow& m_window;
+    Script m_script;
+    bool m_loadedStep = false;
+    bool m_failed = false;
+};
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("UOT"));
+    QApplication::setApplicationName(QStringLiteral("UOT Color Studio"));
+    QApplication::setApplicationVersion(QStringLiteral(UOT_STUDIO_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/uot-studio.png")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Color transfer by unbalanced optimal transport."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption sourceOption("source", "Load FILE as the source image.", "FILE");
+    const QCommandLineOption referenceOption("reference", "Load FILE as the reference image.", "FILE");
+    const QCommandLineOption runOption("run", "Recolor once the images are loaded.");
+    const QCommandLineOption compareOption("compare", "Run the comparison view (CPU vs GPU, or two CPU variants).");
+    const QCommandLineOption screenshotOption("screenshot", "Save a screenshot of the window to FILE when done.", "FILE");
+    const QCommandLineOption sizeOption("size", "Window size WxH (default 1600x1000 with --screenshot).", "WxH");
+    const QCommandLineOption quitOption("quit", "Quit when done (exit code 1 when a step failed).");
+    parser.addOptions({sourceOption, referenceOption, runOption, compareOption, screenshotOption, sizeOption, quitOption});
+    parser.process(app);
+
+    Script script;
+    script.source = parser.value(sourceOption);
+    script.reference = parser.value(referenceOption);
+    script.run = parser.isSet(runOption);
+    script.compare = parser.isSet(compareOption);
+    script.screenshot = parser.value(screenshotOption);
+    script.quit = parser.isSet(quitOption);
+    for (const QString* path : {&script.source, &script.reference}) {
+        if (!path->isEmpty() && !QFileInfo::exists(*path)) {
+            std::fprintf(stderr, "uot-studio: %s does not exist\n", qPrintable(*path));
+            return 2;
+        }
+    }
+    QSize size = script.screenshot.isEmpty() ? QSize() : QSize(1600, 1000);
+    if (parser.isSet(sizeOption)) {
+        const QStringList parts = parser.value(sizeOption).split('x');
+        if (parts.size() != 2 || parts[0].toInt() < 320 || parts[1].toInt() < 240) {
+            std::fprintf(stderr, "uot-studio: --size wants WxH with W >= 320 and H >= 240, e.g. 1600x1000\n");
+            return 2;
+        }
+        size = QSize(parts[0].toInt(), parts[1].toInt());
+    }
+
+    uot::ui::MainWindowOptions options;
+    options.interactive = !script.quit;  // a scripted run never waits on a message box
+    // Scripted runs that name no file use the bundled samples; plain starts show them once.
+    const bool scripted = script.run || script.compare || !script.screenshot.isEmpty();
+    options.loadSamplesIfEmpty = script.source.isEmpty() && script.reference.isEmpty() && !scripted;
+    uot::ui::MainWindow window(options);
+    if (scripted && script.source.isEmpty() && script.reference.isEmpty()) {
+        window.openSource(QStringLiteral(":/samples/home.jpg"));
+        window.openReference(QStringLiteral(":/samples/starry_night.jpg"));
+    }
+    if (size.isValid()) window.resize(size);
+    window.show();
+
+    ScriptRunner runner(window, script);
+    runner.start();
+    return app.exec();
+}

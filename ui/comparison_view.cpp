@@ -1,0 +1,217 @@
+#include "ui/comparison_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "core/perf/roofline.h"
+#include "core/registry/solver_registry.h"
+#include "gpu/gpu_backend.h"
+#include "ui/image_view.h"
+#include "ui/live_charts.h"
+
+namespace uot::ui {
+
+ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(parent), m_worker(worker)
+{
+    m_a = new QComboBox;
+    m_b = new QComboBox;
+    bool anyGpu = false;
+    for (const SolverInfo& info : listSolvers()) {
+        if (info.gpu && !info.available) continue;
+        anyGpu = anyGpu || info.gpu;
+        const QString name = QString::fromStdString(info.name);
+        m_a->addItem(runLabel(name), name);
+        m_b->addItem(runLabel(name), name);
+    }
+    m_a->setToolTip(tr("First variant (blue curves)."));
+    m_b->setToolTip(tr("Second variant (red curves)."));
+    m_concurrent = new QCheckBox(tr("run at the same time"));
+    m_concurrent->setToolTip(tr("Run both at once (CPU variants then share the cores), or one after the other."));
+    m_axis = new QComboBox;
+    m_axis->addItem(tr("against iterations"));
+    m_axis->addItem(tr("against wall time"));
+    m_run = new QPushButton(tr("Compare"));
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_notice = new QLabel;
+    m_notice->setWordWrap(true);
+    m_summary = new QLabel(tr("Choose two variants and press Compare."));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_table = new QTableWidget(6, 2);
+    m_table->setVerticalHeaderLabels({tr("iterations"), tr("converged"), tr("wall time (s)"), tr("ms / iteration"),
+                                      tr("bandwidth (GB/s)"), tr("final error")});
+    m_table->setHorizontalHeaderLabels({tr("A"), tr("B")});
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setMinimumHeight(200);
+
+    if (!anyGpu) {
+        const std::string reason = gpu::unavailableReason();
+        m_notice->setText(tr("No GPU: %1. Comparing two CPU variants instead.")
+                              .arg(QString::fromStdString(reason.empty() ? "none found" : reason)));
+        // Two different CPU variants, the classic one against the fast one where both exist.
+        const int pot = m_a->findData("pot-style"), fused = m_b->findData("fused");
+        m_a->setCurrentIndex(pot >= 0 ? pot : 0);
+        m_b->setCurrentIndex(fused >= 0 ? fused : std::min(1, m_b->count() - 1));
+        m_concurrent->setChecked(false);
+    } else {
+        const int cpu = m_a->findData("fused"), gpu = m_b->findData("gpu-fused");
+        if (cpu >= 0) m_a->setCurrentIndex(cpu);
+        if (gpu >= 0) m_b->setCurrentIndex(gpu);
+        m_concurrent->setChecked(true);
+    }
+
+    auto* controls = new QFormLayout;
+    controls->addRow(tr("Variant A"), m_a);
+    controls->addRow(tr("Variant B"), m_b);
+    controls->addRow(QString(), m_concurrent);
+    controls->addRow(tr("Convergence"), m_axis);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    controls->addRow(buttons);
+    auto* left = new QVBoxLayout;
+    left->addLayout(controls);
+    left->addWidget(m_notice);
+    left->addWidget(m_table);
+    left->addWidget(m_summary);
+    auto* leftWidget = new QWidget;
+    leftWidget->setLayout(left);
+
+    m_charts = new LiveCharts(LiveCharts::Layout::Tabs);
+    m_imageA = new ImageView(tr("Result of A"));
+    m_imageB = new ImageView(tr("Result of B"));
+    auto* images = new QSplitter(Qt::Vertical);
+    images->addWidget(m_imageA);
+    images->addWidget(m_imageB);
+
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    splitter->addWidget(leftWidget);
+    splitter->addWidget(m_charts);
+    splitter->addWidget(images);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(splitter);
+
+    connect(m_run, &QPushButton::clicked, this, &ComparisonView::start);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_generation != 0) m_worker->cancel();
+    });
+    connect(m_axis, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_charts->setConvergenceAxis(index == 0 ? LiveCharts::XAxis::Iteration : LiveCharts::XAxis::WallTime);
+    });
+    connect(m_worker, &SolveWorker::runStarted, this, [this](quint64 g, const RunInfo& info) {
+        if (g != m_generation) return;
+        m_charts->beginRun(info.channel, info.label);
+        m_table->horizontalHeaderItem(info.channel)->setText(info.label);
+    });
+    connect(m_worker, &SolveWorker::progress, this, [this](quint64 g, const QVector<ProgressSample>& samples) {
+        if (g == m_generation && g == m_worker->latestGeneration()) m_charts->addSamples(samples);
+    });
+    connect(m_worker, &SolveWorker::phaseChanged, this, [this](quint64 g, const QString& text) {
+        if (g == m_generation) m_summary->setText(text);
+    });
+    connect(m_worker, &SolveWorker::jobFinished, this, &ComparisonView::onFinished);
+    connect(m_worker, &SolveWorker::jobFailed, this, [this](quint64 g, const QString& message) {
+        if (g != m_generation) return;
+        setRunning(false);
+        m_summary->setText(tr("The comparison failed: %1").arg(message));
+        emit comparisonFailed(message);
+    });
+    connect(m_worker, &SolveWorker::jobCancelled, this, [this](quint64 g) {
+        if (g != m_generation) return;
+        setRunning(false);
+        m_summary->setText(tr("Cancelled."));
+    });
+    setRunning(false);
+}
+
+QString ComparisonView::gpuNotice() const { return m_notice->text(); }
+
+void ComparisonView::setVariants(const QString& a, const QString& b)
+{
+    const int ia = m_a->findData(a), ib = m_b->findData(b);
+    if (ia >= 0) m_a->setCurrentIndex(ia);
+    if (ib >= 0) m_b->setCurrentIndex(ib);
+}
+
+void ComparisonView::setConcurrent(bool concurrent) { m_concurrent->setChecked(concurrent); }
+
+void ComparisonView::setBandwidthRoof(double gbps)
+{
+    m_roofGBps = gbps;
+    m_charts->setBandwidthRoof(gbps, tr("memory roof %1 GB/s").arg(gbps, 0, 'f', 1));
+}
+
+void ComparisonView::setRunning(bool running)
+{
+    if (!running) m_generation = 0;
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+}
+
+void ComparisonView::start()
+{
+    if (!m_factory) return;
+    m_charts->clearRuns();
+    m_summary->setText(tr("Starting..."));
+    const QString a = m_a->currentData().toString(), b = m_b->currentData().toString();
+    m_generation = m_worker->submit(tr("Compare"), m_factory(a, b, m_concurrent->isChecked()));
+    setRunning(true);
+}
+
+void ComparisonView::onFinished(quint64 generation, std::shared_ptr<const JobOutput> output)
+{
+    if (generation != m_generation || !output) return;
+    setRunning(false);
+    m_last = output;
+    showOutput(*output);
+    emit comparisonFinished();
+}
+
+void ComparisonView::showOutput(const JobOutput& output)
+{
+    if (output.runs.size() != 2) return;
+    double msPerIteration[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+        const RunOutcome& run = output.runs[std::size_t(k)];
+        const SolveResult& r = run.result;
+        perf::IterationCost cost = perf::iterationCost(run.solver.toStdString(), run.rows, run.cols, run.precision);
+        if (r.bytesPerIteration > 0) cost.bytes = r.bytesPerIteration;
+        const double seconds = r.iterations > 0 ? r.timings.iterateSeconds / r.iterations : 0;
+        msPerIteration[k] = 1e3 * seconds;
+        const perf::RooflineFigures f = seconds > 0 ? perf::rooflineFigures(cost, seconds, m_roofGBps) : perf::RooflineFigures{};
+        const QStringList values = {QString::number(r.iterations), r.converged ? tr("yes") : tr("no"),
+                                    QString::number(run.wallSeconds, 'f', 3), QString::number(msPerIteration[k], 'g', 4),
+                                    QString::number(f.gbps, 'f', 2), QString::number(r.error, 'g', 3)};
+        for (int row = 0; row < values.size(); ++row) m_table->setItem(row, k, new QTableWidgetItem(values[row]));
+        m_table->horizontalHeaderItem(k)->setText(run.label);
+        if (seconds > 0) m_charts->setRooflinePoint(k, f.operationalIntensity, f.gflops);
+    }
+    m_imageA->setImage(output.runs[0].image);
+    m_imageB->setImage(output.runs[1].image);
+    QString summary;
+    if (msPerIteration[0] > 0 && msPerIteration[1] > 0)
+        summary += tr("%1 is %2x faster per iteration than %3. ")
+                       .arg(msPerIteration[0] <= msPerIteration[1] ? output.runs[0].label : output.runs[1].label)
+                       .arg(std::max(msPerIteration[0], msPerIteration[1]) / std::min(msPerIteration[0], msPerIteration[1]), 0, 'f', 2)
+                       .arg(msPerIteration[0] <= msPerIteration[1] ? output.runs[1].label : output.runs[0].label);
+    if (std::isfinite(output.planMaxRelDiff))
+        summary += tr("Plans differ by at most %1 of the largest entry. ").arg(output.planMaxRelDiff, 0, 'g', 3);
+    if (std::isfinite(output.imageMaxRelDiff))
+        summary += tr("Recolored images differ by at most %1 % of full scale.").arg(100 * output.imageMaxRelDiff, 0, 'f', 2);
+    m_summary->setText(summary);
+}
+
+}  // namespace uot::ui

@@ -1,0 +1,231 @@
+#include "ui/image_view.h"
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QUrl>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace uot::ui {
+
+namespace {
+QString firstLocalFile(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls()) return {};
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile()) return url.toLocalFile();
+    return {};
+}
+}  // namespace
+
+ImageView::ImageView(const QString& placeholder, QWidget* parent) : QWidget(parent), m_placeholder(placeholder)
+{
+    setAcceptDrops(true);
+    setMouseTracking(true);
+    setMinimumSize(120, 90);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    setAutoFillBackground(false);
+}
+
+void ImageView::setImage(const QImage& image)
+{
+    const bool sizeChanged = image.size() != m_image.size();
+    m_image = image;
+    if (sizeChanged) m_fit = true;
+    update();
+}
+
+void ImageView::setBeforeImage(const QImage& image)
+{
+    m_before = image;
+    update();
+}
+
+void ImageView::setSplitEnabled(bool enabled)
+{
+    m_split = enabled;
+    update();
+}
+
+void ImageView::setSplitPosition(double fraction)
+{
+    m_splitPosition = std::clamp(fraction, 0.0, 1.0);
+    update();
+}
+
+void ImageView::setPlaceholder(const QString& text)
+{
+    m_placeholder = text;
+    update();
+}
+
+double ImageView::fitScale() const
+{
+    if (m_image.isNull()) return 1.0;
+    const double sx = double(width()) / m_image.width(), sy = double(height()) / m_image.height();
+    return std::min(sx, sy);
+}
+
+double ImageView::zoom() const { return m_fit ? fitScale() : m_scale; }
+
+QRectF ImageView::imageRect() const
+{
+    const double s = zoom();
+    const QSizeF size(m_image.width() * s, m_image.height() * s);
+    QPointF centre = QPointF(width(), height()) / 2.0;
+    if (!m_fit) centre += m_offset;
+    return QRectF(centre - QPointF(size.width(), size.height()) / 2.0, size);
+}
+
+void ImageView::fit()
+{
+    m_fit = true;
+    m_offset = {};
+    update();
+    emit zoomChanged(zoom());
+}
+
+void ImageView::zoomBy(double factor)
+{
+    if (m_image.isNull()) return;
+    const double current = zoom();
+    m_scale = std::clamp(current * factor, 0.02, 32.0);
+    if (m_fit) m_offset = {};
+    m_fit = false;
+    update();
+    emit zoomChanged(m_scale);
+}
+
+void ImageView::zoomActualSize()
+{
+    if (m_image.isNull()) return;
+    m_fit = false;
+    m_scale = 1.0;
+    m_offset = {};
+    update();
+    emit zoomChanged(m_scale);
+}
+
+void ImageView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().color(QPalette::Dark));
+    if (m_image.isNull()) {
+        painter.setPen(palette().color(QPalette::BrightText));
+        painter.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, m_placeholder);
+        return;
+    }
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, zoom() < 1.0);
+    const QRectF target = imageRect();
+    painter.drawImage(target, m_image);
+    if (m_split && !m_before.isNull()) {
+        const double x = target.left() + m_splitPosition * target.width();
+        painter.save();
+        painter.setClipRect(QRectF(QPointF(target.left(), target.top()), QPointF(x, target.bottom())));
+        painter.drawImage(target, m_before);
+        painter.restore();
+        QPen pen(Qt::white, 2);
+        painter.setPen(pen);
+        painter.drawLine(QPointF(x, target.top()), QPointF(x, target.bottom()));
+        // Labels and a handle so that the divider is discoverable.
+        const QPointF mid(x, target.center().y());
+        painter.setBrush(Qt::white);
+        painter.drawEllipse(mid, 7, 7);
+        painter.setPen(Qt::black);
+        const QFontMetrics fm(font());
+        const QString before = tr("Before"), after = tr("After");
+        auto label = [&](const QString& text, QPointF at) {
+            const QRectF box(at, QSizeF(fm.horizontalAdvance(text) + 10, fm.height() + 4));
+            painter.fillRect(box, QColor(255, 255, 255, 200));
+            painter.drawText(box, Qt::AlignCenter, text);
+        };
+        label(before, QPointF(target.left() + 6, target.top() + 6));
+        label(after, QPointF(target.right() - fm.horizontalAdvance(after) - 16, target.top() + 6));
+    }
+}
+
+void ImageView::wheelEvent(QWheelEvent* event)
+{
+    if (m_image.isNull()) return;
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0) return;
+    const double before = zoom();
+    const QRectF r = imageRect();
+    const QPointF cursor = event->position();
+    const QPointF imagePoint = (cursor - r.topLeft()) / before;  // image coordinates under the cursor
+    zoomBy(std::pow(1.25, steps));
+    // Keep the point under the cursor in place.
+    const QRectF after = imageRect();
+    const QPointF moved = after.topLeft() + imagePoint * zoom();
+    m_offset += cursor - moved;
+    update();
+    event->accept();
+}
+
+bool ImageView::nearDivider(const QPointF& pos) const
+{
+    if (!m_split || m_before.isNull() || m_image.isNull()) return false;
+    const QRectF r = imageRect();
+    const double x = r.left() + m_splitPosition * r.width();
+    return std::abs(pos.x() - x) < 8 && pos.y() >= r.top() && pos.y() <= r.bottom();
+}
+
+void ImageView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton || m_image.isNull()) return;
+    m_lastMouse = event->position();
+    if (nearDivider(event->position())) {
+        m_drag = Drag::Divider;
+    } else {
+        if (m_fit) {
+            m_scale = fitScale();
+            m_fit = false;
+        }
+        m_drag = Drag::Pan;
+        setCursor(Qt::ClosedHandCursor);
+    }
+}
+
+void ImageView::mouseMoveEvent(QMouseEvent* event)
+{
+    const QPointF pos = event->position();
+    if (m_drag == Drag::Divider) {
+        const QRectF r = imageRect();
+        setSplitPosition((pos.x() - r.left()) / std::max(1.0, r.width()));
+    } else if (m_drag == Drag::Pan) {
+        m_offset += pos - m_lastMouse;
+        update();
+    } else {
+        setCursor(nearDivider(pos) ? Qt::SplitHCursor : Qt::ArrowCursor);
+    }
+    m_lastMouse = pos;
+}
+
+void ImageView::mouseReleaseEvent(QMouseEvent*)
+{
+    m_drag = Drag::None;
+    unsetCursor();
+}
+
+void ImageView::mouseDoubleClickEvent(QMouseEvent*) { fit(); }
+
+void ImageView::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!firstLocalFile(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void ImageView::dropEvent(QDropEvent* event)
+{
+    const QString path = firstLocalFile(event->mimeData());
+    if (path.isEmpty()) return;
+    event->acceptProposedAction();
+    emit fileDropped(path);
+}
+
+}  // namespace uot::ui

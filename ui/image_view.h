@@ -1,0 +1,72 @@
+#pragma once
+// One image pane: fit to the window or a zoom factor, pan by dragging, zoom
+// with the wheel around the cursor; optionally a before/after split showing
+// `before` left of a draggable divider and the main image right of it (both
+// drawn in the same geometry). Accepts image files dropped onto it.
+
+#include <QImage>
+#include <QPointF>
+#include <QString>
+#include <QWidget>
+
+namespace uot::ui {
+
+class ImageView final : public QWidget {
+    Q_OBJECT
+public:
+    explicit ImageView(const QString& placeholder, QWidget* parent = nullptr);
+    Q_DISABLE_COPY_MOVE(ImageView)
+
+    void setImage(const QImage& image);
+    const QImage& image() const { return m_image; }
+    // The "before" image of the split view (same size as the image, else scaled to it).
+    void setBeforeImage(const QImage& image);
+    void setSplitEnabled(bool enabled);
+    bool splitEnabled() const { return m_split; }
+    // Position of the divider, 0..1 of the image width.
+    void setSplitPosition(double fraction);
+    double splitPosition() const { return m_splitPosition; }
+    void setPlaceholder(const QString& text);
+
+    bool fitToWindow() const { return m_fit; }
+    double zoom() const;  // effective display scale
+
+    QSize sizeHint() const override { return {320, 240}; }
+
+public slots:
+    void fit();             // fit the whole image into the pane
+    void zoomBy(double factor);
+    void zoomActualSize();  // 100 %
+
+signals:
+    void fileDropped(const QString& path);
+    void zoomChanged(double zoom);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    QRectF imageRect() const;  // where the image is drawn, widget coordinates
+    double fitScale() const;
+    bool nearDivider(const QPointF& pos) const;
+
+    QImage m_image;
+    QImage m_before;
+    QString m_placeholder;
+    bool m_fit = true;
+    double m_scale = 1.0;
+    QPointF m_offset;  // image centre offset from the widget centre when not fitting
+    bool m_split = false;
+    double m_splitPosition = 0.5;
+    enum class Drag { None, Pan, Divider } m_drag = Drag::None;
+    QPointF m_lastMouse;
+};
+
+}  // namespace uot::ui

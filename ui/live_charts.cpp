@@ -1,0 +1,304 @@
+#include "ui/live_charts.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QTabWidget>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace uot::ui {
+
+namespace {
+
+constexpr int kReserve = 4096;  // points preallocated per buffer
+const QColor kChannelColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44), QColor(148, 103, 189)};
+
+QChart* makeChart(const QString& title)
+{
+    auto* chart = new QChart;
+    chart->setTitle(title);
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    return chart;
+}
+
+QChartView* makeView(QChart* chart)
+{
+    auto* view = new QChartView(chart);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(240, 180);
+    return view;
+}
+
+// Log axes cannot show 0 or negative values: clamp to a floor.
+double positive(double v) { return std::isfinite(v) && v > 0 ? v : std::numeric_limits<double>::quiet_NaN(); }
+
+void logRange(QLogValueAxis* axis, double lo, double hi)
+{
+    if (!(lo > 0) || !(hi > 0)) return;
+    axis->setRange(std::pow(10.0, std::floor(std::log10(lo))), std::pow(10.0, std::ceil(std::log10(hi * 1.0001))));
+}
+
+}  // namespace
+
+LiveCharts::LiveCharts(Layout layout, QWidget* parent) : QWidget(parent)
+{
+    m_convergence = makeChart(tr("Convergence"));
+    m_convergenceX = new QValueAxis;
+    m_convergenceX->setTitleText(tr("iteration"));
+    m_convergenceX->setLabelFormat("%g");
+    m_convergenceY = new QLogValueAxis;
+    m_convergenceY->setTitleText(tr("error (log)"));
+    m_convergenceY->setLabelFormat("%.0e");
+    m_convergenceY->setRange(1e-8, 1);
+    m_convergence->addAxis(m_convergenceX, Qt::AlignBottom);
+    m_convergence->addAxis(m_convergenceY, Qt::AlignLeft);
+
+    m_time = makeChart(tr("Time per iteration"));
+    m_timeX = new QValueAxis;
+    m_timeX->setTitleText(tr("iteration"));
+    m_timeX->setLabelFormat("%g");
+    m_timeY = new QValueAxis;
+    m_timeY->setTitleText(tr("ms / iteration"));
+    m_timeY->setLabelFormat("%.3g");
+    m_time->addAxis(m_timeX, Qt::AlignBottom);
+    m_time->addAxis(m_timeY, Qt::AlignLeft);
+
+    m_roofline = makeChart(tr("Roofline"));
+    m_rooflineX = new QLogValueAxis;
+    m_rooflineX->setTitleText(tr("operational intensity (flop/byte)"));
+    m_rooflineX->setLabelFormat("%g");
+    m_rooflineX->setRange(0.01, 100);
+    m_rooflineY = new QLogValueAxis;
+    m_rooflineY->setTitleText(tr("GFLOP/s"));
+    m_rooflineY->setLabelFormat("%g");
+    m_rooflineY->setRange(0.01, 1000);
+    m_roofline->addAxis(m_rooflineX, Qt::AlignBottom);
+    m_roofline->addAxis(m_rooflineY, Qt::AlignLeft);
+    m_roof = new QLineSeries;
+    m_roof->setName(tr("bandwidth roof"));
+    m_roof->setPen(QPen(Qt::darkGray, 2, Qt::DashLine));
+    m_roofline->addSeries(m_roof);
+    m_roof->attachAxis(m_rooflineX);
+    m_roof->attachAxis(m_rooflineY);
+    m_previous = new QScatterSeries;
+    m_previous->setName(tr("previous runs"));
+    m_previous->setColor(QColor(160, 160, 160));
+    m_previous->setMarkerSize(8);
+    m_roofline->addSeries(m_previous);
+    m_previous->attachAxis(m_rooflineX);
+    m_previous->attachAxis(m_rooflineY);
+
+    m_convergenceView = makeView(m_convergence);
+    auto* box = new QVBoxLayout(this);
+    box->setContentsMargins(0, 0, 0, 0);
+    if (layout == Layout::Tabs) {
+        auto* tabs = new QTabWidget;
+        tabs->addTab(m_convergenceView, tr("Convergence"));
+        tabs->addTab(makeView(m_time), tr("Time / iteration"));
+        tabs->addTab(makeView(m_roofline), tr("Roofline"));
+        box->addWidget(tabs);
+    } else {
+        box->addWidget(m_convergenceView, 2);
+        box->addWidget(makeView(m_time), 1);
+        box->addWidget(makeView(m_roofline), 1);
+    }
+}
+
+LiveCharts::~LiveCharts() = default;
+
+LiveCharts::Channel& LiveCharts::channel(int index)
+{
+    auto it = m_channels.find(index);
+    if (it != m_channels.end()) return *it;
+    Channel c;
+    const QColor color = kChannelColors[index % 4];
+    c.error = new QLineSeries;
+    c.error->setPen(QPen(color, 2));
+    c.marginal = new QLineSeries;
+    c.marginal->setPen(QPen(color, 1.5, Qt::DotLine));
+    m_convergence->addSeries(c.error);
+    m_convergence->addSeries(c.marginal);
+    for (QLineSeries* s : {c.error, c.marginal}) {
+        s->attachAxis(m_convergenceX);
+        s->attachAxis(m_convergenceY);
+    }
+    c.time = new QLineSeries;
+    c.time->setPen(QPen(color, 2));
+    m_time->addSeries(c.time);
+    c.time->attachAxis(m_timeX);
+    c.time->attachAxis(m_timeY);
+    c.roofline = new QScatterSeries;
+    c.roofline->setColor(color);
+    c.roofline->setMarkerSize(12);
+    m_roofline->addSeries(c.roofline);
+    c.roofline->attachAxis(m_rooflineX);
+    c.roofline->attachAxis(m_rooflineY);
+    for (QList<QPointF>* buffer :
+         {&c.errorByIteration, &c.errorByTime, &c.marginalByIteration, &c.marginalByTime, &c.timeBuffer})
+        buffer->reserve(kReserve);
+    return *m_channels.insert(index, c);
+}
+
+void LiveCharts::beginRun(int index, const QString& label)
+{
+    Channel& c = channel(index);
+    c.label = label;
+    c.error->setName(tr("%1 error").arg(label));
+    c.marginal->setName(tr("%1 marginal violation").arg(label));
+    c.time->setName(label);
+    c.roofline->setName(label);
+    for (QList<QPointF>* buffer :
+         {&c.errorByIteration, &c.errorByTime, &c.marginalByIteration, &c.marginalByTime, &c.timeBuffer})
+        buffer->clear();  // keeps the capacity
+    c.error->clear();
+    c.marginal->clear();
+    c.time->clear();
+    c.roofline->clear();
+    rescale();
+}
+
+void LiveCharts::clearRuns()
+{
+    for (Channel& c : m_channels) {
+        m_convergence->removeSeries(c.error);
+        m_convergence->removeSeries(c.marginal);
+        m_time->removeSeries(c.time);
+        m_roofline->removeSeries(c.roofline);
+        delete c.error;
+        delete c.marginal;
+        delete c.time;
+        delete c.roofline;
+    }
+    m_channels.clear();
+}
+
+void LiveCharts::addSamples(const QVector<ProgressSample>& samples)
+{
+    QList<int> touched;
+    for (const ProgressSample& s : samples) {
+        Channel& c = channel(s.channel);
+        if (!touched.contains(s.channel)) touched << s.channel;
+        const double it = s.progress.iteration, t = s.progress.elapsedSeconds;
+        const double error = positive(s.progress.error);
+        if (std::isfinite(error)) {
+            c.errorByIteration.append({it, error});
+            c.errorByTime.append({t, error});
+        }
+        const double marginal = positive(s.progress.marginalErrorA + s.progress.marginalErrorB);
+        if (std::isfinite(marginal)) {
+            c.marginalByIteration.append({it, marginal});
+            c.marginalByTime.append({t, marginal});
+        }
+        if (s.progress.secondsPerIteration > 0) c.timeBuffer.append({it, 1e3 * s.progress.secondsPerIteration});
+    }
+    for (int index : touched) {
+        Channel& c = m_channels[index];
+        const bool byIteration = m_axis == XAxis::Iteration;
+        c.error->replace(byIteration ? c.errorByIteration : c.errorByTime);
+        c.marginal->replace(byIteration ? c.marginalByIteration : c.marginalByTime);
+        c.time->replace(c.timeBuffer);
+    }
+    if (!touched.isEmpty()) rescale();
+}
+
+void LiveCharts::setConvergenceAxis(XAxis axis)
+{
+    m_axis = axis;
+    m_convergenceX->setTitleText(axis == XAxis::Iteration ? tr("iteration") : tr("wall time (s)"));
+    refreshConvergence();
+}
+
+void LiveCharts::refreshConvergence()
+{
+    for (Channel& c : m_channels) {
+        const bool byIteration = m_axis == XAxis::Iteration;
+        c.error->replace(byIteration ? c.errorByIteration : c.errorByTime);
+        c.marginal->replace(byIteration ? c.marginalByIteration : c.marginalByTime);
+    }
+    rescale();
+}
+
+void LiveCharts::rescale()
+{
+    double xMax = 0, yMin = std::numeric_limits<double>::infinity(), yMax = 0, tMax = 0, itMax = 0;
+    for (const Channel& c : m_channels) {
+        const bool byIteration = m_axis == XAxis::Iteration;
+        for (const QList<QPointF>* buffer : {byIteration ? &c.errorByIteration : &c.errorByTime,
+                                             byIteration ? &c.marginalByIteration : &c.marginalByTime}) {
+            for (const QPointF& p : *buffer) {
+                xMax = std::max(xMax, p.x());
+                yMin = std::min(yMin, p.y());
+                yMax = std::max(yMax, p.y());
+            }
+        }
+        for (const QPointF& p : c.timeBuffer) {
+            itMax = std::max(itMax, p.x());
+            tMax = std::max(tMax, p.y());
+        }
+    }
+    m_convergenceX->setRange(0, xMax > 0 ? xMax * 1.02 : 1.0);
+    if (yMax > 0) logRange(m_convergenceY, yMin, yMax);
+    m_timeX->setRange(0, itMax > 0 ? itMax * 1.02 : 1.0);
+    m_timeY->setRange(0, tMax > 0 ? tMax * 1.15 : 1.0);
+}
+
+void LiveCharts::setBandwidthRoof(double gbps, const QString& label)
+{
+    m_roofGBps = gbps;
+    m_roof->clear();
+    if (!(gbps > 0)) return;
+    m_roof->setName(label);
+    // GFLOP/s = GB/s * flop/byte across the visible intensity range.
+    QList<QPointF> roof;
+    for (double x : {0.01, 0.1, 1.0, 10.0, 100.0}) roof.append({x, gbps * x});
+    m_roof->replace(roof);
+    m_rooflineY->setRange(0.01, std::pow(10.0, std::ceil(std::log10(gbps * 100))));
+}
+
+void LiveCharts::setRooflinePoint(int index, double intensity, double gflops)
+{
+    if (!(intensity > 0) || !(gflops > 0)) return;
+    Channel& c = channel(index);
+    c.roofline->replace(QList<QPointF>{{intensity, gflops}});
+}
+
+void LiveCharts::archiveRooflinePoints()
+{
+    for (Channel& c : m_channels) {
+        const QList<QPointF> points = c.roofline->points();
+        if (!points.isEmpty()) m_previousPoints.append(points.last());
+    }
+    while (m_previousPoints.size() > 8) m_previousPoints.removeFirst();
+    m_previous->replace(m_previousPoints);
+}
+
+int LiveCharts::errorPointCount(int index) const
+{
+    const auto it = m_channels.find(index);
+    return it == m_channels.end() ? 0 : int(it->error->count());
+}
+
+int LiveCharts::timePointCount(int index) const
+{
+    const auto it = m_channels.find(index);
+    return it == m_channels.end() ? 0 : int(it->time->count());
+}
+
+int LiveCharts::rooflinePointCount() const
+{
+    int n = int(m_previous->count());
+    for (const Channel& c : m_channels) n += int(c.roofline->count());
+    return n;
+}
+
+}  // namespace uot::ui

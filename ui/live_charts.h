@@ -1,0 +1,98 @@
+#pragma once
+// Every chart of the studio lives in this class (so that a later move from
+// Qt Charts to Qt Graphs touches one place): convergence (error and marginal
+// violation against iteration or wall time, log axis), time per iteration, and
+// a roofline (operational intensity against attained GFLOP/s under the measured
+// bandwidth roof) placing the current and previous runs.
+//
+// Live updates follow the Qt Charts "openglseries" pattern: each series has a
+// preallocated QList<QPointF> buffer, new samples are appended to the buffer and
+// the series gets it through one replace() call; axes are created once; no
+// animations.
+
+#include <QHash>
+#include <QList>
+#include <QPointF>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+#include "ui/solve_worker.h"
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QChartView;
+class QLineSeries;
+class QScatterSeries;
+class QLogValueAxis;
+class QValueAxis;
+class QTabWidget;
+QT_END_NAMESPACE
+
+namespace uot::ui {
+
+class LiveCharts final : public QWidget {
+    Q_OBJECT
+public:
+    enum class XAxis { Iteration, WallTime };
+    enum class Layout { Tabs, Stacked };
+    explicit LiveCharts(Layout layout = Layout::Tabs, QWidget* parent = nullptr);
+    ~LiveCharts() override;
+    Q_DISABLE_COPY_MOVE(LiveCharts)
+
+    // Starts (or restarts) the curves of `channel`, labelled for the legend.
+    void beginRun(int channel, const QString& label);
+    // Removes every curve (the roofline keeps its previous runs).
+    void clearRuns();
+    // Adds progress samples (any channels); one replace() per touched series.
+    void addSamples(const QVector<ProgressSample>& samples);
+    // X axis of the convergence chart.
+    void setConvergenceAxis(XAxis axis);
+    XAxis convergenceAxis() const { return m_axis; }
+
+    // The bandwidth roof of the roofline chart in GB/s (0 = unknown, not drawn).
+    void setBandwidthRoof(double gbps, const QString& label);
+    // Places the run of `channel` on the roofline (moves while it runs).
+    void setRooflinePoint(int channel, double operationalIntensity, double gflops);
+    // Keeps the current roofline points as "previous runs" (at most a few).
+    void archiveRooflinePoints();
+
+    // For tests and the statistics: points held by the channel's curves.
+    int errorPointCount(int channel) const;
+    int timePointCount(int channel) const;
+    int rooflinePointCount() const;
+    int channelCount() const { return int(m_channels.size()); }
+    QChartView* convergenceView() const { return m_convergenceView; }
+
+private:
+    struct Channel {
+        QString label;
+        QLineSeries* error = nullptr;
+        QLineSeries* marginal = nullptr;
+        QLineSeries* time = nullptr;
+        QScatterSeries* roofline = nullptr;
+        QList<QPointF> errorByIteration, errorByTime, marginalByIteration, marginalByTime, timeBuffer;
+    };
+    Channel& channel(int index);
+    void refreshConvergence();
+    void rescale();
+
+    XAxis m_axis = XAxis::Iteration;
+    QChart* m_convergence = nullptr;
+    QChart* m_time = nullptr;
+    QChart* m_roofline = nullptr;
+    QChartView* m_convergenceView = nullptr;
+    QValueAxis* m_convergenceX = nullptr;
+    QLogValueAxis* m_convergenceY = nullptr;
+    QValueAxis* m_timeX = nullptr;
+    QValueAxis* m_timeY = nullptr;
+    QLogValueAxis* m_rooflineX = nullptr;
+    QLogValueAxis* m_rooflineY = nullptr;
+    QLineSeries* m_roof = nullptr;
+    QScatterSeries* m_previous = nullptr;
+    QList<QPointF> m_previousPoints;
+    double m_roofGBps = 0;
+    QHash<int, Channel> m_channels;
+};
+
+}  // namespace uot::ui

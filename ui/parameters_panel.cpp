@@ -1,0 +1,244 @@
+#include "ui/parameters_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "core/registry/solver_registry.h"
+#include "gpu/gpu_backend.h"
+
+namespace uot::ui {
+
+ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
+{
+    using P = StudioParameters;
+    auto* layout = new QVBoxLayout(this);
+
+    auto* color = new QGroupBox(tr("Color"));
+    auto* colorForm = new QFormLayout(color);
+    m_space = new QComboBox;
+    m_space->addItem(tr("CIELAB"), "lab");
+    m_space->addItem(tr("Linear RGB"), "linear-rgb");
+    m_space->addItem(tr("Oklab"), "oklab");
+    m_space->setToolTip(tr("Color space in which palettes are built, distances measured and colors moved.\n"
+                           "CIELAB follows perceived color differences; Oklab is similar and more uniform in hue."));
+    colorForm->addRow(tr("Working space"), m_space);
+    m_palette = new QSpinBox;
+    m_palette->setRange(P::kMinPalette, P::kMaxPalette);
+    m_palette->setSingleStep(256);
+    m_palette->setToolTip(tr("Number of color points each image is reduced to before solving.\n"
+                             "More points follow the palettes more finely; the solve grows with its square."));
+    colorForm->addRow(tr("Palette size"), m_palette);
+    layout->addWidget(color);
+
+    auto* transport = new QGroupBox(tr("Transport"));
+    auto* form = new QFormLayout(transport);
+    m_eps = new QDoubleSpinBox;
+    m_eps->setDecimals(5);
+    m_eps->setRange(P::kMinEps, P::kMaxEps);
+    m_eps->setSingleStep(0.0005);
+    m_eps->setToolTip(tr("Entropic regularisation, relative to the color range: larger values blend colors more\n"
+                         "(softer, faster to solve); smaller values map colors more sharply (slower)."));
+    form->addRow(tr("Smoothness (eps)"), m_eps);
+    auto* tauRow = new QHBoxLayout;
+    m_tau = new QDoubleSpinBox;
+    m_tau->setDecimals(3);
+    m_tau->setRange(P::kMinTau, P::kMaxTau);
+    m_tau->setSingleStep(0.1);
+    m_tau->setToolTip(tr("Adherence to the reference palette (tau): how strongly the result must use the reference\n"
+                         "colors in their proportions. Small values let it ignore reference colors the source has\n"
+                         "no use for."));
+    m_balanced = new QCheckBox(tr("balanced"));
+    m_balanced->setToolTip(tr("Infinite adherence: the result uses the reference colors exactly in their proportions."));
+    tauRow->addWidget(m_tau, 1);
+    tauRow->addWidget(m_balanced);
+    form->addRow(tr("Adherence (tau)"), tauRow);
+    m_reference = new QComboBox;
+    m_reference->addItem(tr("uniform (ones)"), "ones");
+    m_reference->addItem(tr("product of the weights"), "product");
+    m_reference->setToolTip(tr("Reference measure of the entropy term: uniform (POT's default) or the product of the\n"
+                               "two palettes' weights."));
+    form->addRow(tr("Reference measure"), m_reference);
+    m_iterations = new QSpinBox;
+    m_iterations->setRange(P::kMinIterations, P::kMaxIterations);
+    m_iterations->setSingleStep(100);
+    m_iterations->setToolTip(tr("Upper bound on solver iterations."));
+    form->addRow(tr("Max iterations"), m_iterations);
+    m_tolerance = new QDoubleSpinBox;
+    m_tolerance->setDecimals(8);
+    m_tolerance->setRange(P::kMinTolerance, P::kMaxTolerance);
+    m_tolerance->setSingleStep(1e-5);
+    m_tolerance->setToolTip(tr("The solve stops when the relative change of the scalings falls below this\n"
+                               "(POT's criterion). 0 runs all iterations."));
+    form->addRow(tr("Tolerance"), m_tolerance);
+    m_solver = new QComboBox;
+    m_solver->setToolTip(tr("Solver variant. 'auto' picks the fastest exact variant for the device."));
+    form->addRow(tr("Solver"), m_solver);
+    m_device = new QComboBox;
+    m_device->setToolTip(tr("Where the solve runs. GPUs are listed by name; without one, the reason is shown."));
+    form->addRow(tr("Device"), m_device);
+    m_threads = new QSpinBox;
+    m_threads->setRange(0, std::max(1, QThread::idealThreadCount()) * 4);
+    m_threads->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
+    m_threads->setToolTip(tr("CPU threads for palettes, solve and mapping; 'all' uses every core."));
+    form->addRow(tr("CPU threads"), m_threads);
+    m_precision = new QComboBox;
+    m_precision->addItem(tr("float32"), "fp32");
+    m_precision->addItem(tr("float64"), "fp64");
+    m_precision->setToolTip(tr("Precision of the kernel matrix: float32 moves half the bytes (faster)."));
+    form->addRow(tr("Precision"), m_precision);
+    layout->addWidget(transport);
+
+    auto* mapping = new QGroupBox(tr("Mapping"));
+    auto* mapForm = new QFormLayout(mapping);
+    m_strength = new QSlider(Qt::Horizontal);
+    m_strength->setRange(0, 100);
+    m_strength->setToolTip(tr("How far colors move toward the reference: 0 % returns the source unchanged.\n"
+                              "Changing it re-maps without solving again."));
+    mapForm->addRow(tr("Strength"), m_strength);
+    m_luminance = new QCheckBox(tr("preserve luminance"));
+    m_luminance->setToolTip(tr("Keep the source's lightness and transfer only hue and saturation."));
+    mapForm->addRow(QString(), m_luminance);
+    m_smoothing = new QDoubleSpinBox;
+    m_smoothing->setRange(0, P::kMaxSmoothing);
+    m_smoothing->setSingleStep(0.1);
+    m_smoothing->setDecimals(2);
+    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness:\n"
+                               "keeps textures and edges intact. 0 turns it off."));
+    mapForm->addRow(tr("Structure smoothing"), m_smoothing);
+    layout->addWidget(mapping);
+
+    m_autoRun = new QCheckBox(tr("Auto-run after changes"));
+    m_autoRun->setToolTip(tr("Solve again shortly after every change (the latest change wins)."));
+    layout->addWidget(m_autoRun);
+    auto* buttons = new QHBoxLayout;
+    m_run = new QPushButton(tr("Run"));
+    m_run->setToolTip(tr("Recolor the source with the reference's palette (Ctrl+R)."));
+    m_run->setDefault(true);
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setToolTip(tr("Stop the running solve (Esc). The previous result stays."));
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    layout->addLayout(buttons);
+    layout->addStretch(1);
+
+    fillSolvers();
+    fillDevices();
+    setParameters(StudioParameters{});
+    setRunning(false);
+
+    auto changed = [this] {
+        updateEnabled();
+        if (!m_updating) emit parametersChanged();
+    };
+    for (QComboBox* box : {m_space, m_reference, m_solver, m_device, m_precision})
+        connect(box, &QComboBox::currentIndexChanged, this, changed);
+    for (QSpinBox* box : {m_palette, m_iterations, m_threads}) connect(box, &QSpinBox::valueChanged, this, changed);
+    for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing})
+        connect(box, &QDoubleSpinBox::valueChanged, this, changed);
+    for (QCheckBox* box : {m_balanced, m_luminance, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
+    connect(m_strength, &QSlider::valueChanged, this, changed);
+    connect(m_run, &QPushButton::clicked, this, &ParametersPanel::runRequested);
+    connect(m_cancel, &QPushButton::clicked, this, &ParametersPanel::cancelRequested);
+}
+
+void ParametersPanel::fillSolvers()
+{
+    m_solver->addItem(tr("auto"), "auto");
+    for (const SolverInfo& info : listSolvers()) {
+        if (info.gpu) continue;  // the device box picks the GPU form of a variant
+        m_solver->addItem(QString::fromStdString(info.name), QString::fromStdString(info.name));
+        m_solver->setItemData(m_solver->count() - 1, QString::fromStdString(info.description), Qt::ToolTipRole);
+    }
+}
+
+void ParametersPanel::fillDevices()
+{
+    m_device->addItem(tr("CPU"), "cpu");
+    for (const gpu::DeviceInfo& device : gpu::listDevices())
+        m_device->addItem(tr("GPU %1: %2").arg(device.ordinal).arg(QString::fromStdString(device.name)),
+                          QStringLiteral("gpu:%1").arg(device.ordinal));
+    const std::string reason = gpu::unavailableReason();
+    if (m_device->count() == 1 && !reason.empty())
+        m_device->setToolTip(m_device->toolTip() + "\n" + tr("No GPU: %1").arg(QString::fromStdString(reason)));
+}
+
+StudioParameters ParametersPanel::parameters() const
+{
+    StudioParameters p;
+    p.colorSpace = m_space->currentData().toString();
+    p.paletteSize = m_palette->value();
+    p.eps = m_eps->value();
+    p.tau = m_tau->value();
+    p.balanced = m_balanced->isChecked();
+    p.referenceMeasure = m_reference->currentData().toString();
+    p.maxIterations = m_iterations->value();
+    p.tolerance = m_tolerance->value();
+    p.solver = m_solver->currentData().toString();
+    p.device = m_device->currentData().toString();
+    p.threads = m_threads->value();
+    p.precision = m_precision->currentData().toString();
+    p.strength = m_strength->value() / 100.0;
+    p.preserveLuminance = m_luminance->isChecked();
+    p.smoothing = m_smoothing->value();
+    p.autoRun = m_autoRun->isChecked();
+    return p;
+}
+
+namespace {
+void selectData(QComboBox* box, const QString& value)
+{
+    const int index = box->findData(value);
+    box->setCurrentIndex(index >= 0 ? index : 0);
+}
+}  // namespace
+
+void ParametersPanel::setParameters(const StudioParameters& p)
+{
+    m_updating = true;
+    selectData(m_space, p.colorSpace);
+    m_palette->setValue(p.paletteSize);
+    m_eps->setValue(p.eps);
+    m_tau->setValue(p.tau);
+    m_balanced->setChecked(p.balanced);
+    selectData(m_reference, p.referenceMeasure);
+    m_iterations->setValue(p.maxIterations);
+    m_tolerance->setValue(p.tolerance);
+    selectData(m_solver, p.solver);
+    selectData(m_device, p.device);
+    m_threads->setValue(p.threads);
+    selectData(m_precision, p.precision);
+    m_strength->setValue(int(std::lround(p.strength * 100)));
+    m_luminance->setChecked(p.preserveLuminance);
+    m_smoothing->setValue(p.smoothing);
+    m_autoRun->setChecked(p.autoRun);
+    m_updating = false;
+    updateEnabled();
+    emit parametersChanged();
+}
+
+void ParametersPanel::setRunning(bool running)
+{
+    m_running = running;
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+}
+
+void ParametersPanel::updateEnabled()
+{
+    m_tau->setEnabled(!m_balanced->isChecked());
+    m_threads->setEnabled(m_device->currentData().toString() == "cpu");
+}
+
+}  // namespace uot::ui

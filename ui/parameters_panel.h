@@ -1,0 +1,70 @@
+#pragma once
+// The parameters dock: every setting of a recolor with a tooltip saying what it
+// does. Inputs are spin boxes and lists bounded by StudioParameters' limits, so
+// an invalid value cannot be entered. Emits parametersChanged on every edit.
+
+#include <QWidget>
+
+#include "ui/studio_parameters.h"
+
+QT_BEGIN_NAMESPACE
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+QT_END_NAMESPACE
+
+namespace uot::ui {
+
+class ParametersPanel final : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParametersPanel(QWidget* parent = nullptr);
+    Q_DISABLE_COPY_MOVE(ParametersPanel)
+
+    StudioParameters parameters() const;
+    void setParameters(const StudioParameters& parameters);
+    // Enables Run/Cancel for the idle and running states.
+    void setRunning(bool running);
+    bool isRunning() const { return m_running; }
+
+    QPushButton* runButton() const { return m_run; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QDoubleSpinBox* epsBox() const { return m_eps; }
+    QSlider* strengthSlider() const { return m_strength; }
+
+signals:
+    void parametersChanged();
+    void runRequested();
+    void cancelRequested();
+
+private:
+    void fillSolvers();
+    void fillDevices();
+    void updateEnabled();
+
+    QComboBox* m_space = nullptr;
+    QSpinBox* m_palette = nullptr;
+    QDoubleSpinBox* m_eps = nullptr;
+    QDoubleSpinBox* m_tau = nullptr;
+    QCheckBox* m_balanced = nullptr;
+    QComboBox* m_reference = nullptr;
+    QSpinBox* m_iterations = nullptr;
+    QDoubleSpinBox* m_tolerance = nullptr;
+    QComboBox* m_solver = nullptr;
+    QComboBox* m_device = nullptr;
+    QSpinBox* m_threads = nullptr;
+    QComboBox* m_precision = nullptr;
+    QSlider* m_strength = nullptr;
+    QCheckBox* m_luminance = nullptr;
+    QDoubleSpinBox* m_smoothing = nullptr;
+    QCheckBox* m_autoRun = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    bool m_running = false;
+    bool m_updating = false;
+};
+
+}  // namespace uot::ui

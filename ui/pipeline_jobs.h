@@ -1,0 +1,60 @@
+#pragma once
+// Jobs that drive the color pipeline (core/pipeline) on the worker thread:
+// recolor (palettes -> solve -> map, reusing every cached stage), comparison of
+// two variants on the same palettes, and batch recolor through the batch engine.
+// Nothing here re-implements the pipeline: it converts settings and images and
+// forwards progress and cancellation.
+
+#include <QImage>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+#include "core/color/image.h"
+#include "core/pipeline/batch_engine.h"
+#include "core/pipeline/recolor_pipeline.h"
+#include "ui/studio_jobs.h"
+
+namespace uot::ui {
+
+// The pipeline of the main window with the identity of the images it holds.
+// Created on the GUI thread, then used only by jobs (one at a time, on the worker).
+struct PipelineSession {
+    RecolorPipeline pipeline;
+    quint64 sourceId = 0;
+    quint64 referenceId = 0;
+};
+
+// An image loaded for the session; id changes whenever the file does.
+struct LoadedImage {
+    std::shared_ptr<const Image> image;
+    quint64 id = 0;
+    QString path;
+};
+
+// The pipeline settings the studio parameters describe.
+RecolorSettings recolorSettingsFor(const StudioParameters& parameters);
+
+// Recolors the source with the reference's palette. Only the stages whose
+// inputs changed run again (a strength change only re-maps). A GPU failure
+// falls back to the CPU with a notice in the output.
+JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
+                           const StudioParameters& parameters);
+
+// Runs the current problem with two variants (channels 0 and 1), concurrently
+// or one after the other, and reports both runs, the largest relative plan
+// difference and the largest difference of the two recolored images.
+JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const StudioParameters& parameters,
+                              const QString& variantA, const QString& variantB, bool concurrent);
+
+// Batch recolor through the batch engine; per-file progress as steps.
+JobFunction makeBatchJob(const QString& referencePath, const QStringList& inputs, const BatchSettings& settings);
+
+// Reads an image file (for loading on a background thread). Throws uot::Error.
+LoadedImage loadImageFile(const QString& path);
+
+// A QImage that shows `image` (8-bit RGB/RGBA/gray, 16-bit as 64-bit RGBA).
+QImage toQImage(const Image& image);
+
+}  // namespace uot::ui

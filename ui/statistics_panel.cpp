@@ -1,0 +1,184 @@
+#include "ui/statistics_panel.h"
+
+#include <QFormLayout>
+#include <QHash>
+#include <QLabel>
+
+#include <cmath>
+
+#include "core/perf/roofline.h"
+
+namespace uot::ui {
+
+namespace {
+
+QString bytesText(double bytes)
+{
+    if (!(bytes > 0)) return QStringLiteral("-");
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        ++u;
+    }
+    return QStringLiteral("%1 %2").arg(bytes, 0, 'f', bytes < 10 ? 2 : 1).arg(units[u]);
+}
+
+QString countText(double v)
+{
+    if (!std::isfinite(v)) return QStringLiteral("-");
+    if (v >= 1e9) return QStringLiteral("%1 G").arg(v / 1e9, 0, 'f', 2);
+    if (v >= 1e6) return QStringLiteral("%1 M").arg(v / 1e6, 0, 'f', 2);
+    if (v >= 1e3) return QStringLiteral("%1 k").arg(v / 1e3, 0, 'f', 1);
+    return QString::number(v, 'f', 0);
+}
+
+}  // namespace
+
+StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
+{
+    m_form = new QFormLayout(this);
+    m_form->setLabelAlignment(Qt::AlignRight);
+    add("run", tr("Run"), tr("Solver variant and problem size (source palette x reference palette)."));
+    add("status", tr("Status"), tr("Iterations done, convergence and numerical status."));
+    add("elapsed", tr("Elapsed"), tr("Wall time of the iterations so far."));
+    add("msPerIteration", tr("Time / iteration"), tr("Over the last check interval."));
+    add("iterationsPerSecond", tr("Iterations / s"), tr("Over the last check interval."));
+    add("bytesPerIteration", tr("Bytes / iteration"), tr("Matrix bytes the variant must move per iteration."));
+    add("bandwidth", tr("Bandwidth"), tr("Bytes moved per second, and its share of the peak measured at start-up."));
+    add("peak", tr("Machine peak"), tr("Host memory bandwidth measured once at start-up (streaming read; read+write)."));
+    add("intensity", tr("Op. intensity"), tr("Floating-point operations per byte of matrix traffic."));
+    add("gflops", tr("GFLOP/s"), tr("Attained floating-point rate (4 M N flops per iteration)."));
+    add("memory", tr("Peak memory"), tr("Peak resident memory of the process during the run (GPU: device memory)."));
+    add("l1d", tr("L1D misses"), tr("L1 data cache read misses during the run, and per 1000 instructions."));
+    add("llc", tr("LLC misses"), tr("Last-level cache misses during the run, and per 1000 instructions."));
+    add("result", tr("Result"), tr("Mass, marginal violations and objective of the final plan."));
+    add("timings", tr("Phases"), tr("Seconds spent in each phase of the last run."));
+    setPeakBandwidth(0, 0, tr("measuring..."));
+    setCountersUnavailable(QString());
+}
+
+QLabel* StatisticsPanel::add(const QString& key, const QString& title, const QString& tip)
+{
+    auto* value = new QLabel(QStringLiteral("-"));
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    value->setWordWrap(true);
+    value->setToolTip(tip);
+    auto* label = new QLabel(title);
+    label->setToolTip(tip);
+    m_form->addRow(label, value);
+    m_values.insert(key, value);
+    return value;
+}
+
+QString StatisticsPanel::text(const QString& field) const
+{
+    const QLabel* label = m_values.value(field);
+    return label ? label->text() : QString();
+}
+
+void StatisticsPanel::setStatus(const QString& text) { m_values["status"]->setText(text); }
+
+void StatisticsPanel::setPeakBandwidth(double readGBps, double readWriteGBps, const QString& note)
+{
+    m_peakRead = readGBps;
+    m_peakReadWrite = readWriteGBps;
+    m_values["peak"]->setText(readGBps > 0 ? tr("%1 GB/s read, %2 GB/s read+write")
+                                                 .arg(readGBps, 0, 'f', 1)
+                                                 .arg(readWriteGBps, 0, 'f', 1)
+                                           : note);
+}
+
+void StatisticsPanel::setCountersUnavailable(const QString& reason)
+{
+    m_countersReason = reason;
+    const QString text = reason.isEmpty() ? QStringLiteral("-") : tr("unavailable: %1").arg(reason);
+    m_values["l1d"]->setText(text);
+    m_values["llc"]->setText(text);
+}
+
+void StatisticsPanel::beginRun(const RunInfo& info)
+{
+    m_run = info;
+    m_values["run"]->setText(tr("%1, %2 x %3, %4")
+                                 .arg(info.label)
+                                 .arg(info.rows)
+                                 .arg(info.cols)
+                                 .arg(QString::fromStdString(toString(info.precision))));
+    for (const char* key : {"elapsed", "msPerIteration", "iterationsPerSecond", "bandwidth", "gflops", "result"})
+        m_values[key]->setText(QStringLiteral("-"));
+    setStatus(tr("running"));
+    const perf::IterationCost cost = perf::iterationCost(info.variant.toStdString(), info.rows, info.cols, info.precision);
+    m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
+    m_intensity = perf::operationalIntensity(cost);
+    m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(m_intensity, 0, 'g', 3));
+    setCountersUnavailable(m_countersReason);
+}
+
+void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int channel)
+{
+    const ProgressSample* last = nullptr;
+    for (const ProgressSample& s : samples)
+        if (s.channel == channel) last = &s;
+    if (!last) return;
+    const SolveProgress& p = last->progress;
+    m_values["elapsed"]->setText(tr("%1 s").arg(p.elapsedSeconds, 0, 'f', 2));
+    m_values["status"]->setText(tr("iteration %1, error %2").arg(p.iteration).arg(p.error, 0, 'g', 3));
+    if (p.secondsPerIteration > 0) {
+        perf::IterationCost cost = perf::iterationCost(m_run.variant.toStdString(), m_run.rows, m_run.cols, m_run.precision);
+        if (p.bytesPerIteration > 0) cost.bytes = p.bytesPerIteration;  // the solver's own figure is authoritative
+        const double peak = cost.readOnly ? m_peakRead : m_peakReadWrite;
+        const perf::RooflineFigures f = perf::rooflineFigures(cost, p.secondsPerIteration, peak);
+        m_intensity = f.operationalIntensity;
+        m_gflops = f.gflops;
+        m_gbps = f.gbps;
+        m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
+        m_values["msPerIteration"]->setText(tr("%1 ms").arg(f.msPerIteration, 0, 'g', 4));
+        m_values["iterationsPerSecond"]->setText(QString::number(f.iterationsPerSecond, 'f', 1));
+        m_values["bandwidth"]->setText(peak > 0 ? tr("%1 GB/s (%2 % of peak)").arg(f.gbps, 0, 'f', 2).arg(f.pctOfPeak, 0, 'f', 0)
+                                                : tr("%1 GB/s").arg(f.gbps, 0, 'f', 2));
+        m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(f.operationalIntensity, 0, 'g', 3));
+        m_values["gflops"]->setText(QString::number(f.gflops, 'f', 2));
+    }
+    const CounterSnapshot& c = last->counters;
+    if (c.peakRssBytes > 0) m_values["memory"]->setText(bytesText(double(c.peakRssBytes)));
+    if (c.valid) {
+        auto show = [&](const char* key, double misses) {
+            if (!std::isfinite(misses)) return;
+            QString text = countText(misses);
+            if (c.instructions > 0) text += tr(" (%1 per 1000 instructions)").arg(1000.0 * misses / c.instructions, 0, 'f', 2);
+            m_values[key]->setText(text);
+        };
+        show("l1d", c.l1dMisses);
+        show("llc", c.llcMisses);
+    }
+}
+
+void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
+{
+    const SolveResult& r = run.result;
+    QString status = r.cancelled ? tr("cancelled after %1 iterations").arg(r.iterations)
+                     : r.converged ? tr("converged in %1 iterations (error %2)").arg(r.iterations).arg(r.error, 0, 'g', 3)
+                                   : tr("stopped after %1 iterations (error %2)").arg(r.iterations).arg(r.error, 0, 'g', 3);
+    if (!r.message.empty()) status += " - " + QString::fromStdString(r.message);
+    setStatus(status);
+    m_values["run"]->setText(tr("%1, %2 x %3, %4")
+                                 .arg(run.label)
+                                 .arg(run.rows)
+                                 .arg(run.cols)
+                                 .arg(QString::fromStdString(toString(run.precision))));
+    if (r.timings.msPerIteration > 0) {
+        m_values["msPerIteration"]->setText(tr("%1 ms (mean)").arg(r.timings.msPerIteration, 0, 'g', 4));
+        m_values["elapsed"]->setText(tr("%1 s iterating, %2 s setup").arg(r.timings.iterateSeconds, 0, 'f', 2).arg(r.timings.setupSeconds, 0, 'f', 2));
+    }
+    if (r.peakDeviceBytes > 0) m_values["memory"]->setText(tr("%1 on the device").arg(bytesText(double(r.peakDeviceBytes))));
+    if (std::isfinite(r.mass))
+        m_values["result"]->setText(tr("mass %1, marginal violation %2 / %3, objective %4")
+                                        .arg(r.mass, 0, 'g', 4)
+                                        .arg(r.marginalErrorA, 0, 'g', 3)
+                                        .arg(r.marginalErrorB, 0, 'g', 3)
+                                        .arg(r.objective, 0, 'g', 5));
+    m_values["timings"]->setText(timings.isEmpty() ? QStringLiteral("-") : timings);
+}
+
+}  // namespace uot::ui

@@ -1,0 +1,52 @@
+#pragma once
+// Live figures of the running solve: elapsed time, time per iteration,
+// iterations per second, bytes per iteration, achieved bandwidth and its share
+// of the machine's peak (measured once, cached), operational intensity, peak
+// memory, and the hardware cache counters or why they are unavailable.
+// The roofline accounting is core/perf's (iterationCost, rooflineFigures).
+
+#include <QString>
+#include <QWidget>
+
+#include "ui/solve_worker.h"
+#include "ui/studio_jobs.h"
+
+QT_BEGIN_NAMESPACE
+class QFormLayout;
+class QLabel;
+QT_END_NAMESPACE
+
+namespace uot::ui {
+
+class StatisticsPanel final : public QWidget {
+    Q_OBJECT
+public:
+    explicit StatisticsPanel(QWidget* parent = nullptr);
+    Q_DISABLE_COPY_MOVE(StatisticsPanel)
+
+    // Peak host bandwidth in GB/s (streaming read, read+write); 0 = not measured yet.
+    void setPeakBandwidth(double readGBps, double readWriteGBps, const QString& note = {});
+    void setCountersUnavailable(const QString& reason);
+    void beginRun(const RunInfo& info);
+    void addSamples(const QVector<ProgressSample>& samples, int channel = 0);
+    void finishRun(const RunOutcome& run, const QString& timings);
+    void setStatus(const QString& text);
+
+    // The latest figures (for the roofline chart and tests).
+    double lastOperationalIntensity() const { return m_intensity; }
+    double lastGflops() const { return m_gflops; }
+    double lastBandwidthGBps() const { return m_gbps; }
+    QString text(const QString& field) const;  // the shown value of a field, for tests
+
+private:
+    QLabel* add(const QString& key, const QString& title, const QString& tip);
+
+    QFormLayout* m_form = nullptr;
+    QHash<QString, QLabel*> m_values;
+    RunInfo m_run;
+    double m_peakRead = 0, m_peakReadWrite = 0;
+    QString m_countersReason;
+    double m_intensity = 0, m_gflops = 0, m_gbps = 0;
+};
+
+}  // namespace uot::ui
