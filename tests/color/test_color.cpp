@@ -1,0 +1,220 @@
+// Colour spaces, palettes, the colour-space map and the guided filter, checked
+// against independent values: published CIELAB/Oklab coordinates, exact
+// formulas evaluated in double, and analytic properties.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "core/color/color_map.h"
+#include "core/color/color_space.h"
+#include "core/color/palette.h"
+#include "core/transport/uot_error.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+
+UOT_TEST(lab_of_known_colors)
+{
+    // sRGB primaries in CIELAB (D65), as tabulated by Bruce Lindbloom's calculator.
+    const double red[3] = {srgbToLinear(1), 0, 0};
+    double lab[3];
+    linearRgbToSpace(WorkingSpace::Lab, red, lab);
+    UOT_CHECK_CLOSE(lab[0], 53.24, 0.05);
+    UOT_CHECK_CLOSE(lab[1], 80.09, 0.1);
+    UOT_CHECK_CLOSE(lab[2], 67.20, 0.1);
+    const double white[3] = {1, 1, 1};
+    linearRgbToSpace(WorkingSpace::Lab, white, lab);
+    UOT_CHECK_CLOSE(lab[0], 100.0, 1e-3);
+    UOT_CHECK_CLOSE(lab[1], 0.0, 1e-2);
+    UOT_CHECK_CLOSE(lab[2], 0.0, 1e-2);
+}
+
+UOT_TEST(oklab_of_known_colors)
+{
+    // Values from Ottosson's Oklab article (white and sRGB blue).
+    const double white[3] = {1, 1, 1};
+    double ok[3];
+    linearRgbToOklab(white, ok);
+    UOT_CHECK_CLOSE(ok[0], 1.0, 1e-4);
+    UOT_CHECK_CLOSE(ok[1], 0.0, 1e-4);
+    const double blue[3] = {0, 0, 1};
+    linearRgbToOklab(blue, ok);
+    UOT_CHECK_CLOSE(ok[0], 0.4520, 1e-3);
+    UOT_CHECK_CLOSE(ok[1], -0.0325, 1e-3);
+    UOT_CHECK_CLOSE(ok[2], -0.3115, 1e-3);
+}
+
+UOT_TEST(fast_image_conversion_matches_exact_formulas)
+{
+    // Every 8-bit grey level and a random set of colours, in every space.
+    Image img = Image::allocate(64, 8, 3, 8);
+    std::mt19937 rng(7);
+    for (std::size_t k = 0; k < img.data.size(); ++k) img.data[k] = static_cast<std::uint8_t>(rng() & 255);
+    for (WorkingSpace space : {WorkingSpace::Lab, WorkingSpace::Oklab, WorkingSpace::LinearRgb}) {
+        std::vector<float> out(img.pixelCount() * 3);
+        imageToSpace(img, space, out.data(), 1);
+        double worst = 0;
+        for (std::size_t p = 0; p < img.pixelCount(); ++p) {
+            const double rgb[3] = {srgbToLinear(img.data[3 * p] / 255.0), srgbToLinear(img.data[3 * p + 1] / 255.0),
+                                   srgbToLinear(img.data[3 * p + 2] / 255.0)};
+            double exact[3];
+            linearRgbToSpace(space, rgb, exact);
+            for (int a = 0; a < 3; ++a) worst = std::max(worst, std::abs(exact[a] - out[3 * p + a]) / nominalRange(space));
+        }
+        UOT_CHECK_MSG(worst < 1e-5, toString(space) << " worst relative error " << worst);
+        // And back.
+        std::vector<float> back = out;
+        spaceToLinearRgbInPlace(space, back.data(), img.pixelCount(), 1);
+        double worstBack = 0;
+        for (std::size_t p = 0; p < img.pixelCount(); ++p)
+            for (int a = 0; a < 3; ++a)
+                worstBack = std::max(worstBack, std::abs(back[3 * p + a] - srgbToLinear(img.data[3 * p + a] / 255.0)));
+        UOT_CHECK_MSG(worstBack < 1e-5, toString(space) << " round trip error " << worstBack);
+    }
+}
+
+UOT_TEST(palette_weights_and_means_are_exact)
+{
+    // Three clusters with known sizes: the palette keeps their means and proportions.
+    std::vector<float> colors;
+    const float centers[3][3] = {{20, 10, -10}, {60, -30, 40}, {90, 0, 5}};
+    const int sizes[3] = {100, 300, 600};
+    for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < sizes[c]; ++k) colors.insert(colors.end(), centers[c], centers[c] + 3);
+    PaletteSettings s;
+    s.size = 16;
+    const Palette p = buildPalette(colors.data(), 1000, WorkingSpace::Lab, s, 1);
+    UOT_CHECK(p.size() == 3);
+    const double sum = std::accumulate(p.weights.begin(), p.weights.end(), 0.0);
+    UOT_CHECK_CLOSE(sum, 1.0, 1e-12);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        int match = -1;
+        for (int c = 0; c < 3; ++c)
+            if (std::abs(p.points[3 * i] - centers[c][0]) < 1e-4) match = c;
+        UOT_CHECK(match >= 0);
+        if (match < 0) continue;
+        UOT_CHECK_CLOSE(p.weights[i], sizes[match] / 1000.0, 1e-12);
+        UOT_CHECK_CLOSE(p.points[3 * i + 1], centers[match][1], 1e-4);
+    }
+}
+
+UOT_TEST(palette_respects_size_and_is_deterministic)
+{
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-50, 50);
+    std::vector<float> colors(3 * 20000);
+    for (float& c : colors) c = u(rng);
+    for (PaletteMethod m : {PaletteMethod::Histogram, PaletteMethod::KMeans}) {
+        PaletteSettings s;
+        s.method = m;
+        s.size = m == PaletteMethod::KMeans ? 64 : 500;
+        s.finestBins = 32;
+        s.seed = 11;
+        const Palette a = buildPalette(colors.data(), 20000, WorkingSpace::Lab, s, 2);
+        const Palette b = buildPalette(colors.data(), 20000, WorkingSpace::Lab, s, 1);
+        UOT_CHECK(a.size() <= static_cast<std::size_t>(s.size));
+        UOT_CHECK(a.size() >= static_cast<std::size_t>(s.size) * 3 / 4);  // close to the requested size
+        UOT_CHECK(a.points == b.points && a.weights == b.weights);
+        // Weighted mean of the palette = mean of the colours (mass and first moment kept).
+        double mean = 0, pm = 0;
+        for (std::size_t k = 0; k < 20000; ++k) mean += colors[3 * k] / 20000.0;
+        for (std::size_t i = 0; i < a.size(); ++i) pm += a.weights[i] * a.points[3 * i];
+        UOT_CHECK_CLOSE(pm, mean, 1e-3);
+    }
+}
+
+UOT_TEST(palette_rejects_bad_settings)
+{
+    std::vector<float> colors(30, 1.0f);
+    PaletteSettings s;
+    s.size = 0;
+    UOT_CHECK_THROWS_WITH(buildPalette(colors.data(), 10, WorkingSpace::Lab, s), "palette size");
+    s.size = 16;
+    s.finestBins = 48;
+    UOT_CHECK_THROWS_WITH(buildPalette(colors.data(), 10, WorkingSpace::Lab, s), "power of two");
+}
+
+UOT_TEST(guided_filter_keeps_constants_and_linear_functions_of_the_guide)
+{
+    // q = a I + b exactly reproduces p when p is an affine function of I (any radius, eps small),
+    // and a constant field stays constant.
+    const int w = 40, h = 30;
+    std::vector<float> guide(w * h), field(w * h * 2);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(0, 1);
+    for (int k = 0; k < w * h; ++k) {
+        guide[k] = u(rng);
+        field[2 * k] = 3.0f * guide[k] - 1.0f;
+        field[2 * k + 1] = 0.25f;
+    }
+    guidedFilter(guide.data(), field.data(), w, h, 2, 4, 1e-8, 1, 1);
+    double worst = 0;
+    for (int k = 0; k < w * h; ++k) {
+        worst = std::max(worst, std::abs(field[2 * k] - (3.0 * guide[k] - 1.0)));
+        worst = std::max(worst, std::abs(field[2 * k + 1] - 0.25));
+    }
+    UOT_CHECK_MSG(worst < 1e-3, "worst " << worst);
+}
+
+UOT_TEST(guided_filter_smooths_noise_but_keeps_an_edge)
+{
+    // Guide: a step edge. Field: the same step plus noise. Output: noise reduced, step kept.
+    const int w = 64, h = 32;
+    std::vector<float> guide(w * h), field(w * h);
+    std::mt19937 rng(9);
+    std::normal_distribution<float> noise(0, 0.1f);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            guide[y * w + x] = x < w / 2 ? 0.2f : 0.8f;
+            field[y * w + x] = (x < w / 2 ? 0.0f : 1.0f) + noise(rng);
+        }
+    guidedFilter(guide.data(), field.data(), w, h, 1, 5, 1e-3, 1, 1);
+    double err = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) err += std::pow(field[y * w + x] - (x < w / 2 ? 0.0 : 1.0), 2);
+    err = std::sqrt(err / (w * h));
+    UOT_CHECK_MSG(err < 0.04, "rms error " << err << " (noise was 0.1)");
+    UOT_CHECK(field[5 * w + w / 2 - 1] < 0.2f && field[5 * w + w / 2] > 0.8f);
+}
+
+UOT_TEST(lut_equals_barycentric_projection_at_palette_points)
+{
+    // A small plan between two palettes; the entropic map at a source palette point is the
+    // barycentric projection of that point (the LUT interpolates it between nodes).
+    std::vector<double> x = {20, 0, 0, 50, 10, 10, 80, -10, 20}, y = {30, 20, -20, 60, 0, 30, 70, -30, 0};
+    Palette src, ref;
+    src.points = x;
+    src.weights = {0.3, 0.3, 0.4};
+    ref.points = y;
+    ref.weights = {0.2, 0.5, 0.3};
+    UotProblem problem;
+    problem.cost = PointCloudCost{src.points.data(), ref.points.data(), 3, 3, 3, 1e-4};
+    problem.a = src.weights;
+    problem.b = ref.weights;
+    problem.eps = 0.01;
+    problem.tauA = kInfinity;
+    problem.tauB = 1.0;
+    const std::vector<double> logU = {0.1, -0.2, 0.3}, logV = {0.5, -0.1, 0.2};
+    std::vector<double> target;
+    barycentricProjection(problem, logU, logV, src, ref, target, nullptr, 1);
+    // Independent: the plan entries by hand.
+    for (int i = 0; i < 3; ++i) {
+        double m = 0, t0 = 0;
+        for (int j = 0; j < 3; ++j) {
+            double c = 0;
+            for (int a = 0; a < 3; ++a) c += (x[3 * i + a] - y[3 * j + a]) * (x[3 * i + a] - y[3 * j + a]);
+            const double p = std::exp(logU[i] + logV[j] - 1e-4 * c / 0.01);
+            m += p;
+            t0 += p * y[3 * j];
+        }
+        UOT_CHECK_CLOSE(target[3 * i], t0 / m, 1e-9);
+    }
+    // Pixels at exactly the palette points; a fine LUT reproduces T(x) - x.
+    std::vector<float> colors(x.begin(), x.end());
+    const DisplacementLut lut = buildDisplacementLut(problem, logV, ref, colors.data(), 3, 65, 1);
+    std::vector<float> d(9);
+    applyDisplacementLut(lut, colors.data(), 3, d.data(), 1);
+    for (int k = 0; k < 9; ++k) UOT_CHECK_CLOSE(d[k], target[k] - x[k], 1e-3);
+}
