@@ -1,0 +1,245 @@
+// The recolor pipeline on decoded buffers (no files): smooth gradients stay
+// smooth, strength 0 is the identity, identical images give (nearly) the
+// source, results are reproducible, caches are reused and cancellation works.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+#include "core/color/color_space.h"
+#include "core/pipeline/recolor_pipeline.h"
+#include "core/transport/uot_error.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+
+namespace {
+
+// Horizontal gradient between two sRGB colours (8 or 16 bit).
+Image gradient(int w, int h, const double from[3], const double to[3], int depth = 8)
+{
+    Image img = Image::allocate(w, h, 3, depth);
+    const double maxv = depth == 16 ? 65535 : 255;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c) {
+                const double v = from[c] + (to[c] - from[c]) * x / (w - 1);
+                const auto q = static_cast<unsigned>(std::lround(v * maxv));
+                const std::size_t k = (static_cast<std::size_t>(y) * w + x) * 3 + c;
+                if (depth == 16) img.samples16()[k] = static_cast<std::uint16_t>(q);
+                else img.data[k] = static_cast<std::uint8_t>(q);
+            }
+    return img;
+}
+
+// A photo-like test image: smooth shading plus a few flat regions and texture.
+Image scene(int w, int h, unsigned seed)
+{
+    Image img = Image::allocate(w, h, 3, 8);
+    unsigned s = seed;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            s = s * 1103515245u + 12345u;
+            const int noise = static_cast<int>((s >> 16) % 9) - 4;
+            const double fx = static_cast<double>(x) / w, fy = static_cast<double>(y) / h;
+            int r = static_cast<int>(200 * fx + 30), g = static_cast<int>(120 + 80 * fy), b = static_cast<int>(220 - 150 * fx * fy);
+            if ((x / 16 + y / 16) % 5 == 0) r = 240, g = 200, b = 40;
+            const std::size_t k = (static_cast<std::size_t>(y) * w + x) * 3;
+            img.data[k] = static_cast<std::uint8_t>(std::clamp(r + noise, 0, 255));
+            img.data[k + 1] = static_cast<std::uint8_t>(std::clamp(g + noise, 0, 255));
+            img.data[k + 2] = static_cast<std::uint8_t>(std::clamp(b + noise, 0, 255));
+        }
+    return img;
+}
+
+RecolorSettings fastSettings()
+{
+    RecolorSettings s;
+    s.palette.size = 256;
+    s.mapping.lutSize = 17;
+    s.transport.eps = 0.003;
+    s.threads = 2;
+    return s;
+}
+
+double labL(const Image& img, std::size_t p)
+{
+    double rgb[3];
+    for (int c = 0; c < 3; ++c) {
+        const double v = img.depth == 16 ? img.samples16()[p * img.channels + c] / 65535.0 : img.data[p * img.channels + c] / 255.0;
+        rgb[c] = srgbToLinear(v);
+    }
+    double lab[3];
+    linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+    return lab[0];
+}
+
+}  // namespace
+
+UOT_TEST(gradient_stays_monotone_and_band_free)
+{
+    const double a0[3] = {0.05, 0.10, 0.35}, a1[3] = {0.95, 0.90, 0.60};  // dark blue -> light cream
+    const double b0[3] = {0.30, 0.02, 0.05}, b1[3] = {0.70, 1.00, 0.95};  // dark red -> light cyan
+    for (bool smooth : {true, false}) {
+        RecolorSettings s = fastSettings();
+        s.mapping.smooth = smooth;
+        RecolorPipeline pipeline(s);
+        pipeline.setSource(gradient(512, 8, a0, a1));
+        pipeline.setReference(gradient(300, 8, b0, b1));
+        const Image out = pipeline.run();
+        UOT_CHECK(out.width == 512 && out.height == 8 && out.channels == 3 && out.depth == 8);
+        // Lightness along the middle row: monotone (within quantisation) and without jumps:
+        // no step between neighbours above 4x the mean step (banding / posterisation).
+        std::vector<double> L(512);
+        for (int x = 0; x < 512; ++x) L[x] = labL(out, 4 * 512 + x);
+        double maxDrop = 0, maxStep = 0;
+        for (int x = 1; x < 512; ++x) {
+            maxDrop = std::max(maxDrop, L[x - 1] - L[x]);
+            maxStep = std::max(maxStep, std::abs(L[x] - L[x - 1]));
+        }
+        const double meanStep = std::abs(L[511] - L[0]) / 511;
+        UOT_CHECK_MSG(L[511] - L[0] > 40, "lightness range collapsed: " << L[0] << " .. " << L[511]);
+        UOT_CHECK_MSG(maxDrop < 0.6, "not monotone: drop of " << maxDrop << " L units (smooth=" << smooth << ")");
+        UOT_CHECK_MSG(maxStep < 4 * meanStep + 0.6,
+                      "band: step " << maxStep << " vs mean " << meanStep << " (smooth=" << smooth << ")");
+        // The colours moved toward the reference: the dark end is now reddish (a* > 0).
+        const double rgb[3] = {srgbToLinear(out.data[4 * 512 * 3] / 255.0), srgbToLinear(out.data[4 * 512 * 3 + 1] / 255.0),
+                               srgbToLinear(out.data[4 * 512 * 3 + 2] / 255.0)};
+        double lab[3];
+        linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+        UOT_CHECK_MSG(lab[1] > 5, "dark end a* = " << lab[1]);
+    }
+}
+
+UOT_TEST(strength_zero_returns_the_source_exactly)
+{
+    RecolorSettings s = fastSettings();
+    s.mapping.strength = 0;
+    RecolorPipeline pipeline(s);
+    const Image src = scene(96, 64, 1);
+    pipeline.setSource(src);
+    pipeline.setReference(scene(80, 60, 2));
+    const Image out = pipeline.run();
+    UOT_CHECK(out.data == src.data && out.width == src.width && out.channels == src.channels);
+}
+
+UOT_TEST(identical_source_and_reference_give_nearly_the_source)
+{
+    RecolorSettings s = fastSettings();
+    s.transport.adherence = 10;
+    RecolorPipeline pipeline(s);
+    const Image src = scene(128, 96, 3);
+    pipeline.setSource(src);
+    pipeline.setReference(src);
+    const Image out = pipeline.run();
+    double sum = 0;
+    int worst = 0;
+    for (std::size_t k = 0; k < src.data.size(); ++k) {
+        const int d = std::abs(static_cast<int>(out.data[k]) - static_cast<int>(src.data[k]));
+        sum += d;
+        worst = std::max(worst, d);
+    }
+    const double mean = sum / src.data.size();
+    UOT_CHECK_MSG(mean < 2.0, "mean abs difference " << mean << " levels");
+    UOT_CHECK_MSG(worst < 40, "worst difference " << worst << " levels");
+}
+
+UOT_TEST(same_seed_gives_identical_output_and_strength_change_reuses_the_plan)
+{
+    RecolorSettings s = fastSettings();
+    s.palette.method = PaletteMethod::KMeans;
+    s.palette.size = 48;
+    s.palette.seed = 42;
+    const Image src = scene(96, 64, 4), ref = scene(70, 50, 5);
+    RecolorPipeline a(s), b(s);
+    a.setSource(src), a.setReference(ref), b.setSource(src), b.setReference(ref);
+    const Image ra = a.run(), rb = b.run();
+    UOT_CHECK(ra.data == rb.data);
+    // A different seed changes the k-means palette (and so, in general, the output).
+    s.palette.seed = 43;
+    RecolorPipeline c(s);
+    c.setSource(src), c.setReference(ref);
+    UOT_CHECK(c.run().data != ra.data || c.sourcePalette()->points != a.sourcePalette()->points);
+
+    // New strength: the plan and the smoothed field are reused, only composition runs.
+    RecolorSettings half = a.settings();
+    half.mapping.strength = 0.5;
+    a.setSettings(half);
+    const Image rh = a.render();
+    UOT_CHECK(a.stats().planFromCache && a.stats().fieldFromCache && a.stats().paletteFromCache);
+    UOT_CHECK(rh.data != ra.data);
+    // Halfway: each sample lies between the source and the full transfer (within rounding).
+    std::size_t outside = 0;
+    for (std::size_t k = 0; k < src.data.size(); ++k) {
+        const int lo = std::min(src.data[k], ra.data[k]) - 2, hi = std::max(src.data[k], ra.data[k]) + 2;
+        if (rh.data[k] < lo || rh.data[k] > hi) ++outside;
+    }
+    UOT_CHECK_MSG(outside < src.data.size() / 100, outside << " samples outside [source, full]");
+    // New eps: palettes reused, the plan recomputed.
+    RecolorSettings other = a.settings();
+    other.transport.eps = 0.02;
+    a.setSettings(other);
+    a.render();
+    UOT_CHECK(a.stats().paletteFromCache && !a.stats().planFromCache);
+}
+
+UOT_TEST(alpha_gray_and_16_bit_sources)
+{
+    // RGBA: alpha copied untouched.
+    Image rgba = Image::allocate(40, 30, 4, 8);
+    const Image base = scene(40, 30, 6);
+    for (std::size_t p = 0; p < rgba.pixelCount(); ++p) {
+        for (int c = 0; c < 3; ++c) rgba.data[4 * p + c] = base.data[3 * p + c];
+        rgba.data[4 * p + 3] = static_cast<std::uint8_t>(p * 7 % 256);
+    }
+    RecolorPipeline pipeline(fastSettings());
+    pipeline.setSource(rgba);
+    pipeline.setReference(scene(50, 40, 7));
+    const Image out = pipeline.run();
+    UOT_CHECK(out.channels == 4);
+    bool alphaKept = true;
+    for (std::size_t p = 0; p < out.pixelCount(); ++p) alphaKept = alphaKept && out.data[4 * p + 3] == rgba.data[4 * p + 3];
+    UOT_CHECK(alphaKept);
+
+    // Gray source: becomes colour (RGB) with the reference's hues.
+    Image gray = Image::allocate(64, 16, 1, 8);
+    for (std::size_t p = 0; p < gray.pixelCount(); ++p) gray.data[p] = static_cast<std::uint8_t>(p % 64 * 4);
+    pipeline.setSource(gray);
+    const Image g = pipeline.run();
+    UOT_CHECK(g.channels == 3 && g.depth == 8);
+
+    // 16-bit: the result stays 16-bit and uses the extra precision (not only multiples of 257).
+    const double a0[3] = {0.1, 0.2, 0.3}, a1[3] = {0.9, 0.8, 0.7};
+    pipeline.setSource(gradient(600, 4, a0, a1, 16));
+    const Image d = pipeline.run();
+    UOT_CHECK(d.depth == 16 && d.channels == 3);
+    std::size_t fine = 0;
+    for (std::size_t k = 0; k < d.pixelCount() * 3; ++k) fine += d.samples16()[k] % 257 != 0;
+    UOT_CHECK(fine > d.pixelCount());
+}
+
+UOT_TEST(cancellation_and_bad_input)
+{
+    RecolorPipeline pipeline(fastSettings());
+    UOT_CHECK_THROWS_WITH(pipeline.run(), "no source");
+    pipeline.setSource(scene(32, 32, 8));
+    pipeline.setReference(scene(32, 32, 9));
+    std::atomic<bool> cancel{true};
+    PipelineControl control;
+    control.cancel = &cancel;
+    bool cancelled = false;
+    try {
+        pipeline.run(control);
+    } catch (const Cancelled&) {
+        cancelled = true;
+    }
+    UOT_CHECK(cancelled);
+    cancel = false;
+    UOT_CHECK(pipeline.run(control).width == 32);  // usable after a cancel
+    Image broken = Image::allocate(4, 4, 3, 8);
+    broken.data.resize(5);
+    UOT_CHECK_THROWS_WITH(pipeline.setSource(broken), "bytes");
+    RecolorSettings bad = fastSettings();
+    bad.transport.eps = -1;
+    UOT_CHECK_THROWS_WITH(pipeline.setSettings(bad), "eps");
+}
