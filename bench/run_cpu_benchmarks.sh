@@ -6,7 +6,7 @@
 # Usage: bench/run_cpu_benchmarks.sh [BUILD_DIR] [OUT_DIR]
 #   BUILD_DIR defaults to build (a Release build with the `uot` target built);
 #   OUT_DIR defaults to out/bench-YYYYmmdd-HHMMSS.
-# Env: THREADS (2), ITERATIONS (50), SKIP_CACHEGRIND=1, SKIP_POT=1.
+# Env: THREADS (2), ITERATIONS (50), SKIP_CACHEGRIND=1, SKIP_POT=1, WAIT_QUIET=SECONDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -16,6 +16,11 @@ threads=${THREADS:-2}
 iterations=${ITERATIONS:-50}
 [ -x "$uot" ] || { echo "run_cpu_benchmarks.sh: $uot not found; build the 'uot' target first" >&2; exit 2; }
 mkdir -p "$out"
+# WAIT_QUIET=SECONDS: wait (at most that long) for the 1-minute load average to drop below 0.5.
+if [ -n "${WAIT_QUIET:-}" ]; then
+  end=$(( $(date +%s) + WAIT_QUIET ))
+  while awk '{exit !($1 >= 0.5)}' /proc/loadavg && [ "$(date +%s)" -lt "$end" ]; do sleep 5; done
+fi
 {
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"

@@ -159,6 +159,17 @@ private:
 
 bool isGpuSolver(const std::string& name) { return name.rfind("gpu-", 0) == 0; }
 
+// The 1-minute load average (NaN when unknown): a busy machine explains a low figure.
+double loadAverage1m()
+{
+    double load = std::nan("");
+    if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(f, "%lf", &load) != 1) load = std::nan("");
+        std::fclose(f);
+    }
+    return load;
+}
+
 double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -255,6 +266,7 @@ Record runCase(const BenchCase& c, const BenchConfig& cfg)
     r.setInt("iterations", cfg.iterations);
     r.setInt("warmup", cfg.warmup);
     r.setInt("repeats", cfg.singleSolve ? 1 : cfg.repeats);
+    r.set("load_1m", loadAverage1m(), 2);  // other work on the machine when the case started
 
     // 1. The machine's bandwidth, measured right here, before the case.
     double peakRead = std::nan(""), peakRw = std::nan(""), wsRead = std::nan("");
