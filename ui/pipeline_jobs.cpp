@@ -198,6 +198,10 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
         Image result;
         try {
             pipeline.preparePalettes(control);
+            // Each stage call re-reports the stages before it as cached: keep the figures of the stage that ran.
+            PhaseTimings timings;
+            timings.palette = pipeline.stats().timings.palette;
+            timings.cost = pipeline.stats().timings.cost;
             counters.start();
             timer.start();
             try {
@@ -218,14 +222,16 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             const double solveWall = timer.nsecsElapsed() * 1e-9;
             if (!pipeline.stats().planFromCache) output->runs.push_back(outcomeOf(pipeline, settings, solveWall));
             else context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
+            timings.solve = pipeline.stats().timings.solve;
             result = pipeline.render(control);
+            timings.map = pipeline.stats().timings.map;
+            output->timings = timingsText(timings);
         } catch (const Cancelled&) {
             output->cancelled = true;
             return output;
         }
         output->image = toQImage(result);
         output->pixels = std::make_shared<const Image>(std::move(result));
-        output->timings = timingsText(pipeline.stats().timings);
         return output;
     };
 }

@@ -94,7 +94,7 @@ void StatisticsPanel::setCountersUnavailable(const QString& reason)
     m_countersReason = reason;
     const QString text = reason.isEmpty() ? QStringLiteral("-") : tr("unavailable: %1").arg(reason);
     m_values["l1d"]->setText(text);
-    m_values["llc"]->setText(text);
+    m_values["llc"]->setText(reason.isEmpty() ? text : tr("unavailable (same reason)"));
 }
 
 void StatisticsPanel::beginRun(const RunInfo& info)

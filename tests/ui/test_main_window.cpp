@@ -1,0 +1,237 @@
+// The main window driven as a user would: load the sample pair, run to a
+// result, cancel, supersede a running solve, re-map on a strength change,
+// and keep the parameters between sessions.
+
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+#include "ui/live_charts.h"
+#include "ui/main_window.h"
+#include "ui/parameters_panel.h"
+#include "ui/statistics_panel.h"
+
+using namespace uot::ui;
+
+namespace {
+
+const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+
+MainWindowOptions testOptions()
+{
+    MainWindowOptions options;
+    options.interactive = false;
+    options.measureBandwidth = false;
+    options.loadSamplesIfEmpty = false;
+    return options;
+}
+
+StudioParameters quick()
+{
+    StudioParameters p;
+    p.paletteSize = 128;
+    p.maxIterations = 200;
+    p.tolerance = 1e-4;
+    p.eps = 0.01;
+    p.precision = "fp64";
+    p.smoothing = 0;
+    return p;
+}
+
+// A solve that only ends when cancelled.
+StudioParameters endless()
+{
+    StudioParameters p = quick();
+    p.paletteSize = 512;
+    p.maxIterations = 100000;
+    p.tolerance = 0;
+    return p;
+}
+
+bool loadPair(MainWindow& window)
+{
+    window.openSource(kSamples + "/home.jpg");
+    window.openReference(kSamples + "/starry_night.jpg");
+    return QTest::qWaitFor([&] { return window.hasSource() && window.hasReference() && !window.isLoading(); }, 20000);
+}
+
+QImage rgb(const QImage& image) { return image.convertToFormat(QImage::Format_RGB888); }
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_settingsDir;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QCoreApplication::setOrganizationName("UOT-test");
+        QCoreApplication::setApplicationName("studio-test");
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    void runsToAResultWithChartsAndStatistics()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        window.setParameters(quick());
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QVERIFY(window.isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 5000);
+        QCOMPARE(window.resultImage().size(), QSize(512, 384));
+        QVERIFY(rgb(window.resultImage()) != rgb(QImage(kSamples + "/home.jpg")));  // colors did change
+        QVERIFY(window.charts()->errorPointCount(0) > 0);
+        QVERIFY(window.charts()->timePointCount(0) > 0);
+        QVERIFY(window.charts()->rooflinePointCount() > 0);
+        QVERIFY(window.statisticsPanel()->text("run").contains("128"));
+        QVERIFY(window.statisticsPanel()->text("status").contains("iterations"));
+        QVERIFY(window.statisticsPanel()->text("bytesPerIteration") != "-");
+        QVERIFY(window.parametersPanel()->runButton()->isEnabled());
+        QVERIFY(!window.parametersPanel()->cancelButton()->isEnabled());
+    }
+
+    void strengthChangeRemapsWithoutSolving()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        window.setParameters(quick());
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        QSignalSpy runs(window.worker(), &SolveWorker::runStarted);
+        StudioParameters p = quick();
+        p.strength = 0;  // the pipeline returns the source unchanged
+        window.setParameters(p);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 60000);
+        QCOMPARE(runs.count(), 0);  // no solver run: the plan was reused
+        QCOMPARE(rgb(window.resultImage()), rgb(QImage(kSamples + "/home.jpg")));
+    }
+
+    void cancelMidRunRestoresTheUiAndKeepsTheResult()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        window.setParameters(quick());
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        const QImage previous = window.resultImage();
+
+        window.setParameters(endless());
+        QSignalSpy cancelled(&window, &MainWindow::runCancelled);
+        QSignalSpy progress(window.worker(), &SolveWorker::progress);
+        window.parametersPanel()->runButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 60000);
+        QVERIFY(window.isRunning());
+        QVERIFY(!window.parametersPanel()->runButton()->isEnabled());
+        QVERIFY(window.parametersPanel()->cancelButton()->isEnabled());
+        window.parametersPanel()->cancelButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 5000);
+        QVERIFY(window.parametersPanel()->runButton()->isEnabled());
+        QVERIFY(!window.parametersPanel()->cancelButton()->isEnabled());
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(window.resultImage(), previous);  // nothing lost
+        QVERIFY(window.statisticsPanel()->text("status").contains("cancelled"));
+    }
+
+    void newRequestSupersedesARunningSolve()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        window.setParameters(endless());
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        QSignalSpy progress(window.worker(), &SolveWorker::progress);
+        window.run();
+        QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 60000);
+        StudioParameters p = quick();
+        p.maxIterations = 30;
+        p.tolerance = 0;
+        window.setParameters(p);
+        window.run();  // replaces the endless solve
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 5000);
+        // The result and the statistics are those of the second request.
+        QVERIFY(window.statisticsPanel()->text("status").contains("30 iterations"));
+        QVERIFY(window.statisticsPanel()->text("run").contains("128"));
+        QCOMPARE(window.resultImage().size(), QSize(512, 384));
+    }
+
+    void parametersPersistBetweenSessions()
+    {
+        StudioParameters p;
+        p.colorSpace = "oklab";
+        p.paletteSize = 777;
+        p.eps = 0.0123;
+        p.balanced = true;
+        p.referenceMeasure = "product";
+        p.maxIterations = 1234;
+        p.precision = "fp64";
+        p.strength = 0.4;
+        p.preserveLuminance = true;
+        p.smoothing = 0.25;
+        {
+            MainWindow window(testOptions());
+            window.setParameters(p);
+            window.close();
+        }
+        MainWindow again(testOptions());
+        QCOMPARE(again.parameters(), p);
+    }
+
+    void invalidValuesCannotBeEnteredOrLoaded()
+    {
+        ParametersPanel panel;
+        panel.epsBox()->setValue(-3);
+        QCOMPARE(panel.parameters().eps, StudioParameters::kMinEps);
+        QSettings settings;
+        settings.setValue("parameters/paletteSize", 10'000'000);
+        settings.setValue("parameters/colorSpace", "no-such-space");
+        settings.setValue("parameters/strength", 7.5);
+        const StudioParameters loaded = StudioParameters::load(settings);
+        QCOMPARE(loaded.paletteSize, StudioParameters::kMaxPalette);
+        QCOMPARE(loaded.colorSpace, QString("lab"));
+        QCOMPARE(loaded.strength, 1.0);
+    }
+
+    void runWithoutImagesExplainsWhatToDo()
+    {
+        MainWindow window(testOptions());
+        QSignalSpy failed(&window, &MainWindow::runFailed);
+        window.run();
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(window.lastError().contains("Open a source"));
+        QVERIFY(!window.isRunning());
+    }
+
+    void corruptFileGivesAnActionableMessage()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("broken.jpg");
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("this is not a JPEG file at all");
+        file.close();
+        MainWindow window(testOptions());
+        QSignalSpy failed(&window, &MainWindow::loadFailed);
+        window.openSource(bad);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY(failed.at(0).at(0).toString().contains("broken.jpg"));
+        QVERIFY(!window.hasSource());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"
