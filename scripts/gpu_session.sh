@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One device-machine session for the GPU backend: configure (no GUI, no OpenCV,
+# CUDA on, warnings as errors), build the GPU library, its tests, the GPU
+# benchmark and `uot`, run `ctest -L gpu`, list the devices with their measured
+# bandwidth, and run the benchmark. Logs and JSON go to $OUT (default ./out/gpu).
+#
+#   scripts/gpu_session.sh [all|test|bench] [extra gpu_bench arguments...]
+set -u
+MODE=${1:-all}
+shift || true
+OUT=${OUT:-$PWD/out/gpu}
+BUILD=${BUILD:-build-device}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$OUT"
+
+nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
+cmake -S . -B "$BUILD" -G Ninja -DUOT_BUILD_GUI=OFF -DUOT_WITH_OPENCV=OFF -DUOT_CUDA=ON \
+  -DUOT_WARNINGS_AS_ERRORS=ON -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 \
+  || { tail -40 "$OUT/build.log"; exit 1; }
+cmake --build "$BUILD" --target test_gpu_solvers gpu_bench -j "$JOBS" >> "$OUT/build.log" 2>&1 \
+  || { grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
+# `uot` also holds other helpers' commands: report, do not stop, if it fails to build.
+cmake --build "$BUILD" --target uot -j "$JOBS" >> "$OUT/build.log" 2>&1 || echo "NOTE: uot did not build (see build.log)"
+echo "build ok"
+
+status=0
+if [ "$MODE" = all ] || [ "$MODE" = test ]; then
+  (cd "$BUILD" && ctest -L gpu --output-on-failure -V --timeout 600) > "$OUT/ctest_gpu.log" 2>&1 || status=1
+  grep -E "^\s*[0-9]+: (  |\[ (RUN|SKIP|FAIL|  OK|OK ) \]|  FAIL)|tests passed|Test #|passed, " "$OUT/ctest_gpu.log" \
+    | sed 's/^[0-9]*: //' | grep -v "^\[ RUN" | tail -80
+fi
+if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
+  [ -x "$BUILD/app/cli/uot" ] && "$BUILD/app/cli/uot" devices --bandwidth > "$OUT/devices.txt" 2>&1
+  cat "$OUT/devices.txt" 2>/dev/null
+  "$BUILD/tests/gpu/gpu_bench" "$@" > "$OUT/bench.jsonl" 2> "$OUT/bench.err" || status=1
+  grep -v '"tune"' "$OUT/bench.jsonl" | grep -v '^{"solver"' ; tail -3 "$OUT/bench.err"
+fi
+exit $status

@@ -1,0 +1,193 @@
+// gpu_bench: time per iteration of the GPU variants against the device's own
+// bandwidth measured in the same run. Prints one JSON object per case (same
+// field names as `uot bench`) and a table at the end.
+//
+//   gpu_bench [--sizes 1024x1024,4096x4096] [--solvers gpu-fused,gpu-mapuot]
+//             [--precision fp32|fp64] [--repeats 3] [--tune] [--atomics]
+//
+// ms_per_iter is device time from CUDA events around the iteration loop
+// (result.timings.iterateSeconds / iterations), the median of the repeats,
+// after a warm-up solve of the same case (graphs captured, buffers allocated).
+// Exit 4 when no GPU is usable.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/registry/solver_registry.h"
+#include "core/transport/uot_error.h"
+#include "gpu/gpu_backend.h"
+
+using namespace uot;
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t end = text.find(sep, start);
+        const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (!item.empty()) out.push_back(item);
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+struct Row {
+    std::string solver;
+    std::size_t m, n;
+    double ms, gbps, pct, peakMb, matrixMb;
+    const char* peakKind;
+};
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    std::string sizes = "1024x1024,2048x2048,4096x4096,8192x8192,16384x16384,1024x16384,16384x1024";
+    std::string solvers = "gpu-fused,gpu-mapuot,gpu-pot-style";
+    std::string precisionText = "fp32";
+    int repeats = 3;
+    bool tune = false, atomics = false;
+    for (int k = 1; k < argc; ++k) {
+        const std::string arg = argv[k];
+        auto next = [&]() -> std::string {
+            if (k + 1 >= argc) {
+                std::fprintf(stderr, "gpu_bench: %s needs a value\n", arg.c_str());
+                std::exit(2);
+            }
+            return argv[++k];
+        };
+        if (arg == "--sizes")
+            sizes = next();
+        else if (arg == "--solvers")
+            solvers = next();
+        else if (arg == "--precision")
+            precisionText = next();
+        else if (arg == "--repeats")
+            repeats = std::max(1, std::atoi(next().c_str()));
+        else if (arg == "--tune")
+            tune = true;
+        else if (arg == "--atomics")
+            atomics = true;
+        else {
+            std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
+                                 "[--repeats R] [--tune] [--atomics]\n");
+            return 2;
+        }
+    }
+    const std::string reason = gpu::unavailableReason();
+    if (!reason.empty()) {
+        std::fprintf(stderr, "gpu_bench: %s\n", reason.c_str());
+        return 4;
+    }
+    try {
+        const Precision precision = parsePrecision(precisionText);
+        const std::size_t elementBytes = precision == Precision::Fp32 ? 4 : 8;
+        const auto devices = gpu::listDevices();
+        const gpu::BandwidthMeasurement bw = gpu::measureBandwidth(0, std::size_t(1) << 30);
+        std::printf("{\"device\": \"%s\", \"sms\": %d, \"read_gbps\": %.1f, \"d2d_copy_gbps\": %.1f}\n",
+                    devices.at(0).name.c_str(), devices.at(0).multiprocessors, bw.readGBps, bw.copyGBps);
+
+        if (tune) {
+            std::vector<gpu::TuningTrial> trials;
+            const gpu::Tuning best = gpu::tuneMapUot(0, 8192, 8192, &trials);
+            for (const auto& t : trials)
+                std::printf("{\"tune\": \"%s\", \"mapTx\": %d, \"mapTy\": %d, \"mapNy\": %d, \"rowTx\": %d, "
+                            "\"rowNy\": %d, \"ms\": %.4f}\n",
+                            t.part, t.tuning.mapTx, t.tuning.mapTy, t.tuning.mapNy, t.tuning.rowTx, t.tuning.rowNy,
+                            t.ms);
+            std::printf("{\"tuned\": {\"mapTx\": %d, \"mapTy\": %d, \"mapNy\": %d, \"rowTx\": %d, \"rowNy\": %d}}\n",
+                        best.mapTx, best.mapTy, best.mapNy, best.rowTx, best.rowNy);
+            gpu::setDefaultTuning(best);
+        }
+
+        std::vector<std::string> solverList = split(solvers, ',');
+        if (atomics) solverList.push_back("gpu-fused[atomic]");
+        std::vector<Row> rows;
+        for (const std::string& size : split(sizes, ',')) {
+            const auto dims = split(size, 'x');
+            const std::size_t m = std::stoull(dims.at(0)), n = std::stoull(dims.at(1));
+            std::vector<float> cost(m * n);
+            std::vector<double> a(m), b(n);
+            for (std::size_t i = 0; i < m; ++i) a[i] = (1.0 + 0.5 * std::sin(0.1 * i)) / m;
+            for (std::size_t j = 0; j < n; ++j) b[j] = (1.0 + 0.5 * std::cos(0.07 * j)) * 1.3 / n;
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    const double d = double(i) / m - double(j) / n;
+                    cost[i * n + j] = static_cast<float>(d * d + 1e-4 * double((i * 7919 + j * 104729) % 1000));
+                }
+            UotProblem problem;
+            problem.cost = DenseCost{cost.data(), nullptr, m, n};
+            problem.a = a;
+            problem.b = b;
+            problem.eps = 0.05;
+            problem.tauA = problem.tauB = 1.0;
+
+            for (const std::string& name : solverList) {
+                const bool atomic = name == "gpu-fused[atomic]";
+                std::unique_ptr<UotSolver> solver;
+                if (atomic) {
+                    gpu::Tuning t = gpu::defaultTuning();
+                    t.fusedPartials = 1;
+                    solver = gpu::createSolver("gpu-fused", t);
+                } else {
+                    solver = createSolver(name);
+                }
+                const std::uint64_t bytes = solver->bytesPerIteration(m, n, precision);
+                const double estimate = double(bytes) / 2.5e12 + 5e-6;
+                const int iterations = std::clamp(static_cast<int>(0.25 / estimate), 20, 5000);
+                SolveOptions o;
+                o.precision = precision;
+                o.maxIterations = iterations;
+                o.tolerance = 0;
+                o.checkEvery = iterations;
+                o.evaluateFinalPlan = false;
+                std::vector<double> ms;
+                SolveResult r;
+                for (int rep = 0; rep <= repeats; ++rep) {
+                    r = solver->solve(problem, o);
+                    if (rep > 0) ms.push_back(1e3 * r.timings.iterateSeconds / r.iterations);  // rep 0: warm-up
+                }
+                std::sort(ms.begin(), ms.end());
+                const double med = ms[ms.size() / 2];
+                const double gbps = double(bytes) / (med * 1e-3) / 1e9;
+                const bool readOnly = name.find("fused") != std::string::npos || name == "gpu-pot-style";
+                const double peak = readOnly ? bw.readGBps : bw.copyGBps;
+                const double matrixMb = double(m) * n * elementBytes / 1048576.0;
+                const double peakMb = double(r.peakDeviceBytes) / 1048576.0;
+                std::printf("{\"solver\": \"%s\", \"m\": %zu, \"n\": %zu, \"precision\": \"%s\", \"device\": \"gpu:0\", "
+                            "\"iterations\": %d, \"repeats\": %d, \"ms_per_iter\": %.5f, \"ms_per_iter_min\": %.5f, "
+                            "\"ms_per_iter_max\": %.5f, \"bytes_per_iter\": %llu, \"gbps\": %.1f, "
+                            "\"peak_read_gbps\": %.1f, \"peak_rw_gbps\": %.1f, \"peak_kind\": \"%s\", "
+                            "\"pct_of_peak\": %.1f, \"peak_device_mb\": %.1f, \"matrix_mb\": %.1f, "
+                            "\"timing_source\": \"cuda_events_iteration_loop\", \"status\": \"%s\"}\n",
+                            name.c_str(), m, n, precisionText.c_str(), r.iterations, repeats, med, ms.front(),
+                            ms.back(), static_cast<unsigned long long>(bytes), gbps, bw.readGBps, bw.copyGBps,
+                            readOnly ? "read" : "read+write", 100.0 * gbps / peak, peakMb, matrixMb,
+                            toString(r.status).c_str());
+                std::fflush(stdout);
+                rows.push_back({name, m, n, med, gbps, 100.0 * gbps / peak, peakMb, matrixMb,
+                                readOnly ? "read" : "read+write"});
+            }
+        }
+        std::printf("\n%-18s %13s %10s %9s %7s %-10s %12s %10s\n", "solver", "size", "ms/iter", "GB/s", "% peak",
+                    "peak kind", "peak dev MB", "matrix MB");
+        for (const Row& r : rows)
+            std::printf("%-18s %6zux%-6zu %10.4f %9.0f %6.1f%% %-10s %12.1f %10.1f\n", r.solver.c_str(), r.m, r.n,
+                        r.ms, r.gbps, r.pct, r.peakKind, r.peakMb, r.matrixMb);
+        std::printf("device read %.0f GB/s, device-to-device copy %.0f GB/s (read + write counted)\n", bw.readGBps,
+                    bw.copyGBps);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "gpu_bench: %s\n", e.what());
+        return e.code() == ErrorCode::Unavailable ? 4 : 1;
+    }
+    return 0;
+}

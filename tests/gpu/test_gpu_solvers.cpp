@@ -1,0 +1,347 @@
+// Every GPU variant against the float64 CPU reference solver, on shapes that
+// are multiples of no tile, balanced and unbalanced, small eps (automatic
+// switch to gpu-log), warm start, cancellation, device memory accounting and
+// leaks. Skips (exit 77) where no GPU is usable, e.g. in CI.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/registry/solver_registry.h"
+#include "core/transport/kernel_matrix.h"
+#include "core/transport/uot_error.h"
+#include "gpu/gpu_backend.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+
+namespace {
+
+const std::vector<std::string> kVariants = {"gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-log"};
+
+bool requireGpu()
+{
+    const std::string reason = gpu::unavailableReason();
+    if (reason.empty()) return true;
+    test::skip(reason);
+    return false;
+}
+
+// A deterministic random problem; owns its data.
+struct TestProblem {
+    std::vector<double> cost, a, b;
+    UotProblem problem;
+
+    TestProblem(std::size_t m, std::size_t n, double eps, double tauA, double tauB, unsigned seed = 1,
+                ReferenceMeasure reference = ReferenceMeasure::Ones)
+        : cost(m * n), a(m), b(n)
+    {
+        unsigned state = seed * 2654435761u + 12345u;
+        auto next = [&state]() {
+            state = state * 1664525u + 1013904223u;
+            return (state >> 8) / double(1u << 24);
+        };
+        for (double& c : cost) c = next();
+        double sa = 0, sb = 0;
+        for (double& x : a) sa += (x = 0.2 + next());
+        for (double& x : b) sb += (x = 0.2 + next());
+        const bool balanced = std::isinf(tauA) || std::isinf(tauB);
+        for (double& x : a) x /= sa;
+        for (double& x : b) x *= (balanced ? 1.0 : 1.7) / sb;  // unequal masses when unbalanced
+        problem.cost = DenseCost{nullptr, cost.data(), m, n};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = eps;
+        problem.tauA = tauA;
+        problem.tauB = tauB;
+        problem.reference = reference;
+    }
+};
+
+SolveOptions options(Precision precision, int maxIterations, double tolerance, int checkEvery = 10)
+{
+    SolveOptions o;
+    o.precision = precision;
+    o.maxIterations = maxIterations;
+    o.tolerance = tolerance;
+    o.checkEvery = checkEvery;
+    o.evaluateFinalPlan = false;
+    return o;
+}
+
+// Relative L1 distance between the plans of two results, computed in float64.
+double planRelativeL1(const UotProblem& p, const SolveResult& x, const SolveResult& ref)
+{
+    const std::size_t m = p.rows(), n = p.cols();
+    std::vector<double> row(n);
+    double diff = 0, total = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        fillCostRow(p.cost, i, row.data());
+        for (std::size_t j = 0; j < n; ++j) {
+            const double logK = -row[j] / p.eps + logReference(p, i, j);
+            const double px = std::exp(x.logU[i] + x.logV[j] + logK);
+            const double pr = std::exp(ref.logU[i] + ref.logV[j] + logK);
+            diff += std::abs(px - pr);
+            total += std::abs(pr);
+        }
+    }
+    return total > 0 ? diff / total : diff;
+}
+
+bool allFinite(const SolveResult& r)
+{
+    for (double x : r.logU)
+        if (!std::isfinite(x)) return false;
+    for (double x : r.logV)
+        if (!std::isfinite(x)) return false;
+    return true;
+}
+
+void expectMatchesReference(const std::string& variant, const TestProblem& tp, const SolveOptions& o,
+                            double tolerance, const char* label, const SolveResult& ref)
+{
+    const SolveResult got = createSolver(variant)->solve(tp.problem, o);
+    const double dist = planRelativeL1(tp.problem, got, ref);
+    std::printf("  %-14s %-28s %5zux%-5zu iters %4d (ref %4d) rel L1 %.2e\n", variant.c_str(), label,
+                tp.problem.rows(), tp.problem.cols(), got.iterations, ref.iterations, dist);
+    UOT_CHECK_MSG(allFinite(got), variant << " " << label);
+    UOT_CHECK_MSG(got.iterations == ref.iterations, variant << " " << label << ": " << got.iterations << " vs "
+                                                            << ref.iterations);
+    UOT_CHECK_MSG(dist <= tolerance, variant << " " << label << ": rel L1 " << dist);
+    UOT_CHECK_MSG(got.status == NumericalStatus::Ok, variant << " " << label << ": " << got.message);
+}
+
+}  // namespace
+
+UOT_TEST(devicesAreListedAndMeasured)
+{
+    if (!requireGpu()) return;
+    const auto devices = gpu::listDevices();
+    UOT_CHECK(!devices.empty());
+    for (const auto& d : devices) {
+        std::printf("  device %d: %s, %zu MiB, %d SMs, cc %d.%d\n", d.ordinal, d.name.c_str(),
+                    d.totalMemoryBytes >> 20, d.multiprocessors, d.computeCapabilityMajor, d.computeCapabilityMinor);
+        UOT_CHECK(d.totalMemoryBytes > 0 && d.multiprocessors > 0 && !d.name.empty());
+    }
+    const gpu::BandwidthMeasurement bw = gpu::measureBandwidth(0, std::size_t(256) << 20);
+    std::printf("  read %.0f GB/s, copy %.0f GB/s\n", bw.readGBps, bw.copyGBps);
+    UOT_CHECK(std::isfinite(bw.readGBps) && bw.readGBps > 0);
+    UOT_CHECK(std::isfinite(bw.copyGBps) && bw.copyGBps > 0);
+    UOT_CHECK_THROWS_WITH(gpu::createSolver("gpu-nonsense"), "unknown GPU solver");
+}
+
+UOT_TEST(everyVariantMatchesReferenceOnOddShapes)
+{
+    if (!requireGpu()) return;
+    const std::size_t shapes[][2] = {{1, 1}, {1, 1000}, {1000, 1}, {333, 777}};
+    for (const auto& s : shapes) {
+        const TestProblem unbalanced(s[0], s[1], 0.05, 1.0, 1.0, 3);
+        const TestProblem mixed(s[0], s[1], 0.05, 0.5, 2.0, 4);
+        const TestProblem balanced(s[0], s[1], 0.1, kInfinity, kInfinity, 5);
+        const TestProblem product(s[0], s[1], 0.05, 1.0, 1.0, 6, ReferenceMeasure::Product);
+        const SolveOptions o = options(Precision::Fp32, 2000, 1e-5);
+        auto reference = [&](const TestProblem& tp) { return createSolver("reference")->solve(tp.problem, o); };
+        const SolveResult rU = reference(unbalanced), rM = reference(mixed), rB = reference(balanced),
+                          rP = reference(product);
+        for (const std::string& v : kVariants) {
+            expectMatchesReference(v, unbalanced, o, 1e-4, "unbalanced tau=1", rU);
+            expectMatchesReference(v, mixed, o, 1e-4, "unbalanced tauA=0.5 tauB=2", rM);
+            expectMatchesReference(v, balanced, o, 1e-4, "balanced", rB);
+            expectMatchesReference(v, product, o, 1e-4, "reference measure a b^T", rP);
+        }
+    }
+}
+
+UOT_TEST(float64VariantsMatchReferenceTightly)
+{
+    if (!requireGpu()) return;
+    const TestProblem tp(257, 131, 0.05, 1.0, 2.0, 7);
+    const SolveOptions o = options(Precision::Fp64, 3000, 1e-9);
+    const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
+    for (const std::string& v : kVariants) expectMatchesReference(v, tp, o, 1e-9, "fp64", ref);
+}
+
+UOT_TEST(largeShapeMatchesReference)
+{
+    if (!requireGpu()) return;
+    // The reference is single-threaded float64: a fixed, small iteration count.
+    const TestProblem tp(4097, 4095, 0.05, 1.0, 1.0, 8);
+    const SolveOptions o = options(Precision::Fp32, 20, 0.0, 5);
+    const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
+    for (const std::string v : {"gpu-fused", "gpu-mapuot", "gpu-pot-style"})
+        expectMatchesReference(v, tp, o, 1e-4, "20 iterations", ref);
+}
+
+UOT_TEST(pointCloudCostMatchesReference)
+{
+    if (!requireGpu()) return;
+    const std::size_t m = 300, n = 211, d = 3;
+    std::vector<double> x(m * d), y(n * d), a(m, 1.0 / m), b(n, 1.3 / n);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(0.37 * k);
+    for (std::size_t k = 0; k < y.size(); ++k) y[k] = std::cos(0.23 * k);
+    UotProblem p;
+    p.cost = PointCloudCost{x.data(), y.data(), m, n, d, 0.25};
+    p.a = a;
+    p.b = b;
+    p.eps = 0.05;
+    const SolveOptions o = options(Precision::Fp32, 1000, 1e-5);
+    const SolveResult ref = createSolver("reference")->solve(p, o);
+    for (const std::string& v : kVariants) {
+        const SolveResult got = createSolver(v)->solve(p, o);
+        const double dist = planRelativeL1(p, got, ref);
+        std::printf("  %-14s point cloud rel L1 %.2e iters %d (ref %d)\n", v.c_str(), dist, got.iterations,
+                    ref.iterations);
+        UOT_CHECK_MSG(dist <= 1e-4 && got.iterations == ref.iterations, v);
+    }
+}
+
+UOT_TEST(smallEpsSwitchesToLogDomain)
+{
+    if (!requireGpu()) return;
+    // Rows 0..9 cost at least 0.7: exp(-0.7/0.004) = exp(-175) is 0 in float32.
+    TestProblem tp(120, 90, 0.004, 1.0, 1.0, 9);
+    for (std::size_t i = 0; i < 10; ++i)
+        for (std::size_t j = 0; j < 90; ++j) tp.cost[i * 90 + j] = 0.7 + 0.3 * tp.cost[i * 90 + j];
+    const SolveOptions o = options(Precision::Fp32, 3000, 1e-5);
+    const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
+    UOT_CHECK(ref.status == NumericalStatus::Ok);
+    for (const std::string v : {"gpu-fused", "gpu-mapuot", "gpu-pot-style"}) {
+        const SolveResult got = createSolver(v)->solve(tp.problem, o);
+        const double dist = planRelativeL1(tp.problem, got, ref);
+        std::printf("  %-14s small eps: status %s, solver %s, rel L1 %.2e, iters %d (ref %d)\n", v.c_str(),
+                    toString(got.status).c_str(), got.solver.c_str(), dist, got.iterations, ref.iterations);
+        UOT_CHECK_MSG(got.status == NumericalStatus::SwitchedToLogDomain, v);
+        UOT_CHECK(allFinite(got));
+        UOT_CHECK_MSG(dist <= 1e-4, v << " " << dist);
+        UOT_CHECK(got.iterations == ref.iterations);
+
+        SolveOptions forced = o;
+        forced.allowStabilizedFallback = false;
+        const SolveResult stopped = createSolver(v)->solve(tp.problem, forced);
+        UOT_CHECK_MSG(stopped.status == NumericalStatus::Underflow, v);
+        UOT_CHECK(!stopped.message.empty());
+        UOT_CHECK(allFinite(stopped));
+    }
+    // gpu-log directly at an eps where float32 exp underflows everywhere but the diagonal band.
+    const TestProblem tiny(200, 150, 0.002, 1.0, 1.0, 10);
+    const SolveOptions ot = options(Precision::Fp32, 500, 0.0, 50);
+    const SolveResult refTiny = createSolver("reference")->solve(tiny.problem, ot);
+    const SolveResult logTiny = createSolver("gpu-log")->solve(tiny.problem, ot);
+    const double dist = planRelativeL1(tiny.problem, logTiny, refTiny);
+    std::printf("  gpu-log eps=0.002 rel L1 %.2e\n", dist);
+    UOT_CHECK(dist <= 1e-4);
+}
+
+UOT_TEST(warmStartContinuesTheIteration)
+{
+    if (!requireGpu()) return;
+    const TestProblem tp(300, 500, 0.05, 1.0, 1.0, 11);
+    for (const std::string& v : kVariants) {
+        auto solver = createSolver(v);
+        const SolveResult whole = solver->solve(tp.problem, options(Precision::Fp32, 60, 0.0));
+        const SolveResult first = solver->solve(tp.problem, options(Precision::Fp32, 25, 0.0));
+        SolveOptions rest = options(Precision::Fp32, 35, 0.0);
+        const std::vector<double> u = first.u(), vv = first.v();
+        rest.warmU = u;
+        rest.warmV = vv;
+        const SolveResult second = solver->solve(tp.problem, rest);
+        const double dist = planRelativeL1(tp.problem, second, whole);
+        std::printf("  %-14s 25 + 35 warm-started vs 60: rel L1 %.2e\n", v.c_str(), dist);
+        UOT_CHECK_MSG(dist <= 1e-5, v);
+    }
+}
+
+UOT_TEST(cancellationStopsAtTheNextCheck)
+{
+    if (!requireGpu()) return;
+    const TestProblem tp(2048, 2048, 0.05, 1.0, 1.0, 12);
+    for (const std::string& v : kVariants) {
+        // Deterministic: cancel from the first progress report.
+        std::atomic<bool> cancel{false};
+        SolveControl control;
+        control.cancel = &cancel;
+        control.onProgress = [&](const SolveProgress&) { cancel = true; };
+        const SolveResult r = createSolver(v)->solve(tp.problem, options(Precision::Fp32, 100000, 0.0, 7), control);
+        UOT_CHECK_MSG(r.cancelled && r.iterations == 7, v << " stopped after " << r.iterations);
+        UOT_CHECK(allFinite(r));
+
+        // From another thread while a very long check interval runs: the loop
+        // polls between short slices, so it returns long before the check.
+        std::atomic<bool> cancel2{false};
+        SolveControl control2;
+        control2.cancel = &cancel2;
+        std::chrono::steady_clock::time_point cancelledAt;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            cancelledAt = std::chrono::steady_clock::now();
+            cancel2 = true;
+        });
+        const SolveResult r2 =
+            createSolver(v)->solve(tp.problem, options(Precision::Fp32, 1000000, 0.0, 1000000), control2);
+        const auto returned = std::chrono::steady_clock::now();
+        canceller.join();
+        std::printf("  %-14s cancelled after %d iterations, returned %.1f ms after the request (setup included "
+                    "before)\n",
+                    v.c_str(), r2.iterations,
+                    std::chrono::duration<double, std::milli>(returned - cancelledAt).count());
+        UOT_CHECK(r2.cancelled);
+        UOT_CHECK(r2.iterations > 0 && r2.iterations < 1000000);
+        UOT_CHECK(allFinite(r2));
+    }
+}
+
+UOT_TEST(peakDeviceMemoryIsOneMatrixPlusVectors)
+{
+    if (!requireGpu()) return;
+    const std::size_t m = 3000, n = 2001;
+    const TestProblem tp(m, n, 0.05, 1.0, 1.0, 13);
+    for (const std::string& v : kVariants) {
+        const SolveResult r = createSolver(v)->solve(tp.problem, options(Precision::Fp32, 10, 0.0));
+        const double matrix = double(m) * ((n + 3) / 4 * 4) * 4;
+        const double vectors = 64.0 * (m + n) + (v == "gpu-pot-style" ? double(4 << 20) : 0.0);
+        std::printf("  %-14s peak %.2f MiB = %.3f x matrix (%.2f MiB)\n", v.c_str(), r.peakDeviceBytes / 1048576.0,
+                    r.peakDeviceBytes / matrix, matrix / 1048576.0);
+        UOT_CHECK_MSG(r.peakDeviceBytes >= matrix, v);
+        UOT_CHECK_MSG(r.peakDeviceBytes <= 1.05 * matrix + vectors, v << " peak " << r.peakDeviceBytes);
+    }
+}
+
+UOT_TEST(repeatedSolvesLeaveDeviceMemoryUnchanged)
+{
+    if (!requireGpu()) return;
+    const TestProblem small(200, 300, 0.05, 1.0, 1.0, 14), other(301, 199, 0.05, 0.5, kInfinity, 15);
+    TestProblem bad(50, 40, 0.05, 1.0, 1.0, 16);
+    bad.cost[41] = std::nan("");
+    // Warm up: first use of each variant loads modules and library handles.
+    for (const std::string& v : kVariants) createSolver(v)->solve(small.problem, options(Precision::Fp32, 20, 0.0));
+    const std::size_t before = gpu::deviceMemory(0).freeBytes;
+    int solves = 0;
+    for (int round = 0; round < 10; ++round) {
+        for (const std::string& v : kVariants) {
+            auto solver = createSolver(v);
+            for (int k = 0; k < 3; ++k, ++solves)
+                solver->solve((k % 2 ? other : small).problem, options(k == 2 ? Precision::Fp64 : Precision::Fp32, 30, 1e-6));
+        }
+    }
+    // Error paths release everything too.
+    for (const std::string& v : kVariants)
+        UOT_CHECK_THROWS_WITH(createSolver(v)->solve(bad.problem, options(Precision::Fp32, 10, 0.0)), "(1, 1)");
+    const std::size_t after = gpu::deviceMemory(0).freeBytes;
+    std::printf("  %d solves: free device memory %zu -> %zu bytes\n", solves, before, after);
+    UOT_CHECK(solves >= 100);
+    UOT_CHECK(after == before);
+}
+
+UOT_TEST(badDeviceOrdinalIsAClearError)
+{
+    if (!requireGpu()) return;
+    const TestProblem tp(10, 10, 0.05, 1.0, 1.0, 17);
+    SolveOptions o = options(Precision::Fp32, 10, 0.0);
+    o.device = 999;
+    UOT_CHECK_THROWS_WITH(createSolver("gpu-fused")->solve(tp.problem, o), "GPU 999 does not exist");
+}
