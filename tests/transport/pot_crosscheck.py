@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+"""Cross-check of every CPU solver variant, through `uot solve`, against POT.
+
+Run by CTest with Debian's /usr/bin/python3 (python3-numpy, python3-pot 0.8.2):
+
+    /usr/bin/python3 pot_crosscheck.py --uot path/to/uot
+
+Random problems are written to a temporary directory as .npy files, solved
+with `uot solve --tol 0 --max-iter K` (a fixed number of iterations) and the
+plan is compared with
+
+* POT 0.8.2 ot.sinkhorn_unbalanced (tau_a == tau_b finite). POT 0.8.2 starts
+  from u = 1/M, v = 1/N, so the solves are warm-started there too
+  (--warm-u/--warm-v): the iterates are then the same, step for step.
+  The product reference measure R = a b^T goes through POT on the shifted cost
+  C - eps log(a_i b_j) (exp(-C'/eps) = exp(-C/eps) a_i b_j).
+* a float64 numpy reimplementation of the same iteration where POT 0.8.2 has
+  no equivalent (tau_a != tau_b, tau = inf on one or both sides).
+
+Tolerance: plan relative L1 distance <= 1e-9 in float64, <= 1e-4 in float32
+(against the float64 reference). Small eps (1e-3, costs in [0, 1]) is checked
+against POT's sinkhorn_stabilized_unbalanced, run to convergence.
+
+POT 0.8.2 note: with 1-D weights its sinkhorn_stabilized_unbalanced absorbs
+only the scalar max(u) / max(v) and then resets v to ones, which loses v and
+gives plans off by orders of magnitude at eps = 1e-3. Given b as an (N, 1)
+column ("n_hists = 1"), it absorbs log u, log v row by row, as intended; the
+plan is then rebuilt from the logu / logv it returns. That is what is used here.
+
+Exit status 0 when every case passes; 1 otherwise (also when POT is missing).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+try:
+    import numpy as np
+    import ot
+    import ot.unbalanced
+except ImportError as error:  # never skip silently: the cross-check is the point
+    print("FAIL: the POT cross-check needs numpy and POT (Python Optimal Transport) for "
+          "/usr/bin/python3: %s. Install them with: apt-get install python3-numpy python3-pot "
+          "(./test.sh and scripts/setup.sh install them)." % error)
+    sys.exit(1)
+
+VARIANTS = ["reference", "pot-style", "mapuot", "fused", "log"]
+SIZES = [(1, 1), (1, 37), (37, 1), (33, 65), (200, 300), (257, 129)]
+ITERATIONS = 50
+EPS = 0.05
+TOL = {"fp64": 1e-9, "fp32": 1e-4}
+
+# (label, tau_a, tau_b, reference measure)
+PARAMETERS = [
+    ("unbalanced", 1.0, 1.0, "ones"),
+    ("product", 0.5, 0.5, "product"),
+    ("balanced", np.inf, np.inf, "ones"),
+    ("semi", 0.7, np.inf, "ones"),
+    ("asymmetric", 2.0, 0.3, "product"),
+]
+
+failures = []
+runs = 0
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def random_problem(rng, m, n, balanced):
+    cost = rng.random((m, n))
+    a = rng.random(m) + 0.5
+    b = rng.random(n) + 0.5
+    a /= a.sum()
+    b *= (1.0 if balanced else 1.5) / b.sum()
+    return cost, a, b
+
+
+def save_problem(directory, cost, a, b, cost_dtype=np.float64):
+    os.makedirs(directory, exist_ok=True)
+    np.save(os.path.join(directory, "C.npy"), cost.astype(cost_dtype))
+    np.save(os.path.join(directory, "a.npy"), a)
+    np.save(os.path.join(directory, "b.npy"), b)
+    m, n = cost.shape
+    np.save(os.path.join(directory, "u0.npy"), np.full(m, 1.0 / m))
+    np.save(os.path.join(directory, "v0.npy"), np.full(n, 1.0 / n))
+
+
+def run_solve(uot, directory, out, flags, env=None, warm=True):
+    global runs
+    runs += 1
+    cmd = [uot, "solve", "--cost", os.path.join(directory, "C.npy"), "--a", os.path.join(directory, "a.npy"),
+           "--b", os.path.join(directory, "b.npy"), "--out-dir", out, "--plan", "--json"]
+    if warm:
+        cmd += ["--warm-u", os.path.join(directory, "u0.npy"), "--warm-v", os.path.join(directory, "v0.npy")]
+    cmd += flags
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        return None, None, "exit %d: %s" % (proc.returncode, proc.stderr.strip())
+    summary = json.loads(proc.stdout)
+    return summary, np.load(os.path.join(out, "plan.npy")), None
+
+
+def numpy_plan(cost, a, b, eps, tau_a, tau_b, reference, iterations):
+    """The scaling iteration in plain float64 numpy, from u = 1/M, v = 1/N."""
+    m, n = cost.shape
+    kernel = np.exp(-cost / eps)
+    if reference == "product":
+        kernel = kernel * np.outer(a, b)
+    fa = 1.0 if np.isinf(tau_a) else tau_a / (tau_a + eps)
+    fb = 1.0 if np.isinf(tau_b) else tau_b / (tau_b + eps)
+    u = np.full(m, 1.0 / m)
+    v = np.full(n, 1.0 / n)
+    for _ in range(iterations):
+        u = (a / kernel.dot(v)) ** fa
+        v = (b / kernel.T.dot(u)) ** fb
+    return u[:, None] * kernel * v[None, :]
+
+
+def pot_plan(cost, a, b, eps, tau, reference, iterations):
+    shifted = cost - eps * np.log(np.outer(a, b)) if reference == "product" else cost
+    return ot.sinkhorn_unbalanced(a, b, shifted, eps, tau, numItermax=iterations, stopThr=0.0)
+
+
+def rel_l1(plan, expected):
+    return float(np.abs(plan - expected).sum() / np.abs(expected).sum())
+
+
+def check_summary(summary, label, iterations):
+    check(summary["iterations"] == iterations, "%s: %s iterations, expected %d" % (label, summary["iterations"],
+                                                                                 iterations))
+    check(summary["status"] == "ok", "%s: status %s (%s)" % (label, summary["status"], summary["message"]))
+    for key in ("solver", "error", "mass", "marginal_error_a", "marginal_error_b", "objective", "ms_per_iter",
+                "converged", "cancelled"):
+        check(key in summary, "%s: JSON summary lacks %s" % (label, key))
+
+
+def fixed_iteration_cases(uot, workdir, rng):
+    case = 0
+    for (m, n) in SIZES:
+        for (label, tau_a, tau_b, reference) in PARAMETERS:
+            balanced = np.isinf(tau_a) and np.isinf(tau_b)
+            cost, a, b = random_problem(rng, m, n, balanced)
+            directory = os.path.join(workdir, "p%d" % case)
+            # Half of the problems hand the cost over as float32 (.npy '<f4'): the
+            # reference then uses the same rounded values.
+            cost_dtype = np.float32 if case % 2 else np.float64
+            cost = cost.astype(cost_dtype).astype(np.float64)
+            save_problem(directory, cost, a, b, cost_dtype)
+            if tau_a == tau_b and not np.isinf(tau_a):
+                expected, source = pot_plan(cost, a, b, EPS, tau_a, reference, ITERATIONS), "POT"
+            else:
+                expected, source = numpy_plan(cost, a, b, EPS, tau_a, tau_b, reference, ITERATIONS), "numpy"
+            tau_flags = ["--tau-a", "inf" if np.isinf(tau_a) else repr(tau_a),
+                         "--tau-b", "inf" if np.isinf(tau_b) else repr(tau_b)]
+            for variant in VARIANTS:
+                for precision in ("fp64", "fp32"):
+                    if variant == "reference" and precision == "fp32":
+                        continue
+                    threads = 1 + (case + len(variant) + len(precision)) % 2
+                    what = "%dx%d %s %s %s threads=%d vs %s" % (m, n, label, variant, precision, threads, source)
+                    flags = ["--solver", variant, "--precision", precision, "--threads", str(threads), "--eps",
+                             repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
+                             str(ITERATIONS), "--check-every", "7"] + tau_flags
+                    summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
+                    if error:
+                        check(False, "%s: %s" % (what, error))
+                        continue
+                    distance = rel_l1(plan, expected)
+                    check(distance <= TOL[precision], "%s: plan rel L1 %.3g > %g" % (what, distance,
+                                                                                      TOL[precision]))
+                    check(np.isfinite(plan).all(), "%s: plan not finite" % what)
+                    check_summary(summary, what, ITERATIONS)
+                    check(abs(summary["mass"] - expected.sum()) <= 10 * TOL[precision] * expected.sum(),
+                          "%s: mass %g vs %g" % (what, summary["mass"], expected.sum()))
+            case += 1
+
+
+def simd_path_cases(uot, workdir, rng):
+    """The AVX2 and portable kernels, forced through UOT_SIMD (the CPU's best path ran above)."""
+    for (m, n) in [(33, 65), (257, 129)]:
+        cost, a, b = random_problem(rng, m, n, False)
+        directory = os.path.join(workdir, "simd%dx%d" % (m, n))
+        save_problem(directory, cost, a, b)
+        expected = pot_plan(cost, a, b, EPS, 1.0, "ones", ITERATIONS)
+        for path in ("generic", "avx2"):
+            env = dict(os.environ, UOT_SIMD=path)
+            for variant in ("pot-style", "mapuot", "fused"):
+                for precision in ("fp64", "fp32"):
+                    what = "%dx%d UOT_SIMD=%s %s %s" % (m, n, path, variant, precision)
+                    flags = ["--solver", variant, "--precision", precision, "--threads", "2", "--tol", "0",
+                             "--max-iter", str(ITERATIONS)]
+                    summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags, env)
+                    if error:
+                        check(False, "%s: %s" % (what, error))
+                        continue
+                    distance = rel_l1(plan, expected)
+                    check(distance <= TOL[precision], "%s: plan rel L1 %.3g" % (what, distance))
+
+
+def convergence_case(uot, workdir, rng):
+    """With POT's stopping rule checked every iteration, the same iteration count as POT."""
+    cost, a, b = random_problem(rng, 40, 30, False)
+    directory = os.path.join(workdir, "converge")
+    save_problem(directory, cost, a, b)
+    plan, log = ot.sinkhorn_unbalanced(a, b, cost, EPS, 1.0, numItermax=10000, stopThr=1e-9, log=True)
+    pot_iterations = len(log["err"])
+    for variant in ("pot-style", "mapuot", "fused", "log"):
+        summary, ours, error = run_solve(uot, directory, os.path.join(directory, "out"),
+                                         ["--solver", variant, "--precision", "fp64", "--tol", "1e-9",
+                                          "--max-iter", "10000", "--check-every", "1"])
+        what = "converging %s" % variant
+        if error:
+            check(False, "%s: %s" % (what, error))
+            continue
+        check(summary["converged"], "%s: not converged" % what)
+        check(summary["iterations"] == pot_iterations, "%s: %d iterations, POT %d" % (what, summary["iterations"],
+                                                                                    pot_iterations))
+        check(rel_l1(ours, plan) <= 1e-9, "%s: plan rel L1 %.3g" % (what, rel_l1(ours, plan)))
+
+
+def pot_stabilized_plan(cost, a, b, eps, tau):
+    # b as an (N, 1) column: see the module docstring (POT 0.8.2's 1-D absorption bug).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, log = ot.unbalanced.sinkhorn_stabilized_unbalanced(a, b[:, None], cost, eps, tau, numItermax=20000,
+                                                              stopThr=1e-14, log=True)
+    return np.exp(log["logu"][:, 0][:, None] + log["logv"][:, 0][None, :] - cost / eps)
+
+
+def small_eps_cases(uot, workdir, rng):
+    eps, tau = 1e-3, 0.05
+    m, n = 60, 50
+    cost, a, b = random_problem(rng, m, n, False)
+    # Second problem: some rows far from every column, so that exp(-C/eps)
+    # underflows to zero even in float64 and `fused` must hand over to `log`.
+    far = cost.copy()
+    far[:5, :] = 0.8 + 0.2 * far[:5, :]
+    for name, problem in (("costs in [0,1]", cost), ("rows of K zero in fp64", far)):
+        directory = os.path.join(workdir, "smalleps-%d" % int(problem is far))
+        save_problem(directory, problem, a, b)
+        expected = pot_stabilized_plan(problem, a, b, eps, tau)
+        check(np.isfinite(expected).all(), "%s: POT's stabilized plan is not finite" % name)
+        runs_to_check = [("log", ["--solver", "log"], "ok")]
+        if problem is far:
+            runs_to_check.append(("auto", [], "switched-to-log-domain"))
+            runs_to_check.append(("forced fused", ["--solver", "fused"], "underflow"))
+        for label, solver_flags, status in runs_to_check:
+            for precision in ("fp64",):
+                what = "eps=1e-3 %s: %s %s" % (name, label, precision)
+                flags = solver_flags + ["--precision", precision, "--eps", repr(eps), "--tau", repr(tau), "--tol",
+                                        "1e-13", "--max-iter", "20000", "--threads", "2"]
+                summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags,
+                                                 warm=False)
+                if error:
+                    check(False, "%s: %s" % (what, error))
+                    continue
+                logu = np.load(os.path.join(directory, "out", "logu.npy"))
+                logv = np.load(os.path.join(directory, "out", "logv.npy"))
+                check(np.isfinite(plan).all() and np.isfinite(logu).all() and np.isfinite(logv).all(),
+                      "%s: NaN or Inf in the output" % what)
+                check(summary["status"] == status, "%s: status %s, expected %s" % (what, summary["status"], status))
+                if status == "underflow":
+                    check("log" in summary["message"], "%s: message does not point to --solver log" % what)
+                    continue
+                check(summary["converged"], "%s: did not converge" % what)
+                distance = rel_l1(plan, expected)
+                check(distance <= 1e-8, "%s: plan rel L1 vs POT stabilized %.3g" % (what, distance))
+
+
+def error_cases(uot, workdir, rng):
+    """Bad input gives a message naming the problem and a non-zero exit, never NaN output."""
+    cost, a, b = random_problem(rng, 4, 3, False)
+    directory = os.path.join(workdir, "bad")
+    save_problem(directory, cost, a, b)
+    base = [uot, "solve", "--a", os.path.join(directory, "a.npy"), "--b", os.path.join(directory, "b.npy"),
+            "--out-dir", os.path.join(directory, "out")]
+
+    def expect_failure(args, fragment, what):
+        proc = subprocess.run(args, capture_output=True, text=True)
+        check(proc.returncode != 0, "%s: exit status 0" % what)
+        check(fragment in proc.stderr, "%s: message %r lacks %r" % (what, proc.stderr.strip(), fragment))
+
+    missing = os.path.join(directory, "missing.npy")
+    expect_failure(base + ["--cost", missing], "missing.npy", "missing cost file")
+    negative = cost.copy()
+    negative[2, 1] = -1.0
+    np.save(os.path.join(directory, "neg.npy"), negative)
+    expect_failure(base + ["--cost", os.path.join(directory, "neg.npy")], "(2, 1)", "negative cost")
+    np.save(os.path.join(directory, "fortran.npy"), np.asfortranarray(cost))
+    expect_failure(base + ["--cost", os.path.join(directory, "fortran.npy")], "Fortran", "Fortran-order cost")
+    np.save(os.path.join(directory, "int.npy"), (cost * 10).astype(np.int64))
+    expect_failure(base + ["--cost", os.path.join(directory, "int.npy")], "dtype", "integer cost")
+    with open(os.path.join(directory, "C.npy"), "rb") as f:
+        data = f.read()
+    with open(os.path.join(directory, "trunc.npy"), "wb") as f:
+        f.write(data[:-5])
+    expect_failure(base + ["--cost", os.path.join(directory, "trunc.npy")], "truncated", "truncated cost")
+    expect_failure(base + ["--cost", os.path.join(directory, "C.npy"), "--eps", "0"], "--eps", "eps = 0")
+    np.save(os.path.join(directory, "short.npy"), cost[:, :2])
+    expect_failure(base + ["--cost", os.path.join(directory, "short.npy")], "size mismatch", "size mismatch")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--uot", required=True, help="path to the uot executable")
+    parser.add_argument("--seed", type=int, default=12345)
+    args = parser.parse_args()
+    print("POT %s, numpy %s, seed %d" % (ot.__version__, np.__version__, args.seed))
+    rng = np.random.default_rng(args.seed)
+    start = time.time()
+    with tempfile.TemporaryDirectory(prefix="uot-pot-") as workdir:
+        fixed_iteration_cases(args.uot, workdir, rng)
+        simd_path_cases(args.uot, workdir, rng)
+        convergence_case(args.uot, workdir, rng)
+        small_eps_cases(args.uot, workdir, rng)
+        error_cases(args.uot, workdir, rng)
+    print("%d solves in %.1f s, %d failures" % (runs, time.time() - start, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
