@@ -1,0 +1,247 @@
+// Image files: round trips (gray, alpha, 16 bit), EXIF orientation, corrupt /
+// truncated / empty files, atomic writes that never replace the source, and a
+// batch folder with one corrupt file.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "core/imageio/image_io.h"
+#include "core/pipeline/batch_engine.h"
+#include "core/transport/uot_error.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path makeTempDir()
+{
+    fs::path d = fs::temp_directory_path() / ("uot_test_imageio_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+// Constructed before (so destroyed after) the cleanup object below.
+const fs::path gTempDir = makeTempDir();
+fs::path tempDir() { return gTempDir; }
+
+struct Cleanup {
+    ~Cleanup()
+    {
+        std::error_code ec;
+        fs::remove_all(gTempDir, ec);
+    }
+} cleanup;
+
+void writeBytes(const fs::path& p, const std::vector<std::uint8_t>& bytes)
+{
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<std::uint8_t> readBytes(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+Image pattern(int w, int h, int channels, int depth)
+{
+    Image img = Image::allocate(w, h, channels, depth);
+    for (std::size_t k = 0; k < img.pixelCount() * channels; ++k) {
+        const unsigned v = static_cast<unsigned>(k * 2654435761u >> 7);
+        if (depth == 16) img.samples16()[k] = static_cast<std::uint16_t>(v);
+        else img.data[k] = static_cast<std::uint8_t>(v);
+    }
+    return img;
+}
+
+// Left half red, right half blue (for orientation checks).
+Image halves(int w, int h)
+{
+    Image img = Image::allocate(w, h, 3, 8);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            std::uint8_t* p = &img.data[(static_cast<std::size_t>(y) * w + x) * 3];
+            p[0] = x < w / 2 ? 255 : 0;
+            p[2] = x < w / 2 ? 0 : 255;
+        }
+    return img;
+}
+
+// Inserts an APP1 Exif segment with one Orientation tag after the JPEG's SOI marker
+// (big-endian TIFF header, one IFD entry: tag 0x0112, SHORT, count 1).
+std::vector<std::uint8_t> withOrientation(const std::vector<std::uint8_t>& jpeg, int orientation)
+{
+    const std::vector<std::uint8_t> tiff = {'M', 'M', 0, 42, 0, 0, 0, 8,                 // header, IFD at 8
+                                            0, 1,                                         // one entry
+                                            0x01, 0x12, 0, 3, 0, 0, 0, 1,                 // Orientation, SHORT, 1
+                                            0, static_cast<std::uint8_t>(orientation), 0, 0,  // value, padding
+                                            0, 0, 0, 0};                                  // no next IFD
+    std::vector<std::uint8_t> payload = {'E', 'x', 'i', 'f', 0, 0};
+    payload.insert(payload.end(), tiff.begin(), tiff.end());
+    const std::size_t len = payload.size() + 2;
+    std::vector<std::uint8_t> out = {0xFF, 0xD8, 0xFF, 0xE1, static_cast<std::uint8_t>(len >> 8), static_cast<std::uint8_t>(len & 255)};
+    out.insert(out.end(), payload.begin(), payload.end());
+    out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
+    return out;
+}
+
+}  // namespace
+
+UOT_TEST(lossless_round_trips)
+{
+    struct Case {
+        int channels, depth;
+        const char* ext;
+    } cases[] = {{3, 8, "png"}, {4, 8, "png"}, {1, 8, "png"}, {3, 16, "png"}, {4, 16, "png"}, {1, 16, "png"},
+                 {3, 8, "tif"}, {3, 16, "tif"}, {4, 8, "tif"}, {3, 8, "bmp"}, {1, 8, "bmp"}};
+    for (const Case& c : cases) {
+        const Image img = pattern(37, 21, c.channels, c.depth);
+        const fs::path p = tempDir() / ("rt_" + std::to_string(c.channels) + "_" + std::to_string(c.depth) + "." + c.ext);
+        writeImage(p.string(), img);
+        const Image back = readImage(p.string());
+        UOT_CHECK_MSG(back.width == 37 && back.height == 21 && back.channels == c.channels && back.depth == c.depth,
+                      p << ": got " << back.channels << " channels, " << back.depth << " bit");
+        UOT_CHECK_MSG(back.data == img.data, p << ": pixels differ");
+    }
+    // 16 bit written to JPEG becomes 8 bit; the requested depth is honoured for PNG.
+    const Image deep = pattern(16, 16, 3, 16);
+    WriteOptions eight;
+    eight.depth = 8;
+    writeImage((tempDir() / "deep8.png").string(), deep, eight);
+    UOT_CHECK(readImage((tempDir() / "deep8.png").string()).depth == 8);
+    writeImage((tempDir() / "deep.jpg").string(), deep);
+    UOT_CHECK(readImage((tempDir() / "deep.jpg").string()).depth == 8);
+    // Gray output of a colour image.
+    WriteOptions gray;
+    gray.color = OutputColor::Gray;
+    writeImage((tempDir() / "gray.png").string(), pattern(8, 8, 3, 8), gray);
+    UOT_CHECK(readImage((tempDir() / "gray.png").string()).channels == 1);
+}
+
+UOT_TEST(exif_orientation_is_applied)
+{
+    const Image img = halves(40, 20);
+    const std::vector<std::uint8_t> jpeg = encodeImage(".jpg", img);
+    const fs::path p = tempDir() / "rotated.jpg";
+    writeBytes(p, withOrientation(jpeg, 6));  // 6: rotate 90 degrees clockwise to display
+    const Image shown = readImage(p.string());
+    UOT_CHECK_MSG(shown.width == 20 && shown.height == 40, "got " << shown.width << "x" << shown.height);
+    // The original left (red) half is now the top half.
+    if (shown.width == 20 && shown.height == 40) {
+        const std::uint8_t* top = &shown.data[(5 * 20 + 10) * 3];
+        const std::uint8_t* bottom = &shown.data[(35 * 20 + 10) * 3];
+        UOT_CHECK(top[0] > 200 && top[2] < 60);
+        UOT_CHECK(bottom[2] > 200 && bottom[0] < 60);
+    }
+    ReadOptions raw;
+    raw.applyExifOrientation = false;
+    const Image stored = readImage(p.string(), raw);
+    UOT_CHECK(stored.width == 40 && stored.height == 20);
+}
+
+UOT_TEST(corrupt_truncated_empty_and_oversized_files)
+{
+    const fs::path empty = tempDir() / "empty.jpg";
+    writeBytes(empty, {});
+    UOT_CHECK_THROWS_WITH(readImage(empty.string()), "empty.jpg: the file is empty");
+    UOT_CHECK_THROWS_WITH(readImage((tempDir() / "missing.png").string()), "missing.png: no such file");
+    const fs::path junk = tempDir() / "junk.jpg";
+    writeBytes(junk, std::vector<std::uint8_t>(1000, 0x5A));
+    UOT_CHECK_THROWS_WITH(readImage(junk.string()), "junk.jpg: not a readable image");
+
+    const std::vector<std::uint8_t> jpeg = encodeImage(".jpg", pattern(64, 64, 3, 8));
+    const fs::path cut = tempDir() / "cut.jpg";
+    writeBytes(cut, std::vector<std::uint8_t>(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() / 2)));
+    UOT_CHECK_THROWS_WITH(readImage(cut.string()), "cut.jpg: the JPEG data is truncated");
+    const std::vector<std::uint8_t> png = encodeImage(".png", pattern(64, 64, 3, 8));
+    const fs::path cutPng = tempDir() / "cut.png";
+    writeBytes(cutPng, std::vector<std::uint8_t>(png.begin(), png.begin() + static_cast<std::ptrdiff_t>(png.size() / 2)));
+    UOT_CHECK_THROWS_WITH(readImage(cutPng.string()), "cut.png");
+
+    const fs::path big = tempDir() / "big.png";
+    writeImage(big.string(), pattern(100, 100, 3, 8));
+    ReadOptions limit;
+    limit.maxPixels = 5000;
+    UOT_CHECK_THROWS_WITH(readImage(big.string(), limit), "above the limit of 5000");
+    try {
+        readImage(junk.string());
+    } catch (const Error& e) {
+        UOT_CHECK(e.code() == ErrorCode::Io);
+    }
+}
+
+UOT_TEST(writes_are_atomic_and_never_replace_the_source)
+{
+    const fs::path src = tempDir() / "source.png";
+    writeImage(src.string(), pattern(20, 20, 3, 8));
+    const std::vector<std::uint8_t> before = readBytes(src);
+    WriteOptions protect;
+    protect.protectedPaths = {src.string()};
+    UOT_CHECK_THROWS_WITH(writeImage(src.string(), pattern(20, 20, 3, 8), protect), "refusing to overwrite the source");
+    // Same file through another spelling of the path.
+    const fs::path other = tempDir() / "." / "source.png";
+    UOT_CHECK_THROWS_WITH(writeImage(other.string(), pattern(20, 20, 3, 8), protect), "refusing");
+    UOT_CHECK(readBytes(src) == before);
+    WriteOptions noOverwrite;
+    noOverwrite.overwrite = false;
+    UOT_CHECK_THROWS_WITH(writeImage(src.string(), pattern(20, 20, 3, 8), noOverwrite), "exists");
+    UOT_CHECK_THROWS_WITH(writeImage((tempDir() / "nofolder" / "x.png").string(), pattern(4, 4, 3, 8)), "does not exist");
+    UOT_CHECK_THROWS_WITH(writeImage((tempDir() / "x.gif").string(), pattern(4, 4, 3, 8)), "x.gif");
+    // No temporary files left behind.
+    for (const auto& e : fs::directory_iterator(tempDir()))
+        UOT_CHECK_MSG(e.path().filename().string().find(".tmp-") == std::string::npos, e.path());
+}
+
+UOT_TEST(batch_reports_the_corrupt_file_and_does_the_others)
+{
+    const fs::path in = tempDir() / "batch_in", out = tempDir() / "batch_out";
+    fs::create_directories(in);
+    writeImage((in / "a.png").string(), pattern(48, 32, 3, 8));
+    writeImage((in / "c.jpg").string(), halves(40, 30));
+    writeBytes(in / "b.jpg", std::vector<std::uint8_t>(500, 0x11));  // corrupt
+    writeBytes(in / "notes.txt", {'h', 'i'});                        // ignored: not an image
+    const fs::path ref = tempDir() / "ref.png";
+    writeImage(ref.string(), pattern(30, 30, 3, 8));
+
+    BatchSettings s;
+    s.recolor.palette.size = 64;
+    s.recolor.mapping.lutSize = 17;
+    s.recolor.transport.eps = 0.01;
+    s.outDir = out.string();
+    const std::vector<std::string> inputs = collectBatchInputs({in.string()});
+    UOT_CHECK(inputs.size() == 3);
+    std::size_t finished = 0;
+    BatchControl control;
+    control.onProgress = [&](const BatchProgress& p) { finished += p.finished != nullptr; };
+    BatchSummary summary = runBatch(ref.string(), inputs, s, control);
+    UOT_CHECK(summary.done == 2 && summary.failed == 1 && finished == 3);
+    UOT_CHECK(fs::exists(out / "a_recolored.png") && fs::exists(out / "c_recolored.jpg"));
+    UOT_CHECK(!fs::exists(out / "b_recolored.jpg"));
+    for (const BatchItemResult& r : summary.items)
+        if (r.status == BatchItemStatus::Failed) UOT_CHECK_MSG(r.message.find("b.jpg") != std::string::npos, r.message);
+
+    // Again: existing outputs are skipped, not rewritten.
+    summary = runBatch(ref.string(), inputs, s, {});
+    UOT_CHECK(summary.skipped == 2 && summary.done == 0 && summary.failed == 1);
+
+    // Outputs into the input folder with the input's own name: never replaces the sources.
+    const std::vector<std::uint8_t> before = readBytes(in / "a.png");
+    BatchSettings inPlace = s;
+    inPlace.outDir = in.string();
+    inPlace.pattern = "{name}.{ext}";
+    inPlace.overwrite = true;
+    summary = runBatch(ref.string(), {(in / "a.png").string()}, inPlace, {});
+    UOT_CHECK(summary.done == 0 && summary.skipped == 1);
+    UOT_CHECK(readBytes(in / "a.png") == before);
+
+    // A missing reference is an error for the whole batch.
+    UOT_CHECK_THROWS_WITH(runBatch((tempDir() / "nope.png").string(), inputs, s, {}), "nope.png");
+}
