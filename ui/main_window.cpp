@@ -145,6 +145,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
             m_charts->setBandwidthRoof(read, tr("memory roof %1 GB/s").arg(read, 0, 'f', 1));
             m_comparison->setBandwidthRoof(read);
             watcher->deleteLater();
+            m_bandwidthKnown = true;
+            emit bandwidthMeasured();
         });
         watcher->setFuture(QtConcurrent::run([]() -> std::pair<double, double> {
             try {
@@ -156,6 +158,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         }));
     } else {
         m_statistics->setPeakBandwidth(0, 0, tr("not measured"));
+        m_bandwidthKnown = true;
     }
 
     if (m_options.loadSamplesIfEmpty && !settings.value("samplesShown", false).toBool()) loadBundledSamples();

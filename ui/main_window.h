@@ -65,6 +65,8 @@ public:
     const QImage& resultImage() const { return m_resultImage; }
     bool hasResult() const { return !m_resultImage.isNull(); }
     QString lastError() const { return m_lastError; }
+    // True once the start-up bandwidth measurement has finished (or was not asked for).
+    bool bandwidthKnown() const { return m_bandwidthKnown; }
 
     // For tests.
     ParametersPanel* parametersPanel() const { return m_parameters; }
@@ -82,6 +84,7 @@ signals:
     void runFailed(const QString& message);
     void runCancelled();
     void busyChanged(bool busy);
+    void bandwidthMeasured();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -123,6 +126,7 @@ private:
     StudioParameters m_solvedParameters;
     bool m_haveSolved = false;
     bool m_busy = false;
+    bool m_bandwidthKnown = false;
     QString m_lastError;
     QTimer m_autoRunTimer;
 

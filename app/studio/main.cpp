@@ -80,6 +80,12 @@ private:
     void screenshotStep()
     {
         if (m_script.screenshot.isEmpty()) return quitStep();
+        if (!m_window.bandwidthKnown()) {
+            // The statistics and the roofline show the measured peak: wait for it.
+            QObject::connect(&m_window, &uot::ui::MainWindow::bandwidthMeasured, &m_window, [this] { screenshotStep(); },
+                             Qt::SingleShotConnection);
+            return;
+        }
         // Let the last queued updates (charts, panes) paint first.
         QTimer::singleShot(300, &m_window, [this] {
             const QPixmap shot = m_window.grab();

@@ -1,0 +1,105 @@
+// The batch dialog on a temporary folder with one corrupt file: every other
+// file is written, the corrupt one is reported with its reason, no partial or
+// temporary files are left, sources are untouched, and a second run skips the
+// existing outputs.
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "ui/batch_dialog.h"
+
+using namespace uot::ui;
+
+namespace {
+
+const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+
+QByteArray digest(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+StudioParameters quick()
+{
+    StudioParameters p;
+    p.paletteSize = 96;
+    p.maxIterations = 100;
+    p.eps = 0.01;
+    p.precision = "fp64";
+    p.smoothing = 0;
+    return p;
+}
+
+}  // namespace
+
+class TestBatchDialog : public QObject {
+    Q_OBJECT
+private slots:
+    void writesAllButTheCorruptFileAndReportsIt()
+    {
+        QTemporaryDir in, out;
+        QVERIFY(in.isValid() && out.isValid());
+        for (const char* name : {"home.jpg", "fruits.jpg", "butterfly.jpg"})
+            QVERIFY(QFile::copy(kSamples + "/" + name, in.filePath(name)));
+        {
+            QFile corrupt(in.filePath("corrupt.jpg"));
+            QVERIFY(corrupt.open(QIODevice::WriteOnly));
+            corrupt.write(QByteArray("\xff\xd8\xff\xe0 truncated jpeg", 20));
+        }
+        const QByteArray homeBefore = digest(in.filePath("home.jpg"));
+
+        SolveWorker worker;
+        BatchDialog dialog(&worker, kSamples + "/starry_night.jpg", quick());
+        dialog.setInputs({in.path()});
+        dialog.setOutputDirectory(out.path());
+        dialog.setPattern("{name}_batch.png");
+        QSignalSpy finished(&dialog, &BatchDialog::batchFinished);
+        dialog.start();
+        QVERIFY(dialog.isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(!dialog.isRunning());
+
+        const JobOutput* output = dialog.lastOutput();
+        QVERIFY(output);
+        QCOMPARE(output->written.size(), 3);
+        QCOMPARE(output->failures.size(), 1);
+        QVERIFY(output->failures.first().contains("corrupt.jpg"));
+        QVERIFY(dialog.summaryText().contains("corrupt.jpg"));
+        QVERIFY(dialog.summaryText().contains("3 file(s) written"));
+        // Exactly the three results, each a readable image of its source's size.
+        const QStringList files = QDir(out.path()).entryList(QDir::Files, QDir::Name);
+        QCOMPARE(files, (QStringList{"butterfly_batch.png", "fruits_batch.png", "home_batch.png"}));
+        QCOMPARE(QImage(out.filePath("home_batch.png")).size(), QImage(in.filePath("home.jpg")).size());
+        QCOMPARE(digest(in.filePath("home.jpg")), homeBefore);
+
+        // Existing outputs are skipped unless replacing is asked for.
+        dialog.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+        QCOMPARE(dialog.lastOutput()->written.size(), 0);
+        QCOMPARE(dialog.lastOutput()->skipped, 3);
+    }
+
+    void missingReferenceFailsWithAMessage()
+    {
+        QTemporaryDir out;
+        SolveWorker worker;
+        BatchDialog dialog(&worker, "/nonexistent/reference.jpg", quick());
+        dialog.setInputs({kSamples + "/home.jpg"});
+        dialog.setOutputDirectory(out.path());
+        QSignalSpy finished(&dialog, &BatchDialog::batchFinished);
+        dialog.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+        QVERIFY(dialog.summaryText().contains("reference.jpg"));
+        QVERIFY(QDir(out.path()).entryList(QDir::Files).isEmpty());
+    }
+};
+
+QTEST_MAIN(TestBatchDialog)
+#include "test_batch_dialog.moc"

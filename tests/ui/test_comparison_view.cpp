@@ -1,0 +1,112 @@
+// The comparison view with two CPU variants (what it offers without a GPU):
+// both convergence curves fill, both runs are reported, and the two plans and
+// recolored images agree closely, as two exact solvers of one problem must.
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+#include "core/registry/solver_registry.h"
+#include "ui/comparison_view.h"
+#include "ui/live_charts.h"
+#include "ui/pipeline_jobs.h"
+
+using namespace uot::ui;
+
+namespace {
+
+const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+
+StudioParameters problem()
+{
+    StudioParameters p;
+    p.paletteSize = 256;
+    p.maxIterations = 5000;
+    p.tolerance = 1e-6;
+    p.eps = 0.01;
+    p.precision = "fp64";
+    p.smoothing = 0;
+    return p;
+}
+
+bool hasCpuVariant(const std::string& name)
+{
+    for (const uot::SolverInfo& info : uot::listSolvers())
+        if (info.name == name && !info.gpu) return true;
+    return false;
+}
+
+}  // namespace
+
+class TestComparisonView : public QObject {
+    Q_OBJECT
+private slots:
+    void twoCpuVariantsGiveTwoCurvesThatAgree_data()
+    {
+        QTest::addColumn<bool>("concurrent");
+        QTest::newRow("one after the other") << false;
+        QTest::newRow("at the same time") << true;
+    }
+
+    void twoCpuVariantsGiveTwoCurvesThatAgree()
+    {
+        QFETCH(bool, concurrent);
+        if (!hasCpuVariant("pot-style") || !hasCpuVariant("fused")) QSKIP("needs the pot-style and fused CPU variants");
+        const LoadedImage source = loadImageFile(kSamples + "/home.jpg");
+        const LoadedImage reference = loadImageFile(kSamples + "/starry_night.jpg");
+        SolveWorker worker;
+        ComparisonView view(&worker);
+        view.setJobFactory([&](const QString& a, const QString& b, bool together) {
+            return makeComparisonJob(source, reference, problem(), a, b, together);
+        });
+        view.setVariants("pot-style", "fused");
+        view.setConcurrent(concurrent);
+        QSignalSpy finished(&view, &ComparisonView::comparisonFinished);
+        view.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+
+        QVERIFY(view.charts()->errorPointCount(0) > 0);
+        QVERIFY(view.charts()->errorPointCount(1) > 0);
+        QVERIFY(view.charts()->timePointCount(0) > 0);
+        QVERIFY(view.charts()->timePointCount(1) > 0);
+        const JobOutput* output = view.lastOutput();
+        QVERIFY(output);
+        QCOMPARE(int(output->runs.size()), 2);
+        QVERIFY(output->runs[0].solver.contains("pot-style"));
+        QVERIFY(output->runs[1].solver.contains("fused"));
+        QVERIFY2(output->runs[0].result.converged && output->runs[1].result.converged,
+                 qPrintable(QString("iterations %1 / %2").arg(output->runs[0].result.iterations).arg(output->runs[1].result.iterations)));
+        QVERIFY(std::isfinite(output->planMaxRelDiff));
+        QVERIFY2(output->planMaxRelDiff < 1e-3, qPrintable(QString::number(output->planMaxRelDiff)));
+        QVERIFY(std::isfinite(output->imageMaxRelDiff));
+        QVERIFY2(output->imageMaxRelDiff <= 2.0 / 255, qPrintable(QString::number(output->imageMaxRelDiff)));
+        QVERIFY(!output->runs[0].image.isNull() && !output->runs[1].image.isNull());
+    }
+
+    void differentProblemsAreToldApart()
+    {
+        // The agreement figure is not vacuous: two eps give plans far apart.
+        const LoadedImage source = loadImageFile(kSamples + "/home.jpg");
+        const LoadedImage reference = loadImageFile(kSamples + "/starry_night.jpg");
+        const uot::RecolorSettings settings = recolorSettingsFor(problem());
+        uot::RecolorPipeline pipeline(settings);
+        pipeline.setSource(*source.image);
+        pipeline.setReference(*reference.image);
+        pipeline.solve();
+        const uot::SolveResult first = *pipeline.stats().solve;
+        uot::RecolorSettings other = settings;
+        other.transport.eps = 0.05;
+        pipeline.setSettings(other);
+        pipeline.solve();
+        const uot::SolveResult second = *pipeline.stats().solve;
+        pipeline.setSettings(settings);
+        const auto p = pipeline.transportProblem();
+        QVERIFY(p.has_value());
+        QVERIFY(planMaxRelativeDifference(*p, first, second) > 0.1);
+        QCOMPARE(planMaxRelativeDifference(*p, first, first), 0.0);
+    }
+};
+
+QTEST_MAIN(TestComparisonView)
+#include "test_comparison_view.moc"

@@ -1,0 +1,78 @@
+// The scriptable start of `uot-studio`, run as a separate process on the
+// offscreen platform: --source --reference --run --screenshot --size --quit
+// writes a non-empty screenshot of the requested size and exits with 0; a
+// missing file exits non-zero with a message.
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <set>
+
+namespace {
+const QString kStudio = QStringLiteral(UOT_STUDIO_EXECUTABLE);
+const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+}  // namespace
+
+class TestStudioScript : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+
+    QProcessEnvironment environment() const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("XDG_CONFIG_HOME", m_home.path());  // settings of this test only
+        return env;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        // Saved parameters of a small problem, read by the studio at start-up as
+        // a returning user's would be (keeps this test to a few seconds).
+        QVERIFY(QDir().mkpath(m_home.filePath("UOT")));
+        QFile settings(m_home.filePath("UOT/UOT Color Studio.conf"));
+        QVERIFY(settings.open(QIODevice::WriteOnly));
+        settings.write("[parameters]\npaletteSize=128\neps=0.01\nprecision=fp64\nsamplesShown=true\n");
+    }
+
+    void screenshotOfTheRequestedSize()
+    {
+        QTemporaryDir dir;
+        const QString shot = dir.filePath("studio.png");
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {"--source", kSamples + "/home.jpg", "--reference", kSamples + "/starry_night.jpg",
+                               "--run", "--screenshot", shot, "--size", "1280x800", "--quit"});
+        QVERIFY(studio.waitForFinished(120000));
+        QVERIFY2(studio.exitCode() == 0, studio.readAllStandardError().constData());
+        QCOMPARE(studio.exitStatus(), QProcess::NormalExit);
+        const QImage image(shot);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(1280, 800));
+        // Not a blank window: the panes and charts give many distinct colors.
+        std::set<QRgb> colors;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7) colors.insert(image.pixel(x, y));
+        QVERIFY2(colors.size() > 500, qPrintable(QString::number(colors.size())));
+    }
+
+    void missingFileFailsWithAMessage()
+    {
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {"--source", "/nonexistent/photo.jpg", "--run", "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        QVERIFY(studio.exitCode() != 0);
+        QVERIFY(studio.readAllStandardError().contains("photo.jpg"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStudioScript)
+#include "test_studio_script.moc"
