@@ -31,6 +31,7 @@ struct SolveOptions {
     bool allowStabilizedFallback = true;
     // Compute mass, marginal violations and objective of the final plan (one
     // extra pass over the matrix after the iterations; not timed as iterations).
+    // Skipped when the solve was cancelled (the figures are then NaN).
     bool evaluateFinalPlan = true;
 };
 

@@ -95,7 +95,9 @@ void finishResultFromLogs(const UotProblem& problem, const SolveOptions& options
         result.iterations > 0 ? 1e3 * result.timings.iterateSeconds / result.iterations : 0.0;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     result.mass = result.marginalErrorA = result.marginalErrorB = result.objective = nan;
-    if (options.evaluateFinalPlan) {
+    // Skipped after a cancel: the caller wants control back now (at 4096^2 the
+    // float64 evaluation pass alone takes tens of milliseconds).
+    if (options.evaluateFinalPlan && !result.cancelled) {
         const auto start = std::chrono::steady_clock::now();
         const PlanEvaluation eval = evaluatePlan(problem, result.logU, result.logV, options.threads);
         result.mass = eval.mass;
