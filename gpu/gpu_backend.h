@@ -51,13 +51,15 @@ BandwidthMeasurement measureBandwidth(int device, std::size_t bytes = std::size_
 struct Tuning {
     // gpu-mapuot, paper's part 2 (row factors applied, column sums accumulated):
     // blocks of mapTy x mapTx threads, each thread mapNy rows of one 128-bit column vector.
+    // Defaults: the best of tuneMapUot on the H100 at 8192^2 fp32 (the paper's
+    // RTX 3090 Ti choice, 32/2/8 and 128/8, was 3% and 6% slower there).
     int mapTx = 32;
-    int mapTy = 2;
-    int mapNy = 8;
+    int mapTy = 8;
+    int mapNy = 2;
     // gpu-mapuot, part 4 (column factors applied, row sums accumulated): 1-D blocks
     // of rowTx threads, rowNy rows per block, 4 vectors per thread per row.
-    int rowTx = 128;
-    int rowNy = 8;
+    int rowTx = 256;
+    int rowNy = 1;
     // gpu-fused column reduction: number of partial rows the blocks add into
     // (1 = every block atomically adds into one row of column sums; a value >= the
     // block count = one private row per block, reduced in a second stage;

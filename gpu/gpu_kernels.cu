@@ -225,8 +225,27 @@ __global__ void finalizeColumnsKernel(T* __restrict__ partials, int partialRows,
 // ---------------------------------------------------------------- gpu-fused
 
 constexpr int kStages = 3;
-constexpr int kMaxGroup = 8;
 constexpr int kFusedMaxThreads = 512;
+
+// Rows per pipeline stage at most, so that a thread's share of a stage
+// (rows x ITEMS vectors) fits in 8 vector registers.
+template <int ITEMS>
+constexpr int fusedMaxGroup()
+{
+    return ITEMS >= 8 ? 1 : 8 / ITEMS;
+}
+
+// u = (a / r)^f in the storage precision (float: powf; the exponent is 1 when balanced).
+__device__ __forceinline__ float scalingPow(double a, float r, double f)
+{
+    const float q = static_cast<float>(a) / r;
+    return f == 1.0 ? q : powf(q, static_cast<float>(f));
+}
+__device__ __forceinline__ double scalingPow(double a, double r, double f)
+{
+    const double q = a / r;
+    return f == 1.0 ? q : pow(q, f);
+}
 
 template <typename T, int ITEMS>
 __global__ void __launch_bounds__(kFusedMaxThreads)
@@ -236,10 +255,11 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
 {
     using V = typename VecOf<T>::type;
     constexpr int E = VecOf<T>::E;
+    constexpr int G = fusedMaxGroup<ITEMS>();
     extern __shared__ __align__(16) unsigned char fusedShared[];
     V* stage = reinterpret_cast<V*>(fusedShared);
-    __shared__ T red[32][kMaxGroup];
-    __shared__ T uShared[kMaxGroup];
+    __shared__ T red[32][G];
+    __shared__ T uShared[G];
 
     const int tid = threadIdx.x;
     const int nthreads = blockDim.x;
@@ -301,23 +321,36 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         const std::size_t g = blockIdx.x + t * gridDim.x;
         const V* base = stage + std::size_t(s) * groupRows * slots;
 
-        T dot[kMaxGroup];
+        // This thread's share of the group's rows, read from shared memory once and
+        // kept in registers (8 vectors) -- except for the widest rows (ITEMS = 8),
+        // where registers are short and the accumulation reads shared memory again.
+        constexpr bool kHold = ITEMS < 8;
+        V kv[kHold ? G : 1][kHold ? ITEMS : 1];
+        auto load = [&](int r, int k) -> V {
+            const bool ok = r < groupRows && g * groupRows + r < rows && valid[k];
+            V x;
+            if (ok) {
+                x = base[std::size_t(r) * slots + tid + std::size_t(k) * nthreads];
+            } else {
+                x = V{};
+            }
+            return x;
+        };
+        T dot[G];
 #pragma unroll
-        for (int r = 0; r < kMaxGroup; ++r) {
+        for (int r = 0; r < G; ++r) {
             dot[r] = T(0);
-            if (r < groupRows && g * groupRows + r < rows) {
 #pragma unroll
-                for (int k = 0; k < ITEMS; ++k) {
-                    if (!valid[k]) continue;
-                    const V kv = base[std::size_t(r) * slots + tid + std::size_t(k) * nthreads];
-                    const T* kp = reinterpret_cast<const T*>(&kv);
+            for (int k = 0; k < ITEMS; ++k) {
+                const V x = load(r, k);
+                if constexpr (kHold) kv[r][k] = x;
+                const T* kp = reinterpret_cast<const T*>(&x);
 #pragma unroll
-                    for (int e = 0; e < E; ++e) dot[r] += kp[e] * vr[k][e];
-                }
+                for (int e = 0; e < E; ++e) dot[r] += kp[e] * vr[k][e];
             }
         }
 #pragma unroll
-        for (int r = 0; r < kMaxGroup; ++r) {
+        for (int r = 0; r < G; ++r) {
             if (r < groupRows) {
                 const T total = warpSum(dot[r]);
                 if (lane == 0) red[warp][r] = total;
@@ -325,32 +358,38 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         }
         __syncthreads();
         if (warp == 0) {
+            T total[G];
 #pragma unroll
-            for (int r = 0; r < kMaxGroup; ++r) {
-                if (r < groupRows) {
-                    const T total = warpSum(lane < nwarps ? red[lane][r] : T(0));
-                    if (lane == 0) {
-                        const std::size_t row = g * groupRows + r;
-                        T ui = T(0);
-                        if (row < rows) {
-                            ui = static_cast<T>(pow(a[row] / static_cast<double>(total), fa));
-                            u[row] = ui;
-                        }
-                        uShared[r] = ui;
-                    }
+            for (int r = 0; r < G; ++r) total[r] = r < groupRows ? warpSum(lane < nwarps ? red[lane][r] : T(0)) : T(0);
+            if (lane < groupRows) {
+                // Lane r computes u for row r: the powers run side by side.
+                T mine = total[0];
+#pragma unroll
+                for (int r = 1; r < G; ++r)
+                    if (lane == r) mine = total[r];
+                const std::size_t row = g * groupRows + lane;
+                T ui = T(0);
+                if (row < rows) {
+                    ui = scalingPow(a[row], mine, fa);
+                    u[row] = ui;
                 }
+                uShared[lane] = ui;
             }
         }
         __syncthreads();
 #pragma unroll
-        for (int r = 0; r < kMaxGroup; ++r) {
-            if (r < groupRows && g * groupRows + r < rows) {
+        for (int r = 0; r < G; ++r) {
+            if (r < groupRows) {
                 const T ur = uShared[r];
 #pragma unroll
                 for (int k = 0; k < ITEMS; ++k) {
-                    if (!valid[k]) continue;
-                    const V kv = base[std::size_t(r) * slots + tid + std::size_t(k) * nthreads];
-                    const T* kp = reinterpret_cast<const T*>(&kv);
+                    V x;
+                    if constexpr (kHold) {
+                        x = kv[r][k];
+                    } else {
+                        x = load(r, k);
+                    }
+                    const T* kp = reinterpret_cast<const T*>(&x);
 #pragma unroll
                     for (int e = 0; e < E; ++e) part[k][e] += kp[e] * ur;
                 }
@@ -749,11 +788,12 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
     int optin = 0, sms = 0;
     UOT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     UOT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const std::size_t budget = optin > 4096 ? std::size_t(optin) - 2048 : 0;  // static shared memory headroom
+    const std::size_t budget = optin > 8192 ? std::size_t(optin) - 4096 : 0;  // static shared memory headroom
     const std::size_t bySmem = budget / (kStages * slotBytes);
     if (bySmem == 0) return plan;
     const std::size_t wanted = std::max<std::size_t>(1, (rows + 4 * std::size_t(sms) - 1) / (4 * std::size_t(sms)));
-    const int groupRows = static_cast<int>(std::min<std::size_t>({std::size_t(kMaxGroup), bySmem, wanted}));
+    const int maxGroup = items == 1 ? fusedMaxGroup<1>() : items == 2 ? fusedMaxGroup<2>() : items == 4 ? fusedMaxGroup<4>() : fusedMaxGroup<8>();
+    const int groupRows = static_cast<int>(std::min<std::size_t>({std::size_t(maxGroup), bySmem, wanted}));
     const std::size_t shared = kStages * std::size_t(groupRows) * slotBytes;
     FusedFn<T> fn = fusedFunction<T>(items);
     UOT_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));

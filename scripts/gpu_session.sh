@@ -34,5 +34,14 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
   cat "$OUT/devices.txt" 2>/dev/null
   "$BUILD/tests/gpu/gpu_bench" "$@" > "$OUT/bench.jsonl" 2> "$OUT/bench.err" || status=1
   grep -v '"tune"' "$OUT/bench.jsonl" | grep -v '^{"solver"' ; tail -3 "$OUT/bench.err"
+  "$BUILD/tests/gpu/gpu_bench" --precision fp64 --sizes 4096x4096,8192x8192 --solvers gpu-fused,gpu-mapuot,gpu-pot-style \
+    > "$OUT/bench_fp64.jsonl" 2>&1 || status=1
+  grep -A20 '^solver ' "$OUT/bench_fp64.jsonl"
+  # Cross-check through the product's `uot bench` (other helper's command), when it built.
+  if [ -x "$BUILD/app/cli/uot" ]; then
+    timeout 200 "$BUILD/app/cli/uot" bench --solver gpu-fused,gpu-mapuot,gpu-pot-style --size 4096x4096 \
+      --size 16384x16384 --iterations 100 --repeats 3 --json > "$OUT/uot_bench.txt" 2>&1
+    grep -v '^{' "$OUT/uot_bench.txt" | tail -12
+  fi
 fi
 exit $status
