@@ -20,11 +20,11 @@ SolverFlagConfig recolorSolverConfig()
 {
     const RecolorSettings d;
     SolverFlagConfig c;
-    c.defaultEps = "0.001";
+    c.defaultEps = "0.01";
     c.defaultTau = "1";
     c.defaultTauA = "inf";
     c.defaultTauB = "1";
-    c.defaultMaxIter = "300";
+    c.defaultMaxIter = "100";
     c.defaultTol = "1e-4";
     c.tauBHelp =
         "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
@@ -40,6 +40,13 @@ auto asUsage(const std::string& option, F&& f) -> decltype(f())
     } catch (const Error& e) {
         throw UsageError("option '--" + option + "': " + e.what());
     }
+}
+
+std::string number(double v)
+{
+    std::ostringstream o;
+    o << v;
+    return o.str();
 }
 
 }  // namespace
@@ -63,8 +70,10 @@ void addRecolorOptions(ArgParser& parser)
                      "compress");
     parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
     parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
-    parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side", "0.01");
-    parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (lightness/range)^2 units", "0.01");
+    parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
+                     number(d.mapping.smoothRadius));
+    parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (lightness/range)^2 units",
+                     number(d.mapping.smoothEps));
     addSolverOptions(parser, recolorSolverConfig());
     parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
     parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");

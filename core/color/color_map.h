@@ -40,7 +40,7 @@ struct MappingSettings {
     int lutSize = 33;                // lattice nodes per axis of the color-space map (9..129)
     // Guided filter on the displacement field, guided by the source lightness.
     bool smooth = true;
-    double smoothRadius = 0.01;      // box radius as a fraction of the image's longer side (>= 1 pixel)
+    double smoothRadius = 0.02;      // box radius as a fraction of the image's longer side (>= 1 pixel)
     double smoothEps = 0.01;         // regularisation, in (lightness / nominal range)^2 units
     int smoothSubsample = 0;         // fast guided filter subsampling factor, 0 = automatic
 };

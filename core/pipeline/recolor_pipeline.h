@@ -45,9 +45,11 @@ public:
 struct TransportSettings {
     std::string solver = "auto";  // registry name (core/registry/solver_registry.h)
     // Entropic regularisation relative to the cost scale: costs are
-    // |x - y|^2 / D^2 with D = nominalRange(space) (Lab: 100), so eps = 0.001
-    // blurs colors over about sqrt(eps) * D = 3 Lab units.
-    double eps = 0.001;
+    // |x - y|^2 / D^2 with D = nominalRange(space) (Lab: 100), so eps = 0.01
+    // blurs colors over about sqrt(eps) * D = 10 Lab units. Below about 0.005 the
+    // fp32 kernel underflows for distant palettes and the solve switches to the
+    // (much slower) log-domain variant.
+    double eps = 0.01;
     // "Adherence to the reference palette": the marginal penalty tau on the
     // reference side (kInfinity = the result uses the reference colors in exactly
     // their proportions; small values let it drop reference colors the source has
@@ -63,7 +65,7 @@ struct TransportSettings {
     static SolveOptions defaultPipelineSolveOptions()
     {
         SolveOptions o;
-        o.maxIterations = 300;
+        o.maxIterations = 100;  // the map does not change visibly after ~100 (docs/BENCHMARKS.md)
         o.tolerance = 1e-4;
         o.checkEvery = 10;
         o.evaluateFinalPlan = true;

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct alignas(64) ThreadSums {
 // Below this many matrix elements the pass runs on one thread (fork/join
 // would cost more than it saves).
 constexpr std::size_t kParallelThreshold = 1 << 15;
+// Rows per block: a vector pow's worth, as long as the block fits in L2 with room to spare.
+constexpr std::size_t kMaxRowBlock = 8;
+constexpr std::size_t kRowBlockBytes = 192 * 1024;
 
 template <typename T>
 class FusedPasses final : public ScalingPasses {
@@ -34,7 +38,9 @@ public:
         m_v.resize(ld);
         for (std::size_t j = 0; j < ld; ++j) m_v.data()[j] = T(0);
         m_partials.resize(static_cast<std::size_t>(m_threads) * ld);
+        m_col.resize(ld);
         m_parallel = m_m * m_ld >= kParallelThreshold;
+        m_rowBlock = std::clamp<std::size_t>(kRowBlockBytes / (ld * sizeof(T)), 1, kMaxRowBlock);
     }
 
     PassStatus iterate(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
@@ -48,6 +54,7 @@ public:
         const double fa = m_fa, fb = m_fb;
         const auto& kern = m_kernels;
         ThreadSums* sums = m_sums.data();
+        double* col = m_col.data();
         int used = 1;
 #pragma omp parallel num_threads(m_threads) if (m_parallel)
         {
@@ -57,31 +64,43 @@ public:
             ThreadSums local;
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
+            // Rows in small blocks: the dot products of a block, then its
+            // scalings u_i = (a_i / r_i)^fa in one vector pow call, then the
+            // column updates while the block's rows are still in L1/L2.
             const std::size_t r1 = splitBegin(m, nt, t + 1);
-            for (std::size_t i = splitBegin(m, nt, t); i < r1; ++i) {
-                const T* row = k + i * ld;
-                const double r = static_cast<double>(kern.dot(row, vt, ld));
-                if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
-                const double ui = fa == 1.0 ? m_a[i] / r : std::pow(m_a[i] / r, fa);
-                const T uiT = static_cast<T>(ui);
-                uNew[i] = static_cast<double>(uiT);
-                if (!(uiT > T(0)) || !std::isfinite(uiT)) {
-                    local.bad = true;
-                    continue;
+            for (std::size_t i0 = splitBegin(m, nt, t); i0 < r1; i0 += m_rowBlock) {
+                const std::size_t i1 = std::min(r1, i0 + m_rowBlock);
+                for (std::size_t i = i0; i < i1; ++i) {
+                    const double r = static_cast<double>(kern.dot(k + i * ld, vt, ld));
+                    if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
+                    uNew[i] = m_a[i] / r;
                 }
-                kern.axpy(uiT, row, s, ld);
+                if (fa != 1.0) kern.powBatch(uNew + i0, fa, uNew + i0, i1 - i0);
+                for (std::size_t i = i0; i < i1; ++i) {
+                    const T uiT = static_cast<T>(uNew[i]);
+                    uNew[i] = static_cast<double>(uiT);
+                    if (!(uiT > T(0)) || !std::isfinite(uiT)) {
+                        local.bad = true;
+                        continue;
+                    }
+                    kern.axpy(uiT, k + i * ld, s, ld);
+                }
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
-            const std::size_t c1 = splitBeginAligned(n, nt, t + 1, line);
-            for (std::size_t j = splitBeginAligned(n, nt, t, line); j < c1; ++j) {
-                double col = 0;
-                for (int p = 0; p < nt; ++p) col += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
-                const double vj = fb == 1.0 ? m_b[j] / col : std::pow(m_b[j] / col, fb);
-                const T vjT = static_cast<T>(vj);
+            const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);
+            for (std::size_t j = c0; j < c1; ++j) {
+                double sum = 0;
+                for (int p = 0; p < nt; ++p) sum += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
+                col[j] = sum;
+                vNew[j] = m_b[j] / sum;
+            }
+            if (fb != 1.0 && c1 > c0) kern.powBatch(vNew + c0, fb, vNew + c0, c1 - c0);
+            for (std::size_t j = c0; j < c1; ++j) {
+                const T vjT = static_cast<T>(vNew[j]);
                 vNew[j] = static_cast<double>(vjT);
                 if (!(vjT > T(0)) || !std::isfinite(vjT)) local.bad = true;
-                if (colMarginal) local.errB += std::abs(vNew[j] * col - m_b[j]);
+                if (colMarginal) local.errB += std::abs(vNew[j] * col[j] - m_b[j]);
             }
             sums[t] = local;
         }
@@ -127,8 +146,10 @@ private:
     const kernels::RowKernels<T>& m_kernels;
     AlignedBuffer<T> m_v;
     AlignedBuffer<T> m_partials;
+    AlignedBuffer<double> m_col;  // column sums K^T u of the last pass
     std::vector<ThreadSums> m_sums;
     bool m_parallel = true;
+    std::size_t m_rowBlock = 1;
 };
 
 }  // namespace

@@ -4,8 +4,30 @@
 
 #include "core/transport/row_kernels_types.h"
 
+#if UOT_HAVE_LIBMVEC
+// glibc's vector pow for this instruction set (libmvec, x86_64 vector ABI).
+extern "C" __m256d _ZGVdN4vv_pow(__m256d x, __m256d y);
+#endif
+
 namespace uot::kernels {
 namespace {
+
+void powBatch(const double* x, double y, double* out, std::size_t n)
+{
+#if UOT_HAVE_LIBMVEC
+    const __m256d yy = _mm256_set1_pd(y);
+    std::size_t k = 0;
+    for (; k + 4 <= n; k += 4) _mm256_storeu_pd(out + k, _ZGVdN4vv_pow(_mm256_loadu_pd(x + k), yy));
+    if (k < n) {
+        double in[4], res[4];
+        for (std::size_t l = 0; l < 4; ++l) in[l] = k + l < n ? x[k + l] : 1.0;
+        _mm256_storeu_pd(res, _ZGVdN4vv_pow(_mm256_loadu_pd(in), yy));
+        for (std::size_t l = 0; k + l < n; ++l) out[k + l] = res[l];
+    }
+#else
+    for (std::size_t k = 0; k < n; ++k) out[k] = __builtin_pow(x[k], y);
+#endif
+}
 
 struct F256 {
     using Scalar = float;
@@ -50,13 +72,13 @@ struct D256 {
 
 const RowKernels<float>& avx2KernelsFloat()
 {
-    static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>};
+    static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>, &powBatch};
     return k;
 }
 
 const RowKernels<double>& avx2KernelsDouble()
 {
-    static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>};
+    static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>, &powBatch};
     return k;
 }
 

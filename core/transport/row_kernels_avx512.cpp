@@ -4,8 +4,30 @@
 
 #include "core/transport/row_kernels_types.h"
 
+#if UOT_HAVE_LIBMVEC
+// glibc's vector pow for this instruction set (libmvec, x86_64 vector ABI).
+extern "C" __m512d _ZGVeN8vv_pow(__m512d x, __m512d y);
+#endif
+
 namespace uot::kernels {
 namespace {
+
+void powBatch(const double* x, double y, double* out, std::size_t n)
+{
+#if UOT_HAVE_LIBMVEC
+    const __m512d yy = _mm512_set1_pd(y);
+    std::size_t k = 0;
+    for (; k + 8 <= n; k += 8) _mm512_storeu_pd(out + k, _ZGVeN8vv_pow(_mm512_loadu_pd(x + k), yy));
+    if (k < n) {
+        double in[8], res[8];
+        for (std::size_t l = 0; l < 8; ++l) in[l] = k + l < n ? x[k + l] : 1.0;
+        _mm512_storeu_pd(res, _ZGVeN8vv_pow(_mm512_loadu_pd(in), yy));
+        for (std::size_t l = 0; k + l < n; ++l) out[k + l] = res[l];
+    }
+#else
+    for (std::size_t k = 0; k < n; ++k) out[k] = __builtin_pow(x[k], y);
+#endif
+}
 
 struct F512 {
     using Scalar = float;
@@ -56,13 +78,13 @@ struct D512 {
 
 const RowKernels<float>& avx512KernelsFloat()
 {
-    static const RowKernels<float> k{&dotImpl<F512>, &axpyImpl<F512>, &scaleAccumulateImpl<F512>};
+    static const RowKernels<float> k{&dotImpl<F512>, &axpyImpl<F512>, &scaleAccumulateImpl<F512>, &powBatch};
     return k;
 }
 
 const RowKernels<double>& avx512KernelsDouble()
 {
-    static const RowKernels<double> k{&dotImpl<D512>, &axpyImpl<D512>, &scaleAccumulateImpl<D512>};
+    static const RowKernels<double> k{&dotImpl<D512>, &axpyImpl<D512>, &scaleAccumulateImpl<D512>, &powBatch};
     return k;
 }
 

@@ -1,5 +1,6 @@
 // Portable build of the row kernels (baseline flags of the project), plus the
 // run-time selection of the path.
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -68,6 +69,11 @@ struct Lanes8 {
 
 #include "core/transport/row_kernels_impl.h"
 
+void powBatchScalar(const double* x, double y, double* out, std::size_t n)
+{
+    for (std::size_t k = 0; k < n; ++k) out[k] = std::pow(x[k], y);
+}
+
 SimdPath detectPath()
 {
     SimdPath best = SimdPath::Generic;
@@ -104,7 +110,7 @@ std::string toString(SimdPath path)
 const RowKernels<float>& rowKernelsFloat(SimdPath path)
 {
     static const RowKernels<float> generic{&dotImpl<Lanes8<float>>, &axpyImpl<Lanes8<float>>,
-                                           &scaleAccumulateImpl<Lanes8<float>>};
+                                           &scaleAccumulateImpl<Lanes8<float>>, &powBatchScalar};
 #if UOT_HAVE_X86_KERNELS
     if (path == SimdPath::Avx512) return avx512KernelsFloat();
     if (path == SimdPath::Avx2) return avx2KernelsFloat();
@@ -117,7 +123,7 @@ const RowKernels<float>& rowKernelsFloat(SimdPath path)
 const RowKernels<double>& rowKernelsDouble(SimdPath path)
 {
     static const RowKernels<double> generic{&dotImpl<Lanes8<double>>, &axpyImpl<Lanes8<double>>,
-                                            &scaleAccumulateImpl<Lanes8<double>>};
+                                            &scaleAccumulateImpl<Lanes8<double>>, &powBatchScalar};
 #if UOT_HAVE_X86_KERNELS
     if (path == SimdPath::Avx512) return avx512KernelsDouble();
     if (path == SimdPath::Avx2) return avx2KernelsDouble();

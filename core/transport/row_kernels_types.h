@@ -17,6 +17,11 @@ struct RowKernels {
     void (*axpy)(T alpha, const T* k, T* s, std::size_t n);
     // a[j] = (a[j] * beta[j]) * alpha; s[j] += a[j]   (MAP-UOT's in-place rescaling)
     void (*scaleAccumulate)(T* a, const T* beta, T alpha, T* s, std::size_t n);
+    // out[k] = x[k]^y for k < n (any n, any alignment; float64 whatever T is).
+    // Vectorised with glibc's libmvec where available (at most a few ulp from
+    // std::pow); lanes are independent, so results do not depend on how a
+    // caller batches its values.
+    void (*powBatch)(const double* x, double y, double* out, std::size_t n);
 };
 
 }  // namespace uot::kernels
