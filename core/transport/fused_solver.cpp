@@ -25,7 +25,7 @@ struct alignas(64) ThreadSums {
 constexpr std::size_t kParallelThreshold = 1 << 15;
 // Rows per block: a vector pow's worth, as long as the block fits in L2 with room to spare.
 constexpr std::size_t kMaxRowBlock = 8;
-constexpr std::size_t kRowBlockBytes = 192 * 1024;
+constexpr std::size_t kRowBlockBytes = 128 * 1024;
 
 template <typename T>
 class FusedPasses final : public ScalingPasses {

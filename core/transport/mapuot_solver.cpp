@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct alignas(64) ThreadSums {
 };
 
 constexpr std::size_t kParallelThreshold = 1 << 15;
+constexpr std::size_t kMaxRowBlock = 8;
+constexpr std::size_t kRowBlockBytes = 128 * 1024;
 
 // Invariant at the start of each pass: A_ij * beta_j = u_i K_ij v_j, the plan
 // of the current (u, v); beta holds the column factors not yet applied to A.
@@ -36,6 +39,10 @@ public:
         T* beta = m_beta.data();
         for (std::size_t j = 0; j < ld; ++j) beta[j] = j < m_n ? static_cast<T>(v0[j]) : T(0);
         m_partials.resize(static_cast<std::size_t>(m_threads) * ld);
+        m_col.resize(ld);
+        m_q1.resize(ld);
+        m_q2.resize(ld);
+        m_rowBlock = std::clamp<std::size_t>(kRowBlockBytes / (ld * sizeof(T)), 1, kMaxRowBlock);
         // Warm start: A = diag(u0) K, with v0 pending in beta (a set-up pass, not an iteration).
         bool warmU = false;
         for (double x : u0) warmU = warmU || x != 1.0;
@@ -60,6 +67,9 @@ public:
         const double fa = m_fa, fb = m_fb;
         const auto& kern = m_kernels;
         ThreadSums* sums = m_sums.data();
+        double* col = m_col.data();
+        double* q1 = m_q1.data();
+        double* q2 = m_q2.data();
         int used = 1;
 #pragma omp parallel num_threads(m_threads) if (m_parallel)
         {
@@ -69,37 +79,58 @@ public:
             ThreadSums local;
             T* c = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) c[j] = T(0);
+            // Rows in small blocks: row sums of the block, its factors
+            // alpha_i = (a_i / r_i)^fa * u_i^(fa - 1) with vector pow calls, then
+            // the in-place rescaling of the block's rows (still in L1/L2).
             const std::size_t r1 = splitBegin(m, nt, t + 1);
-            for (std::size_t i = splitBegin(m, nt, t); i < r1; ++i) {
-                T* row = A + i * ld;
-                // Row sum of the current plan: sum_j A_ij beta_j.
-                const double r = static_cast<double>(kern.dot(row, beta, ld));
-                if (rowMarginal) local.errA += std::abs(r - m_a[i]);
-                const double alpha =
-                    fa == 1.0 ? m_a[i] / r : std::pow(m_a[i] / r, fa) * std::pow(u[i], fa - 1.0);
-                const double ui = u[i] * alpha;
-                uNew[i] = ui;
-                const T alphaT = static_cast<T>(alpha);
-                if (!(alphaT > T(0)) || !std::isfinite(alphaT) || !(ui > 0) || !std::isfinite(ui)) {
-                    local.bad = true;
-                    continue;
+            double x[kMaxRowBlock], p1[kMaxRowBlock], p2[kMaxRowBlock];
+            for (std::size_t i0 = splitBegin(m, nt, t); i0 < r1; i0 += m_rowBlock) {
+                const std::size_t nb = std::min(r1 - i0, m_rowBlock);
+                for (std::size_t q = 0; q < nb; ++q) {
+                    const std::size_t i = i0 + q;
+                    // Row sum of the current plan: sum_j A_ij beta_j.
+                    const double r = static_cast<double>(kern.dot(A + i * ld, beta, ld));
+                    if (rowMarginal) local.errA += std::abs(r - m_a[i]);
+                    x[q] = m_a[i] / r;
                 }
-                // A_ij <- A_ij beta_j alpha_i (written back), and its column sums.
-                kern.scaleAccumulate(row, beta, alphaT, c, ld);
+                if (fa != 1.0) {
+                    kern.powBatch(x, fa, p1, nb);
+                    kern.powBatch(u + i0, fa - 1.0, p2, nb);
+                }
+                for (std::size_t q = 0; q < nb; ++q) {
+                    const std::size_t i = i0 + q;
+                    const double alpha = fa == 1.0 ? x[q] : p1[q] * p2[q];
+                    const double ui = u[i] * alpha;
+                    uNew[i] = ui;
+                    const T alphaT = static_cast<T>(alpha);
+                    if (!(alphaT > T(0)) || !std::isfinite(alphaT) || !(ui > 0) || !std::isfinite(ui)) {
+                        local.bad = true;
+                        continue;
+                    }
+                    // A_ij <- A_ij beta_j alpha_i (written back), and its column sums.
+                    kern.scaleAccumulate(A + i * ld, beta, alphaT, c, ld);
+                }
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
-            const std::size_t c1 = splitBeginAligned(n, nt, t + 1, line);
-            for (std::size_t j = splitBeginAligned(n, nt, t, line); j < c1; ++j) {
-                double col = 0;
-                for (int p = 0; p < nt; ++p) col += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
-                const double bj =
-                    fb == 1.0 ? m_b[j] / col : std::pow(m_b[j] / col, fb) * std::pow(v[j], fb - 1.0);
+            const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);
+            for (std::size_t j = c0; j < c1; ++j) {
+                double sum = 0;
+                for (int p = 0; p < nt; ++p) sum += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
+                col[j] = sum;
+                q1[j] = m_b[j] / sum;
+            }
+            if (fb != 1.0 && c1 > c0) {
+                kern.powBatch(q1 + c0, fb, q1 + c0, c1 - c0);
+                kern.powBatch(v + c0, fb - 1.0, q2 + c0, c1 - c0);
+            }
+            for (std::size_t j = c0; j < c1; ++j) {
+                const double bj = fb == 1.0 ? q1[j] : q1[j] * q2[j];
                 const double vj = v[j] * bj;
                 vNew[j] = vj;
                 beta[j] = static_cast<T>(bj);
                 if (!(beta[j] > T(0)) || !std::isfinite(beta[j]) || !(vj > 0) || !std::isfinite(vj)) local.bad = true;
-                if (colMarginal) local.errB += std::abs(bj * col - m_b[j]);
+                if (colMarginal) local.errB += std::abs(bj * col[j] - m_b[j]);
             }
             sums[t] = local;
         }
@@ -136,6 +167,8 @@ private:
     double m_fa, m_fb;
     const kernels::RowKernels<T>& m_kernels;
     AlignedBuffer<T> m_beta, m_partials;
+    AlignedBuffer<double> m_col, m_q1, m_q2;  // column sums and the two powers of the column factors
+    std::size_t m_rowBlock = 1;
     std::vector<ThreadSums> m_sums;
     bool m_parallel = true;
 };

@@ -32,6 +32,7 @@ public:
         for (std::size_t j = 0; j < ld; ++j) m_v.data()[j] = T(0);
         m_u.resize(m_m);
         m_partials.resize(static_cast<std::size_t>(m_threads) * ld);
+        m_col.resize(ld);
         m_parallel = m_m * m_ld >= kParallelThreshold;
     }
 
@@ -47,6 +48,7 @@ public:
         const double fa = m_fa, fb = m_fb;
         const auto& kern = m_kernels;
         ThreadSums* sums = m_sums.data();
+        double* col = m_col.data();
         int used = 1;
 #pragma omp parallel num_threads(m_threads) if (m_parallel)
         {
@@ -55,12 +57,15 @@ public:
             if (t == 0) used = nt;
             ThreadSums local;
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
-            // Pass 1: u = (a / K v)^fa.
+            // Pass 1: u = (a / K v)^fa (the powers in one vector call per thread).
             for (std::size_t i = r0; i < r1; ++i) {
                 const double r = static_cast<double>(kern.dot(k + i * ld, vt, ld));
                 if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
-                const double ui = fa == 1.0 ? m_a[i] / r : std::pow(m_a[i] / r, fa);
-                ut[i] = static_cast<T>(ui);
+                uNew[i] = m_a[i] / r;
+            }
+            if (fa != 1.0 && r1 > r0) kern.powBatch(uNew + r0, fa, uNew + r0, r1 - r0);
+            for (std::size_t i = r0; i < r1; ++i) {
+                ut[i] = static_cast<T>(uNew[i]);
                 uNew[i] = static_cast<double>(ut[i]);
                 if (!(ut[i] > T(0)) || !std::isfinite(ut[i])) {
                     local.bad = true;
@@ -74,15 +79,19 @@ public:
             for (std::size_t i = r0; i < r1; ++i) kern.axpy(ut[i], k + i * ld, s, ld);
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
-            const std::size_t c1 = splitBeginAligned(n, nt, t + 1, line);
-            for (std::size_t j = splitBeginAligned(n, nt, t, line); j < c1; ++j) {
-                double col = 0;
-                for (int p = 0; p < nt; ++p) col += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
-                const double vj = fb == 1.0 ? m_b[j] / col : std::pow(m_b[j] / col, fb);
-                const T vjT = static_cast<T>(vj);
+            const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);
+            for (std::size_t j = c0; j < c1; ++j) {
+                double sum = 0;
+                for (int p = 0; p < nt; ++p) sum += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
+                col[j] = sum;
+                vNew[j] = m_b[j] / sum;
+            }
+            if (fb != 1.0 && c1 > c0) kern.powBatch(vNew + c0, fb, vNew + c0, c1 - c0);
+            for (std::size_t j = c0; j < c1; ++j) {
+                const T vjT = static_cast<T>(vNew[j]);
                 vNew[j] = static_cast<double>(vjT);
                 if (!(vjT > T(0)) || !std::isfinite(vjT)) local.bad = true;
-                if (colMarginal) local.errB += std::abs(vNew[j] * col - m_b[j]);
+                if (colMarginal) local.errB += std::abs(vNew[j] * col[j] - m_b[j]);
             }
             sums[t] = local;
         }
@@ -120,6 +129,7 @@ private:
     double m_fa, m_fb;
     const kernels::RowKernels<T>& m_kernels;
     AlignedBuffer<T> m_v, m_u, m_partials;
+    AlignedBuffer<double> m_col;
     std::vector<ThreadSums> m_sums;
     bool m_parallel = true;
 };
