@@ -78,6 +78,37 @@ UOT_TEST(everySupportedPathComputesTheSameKernels)
     UOT_CHECK(!toString(activeSimdPath()).empty());
 }
 
+// The batched power (libmvec where available) against std::pow, on lengths
+// that are not multiples of the vector width, in place, and at the edges
+// that the solvers rely on (inf and NaN come out non-finite).
+UOT_TEST(powBatchMatchesStdPow)
+{
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> logUnit(-30.0, 30.0);
+    for (SimdPath path : supportedPaths()) {
+        const auto& k = rowKernelsDouble(path);
+        UOT_CHECK(k.powBatch == rowKernelsFloat(path).powBatch);
+        for (std::size_t n : {1u, 3u, 8u, 9u, 33u}) {
+            std::vector<double> x(n), out(n);
+            for (double& e : x) e = std::exp(logUnit(rng));
+            for (double y : {0.95, 0.5, -0.05, 1.0}) {
+                k.powBatch(x.data(), y, out.data(), n);
+                for (std::size_t j = 0; j < n; ++j) {
+                    const double expect = std::pow(x[j], y);
+                    UOT_CHECK_MSG(std::abs(out[j] - expect) <= 1e-14 * expect,
+                                  toString(path) << " " << x[j] << "^" << y << " = " << out[j] << " vs " << expect);
+                }
+            }
+            std::vector<double> inPlace = x;
+            k.powBatch(inPlace.data(), 0.9, inPlace.data(), n);
+            for (std::size_t j = 0; j < n; ++j) UOT_CHECK_CLOSE(inPlace[j], std::pow(x[j], 0.9), 1e-14 * inPlace[j]);
+        }
+        std::vector<double> edge{INFINITY, std::nan(""), 0.0}, out(3);
+        k.powBatch(edge.data(), 0.9, out.data(), 3);
+        UOT_CHECK(std::isinf(out[0]) && std::isnan(out[1]) && out[2] == 0.0);
+    }
+}
+
 UOT_TEST(paddedKernelHasZeroPadding)
 {
     const std::size_t m = 3, n = 5;
