@@ -226,14 +226,7 @@ __global__ void finalizeColumnsKernel(T* __restrict__ partials, int partialRows,
 
 constexpr int kStages = 3;
 constexpr int kFusedMaxThreads = 512;
-
-// Rows per pipeline stage at most, so that a thread's share of a stage
-// (rows x ITEMS vectors) fits in 8 vector registers.
-template <int ITEMS>
-constexpr int fusedMaxGroup()
-{
-    return ITEMS >= 8 ? 1 : 8 / ITEMS;
-}
+constexpr int kMaxGroup = 8;  // rows per pipeline stage at most
 
 // u = (a / r)^f in the storage precision (float: powf; the exponent is 1 when balanced).
 __device__ __forceinline__ float scalingPow(double a, float r, double f)
@@ -247,6 +240,14 @@ __device__ __forceinline__ double scalingPow(double a, double r, double f)
     return f == 1.0 ? q : pow(q, f);
 }
 
+// One read-only pass over K per iteration. Each block owns whole rows (groups of
+// groupRows rows, grid-strided); each thread owns ITEMS 128-bit column vectors
+// of every row. Rows arrive in shared memory through cp.async, three groups
+// deep; a thread only ever reads the slots it copied itself, so the data needs
+// no barrier. The software pipeline is lagged by one group so that one
+// __syncthreads per group suffices and warp 0's reduction + power for group
+// t+1 overlaps the other warps' column accumulation for group t:
+//   dot(t+1) -> per-warp partials; sync; warp 0: u(t+1); all: partial columns += K(t) u(t).
 template <typename T, int ITEMS>
 __global__ void __launch_bounds__(kFusedMaxThreads)
     fusedKernel(const T* __restrict__ K, std::size_t rows, std::size_t pitch, const T* __restrict__ v,
@@ -255,11 +256,10 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
 {
     using V = typename VecOf<T>::type;
     constexpr int E = VecOf<T>::E;
-    constexpr int G = fusedMaxGroup<ITEMS>();
     extern __shared__ __align__(16) unsigned char fusedShared[];
     V* stage = reinterpret_cast<V*>(fusedShared);
-    __shared__ T red[32][G];
-    __shared__ T uShared[G];
+    __shared__ T red[2][32][kMaxGroup];
+    __shared__ T uShared[2][kMaxGroup];
 
     const int tid = threadIdx.x;
     const int nthreads = blockDim.x;
@@ -292,16 +292,17 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
 
     const std::size_t groups = (rows + groupRows - 1) / groupRows;
     const std::size_t myGroups = blockIdx.x < groups ? (groups - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    auto firstRow = [&](std::size_t t) { return (blockIdx.x + t * gridDim.x) * groupRows; };
 
     auto issue = [&](std::size_t t) {
         if (t < myGroups) {
-            const std::size_t g = blockIdx.x + t * gridDim.x;
-            const int s = static_cast<int>(t % kStages);
+            const std::size_t row0 = firstRow(t);
+            V* dst0 = stage + (t % kStages) * groupRows * slots;
             for (int r = 0; r < groupRows; ++r) {
-                const std::size_t row = g * groupRows + r;
+                const std::size_t row = row0 + r;
                 if (row >= rows) break;
                 const V* src = reinterpret_cast<const V*>(K + row * pitch);
-                V* dst = stage + (std::size_t(s) * groupRows + r) * slots;
+                V* dst = dst0 + std::size_t(r) * slots;
 #pragma unroll
                 for (int k = 0; k < ITEMS; ++k) {
                     const std::size_t c = tid + std::size_t(k) * nthreads;
@@ -311,90 +312,90 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         }
         cpAsyncCommit();
     };
-
-    issue(0);
-    issue(1);
-    for (std::size_t t = 0; t < myGroups; ++t) {
-        issue(t + 2);
-        cpAsyncWait<2>();
-        const int s = static_cast<int>(t % kStages);
-        const std::size_t g = blockIdx.x + t * gridDim.x;
-        const V* base = stage + std::size_t(s) * groupRows * slots;
-
-        // This thread's share of the group's rows, read from shared memory once and
-        // kept in registers (8 vectors) -- except for the widest rows (ITEMS = 8),
-        // where registers are short and the accumulation reads shared memory again.
-        constexpr bool kHold = ITEMS < 8;
-        V kv[kHold ? G : 1][kHold ? ITEMS : 1];
-        auto load = [&](int r, int k) -> V {
-            const bool ok = r < groupRows && g * groupRows + r < rows && valid[k];
-            V x;
-            if (ok) {
-                x = base[std::size_t(r) * slots + tid + std::size_t(k) * nthreads];
-            } else {
-                x = V{};
-            }
-            return x;
-        };
-        T dot[G];
-#pragma unroll
-        for (int r = 0; r < G; ++r) {
-            dot[r] = T(0);
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) {
-                const V x = load(r, k);
-                if constexpr (kHold) kv[r][k] = x;
-                const T* kp = reinterpret_cast<const T*>(&x);
-#pragma unroll
-                for (int e = 0; e < E; ++e) dot[r] += kp[e] * vr[k][e];
-            }
+    // This thread's vector k of row r of group t (zero outside the matrix).
+    auto load = [&](std::size_t t, int r, int k) -> V {
+        V x;
+        if (r < groupRows && firstRow(t) + r < rows && valid[k]) {
+            x = stage[((t % kStages) * groupRows + r) * slots + tid + std::size_t(k) * nthreads];
+        } else {
+            x = V{};
         }
+        return x;
+    };
+    auto dotGroup = [&](std::size_t t) {
+        T* out = &red[t & 1][warp][0];
 #pragma unroll
-        for (int r = 0; r < G; ++r) {
+        for (int r = 0; r < kMaxGroup; ++r) {
             if (r < groupRows) {
-                const T total = warpSum(dot[r]);
-                if (lane == 0) red[warp][r] = total;
-            }
-        }
-        __syncthreads();
-        if (warp == 0) {
-            T total[G];
-#pragma unroll
-            for (int r = 0; r < G; ++r) total[r] = r < groupRows ? warpSum(lane < nwarps ? red[lane][r] : T(0)) : T(0);
-            if (lane < groupRows) {
-                // Lane r computes u for row r: the powers run side by side.
-                T mine = total[0];
-#pragma unroll
-                for (int r = 1; r < G; ++r)
-                    if (lane == r) mine = total[r];
-                const std::size_t row = g * groupRows + lane;
-                T ui = T(0);
-                if (row < rows) {
-                    ui = scalingPow(a[row], mine, fa);
-                    u[row] = ui;
-                }
-                uShared[lane] = ui;
-            }
-        }
-        __syncthreads();
-#pragma unroll
-        for (int r = 0; r < G; ++r) {
-            if (r < groupRows) {
-                const T ur = uShared[r];
+                T dot = T(0);
 #pragma unroll
                 for (int k = 0; k < ITEMS; ++k) {
-                    V x;
-                    if constexpr (kHold) {
-                        x = kv[r][k];
-                    } else {
-                        x = load(r, k);
-                    }
+                    const V x = load(t, r, k);
+                    const T* kp = reinterpret_cast<const T*>(&x);
+#pragma unroll
+                    for (int e = 0; e < E; ++e) dot += kp[e] * vr[k][e];
+                }
+                dot = warpSum(dot);
+                if (lane == 0) out[r] = dot;
+            }
+        }
+    };
+    // Warp 0 only: row sums of group t from the per-warp partials, then lane r
+    // computes u for row r (the powers run side by side).
+    auto computeU = [&](std::size_t t) {
+        T total[kMaxGroup];
+#pragma unroll
+        for (int r = 0; r < kMaxGroup; ++r)
+            total[r] = r < groupRows ? warpSum(lane < nwarps ? red[t & 1][lane][r] : T(0)) : T(0);
+        if (lane < groupRows) {
+            T mine = total[0];
+#pragma unroll
+            for (int r = 1; r < kMaxGroup; ++r)
+                if (lane == r) mine = total[r];
+            const std::size_t row = firstRow(t) + lane;
+            T ui = T(0);
+            if (row < rows) {
+                ui = scalingPow(a[row], mine, fa);
+                u[row] = ui;
+            }
+            uShared[t & 1][lane] = ui;
+        }
+    };
+    auto accumulate = [&](std::size_t t) {
+#pragma unroll
+        for (int r = 0; r < kMaxGroup; ++r) {
+            if (r < groupRows) {
+                const T ur = uShared[t & 1][r];
+#pragma unroll
+                for (int k = 0; k < ITEMS; ++k) {
+                    const V x = load(t, r, k);
                     const T* kp = reinterpret_cast<const T*>(&x);
 #pragma unroll
                     for (int e = 0; e < E; ++e) part[k][e] += kp[e] * ur;
                 }
             }
         }
+    };
+
+    issue(0);
+    issue(1);
+    issue(2);
+    if (myGroups > 0) {
+        cpAsyncWait<2>();  // group 0 has landed
+        dotGroup(0);
+    }
+    __syncthreads();
+    if (myGroups > 0 && warp == 0) computeU(0);
+    for (std::size_t t = 0; t < myGroups; ++t) {
+        const bool hasNext = t + 1 < myGroups;
+        if (hasNext) {
+            cpAsyncWait<1>();  // groups up to t + 1 have landed (t + 2 may be in flight)
+            dotGroup(t + 1);
+        }
+        __syncthreads();
+        if (hasNext && warp == 0) computeU(t + 1);
+        accumulate(t);
+        issue(t + 3);  // into the stage group t used: this thread has finished reading its slots
     }
     cpAsyncWait<0>();
 
@@ -780,20 +781,25 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
     FusedPlan plan;
     constexpr std::size_t E = vectorWidth<T>();
     const std::size_t nv = pitch / E;
+    // Blocks of about 256 threads (so that two fit on a multiprocessor), up to 8
+    // vectors per thread; rows wider than 512 x 8 vectors take the two-pass path.
     int items = 1;
-    while (items < 8 && (nv + items - 1) / items > static_cast<std::size_t>(kFusedMaxThreads)) items *= 2;
+    while (items < 8 && (nv + items - 1) / items > 256) items *= 2;
     if ((nv + items - 1) / items > static_cast<std::size_t>(kFusedMaxThreads)) return plan;
     const int threads = static_cast<int>(((nv + items - 1) / items + 31) / 32 * 32);
     const std::size_t slotBytes = std::size_t(threads) * items * 16;
-    int optin = 0, sms = 0;
+    int optin = 0, perSmShared = 0, sms = 0;
     UOT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    UOT_CUDA_CHECK(cudaDeviceGetAttribute(&perSmShared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
     UOT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const std::size_t budget = optin > 8192 ? std::size_t(optin) - 4096 : 0;  // static shared memory headroom
-    const std::size_t bySmem = budget / (kStages * slotBytes);
+    const std::size_t headroom = 6144;  // static shared memory (up to 4.2 KB) and the per-block reserve
+    const std::size_t budget = optin > int(headroom) ? std::size_t(optin) - headroom : 0;
+    const std::size_t budgetTwo = std::size_t(perSmShared) / 2 > headroom ? std::size_t(perSmShared) / 2 - headroom : 0;
+    std::size_t bySmem = budgetTwo / (kStages * slotBytes);  // prefer two blocks per multiprocessor
+    if (bySmem == 0) bySmem = budget / (kStages * slotBytes);
     if (bySmem == 0) return plan;
     const std::size_t wanted = std::max<std::size_t>(1, (rows + 4 * std::size_t(sms) - 1) / (4 * std::size_t(sms)));
-    const int maxGroup = items == 1 ? fusedMaxGroup<1>() : items == 2 ? fusedMaxGroup<2>() : items == 4 ? fusedMaxGroup<4>() : fusedMaxGroup<8>();
-    const int groupRows = static_cast<int>(std::min<std::size_t>({std::size_t(maxGroup), bySmem, wanted}));
+    const int groupRows = static_cast<int>(std::min<std::size_t>({std::size_t(kMaxGroup), bySmem, wanted}));
     const std::size_t shared = kStages * std::size_t(groupRows) * slotBytes;
     FusedFn<T> fn = fusedFunction<T>(items);
     UOT_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));

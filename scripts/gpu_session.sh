@@ -39,7 +39,7 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
   grep -A20 '^solver ' "$OUT/bench_fp64.jsonl"
   # Cross-check through the product's `uot bench` (other helper's command), when it built.
   if [ -x "$BUILD/app/cli/uot" ]; then
-    timeout 200 "$BUILD/app/cli/uot" bench --solver gpu-fused,gpu-mapuot,gpu-pot-style --size 4096x4096 \
+    timeout 200 "$BUILD/app/cli/uot" bench --device gpu --solver gpu-fused,gpu-mapuot,gpu-pot-style --size 4096x4096 \
       --size 16384x16384 --iterations 100 --repeats 3 --json > "$OUT/uot_bench.txt" 2>&1
     grep -v '^{' "$OUT/uot_bench.txt" | tail -12
   fi
