@@ -84,6 +84,25 @@ inline LutCoord lutCoord(const DisplacementLut& lut, const float* c)
     return k;
 }
 
+inline void lutLookup(const DisplacementLut& lut, const float* c, float* r)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    const float* v = lut.values.data();
+    const LutCoord k = lutCoord(lut, c);
+    const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
+    const float fx = k.f[0], fy = k.f[1], fz = k.f[2];
+    for (int a = 0; a < 3; ++a) {
+        const float c000 = v[3 * base + a], c001 = v[3 * (base + 1) + a];
+        const float c010 = v[3 * (base + s) + a], c011 = v[3 * (base + s + 1) + a];
+        const float c100 = v[3 * (base + s * s) + a], c101 = v[3 * (base + s * s + 1) + a];
+        const float c110 = v[3 * (base + s * s + s) + a], c111 = v[3 * (base + s * s + s + 1) + a];
+        const float c00 = c000 + fz * (c001 - c000), c01 = c010 + fz * (c011 - c010);
+        const float c10 = c100 + fz * (c101 - c100), c11 = c110 + fz * (c111 - c110);
+        const float c0 = c00 + fy * (c01 - c00), c1 = c10 + fy * (c11 - c10);
+        r[a] = c0 + fx * (c1 - c0);
+    }
+}
+
 }  // namespace
 
 DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
@@ -131,38 +150,51 @@ DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const 
             if (mark[node]) work.push_back(node);
     }
 
+    // The entropic map per node, in float with a vectorisable exp (the sums are
+    // normalised, so float's relative error is what matters; values below
+    // exp(-80) of the largest term are dropped).
     const std::size_t cols = reference.size();
-    const double* y = reference.points.data();
-    const double factor = cloud->scale / problem.eps;
-    std::vector<double> logW0(cols);
-    for (std::size_t j = 0; j < cols; ++j)
-        logW0[j] = logV[j] + (problem.reference == ReferenceMeasure::Product ? std::log(problem.b[j]) : 0.0);
+    const float factor = static_cast<float>(cloud->scale / problem.eps);
+    std::vector<float> yx(cols), yy(cols), yz(cols), logW0(cols);
+    for (std::size_t j = 0; j < cols; ++j) {
+        yx[j] = static_cast<float>(reference.points[3 * j]);
+        yy[j] = static_cast<float>(reference.points[3 * j + 1]);
+        yz[j] = static_cast<float>(reference.points[3 * j + 2]);
+        logW0[j] = static_cast<float>(logV[j] + (problem.reference == ReferenceMeasure::Product ? std::log(problem.b[j]) : 0.0));
+    }
     const std::ptrdiff_t workCount = static_cast<std::ptrdiff_t>(work.size());
 #pragma omp parallel num_threads(t)
     {
-        std::vector<double> e(cols);
+        std::vector<float> e(cols);
+        float* ep = e.data();
+        const float *px = yx.data(), *py = yy.data(), *pz = yz.data(), *pw = logW0.data();
 #pragma omp for schedule(dynamic, 16)
         for (std::ptrdiff_t w = 0; w < workCount; ++w) {
             const std::size_t node = work[static_cast<std::size_t>(w)];
             const std::size_t ix = node / (s * s), iy = (node / s) % s, iz = node % s;
-            const double x[3] = {lut.lo[0] + ix * lut.step[0], lut.lo[1] + iy * lut.step[1], lut.lo[2] + iz * lut.step[2]};
-            double best = -std::numeric_limits<double>::infinity();
+            const float x0 = static_cast<float>(lut.lo[0] + ix * lut.step[0]);
+            const float x1 = static_cast<float>(lut.lo[1] + iy * lut.step[1]);
+            const float x2 = static_cast<float>(lut.lo[2] + iz * lut.step[2]);
+            float best = -3.0e38f;
+#pragma omp simd reduction(max : best)
             for (std::size_t j = 0; j < cols; ++j) {
-                const double d0 = x[0] - y[3 * j], d1 = x[1] - y[3 * j + 1], d2 = x[2] - y[3 * j + 2];
-                e[j] = logW0[j] - factor * (d0 * d0 + d1 * d1 + d2 * d2);
-                best = std::max(best, e[j]);
+                const float d0 = x0 - px[j], d1 = x1 - py[j], d2 = x2 - pz[j];
+                const float v = pw[j] - factor * (d0 * d0 + d1 * d1 + d2 * d2);
+                ep[j] = v;
+                best = v > best ? v : best;
             }
-            double sum = 0, t3[3] = {0, 0, 0};
-            const double cutoff = best - 36.0;  // terms below exp(-36) of the largest do not matter
+            float sum = 0, t0 = 0, t1 = 0, t2 = 0;
+#pragma omp simd reduction(+ : sum, t0, t1, t2)
             for (std::size_t j = 0; j < cols; ++j) {
-                if (e[j] < cutoff) continue;
-                const double wgt = std::exp(e[j] - best);
+                const float wgt = color_detail::fastExpNegative(ep[j] - best);
                 sum += wgt;
-                t3[0] += wgt * y[3 * j];
-                t3[1] += wgt * y[3 * j + 1];
-                t3[2] += wgt * y[3 * j + 2];
+                t0 += wgt * px[j];
+                t1 += wgt * py[j];
+                t2 += wgt * pz[j];
             }
-            for (int a = 0; a < 3; ++a) lut.values[3 * node + a] = static_cast<float>(t3[a] / sum - x[a]);
+            lut.values[3 * node] = t0 / sum - x0;
+            lut.values[3 * node + 1] = t1 / sum - x1;
+            lut.values[3 * node + 2] = t2 / sum - x2;
         }
     }
     return lut;
@@ -171,27 +203,9 @@ DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const 
 void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::size_t n, float* out, int threads)
 {
     const int t = resolveThreadCount(threads);
-    const std::size_t s = static_cast<std::size_t>(lut.size);
-    const float* v = lut.values.data();
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
 #pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
-    for (std::ptrdiff_t p = 0; p < count; ++p) {
-        const LutCoord k = lutCoord(lut, colors + 3 * p);
-        const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
-        const float fx = k.f[0], fy = k.f[1], fz = k.f[2];
-        float r[3];
-        for (int a = 0; a < 3; ++a) {
-            const float c000 = v[3 * base + a], c001 = v[3 * (base + 1) + a];
-            const float c010 = v[3 * (base + s) + a], c011 = v[3 * (base + s + 1) + a];
-            const float c100 = v[3 * (base + s * s) + a], c101 = v[3 * (base + s * s + 1) + a];
-            const float c110 = v[3 * (base + s * s + s) + a], c111 = v[3 * (base + s * s + s + 1) + a];
-            const float c00 = c000 + fz * (c001 - c000), c01 = c010 + fz * (c011 - c010);
-            const float c10 = c100 + fz * (c101 - c100), c11 = c110 + fz * (c111 - c110);
-            const float c0 = c00 + fy * (c01 - c00), c1 = c10 + fy * (c11 - c10);
-            r[a] = c0 + fx * (c1 - c0);
-        }
-        std::memcpy(out + 3 * p, r, sizeof r);
-    }
+    for (std::ptrdiff_t p = 0; p < count; ++p) lutLookup(lut, colors + 3 * p, out + 3 * p);
 }
 
 namespace {
@@ -260,27 +274,16 @@ void downsample(const float* in, float* out, int w, int h, int ch, int s, int wl
 
 }  // namespace
 
-void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
-                  int subsample, int threads)
+namespace {
+
+// He et al.'s guided filter on low-resolution inputs I (wl x hl) and P (ch
+// channels): returns the box means of the coefficients, [mean a (ch), mean b (ch)]
+// per pixel, so that q = mean_a * I + mean_b.
+std::vector<float> guidedCoefficients(const std::vector<float>& I, const std::vector<float>& P, int wl, int hl, int channels,
+                                      int r, double eps, int t)
 {
-    if (width <= 0 || height <= 0 || channels <= 0 || radius < 0 || !(eps > 0) || subsample < 1)
-        throw Error(ErrorCode::InvalidArgument, "guidedFilter: invalid size, radius, eps or subsample");
-    if (radius == 0) return;
-    const int t = resolveThreadCount(threads);
-    const int s = subsample;
-    const int wl = (width + s - 1) / s, hl = (height + s - 1) / s;
-    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
     const std::size_t nl = static_cast<std::size_t>(wl) * hl;
     const std::size_t ch = static_cast<std::size_t>(channels);
-
-    std::vector<float> I(nl), P(nl * ch);
-    if (s == 1) {
-        std::copy(guide, guide + nl, I.begin());
-        std::copy(field, field + nl * ch, P.begin());
-    } else {
-        downsample(guide, I.data(), width, height, 1, s, wl, hl, t);
-        downsample(field, P.data(), width, height, channels, s, wl, hl, t);
-    }
     // Packed per-pixel: [I, I*I, P_0..P_ch-1, I*P_0..I*P_ch-1]
     const std::size_t packed = 2 + 2 * ch;
     std::vector<float> in(nl * packed), mean(nl * packed);
@@ -297,7 +300,6 @@ void guidedFilter(const float* guide, float* field, int width, int height, int c
         }
     }
     boxFilter(in.data(), mean.data(), wl, hl, static_cast<int>(packed), r, t);
-    // Coefficients a (ch) and b (ch) per low-res pixel, then their means.
     const std::size_t coefLen = 2 * ch;
     std::vector<float> coef(nl * coefLen), coefMean(nl * coefLen);
 #pragma omp parallel for num_threads(t) schedule(static)
@@ -313,29 +315,61 @@ void guidedFilter(const float* guide, float* field, int width, int height, int c
         }
     }
     boxFilter(coef.data(), coefMean.data(), wl, hl, static_cast<int>(coefLen), r, t);
-    // q = mean_a * I + mean_b at full resolution (bilinear upsampling of the coefficients).
+    return coefMean;
+}
+
+// Bilinear position of full-resolution pixel x in a grid subsampled by s.
+struct Bilinear {
+    int i0, i1;
+    float w;
+};
+inline Bilinear bilinear(int x, int s, int lowSize)
+{
+    float f = (static_cast<float>(x) + 0.5f) / static_cast<float>(s) - 0.5f;
+    f = std::clamp(f, 0.0f, static_cast<float>(lowSize - 1));
+    const int i0 = std::min(static_cast<int>(f), lowSize - 1);
+    return {i0, std::min(i0 + 1, lowSize - 1), f - static_cast<float>(i0)};
+}
+
+}  // namespace
+
+void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
+                  int subsample, int threads)
+{
+    if (width <= 0 || height <= 0 || channels <= 0 || radius < 0 || !(eps > 0) || subsample < 1)
+        throw Error(ErrorCode::InvalidArgument, "guidedFilter: invalid size, radius, eps or subsample");
+    if (radius == 0) return;
+    const int t = resolveThreadCount(threads);
+    const int s = subsample;
+    const int wl = (width + s - 1) / s, hl = (height + s - 1) / s;
+    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
+    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
+    const std::size_t ch = static_cast<std::size_t>(channels);
+    std::vector<float> I(nl), P(nl * ch);
+    if (s == 1) {
+        std::copy(guide, guide + nl, I.begin());
+        std::copy(field, field + nl * ch, P.begin());
+    } else {
+        downsample(guide, I.data(), width, height, 1, s, wl, hl, t);
+        downsample(field, P.data(), width, height, channels, s, wl, hl, t);
+    }
+    const std::vector<float> coefMean = guidedCoefficients(I, P, wl, hl, channels, r, eps, t);
+    const std::size_t coefLen = 2 * ch;
 #pragma omp parallel for num_threads(t) schedule(static)
     for (int y = 0; y < height; ++y) {
-        float fy = (y + 0.5f) / s - 0.5f;
-        fy = std::clamp(fy, 0.0f, static_cast<float>(hl - 1));
-        const int y0 = std::min(static_cast<int>(fy), hl - 1), y1 = std::min(y0 + 1, hl - 1);
-        const float wy = fy - y0;
-        std::vector<float> ab(coefLen);
+        const Bilinear by = bilinear(y, s, hl);
         for (int x = 0; x < width; ++x) {
-            float fx = (x + 0.5f) / s - 0.5f;
-            fx = std::clamp(fx, 0.0f, static_cast<float>(wl - 1));
-            const int x0 = std::min(static_cast<int>(fx), wl - 1), x1 = std::min(x0 + 1, wl - 1);
-            const float wx = fx - x0;
-            const float* c00 = &coefMean[(static_cast<std::size_t>(y0) * wl + x0) * coefLen];
-            const float* c01 = &coefMean[(static_cast<std::size_t>(y0) * wl + x1) * coefLen];
-            const float* c10 = &coefMean[(static_cast<std::size_t>(y1) * wl + x0) * coefLen];
-            const float* c11 = &coefMean[(static_cast<std::size_t>(y1) * wl + x1) * coefLen];
+            const Bilinear bx = bilinear(x, s, wl);
+            const float* c00 = &coefMean[(static_cast<std::size_t>(by.i0) * wl + bx.i0) * coefLen];
+            const float* c01 = &coefMean[(static_cast<std::size_t>(by.i0) * wl + bx.i1) * coefLen];
+            const float* c10 = &coefMean[(static_cast<std::size_t>(by.i1) * wl + bx.i0) * coefLen];
+            const float* c11 = &coefMean[(static_cast<std::size_t>(by.i1) * wl + bx.i1) * coefLen];
             const std::size_t px = static_cast<std::size_t>(y) * width + x;
             const float g = guide[px];
             for (std::size_t c = 0; c < ch; ++c) {
-                const float a = (1 - wy) * ((1 - wx) * c00[c] + wx * c01[c]) + wy * ((1 - wx) * c10[c] + wx * c11[c]);
-                const float b = (1 - wy) * ((1 - wx) * c00[ch + c] + wx * c01[ch + c]) +
-                                wy * ((1 - wx) * c10[ch + c] + wx * c11[ch + c]);
+                const float a = (1 - by.w) * ((1 - bx.w) * c00[c] + bx.w * c01[c]) + by.w * ((1 - bx.w) * c10[c] + bx.w * c11[c]);
+                const float b = (1 - by.w) * ((1 - bx.w) * c00[ch + c] + bx.w * c01[ch + c]) +
+                                by.w * ((1 - bx.w) * c10[ch + c] + bx.w * c11[ch + c]);
                 field[px * ch + c] = a * g + b;
             }
         }
@@ -380,25 +414,23 @@ inline void gamutMap(GamutMode mode, float c[3])
 
 }  // namespace
 
-void composeResult(const float* colors, const float* displacement, WorkingSpace space, const MappingSettings& settings,
-                   const Image& source, Image& result, int threads)
-{
-    if (result.width != source.width || result.height != source.height || (result.channels != 3 && result.channels != 4))
-        throw Error(ErrorCode::InvalidArgument, "composeResult: the result must have the source's size and 3 or 4 channels");
-    validateImage(result, "result");
-    static const SrgbEncoder encoder;
-    const int t = resolveThreadCount(threads);
-    const float strength = static_cast<float>(settings.strength);
-    const bool keepL = settings.preserveLuminance;
-    const bool copyAlpha = result.channels == 4 && source.channels == 4 && source.depth == result.depth;
-    const int rc = result.channels;
-    const bool deep = result.depth == 16;
-    const float maxValue = deep ? 65535.0f : 255.0f;
-    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(source.pixelCount());
-#pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
-    for (std::ptrdiff_t p = 0; p < count; ++p) {
-        const float* c = colors + 3 * p;
-        const float* d = displacement + 3 * p;
+namespace {
+
+struct Composer {
+    const SrgbEncoder& encoder;
+    WorkingSpace space;
+    float strength;
+    bool keepL;
+    GamutMode gamut;
+    bool copyAlpha;
+    int rc;
+    bool deep;
+    float maxValue;
+    const Image& source;
+    Image& result;
+
+    void pixel(std::size_t p, const float* c, const float* d) const
+    {
         float w[3] = {c[0] + strength * d[0], c[1] + strength * d[1], c[2] + strength * d[2]};
         if (keepL && space != WorkingSpace::LinearRgb) w[0] = c[0];
         float rgb[3] = {0, 0, 0};
@@ -413,7 +445,7 @@ void composeResult(const float* colors, const float* displacement, WorkingSpace 
                 rgb[0] = rgb[1] = rgb[2] = y0;
             }
         }
-        gamutMap(settings.gamut, rgb);
+        gamutMap(gamut, rgb);
         for (int k = 0; k < 3; ++k) {
             const float e = encoder(rgb[k]) * maxValue + 0.5f;
             if (deep)
@@ -426,6 +458,152 @@ void composeResult(const float* colors, const float* displacement, WorkingSpace 
                 result.samples16()[p * rc + 3] = copyAlpha ? source.samples16()[p * 4 + 3] : 65535;
             else
                 result.samples8()[p * rc + 3] = copyAlpha ? source.samples8()[p * 4 + 3] : 255;
+        }
+    }
+};
+
+const SrgbEncoder& srgbEncoder()
+{
+    static const SrgbEncoder encoder;
+    return encoder;
+}
+
+Composer makeComposer(WorkingSpace space, const MappingSettings& settings, const Image& source, Image& result)
+{
+    if (result.width != source.width || result.height != source.height || (result.channels != 3 && result.channels != 4))
+        throw Error(ErrorCode::InvalidArgument, "compose: the result must have the source's size and 3 or 4 channels");
+    validateImage(result, "result");
+    return Composer{srgbEncoder(),
+                    space,
+                    static_cast<float>(settings.strength),
+                    settings.preserveLuminance,
+                    settings.gamut,
+                    result.channels == 4 && source.channels == 4 && source.depth == result.depth,
+                    result.channels,
+                    result.depth == 16,
+                    result.depth == 16 ? 65535.0f : 255.0f,
+                    source,
+                    result};
+}
+
+}  // namespace
+
+void composeResult(const float* colors, const float* displacement, WorkingSpace space, const MappingSettings& settings,
+                   const Image& source, Image& result, int threads)
+{
+    const Composer composer = makeComposer(space, settings, source, result);
+    const int t = resolveThreadCount(threads);
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(source.pixelCount());
+#pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
+    for (std::ptrdiff_t p = 0; p < count; ++p)
+        composer.pixel(static_cast<std::size_t>(p), colors + 3 * p, displacement + 3 * p);
+}
+
+float guideValue(WorkingSpace space, const float* c)
+{
+    if (space == WorkingSpace::Lab) return c[0] * 0.01f;
+    if (space == WorkingSpace::Oklab) return c[0];
+    return 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
+}
+
+int smoothingRadiusPixels(const MappingSettings& settings, int width, int height)
+{
+    if (!settings.smooth) return 0;
+    return static_cast<int>(std::lround(settings.smoothRadius * std::max(width, height)));
+}
+
+int smoothingSubsample(const MappingSettings& settings, int radius)
+{
+    return settings.smoothSubsample > 0 ? settings.smoothSubsample : std::clamp(radius / 4, 1, 8);
+}
+
+DisplacementField computeDisplacementField(const DisplacementLut& lut, const float* colors, int width, int height,
+                                           WorkingSpace space, const MappingSettings& settings, int threads)
+{
+    DisplacementField field;
+    field.width = width;
+    field.height = height;
+    const int radius = smoothingRadiusPixels(settings, width, height);
+    if (radius < 1) return field;
+    const int t = resolveThreadCount(threads);
+    const int s = smoothingSubsample(settings, radius);
+    const int wl = (width + s - 1) / s, hl = (height + s - 1) / s;
+    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
+    std::vector<float> I(nl), P(nl * 3);
+    // Block means of the guide and of the LUT displacement, in one pass over the pixels.
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (int ly = 0; ly < hl; ++ly) {
+        const int y1 = std::min(height, (ly + 1) * s);
+        for (int lx = 0; lx < wl; ++lx) {
+            const int x1 = std::min(width, (lx + 1) * s);
+            double g = 0, d0 = 0, d1 = 0, d2 = 0;
+            int cnt = 0;
+            for (int y = ly * s; y < y1; ++y)
+                for (int x = lx * s; x < x1; ++x, ++cnt) {
+                    const float* c = colors + 3 * (static_cast<std::size_t>(y) * width + x);
+                    float d[3];
+                    lutLookup(lut, c, d);
+                    g += guideValue(space, c);
+                    d0 += d[0], d1 += d[1], d2 += d[2];
+                }
+            const std::size_t k = static_cast<std::size_t>(ly) * wl + lx;
+            I[k] = static_cast<float>(g / cnt);
+            P[3 * k] = static_cast<float>(d0 / cnt);
+            P[3 * k + 1] = static_cast<float>(d1 / cnt);
+            P[3 * k + 2] = static_cast<float>(d2 / cnt);
+        }
+    }
+    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
+    field.coefficients = guidedCoefficients(I, P, wl, hl, 3, r, settings.smoothEps, t);
+    field.smoothed = true;
+    field.subsample = s;
+    field.lowWidth = wl;
+    field.lowHeight = hl;
+    return field;
+}
+
+void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
+                   const MappingSettings& settings, const Image& source, Image& result, int threads)
+{
+    const Composer composer = makeComposer(space, settings, source, result);
+    const int t = resolveThreadCount(threads);
+    const int width = source.width, height = source.height;
+    if (!field.smoothed) {
+        const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(source.pixelCount());
+#pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
+        for (std::ptrdiff_t p = 0; p < count; ++p) {
+            float d[3];
+            lutLookup(lut, colors + 3 * p, d);
+            composer.pixel(static_cast<std::size_t>(p), colors + 3 * p, d);
+        }
+        return;
+    }
+    if (field.width != width || field.height != height)
+        throw Error(ErrorCode::InvalidArgument, "composeMapped: the field was computed for another image size");
+    const int s = field.subsample, wl = field.lowWidth, hl = field.lowHeight;
+    std::vector<Bilinear> bxs(static_cast<std::size_t>(width));
+    for (int x = 0; x < width; ++x) bxs[static_cast<std::size_t>(x)] = bilinear(x, s, wl);
+    const float* coef = field.coefficients.data();
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (int y = 0; y < height; ++y) {
+        const Bilinear by = bilinear(y, s, hl);
+        for (int x = 0; x < width; ++x) {
+            const Bilinear& bx = bxs[static_cast<std::size_t>(x)];
+            const float* c00 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i0) * 6;
+            const float* c01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * 6;
+            const float* c10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * 6;
+            const float* c11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * 6;
+            const float w00 = (1 - by.w) * (1 - bx.w), w01 = (1 - by.w) * bx.w, w10 = by.w * (1 - bx.w), w11 = by.w * bx.w;
+            const std::size_t p = static_cast<std::size_t>(y) * width + x;
+            const float* c = colors + 3 * p;
+            const float g = guideValue(space, c);
+            float d[3];
+            for (int k = 0; k < 3; ++k) {
+                const float a = w00 * c00[k] + w01 * c01[k] + w10 * c10[k] + w11 * c11[k];
+                const float b = w00 * c00[3 + k] + w01 * c01[3 + k] + w10 * c10[3 + k] + w11 * c11[3 + k];
+                d[k] = a * g + b;
+            }
+            composer.pixel(p, c, d);
         }
     }
 }

@@ -37,7 +37,7 @@ struct MappingSettings {
     double strength = 1.0;           // 0 returns the source exactly, 1 the full transfer (values above 1 extrapolate)
     bool preserveLuminance = false;  // keep the source's lightness (Lab/Oklab L; luminance Y for linear RGB)
     GamutMode gamut = GamutMode::Compress;
-    int lutSize = 33;                // lattice nodes per axis of the color-space map (9..129)
+    int lutSize = 25;                // lattice nodes per axis of the color-space map (9..129)
     // Guided filter on the displacement field, guided by the source lightness.
     bool smooth = true;
     double smoothRadius = 0.02;      // box radius as a fraction of the image's longer side (>= 1 pixel)
@@ -80,6 +80,41 @@ void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::
 // In place. subsample 1 = exact filter.
 void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
                   int subsample, int threads = 0);
+
+// The lightness guide of a working-space color, in [0, 1]: L / range for Lab and
+// Oklab, luminance Y for linear RGB.
+float guideValue(WorkingSpace space, const float* color);
+
+// The guided-filter radius in pixels for an image (smoothRadius x longer side,
+// 0 when smoothing is off) and the automatic subsampling factor.
+int smoothingRadiusPixels(const MappingSettings& settings, int width, int height);
+int smoothingSubsample(const MappingSettings& settings, int radius);
+
+// The displacement field of an image in compact form. With smoothing: the
+// low-resolution coefficients of the guided filter (fast variant: guide and LUT
+// displacement averaged over subsample x subsample blocks), so that the smoothed
+// displacement at a pixel is a * guide + b with a, b interpolated bilinearly;
+// about 24 / subsample^2 bytes per pixel. Without smoothing: empty (the LUT is read
+// per pixel).
+struct DisplacementField {
+    bool smoothed = false;
+    int width = 0, height = 0;        // full resolution
+    int subsample = 1;
+    int lowWidth = 0, lowHeight = 0;
+    std::vector<float> coefficients;  // lowWidth * lowHeight x 6: mean a (3 channels), mean b (3)
+};
+
+// Computes the field for an image whose working-space colors are `colors`
+// (width x height x 3 floats, host memory): one pass over the pixels plus
+// low-resolution box filters.
+DisplacementField computeDisplacementField(const DisplacementLut& lut, const float* colors, int width, int height,
+                                           WorkingSpace space, const MappingSettings& settings, int threads = 0);
+
+// One pass over the pixels: displacement from the field (or the LUT), then
+// strength, preserve luminance, gamut handling and sRGB encoding into `result`
+// (as composeResult). This is what a strength change re-runs.
+void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
+                   const MappingSettings& settings, const Image& source, Image& result, int threads = 0);
 
 // Final step: out = in + strength * displacement, then preserve luminance, gamut
 // handling and conversion to sRGB into `result` (which has the shape wanted:

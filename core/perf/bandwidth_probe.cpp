@@ -147,6 +147,7 @@ BandwidthResult measureHostBandwidth(const BandwidthOptions& options)
     result.readWriteGBps = median(rwRates);
     result.readBestGBps = *std::max_element(readRates.begin(), readRates.end());
     result.readWorstGBps = *std::min_element(readRates.begin(), readRates.end());
+    result.readWriteBestGBps = *std::max_element(rwRates.begin(), rwRates.end());
     result.bytes = bytes;
     result.threads = threads;
     return result;

@@ -21,6 +21,7 @@ struct BandwidthResult {
     double readWriteGBps = 0;  // in-place scale: (bytes read + bytes written) per second / 1e9 (median)
     double readBestGBps = 0;   // fastest repetition of the read, for a sense of the spread
     double readWorstGBps = 0;  // slowest repetition of the read
+    double readWriteBestGBps = 0;  // fastest repetition of the read+write
     std::size_t bytes = 0;     // buffer size actually used
     int threads = 0;           // threads actually used
 };

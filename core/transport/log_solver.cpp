@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/transport/kernel_matrix.h"
+#include "core/transport/row_kernels.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/uot_error.h"
@@ -31,9 +32,12 @@ struct alignas(64) ThreadSums {
 // log K_ij = -C_ij / eps + log R_ij into out (rows x cols). Validates every cost
 // entry like buildKernelMatrix (same message).
 template <typename T>
-void buildLogKernel(const UotProblem& problem, T* out, int threads)
+void buildLogKernel(const UotProblem& problem, T* out, std::size_t ld, int threads)
 {
     const std::size_t rows = problem.rows(), cols = problem.cols();
+    // Very negative but finite: pads and entries beyond the range of T
+    // contribute exp(...) = 0 without producing inf - inf = NaN.
+    const double floor = static_cast<double>(std::numeric_limits<T>::lowest());
     const double invEps = 1.0 / problem.eps;
     const bool product = problem.reference == ReferenceMeasure::Product;
     const std::size_t noBad = std::numeric_limits<std::size_t>::max();
@@ -47,7 +51,7 @@ void buildLogKernel(const UotProblem& problem, T* out, int threads)
             const std::size_t i = static_cast<std::size_t>(si);
             fillCostRow(problem.cost, i, cost.data());
             const double logA = product ? std::log(problem.a[i]) : 0.0;
-            T* row = out + i * cols;
+            T* row = out + i * ld;
             for (std::size_t j = 0; j < cols; ++j) {
                 const double c = cost[j];
                 if (!(c >= 0.0) || !std::isfinite(c)) {
@@ -55,8 +59,9 @@ void buildLogKernel(const UotProblem& problem, T* out, int threads)
                     row[j] = T(0);
                     continue;
                 }
-                row[j] = static_cast<T>(-c * invEps + (product ? logA + std::log(problem.b[j]) : 0.0));
+                row[j] = static_cast<T>(std::max(floor, -c * invEps + (product ? logA + std::log(problem.b[j]) : 0.0)));
             }
+            for (std::size_t j = cols; j < ld; ++j) row[j] = static_cast<T>(floor);
         }
 #pragma omp critical(uot_log_kernel_merge)
         firstBad = std::min(firstBad, localBad);
@@ -74,13 +79,15 @@ void buildLogKernel(const UotProblem& problem, T* out, int threads)
 template <typename T>
 class LogPasses final : public ScalingPasses {
 public:
-    LogPasses(const UotProblem& problem, const T* logK, int threads, const SolveControl& control)
-        : m_k(logK), m_m(problem.rows()), m_n(problem.cols()), m_threads(resolveThreadCount(threads)),
-          m_fa(problem.exponentA()), m_fb(problem.exponentB()), m_control(control), m_sums(m_threads)
+    LogPasses(const UotProblem& problem, const T* logK, std::size_t ld, int threads, const SolveControl& control)
+        : m_k(logK), m_m(problem.rows()), m_n(problem.cols()), m_ld(ld), m_threads(resolveThreadCount(threads)),
+          m_fa(problem.exponentA()), m_fb(problem.exponentB()), m_control(control),
+          m_kernels(kernels::rowKernels<T>()), m_sums(m_threads)
     {
-        m_ldCols = paddedDoubles(m_n);
-        m_colMax.resize(static_cast<std::size_t>(m_threads) * m_ldCols);
-        m_colSum.resize(static_cast<std::size_t>(m_threads) * m_ldCols);
+        m_colMax.resize(static_cast<std::size_t>(m_threads) * ld);
+        m_colSum.resize(static_cast<std::size_t>(m_threads) * ld);
+        m_logV.resize(ld);
+        for (std::size_t j = 0; j < ld; ++j) m_logV.data()[j] = 0.0;
         m_logA.resize(m_m);
         m_logB.resize(m_n);
         for (std::size_t i = 0; i < m_m; ++i) m_logA[i] = std::log(problem.a[i]);
@@ -93,11 +100,14 @@ public:
     PassStatus iterate(const double* logU, const double* logV, double* logUNew, double* logVNew, bool rowMarginal,
                        bool colMarginal, double& errA, double& errB) override
     {
-        const std::size_t m = m_m, n = m_n, ldc = m_ldCols;
+        const std::size_t m = m_m, n = m_n, ld = m_ld;
         const T* k = m_k;
+        double* lv = m_logV.data();
+        for (std::size_t j = 0; j < n; ++j) lv[j] = logV[j];
         double* colMax = m_colMax.data();
         double* colSum = m_colSum.data();
         ThreadSums* sums = m_sums.data();
+        const auto& kern = m_kernels;
         const std::atomic<bool>* cancel = m_control.cancel;
         std::atomic<bool> cancelled{false};
         int used = 1;
@@ -107,9 +117,9 @@ public:
             const int nt = omp_get_num_threads();
             if (t == 0) used = nt;
             ThreadSums local;
-            double* cm = colMax + static_cast<std::size_t>(t) * ldc;
-            double* cs = colSum + static_cast<std::size_t>(t) * ldc;
-            for (std::size_t j = 0; j < n; ++j) {
+            double* cm = colMax + static_cast<std::size_t>(t) * ld;
+            double* cs = colSum + static_cast<std::size_t>(t) * ld;
+            for (std::size_t j = 0; j < ld; ++j) {
                 cm[j] = kNegInf;
                 cs[j] = 0;
             }
@@ -119,12 +129,8 @@ public:
                     if (cancel->load(std::memory_order_relaxed)) cancelled.store(true, std::memory_order_relaxed);
                     if (cancelled.load(std::memory_order_relaxed)) break;
                 }
-                const T* row = k + i * n;
-                double mx = kNegInf;
-                for (std::size_t j = 0; j < n; ++j) mx = std::max(mx, static_cast<double>(row[j]) + logV[j]);
-                double s = 0;
-                for (std::size_t j = 0; j < n; ++j) s += std::exp(static_cast<double>(row[j]) + logV[j] - mx);
-                const double lse = mx + std::log(s);
+                const T* row = k + i * ld;
+                const double lse = kern.rowLogSumExp(row, lv, ld);
                 if (rowMarginal) local.errA += std::abs(std::exp(logU[i] + lse) - m_a[i]);
                 const double lu = m_fa * (m_logA[i] - lse);
                 logUNew[i] = lu;
@@ -133,32 +139,24 @@ public:
                     continue;
                 }
                 // Column log-sum-exp partials with an online max.
-                for (std::size_t j = 0; j < n; ++j) {
-                    const double x = static_cast<double>(row[j]) + lu;
-                    if (x > cm[j]) {
-                        cs[j] = cs[j] * std::exp(cm[j] - x) + 1.0;
-                        cm[j] = x;
-                    } else {
-                        cs[j] += std::exp(x - cm[j]);
-                    }
-                }
+                kern.columnLogSumExp(row, lu, cm, cs, ld);
             }
 #pragma omp barrier
             if (!cancelled.load(std::memory_order_relaxed)) {
                 const std::size_t c1 = splitBeginAligned(n, nt, t + 1, 8);
                 for (std::size_t j = splitBeginAligned(n, nt, t, 8); j < c1; ++j) {
                     double mx = kNegInf;
-                    for (int p = 0; p < nt; ++p) mx = std::max(mx, colMax[static_cast<std::size_t>(p) * ldc + j]);
+                    for (int p = 0; p < nt; ++p) mx = std::max(mx, colMax[static_cast<std::size_t>(p) * ld + j]);
                     double s = 0;
                     for (int p = 0; p < nt; ++p) {
-                        const double pm = colMax[static_cast<std::size_t>(p) * ldc + j];
-                        if (pm > kNegInf) s += colSum[static_cast<std::size_t>(p) * ldc + j] * std::exp(pm - mx);
+                        const double pm = colMax[static_cast<std::size_t>(p) * ld + j];
+                        if (pm > kNegInf) s += colSum[static_cast<std::size_t>(p) * ld + j] * std::exp(pm - mx);
                     }
                     const double lse = mx + std::log(s);
-                    const double lv = m_fb * (m_logB[j] - lse);
-                    logVNew[j] = lv;
-                    if (!std::isfinite(lv)) local.bad = true;
-                    if (colMarginal) local.errB += std::abs(std::exp(lv + lse) - m_b[j]);
+                    const double lvNew = m_fb * (m_logB[j] - lse);
+                    logVNew[j] = lvNew;
+                    if (!std::isfinite(lvNew)) local.bad = true;
+                    if (colMarginal) local.errB += std::abs(std::exp(lvNew + lse) - m_b[j]);
                 }
             }
             sums[t] = local;
@@ -176,17 +174,15 @@ public:
 
     double rowMarginalError(const double* logU, const double* logV) override
     {
+        double* lv = m_logV.data();
+        for (std::size_t j = 0; j < m_n; ++j) lv[j] = logV[j];
         std::vector<double> perRow(m_m);
         const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(m_m);
 #pragma omp parallel for num_threads(m_threads) if (m_parallel) schedule(static)
         for (std::ptrdiff_t si = 0; si < m; ++si) {
             const std::size_t i = static_cast<std::size_t>(si);
-            const T* row = m_k + i * m_n;
-            double mx = kNegInf;
-            for (std::size_t j = 0; j < m_n; ++j) mx = std::max(mx, static_cast<double>(row[j]) + logV[j]);
-            double s = 0;
-            for (std::size_t j = 0; j < m_n; ++j) s += std::exp(static_cast<double>(row[j]) + logV[j] - mx);
-            perRow[i] = std::abs(std::exp(logU[i] + mx + std::log(s)) - m_a[i]);
+            const double lse = m_kernels.rowLogSumExp(m_k + i * m_ld, lv, m_ld);
+            perRow[i] = std::abs(std::exp(logU[i] + lse) - m_a[i]);
         }
         double err = 0;
         for (double e : perRow) err += e;
@@ -194,15 +190,14 @@ public:
     }
 
 private:
-    static std::size_t paddedDoubles(std::size_t n) { return (n + 7) / 8 * 8; }
-
     const T* m_k;
-    std::size_t m_m, m_n, m_ldCols = 0;
+    std::size_t m_m, m_n, m_ld;
     int m_threads;
     double m_fa, m_fb;
     const SolveControl& m_control;
+    const kernels::RowKernels<T>& m_kernels;
     std::vector<ThreadSums> m_sums;
-    AlignedBuffer<double> m_colMax, m_colSum;
+    AlignedBuffer<double> m_colMax, m_colSum, m_logV;
     std::vector<double> m_logA, m_logB;
     std::span<const double> m_a, m_b;
     bool m_parallel = true;
@@ -218,13 +213,14 @@ SolveResult solveLog(const UotProblem& problem, const SolveOptions& options, con
     SolveResult result;
     result.solver = "log";
     result.bytesPerIteration = bytes;
-    logK.resize(problem.rows() * problem.cols());
-    buildLogKernel<T>(problem, logK.data(), options.threads);
+    const std::size_t ld = kernels::paddedLength<T>(problem.cols());
+    logK.resize(problem.rows() * ld);
+    buildLogKernel<T>(problem, logK.data(), ld, options.threads);
     std::vector<double> logU = initialScaling(options.warmU, problem.rows());
     std::vector<double> logV = initialScaling(options.warmV, problem.cols());
     for (double& x : logU) x = std::log(x);
     for (double& x : logV) x = std::log(x);
-    LogPasses<T> passes(problem, logK.data(), options.threads, control);
+    LogPasses<T> passes(problem, logK.data(), ld, options.threads, control);
     ScalingLoopSetup setup;
     setup.logDomain = true;
     setup.bytesPerIteration = bytes;

@@ -6,6 +6,7 @@
 
 #if UOT_HAVE_LIBMVEC
 // glibc's vector pow for this instruction set (libmvec, x86_64 vector ABI).
+extern "C" __m256d _ZGVdN4v_exp(__m256d x);
 extern "C" __m256d _ZGVdN4vv_pow(__m256d x, __m256d y);
 #endif
 
@@ -66,19 +67,58 @@ struct D256 {
     }
 };
 
+
+// float64 vector traits for the log-domain kernels.
+struct DV256 {
+    using Reg = __m256d;
+    static constexpr std::size_t W = 4;
+    static Reg zero() { return _mm256_setzero_pd(); }
+    static Reg set1(double x) { return _mm256_set1_pd(x); }
+    static Reg load(const double* p) { return _mm256_load_pd(p); }
+    static Reg loadT(const double* p) { return _mm256_load_pd(p); }
+    static Reg loadT(const float* p) { return _mm256_cvtps_pd(_mm_load_ps(p)); }
+    static void store(double* p, Reg x) { _mm256_store_pd(p, x); }
+    static Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }
+    static Reg sub(Reg a, Reg b) { return _mm256_sub_pd(a, b); }
+    static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+    static Reg max(Reg a, Reg b) { return _mm256_max_pd(a, b); }
+    static Reg exp(Reg x)
+    {
+#if UOT_HAVE_LIBMVEC
+        return _ZGVdN4v_exp(x);
+#else
+        alignas(32) double t[4];
+        _mm256_store_pd(t, x);
+        for (double& e : t) e = __builtin_exp(e);
+        return _mm256_load_pd(t);
+#endif
+    }
+    static double hmax(Reg x)
+    {
+        alignas(32) double t[4];
+        _mm256_store_pd(t, x);
+        double m = t[0];
+        for (int l = 1; l < 4; ++l) m = t[l] > m ? t[l] : m;
+        return m;
+    }
+    static double hsum(Reg x) { return D256::hsum(x); }
+};
+
 #include "core/transport/row_kernels_impl.h"
 
 }  // namespace
 
 const RowKernels<float>& avx2KernelsFloat()
 {
-    static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>, &powBatch};
+    static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>, &powBatch,
+                                     &rowLogSumExpImpl<DV256, float>, &columnLogSumExpImpl<DV256, float>};
     return k;
 }
 
 const RowKernels<double>& avx2KernelsDouble()
 {
-    static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>, &powBatch};
+    static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>, &powBatch,
+                                     &rowLogSumExpImpl<DV256, double>, &columnLogSumExpImpl<DV256, double>};
     return k;
 }
 

@@ -6,6 +6,7 @@
 
 #if UOT_HAVE_LIBMVEC
 // glibc's vector pow for this instruction set (libmvec, x86_64 vector ABI).
+extern "C" __m512d _ZGVeN8v_exp(__m512d x);
 extern "C" __m512d _ZGVeN8vv_pow(__m512d x, __m512d y);
 #endif
 
@@ -72,19 +73,60 @@ struct D512 {
     }
 };
 
+
+// float64 vector traits for the log-domain kernels.
+struct DV512 {
+    using Reg = __m512d;
+    static constexpr std::size_t W = 8;
+    static Reg zero() { return _mm512_setzero_pd(); }
+    static Reg set1(double x) { return _mm512_set1_pd(x); }
+    static Reg load(const double* p) { return _mm512_load_pd(p); }
+    static Reg loadT(const double* p) { return _mm512_load_pd(p); }
+    // Masked forms with an explicit source: GCC 12's unmasked ones use
+    // _mm512_undefined_pd() and trip -Wmaybe-uninitialized.
+    static Reg loadT(const float* p) { return _mm512_mask_cvtps_pd(_mm512_setzero_pd(), 0xff, _mm256_load_ps(p)); }
+    static void store(double* p, Reg x) { _mm512_store_pd(p, x); }
+    static Reg add(Reg a, Reg b) { return _mm512_add_pd(a, b); }
+    static Reg sub(Reg a, Reg b) { return _mm512_sub_pd(a, b); }
+    static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
+    static Reg max(Reg a, Reg b) { return _mm512_mask_max_pd(_mm512_setzero_pd(), 0xff, a, b); }
+    static Reg exp(Reg x)
+    {
+#if UOT_HAVE_LIBMVEC
+        return _ZGVeN8v_exp(x);
+#else
+        alignas(64) double t[8];
+        _mm512_store_pd(t, x);
+        for (double& e : t) e = __builtin_exp(e);
+        return _mm512_load_pd(t);
+#endif
+    }
+    static double hmax(Reg x)
+    {
+        alignas(64) double t[8];
+        _mm512_store_pd(t, x);
+        double m = t[0];
+        for (int l = 1; l < 8; ++l) m = t[l] > m ? t[l] : m;
+        return m;
+    }
+    static double hsum(Reg x) { return D512::hsum(x); }
+};
+
 #include "core/transport/row_kernels_impl.h"
 
 }  // namespace
 
 const RowKernels<float>& avx512KernelsFloat()
 {
-    static const RowKernels<float> k{&dotImpl<F512>, &axpyImpl<F512>, &scaleAccumulateImpl<F512>, &powBatch};
+    static const RowKernels<float> k{&dotImpl<F512>, &axpyImpl<F512>, &scaleAccumulateImpl<F512>, &powBatch,
+                                     &rowLogSumExpImpl<DV512, float>, &columnLogSumExpImpl<DV512, float>};
     return k;
 }
 
 const RowKernels<double>& avx512KernelsDouble()
 {
-    static const RowKernels<double> k{&dotImpl<D512>, &axpyImpl<D512>, &scaleAccumulateImpl<D512>, &powBatch};
+    static const RowKernels<double> k{&dotImpl<D512>, &axpyImpl<D512>, &scaleAccumulateImpl<D512>, &powBatch,
+                                     &rowLogSumExpImpl<DV512, double>, &columnLogSumExpImpl<DV512, double>};
     return k;
 }
 

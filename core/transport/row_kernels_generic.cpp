@@ -67,6 +67,60 @@ struct Lanes8 {
     }
 };
 
+// float64 lanes for the log-domain kernels.
+struct DVLanes {
+    static constexpr std::size_t W = 8;
+    struct Reg {
+        double x[8];
+    };
+    static Reg zero() { return Reg{}; }
+    static Reg set1(double v)
+    {
+        Reg r;
+        for (double& e : r.x) e = v;
+        return r;
+    }
+    template <typename T>
+    static Reg loadT(const T* p)
+    {
+        Reg r;
+        for (std::size_t l = 0; l < W; ++l) r.x[l] = static_cast<double>(p[l]);
+        return r;
+    }
+    static Reg load(const double* p) { return loadT(p); }
+    static void store(double* p, const Reg& r)
+    {
+        for (std::size_t l = 0; l < W; ++l) p[l] = r.x[l];
+    }
+    template <typename F>
+    static Reg map2(const Reg& a, const Reg& b, F f)
+    {
+        Reg r;
+        for (std::size_t l = 0; l < W; ++l) r.x[l] = f(a.x[l], b.x[l]);
+        return r;
+    }
+    static Reg add(const Reg& a, const Reg& b) { return map2(a, b, [](double x, double y) { return x + y; }); }
+    static Reg sub(const Reg& a, const Reg& b) { return map2(a, b, [](double x, double y) { return x - y; }); }
+    static Reg mul(const Reg& a, const Reg& b) { return map2(a, b, [](double x, double y) { return x * y; }); }
+    static Reg max(const Reg& a, const Reg& b) { return map2(a, b, [](double x, double y) { return x > y ? x : y; }); }
+    static Reg exp(const Reg& a)
+    {
+        Reg r;
+        for (std::size_t l = 0; l < W; ++l) r.x[l] = std::exp(a.x[l]);
+        return r;
+    }
+    static double hmax(const Reg& r)
+    {
+        double m = r.x[0];
+        for (std::size_t l = 1; l < W; ++l) m = r.x[l] > m ? r.x[l] : m;
+        return m;
+    }
+    static double hsum(const Reg& r)
+    {
+        return ((r.x[0] + r.x[4]) + (r.x[1] + r.x[5])) + ((r.x[2] + r.x[6]) + (r.x[3] + r.x[7]));
+    }
+};
+
 #include "core/transport/row_kernels_impl.h"
 
 void powBatchScalar(const double* x, double y, double* out, std::size_t n)
@@ -110,7 +164,8 @@ std::string toString(SimdPath path)
 const RowKernels<float>& rowKernelsFloat(SimdPath path)
 {
     static const RowKernels<float> generic{&dotImpl<Lanes8<float>>, &axpyImpl<Lanes8<float>>,
-                                           &scaleAccumulateImpl<Lanes8<float>>, &powBatchScalar};
+                                           &scaleAccumulateImpl<Lanes8<float>>, &powBatchScalar,
+                                           &rowLogSumExpImpl<DVLanes, float>, &columnLogSumExpImpl<DVLanes, float>};
 #if UOT_HAVE_X86_KERNELS
     if (path == SimdPath::Avx512) return avx512KernelsFloat();
     if (path == SimdPath::Avx2) return avx2KernelsFloat();
@@ -123,7 +178,8 @@ const RowKernels<float>& rowKernelsFloat(SimdPath path)
 const RowKernels<double>& rowKernelsDouble(SimdPath path)
 {
     static const RowKernels<double> generic{&dotImpl<Lanes8<double>>, &axpyImpl<Lanes8<double>>,
-                                            &scaleAccumulateImpl<Lanes8<double>>, &powBatchScalar};
+                                            &scaleAccumulateImpl<Lanes8<double>>, &powBatchScalar,
+                                            &rowLogSumExpImpl<DVLanes, double>, &columnLogSumExpImpl<DVLanes, double>};
 #if UOT_HAVE_X86_KERNELS
     if (path == SimdPath::Avx512) return avx512KernelsDouble();
     if (path == SimdPath::Avx2) return avx2KernelsDouble();

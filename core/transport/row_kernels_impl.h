@@ -50,3 +50,38 @@ void scaleAccumulateImpl(typename V::Scalar* a, const typename V::Scalar* beta, 
         V::store(s + j, V::add(V::load(s + j), x));
     }
 }
+
+// Log-domain kernels. DV is a float64 vector traits type: Reg, W, set1(),
+// zero(), load(const double*), loadT(const float*/const double*) (aligned,
+// widened to float64), store(), add(), sub(), mul(), max(), exp(), hmax(), hsum().
+template <typename DV, typename T>
+double rowLogSumExpImpl(const T* logk, const double* logv, std::size_t n)
+{
+    constexpr std::size_t W = DV::W;
+    typename DV::Reg mx = DV::set1(-__builtin_huge_val());
+    for (std::size_t j = 0; j < n; j += W) mx = DV::max(mx, DV::add(DV::loadT(logk + j), DV::load(logv + j)));
+    const double m = DV::hmax(mx);
+    const typename DV::Reg mm = DV::set1(m);
+    typename DV::Reg s0 = DV::zero(), s1 = DV::zero();
+    std::size_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) {
+        s0 = DV::add(s0, DV::exp(DV::sub(DV::add(DV::loadT(logk + j), DV::load(logv + j)), mm)));
+        s1 = DV::add(s1, DV::exp(DV::sub(DV::add(DV::loadT(logk + j + W), DV::load(logv + j + W)), mm)));
+    }
+    for (; j < n; j += W) s0 = DV::add(s0, DV::exp(DV::sub(DV::add(DV::loadT(logk + j), DV::load(logv + j)), mm)));
+    return m + __builtin_log(DV::hsum(DV::add(s0, s1)));
+}
+
+template <typename DV, typename T>
+void columnLogSumExpImpl(const T* logk, double lu, double* cm, double* cs, std::size_t n)
+{
+    constexpr std::size_t W = DV::W;
+    const typename DV::Reg l = DV::set1(lu);
+    for (std::size_t j = 0; j < n; j += W) {
+        const typename DV::Reg x = DV::add(DV::loadT(logk + j), l);
+        const typename DV::Reg c = DV::load(cm + j);
+        const typename DV::Reg m2 = DV::max(c, x);
+        DV::store(cs + j, DV::add(DV::mul(DV::load(cs + j), DV::exp(DV::sub(c, m2))), DV::exp(DV::sub(x, m2))));
+        DV::store(cm + j, m2);
+    }
+}

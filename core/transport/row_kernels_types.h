@@ -22,6 +22,13 @@ struct RowKernels {
     // std::pow); lanes are independent, so results do not depend on how a
     // caller batches its values.
     void (*powBatch)(const double* x, double y, double* out, std::size_t n);
+    // Log-domain kernels, float64 arithmetic whatever the storage T. Entries of
+    // logk must be finite (pads: a very negative finite value).
+    // log sum_j exp(logk[j] + logv[j]) (max first, then one pass of vector exp).
+    double (*rowLogSumExp)(const T* logk, const double* logv, std::size_t n);
+    // Per-column log-sum-exp accumulators (running max cm, scaled sum cs) updated
+    // with x_j = logk[j] + lu:  m' = max(cm, x); cs = cs e^(cm - m') + e^(x - m'); cm = m'.
+    void (*columnLogSumExp)(const T* logk, double lu, double* cm, double* cs, std::size_t n);
 };
 
 }  // namespace uot::kernels
