@@ -192,7 +192,7 @@ def simd_path_cases(uot, workdir, rng):
         expected = pot_plan(cost, a, b, EPS, 1.0, "ones", ITERATIONS)
         for path in ("generic", "avx2"):
             env = dict(os.environ, UOT_SIMD=path)
-            for variant in ("pot-style", "mapuot", "fused"):
+            for variant in ("pot-style", "mapuot", "fused", "log"):
                 for precision in ("fp64", "fp32"):
                     what = "%dx%d UOT_SIMD=%s %s %s" % (m, n, path, variant, precision)
                     flags = ["--solver", variant, "--precision", precision, "--threads", "2", "--tol", "0",
