@@ -17,8 +17,8 @@ def fmt(v, spec):
 
 pot = {(r["m"], r["n"], r["precision"], r["threads"]): r["ms_per_iter"] for r in rows if r["solver"].endswith("pot-style")}
 print("| solver | M x N | prec | thr | ms/iter (min-max) | GB/s | peak read / rw GB/s | matrix-sized read GB/s |"
-      " % of peak | GFLOP/s | vs pot-style | load |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      " % of peak (median) | % of peak (best/best) | GFLOP/s | vs pot-style | load |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     key = (r["m"], r["n"], r["precision"], r["threads"])
     ratio = f"{pot[key] / r['ms_per_iter']:.2f}x" if key in pot else "-"
@@ -27,6 +27,7 @@ for r in rows:
           f" {r['ms_per_iter']:.3f} ({r['ms_per_iter_min']:.3f}-{r['ms_per_iter_max']:.3f}) | {r['gbps']:.1f} |"
           f" {fmt(r['peak_read_gbps'], '.1f')} / {fmt(r['peak_rw_gbps'], '.1f')} |"
           f" {fmt(r.get('matrix_sized_read_gbps'), '.1f')} | {fmt(r['pct_of_peak'], '.1f')}% of {kind} |"
+          f" {fmt(r.get('pct_of_peak_best'), '.1f')}% |"
           f" {r['gflops']:.1f} | {ratio} | {fmt(r.get('load_1m'), '.2f')} |")
 print()
 print("| solver | M x N | prec | peak RSS MiB | matrix MiB | RSS / matrix | budget 1.1 x matrix + 64 | within |")

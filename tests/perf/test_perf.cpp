@@ -51,6 +51,7 @@ UOT_TEST(bandwidthProbeReturnsFinitePositiveRates)
     UOT_CHECK(std::isfinite(r.readGBps) && r.readGBps > 0);
     UOT_CHECK(std::isfinite(r.readWriteGBps) && r.readWriteGBps > 0);
     UOT_CHECK(r.readWorstGBps <= r.readGBps && r.readGBps <= r.readBestGBps);
+    UOT_CHECK(r.readWriteGBps <= r.readWriteBestGBps);
     UOT_CHECK(r.bytes == options.bytes);
     UOT_CHECK(r.threads == 2);
 }
