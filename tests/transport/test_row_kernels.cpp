@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/transport/cpu_buffers.h"
@@ -106,6 +107,57 @@ UOT_TEST(powBatchMatchesStdPow)
         std::vector<double> edge{INFINITY, std::nan(""), 0.0}, out(3);
         k.powBatch(edge.data(), 0.9, out.data(), 3);
         UOT_CHECK(std::isinf(out[0]) && std::isnan(out[1]) && out[2] == 0.0);
+    }
+}
+
+// The log-sum-exp kernels against plain float64 loops (values spanning
+// hundreds of units in the exponent, so that a missing max shift overflows).
+template <typename T>
+void checkLogKernels(const RowKernels<T>& k, const std::string& what)
+{
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> spread(-800.0, 0.0);
+    const std::size_t n = paddedLength<T>(45);
+    AlignedBuffer<T> logk;
+    AlignedBuffer<double> logv, cm, cs;
+    logk.resize(n);
+    logv.resize(n);
+    cm.resize(n);
+    cs.resize(n);
+    for (std::size_t j = 0; j < n; ++j) {
+        logk.data()[j] = static_cast<T>(spread(rng));
+        logv.data()[j] = 0.5 * spread(rng) + 300.0;
+        cm.data()[j] = -INFINITY;
+        cs.data()[j] = 0.0;
+    }
+    double mx = -INFINITY;
+    for (std::size_t j = 0; j < n; ++j) mx = std::max(mx, double(logk.data()[j]) + logv.data()[j]);
+    double sum = 0;
+    for (std::size_t j = 0; j < n; ++j) sum += std::exp(double(logk.data()[j]) + logv.data()[j] - mx);
+    UOT_CHECK_MSG(std::abs(k.rowLogSumExp(logk.data(), logv.data(), n) - (mx + std::log(sum))) < 1e-12 * std::abs(mx),
+                  what);
+    // Three rows with different offsets into the column accumulators.
+    std::vector<double> expectMax(n, -INFINITY), values[3];
+    const double lus[3] = {-5.0, 400.0, -300.0};
+    for (int r = 0; r < 3; ++r) {
+        k.columnLogSumExp(logk.data(), lus[r], cm.data(), cs.data(), n);
+        values[r].resize(n);
+        for (std::size_t j = 0; j < n; ++j) values[r][j] = double(logk.data()[j]) + lus[r];
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+        double m = -INFINITY, s = 0;
+        for (int r = 0; r < 3; ++r) m = std::max(m, values[r][j]);
+        for (int r = 0; r < 3; ++r) s += std::exp(values[r][j] - m);
+        const double got = cm.data()[j] + std::log(cs.data()[j]);
+        UOT_CHECK_MSG(std::abs(got - (m + std::log(s))) < 1e-12 * std::abs(m) + 1e-12, what << " column " << j);
+    }
+}
+
+UOT_TEST(logSumExpKernelsOfEveryPath)
+{
+    for (SimdPath path : supportedPaths()) {
+        checkLogKernels(rowKernelsFloat(path), toString(path) + " fp32");
+        checkLogKernels(rowKernelsDouble(path), toString(path) + " fp64");
     }
 }
 
