@@ -208,18 +208,41 @@ __global__ void scaleMatrixKernel(T* __restrict__ A, std::size_t rows, std::size
     }
 }
 
+constexpr int kFinalizeRowsPerBlock = 8;  // threadIdx.y: partial rows summed side by side
+
 template <typename T>
 __global__ void finalizeColumnsKernel(T* __restrict__ partials, int partialRows, bool rezero, std::size_t pitch,
                                       std::size_t cols, const double* __restrict__ b, double fb, T* __restrict__ v)
 {
-    const std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (j >= cols) return;
-    T s = 0;
-    for (int p = 0; p < partialRows; ++p) {
-        s += partials[p * pitch + j];
-        if (rezero) partials[p * pitch + j] = T(0);
+    __shared__ T sums[kFinalizeRowsPerBlock][32];
+    const std::size_t j = blockIdx.x * std::size_t(32) + threadIdx.x;
+    T s = T(0);
+    if (j < cols) {
+        // Loads first (independent, several in flight), then the zeroing stores.
+        int p = threadIdx.y;
+        for (; p + 3 * kFinalizeRowsPerBlock < partialRows; p += 4 * kFinalizeRowsPerBlock) {
+            T x[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) x[q] = partials[std::size_t(p + q * kFinalizeRowsPerBlock) * pitch + j];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                s += x[q];
+                if (rezero) partials[std::size_t(p + q * kFinalizeRowsPerBlock) * pitch + j] = T(0);
+            }
+        }
+        for (; p < partialRows; p += kFinalizeRowsPerBlock) {
+            s += partials[std::size_t(p) * pitch + j];
+            if (rezero) partials[std::size_t(p) * pitch + j] = T(0);
+        }
     }
-    v[j] = static_cast<T>(pow(b[j] / static_cast<double>(s), fb));
+    sums[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < cols) {
+        T total = T(0);
+#pragma unroll
+        for (int y = 0; y < kFinalizeRowsPerBlock; ++y) total += sums[y][threadIdx.x];
+        v[j] = static_cast<T>(pow(b[j] / static_cast<double>(total), fb));
+    }
 }
 
 // ---------------------------------------------------------------- gpu-fused
@@ -835,7 +858,8 @@ void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std:
     // negative count for the private (store) mode.
     const bool rezero = partialRows > 0;
     const int count = partialRows > 0 ? partialRows : -partialRows;
-    finalizeColumnsKernel<T><<<gridFor(cols, 256), 256, 0, stream>>>(partials, count, rezero, pitch, cols, b, fb, v);
+    finalizeColumnsKernel<T><<<static_cast<unsigned>((cols + 31) / 32), dim3(32, kFinalizeRowsPerBlock), 0, stream>>>(
+        partials, count, rezero, pitch, cols, b, fb, v);
     UOT_CUDA_CHECK_LAUNCH();
 }
 
