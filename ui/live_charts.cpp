@@ -8,6 +8,7 @@
 #include <QScatterSeries>
 #include <QTabWidget>
 #include <QValueAxis>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -35,7 +36,7 @@ QChartView* makeView(QChart* chart)
 {
     auto* view = new QChartView(chart);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumSize(240, 180);
+    view->setMinimumSize(240, 250);
     return view;
 }
 
@@ -108,9 +109,14 @@ LiveCharts::LiveCharts(Layout layout, QWidget* parent) : QWidget(parent)
         tabs->addTab(makeView(m_roofline), tr("Roofline"));
         box->addWidget(tabs);
     } else {
-        box->addWidget(m_convergenceView, 2);
-        box->addWidget(makeView(m_time), 1);
-        box->addWidget(makeView(m_roofline), 1);
+        QBoxLayout* charts = box;
+        if (layout == Layout::Row) {
+            charts = new QHBoxLayout;
+            box->addLayout(charts);
+        }
+        charts->addWidget(m_convergenceView, 2);
+        charts->addWidget(makeView(m_time), 1);
+        charts->addWidget(makeView(m_roofline), 1);
     }
 }
 
@@ -246,10 +252,13 @@ void LiveCharts::rescale()
             tMax = std::max(tMax, p.y());
         }
     }
-    m_convergenceX->setRange(0, xMax > 0 ? xMax * 1.02 : 1.0);
+    m_convergenceX->setRange(0, xMax > 0 ? xMax : 1.0);
+    m_convergenceX->applyNiceNumbers();
     if (yMax > 0) logRange(m_convergenceY, yMin, yMax);
-    m_timeX->setRange(0, itMax > 0 ? itMax * 1.02 : 1.0);
+    m_timeX->setRange(0, itMax > 0 ? itMax : 1.0);
+    m_timeX->applyNiceNumbers();
     m_timeY->setRange(0, tMax > 0 ? tMax * 1.15 : 1.0);
+    m_timeY->applyNiceNumbers();
 }
 
 void LiveCharts::setBandwidthRoof(double gbps, const QString& label)

@@ -35,7 +35,7 @@ class LiveCharts final : public QWidget {
     Q_OBJECT
 public:
     enum class XAxis { Iteration, WallTime };
-    enum class Layout { Tabs, Stacked };
+    enum class Layout { Tabs, Stacked, Row };
     explicit LiveCharts(Layout layout = Layout::Tabs, QWidget* parent = nullptr);
     ~LiveCharts() override;
     Q_DISABLE_COPY_MOVE(LiveCharts)

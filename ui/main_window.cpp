@@ -18,6 +18,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
@@ -177,6 +178,8 @@ void MainWindow::createDocks()
     scroll->setWidget(m_parameters);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_parameters->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
     auto* parametersDock = new QDockWidget(tr("Parameters"), this);
     parametersDock->setObjectName("parametersDock");
     parametersDock->setWidget(scroll);
@@ -188,11 +191,11 @@ void MainWindow::createDocks()
     statisticsDock->setWidget(m_statistics);
     addDockWidget(Qt::RightDockWidgetArea, statisticsDock);
 
-    m_charts = new LiveCharts(LiveCharts::Layout::Tabs);
+    m_charts = new LiveCharts(LiveCharts::Layout::Row);
     auto* chartsDock = new QDockWidget(tr("Charts"), this);
     chartsDock->setObjectName("chartsDock");
     chartsDock->setWidget(m_charts);
-    addDockWidget(Qt::RightDockWidgetArea, chartsDock);
+    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
 
     m_comparison = new ComparisonView(m_worker.get());
     m_comparison->setJobFactory([this](const QString& a, const QString& b, bool concurrent) {
@@ -202,7 +205,11 @@ void MainWindow::createDocks()
     m_comparisonDock->setObjectName("comparisonDock");
     m_comparisonDock->setWidget(m_comparison);
     addDockWidget(Qt::BottomDockWidgetArea, m_comparisonDock);
+    tabifyDockWidget(chartsDock, m_comparisonDock);
+    chartsDock->raise();
     m_comparisonDock->hide();
+    resizeDocks({chartsDock}, {320}, Qt::Vertical);
+    resizeDocks({parametersDock, statisticsDock}, {330, 330}, Qt::Horizontal);
 }
 
 void MainWindow::createActions()
@@ -395,6 +402,7 @@ void MainWindow::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
     if (!output->runs.empty()) {
         const RunOutcome& run = output->runs.front();
         m_statistics->finishRun(run, output->timings);
+        m_charts->setRooflinePoint(0, m_statistics->lastOperationalIntensity(), m_statistics->lastGflops());
         m_solvedParameters = parameters();
         m_haveSolved = true;
     }

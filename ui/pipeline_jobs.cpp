@@ -187,7 +187,7 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
         };
         announce = [&] {
             RunInfo info;
-            info.variant = QString::fromStdString(settings.transport.solver);
+            info.variant = resolvedVariantName(QString::fromStdString(settings.transport.solver));
             info.label = runLabel(info.variant);
             info.rows = pipeline.stats().sourcePaletteSize;
             info.cols = pipeline.stats().referencePaletteSize;

@@ -5,6 +5,12 @@
 
 #include <exception>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "core/transport/uot_error.h"
 #include "ui/studio_jobs.h"
 
@@ -129,6 +135,13 @@ void SolveWorker::shutdown()
 
 void SolveWorker::run()
 {
+#ifdef __linux__
+    // A slightly lower priority (nice +5) for this thread and the OpenMP team it
+    // creates (threads inherit it): when the cores are busy with a solve, the GUI
+    // thread still gets the CPU as soon as it has an event to handle. On Linux,
+    // QThread::setPriority() has no effect under the default scheduler.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+#endif
     for (;;) {
         JobFunction job;
         QString label;

@@ -33,6 +33,16 @@ QString countText(double v)
     return QString::number(v, 'f', 0);
 }
 
+QString bandwidthText(const perf::RooflineFigures& f, double peak)
+{
+    if (!(peak > 0)) return QObject::tr("%1 GB/s").arg(f.gbps, 0, 'f', 2);
+    QString text = QObject::tr("%1 GB/s (%2 % of peak)").arg(f.gbps, 0, 'f', 2).arg(f.pctOfPeak, 0, 'f', 0);
+    // The peak is a DRAM stream much larger than the caches; a matrix that fits
+    // in the last-level cache can be read faster than that.
+    if (f.pctOfPeak > 100) text += QObject::tr(", above the memory peak: the matrix is served from cache");
+    return text;
+}
+
 }  // namespace
 
 StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
@@ -87,6 +97,7 @@ void StatisticsPanel::setPeakBandwidth(double readGBps, double readWriteGBps, co
                                                  .arg(readGBps, 0, 'f', 1)
                                                  .arg(readWriteGBps, 0, 'f', 1)
                                            : note);
+    if (m_finished) finishRun(*m_finished, m_finishedTimings);  // show the share of the peak
 }
 
 void StatisticsPanel::setCountersUnavailable(const QString& reason)
@@ -99,6 +110,7 @@ void StatisticsPanel::setCountersUnavailable(const QString& reason)
 
 void StatisticsPanel::beginRun(const RunInfo& info)
 {
+    m_finished.reset();
     m_run = info;
     m_values["run"]->setText(tr("%1, %2 x %3, %4")
                                  .arg(info.label)
@@ -135,8 +147,7 @@ void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int cha
         m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
         m_values["msPerIteration"]->setText(tr("%1 ms").arg(f.msPerIteration, 0, 'g', 4));
         m_values["iterationsPerSecond"]->setText(QString::number(f.iterationsPerSecond, 'f', 1));
-        m_values["bandwidth"]->setText(peak > 0 ? tr("%1 GB/s (%2 % of peak)").arg(f.gbps, 0, 'f', 2).arg(f.pctOfPeak, 0, 'f', 0)
-                                                : tr("%1 GB/s").arg(f.gbps, 0, 'f', 2));
+        m_values["bandwidth"]->setText(bandwidthText(f, peak));
         m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(f.operationalIntensity, 0, 'g', 3));
         m_values["gflops"]->setText(QString::number(f.gflops, 'f', 2));
     }
@@ -156,6 +167,12 @@ void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int cha
 
 void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
 {
+    if (!m_finished || &*m_finished != &run) {
+        RunOutcome kept = run;
+        kept.image = QImage();  // the figures only
+        m_finished = std::move(kept);
+        m_finishedTimings = timings;
+    }
     const SolveResult& r = run.result;
     QString status = r.cancelled ? tr("cancelled after %1 iterations").arg(r.iterations)
                      : r.converged ? tr("converged in %1 iterations (error %2)").arg(r.iterations).arg(r.error, 0, 'g', 3)
@@ -167,17 +184,33 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
                                  .arg(run.rows)
                                  .arg(run.cols)
                                  .arg(QString::fromStdString(toString(run.precision))));
-    if (r.timings.msPerIteration > 0) {
+    if (r.timings.msPerIteration > 0 && r.iterations > 0) {
+        // Figures of the whole run, for the variant that finished it (after any automatic switch).
+        perf::IterationCost cost = perf::iterationCost(run.solver.toStdString(), run.rows, run.cols, run.precision);
+        if (r.bytesPerIteration > 0) cost.bytes = r.bytesPerIteration;
+        const double peak = cost.readOnly ? m_peakRead : m_peakReadWrite;
+        const perf::RooflineFigures f = perf::rooflineFigures(cost, r.timings.msPerIteration * 1e-3, peak);
+        m_intensity = f.operationalIntensity;
+        m_gflops = f.gflops;
+        m_gbps = f.gbps;
+        m_values["iterationsPerSecond"]->setText(QString::number(f.iterationsPerSecond, 'f', 1));
+        m_values["bandwidth"]->setText(bandwidthText(f, peak));
+        m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(f.operationalIntensity, 0, 'g', 3));
+        m_values["gflops"]->setText(QString::number(f.gflops, 'f', 2));
+        m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
         m_values["msPerIteration"]->setText(tr("%1 ms (mean)").arg(r.timings.msPerIteration, 0, 'g', 4));
         m_values["elapsed"]->setText(tr("%1 s iterating, %2 s setup").arg(r.timings.iterateSeconds, 0, 'f', 2).arg(r.timings.setupSeconds, 0, 'f', 2));
     }
     if (r.peakDeviceBytes > 0) m_values["memory"]->setText(tr("%1 on the device").arg(bytesText(double(r.peakDeviceBytes))));
-    if (std::isfinite(r.mass))
-        m_values["result"]->setText(tr("mass %1, marginal violation %2 / %3, objective %4")
-                                        .arg(r.mass, 0, 'g', 4)
-                                        .arg(r.marginalErrorA, 0, 'g', 3)
-                                        .arg(r.marginalErrorB, 0, 'g', 3)
-                                        .arg(r.objective, 0, 'g', 5));
+    if (std::isfinite(r.mass)) {
+        QString text = tr("mass %1, marginal violation %2 (source) / %3 (reference)")
+                           .arg(r.mass, 0, 'g', 4)
+                           .arg(r.marginalErrorA, 0, 'g', 3)
+                           .arg(r.marginalErrorB, 0, 'g', 3);
+        // A balanced side makes the objective infinite unless its marginal is met exactly.
+        if (std::isfinite(r.objective)) text += tr(", objective %1").arg(r.objective, 0, 'g', 5);
+        m_values["result"]->setText(text);
+    }
     m_values["timings"]->setText(timings.isEmpty() ? QStringLiteral("-") : timings);
 }
 

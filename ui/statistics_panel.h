@@ -6,6 +6,8 @@
 // The roofline accounting is core/perf's (iterationCost, rooflineFigures).
 
 #include <QString>
+
+#include <optional>
 #include <QWidget>
 
 #include "ui/solve_worker.h"
@@ -44,6 +46,8 @@ private:
     QFormLayout* m_form = nullptr;
     QHash<QString, QLabel*> m_values;
     RunInfo m_run;
+    std::optional<RunOutcome> m_finished;  // the last finished run, re-shown when the peak arrives
+    QString m_finishedTimings;
     double m_peakRead = 0, m_peakReadWrite = 0;
     QString m_countersReason;
     double m_intensity = 0, m_gflops = 0, m_gbps = 0;

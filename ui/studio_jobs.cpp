@@ -72,6 +72,15 @@ QString solverNameFor(const StudioParameters& p)
     return p.solver;
 }
 
+QString resolvedVariantName(const QString& name)
+{
+    try {
+        return QString::fromStdString(createSolver(name.toStdString())->name());
+    } catch (const std::exception&) {
+        return name;
+    }
+}
+
 QString runLabel(const QString& solverName)
 {
     return solverName.startsWith("gpu-") ? QStringLiteral("GPU %1").arg(solverName.mid(4))

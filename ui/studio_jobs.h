@@ -85,6 +85,8 @@ SolveOptions solveOptionsFor(const StudioParameters& parameters);
 // Registry name of the variant the parameters ask for on their device
 // ("auto" on a GPU device = "gpu-fused").
 QString solverNameFor(const StudioParameters& parameters);
+// The variant a registry name stands for ("auto" -> "fused"), asked of the registry.
+QString resolvedVariantName(const QString& name);
 // "CPU fused", "GPU gpu-fused"...
 QString runLabel(const QString& solverName);
 

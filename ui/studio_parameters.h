@@ -12,12 +12,12 @@ namespace uot::ui {
 
 struct StudioParameters {
     QString colorSpace = QStringLiteral("lab");  // working color space
-    int paletteSize = 1024;                       // color points per image (M = N)
-    double eps = 0.001;                           // entropic regularisation, relative to the cost scale
+    int paletteSize = 4096;                       // color points per image (M = N); `uot recolor`'s default
+    double eps = 0.01;                            // entropic regularisation, relative to the cost scale
     double tau = 1.0;                             // adherence to the reference palette
     bool balanced = false;                        // tau = infinity on both sides
     QString referenceMeasure = QStringLiteral("ones");
-    int maxIterations = 300;
+    int maxIterations = 100;
     double tolerance = 1e-4;
     QString solver = QStringLiteral("auto");
     QString device = QStringLiteral("cpu");  // "cpu" or "gpu:N"

@@ -57,6 +57,13 @@ private:
     void runStep()
     {
         using uot::ui::MainWindow;
+        if ((m_script.run || m_script.compare) && !m_window.bandwidthKnown()) {
+            // The start-up bandwidth probe would compete with the solve for memory
+            // bandwidth and skew both figures: let it finish first.
+            QObject::connect(&m_window, &MainWindow::bandwidthMeasured, &m_window, [this] { runStep(); },
+                             Qt::SingleShotConnection);
+            return;
+        }
         if (!m_script.run) return compareStep();
         QObject::connect(&m_window, &MainWindow::resultReady, &m_window, [this] { compareStep(); },
                          Qt::SingleShotConnection);
