@@ -247,7 +247,8 @@ __global__ void finalizeColumnsKernel(T* __restrict__ partials, int partialRows,
 
 // ---------------------------------------------------------------- gpu-fused
 
-constexpr int kStages = 3;
+constexpr int kStages = 3;      // pipeline depth for the widest rows
+constexpr int kDeepStages = 6;  // where six stages of a group fit in shared memory
 constexpr int kFusedMaxThreads = 512;
 constexpr int kMaxGroup = 8;  // rows per pipeline stage at most
 
@@ -271,7 +272,7 @@ __device__ __forceinline__ double scalingPow(double a, double r, double f)
 // __syncthreads per group suffices and warp 0's reduction + power for group
 // t+1 overlaps the other warps' column accumulation for group t:
 //   dot(t+1) -> per-warp partials; sync; warp 0: u(t+1); all: partial columns += K(t) u(t).
-template <typename T, int ITEMS>
+template <typename T, int ITEMS, int STAGES>
 __global__ void __launch_bounds__(kFusedMaxThreads)
     fusedKernel(const T* __restrict__ K, std::size_t rows, std::size_t pitch, const T* __restrict__ v,
                 const double* __restrict__ a, double fa, T* __restrict__ u, T* __restrict__ partials,
@@ -320,7 +321,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
     auto issue = [&](std::size_t t) {
         if (t < myGroups) {
             const std::size_t row0 = firstRow(t);
-            V* dst0 = stage + (t % kStages) * groupRows * slots;
+            V* dst0 = stage + (t % STAGES) * groupRows * slots;
             for (int r = 0; r < groupRows; ++r) {
                 const std::size_t row = row0 + r;
                 if (row >= rows) break;
@@ -339,7 +340,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
     auto load = [&](std::size_t t, int r, int k) -> V {
         V x;
         if (r < groupRows && firstRow(t) + r < rows && valid[k]) {
-            x = stage[((t % kStages) * groupRows + r) * slots + tid + std::size_t(k) * nthreads];
+            x = stage[((t % STAGES) * groupRows + r) * slots + tid + std::size_t(k) * nthreads];
         } else {
             x = V{};
         }
@@ -400,25 +401,24 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         }
     };
 
-    issue(0);
-    issue(1);
-    issue(2);
+    for (int q = 0; q < STAGES - 1; ++q) issue(q);
     if (myGroups > 0) {
-        cpAsyncWait<2>();  // group 0 has landed
+        cpAsyncWait<STAGES - 2>();  // group 0 has landed
         dotGroup(0);
     }
     __syncthreads();
     if (myGroups > 0 && warp == 0) computeU(0);
     for (std::size_t t = 0; t < myGroups; ++t) {
+        // Into the stage of group t - 1, whose slots this thread has finished reading.
+        issue(t + STAGES - 1);
         const bool hasNext = t + 1 < myGroups;
         if (hasNext) {
-            cpAsyncWait<1>();  // groups up to t + 1 have landed (t + 2 may be in flight)
+            cpAsyncWait<STAGES - 2>();  // groups up to t + 1 have landed; STAGES - 2 still in flight
             dotGroup(t + 1);
         }
         __syncthreads();
         if (hasNext && warp == 0) computeU(t + 1);
         accumulate(t);
-        issue(t + 3);  // into the stage group t used: this thread has finished reading its slots
     }
     cpAsyncWait<0>();
 
@@ -444,15 +444,21 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
 template <typename T>
 using FusedFn = void (*)(const T*, std::size_t, std::size_t, const T*, const double*, double, T*, T*, int, int);
 
-template <typename T>
-FusedFn<T> fusedFunction(int items)
+template <typename T, int STAGES>
+FusedFn<T> fusedFunctionStages(int items)
 {
     switch (items) {
-    case 1: return fusedKernel<T, 1>;
-    case 2: return fusedKernel<T, 2>;
-    case 4: return fusedKernel<T, 4>;
-    default: return fusedKernel<T, 8>;
+    case 1: return fusedKernel<T, 1, STAGES>;
+    case 2: return fusedKernel<T, 2, STAGES>;
+    case 4: return fusedKernel<T, 4, STAGES>;
+    default: return fusedKernel<T, 8, STAGES>;
     }
+}
+
+template <typename T>
+FusedFn<T> fusedFunction(int items, int stages)
+{
+    return stages == kDeepStages ? fusedFunctionStages<T, kDeepStages>(items) : fusedFunctionStages<T, kStages>(items);
 }
 
 // ---------------------------------------------------------------- gpu-mapuot
@@ -817,14 +823,22 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
     UOT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const std::size_t headroom = 6144;  // static shared memory (up to 4.2 KB) and the per-block reserve
     const std::size_t budget = optin > int(headroom) ? std::size_t(optin) - headroom : 0;
-    const std::size_t budgetTwo = std::size_t(perSmShared) / 2 > headroom ? std::size_t(perSmShared) / 2 - headroom : 0;
-    std::size_t bySmem = budgetTwo / (kStages * slotBytes);  // prefer two blocks per multiprocessor
-    if (bySmem == 0) bySmem = budget / (kStages * slotBytes);
-    if (bySmem == 0) return plan;
     const std::size_t wanted = std::max<std::size_t>(1, (rows + 4 * std::size_t(sms) - 1) / (4 * std::size_t(sms)));
+    // Deep pipeline (six stages, four groups in flight) when it fits; else three
+    // stages, preferably two blocks per multiprocessor.
+    int stages = kDeepStages;
+    std::size_t bySmem = budget / (kDeepStages * slotBytes);
+    if (bySmem == 0) {
+        stages = kStages;
+        const std::size_t budgetTwo =
+            std::size_t(perSmShared) / 2 > headroom ? std::size_t(perSmShared) / 2 - headroom : 0;
+        bySmem = budgetTwo / (kStages * slotBytes);
+        if (bySmem == 0) bySmem = budget / (kStages * slotBytes);
+    }
+    if (bySmem == 0) return plan;
     const int groupRows = static_cast<int>(std::min<std::size_t>({std::size_t(kMaxGroup), bySmem, wanted}));
-    const std::size_t shared = kStages * std::size_t(groupRows) * slotBytes;
-    FusedFn<T> fn = fusedFunction<T>(items);
+    const std::size_t shared = std::size_t(stages) * groupRows * slotBytes;
+    FusedFn<T> fn = fusedFunction<T>(items, stages);
     UOT_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     int perSm = 0;
     UOT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, threads, shared));
@@ -836,6 +850,7 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
     plan.groupRows = groupRows;
     plan.blocks = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(groups, std::size_t(sms) * perSm)));
     plan.sharedBytes = shared;
+    plan.stages = stages;
     return plan;
 }
 
@@ -843,7 +858,7 @@ template <typename T>
 void launchFused(const FusedPlan& plan, const T* K, std::size_t rows, std::size_t pitch, const T* v,
                  const double* a, double fa, T* u, T* partials, int partialRows, cudaStream_t stream)
 {
-    FusedFn<T> fn = fusedFunction<T>(plan.items);
+    FusedFn<T> fn = fusedFunction<T>(plan.items, plan.stages);
     fn<<<plan.blocks, plan.threads, plan.sharedBytes, stream>>>(K, rows, pitch, v, a, fa, u, partials, partialRows,
                                                               plan.groupRows);
     UOT_CUDA_CHECK_LAUNCH();

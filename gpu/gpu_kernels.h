@@ -71,6 +71,7 @@ struct FusedPlan {
     int items = 0;           // 128-bit vectors per thread per row
     int threads = 0;
     int groupRows = 0;       // rows per pipeline stage
+    int stages = 0;          // pipeline depth (groups staged in shared memory)
     int blocks = 0;
     std::size_t sharedBytes = 0;
 };
