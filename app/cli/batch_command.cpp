@@ -17,6 +17,8 @@ int runBatchCommand(const std::vector<std::string>& args)
     ArgParser parser("uot batch REFERENCE INPUT... --out-dir DIR [options]",
                      "Recolors every INPUT (files, or folders of images) with the palette of REFERENCE, computed once. "
                      "A file that fails is reported and skipped; existing outputs are skipped unless --overwrite. "
+                     "Options as for `uot recolor` (costs are squared working-space distances divided by D^2, "
+                     "D = 100 for Lab). "
                      "Exit codes: 0 all done (or skipped), 1 nothing could be done, 2 usage, 3 some files failed, "
                      "4 backend unavailable.");
     parser.addPositional("REFERENCE", "image whose palette is transferred");

@@ -359,7 +359,9 @@ int main(int argc, char** argv)
                                     fs::path(files[i]).stem().c_str(), fs::path(files[j]).stem().c_str(), m.c_str(), sw, st, secs);
                     results[m] = std::move(out);
                 }
-                if (!strips.empty() && pairs < stripPairs) {
+                const int totalPairs = static_cast<int>(images.size() * (images.size() - 1));
+                const int every = stripPairs > 0 ? std::max(1, totalPairs / stripPairs) : 0;
+                if (!strips.empty() && every > 0 && pairs % every == 0 && pairs / every < stripPairs) {
                     const int h = 200;
                     std::vector<cv::Mat> row = {toBgrMat(src, h), toBgrMat(ref, h)};
                     for (const std::string& m : methods) row.push_back(toBgrMat(results[m], h));

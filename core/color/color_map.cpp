@@ -562,6 +562,73 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const flo
     return field;
 }
 
+LowResolution downsampleColors(const float* colors, int width, int height, WorkingSpace space, int subsample, int threads)
+{
+    if (width <= 0 || height <= 0 || subsample < 1)
+        throw Error(ErrorCode::InvalidArgument, "downsampleColors: invalid size or subsample");
+    const int t = resolveThreadCount(threads);
+    const int s = subsample;
+    LowResolution low;
+    low.subsample = s;
+    low.width = (width + s - 1) / s;
+    low.height = (height + s - 1) / s;
+    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
+    low.colors.resize(nl * 3);
+    low.guide.resize(nl);
+    const int wl = low.width;
+#pragma omp parallel num_threads(t)
+    {
+        std::vector<double> acc(static_cast<std::size_t>(wl) * 3);
+        std::vector<int> cnt(static_cast<std::size_t>(wl));
+#pragma omp for schedule(static)
+        for (int ly = 0; ly < low.height; ++ly) {
+            std::fill(acc.begin(), acc.end(), 0.0);
+            std::fill(cnt.begin(), cnt.end(), 0);
+            const int y1 = std::min(height, (ly + 1) * s);
+            for (int y = ly * s; y < y1; ++y) {
+                const float* row = colors + 3 * static_cast<std::size_t>(y) * width;
+                for (int x = 0; x < width; ++x) {
+                    const int lx = x / s;
+                    acc[3 * lx] += row[3 * x];
+                    acc[3 * lx + 1] += row[3 * x + 1];
+                    acc[3 * lx + 2] += row[3 * x + 2];
+                    ++cnt[static_cast<std::size_t>(lx)];
+                }
+            }
+            for (int lx = 0; lx < wl; ++lx) {
+                const std::size_t k = static_cast<std::size_t>(ly) * wl + lx;
+                for (int a = 0; a < 3; ++a)
+                    low.colors[3 * k + a] = static_cast<float>(acc[3 * lx + a] / cnt[static_cast<std::size_t>(lx)]);
+                // The guide is affine in the color for Lab/Oklab (L) and linear RGB (Y): mean of guide = guide of mean.
+                low.guide[k] = guideValue(space, &low.colors[3 * k]);
+            }
+        }
+    }
+    return low;
+}
+
+DisplacementField computeDisplacementField(const DisplacementLut& lut, const LowResolution& low, int width, int height,
+                                           const MappingSettings& settings, int threads)
+{
+    DisplacementField field;
+    field.width = width;
+    field.height = height;
+    const int radius = smoothingRadiusPixels(settings, width, height);
+    if (radius < 1) return field;
+    const int t = resolveThreadCount(threads);
+    const int s = low.subsample;
+    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
+    std::vector<float> P(nl * 3);
+    applyDisplacementLut(lut, low.colors.data(), nl, P.data(), t);
+    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
+    field.coefficients = guidedCoefficients(low.guide, P, low.width, low.height, 3, r, settings.smoothEps, t);
+    field.smoothed = true;
+    field.subsample = s;
+    field.lowWidth = low.width;
+    field.lowHeight = low.height;
+    return field;
+}
+
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
                    const MappingSettings& settings, const Image& source, Image& result, int threads)
 {

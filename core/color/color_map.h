@@ -110,6 +110,23 @@ struct DisplacementField {
 DisplacementField computeDisplacementField(const DisplacementLut& lut, const float* colors, int width, int height,
                                            WorkingSpace space, const MappingSettings& settings, int threads = 0);
 
+// Block means over subsample x subsample blocks of the working-space colors and
+// of their lightness guide (the inputs of the fast guided filter).
+struct LowResolution {
+    int width = 0, height = 0;  // of the low-resolution grid
+    int subsample = 1;
+    std::vector<float> colors;  // width * height x 3
+    std::vector<float> guide;   // width * height
+};
+LowResolution downsampleColors(const float* colors, int width, int height, WorkingSpace space, int subsample,
+                               int threads = 0);
+
+// The field from block means (He's fast guided filter: the displacement is read
+// from the LUT at each block's mean color, so the LUT is needed only around the
+// low-resolution colors). width/height: the full-resolution image.
+DisplacementField computeDisplacementField(const DisplacementLut& lut, const LowResolution& low, int width, int height,
+                                           const MappingSettings& settings, int threads = 0);
+
 // One pass over the pixels: displacement from the field (or the LUT), then
 // strength, preserve luminance, gamut handling and sRGB encoding into `result`
 // (as composeResult). This is what a strength change re-runs.

@@ -108,6 +108,8 @@ struct RecolorPipeline::State {
     TransportSettings planSettings;
     std::map<std::string, std::unique_ptr<UotSolver>> solvers;
 
+    LowResolution low;      // block means for the fast guided filter
+    int lowSubsample = 0;   // 0: none computed
     DisplacementLut lut;
     bool lutValid = false;
     DisplacementField field;  // compact smoothed displacement (guided-filter coefficients)
@@ -122,6 +124,8 @@ struct RecolorPipeline::State {
     }
     void dropFromPlan()
     {
+        low = {};
+        lowSubsample = 0;
         lutValid = false;
         lut = {};
         fieldValid = false;
@@ -350,17 +354,28 @@ Image RecolorPipeline::render(const PipelineControl& control)
     const std::size_t n = src.pixelCount();
     const int threads = s.settings.threads;
     report(control, PipelineStage::Map, 0.0);
+    // With smoothing, the LUT is read only at the block means of the fast guided
+    // filter; without, at every pixel.
+    const int radius = smoothingRadiusPixels(ms, src.width, src.height);
+    const int sub = radius >= 1 ? smoothingSubsample(ms, radius) : 0;
+    if (sub != s.lowSubsample) {
+        s.low = sub > 0 ? downsampleColors(s.sourceColors.get(), src.width, src.height, s.settings.space, sub, threads)
+                        : LowResolution{};
+        s.lowSubsample = sub;
+        s.lutValid = false;
+    }
     if (!s.lutValid || s.lut.size != ms.lutSize) {
         checkCancel(control);
-        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.sourceColors.get(), n, ms.lutSize,
-                                     threads);
+        const float* at = sub > 0 ? s.low.colors.data() : s.sourceColors.get();
+        const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
+        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads);
         s.lutValid = true;
         s.fieldValid = false;
     }
     report(control, PipelineStage::Map, 0.3);
     if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
         checkCancel(control);
-        s.field = computeDisplacementField(s.lut, s.sourceColors.get(), src.width, src.height, s.settings.space, ms, threads);
+        s.field = sub > 0 ? computeDisplacementField(s.lut, s.low, src.width, src.height, ms, threads) : DisplacementField{};
         s.fieldValid = true;
         s.fieldSettings = ms;
         s.stats.fieldFromCache = false;
