@@ -211,9 +211,9 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         if (m_fused.usable) {
             int partials = m_tuning.fusedPartials;
             if (partials <= 0) {
-                // One private row per block when that costs under 2% of the matrix,
-                // else fewer rows shared through atomics.
-                partials = m_fused.blocks <= static_cast<int>(rows / 50)
+                // One private row per block (no atomics) when that costs under 3.4% of
+                // the matrix, else fewer rows shared through atomics.
+                partials = m_fused.blocks <= static_cast<int>(rows / 30)
                                ? m_fused.blocks
                                : static_cast<int>(std::max<std::size_t>(1, rows / 64));
             }
@@ -244,10 +244,10 @@ template <typename T>
 template <typename C>
 void Engine<T>::buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params)
 {
-    // The cost travels in chunks of rows, each at most 3% of the matrix (at
+    // The cost travels in chunks of rows, each at most 1% of the matrix (at
     // least one row), so the full cost is never on the device beside K.
     const std::size_t rowBytes = cols * sizeof(C);
-    const std::size_t budget = std::max(rowBytes, m_K.bytes() * 3 / 100);
+    const std::size_t budget = std::max(rowBytes, m_K.bytes() / 100);
     const std::size_t chunkRows = std::clamp<std::size_t>(budget / rowBytes, 1, rows);
     DeviceBuffer<C> staging(chunkRows * cols, &m_tracker);
     unsigned long long* firstBad = m_scratch.get();
