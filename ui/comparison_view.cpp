@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -53,7 +54,9 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     m_table->setHorizontalHeaderLabels({tr("A"), tr("B")});
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setMinimumHeight(200);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->setMinimumHeight(7 * (m_table->fontMetrics().height() + 6) + 4);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     if (!anyGpu) {
         const std::string reason = gpu::unavailableReason();
@@ -85,8 +88,14 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     left->addWidget(m_notice);
     left->addWidget(m_table);
     left->addWidget(m_summary);
-    auto* leftWidget = new QWidget;
-    leftWidget->setLayout(left);
+    left->addStretch(1);
+    auto* leftInner = new QWidget;
+    leftInner->setLayout(left);
+    auto* leftWidget = new QScrollArea;  // never overlaps when the dock is short
+    leftWidget->setWidget(leftInner);
+    leftWidget->setWidgetResizable(true);
+    leftWidget->setFrameShape(QFrame::NoFrame);
+    leftWidget->setMinimumWidth(360);
 
     m_charts = new LiveCharts(LiveCharts::Layout::Tabs);
     m_imageA = new ImageView(tr("Result of A"));

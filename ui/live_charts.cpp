@@ -128,10 +128,14 @@ LiveCharts::Channel& LiveCharts::channel(int index)
     if (it != m_channels.end()) return *it;
     Channel c;
     const QColor color = kChannelColors[index % 4];
+    // Channel 0 is drawn wider and lighter so that an identical second curve on top stays visible.
+    const double width = index == 0 ? 5 : 2;
+    QColor under = color;
+    if (index == 0) under.setAlpha(150);
     c.error = new QLineSeries;
-    c.error->setPen(QPen(color, 2));
+    c.error->setPen(QPen(under, width));
     c.marginal = new QLineSeries;
-    c.marginal->setPen(QPen(color, 1.5, Qt::DotLine));
+    c.marginal->setPen(QPen(under, width * 0.75, Qt::DotLine));
     m_convergence->addSeries(c.error);
     m_convergence->addSeries(c.marginal);
     for (QLineSeries* s : {c.error, c.marginal}) {
@@ -139,7 +143,7 @@ LiveCharts::Channel& LiveCharts::channel(int index)
         s->attachAxis(m_convergenceY);
     }
     c.time = new QLineSeries;
-    c.time->setPen(QPen(color, 2));
+    c.time->setPen(QPen(under, width));
     m_time->addSeries(c.time);
     c.time->attachAxis(m_timeX);
     c.time->attachAxis(m_timeY);

@@ -117,7 +117,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(worker, &SolveWorker::jobFailed, this, &MainWindow::onFailed);
     connect(worker, &SolveWorker::jobCancelled, this, [this](quint64 g) { onCancelled(g); });
     connect(worker, &SolveWorker::phaseChanged, this, [this](quint64 g, const QString& text) {
-        if (g == m_worker->latestGeneration()) m_phase->setText(text);
+        if (g == m_runGeneration && g == m_worker->latestGeneration()) m_phase->setText(text);
     });
     connect(worker, &SolveWorker::idle, this, [this] {
         if (!m_worker->isBusy()) setBusy(false);
@@ -372,6 +372,7 @@ void MainWindow::compare()
 {
     m_comparisonDock->show();
     m_comparisonDock->raise();
+    resizeDocks({m_comparisonDock}, {height() / 2}, Qt::Vertical);
     m_comparison->start();
 }
 

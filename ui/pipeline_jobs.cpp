@@ -270,6 +270,16 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
             second.setReferencePalette(first.referencePalette());
             second.preparePalettes(plain);
             context.phase(QObject::tr("Comparing %1 and %2...").arg(runLabel(variantA), runLabel(variantB)));
+            for (int k = 0; k < 2; ++k) {
+                RunInfo info;
+                info.channel = k;
+                info.variant = resolvedVariantName(k == 0 ? variantA : variantB);
+                info.label = runLabel(info.variant);
+                info.rows = first.stats().sourcePaletteSize;
+                info.cols = first.stats().referencePaletteSize;
+                info.precision = base.transport.options.precision;
+                context.beginRun(info);
+            }
             auto stageA = std::make_shared<PipelineStage>(PipelineStage::Palette);
             auto stageB = std::make_shared<PipelineStage>(PipelineStage::Palette);
             PipelineControl controlA = controlFor(context, 0, stageA), controlB = controlFor(context, 1, stageB);
