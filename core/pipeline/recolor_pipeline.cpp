@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/color/float_buffer.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
@@ -94,7 +95,7 @@ struct RecolorPipeline::State {
 
     // Source in the working space (n x 3) and the space it is in.
     // Not value-initialised: a 12 MP image would spend a pass zeroing 144 MB.
-    std::unique_ptr<float[]> sourceColors;
+    FloatBuffer sourceColors;
     bool sourceColorsValid = false;
     WorkingSpace sourceColorsSpace = WorkingSpace::Lab;
 
@@ -190,11 +191,11 @@ std::shared_ptr<const Palette> computePalette(const Image& image, const RecolorS
 {
     validateImage(image, "image");
     checkCancel(control);
-    std::unique_ptr<float[]> colors(new float[image.pixelCount() * 3]);
-    imageToSpace(image, settings.space, colors.get(), settings.threads);
+    FloatBuffer colors(image.pixelCount() * 3);
+    imageToSpace(image, settings.space, colors.data(), settings.threads);
     checkCancel(control);
     return std::make_shared<const Palette>(
-        buildPalette(colors.get(), image.pixelCount(), settings.space, settings.palette, settings.threads));
+        buildPalette(colors.data(), image.pixelCount(), settings.space, settings.palette, settings.threads));
 }
 
 void RecolorPipeline::preparePalettes(const PipelineControl& control)
@@ -209,8 +210,8 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
 
     if (!s.sourceColorsValid || s.sourceColorsSpace != st.space) {
         checkCancel(control);
-        s.sourceColors.reset(new float[s.source->pixelCount() * 3]);
-        imageToSpace(*s.source, st.space, s.sourceColors.get(), st.threads);
+        s.sourceColors = FloatBuffer(s.source->pixelCount() * 3);
+        imageToSpace(*s.source, st.space, s.sourceColors.data(), st.threads);
         s.sourceColorsValid = true;
         s.sourceColorsSpace = st.space;
         s.sourcePalette.reset();
@@ -218,7 +219,7 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
     if (!s.sourcePalette || s.sourcePalette->space != st.space || !samePalette(s.sourcePaletteSettings, st.palette)) {
         checkCancel(control);
         s.sourcePalette = std::make_shared<const Palette>(
-            buildPalette(s.sourceColors.get(), s.source->pixelCount(), st.space, st.palette, st.threads));
+            buildPalette(s.sourceColors.data(), s.source->pixelCount(), st.space, st.palette, st.threads));
         s.sourcePaletteSettings = st.palette;
         s.dropFromPalettes();
         reused = false;
@@ -359,14 +360,14 @@ Image RecolorPipeline::render(const PipelineControl& control)
     const int radius = smoothingRadiusPixels(ms, src.width, src.height);
     const int sub = radius >= 1 ? smoothingSubsample(ms, radius) : 0;
     if (sub != s.lowSubsample) {
-        s.low = sub > 0 ? downsampleColors(s.sourceColors.get(), src.width, src.height, s.settings.space, sub, threads)
+        s.low = sub > 0 ? downsampleColors(s.sourceColors.data(), src.width, src.height, s.settings.space, sub, threads)
                         : LowResolution{};
         s.lowSubsample = sub;
         s.lutValid = false;
     }
     if (!s.lutValid || s.lut.size != ms.lutSize) {
         checkCancel(control);
-        const float* at = sub > 0 ? s.low.colors.data() : s.sourceColors.get();
+        const float* at = sub > 0 ? s.low.colors.data() : s.sourceColors.data();
         const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
         s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads);
         s.lutValid = true;
@@ -385,7 +386,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
     report(control, PipelineStage::Map, 0.6);
     checkCancel(control);
     Image result = Image::allocate(src.width, src.height, src.channels == 4 ? 4 : 3, src.depth);
-    composeMapped(s.sourceColors.get(), s.lut, s.field, s.settings.space, ms, src, result, threads);
+    composeMapped(s.sourceColors.data(), s.lut, s.field, s.settings.space, ms, src, result, threads);
     s.stats.timings.map = secondsSince(start);
     report(control, PipelineStage::Map, 1.0);
     return result;
