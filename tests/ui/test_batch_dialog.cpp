@@ -4,6 +4,8 @@
 // existing outputs.
 
 #include <QCryptographicHash>
+
+#include <algorithm>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -84,6 +86,32 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
         QCOMPARE(dialog.lastOutput()->written.size(), 0);
         QCOMPARE(dialog.lastOutput()->skipped, 3);
+    }
+
+    void cancelKeepsFinishedFilesAndLeavesNoPartialOnes()
+    {
+        QTemporaryDir in, out;
+        for (int k = 0; k < 8; ++k)
+            QVERIFY(QFile::copy(kSamples + "/fruits.jpg", in.filePath(QString("photo%1.jpg").arg(k))));
+        SolveWorker worker;
+        BatchDialog dialog(&worker, kSamples + "/starry_night.jpg", quick());
+        dialog.setInputs({in.path()});
+        dialog.setOutputDirectory(out.path());
+        QSignalSpy finished(&dialog, &BatchDialog::batchFinished);
+        QSignalSpy steps(&worker, &SolveWorker::stepChanged);
+        dialog.start();
+        // Cancel once the first file is done.
+        QTRY_VERIFY_WITH_TIMEOUT(std::any_of(steps.begin(), steps.end(),
+                                             [](const QList<QVariant>& args) { return args.at(1).toInt() >= 1; }),
+                                 60000);
+        worker.cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(dialog.summaryText().contains("Cancelled"));
+        const QStringList files = QDir(out.path()).entryList(QDir::Files | QDir::Hidden);
+        QVERIFY(!files.isEmpty());
+        QVERIFY(files.size() < 8);
+        QCOMPARE(files.size(), int(dialog.lastOutput()->written.size()));
+        for (const QString& name : files) QVERIFY2(!QImage(out.filePath(name)).isNull(), qPrintable(name));
     }
 
     void missingReferenceFailsWithAMessage()

@@ -169,6 +169,38 @@ private slots:
         QCOMPARE(window.resultImage().size(), QSize(512, 384));
     }
 
+    void closingDuringASolveShutsDownCleanly()
+    {
+        auto window = std::make_unique<MainWindow>(testOptions());
+        QVERIFY(loadPair(*window));
+        window->setParameters(endless());
+        QSignalSpy progress(window->worker(), &SolveWorker::progress);
+        window->run();
+        QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 60000);
+        QVERIFY(window->worker()->isRunning());
+        window->close();  // cancels the solve and joins the worker
+        QVERIFY(!window->worker()->isRunning());
+        window.reset();
+    }
+
+    void autoRunSolvesShortlyAfterAChangeAndTheLatestWins()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        QSignalSpy submitted(window.worker(), &SolveWorker::jobStarted);
+        StudioParameters p = quick();
+        p.autoRun = true;
+        for (int eps : {30, 25, 20}) {  // three quick edits: one solve, with the last value
+            p.eps = eps / 1000.0;
+            window.setParameters(p);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        QCOMPARE(submitted.count(), 1);
+        QCOMPARE(window.parameters().eps, 0.02);
+        QVERIFY(!window.resultImage().isNull());
+    }
+
     void parametersPersistBetweenSessions()
     {
         StudioParameters p;
