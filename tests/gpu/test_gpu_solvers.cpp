@@ -303,7 +303,7 @@ UOT_TEST(peakDeviceMemoryIsOneMatrixPlusVectors)
     for (const std::string& v : kVariants) {
         const SolveResult r = createSolver(v)->solve(tp.problem, options(Precision::Fp32, 10, 0.0));
         const double matrix = double(m) * ((n + 3) / 4 * 4) * 4;
-        const double vectors = 64.0 * (m + n) + (v == "gpu-pot-style" ? double(4 << 20) : 0.0);
+        const double vectors = 96.0 * (m + n) + (v == "gpu-pot-style" ? double(4 << 20) : 0.0);
         std::printf("  %-14s peak %.2f MiB = %.3f x matrix (%.2f MiB)\n", v.c_str(), r.peakDeviceBytes / 1048576.0,
                     r.peakDeviceBytes / matrix, matrix / 1048576.0);
         UOT_CHECK_MSG(r.peakDeviceBytes >= matrix, v);
@@ -317,20 +317,24 @@ UOT_TEST(repeatedSolvesLeaveDeviceMemoryUnchanged)
     const TestProblem small(200, 300, 0.05, 1.0, 1.0, 14), other(301, 199, 0.05, 0.5, kInfinity, 15);
     TestProblem bad(50, 40, 0.05, 1.0, 1.0, 16);
     bad.cost[41] = std::nan("");
-    // Warm up: first use of each variant loads modules and library handles.
-    for (const std::string& v : kVariants) createSolver(v)->solve(small.problem, options(Precision::Fp32, 20, 0.0));
-    const std::size_t before = gpu::deviceMemory(0).freeBytes;
-    int solves = 0;
-    for (int round = 0; round < 10; ++round) {
+    auto round = [&](int& solves) {
         for (const std::string& v : kVariants) {
             auto solver = createSolver(v);
             for (int k = 0; k < 3; ++k, ++solves)
-                solver->solve((k % 2 ? other : small).problem, options(k == 2 ? Precision::Fp64 : Precision::Fp32, 30, 1e-6));
+                solver->solve((k % 2 ? other : small).problem,
+                              options(k == 2 ? Precision::Fp64 : Precision::Fp32, 30, 1e-6));
         }
-    }
-    // Error paths release everything too.
-    for (const std::string& v : kVariants)
-        UOT_CHECK_THROWS_WITH(createSolver(v)->solve(bad.problem, options(Precision::Fp32, 10, 0.0)), "(1, 1)");
+        // Error paths release everything too.
+        for (const std::string& v : kVariants)
+            UOT_CHECK_THROWS_WITH(createSolver(v)->solve(bad.problem, options(Precision::Fp32, 10, 0.0)), "(1, 1)");
+    };
+    // Warm up with one full round: the first use of each kernel loads its module
+    // and library handles, which stay loaded for the life of the process.
+    int warmup = 0;
+    round(warmup);
+    const std::size_t before = gpu::deviceMemory(0).freeBytes;
+    int solves = 0;
+    for (int r = 0; r < 9; ++r) round(solves);
     const std::size_t after = gpu::deviceMemory(0).freeBytes;
     std::printf("  %d solves: free device memory %zu -> %zu bytes\n", solves, before, after);
     UOT_CHECK(solves >= 100);
