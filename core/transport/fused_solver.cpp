@@ -68,23 +68,30 @@ public:
             // scalings u_i = (a_i / r_i)^fa in one vector pow call, then the
             // column updates while the block's rows are still in L1/L2.
             const std::size_t r1 = splitBegin(m, nt, t + 1);
+            T rt[kMaxRowBlock], ut[kMaxRowBlock];
             for (std::size_t i0 = splitBegin(m, nt, t); i0 < r1; i0 += m_rowBlock) {
-                const std::size_t i1 = std::min(r1, i0 + m_rowBlock);
-                for (std::size_t i = i0; i < i1; ++i) {
-                    const double r = static_cast<double>(kern.dot(k + i * ld, vt, ld));
+                const std::size_t nb = std::min(m_rowBlock, r1 - i0);
+                const T* block = k + i0 * ld;
+                kern.dotRows(block, ld, nb, vt, ld, rt);
+                for (std::size_t q = 0; q < nb; ++q) {
+                    const std::size_t i = i0 + q;
+                    const double r = static_cast<double>(rt[q]);
                     if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
                     uNew[i] = m_a[i] / r;
                 }
-                if (fa != 1.0) kern.powBatch(uNew + i0, fa, uNew + i0, i1 - i0);
-                for (std::size_t i = i0; i < i1; ++i) {
-                    const T uiT = static_cast<T>(uNew[i]);
-                    uNew[i] = static_cast<double>(uiT);
-                    if (!(uiT > T(0)) || !std::isfinite(uiT)) {
+                if (fa != 1.0) kern.powBatch(uNew + i0, fa, uNew + i0, nb);
+                for (std::size_t q = 0; q < nb; ++q) {
+                    const std::size_t i = i0 + q;
+                    ut[q] = static_cast<T>(uNew[i]);
+                    uNew[i] = static_cast<double>(ut[q]);
+                    if (!(ut[q] > T(0)) || !std::isfinite(ut[q])) {
                         local.bad = true;
-                        continue;
+                        ut[q] = T(0);
                     }
-                    kern.axpy(uiT, k + i * ld, s, ld);
                 }
+                // Prefetch the next block of this thread's rows meanwhile (the
+                // current block is cache-resident work; memory would sit idle).
+                kern.axpyRows(block, ld, nb, ut, s, ld, i0 + nb < r1 ? block + nb * ld : block);
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);

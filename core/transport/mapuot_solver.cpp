@@ -84,14 +84,16 @@ public:
             // the in-place rescaling of the block's rows (still in L1/L2).
             const std::size_t r1 = splitBegin(m, nt, t + 1);
             double x[kMaxRowBlock], p1[kMaxRowBlock], p2[kMaxRowBlock];
+            T rt[kMaxRowBlock], alphaT[kMaxRowBlock];
             for (std::size_t i0 = splitBegin(m, nt, t); i0 < r1; i0 += m_rowBlock) {
                 const std::size_t nb = std::min(r1 - i0, m_rowBlock);
+                T* block = A + i0 * ld;
+                // Row sums of the current plan: sum_j A_ij beta_j.
+                kern.dotRows(block, ld, nb, beta, ld, rt);
                 for (std::size_t q = 0; q < nb; ++q) {
-                    const std::size_t i = i0 + q;
-                    // Row sum of the current plan: sum_j A_ij beta_j.
-                    const double r = static_cast<double>(kern.dot(A + i * ld, beta, ld));
-                    if (rowMarginal) local.errA += std::abs(r - m_a[i]);
-                    x[q] = m_a[i] / r;
+                    const double r = static_cast<double>(rt[q]);
+                    if (rowMarginal) local.errA += std::abs(r - m_a[i0 + q]);
+                    x[q] = m_a[i0 + q] / r;
                 }
                 if (fa != 1.0) {
                     kern.powBatch(x, fa, p1, nb);
@@ -102,14 +104,14 @@ public:
                     const double alpha = fa == 1.0 ? x[q] : p1[q] * p2[q];
                     const double ui = u[i] * alpha;
                     uNew[i] = ui;
-                    const T alphaT = static_cast<T>(alpha);
-                    if (!(alphaT > T(0)) || !std::isfinite(alphaT) || !(ui > 0) || !std::isfinite(ui)) {
+                    alphaT[q] = static_cast<T>(alpha);
+                    if (!(alphaT[q] > T(0)) || !std::isfinite(alphaT[q]) || !(ui > 0) || !std::isfinite(ui)) {
                         local.bad = true;
-                        continue;
+                        alphaT[q] = T(0);
                     }
-                    // A_ij <- A_ij beta_j alpha_i (written back), and its column sums.
-                    kern.scaleAccumulate(A + i * ld, beta, alphaT, c, ld);
                 }
+                // A_ij <- A_ij beta_j alpha_i (written back), and its column sums.
+                kern.scaleAccumulateRows(block, ld, nb, beta, alphaT, c, ld, i0 + nb < r1 ? block + nb * ld : block);
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);

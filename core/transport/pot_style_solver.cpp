@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct alignas(64) ThreadSums {
 };
 
 constexpr std::size_t kParallelThreshold = 1 << 15;
+constexpr std::size_t kRowGroup = 8;  // rows per kernel call (x / s loaded once per group)
 
 template <typename T>
 class PotStylePasses final : public ScalingPasses {
@@ -58,10 +60,16 @@ public:
             ThreadSums local;
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
             // Pass 1: u = (a / K v)^fa (the powers in one vector call per thread).
-            for (std::size_t i = r0; i < r1; ++i) {
-                const double r = static_cast<double>(kern.dot(k + i * ld, vt, ld));
-                if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
-                uNew[i] = m_a[i] / r;
+            T rt[kRowGroup];
+            for (std::size_t i0 = r0; i0 < r1; i0 += kRowGroup) {
+                const std::size_t nb = std::min(kRowGroup, r1 - i0);
+                kern.dotRows(k + i0 * ld, ld, nb, vt, ld, rt);
+                for (std::size_t q = 0; q < nb; ++q) {
+                    const std::size_t i = i0 + q;
+                    const double r = static_cast<double>(rt[q]);
+                    if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
+                    uNew[i] = m_a[i] / r;
+                }
             }
             if (fa != 1.0 && r1 > r0) kern.powBatch(uNew + r0, fa, uNew + r0, r1 - r0);
             for (std::size_t i = r0; i < r1; ++i) {
@@ -76,7 +84,8 @@ public:
             // (a second full read of K: by the time we get here it has left the cache).
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
-            for (std::size_t i = r0; i < r1; ++i) kern.axpy(ut[i], k + i * ld, s, ld);
+            for (std::size_t i0 = r0; i0 < r1; i0 += kRowGroup)
+                kern.axpyRows(k + i0 * ld, ld, std::min(kRowGroup, r1 - i0), ut + i0, s, ld, k + i0 * ld);
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
             const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);

@@ -110,14 +110,16 @@ struct DV256 {
 
 const RowKernels<float>& avx2KernelsFloat()
 {
-    static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>, &powBatch,
+    static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>, &dotRowsImpl<F256>, &axpyRowsImpl<F256>,
+        &scaleAccumulateRowsImpl<F256>, &powBatch,
                                      &rowLogSumExpImpl<DV256, float>, &columnLogSumExpImpl<DV256, float>};
     return k;
 }
 
 const RowKernels<double>& avx2KernelsDouble()
 {
-    static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>, &powBatch,
+    static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>, &dotRowsImpl<D256>, &axpyRowsImpl<D256>,
+        &scaleAccumulateRowsImpl<D256>, &powBatch,
                                      &rowLogSumExpImpl<DV256, double>, &columnLogSumExpImpl<DV256, double>};
     return k;
 }

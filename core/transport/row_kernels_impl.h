@@ -85,3 +85,101 @@ void columnLogSumExpImpl(const T* logk, double lu, double* cm, double* cs, std::
         DV::store(cm + j, m2);
     }
 }
+
+// Row-group kernels (see RowKernels::dotRows). B is the group size.
+template <typename V, int B>
+void dotRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* x, std::size_t n,
+                  typename V::Scalar* out)
+{
+    using R = typename V::Reg;
+    constexpr std::size_t W = V::W;
+    R acc0[B], acc1[B];
+    for (int r = 0; r < B; ++r) acc0[r] = acc1[r] = V::zero();
+    std::size_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) {
+        const R x0 = V::load(x + j), x1 = V::load(x + j + W);
+        for (int r = 0; r < B; ++r) {
+            acc0[r] = V::fma(V::load(k + r * ld + j), x0, acc0[r]);
+            acc1[r] = V::fma(V::load(k + r * ld + j + W), x1, acc1[r]);
+        }
+    }
+    if (j < n) {
+        const R x0 = V::load(x + j);
+        for (int r = 0; r < B; ++r) acc0[r] = V::fma(V::load(k + r * ld + j), x0, acc0[r]);
+    }
+    for (int r = 0; r < B; ++r) out[r] = V::hsum(V::add(acc0[r], acc1[r]));
+}
+
+template <typename V, int B>
+void axpyRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* alpha,
+                   typename V::Scalar* s, std::size_t n, const typename V::Scalar* next)
+{
+    using R = typename V::Reg;
+    R a[B];
+    for (int r = 0; r < B; ++r) a[r] = V::set1(alpha[r]);
+    for (std::size_t j = 0; j < n; j += V::W) {
+        for (int r = 0; r < B; ++r) __builtin_prefetch(next + r * ld + j, 0, 2);
+        R acc = V::load(s + j);
+        for (int r = 0; r < B; ++r) acc = V::fma(a[r], V::load(k + r * ld + j), acc);
+        V::store(s + j, acc);
+    }
+}
+
+template <typename V, int B>
+void scaleAccumulateRowsFixed(typename V::Scalar* a, std::size_t ld, const typename V::Scalar* beta,
+                              const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
+                              const typename V::Scalar* next)
+{
+    using R = typename V::Reg;
+    R al[B];
+    for (int r = 0; r < B; ++r) al[r] = V::set1(alpha[r]);
+    for (std::size_t j = 0; j < n; j += V::W) {
+        for (int r = 0; r < B; ++r) __builtin_prefetch(next + r * ld + j, 0, 2);
+        const R b = V::load(beta + j);
+        R acc = V::load(s + j);
+        for (int r = 0; r < B; ++r) {
+            const R x = V::mul(V::mul(V::load(a + r * ld + j), b), al[r]);
+            V::store(a + r * ld + j, x);
+            acc = V::add(acc, x);
+        }
+        V::store(s + j, acc);
+    }
+}
+
+template <typename V>
+void dotRowsImpl(const typename V::Scalar* k, std::size_t ld, std::size_t rows, const typename V::Scalar* x,
+                 std::size_t n, typename V::Scalar* out)
+{
+    for (; rows >= 4; rows -= 4, k += 4 * ld, out += 4) dotRowsFixed<V, 4>(k, ld, x, n, out);
+    if (rows >= 2) {
+        dotRowsFixed<V, 2>(k, ld, x, n, out);
+        rows -= 2, k += 2 * ld, out += 2;
+    }
+    if (rows == 1) dotRowsFixed<V, 1>(k, ld, x, n, out);
+}
+
+template <typename V>
+void axpyRowsImpl(const typename V::Scalar* k, std::size_t ld, std::size_t rows, const typename V::Scalar* alpha,
+                  typename V::Scalar* s, std::size_t n, const typename V::Scalar* next)
+{
+    for (; rows >= 4; rows -= 4, k += 4 * ld, alpha += 4, next += 4 * ld) axpyRowsFixed<V, 4>(k, ld, alpha, s, n, next);
+    if (rows >= 2) {
+        axpyRowsFixed<V, 2>(k, ld, alpha, s, n, next);
+        rows -= 2, k += 2 * ld, alpha += 2, next += 2 * ld;
+    }
+    if (rows == 1) axpyRowsFixed<V, 1>(k, ld, alpha, s, n, next);
+}
+
+template <typename V>
+void scaleAccumulateRowsImpl(typename V::Scalar* a, std::size_t ld, std::size_t rows, const typename V::Scalar* beta,
+                             const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
+                             const typename V::Scalar* next)
+{
+    for (; rows >= 4; rows -= 4, a += 4 * ld, alpha += 4, next += 4 * ld)
+        scaleAccumulateRowsFixed<V, 4>(a, ld, beta, alpha, s, n, next);
+    if (rows >= 2) {
+        scaleAccumulateRowsFixed<V, 2>(a, ld, beta, alpha, s, n, next);
+        rows -= 2, a += 2 * ld, alpha += 2, next += 2 * ld;
+    }
+    if (rows == 1) scaleAccumulateRowsFixed<V, 1>(a, ld, beta, alpha, s, n, next);
+}

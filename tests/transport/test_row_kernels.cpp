@@ -161,6 +161,54 @@ UOT_TEST(logSumExpKernelsOfEveryPath)
     }
 }
 
+// Row-group kernels: the same bits whatever the group size (so results do not
+// depend on how rows fall into groups or threads), and close to float64 loops.
+template <typename T>
+void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
+{
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const std::size_t rows = 7, n = paddedLength<T>(70), ld = n + paddedLength<T>(1);
+    AlignedBuffer<T> a, x, s1, s2, alpha, a2;
+    a.resize(rows * ld);
+    a2.resize(rows * ld);
+    x.resize(n);
+    s1.resize(n);
+    s2.resize(n);
+    alpha.resize(rows);
+    for (std::size_t e = 0; e < rows * ld; ++e) a.data()[e] = a2.data()[e] = static_cast<T>(unit(rng));
+    for (std::size_t j = 0; j < n; ++j) {
+        x.data()[j] = static_cast<T>(unit(rng));
+        s1.data()[j] = s2.data()[j] = static_cast<T>(unit(rng));
+    }
+    for (std::size_t r = 0; r < rows; ++r) alpha.data()[r] = static_cast<T>(unit(rng));
+    T grouped[rows], single[rows];
+    k.dotRows(a.data(), ld, rows, x.data(), n, grouped);
+    for (std::size_t r = 0; r < rows; ++r) {
+        k.dotRows(a.data() + r * ld, ld, 1, x.data(), n, single + r);
+        double expect = 0;
+        for (std::size_t j = 0; j < n; ++j) expect += double(a.data()[r * ld + j]) * double(x.data()[j]);
+        UOT_CHECK_MSG(grouped[r] == single[r], what << " dotRows row " << r);
+        UOT_CHECK_MSG(std::abs(double(grouped[r]) - expect) <= tol * expect, what << " dotRows value " << r);
+    }
+    k.axpyRows(a.data(), ld, rows, alpha.data(), s1.data(), n, a.data());
+    for (std::size_t r = 0; r < rows; ++r) k.axpyRows(a.data() + r * ld, ld, 1, alpha.data() + r, s2.data(), n, nullptr);
+    for (std::size_t j = 0; j < n; ++j) UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " axpyRows " << j);
+    k.scaleAccumulateRows(a.data(), ld, rows, x.data(), alpha.data(), s1.data(), n, a2.data());
+    for (std::size_t r = 0; r < rows; ++r)
+        k.scaleAccumulateRows(a2.data() + r * ld, ld, 1, x.data(), alpha.data() + r, s2.data(), n, nullptr);
+    for (std::size_t j = 0; j < n; ++j) UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " scaleAccumulateRows " << j);
+    for (std::size_t e = 0; e < rows * ld; ++e) UOT_CHECK_MSG(a.data()[e] == a2.data()[e], what << " rescaled " << e);
+}
+
+UOT_TEST(rowGroupKernelsDoNotDependOnTheGroupSize)
+{
+    for (SimdPath path : supportedPaths()) {
+        checkRowGroups(rowKernelsFloat(path), toString(path) + " fp32", 1e-5);
+        checkRowGroups(rowKernelsDouble(path), toString(path) + " fp64", 1e-13);
+    }
+}
+
 UOT_TEST(paddedKernelHasZeroPadding)
 {
     const std::size_t m = 3, n = 5;
