@@ -30,7 +30,7 @@ if [ "$MODE" = all ] || [ "$MODE" = test ]; then
     | sed 's/^[0-9]*: //' | grep -v "^\[ RUN" | tail -80
 fi
 if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
-  [ -x "$BUILD/app/cli/uot" ] && "$BUILD/app/cli/uot" devices --bandwidth > "$OUT/devices.txt" 2>&1
+  [ -x "$BUILD/app/cli/uot" ] && "$BUILD/app/cli/uot" devices --bandwidth > "$OUT/devices.txt" 2>&1 && "$BUILD/app/cli/uot" devices --json >> "$OUT/devices.txt" 2>&1
   cat "$OUT/devices.txt" 2>/dev/null
   "$BUILD/tests/gpu/gpu_bench" "$@" > "$OUT/bench.jsonl" 2> "$OUT/bench.err" || status=1
   grep -v '"tune"' "$OUT/bench.jsonl" | grep -v '^{"solver"' ; tail -3 "$OUT/bench.err"

@@ -349,3 +349,36 @@ UOT_TEST(badDeviceOrdinalIsAClearError)
     o.device = 999;
     UOT_CHECK_THROWS_WITH(createSolver("gpu-fused")->solve(tp.problem, o), "GPU 999 does not exist");
 }
+
+UOT_TEST(outOfMemoryIsAClearErrorAndTheSolverRecovers)
+{
+    if (!requireGpu()) return;
+    // A point-cloud cost needs no host matrix, but K would need 360 GB on the device.
+    const std::size_t n = 300000;
+    std::vector<double> x(n), y(n), a(n, 1.0 / n), b(n, 1.0 / n);
+    for (std::size_t k = 0; k < n; ++k) x[k] = y[k] = double(k) / n;
+    UotProblem huge;
+    huge.cost = PointCloudCost{x.data(), y.data(), n, n, 1, 1.0};
+    huge.a = a;
+    huge.b = b;
+    const TestProblem small(100, 80, 0.05, 1.0, 1.0, 18);
+    for (const std::string& v : kVariants) createSolver(v)->solve(small.problem, options(Precision::Fp32, 10, 0.0));
+    const std::size_t before = gpu::deviceMemory(0).freeBytes;
+    for (const std::string& v : kVariants) {
+        auto solver = createSolver(v);
+        bool threw = false;
+        try {
+            solver->solve(huge, options(Precision::Fp32, 5, 0.0));
+        } catch (const Error& e) {
+            threw = true;
+            std::printf("  %-14s %s\n", v.c_str(), e.what());
+            UOT_CHECK_MSG(e.code() == ErrorCode::OutOfMemory, v);
+            UOT_CHECK_MSG(std::string(e.what()).find("out of memory") != std::string::npos, v);
+        }
+        UOT_CHECK_MSG(threw, v);
+        // The same solver object still solves afterwards.
+        const SolveResult r = solver->solve(small.problem, options(Precision::Fp32, 10, 0.0));
+        UOT_CHECK_MSG(r.iterations == 10 && allFinite(r), v);
+    }
+    UOT_CHECK(gpu::deviceMemory(0).freeBytes == before);
+}
