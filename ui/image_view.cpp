@@ -59,6 +59,12 @@ void ImageView::setSplitPosition(double fraction)
     update();
 }
 
+void ImageView::setCaption(const QString& text)
+{
+    m_caption = text;
+    update();
+}
+
 void ImageView::setPlaceholder(const QString& text)
 {
     m_placeholder = text;
@@ -124,6 +130,13 @@ void ImageView::paintEvent(QPaintEvent*)
     painter.setRenderHint(QPainter::SmoothPixmapTransform, zoom() < 1.0);
     const QRectF target = imageRect();
     painter.drawImage(target, m_image);
+    if (!m_caption.isEmpty() && !(m_split && !m_before.isNull())) {
+        const QFontMetrics fm(font());
+        const QRectF box(4, 4, fm.horizontalAdvance(m_caption) + 12, fm.height() + 6);
+        painter.fillRect(box, QColor(0, 0, 0, 150));
+        painter.setPen(Qt::white);
+        painter.drawText(box, Qt::AlignCenter, m_caption);
+    }
     if (m_split && !m_before.isNull()) {
         const double x = target.left() + m_splitPosition * target.width();
         painter.save();

@@ -27,6 +27,8 @@ public:
     void setSplitPosition(double fraction);
     double splitPosition() const { return m_splitPosition; }
     void setPlaceholder(const QString& text);
+    // A short name drawn in the top-left corner ("Source", "Result").
+    void setCaption(const QString& text);
 
     bool fitToWindow() const { return m_fit; }
     double zoom() const;  // effective display scale
@@ -60,6 +62,7 @@ private:
     QImage m_image;
     QImage m_before;
     QString m_placeholder;
+    QString m_caption;
     bool m_fit = true;
     double m_scale = 1.0;
     QPointF m_offset;  // image centre offset from the widget centre when not fitting

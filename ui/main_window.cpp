@@ -42,6 +42,15 @@
 #define UOT_OPENCV_VERSION "unknown"
 #endif
 
+// Resources of a static library must be registered by name, outside any namespace.
+static void initStudioResources()
+{
+    Q_INIT_RESOURCE(studio);
+#ifdef UOT_UI_HAVE_SAMPLES
+    Q_INIT_RESOURCE(samples);
+#endif
+}
+
 namespace uot::ui {
 
 namespace {
@@ -75,6 +84,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     : QMainWindow(parent), m_options(options), m_worker(std::make_unique<SolveWorker>()),
       m_session(std::make_shared<PipelineSession>())
 {
+    initStudioResources();
     setWindowTitle(tr("UOT Color Studio"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/uot-studio.png")));
     setAcceptDrops(false);
@@ -82,6 +92,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     m_sourceView = new ImageView(tr("Source\n\nDrop an image here or use File > Open Source..."));
     m_referenceView = new ImageView(tr("Reference\n\nDrop an image here or use File > Open Reference..."));
     m_resultView = new ImageView(tr("Result\n\nPress Run (Ctrl+R) to recolor the source with the reference's palette."));
+    m_sourceView->setCaption(tr("Source"));
+    m_referenceView->setCaption(tr("Reference"));
+    m_resultView->setCaption(tr("Result"));
     m_sourceView->setToolTip(tr("Source image: its colors are replaced. Drop a file to replace it."));
     m_referenceView->setToolTip(tr("Reference image: its palette is transferred. Drop a file to replace it."));
     m_resultView->setToolTip(tr("Result. Wheel: zoom, drag: pan, double-click: fit. In split view, drag the divider."));

@@ -129,28 +129,51 @@ private:
     bool m_failed = false;
 };
 
+const QCommandLineOption sourceOption("source", "Load FILE as the source image.", "FILE");
+const QCommandLineOption referenceOption("reference", "Load FILE as the reference image.", "FILE");
+const QCommandLineOption runOption("run", "Recolor once the images are loaded (the bundled sample pair when no file is given).");
+const QCommandLineOption compareOption("compare", "Run the comparison view (CPU vs GPU, or two CPU variants).");
+const QCommandLineOption screenshotOption("screenshot", "Save a screenshot of the window to FILE when done.", "FILE");
+const QCommandLineOption sizeOption("size", "Window size WxH (default 1600x1000 with --screenshot).", "WxH");
+const QCommandLineOption quitOption("quit", "Quit when done (exit code 1 when a step failed).");
+
+void addOptions(QCommandLineParser& parser)
+{
+    parser.setApplicationDescription(QStringLiteral("Color transfer by unbalanced optimal transport."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({sourceOption, referenceOption, runOption, compareOption, screenshotOption, sizeOption, quitOption});
+}
+
+void setApplicationNames()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("UOT"));
+    QCoreApplication::setApplicationName(QStringLiteral("UOT Color Studio"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(UOT_STUDIO_VERSION));
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
+    // --help and --version need no display.
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+            QCoreApplication core(argc, argv);
+            setApplicationNames();
+            QCommandLineParser parser;
+            addOptions(parser);
+            parser.process(core);  // prints and exits
+            return 0;
+        }
+    }
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("UOT"));
-    QApplication::setApplicationName(QStringLiteral("UOT Color Studio"));
-    QApplication::setApplicationVersion(QStringLiteral(UOT_STUDIO_VERSION));
+    setApplicationNames();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/uot-studio.png")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Color transfer by unbalanced optimal transport."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption sourceOption("source", "Load FILE as the source image.", "FILE");
-    const QCommandLineOption referenceOption("reference", "Load FILE as the reference image.", "FILE");
-    const QCommandLineOption runOption("run", "Recolor once the images are loaded.");
-    const QCommandLineOption compareOption("compare", "Run the comparison view (CPU vs GPU, or two CPU variants).");
-    const QCommandLineOption screenshotOption("screenshot", "Save a screenshot of the window to FILE when done.", "FILE");
-    const QCommandLineOption sizeOption("size", "Window size WxH (default 1600x1000 with --screenshot).", "WxH");
-    const QCommandLineOption quitOption("quit", "Quit when done (exit code 1 when a step failed).");
-    parser.addOptions({sourceOption, referenceOption, runOption, compareOption, screenshotOption, sizeOption, quitOption});
+    addOptions(parser);
     parser.process(app);
 
     Script script;
