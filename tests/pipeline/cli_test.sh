@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# End-to-end checks of `uot recolor` and `uot batch` on the bundled samples:
+# outputs written, same seed = byte-identical files, the source is never
+# replaced, documented exit codes (1 failure, 2 usage, 3 partial batch).
+set -u
+uot=$1
+samples=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if ! eval "$1"; then echo "FAIL: $2"; fail=1; else echo "ok: $2"; fi; }
+
+cp "$samples/home.jpg" "$tmp/src.jpg"
+before=$(sha256sum "$tmp/src.jpg" | cut -d' ' -f1)
+small="--palette-size 256 --max-iter 40 --quiet"
+
+"$uot" recolor "$tmp/src.jpg" "$samples/starry_night.jpg" -o "$tmp/a.png" $small; rc=$?
+check "[ $rc -eq 0 ] && [ -s '$tmp/a.png' ]" "recolor writes the output"
+"$uot" recolor "$tmp/src.jpg" "$samples/starry_night.jpg" -o "$tmp/b.png" $small
+check "cmp -s '$tmp/a.png' '$tmp/b.png'" "same seed gives a byte-identical file"
+"$uot" recolor "$tmp/src.jpg" "$samples/starry_night.jpg" -o "$tmp/a.png" $small 2>/dev/null; rc=$?
+check "[ $rc -eq 1 ]" "an existing output is not replaced without --overwrite (exit 1)"
+"$uot" recolor "$tmp/src.jpg" "$samples/starry_night.jpg" -o "$tmp/src.jpg" --overwrite $small 2>"$tmp/err.txt"; rc=$?
+check "[ $rc -eq 1 ] && grep -q 'refusing to overwrite the source' '$tmp/err.txt'" "the source is never replaced (exit 1)"
+check "[ \"\$(sha256sum '$tmp/src.jpg' | cut -d' ' -f1)\" = '$before' ]" "the source bytes are unchanged"
+"$uot" recolor "$tmp/src.jpg" -o "$tmp/c.png" 2>/dev/null; rc=$?
+check "[ $rc -eq 2 ]" "a missing argument is a usage error (exit 2)"
+"$uot" recolor "$tmp/src.jpg" "$samples/starry_night.jpg" -o "$tmp/c.png" --strength -1 2>/dev/null; rc=$?
+check "[ $rc -eq 2 ]" "an invalid value is a usage error (exit 2)"
+"$uot" recolor "$tmp/src.jpg" "$samples/starry_night.jpg" -o "$tmp/j.json.png" --json $small > "$tmp/out.json"; rc=$?
+check "[ $rc -eq 0 ] && grep -q '\"solve\"' '$tmp/out.json' && grep -q '\"iterations\"' '$tmp/out.json'" "--json prints timings and solver statistics"
+check "\"$uot\" recolor --help | grep -q -- '--preserve-luminance'" "--help documents the options"
+
+mkdir -p "$tmp/in"
+cp "$samples/fruits.jpg" "$samples/butterfly.jpg" "$tmp/in/"
+head -c 3000 "$samples/leuvenA.jpg" > "$tmp/in/truncated.jpg"
+"$uot" batch "$samples/starry_night.jpg" "$tmp/in" --out-dir "$tmp/out" $small 2>"$tmp/batch.txt"; rc=$?
+check "[ $rc -eq 3 ]" "a batch with one bad file exits 3"
+check "[ -s '$tmp/out/fruits_recolored.jpg' ] && [ -s '$tmp/out/butterfly_recolored.jpg' ]" "the other files are done"
+check "grep -q 'truncated.jpg' '$tmp/batch.txt'" "the bad file is reported"
+"$uot" batch "$samples/starry_night.jpg" "$tmp/in/fruits.jpg" --out-dir "$tmp/out" $small 2>"$tmp/batch2.txt"; rc=$?
+check "[ $rc -eq 0 ] && grep -q '1 skipped' '$tmp/batch2.txt'" "existing outputs are skipped (exit 0)"
+exit $fail
