@@ -75,6 +75,8 @@ public:
     ComparisonView* comparisonView() const { return m_comparison; }
     SolveWorker* worker() const { return m_worker.get(); }
     ImageView* resultView() const { return m_resultView; }
+    ImageView* sourceView() const { return m_sourceView; }
+    ImageView* referenceView() const { return m_referenceView; }
 
 signals:
     void sourceLoaded();

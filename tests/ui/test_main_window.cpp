@@ -3,6 +3,10 @@
 // and keep the parameters between sessions.
 
 #include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QUrl>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -11,6 +15,7 @@
 
 #include <memory>
 
+#include "ui/image_view.h"
 #include "ui/live_charts.h"
 #include "ui/main_window.h"
 #include "ui/parameters_panel.h"
@@ -236,6 +241,27 @@ private slots:
         QCOMPARE(loaded.paletteSize, StudioParameters::kMaxPalette);
         QCOMPARE(loaded.colorSpace, QString("lab"));
         QCOMPARE(loaded.strength, 1.0);
+    }
+
+    void droppingAFileOnTheReferencePaneLoadsIt()
+    {
+        MainWindow window(testOptions());
+        window.show();
+        ImageView* pane = window.referenceView();
+        QVERIFY(pane);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kSamples + "/fruits.jpg")});
+        const QPoint at = pane->rect().center();
+        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(pane, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QSignalSpy loaded(&window, &MainWindow::referenceLoaded);
+        QCoreApplication::sendEvent(pane, &drop);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+        QVERIFY(window.hasReference());
+        QVERIFY(!window.hasSource());
+        QCOMPARE(pane->image().size(), QSize(512, 480));
     }
 
     void runWithoutImagesExplainsWhatToDo()
