@@ -175,7 +175,15 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         m_bandwidthKnown = true;
     }
 
-    if (m_options.loadSamplesIfEmpty && !settings.value("samplesShown", false).toBool()) loadBundledSamples();
+    if (m_options.loadSamplesIfEmpty) {
+        // The images of the last session when they still exist, else the bundled sample pair.
+        const QString lastSource = settings.value("session/source").toString();
+        const QString lastReference = settings.value("session/reference").toString();
+        if (!lastSource.isEmpty() && QFileInfo::exists(lastSource)) openSource(lastSource);
+        else if (QFile::exists(kSampleSource)) openSource(QString::fromLatin1(kSampleSource));
+        if (!lastReference.isEmpty() && QFileInfo::exists(lastReference)) openReference(lastReference);
+        else if (QFile::exists(kSampleReference)) openReference(QString::fromLatin1(kSampleReference));
+    }
     updateTitle();
 }
 
@@ -331,19 +339,13 @@ void MainWindow::onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, con
         m_referenceView->setImage(shown);
     }
     if (!path.startsWith(":/")) addRecentFile(path);
+    QSettings().setValue(source ? "session/source" : "session/reference",
+                         path.startsWith(":/") ? QString() : QFileInfo(path).absoluteFilePath());
     m_phase->setText(tr("Loaded %1 (%2 x %3)").arg(QFileInfo(path).fileName()).arg(shown.width()).arg(shown.height()));
     updateTitle();
     if (source) emit sourceLoaded();
     else emit referenceLoaded();
     if (m_parameters->parameters().autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
-}
-
-void MainWindow::loadBundledSamples()
-{
-    if (!QFile::exists(kSampleSource) || !QFile::exists(kSampleReference)) return;
-    if (!hasSource()) openSource(kSampleSource);
-    if (!hasReference()) openReference(kSampleReference);
-    QSettings().setValue("samplesShown", true);
 }
 
 StudioParameters MainWindow::parameters() const { return m_parameters->parameters(); }

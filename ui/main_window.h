@@ -35,7 +35,7 @@ class StatisticsPanel;
 struct MainWindowOptions {
     bool interactive = true;        // false: errors go to the status bar and stderr, never a modal box
     bool measureBandwidth = true;   // measure the host's peak bandwidth once in the background
-    bool loadSamplesIfEmpty = true; // first start: load the bundled sample pair
+    bool loadSamplesIfEmpty = true; // at start: the last session's images, else the bundled sample pair
 };
 
 class MainWindow final : public QMainWindow {
@@ -96,7 +96,6 @@ private:
     void createDocks();
     void loadFile(const QString& path, bool source);
     void onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, const QString& path);
-    void loadBundledSamples();
     void onJobStarted(quint64 generation);
     void onRunStarted(quint64 generation, const RunInfo& info);
     void onProgress(quint64 generation, const QVector<ProgressSample>& samples);

@@ -264,6 +264,25 @@ private slots:
         QCOMPARE(pane->image().size(), QSize(512, 480));
     }
 
+    void startsWithTheSamplePairThenTheLastSession()
+    {
+        QSettings().remove("session");
+        MainWindowOptions options = testOptions();
+        options.loadSamplesIfEmpty = true;
+        {
+            MainWindow first(options);  // nothing saved: the bundled pair
+            QTRY_VERIFY_WITH_TIMEOUT(first.hasSource() && first.hasReference() && !first.isLoading(), 20000);
+            QCOMPARE(first.sourceView()->image().size(), QSize(512, 384));     // home.jpg
+            QCOMPARE(first.referenceView()->image().size(), QSize(752, 600));  // starry_night.jpg
+            first.openSource(kSamples + "/fruits.jpg");
+            QTRY_COMPARE_WITH_TIMEOUT(first.sourceView()->image().size(), QSize(512, 480), 20000);
+        }
+        MainWindow second(options);  // the last session's source, the sample reference
+        QTRY_VERIFY_WITH_TIMEOUT(second.hasSource() && second.hasReference() && !second.isLoading(), 20000);
+        QCOMPARE(second.sourceView()->image().size(), QSize(512, 480));
+        QCOMPARE(second.referenceView()->image().size(), QSize(752, 600));
+    }
+
     void runWithoutImagesExplainsWhatToDo()
     {
         MainWindow window(testOptions());
