@@ -651,26 +651,31 @@ void composeMapped(const float* colors, const DisplacementLut& lut, const Displa
     std::vector<Bilinear> bxs(static_cast<std::size_t>(width));
     for (int x = 0; x < width; ++x) bxs[static_cast<std::size_t>(x)] = bilinear(x, s, wl);
     const float* coef = field.coefficients.data();
-#pragma omp parallel for num_threads(t) schedule(static)
-    for (int y = 0; y < height; ++y) {
-        const Bilinear by = bilinear(y, s, hl);
-        for (int x = 0; x < width; ++x) {
-            const Bilinear& bx = bxs[static_cast<std::size_t>(x)];
-            const float* c00 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i0) * 6;
-            const float* c01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * 6;
-            const float* c10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * 6;
-            const float* c11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * 6;
-            const float w00 = (1 - by.w) * (1 - bx.w), w01 = (1 - by.w) * bx.w, w10 = by.w * (1 - bx.w), w11 = by.w * bx.w;
-            const std::size_t p = static_cast<std::size_t>(y) * width + x;
-            const float* c = colors + 3 * p;
-            const float g = guideValue(space, c);
-            float d[3];
-            for (int k = 0; k < 3; ++k) {
-                const float a = w00 * c00[k] + w01 * c01[k] + w10 * c10[k] + w11 * c11[k];
-                const float b = w00 * c00[3 + k] + w01 * c01[3 + k] + w10 * c10[3 + k] + w11 * c11[3 + k];
-                d[k] = a * g + b;
+#pragma omp parallel num_threads(t)
+    {
+        // The coefficients interpolated along y once per row, then along x per pixel.
+        std::vector<float> row(static_cast<std::size_t>(wl) * 6);
+#pragma omp for schedule(static)
+        for (int y = 0; y < height; ++y) {
+            const Bilinear by = bilinear(y, s, hl);
+            const float* r0 = coef + static_cast<std::size_t>(by.i0) * wl * 6;
+            const float* r1 = coef + static_cast<std::size_t>(by.i1) * wl * 6;
+            for (std::size_t k = 0; k < row.size(); ++k) row[k] = r0[k] + by.w * (r1[k] - r0[k]);
+            for (int x = 0; x < width; ++x) {
+                const Bilinear& bx = bxs[static_cast<std::size_t>(x)];
+                const float* c0 = &row[static_cast<std::size_t>(bx.i0) * 6];
+                const float* c1 = &row[static_cast<std::size_t>(bx.i1) * 6];
+                const std::size_t p = static_cast<std::size_t>(y) * width + x;
+                const float* c = colors + 3 * p;
+                const float g = guideValue(space, c);
+                float d[3];
+                for (int k = 0; k < 3; ++k) {
+                    const float a = c0[k] + bx.w * (c1[k] - c0[k]);
+                    const float b = c0[3 + k] + bx.w * (c1[3 + k] - c0[3 + k]);
+                    d[k] = a * g + b;
+                }
+                composer.pixel(p, c, d);
             }
-            composer.pixel(p, c, d);
         }
     }
 }
