@@ -65,6 +65,9 @@ struct Tuning {
     // block count = one private row per block, reduced in a second stage;
     // 0 = automatic: one row per block, capped by memory to rows/64).
     int fusedPartials = 0;
+    // gpu-fused: programmatic dependent launch (compute capability >= 9.0): each
+    // pass starts streaming K while the previous column finalize still runs.
+    bool programmaticLaunch = true;
 };
 
 // Creates a GPU variant with explicit launch parameters (see createSolver above).

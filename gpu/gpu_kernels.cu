@@ -69,6 +69,23 @@ __device__ __forceinline__ void cpAsync16(void* sharedDst, const void* globalSrc
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(sharedDst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(globalSrc) : "memory");
 }
+// Programmatic dependent launch (Hopper): a kernel launched with the programmatic
+// stream-serialization attribute may start before its predecessor finishes;
+// gridDependencyWait() blocks until the predecessor has completed and its memory
+// is visible; gridDependentsLaunch() lets the successor start early.
+__device__ __forceinline__ void gridDependencyWait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void gridDependentsLaunch()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cpAsyncWait()
@@ -215,6 +232,8 @@ __global__ void finalizeColumnsKernel(T* __restrict__ partials, int partialRows,
                                       std::size_t cols, const double* __restrict__ b, double fb, T* __restrict__ v)
 {
     __shared__ T sums[kFinalizeRowsPerBlock][32];
+    gridDependentsLaunch();  // the next pass may start streaming K (it waits before reading v)
+    gridDependencyWait();    // every block of the pass has written its partials
     const std::size_t j = blockIdx.x * std::size_t(32) + threadIdx.x;
     T s = T(0);
     if (j < cols) {
@@ -297,20 +316,9 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
     bool valid[ITEMS];
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        const std::size_t c = tid + std::size_t(k) * nthreads;
-        valid[k] = c < pitchV;
-        V vv;
-        if (valid[k]) {
-            vv = reinterpret_cast<const V*>(v)[c];
-        } else {
-            vv = V{};
-        }
-        const T* vp = reinterpret_cast<const T*>(&vv);
+        valid[k] = tid + std::size_t(k) * nthreads < pitchV;
 #pragma unroll
-        for (int e = 0; e < E; ++e) {
-            vr[k][e] = valid[k] ? vp[e] : T(0);
-            part[k][e] = T(0);
-        }
+        for (int e = 0; e < E; ++e) part[k][e] = T(0);
     }
 
     const std::size_t groups = (rows + groupRows - 1) / groupRows;
@@ -400,7 +408,22 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         }
     };
 
+    // K never changes: its first groups may stream in while the previous kernel
+    // (the column finalize that writes v) is still running.
     for (int q = 0; q < STAGES - 1; ++q) issue(q);
+    gridDependencyWait();
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        V vv;
+        if (valid[k]) {
+            vv = reinterpret_cast<const V*>(v)[tid + std::size_t(k) * nthreads];
+        } else {
+            vv = V{};
+        }
+        const T* vp = reinterpret_cast<const T*>(&vv);
+#pragma unroll
+        for (int e = 0; e < E; ++e) vr[k][e] = valid[k] ? vp[e] : T(0);
+    }
     if (myGroups > 0) {
         cpAsyncWait<STAGES - 2>();  // group 0 has landed
         dotGroup(0);
@@ -419,6 +442,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         if (hasNext && warp == 0) computeU(t + 1);
         accumulate(t);
     }
+    gridDependentsLaunch();  // the finalize may be scheduled; it waits for this grid to complete
     cpAsyncWait<0>();
 
     T* prow = partials + std::size_t(blockIdx.x % partialRows) * pitch;
@@ -853,26 +877,42 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
 
 template <typename T>
 void launchFused(const FusedPlan& plan, const T* K, std::size_t rows, std::size_t pitch, const T* v,
-                 const double* a, double fa, T* u, T* partials, int partialRows, cudaStream_t stream)
+                 const double* a, double fa, T* u, T* partials, int partialRows, bool programmatic,
+                 cudaStream_t stream)
 {
     FusedFn<T> fn = fusedFunction<T>(plan.items, plan.stages);
-    fn<<<plan.blocks, plan.threads, plan.sharedBytes, stream>>>(K, rows, pitch, v, a, fa, u, partials, partialRows,
-                                                              plan.groupRows);
-    UOT_CUDA_CHECK_LAUNCH();
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(plan.blocks);
+    config.blockDim = dim3(plan.threads);
+    config.dynamicSmemBytes = plan.sharedBytes;
+    config.stream = stream;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, fn, K, rows, pitch, v, a, fa, u, partials, partialRows, plan.groupRows));
 }
 
 template <typename T>
 void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std::size_t cols, const double* b,
-                           double fb, T* v, cudaStream_t stream)
+                           double fb, T* v, bool programmatic, cudaStream_t stream)
 {
     // Private rows per block are overwritten by the next pass; shared rows are
     // accumulated with atomics and must be zeroed again. The caller passes a
     // negative count for the private (store) mode.
     const bool rezero = partialRows > 0;
     const int count = partialRows > 0 ? partialRows : -partialRows;
-    finalizeColumnsKernel<T><<<static_cast<unsigned>((cols + 31) / 32), dim3(32, kFinalizeRowsPerBlock), 0, stream>>>(
-        partials, count, rezero, pitch, cols, b, fb, v);
-    UOT_CUDA_CHECK_LAUNCH();
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>((cols + 31) / 32));
+    config.blockDim = dim3(32, kFinalizeRowsPerBlock);
+    config.stream = stream;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, finalizeColumnsKernel<T>, partials, count, rezero, pitch, cols, b, fb, v));
 }
 
 template <typename T>
@@ -983,8 +1023,8 @@ void launchFillPattern(float* data, std::size_t n, cudaStream_t stream)
     template void launchScaleMatrix<T>(T*, std::size_t, std::size_t, const T*, const T*, cudaStream_t);             \
     template FusedPlan planFused<T>(std::size_t, std::size_t, std::size_t, int);                                    \
     template void launchFused<T>(const FusedPlan&, const T*, std::size_t, std::size_t, const T*, const double*,     \
-                                 double, T*, T*, int, cudaStream_t);                                               \
-    template void launchFinalizeColumns<T>(T*, int, std::size_t, std::size_t, const double*, double, T*,           \
+                                 double, T*, T*, int, bool, cudaStream_t);                                         \
+    template void launchFinalizeColumns<T>(T*, int, std::size_t, std::size_t, const double*, double, T*, bool,     \
                                            cudaStream_t);                                                          \
     template void launchMapFactors<T>(T*, const double*, T*, T*, std::size_t, double, cudaStream_t);                \
     template void launchMapApplyRows<T>(T*, std::size_t, std::size_t, const T*, T*, int, int, int, cudaStream_t);   \

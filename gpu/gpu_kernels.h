@@ -78,14 +78,17 @@ struct FusedPlan {
 template <typename T>
 FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device);
 template <typename T>
+// programmatic: launch with programmatic dependent launch (the kernel prefetches K
+// before waiting for its predecessor; Hopper and later).
 void launchFused(const FusedPlan& plan, const T* K, std::size_t rows, std::size_t pitch, const T* v,
-                 const double* a, double fa, T* u, T* partials, int partialRows, cudaStream_t stream);
+                 const double* a, double fa, T* u, T* partials, int partialRows, bool programmatic,
+                 cudaStream_t stream);
 
 // Second stage of the column reduction: s_j = sum_p partials[p][j] (partials
 // zeroed again), v_j = (b_j / s_j)^fb.
 template <typename T>
 void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std::size_t cols, const double* b,
-                           double fb, T* v, cudaStream_t stream);
+                           double fb, T* v, bool programmatic, cudaStream_t stream);
 
 // gpu-mapuot, exact in-place form (docs/ALGORITHMS.md s2):
 // factor_k = (w_k / s_k)^f * x_k^(f - 1); x_k *= factor_k; s_k = 0 (ready for the next atomics).

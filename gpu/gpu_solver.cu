@@ -165,6 +165,7 @@ private:
     std::string m_graphKey;
     std::map<int, GraphExec> m_graphs;
     bool m_graphsWork = true;
+    bool m_programmatic = false;  // programmatic dependent launch between the fused passes
 };
 
 template <typename T>
@@ -208,6 +209,9 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
     }
     if (m_variant == Variant::Fused) {
         m_fused = planFused<T>(rows, cols, pitch, m_device);
+        int major = 0;
+        UOT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, m_device));
+        m_programmatic = m_tuning.programmaticLaunch && major >= 9;
         if (m_fused.usable) {
             int partials = m_tuning.fusedPartials;
             if (partials <= 0) {
@@ -313,10 +317,10 @@ void Engine<T>::enqueueIteration()
     case Variant::Fused:
         if (m_fused.usable) {
             launchFused<T>(m_fused, m_K.get(), M, P, m_v.get(), m_a.get(), m_fa, m_u.get(), m_partials.get(),
-                           m_partialRows, s);
+                           m_partialRows, m_programmatic, s);
             const bool exclusive = m_partialRows >= m_fused.blocks;
             launchFinalizeColumns<T>(m_partials.get(), exclusive ? -m_partialRows : m_partialRows, P, N, m_b.get(),
-                                     m_fb, m_v.get(), s);
+                                     m_fb, m_v.get(), m_programmatic, s);
             break;
         }
         [[fallthrough]];  // rows too wide for the on-chip pipeline: two read passes

@@ -4,6 +4,8 @@
 //
 //   gpu_bench [--sizes 1024x1024,4096x4096] [--solvers gpu-fused,gpu-mapuot]
 //             [--precision fp32|fp64] [--repeats 3] [--tune] [--atomics]
+//   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
+//   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //
 // ms_per_iter is device time from CUDA events around the iteration loop
 // (result.timings.iterateSeconds / iterations), the median of the repeats,
@@ -110,7 +112,10 @@ int main(int argc, char** argv)
         }
 
         std::vector<std::string> solverList = split(solvers, ',');
-        if (atomics) solverList.push_back("gpu-fused[atomic]");
+        if (atomics) {
+            solverList.push_back("gpu-fused[atomic]");
+            solverList.push_back("gpu-fused[no-pdl]");
+        }
         std::vector<Row> rows;
         for (const std::string& size : split(sizes, ',')) {
             const auto dims = split(size, 'x');
@@ -132,11 +137,12 @@ int main(int argc, char** argv)
             problem.tauA = problem.tauB = 1.0;
 
             for (const std::string& name : solverList) {
-                const bool atomic = name == "gpu-fused[atomic]";
+                const bool atomic = name == "gpu-fused[atomic]", noPdl = name == "gpu-fused[no-pdl]";
                 std::unique_ptr<UotSolver> solver;
-                if (atomic) {
+                if (atomic || noPdl) {
                     gpu::Tuning t = gpu::defaultTuning();
-                    t.fusedPartials = 1;
+                    if (atomic) t.fusedPartials = 1;
+                    if (noPdl) t.programmaticLaunch = false;
                     solver = gpu::createSolver("gpu-fused", t);
                 } else {
                     solver = createSolver(name);
