@@ -521,29 +521,50 @@ void MainWindow::saveResult(bool askPath)
 {
     if (!m_resultPixels) return;
     QString path = m_savePath;
-    WriteOptions options;
+    WriteOptions options = m_saveOptions;
     if (askPath || path.isEmpty()) {
         const QString suggested = QFileInfo(m_source.path).completeBaseName() + "_recolored.png";
         path = QFileDialog::getSaveFileName(this, tr("Save Result As"), suggested,
                                             tr("PNG (*.png);;JPEG (*.jpg);;TIFF (*.tif);;WebP (*.webp);;BMP (*.bmp)"));
         if (path.isEmpty()) return;
         if (QFileInfo(path).suffix().isEmpty()) path += ".png";
+        options = WriteOptions{};
         if (!askWriteOptions(this, path, options)) return;
     }
+    saveResultTo(path, options.depth, options.jpegQuality);
+}
+
+void MainWindow::saveResultTo(const QString& path, int depth, int quality)
+{
+    if (!m_resultPixels) {
+        showError(tr("Save"), tr("There is no result to save yet: press Run first."));
+        emit saveFailed(m_lastError);
+        return;
+    }
+    WriteOptions options;
+    options.depth = depth;
+    options.jpegQuality = options.webpQuality = quality;
+    const WriteOptions remembered = options;
+    // Never replace the images the result came from.
     if (!m_source.path.startsWith(":/")) options.protectedPaths.push_back(m_source.path.toStdString());
     if (!m_reference.path.startsWith(":/")) options.protectedPaths.push_back(m_reference.path.toStdString());
     auto pixels = m_resultPixels;
     auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path] {
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path, remembered] {
         const QString error = watcher->result();
         watcher->deleteLater();
         if (!error.isEmpty()) {
-            showError(tr("Save"), tr("Could not save %1:\n%2").arg(QDir::toNativeSeparators(path), error));
+            showError(tr("Save"), tr("Could not save %1:\n%2\n\nChoose another file name or folder.")
+                                      .arg(QDir::toNativeSeparators(path), error));
+            emit saveFailed(m_lastError);
             return;
         }
         m_savePath = path;
+        m_saveOptions = remembered;
         m_phase->setText(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+        emit resultSaved(path);
     });
+    // Encoding a large image takes a while: off the GUI thread (writes are atomic).
     watcher->setFuture(QtConcurrent::run([pixels, path, options]() -> QString {
         try {
             writeImage(path.toStdString(), *pixels, options);

@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include "core/imageio/image_io.h"
 #include "ui/pipeline_jobs.h"
 #include "ui/solve_worker.h"
 #include "ui/studio_parameters.h"
@@ -62,6 +63,11 @@ public:
     // Opens the comparison dock and starts a comparison.
     void compare();
 
+    // Writes the result (atomically, in the background; never over the source or
+    // reference file). depth 0 = the source's; quality for JPEG/WebP.
+    // resultSaved or saveFailed follows.
+    void saveResultTo(const QString& path, int depth = 0, int quality = 95);
+
     const QImage& resultImage() const { return m_resultImage; }
     bool hasResult() const { return !m_resultImage.isNull(); }
     QString lastError() const { return m_lastError; }
@@ -87,6 +93,8 @@ signals:
     void runCancelled();
     void busyChanged(bool busy);
     void bandwidthMeasured();
+    void resultSaved(const QString& path);
+    void saveFailed(const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -123,6 +131,7 @@ private:
     QImage m_resultImage;
     std::shared_ptr<const Image> m_resultPixels;
     QString m_savePath;
+    WriteOptions m_saveOptions;
     quint64 m_runGeneration = 0;  // generation of the main window's latest recolor
     StudioParameters m_solvedParameters;
     bool m_haveSolved = false;

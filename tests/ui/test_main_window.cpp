@@ -106,6 +106,41 @@ private slots:
         QVERIFY(!window.parametersPanel()->cancelButton()->isEnabled());
     }
 
+    void savesTheResultButNeverOverTheSource()
+    {
+        QTemporaryDir dir;
+        const QString sourceCopy = dir.filePath("home.jpg");
+        QVERIFY(QFile::copy(kSamples + "/home.jpg", sourceCopy));
+        const QByteArray sourceBytes = [&] {
+            QFile f(sourceCopy);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        MainWindow window(testOptions());
+        window.openSource(sourceCopy);
+        window.openReference(kSamples + "/starry_night.jpg");
+        QTRY_VERIFY_WITH_TIMEOUT(window.hasSource() && window.hasReference() && !window.isLoading(), 20000);
+        window.setParameters(quick());
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+
+        QSignalSpy saved(&window, &MainWindow::resultSaved);
+        QSignalSpy failed(&window, &MainWindow::saveFailed);
+        const QString out = dir.filePath("result.png");
+        window.saveResultTo(out, 16);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 20000);
+        const QImage written(out);
+        QCOMPARE(written.size(), QSize(512, 384));
+        QCOMPARE(written.depth(), 64);  // 16 bits per channel, as asked
+
+        window.saveResultTo(sourceCopy);  // refused: it is the source
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QVERIFY(failed.at(0).at(0).toString().contains("home.jpg"));
+        QFile f(sourceCopy);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), sourceBytes);
+    }
+
     void strengthChangeRemapsWithoutSolving()
     {
         MainWindow window(testOptions());
