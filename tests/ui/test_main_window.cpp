@@ -15,6 +15,7 @@
 
 #include <memory>
 
+#include "gpu/gpu_backend.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
 #include "ui/main_window.h"
@@ -139,6 +140,24 @@ private slots:
         QFile f(sourceCopy);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), sourceBytes);
+    }
+
+    void gpuFailureFallsBackToTheCpuWithANotice()
+    {
+        if (uot::gpu::unavailableReason().empty()) QSKIP("a usable GPU is present: nothing falls back");
+        SolveWorker worker;
+        QSignalSpy finished(&worker, &SolveWorker::jobFinished);
+        StudioParameters p = quick();
+        p.device = "gpu:0";
+        auto session = std::make_shared<PipelineSession>();
+        worker.submit("gpu", makeRecolorJob(session, loadImageFile(kSamples + "/home.jpg"),
+                                            loadImageFile(kSamples + "/starry_night.jpg"), p));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const auto output = finished.at(0).at(1).value<std::shared_ptr<const JobOutput>>();
+        QVERIFY(output->notice.contains("CPU"));
+        QVERIFY(!output->image.isNull());
+        QCOMPARE(int(output->runs.size()), 1);
+        QVERIFY(!output->runs[0].solver.startsWith("gpu-"));
     }
 
     void strengthChangeRemapsWithoutSolving()
