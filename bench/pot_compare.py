@@ -22,7 +22,7 @@ import time
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--uot", required=True, help="path to the uot executable")
+    p.add_argument("--uot", help="path to the uot executable (not needed with --pot-only)")
     p.add_argument("--size", action="append", help="MxN (repeatable; default 4096x4096)")
     p.add_argument("--precision", default="fp32,fp64")
     p.add_argument("--threads", type=int, default=2)
@@ -34,6 +34,8 @@ def parse_args():
     p.add_argument("--tau", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json-out", help="write the comparison, one JSON object per line, here")
+    p.add_argument("--pot-only", action="store_true",
+                   help="time POT only (one JSON object per size x precision), e.g. to sample it in quiet moments")
     return p.parse_args()
 
 
@@ -87,6 +89,19 @@ def main():
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
 
+    if args.pot_only:
+        for s in sizes:
+            m, n = (int(t) for t in s.lower().split("x"))
+            for prec in precisions:
+                pot_ms, pot_version, np_version = time_pot(m, n, prec, args)
+                print(json.dumps({"solver": "pot-0.8.2-numpy", "m": m, "n": n, "precision": prec,
+                                  "threads": args.threads, "ms_per_iter": round(pot_ms, 4),
+                                  "pot_version": pot_version, "numpy_version": np_version}))
+        return 0
+
+    if not args.uot:
+        print("--uot is required unless --pot-only", file=sys.stderr)
+        return 2
     cmd = [args.uot, "bench", "--solver", args.solver, "--precision", ",".join(precisions),
            "--threads", str(args.threads), "--iterations", str(args.iterations), "--warmup", str(args.warmup),
            "--eps", str(args.eps), "--tau", str(args.tau), "--seed", str(args.seed), "--json"]
