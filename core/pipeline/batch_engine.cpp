@@ -140,6 +140,10 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
                 writeImage(item.output, result, wo);
                 item.timings.encode = secondsSince(t0);
                 item.status = BatchItemStatus::Done;
+            } catch (const Error& e) {
+                if (e.code() == ErrorCode::Unavailable) throw;  // the same for every file: stop the batch
+                item.status = BatchItemStatus::Failed;
+                item.message = e.what();
             } catch (const Cancelled&) {
                 item.status = BatchItemStatus::Cancelled;
                 item.message = "cancelled";

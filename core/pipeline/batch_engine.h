@@ -62,8 +62,9 @@ std::vector<std::string> collectBatchInputs(const std::vector<std::string>& path
 // The output path of one input under settings (outDir / pattern).
 std::string batchOutputPath(const std::string& input, const BatchSettings& settings);
 
-// Runs the batch. Throws uot::Error only for problems with the reference or the
-// settings (nothing could be done); per-file problems are in the summary.
+// Runs the batch. Throws uot::Error only for problems with the reference, the
+// settings or the backend (Unavailable: no GPU), where nothing could be done;
+// per-file problems are in the summary.
 BatchSummary runBatch(const std::string& referencePath, const std::vector<std::string>& inputs,
                       const BatchSettings& settings, const BatchControl& control = {});
 

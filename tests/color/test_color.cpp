@@ -218,3 +218,58 @@ UOT_TEST(lut_equals_barycentric_projection_at_palette_points)
     applyDisplacementLut(lut, colors.data(), 3, d.data(), 1);
     for (int k = 0; k < 9; ++k) UOT_CHECK_CLOSE(d[k], target[k] - x[k], 1e-3);
 }
+
+UOT_TEST(compact_field_matches_full_resolution_guided_filter)
+{
+    // Two routes to the same result when no subsampling happens: (a) the LUT at every
+    // pixel, guidedFilter, composeResult; (b) downsampleColors(1), computeDisplacementField,
+    // composeMapped (what the pipeline runs). They must agree to a quantisation level.
+    const int w = 48, h = 32;
+    Image src = Image::allocate(w, h, 3, 8);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            std::uint8_t* p = &src.data[(static_cast<std::size_t>(y) * w + x) * 3];
+            p[0] = static_cast<std::uint8_t>(40 + 4 * x);
+            p[1] = static_cast<std::uint8_t>(x > w / 2 ? 200 : 60);
+            p[2] = static_cast<std::uint8_t>(30 + 5 * y);
+        }
+    std::vector<float> colors(src.pixelCount() * 3);
+    imageToSpace(src, WorkingSpace::Lab, colors.data(), 1);
+    Palette ref;
+    ref.points = {30, 40, 20, 60, -20, 50, 85, 10, -30};
+    ref.weights = {0.3, 0.4, 0.3};
+    Palette srcPal;
+    srcPal.points = {50, 0, 0};
+    srcPal.weights = {1.0};
+    UotProblem problem;
+    problem.cost = PointCloudCost{srcPal.points.data(), ref.points.data(), 1, 3, 3, 1e-4};
+    problem.a = srcPal.weights;
+    problem.b = ref.weights;
+    problem.eps = 0.01;
+    const std::vector<double> logV = {0.2, -0.1, 0.4};
+    const DisplacementLut lut = buildDisplacementLut(problem, logV, ref, colors.data(), src.pixelCount(), 17, 1);
+
+    MappingSettings ms;
+    ms.smoothRadius = 0.1;  // 5 pixels
+    ms.smoothSubsample = 1;
+    const int radius = smoothingRadiusPixels(ms, w, h);
+    UOT_CHECK(radius == 5);
+    std::vector<float> field(src.pixelCount() * 3), guide(src.pixelCount());
+    applyDisplacementLut(lut, colors.data(), src.pixelCount(), field.data(), 1);
+    for (std::size_t p = 0; p < src.pixelCount(); ++p) guide[p] = guideValue(WorkingSpace::Lab, &colors[3 * p]);
+    guidedFilter(guide.data(), field.data(), w, h, 3, radius, ms.smoothEps, 1, 1);
+    Image a = Image::allocate(w, h, 3, 8), b = Image::allocate(w, h, 3, 8);
+    composeResult(colors.data(), field.data(), WorkingSpace::Lab, ms, src, a, 1);
+
+    const LowResolution low = downsampleColors(colors.data(), w, h, WorkingSpace::Lab, 1, 1);
+    const DisplacementField compact = computeDisplacementField(lut, low, w, h, ms, 1);
+    UOT_CHECK(compact.smoothed && compact.lowWidth == w);
+    composeMapped(colors.data(), lut, compact, WorkingSpace::Lab, ms, src, b, 1);
+    int worst = 0;
+    for (std::size_t k = 0; k < a.data.size(); ++k) worst = std::max(worst, std::abs(int(a.data[k]) - int(b.data[k])));
+    UOT_CHECK_MSG(worst <= 1, "worst difference " << worst << " levels");
+    // And the map did something.
+    int moved = 0;
+    for (std::size_t k = 0; k < a.data.size(); ++k) moved = std::max(moved, std::abs(int(a.data[k]) - int(src.data[k])));
+    UOT_CHECK(moved > 10);
+}
