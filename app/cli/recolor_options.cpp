@@ -24,7 +24,7 @@ SolverFlagConfig recolorSolverConfig()
     c.defaultTau = "1";
     c.defaultTauA = "inf";
     c.defaultTauB = "1";
-    c.defaultMaxIter = "100";
+    c.defaultMaxIter = "50";
     c.defaultTol = "1e-4";
     c.tauBHelp =
         "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
@@ -75,6 +75,7 @@ void addRecolorOptions(ArgParser& parser)
     parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (lightness/range)^2 units",
                      number(d.mapping.smoothEps));
     addSolverOptions(parser, recolorSolverConfig());
+    parser.addFlag("no-multiscale", "solve cold instead of warm-starting from a solve between reduced palettes");
     parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
     parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
     parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
@@ -114,6 +115,7 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser)
     s.transport.adherence = solver.tauB;
     s.transport.reference = solver.reference;
     s.transport.options = solver.options;
+    s.transport.multiscale = !parser.flag("no-multiscale");
     s.threads = solver.options.threads;
     try {
         validateSettings(s);

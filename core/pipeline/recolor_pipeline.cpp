@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <array>
+#include <limits>
 #include <map>
 
 #include "core/color/float_buffer.h"
@@ -54,7 +56,8 @@ bool sameTransport(const TransportSettings& a, const TransportSettings& b)
 {
     const SolveOptions &x = a.options, &y = b.options;
     return a.solver == b.solver && a.eps == b.eps && a.adherence == b.adherence && a.sourceAdherence == b.sourceAdherence &&
-           a.reference == b.reference && x.precision == y.precision && x.maxIterations == y.maxIterations &&
+           a.reference == b.reference && a.multiscale == b.multiscale && a.coarseSize == b.coarseSize &&
+           x.precision == y.precision && x.maxIterations == y.maxIterations &&
            x.tolerance == y.tolerance && x.checkEvery == y.checkEvery && x.device == y.device &&
            x.allowStabilizedFallback == y.allowStabilizedFallback;
 }
@@ -278,6 +281,95 @@ std::optional<UotProblem> RecolorPipeline::transportProblem() const
     return problem;
 }
 
+namespace {
+
+// Weighted grid reduction of a palette to at most `size` points (the finest
+// grid over its bounding box that fits), for the coarse solve.
+Palette reducePalette(const Palette& fine, int size)
+{
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (std::size_t i = 0; i < fine.size(); ++i)
+        for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], fine.points[3 * i + a]), hi[a] = std::max(hi[a], fine.points[3 * i + a]);
+    for (int bins = 32; bins >= 1; --bins) {
+        std::map<std::size_t, std::array<double, 4>> cells;
+        for (std::size_t i = 0; i < fine.size(); ++i) {
+            std::size_t key = 0;
+            for (int a = 0; a < 3; ++a) {
+                const double span = hi[a] - lo[a];
+                const int q = span > 0 ? std::min(bins - 1, static_cast<int>((fine.points[3 * i + a] - lo[a]) / span * bins)) : 0;
+                key = key * static_cast<std::size_t>(bins) + static_cast<std::size_t>(q);
+            }
+            auto& c = cells[key];
+            const double w = fine.weights[i];
+            c[0] += w;
+            for (int a = 0; a < 3; ++a) c[1 + a] += w * fine.points[3 * i + a];
+        }
+        if (cells.size() > static_cast<std::size_t>(size) && bins > 1) continue;
+        Palette coarse;
+        coarse.space = fine.space;
+        for (const auto& [key, c] : cells) {
+            coarse.weights.push_back(c[0]);
+            for (int a = 0; a < 3; ++a) coarse.points.push_back(c[1 + a] / c[0]);
+        }
+        return coarse;
+    }
+    return fine;
+}
+
+}  // namespace
+
+// Multiscale warm start: solves the problem between coarse reductions of the two
+// palettes, then carries the coarse source scalings to the fine reference points
+// through one exact v-update: v_j = (b_j / sum_c u_c exp(-C(x_c, y_j) / eps))^f_b,
+// computed in the log domain. Returns an empty vector when it cannot help.
+std::vector<double> RecolorPipeline::coarseWarmStart(State& s, UotSolver& solver, const SolveOptions& fineOptions,
+                                                     const PipelineControl& control)
+{
+    const TransportSettings& ts = s.settings.transport;
+    const Palette coarseSource = reducePalette(*s.sourcePalette, ts.coarseSize);
+    const Palette coarseReference = reducePalette(*s.referencePalette, ts.coarseSize);
+    const auto* fineCost = std::get_if<PointCloudCost>(&s.problem.cost);
+    if (!fineCost) return {};
+    UotProblem coarse = s.problem;
+    PointCloudCost cost = *fineCost;
+    cost.x = coarseSource.points.data();
+    cost.y = coarseReference.points.data();
+    cost.rows = coarseSource.size();
+    cost.cols = coarseReference.size();
+    coarse.cost = cost;
+    coarse.a = coarseSource.weights;
+    coarse.b = coarseReference.weights;
+    SolveOptions options = fineOptions;
+    options.warmU = {};
+    options.warmV = {};
+    options.evaluateFinalPlan = false;
+    SolveControl sc;
+    sc.cancel = control.cancel;
+    const SolveResult r = solver.solve(coarse, options, sc);
+    if (r.cancelled) throw Cancelled();
+    if (r.status == NumericalStatus::NotFinite || r.status == NumericalStatus::Underflow) return {};
+    const std::size_t cols = s.problem.cols(), rows = coarseSource.size();
+    const double fb = s.problem.exponentB();
+    const double* y = fineCost->y;
+    std::vector<double> v(cols);
+    for (std::size_t j = 0; j < cols; ++j) {
+        double best = -std::numeric_limits<double>::infinity();
+        std::vector<double> e(rows);
+        for (std::size_t c = 0; c < rows; ++c) {
+            double d = 0;
+            for (int a = 0; a < 3; ++a) d += (coarseSource.points[3 * c + a] - y[3 * j + a]) * (coarseSource.points[3 * c + a] - y[3 * j + a]);
+            e[c] = r.logU[c] - cost.scale * d / s.problem.eps;
+            best = std::max(best, e[c]);
+        }
+        double sum = 0;
+        for (std::size_t c = 0; c < rows; ++c) sum += std::exp(e[c] - best);
+        const double logKu = best + std::log(sum);
+        v[j] = std::exp(fb * (std::log(s.problem.b[j]) - logKu));
+        if (!std::isfinite(v[j]) || !(v[j] > 0)) return {};
+    }
+    return v;
+}
+
 void RecolorPipeline::solve(const PipelineControl& control)
 {
     preparePalettes(control);
@@ -315,6 +407,12 @@ void RecolorPipeline::solve(const PipelineControl& control)
     } else {
         options.warmU = {};
         options.warmV = {};
+        if (ts.multiscale && s.problem.reference == ReferenceMeasure::Ones &&
+            s.problem.rows() > 2 * static_cast<std::size_t>(ts.coarseSize) &&
+            s.problem.cols() > 2 * static_cast<std::size_t>(ts.coarseSize)) {
+            warmV = coarseWarmStart(s, *solver, options, control);
+            if (!warmV.empty()) options.warmV = warmV;
+        }
     }
     SolveControl sc;
     sc.cancel = control.cancel;
