@@ -23,9 +23,8 @@ struct alignas(64) ThreadSums {
 // Below this many matrix elements the pass runs on one thread (fork/join
 // would cost more than it saves).
 constexpr std::size_t kParallelThreshold = 1 << 15;
-// Rows per block: a vector pow's worth, as long as the block fits in L2 with room to spare.
-constexpr std::size_t kMaxRowBlock = 8;
-constexpr std::size_t kRowBlockBytes = 128 * 1024;
+// Rows per pipeline group (the fusedRows kernel takes up to 4).
+constexpr std::size_t kGroup = 4;
 
 template <typename T>
 class FusedPasses final : public ScalingPasses {
@@ -40,7 +39,6 @@ public:
         m_partials.resize(static_cast<std::size_t>(m_threads) * ld);
         m_col.resize(ld);
         m_parallel = m_m * m_ld >= kParallelThreshold;
-        m_rowBlock = std::clamp<std::size_t>(kRowBlockBytes / (ld * sizeof(T)), 1, kMaxRowBlock);
     }
 
     PassStatus iterate(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
@@ -64,15 +62,13 @@ public:
             ThreadSums local;
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
-            // Rows in small blocks: the dot products of a block, then its
-            // scalings u_i = (a_i / r_i)^fa in one vector pow call, then the
-            // column updates while the block's rows are still in L1/L2.
-            const std::size_t r1 = splitBegin(m, nt, t + 1);
-            T rt[kMaxRowBlock], ut[kMaxRowBlock];
-            for (std::size_t i0 = splitBegin(m, nt, t); i0 < r1; i0 += m_rowBlock) {
-                const std::size_t nb = std::min(m_rowBlock, r1 - i0);
-                const T* block = k + i0 * ld;
-                kern.dotRows(block, ld, nb, vt, ld, rt);
+            // Rows in groups of kGroup, software-pipelined: the dot products of
+            // group g+1 (streamed from memory) run interleaved with the column
+            // update of group g (already in cache), then the group's scalings
+            // u_i = (a_i / r_i)^fa come from one vector pow call.
+            const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
+            T rt[kGroup], utCur[kGroup], utNext[kGroup];
+            auto finishGroup = [&](std::size_t i0, std::size_t nb, T* ut) {
                 for (std::size_t q = 0; q < nb; ++q) {
                     const std::size_t i = i0 + q;
                     const double r = static_cast<double>(rt[q]);
@@ -89,9 +85,20 @@ public:
                         ut[q] = T(0);
                     }
                 }
-                // No prefetch of the next block here (measured: no gain on the
-                // 2-core EPYC, slightly worse in fp64): the hardware streams it.
-                kern.axpyRows(block, ld, nb, ut, s, ld, block);
+            };
+            if (r0 < r1) {
+                std::size_t cur = r0, nCur = std::min(kGroup, r1 - r0);
+                kern.dotRows(k + cur * ld, ld, nCur, vt, ld, rt);
+                finishGroup(cur, nCur, utCur);
+                for (std::size_t next = cur + nCur; next < r1; next = cur + nCur) {
+                    const std::size_t nNext = std::min(kGroup, r1 - next);
+                    kern.fusedRows(k + next * ld, nNext, k + cur * ld, nCur, ld, vt, utCur, s, ld, rt);
+                    finishGroup(next, nNext, utNext);
+                    std::copy(utNext, utNext + nNext, utCur);
+                    cur = next;
+                    nCur = nNext;
+                }
+                kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld, k + cur * ld);
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
@@ -156,7 +163,6 @@ private:
     AlignedBuffer<double> m_col;  // column sums K^T u of the last pass
     std::vector<ThreadSums> m_sums;
     bool m_parallel = true;
-    std::size_t m_rowBlock = 1;
 };
 
 }  // namespace

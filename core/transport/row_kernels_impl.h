@@ -183,3 +183,64 @@ void scaleAccumulateRowsImpl(typename V::Scalar* a, std::size_t ld, std::size_t 
     }
     if (rows == 1) scaleAccumulateRowsFixed<V, 1>(a, ld, beta, alpha, s, n, next);
 }
+
+template <typename V, int BN, int BC>
+void fusedRowsFixed(const typename V::Scalar* next, const typename V::Scalar* cur, std::size_t ld,
+                    const typename V::Scalar* x, const typename V::Scalar* alpha, typename V::Scalar* s,
+                    std::size_t n, typename V::Scalar* out)
+{
+    using R = typename V::Reg;
+    constexpr std::size_t W = V::W;
+    R acc0[BN], acc1[BN], a[BC];
+    for (int r = 0; r < BN; ++r) acc0[r] = acc1[r] = V::zero();
+    for (int r = 0; r < BC; ++r) a[r] = V::set1(alpha[r]);
+    std::size_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) {
+        const R x0 = V::load(x + j), x1 = V::load(x + j + W);
+        for (int r = 0; r < BN; ++r) {
+            acc0[r] = V::fma(V::load(next + r * ld + j), x0, acc0[r]);
+            acc1[r] = V::fma(V::load(next + r * ld + j + W), x1, acc1[r]);
+        }
+        R s0 = V::load(s + j), s1 = V::load(s + j + W);
+        for (int r = 0; r < BC; ++r) {
+            s0 = V::fma(a[r], V::load(cur + r * ld + j), s0);
+            s1 = V::fma(a[r], V::load(cur + r * ld + j + W), s1);
+        }
+        V::store(s + j, s0);
+        V::store(s + j + W, s1);
+    }
+    if (j < n) {
+        const R x0 = V::load(x + j);
+        for (int r = 0; r < BN; ++r) acc0[r] = V::fma(V::load(next + r * ld + j), x0, acc0[r]);
+        R s0 = V::load(s + j);
+        for (int r = 0; r < BC; ++r) s0 = V::fma(a[r], V::load(cur + r * ld + j), s0);
+        V::store(s + j, s0);
+    }
+    for (int r = 0; r < BN; ++r) out[r] = V::hsum(V::add(acc0[r], acc1[r]));
+}
+
+template <typename V, int BN>
+void fusedRowsCur(const typename V::Scalar* next, const typename V::Scalar* cur, std::size_t curRows, std::size_t ld,
+                  const typename V::Scalar* x, const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
+                  typename V::Scalar* out)
+{
+    switch (curRows) {
+    case 4: fusedRowsFixed<V, BN, 4>(next, cur, ld, x, alpha, s, n, out); break;
+    case 3: fusedRowsFixed<V, BN, 3>(next, cur, ld, x, alpha, s, n, out); break;
+    case 2: fusedRowsFixed<V, BN, 2>(next, cur, ld, x, alpha, s, n, out); break;
+    default: fusedRowsFixed<V, BN, 1>(next, cur, ld, x, alpha, s, n, out); break;
+    }
+}
+
+template <typename V>
+void fusedRowsImpl(const typename V::Scalar* next, std::size_t nextRows, const typename V::Scalar* cur,
+                   std::size_t curRows, std::size_t ld, const typename V::Scalar* x, const typename V::Scalar* alpha,
+                   typename V::Scalar* s, std::size_t n, typename V::Scalar* out)
+{
+    switch (nextRows) {
+    case 4: fusedRowsCur<V, 4>(next, cur, curRows, ld, x, alpha, s, n, out); break;
+    case 3: fusedRowsCur<V, 3>(next, cur, curRows, ld, x, alpha, s, n, out); break;
+    case 2: fusedRowsCur<V, 2>(next, cur, curRows, ld, x, alpha, s, n, out); break;
+    default: fusedRowsCur<V, 1>(next, cur, curRows, ld, x, alpha, s, n, out); break;
+    }
+}

@@ -33,6 +33,14 @@ struct RowKernels {
     // a[r*ld + j] = (a[r*ld + j] * beta[j]) * alpha[r]; s[j] += that   (in row order); next as above.
     void (*scaleAccumulateRows)(T* a, std::size_t ld, std::size_t rows, const T* beta, const T* alpha, T* s,
                                 std::size_t n, const T* next);
+    // The fused pass's software pipeline, one call per group of rows: the dot
+    // products of the next group (out[r] = sum_j next[r*ld + j] x[j], r <
+    // nextRows, read from memory) interleaved, column chunk by column chunk,
+    // with the column update of the current group (s[j] += alpha[r] cur[r*ld + j],
+    // r < curRows, rows already in cache), so that memory never waits for the
+    // cache-resident half. Same bits as dotRows + axpyRows. Rows <= 4 each.
+    void (*fusedRows)(const T* next, std::size_t nextRows, const T* cur, std::size_t curRows, std::size_t ld,
+                      const T* x, const T* alpha, T* s, std::size_t n, T* out);
     // out[k] = x[k]^y for k < n (any n, any alignment; float64 whatever T is).
     // Vectorised with glibc's libmvec where available (at most a few ulp from
     // std::pow); lanes are independent, so results do not depend on how a

@@ -199,6 +199,23 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
         k.scaleAccumulateRows(a2.data() + r * ld, ld, 1, x.data(), alpha.data() + r, s2.data(), n, nullptr);
     for (std::size_t j = 0; j < n; ++j) UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " scaleAccumulateRows " << j);
     for (std::size_t e = 0; e < rows * ld; ++e) UOT_CHECK_MSG(a.data()[e] == a2.data()[e], what << " rescaled " << e);
+
+    // The fused pipeline step = dotRows of the next group + axpyRows of the current one, bit for bit.
+    for (std::size_t nextRows = 1; nextRows <= 4; ++nextRows) {
+        for (std::size_t curRows = 1; curRows <= 3; ++curRows) {
+            for (std::size_t j = 0; j < n; ++j) s1.data()[j] = s2.data()[j] = static_cast<T>(unit(rng));
+            T fusedOut[4], plainOut[4];
+            const T* cur = a.data();
+            const T* next = a.data() + 3 * ld;
+            k.fusedRows(next, nextRows, cur, curRows, ld, x.data(), alpha.data(), s1.data(), n, fusedOut);
+            k.dotRows(next, ld, nextRows, x.data(), n, plainOut);
+            k.axpyRows(cur, ld, curRows, alpha.data(), s2.data(), n, cur);
+            for (std::size_t r = 0; r < nextRows; ++r)
+                UOT_CHECK_MSG(fusedOut[r] == plainOut[r], what << " fusedRows dot " << nextRows << "/" << curRows);
+            for (std::size_t j = 0; j < n; ++j)
+                UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " fusedRows axpy " << nextRows << "/" << curRows);
+        }
+    }
 }
 
 UOT_TEST(rowGroupKernelsDoNotDependOnTheGroupSize)
