@@ -245,3 +245,28 @@ UOT_TEST(batch_reports_the_corrupt_file_and_does_the_others)
     // A missing reference is an error for the whole batch.
     UOT_CHECK_THROWS_WITH(runBatch((tempDir() / "nope.png").string(), inputs, s, {}), "nope.png");
 }
+
+UOT_TEST(multiscale_warm_start_converges_faster_on_photos)
+{
+    // Two bundled photos; same iterations, no early stop: the warm-started solve is much
+    // closer to its fixed point (POT's stopping criterion) and to the source marginal.
+    const Image src = readImage(std::string(UOT_SAMPLES_DIR) + "/home.jpg");
+    const Image ref = readImage(std::string(UOT_SAMPLES_DIR) + "/starry_night.jpg");
+    double error[2], marginal[2];
+    for (int multiscale = 0; multiscale < 2; ++multiscale) {
+        RecolorSettings s;
+        s.palette.size = 1024;
+        s.transport.multiscale = multiscale == 1;
+        s.transport.coarseSize = 256;
+        s.transport.options.maxIterations = 30;
+        s.transport.options.tolerance = 0;
+        RecolorPipeline pipeline(s);
+        pipeline.setSource(src);
+        pipeline.setReference(ref);
+        pipeline.solve();
+        error[multiscale] = pipeline.stats().solve->error;
+        marginal[multiscale] = pipeline.stats().solve->marginalErrorA;
+    }
+    UOT_CHECK_MSG(error[1] < 0.5 * error[0], "stopping error warm " << error[1] << " vs cold " << error[0]);
+    UOT_CHECK_MSG(marginal[1] < 0.5 * marginal[0], "marginal error warm " << marginal[1] << " vs cold " << marginal[0]);
+}
