@@ -20,8 +20,7 @@ struct alignas(64) ThreadSums {
 };
 
 constexpr std::size_t kParallelThreshold = 1 << 15;
-constexpr std::size_t kMaxRowBlock = 8;
-constexpr std::size_t kRowBlockBytes = 128 * 1024;
+constexpr std::size_t kGroup = 4;  // rows per pipeline group (the mapRows kernel takes up to 4)
 
 // Invariant at the start of each pass: A_ij * beta_j = u_i K_ij v_j, the plan
 // of the current (u, v); beta holds the column factors not yet applied to A.
@@ -42,7 +41,6 @@ public:
         m_col.resize(ld);
         m_q1.resize(ld);
         m_q2.resize(ld);
-        m_rowBlock = std::clamp<std::size_t>(kRowBlockBytes / (ld * sizeof(T)), 1, kMaxRowBlock);
         // Warm start: A = diag(u0) K, with v0 pending in beta (a set-up pass, not an iteration).
         bool warmU = false;
         for (double x : u0) warmU = warmU || x != 1.0;
@@ -79,19 +77,16 @@ public:
             ThreadSums local;
             T* c = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) c[j] = T(0);
-            // Rows in small blocks: row sums of the block, its factors
-            // alpha_i = (a_i / r_i)^fa * u_i^(fa - 1) with vector pow calls, then
-            // the in-place rescaling of the block's rows (still in L1/L2).
-            const std::size_t r1 = splitBegin(m, nt, t + 1);
-            double x[kMaxRowBlock], p1[kMaxRowBlock], p2[kMaxRowBlock];
-            T rt[kMaxRowBlock], alphaT[kMaxRowBlock];
-            for (std::size_t i0 = splitBegin(m, nt, t); i0 < r1; i0 += m_rowBlock) {
-                const std::size_t nb = std::min(r1 - i0, m_rowBlock);
-                T* block = A + i0 * ld;
-                // Row sums of the current plan: sum_j A_ij beta_j.
-                kern.dotRows(block, ld, nb, beta, ld, rt);
+            // Rows in groups of kGroup, software-pipelined as in `fused`: the row
+            // sums of group g+1 (read from memory) interleaved with the in-place
+            // rescaling of group g (in cache, written back); each group's
+            // factors alpha_i = (a_i / r_i)^fa * u_i^(fa - 1) from vector pow calls.
+            const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
+            double x[kGroup], p1[kGroup], p2[kGroup];
+            T rt[kGroup], alCur[kGroup], alNext[kGroup];
+            auto finishGroup = [&](std::size_t i0, std::size_t nb, T* alphaT) {
                 for (std::size_t q = 0; q < nb; ++q) {
-                    const double r = static_cast<double>(rt[q]);
+                    const double r = static_cast<double>(rt[q]);  // row sum of the current plan
                     if (rowMarginal) local.errA += std::abs(r - m_a[i0 + q]);
                     x[q] = m_a[i0 + q] / r;
                 }
@@ -110,8 +105,21 @@ public:
                         alphaT[q] = T(0);
                     }
                 }
-                // A_ij <- A_ij beta_j alpha_i (written back), and its column sums.
-                kern.scaleAccumulateRows(block, ld, nb, beta, alphaT, c, ld, i0 + nb < r1 ? block + nb * ld : block);
+            };
+            if (r0 < r1) {
+                std::size_t cur = r0, nCur = std::min(kGroup, r1 - r0);
+                kern.dotRows(A + cur * ld, ld, nCur, beta, ld, rt);
+                finishGroup(cur, nCur, alCur);
+                for (std::size_t next = cur + nCur; next < r1; next = cur + nCur) {
+                    const std::size_t nNext = std::min(kGroup, r1 - next);
+                    // A_ij <- A_ij beta_j alpha_i for the current group (written back), and its column sums.
+                    kern.mapRows(A + next * ld, nNext, A + cur * ld, nCur, ld, beta, alCur, c, ld, rt);
+                    finishGroup(next, nNext, alNext);
+                    std::copy(alNext, alNext + nNext, alCur);
+                    cur = next;
+                    nCur = nNext;
+                }
+                kern.scaleAccumulateRows(A + cur * ld, ld, nCur, beta, alCur, c, ld, A + cur * ld);
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
@@ -170,7 +178,6 @@ private:
     const kernels::RowKernels<T>& m_kernels;
     AlignedBuffer<T> m_beta, m_partials;
     AlignedBuffer<double> m_col, m_q1, m_q2;  // column sums and the two powers of the column factors
-    std::size_t m_rowBlock = 1;
     std::vector<ThreadSums> m_sums;
     bool m_parallel = true;
 };

@@ -111,7 +111,7 @@ struct DV256 {
 const RowKernels<float>& avx2KernelsFloat()
 {
     static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>, &dotRowsImpl<F256>, &axpyRowsImpl<F256>,
-        &scaleAccumulateRowsImpl<F256>, &fusedRowsImpl<F256>, &powBatch,
+        &scaleAccumulateRowsImpl<F256>, &fusedRowsImpl<F256>, &mapRowsImpl<F256>, &powBatch,
                                      &rowLogSumExpImpl<DV256, float>, &columnLogSumExpImpl<DV256, float>};
     return k;
 }
@@ -119,7 +119,7 @@ const RowKernels<float>& avx2KernelsFloat()
 const RowKernels<double>& avx2KernelsDouble()
 {
     static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>, &dotRowsImpl<D256>, &axpyRowsImpl<D256>,
-        &scaleAccumulateRowsImpl<D256>, &fusedRowsImpl<D256>, &powBatch,
+        &scaleAccumulateRowsImpl<D256>, &fusedRowsImpl<D256>, &mapRowsImpl<D256>, &powBatch,
                                      &rowLogSumExpImpl<DV256, double>, &columnLogSumExpImpl<DV256, double>};
     return k;
 }

@@ -119,7 +119,7 @@ struct DV512 {
 const RowKernels<float>& avx512KernelsFloat()
 {
     static const RowKernels<float> k{&dotImpl<F512>, &axpyImpl<F512>, &scaleAccumulateImpl<F512>, &dotRowsImpl<F512>, &axpyRowsImpl<F512>,
-        &scaleAccumulateRowsImpl<F512>, &fusedRowsImpl<F512>, &powBatch,
+        &scaleAccumulateRowsImpl<F512>, &fusedRowsImpl<F512>, &mapRowsImpl<F512>, &powBatch,
                                      &rowLogSumExpImpl<DV512, float>, &columnLogSumExpImpl<DV512, float>};
     return k;
 }
@@ -127,7 +127,7 @@ const RowKernels<float>& avx512KernelsFloat()
 const RowKernels<double>& avx512KernelsDouble()
 {
     static const RowKernels<double> k{&dotImpl<D512>, &axpyImpl<D512>, &scaleAccumulateImpl<D512>, &dotRowsImpl<D512>, &axpyRowsImpl<D512>,
-        &scaleAccumulateRowsImpl<D512>, &fusedRowsImpl<D512>, &powBatch,
+        &scaleAccumulateRowsImpl<D512>, &fusedRowsImpl<D512>, &mapRowsImpl<D512>, &powBatch,
                                      &rowLogSumExpImpl<DV512, double>, &columnLogSumExpImpl<DV512, double>};
     return k;
 }

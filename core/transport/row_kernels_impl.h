@@ -244,3 +244,72 @@ void fusedRowsImpl(const typename V::Scalar* next, std::size_t nextRows, const t
     default: fusedRowsCur<V, 1>(next, cur, curRows, ld, x, alpha, s, n, out); break;
     }
 }
+
+template <typename V, int BN, int BC>
+void mapRowsFixed(const typename V::Scalar* next, typename V::Scalar* cur, std::size_t ld,
+                  const typename V::Scalar* beta, const typename V::Scalar* alpha, typename V::Scalar* s,
+                  std::size_t n, typename V::Scalar* out)
+{
+    using R = typename V::Reg;
+    constexpr std::size_t W = V::W;
+    R acc0[BN], acc1[BN], al[BC];
+    for (int r = 0; r < BN; ++r) acc0[r] = acc1[r] = V::zero();
+    for (int r = 0; r < BC; ++r) al[r] = V::set1(alpha[r]);
+    std::size_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) {
+        const R b0 = V::load(beta + j), b1 = V::load(beta + j + W);
+        for (int r = 0; r < BN; ++r) {
+            acc0[r] = V::fma(V::load(next + r * ld + j), b0, acc0[r]);
+            acc1[r] = V::fma(V::load(next + r * ld + j + W), b1, acc1[r]);
+        }
+        R s0 = V::load(s + j), s1 = V::load(s + j + W);
+        for (int r = 0; r < BC; ++r) {
+            const R x0 = V::mul(V::mul(V::load(cur + r * ld + j), b0), al[r]);
+            const R x1 = V::mul(V::mul(V::load(cur + r * ld + j + W), b1), al[r]);
+            V::store(cur + r * ld + j, x0);
+            V::store(cur + r * ld + j + W, x1);
+            s0 = V::add(s0, x0);
+            s1 = V::add(s1, x1);
+        }
+        V::store(s + j, s0);
+        V::store(s + j + W, s1);
+    }
+    if (j < n) {
+        const R b0 = V::load(beta + j);
+        for (int r = 0; r < BN; ++r) acc0[r] = V::fma(V::load(next + r * ld + j), b0, acc0[r]);
+        R s0 = V::load(s + j);
+        for (int r = 0; r < BC; ++r) {
+            const R x0 = V::mul(V::mul(V::load(cur + r * ld + j), b0), al[r]);
+            V::store(cur + r * ld + j, x0);
+            s0 = V::add(s0, x0);
+        }
+        V::store(s + j, s0);
+    }
+    for (int r = 0; r < BN; ++r) out[r] = V::hsum(V::add(acc0[r], acc1[r]));
+}
+
+template <typename V, int BN>
+void mapRowsCur(const typename V::Scalar* next, typename V::Scalar* cur, std::size_t curRows, std::size_t ld,
+                const typename V::Scalar* beta, const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
+                typename V::Scalar* out)
+{
+    switch (curRows) {
+    case 4: mapRowsFixed<V, BN, 4>(next, cur, ld, beta, alpha, s, n, out); break;
+    case 3: mapRowsFixed<V, BN, 3>(next, cur, ld, beta, alpha, s, n, out); break;
+    case 2: mapRowsFixed<V, BN, 2>(next, cur, ld, beta, alpha, s, n, out); break;
+    default: mapRowsFixed<V, BN, 1>(next, cur, ld, beta, alpha, s, n, out); break;
+    }
+}
+
+template <typename V>
+void mapRowsImpl(const typename V::Scalar* next, std::size_t nextRows, typename V::Scalar* cur, std::size_t curRows,
+                 std::size_t ld, const typename V::Scalar* beta, const typename V::Scalar* alpha, typename V::Scalar* s,
+                 std::size_t n, typename V::Scalar* out)
+{
+    switch (nextRows) {
+    case 4: mapRowsCur<V, 4>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
+    case 3: mapRowsCur<V, 3>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
+    case 2: mapRowsCur<V, 2>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
+    default: mapRowsCur<V, 1>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
+    }
+}

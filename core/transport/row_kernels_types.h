@@ -41,6 +41,12 @@ struct RowKernels {
     // cache-resident half. Same bits as dotRows + axpyRows. Rows <= 4 each.
     void (*fusedRows)(const T* next, std::size_t nextRows, const T* cur, std::size_t curRows, std::size_t ld,
                       const T* x, const T* alpha, T* s, std::size_t n, T* out);
+    // The same pipeline for MAP-UOT: row sums of the next group against beta
+    // (out[r] = sum_j next[r*ld + j] beta[j]) interleaved with the in-place
+    // rescaling of the current group (as scaleAccumulateRows). Same bits as
+    // dotRows + scaleAccumulateRows. Rows <= 4 each.
+    void (*mapRows)(const T* next, std::size_t nextRows, T* cur, std::size_t curRows, std::size_t ld,
+                    const T* beta, const T* alpha, T* s, std::size_t n, T* out);
     // out[k] = x[k]^y for k < n (any n, any alignment; float64 whatever T is).
     // Vectorised with glibc's libmvec where available (at most a few ulp from
     // std::pow); lanes are independent, so results do not depend on how a

@@ -214,6 +214,19 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
                 UOT_CHECK_MSG(fusedOut[r] == plainOut[r], what << " fusedRows dot " << nextRows << "/" << curRows);
             for (std::size_t j = 0; j < n; ++j)
                 UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " fusedRows axpy " << nextRows << "/" << curRows);
+
+            // The MAP-UOT step = dotRows against beta of the next group + scaleAccumulateRows of the current one.
+            for (std::size_t e = 0; e < rows * ld; ++e) a2.data()[e] = a.data()[e];
+            k.mapRows(a.data() + 3 * ld, nextRows, a.data(), curRows, ld, x.data(), alpha.data(), s1.data(), n,
+                      fusedOut);
+            k.dotRows(a2.data() + 3 * ld, ld, nextRows, x.data(), n, plainOut);
+            k.scaleAccumulateRows(a2.data(), ld, curRows, x.data(), alpha.data(), s2.data(), n, a2.data());
+            for (std::size_t r = 0; r < nextRows; ++r)
+                UOT_CHECK_MSG(fusedOut[r] == plainOut[r], what << " mapRows dot " << nextRows << "/" << curRows);
+            for (std::size_t j = 0; j < n; ++j)
+                UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " mapRows sums " << nextRows << "/" << curRows);
+            for (std::size_t e = 0; e < rows * ld; ++e)
+                UOT_CHECK_MSG(a.data()[e] == a2.data()[e], what << " mapRows rescaled " << nextRows << "/" << curRows);
         }
     }
 }
