@@ -290,7 +290,10 @@ Palette reducePalette(const Palette& fine, int size)
     double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
     for (std::size_t i = 0; i < fine.size(); ++i)
         for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], fine.points[3 * i + a]), hi[a] = std::max(hi[a], fine.points[3 * i + a]);
-    for (int bins = 32; bins >= 1; --bins) {
+    // Start near the size that fits (cube root of the target, doubled: palettes fill a
+    // fraction of their box) and coarsen until it does.
+    const int start = std::min(64, 2 * static_cast<int>(std::ceil(std::cbrt(static_cast<double>(size)))) + 2);
+    for (int bins = start; bins >= 1; --bins) {
         std::map<std::size_t, std::array<double, 4>> cells;
         for (std::size_t i = 0; i < fine.size(); ++i) {
             std::size_t key = 0;
@@ -352,6 +355,9 @@ std::vector<double> RecolorPipeline::coarseWarmStart(State& s, UotSolver& solver
     const double fb = s.problem.exponentB();
     const double* y = fineCost->y;
     std::vector<double> v(cols);
+    bool finite = true;
+    const int threads = resolveThreadCount(s.settings.threads);
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(&& : finite)
     for (std::size_t j = 0; j < cols; ++j) {
         double best = -std::numeric_limits<double>::infinity();
         std::vector<double> e(rows);
@@ -365,8 +371,9 @@ std::vector<double> RecolorPipeline::coarseWarmStart(State& s, UotSolver& solver
         for (std::size_t c = 0; c < rows; ++c) sum += std::exp(e[c] - best);
         const double logKu = best + std::log(sum);
         v[j] = std::exp(fb * (std::log(s.problem.b[j]) - logKu));
-        if (!std::isfinite(v[j]) || !(v[j] > 0)) return {};
+        finite = finite && std::isfinite(v[j]) && v[j] > 0;
     }
+    if (!finite) return {};
     return v;
 }
 
