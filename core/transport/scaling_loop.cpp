@@ -81,7 +81,9 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
             }
         }
     }
-    if (pending) monitor.report(pendingIteration, pendingError, extraRowMarginal(), pendingErrB);
+    // Only a cancel leaves a check unreported here: report it without the row
+    // marginal rather than spend another pass (a cancel must return promptly).
+    if (pending) monitor.report(pendingIteration, pendingError, nan, pendingErrB);
     result.timings.iterateSeconds = monitor.elapsedSeconds() - extraSeconds;
 }
 
