@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <system_error>
+#include <utility>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -57,6 +58,46 @@ void checkComplete(const std::vector<std::uint8_t>& b, const std::string& name)
         if (std::search(b.end() - static_cast<std::ptrdiff_t>(window), b.end(), iend, iend + 4) == b.end())
             ioError(name, "the PNG data is truncated (no IEND chunk); the file is incomplete or damaged");
     }
+}
+
+// Width and height from the header of a PNG or baseline/progressive JPEG, without
+// decoding (0, 0 when unknown), so that oversized images are refused before any
+// memory is allocated for their pixels.
+std::pair<std::uint64_t, std::uint64_t> peekSize(const std::vector<std::uint8_t>& b)
+{
+    if (isPng(b) && b.size() >= 24) {
+        const auto be32 = [&](std::size_t k) {
+            return (std::uint64_t(b[k]) << 24) | (std::uint64_t(b[k + 1]) << 16) | (std::uint64_t(b[k + 2]) << 8) | b[k + 3];
+        };
+        return {be32(16), be32(20)};
+    }
+    if (isJpeg(b)) {
+        std::size_t k = 2;
+        while (k + 9 < b.size()) {
+            if (b[k] != 0xFF) return {0, 0};
+            const std::uint8_t marker = b[k + 1];
+            if (marker == 0xFF) {
+                ++k;
+                continue;
+            }
+            const std::size_t len = (std::size_t(b[k + 2]) << 8) | b[k + 3];
+            const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+            if (sof) {
+                const std::uint64_t h = (std::uint64_t(b[k + 5]) << 8) | b[k + 6];
+                const std::uint64_t w = (std::uint64_t(b[k + 7]) << 8) | b[k + 8];
+                return {w, h};
+            }
+            k += 2 + len;
+        }
+    }
+    return {0, 0};
+}
+
+void checkPixelLimit(std::uint64_t w, std::uint64_t h, const ReadOptions& options, const std::string& name)
+{
+    if (options.maxPixels != 0 && w * h > options.maxPixels)
+        ioError(name, "the image has " + std::to_string(w * h) + " pixels (" + std::to_string(w) + "x" + std::to_string(h) +
+                          "), above the limit of " + std::to_string(options.maxPixels) + " (raise it with --max-pixels)");
 }
 
 Image fromMat(const cv::Mat& decoded, const std::string& name)
@@ -136,6 +177,8 @@ Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& nam
 {
     if (bytes.empty()) ioError(name, "the file is empty (0 bytes)");
     checkComplete(bytes, name);
+    const auto [peekW, peekH] = peekSize(bytes);
+    checkPixelLimit(peekW, peekH, options, name);
     // JPEG has no alpha: decode with orientation. Others: keep alpha and depth unchanged
     // (OpenCV applies EXIF orientation only to JPEG files in any case).
     int flags = cv::IMREAD_UNCHANGED;
@@ -152,11 +195,7 @@ Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& nam
     }
     if (decoded.empty())
         ioError(name, "not a readable image (unknown format, or the data is corrupt); supported: JPEG, PNG, TIFF, WebP, BMP");
-    const std::uint64_t pixels = static_cast<std::uint64_t>(decoded.cols) * static_cast<std::uint64_t>(decoded.rows);
-    if (options.maxPixels != 0 && pixels > options.maxPixels)
-        ioError(name, "the image has " + std::to_string(pixels) + " pixels (" + std::to_string(decoded.cols) + "x" +
-                          std::to_string(decoded.rows) + "), above the limit of " + std::to_string(options.maxPixels) +
-                          " (raise it with --max-pixels)");
+    checkPixelLimit(static_cast<std::uint64_t>(decoded.cols), static_cast<std::uint64_t>(decoded.rows), options, name);
     return fromMat(decoded, name);
 }
 

@@ -171,6 +171,17 @@ UOT_TEST(corrupt_truncated_empty_and_oversized_files)
     ReadOptions limit;
     limit.maxPixels = 5000;
     UOT_CHECK_THROWS_WITH(readImage(big.string(), limit), "above the limit of 5000");
+    // Refused from the header alone: a PNG claiming 100000 x 100000 pixels whose data is junk.
+    std::vector<std::uint8_t> bomb = encodeImage(".png", pattern(8, 8, 3, 8));
+    const std::uint8_t dims[8] = {0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0};
+    std::copy(dims, dims + 8, bomb.begin() + 16);
+    const fs::path bombPath = tempDir() / "bomb.png";
+    writeBytes(bombPath, bomb);
+    UOT_CHECK_THROWS_WITH(readImage(bombPath.string()), "(100000x100000), above the limit");
+    // And from a JPEG's frame header.
+    const fs::path wide = tempDir() / "wide.jpg";
+    writeBytes(wide, encodeImage(".jpg", pattern(120, 50, 3, 8)));
+    UOT_CHECK_THROWS_WITH(readImage(wide.string(), limit), "(120x50), above the limit");
     try {
         readImage(junk.string());
     } catch (const Error& e) {
