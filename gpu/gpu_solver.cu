@@ -5,7 +5,6 @@
 
 #include "gpu/gpu_solver.h"
 
-#include <cublas_v2.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +19,7 @@
 #include "core/transport/iteration_monitor.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/solve_setup.h"
+#include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_kernels.h"
 
@@ -50,17 +50,17 @@ namespace {
         if (uot_cublas_status != CUBLAS_STATUS_SUCCESS) {                                                   \
             throw Error(uot_cublas_status == CUBLAS_STATUS_ALLOC_FAILED ? ErrorCode::OutOfMemory            \
                                                                         : ErrorCode::Device,                \
-                        std::string("cuBLAS failure: ") + cublasGetStatusString(uot_cublas_status) + " in " \
+                        std::string("cuBLAS failure: ") + cublasLibrary().statusString(uot_cublas_status) + " in " \
                             #call);                                                                         \
         }                                                                                                   \
     } while (0)
 
 class CublasHandle {
 public:
-    CublasHandle() { UOT_CUBLAS_CHECK(cublasCreate(&m_handle)); }
+    CublasHandle() { UOT_CUBLAS_CHECK(cublasLibrary().create(&m_handle)); }
     ~CublasHandle()
     {
-        if (m_handle) cublasDestroy(m_handle);
+        if (m_handle) cublasLibrary().destroy(m_handle);
     }
     CublasHandle(const CublasHandle&) = delete;
     CublasHandle& operator=(const CublasHandle&) = delete;
@@ -74,13 +74,13 @@ cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const 
                     float* y)
 {
     const float one = 1.f, zero = 0.f;
-    return cublasSgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
+    return cublasLibrary().sgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
 }
 cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const double* A, int lda, const double* x,
                     double* y)
 {
     const double one = 1.0, zero = 0.0;
-    return cublasDgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
+    return cublasLibrary().dgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
 }
 
 constexpr std::size_t kCublasWorkspaceBytes = std::size_t(4) << 20;
@@ -236,8 +236,8 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
     if (needsCublas() && !m_cublas) {
         m_cublas = std::make_unique<CublasHandle>();
         m_cublasWorkspace.ensure(kCublasWorkspaceBytes, t);
-        UOT_CUBLAS_CHECK(cublasSetStream(m_cublas->get(), m_stream.get()));
-        UOT_CUBLAS_CHECK(cublasSetWorkspace(m_cublas->get(), m_cublasWorkspace.get(), kCublasWorkspaceBytes));
+        UOT_CUBLAS_CHECK(cublasLibrary().setStream(m_cublas->get(), m_stream.get()));
+        UOT_CUBLAS_CHECK(cublasLibrary().setWorkspace(m_cublas->get(), m_cublasWorkspace.get(), kCublasWorkspaceBytes));
     }
     m_rows = rows;
     m_cols = cols;
