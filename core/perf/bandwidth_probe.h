@@ -2,8 +2,10 @@
 // Measures the host's sustainable memory bandwidth the way the solvers use it:
 // a streaming read (sum over a buffer much larger than the last-level cache)
 // and a streaming read+write (scale a buffer in place, the MAP-UOT access
-// pattern), with OpenMP threads and SIMD. Used as the "peak" that benchmark
-// figures are a share of (docs/BENCHMARKS.md).
+// pattern), with OpenMP threads and SIMD, each both as one sequential stream
+// per thread and as 4 interleaved streams per thread; the better form's median
+// is reported. Used as the "peak" that benchmark figures are a share of
+// (docs/BENCHMARKS.md).
 
 #include <cstddef>
 
