@@ -51,6 +51,7 @@ public:
         const std::size_t m = m_m, n = m_n, ld = m_ld;
         const double fa = m_fa, fb = m_fb;
         const auto& kern = m_kernels;
+        const bool pipelined = kernels::pipelinedRowsPreferred();
         ThreadSums* sums = m_sums.data();
         double* col = m_col.data();
         int used = 1;
@@ -62,10 +63,12 @@ public:
             ThreadSums local;
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
-            // Rows in groups of kGroup, software-pipelined: the dot products of
-            // group g+1 (streamed from memory) run interleaved with the column
-            // update of group g (already in cache), then the group's scalings
-            // u_i = (a_i / r_i)^fa come from one vector pow call.
+            // Rows in groups of kGroup: the dot products of a group, its scalings
+            // u_i = (a_i / r_i)^fa in one vector pow call, then its column update
+            // while the rows are in cache. Where it measured faster (Intel Xeon:
+            // small per-core bandwidth) the dot products of group g+1 run
+            // interleaved with the column update of group g (same bits; on the
+            // 2-core EPYC the plain order is faster). See pipelinedRowsPreferred().
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
             T rt[kGroup], utCur[kGroup], utNext[kGroup];
             auto finishGroup = [&](std::size_t i0, std::size_t nb, T* ut) {
@@ -92,7 +95,12 @@ public:
                 finishGroup(cur, nCur, utCur);
                 for (std::size_t next = cur + nCur; next < r1; next = cur + nCur) {
                     const std::size_t nNext = std::min(kGroup, r1 - next);
-                    kern.fusedRows(k + next * ld, nNext, k + cur * ld, nCur, ld, vt, utCur, s, ld, rt);
+                    if (pipelined) {
+                        kern.fusedRows(k + next * ld, nNext, k + cur * ld, nCur, ld, vt, utCur, s, ld, rt);
+                    } else {
+                        kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld, k + cur * ld);
+                        kern.dotRows(k + next * ld, ld, nNext, vt, ld, rt);
+                    }
                     finishGroup(next, nNext, utNext);
                     std::copy(utNext, utNext + nNext, utCur);
                     cur = next;

@@ -144,7 +144,28 @@ SimdPath detectPath()
     return best;
 }
 
+bool detectPipelinePreference()
+{
+    if (const char* env = std::getenv("UOT_ROW_PIPELINE")) {
+        const std::string wanted = env;
+        if (wanted == "on") return true;
+        if (wanted == "off") return false;
+    }
+#if UOT_HAVE_X86_KERNELS
+    __builtin_cpu_init();
+    return __builtin_cpu_is("intel");
+#else
+    return false;
+#endif
+}
+
 }  // namespace
+
+bool pipelinedRowsPreferred()
+{
+    static const bool preferred = detectPipelinePreference();
+    return preferred;
+}
 
 SimdPath activeSimdPath()
 {

@@ -184,14 +184,16 @@ def fixed_iteration_cases(uot, workdir, rng):
 
 
 def simd_path_cases(uot, workdir, rng):
-    """The AVX2 and portable kernels, forced through UOT_SIMD (the CPU's best path ran above)."""
+    """The AVX2 and portable kernels, forced through UOT_SIMD (the CPU's best path ran above),
+    with and without the interleaved row kernels (UOT_ROW_PIPELINE)."""
     for (m, n) in [(33, 65), (257, 129)]:
         cost, a, b = random_problem(rng, m, n, False)
         directory = os.path.join(workdir, "simd%dx%d" % (m, n))
         save_problem(directory, cost, a, b)
         expected = pot_plan(cost, a, b, EPS, 1.0, "ones", ITERATIONS)
         for path in ("generic", "avx2"):
-            env = dict(os.environ, UOT_SIMD=path)
+            # The interleaved row kernels (default on Intel only) are exercised on one path.
+            env = dict(os.environ, UOT_SIMD=path, UOT_ROW_PIPELINE="on" if path == "avx2" else "off")
             for variant in ("pot-style", "mapuot", "fused", "log"):
                 for precision in ("fp64", "fp32"):
                     what = "%dx%d UOT_SIMD=%s %s %s" % (m, n, path, variant, precision)
