@@ -1,5 +1,6 @@
 #include "gpu/cublas_library.h"
 
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <mutex>
@@ -18,10 +19,21 @@ void resolve(void* handle, const char* symbol, Fn& out)
     if (!out) throw Error(ErrorCode::Unavailable, std::string("cuBLAS was loaded but lacks ") + symbol);
 }
 
+// The folder of the CUDA runtime library this process uses: cuBLAS ships beside it.
+std::string cudaRuntimeFolder()
+{
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&cudaGetDeviceCount), &info) || !info.dli_fname) return {};
+    const std::string path = info.dli_fname;
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
 CublasLibrary load()
 {
     const std::string versioned = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
     void* handle = dlopen(versioned.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) handle = dlopen((cudaRuntimeFolder() + versioned).c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) handle = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char* why = dlerror();
