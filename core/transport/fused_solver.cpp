@@ -7,18 +7,12 @@
 #include <vector>
 
 #include "core/transport/multiplicative_solve.h"
+#include "core/transport/pass_reductions.h"
 #include "core/transport/row_kernels.h"
 
 namespace uot {
 
 namespace {
-
-// Per-thread scalars, one cache line each (no false sharing).
-struct alignas(64) ThreadSums {
-    double errA = 0;
-    double errB = 0;
-    bool bad = false;
-};
 
 // Below this many matrix elements the pass runs on one thread (fork/join
 // would cost more than it saves).
@@ -72,22 +66,7 @@ public:
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
             T rt[kGroup], utCur[kGroup], utNext[kGroup];
             auto finishGroup = [&](std::size_t i0, std::size_t nb, T* ut) {
-                for (std::size_t q = 0; q < nb; ++q) {
-                    const std::size_t i = i0 + q;
-                    const double r = static_cast<double>(rt[q]);
-                    if (rowMarginal) local.errA += std::abs(u[i] * r - m_a[i]);
-                    uNew[i] = m_a[i] / r;
-                }
-                if (fa != 1.0) kern.powBatch(uNew + i0, fa, uNew + i0, nb);
-                for (std::size_t q = 0; q < nb; ++q) {
-                    const std::size_t i = i0 + q;
-                    ut[q] = static_cast<T>(uNew[i]);
-                    uNew[i] = static_cast<double>(ut[q]);
-                    if (!(ut[q] > T(0)) || !std::isfinite(ut[q])) {
-                        local.bad = true;
-                        ut[q] = T(0);
-                    }
-                }
+                updateRowScalings(i0, nb, rt, u, m_a, fa, kern, uNew, ut, rowMarginal, local);
             };
             if (r0 < r1) {
                 std::size_t cur = r0, nCur = std::min(kGroup, r1 - r0);
@@ -113,29 +92,10 @@ public:
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
             const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);
-            for (std::size_t j = c0; j < c1; ++j) {
-                double sum = 0;
-                for (int p = 0; p < nt; ++p) sum += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
-                col[j] = sum;
-                vNew[j] = m_b[j] / sum;
-            }
-            if (fb != 1.0 && c1 > c0) kern.powBatch(vNew + c0, fb, vNew + c0, c1 - c0);
-            for (std::size_t j = c0; j < c1; ++j) {
-                const T vjT = static_cast<T>(vNew[j]);
-                vNew[j] = static_cast<double>(vjT);
-                if (!(vjT > T(0)) || !std::isfinite(vjT)) local.bad = true;
-                if (colMarginal) local.errB += std::abs(vNew[j] * col[j] - m_b[j]);
-            }
+            updateColumnScalings(c0, c1, partials, nt, ld, m_b, fb, kern, col, vNew, colMarginal, local);
             sums[t] = local;
         }
-        bool bad = false;
-        errA = errB = 0;
-        for (int t = 0; t < used; ++t) {
-            bad = bad || sums[t].bad;
-            errA += sums[t].errA;
-            errB += sums[t].errB;
-        }
-        return bad ? PassStatus::NotFinite : PassStatus::Ok;
+        return mergeThreadSums(sums, used, errA, errB);
     }
 
     double rowMarginalError(const double* u, const double* v) override

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/transport/kernel_matrix.h"
+#include "core/transport/pass_reductions.h"
 #include "core/transport/row_kernels.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
@@ -22,12 +23,6 @@ namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr std::size_t kParallelThreshold = 1 << 13;
 constexpr std::size_t kCancelPollRows = 16;
-
-struct alignas(64) ThreadSums {
-    double errA = 0;
-    double errB = 0;
-    bool bad = false;
-};
 
 // log K_ij = -C_ij / eps + log R_ij into out (rows x cols). Validates every cost
 // entry like buildKernelMatrix (same message).
@@ -162,14 +157,7 @@ public:
             sums[t] = local;
         }
         if (cancelled.load()) return PassStatus::Cancelled;
-        bool bad = false;
-        errA = errB = 0;
-        for (int t = 0; t < used; ++t) {
-            bad = bad || sums[t].bad;
-            errA += sums[t].errA;
-            errB += sums[t].errB;
-        }
-        return bad ? PassStatus::NotFinite : PassStatus::Ok;
+        return mergeThreadSums(sums, used, errA, errB);
     }
 
     double rowMarginalError(const double* logU, const double* logV) override

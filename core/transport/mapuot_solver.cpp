@@ -7,17 +7,12 @@
 #include <vector>
 
 #include "core/transport/multiplicative_solve.h"
+#include "core/transport/pass_reductions.h"
 #include "core/transport/row_kernels.h"
 
 namespace uot {
 
 namespace {
-
-struct alignas(64) ThreadSums {
-    double errA = 0;
-    double errB = 0;
-    bool bad = false;
-};
 
 constexpr std::size_t kParallelThreshold = 1 << 15;
 constexpr std::size_t kGroup = 4;  // rows per pipeline group (the mapRows kernel takes up to 4)
@@ -153,14 +148,7 @@ public:
             }
             sums[t] = local;
         }
-        bool bad = false;
-        errA = errB = 0;
-        for (int t = 0; t < used; ++t) {
-            bad = bad || sums[t].bad;
-            errA += sums[t].errA;
-            errB += sums[t].errB;
-        }
-        return bad ? PassStatus::NotFinite : PassStatus::Ok;
+        return mergeThreadSums(sums, used, errA, errB);
     }
 
     // The row sums of A beta are the plan's row marginals (u, v are implied by A).

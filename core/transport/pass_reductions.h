@@ -1,0 +1,85 @@
+#pragma once
+// Steps shared by the parallel passes of the CPU variants (fused, pot-style,
+// mapuot, log): per-thread partial results and their merge, and the scaling
+// updates that follow a pass. Private to core/transport.
+
+#include <cmath>
+#include <cstddef>
+#include <span>
+
+#include "core/transport/scaling_loop.h"
+
+namespace uot {
+
+// Per-thread scalars of a pass, one cache line each (no false sharing).
+struct alignas(64) ThreadSums {
+    double errA = 0;   // partial |P 1 - a|_1
+    double errB = 0;   // partial |P^T 1 - b|_1
+    bool bad = false;  // a scaling became zero, infinite or NaN
+};
+
+// Adds up the first `used` threads' sums into errA / errB and tells whether any was bad.
+inline PassStatus mergeThreadSums(const ThreadSums* sums, int used, double& errA, double& errB)
+{
+    bool bad = false;
+    errA = errB = 0;
+    for (int t = 0; t < used; ++t) {
+        bad = bad || sums[t].bad;
+        errA += sums[t].errA;
+        errB += sums[t].errB;
+    }
+    return bad ? PassStatus::NotFinite : PassStatus::Ok;
+}
+
+// Rows i0 .. i0+nb-1 after their sums r (= (K v)_i) are known:
+//   uNew_i = (a_i / r_i)^fa, rounded to T and stored in ut[0..nb) too;
+// adds |u_i r_i - a_i| to local.errA when rowMarginal (the marginal of the plan
+// with the previous u); a non-positive or non-finite u marks local.bad and is
+// stored as 0 in ut. Host memory throughout.
+template <typename T, typename Kernels>
+void updateRowScalings(std::size_t i0, std::size_t nb, const T* r, const double* u, std::span<const double> a,
+                       double fa, const Kernels& kern, double* uNew, T* ut, bool rowMarginal, ThreadSums& local)
+{
+    for (std::size_t q = 0; q < nb; ++q) {
+        const std::size_t i = i0 + q;
+        const double ri = static_cast<double>(r[q]);
+        if (rowMarginal) local.errA += std::abs(u[i] * ri - a[i]);
+        uNew[i] = a[i] / ri;
+    }
+    if (fa != 1.0 && nb > 0) kern.powBatch(uNew + i0, fa, uNew + i0, nb);
+    for (std::size_t q = 0; q < nb; ++q) {
+        const std::size_t i = i0 + q;
+        ut[q] = static_cast<T>(uNew[i]);
+        uNew[i] = static_cast<double>(ut[q]);
+        if (!(ut[q] > T(0)) || !std::isfinite(ut[q])) {
+            local.bad = true;
+            ut[q] = T(0);
+        }
+    }
+}
+
+// Columns c0 .. c1-1 after every thread's column partials (rows of length ld,
+// `threads` of them) are complete: s_j = sum of the partials (in float64),
+// vNew_j = (b_j / s_j)^fb rounded to T; adds |v_j s_j - b_j| to local.errB when
+// colMarginal; marks local.bad on a non-positive or non-finite v. col receives s.
+template <typename T, typename Kernels>
+void updateColumnScalings(std::size_t c0, std::size_t c1, const T* partials, int threads, std::size_t ld,
+                          std::span<const double> b, double fb, const Kernels& kern, double* col, double* vNew,
+                          bool colMarginal, ThreadSums& local)
+{
+    for (std::size_t j = c0; j < c1; ++j) {
+        double sum = 0;
+        for (int p = 0; p < threads; ++p) sum += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
+        col[j] = sum;
+        vNew[j] = b[j] / sum;
+    }
+    if (fb != 1.0 && c1 > c0) kern.powBatch(vNew + c0, fb, vNew + c0, c1 - c0);
+    for (std::size_t j = c0; j < c1; ++j) {
+        const T vjT = static_cast<T>(vNew[j]);
+        vNew[j] = static_cast<double>(vjT);
+        if (!(vjT > T(0)) || !std::isfinite(vjT)) local.bad = true;
+        if (colMarginal) local.errB += std::abs(vNew[j] * col[j] - b[j]);
+    }
+}
+
+}  // namespace uot
