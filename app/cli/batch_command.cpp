@@ -6,6 +6,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_text.h"
 #include "app/cli/recolor_options.h"
 #include "core/pipeline/batch_engine.h"
 #include "core/transport/uot_error.h"

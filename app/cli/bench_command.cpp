@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "app/cli/arg_parser.h"
+#include "app/cli/json_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/solver_flags.h"
 #include "core/perf/bandwidth_probe.h"
@@ -77,7 +78,7 @@ public:
     }
     void setInt(const std::string& key, long long value) { put(key, std::to_string(value)); }
     void setBool(const std::string& key, bool value) { put(key, value ? "true" : "false"); }
-    void setString(const std::string& key, const std::string& value) { put(key, quote(value)); }
+    void setString(const std::string& key, const std::string& value) { put(key, jsonString(value)); }
     void setNull(const std::string& key) { put(key, "null"); }
 
     std::string json() const
@@ -85,7 +86,7 @@ public:
         std::string out = "{";
         for (std::size_t i = 0; i < m_items.size(); ++i) {
             if (i) out += ", ";
-            out += quote(m_items[i].first) + ": " + m_items[i].second;
+            out += jsonString(m_items[i].first) + ": " + m_items[i].second;
         }
         return out + "}";
     }
@@ -136,23 +137,6 @@ private:
         for (const auto& item : m_items)
             if (item.first == key) return &item.second;
         return nullptr;
-    }
-    static std::string quote(const std::string& s)
-    {
-        std::string out = "\"";
-        for (char c : s) {
-            if (c == '"' || c == '\\') {
-                out += '\\';
-                out += c;
-            } else if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-        return out + "\"";
     }
     std::vector<std::pair<std::string, std::string>> m_items;
 };

@@ -7,6 +7,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_text.h"
 #include "app/cli/recolor_options.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
@@ -18,14 +19,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string number(double v)
-{
-    if (!std::isfinite(v)) return "null";
-    std::ostringstream o;
-    o.precision(8);
-    o << v;
-    return o.str();
-}
 }  // namespace
 
 int runRecolorCommand(const std::vector<std::string>& rawArgs)
@@ -94,13 +87,13 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
         if (stats.solve) {
             const SolveResult& r = *stats.solve;
             o << ",\n  \"solver\": {\"name\": " << jsonString(r.solver) << ", \"iterations\": " << r.iterations
-              << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"error\": " << number(r.error)
-              << ", \"status\": " << jsonString(toString(r.status)) << ", \"mass\": " << number(r.mass)
-              << ", \"marginal_error_a\": " << number(r.marginalErrorA)
-              << ", \"marginal_error_b\": " << number(r.marginalErrorB) << ", \"objective\": " << number(r.objective)
-              << ", \"ms_per_iteration\": " << number(r.timings.msPerIteration) << ", \"eps\": "
-              << number(cli.recolor.transport.eps) << ", \"tau_a\": " << number(cli.recolor.transport.sourceAdherence)
-              << ", \"tau_b\": " << number(cli.recolor.transport.adherence) << "}";
+              << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"error\": " << jsonNumber(r.error)
+              << ", \"status\": " << jsonString(toString(r.status)) << ", \"mass\": " << jsonNumber(r.mass)
+              << ", \"marginal_error_a\": " << jsonNumber(r.marginalErrorA)
+              << ", \"marginal_error_b\": " << jsonNumber(r.marginalErrorB) << ", \"objective\": " << jsonNumber(r.objective)
+              << ", \"ms_per_iteration\": " << jsonNumber(r.timings.msPerIteration) << ", \"eps\": "
+              << jsonNumber(cli.recolor.transport.eps) << ", \"tau_a\": " << jsonNumber(cli.recolor.transport.sourceAdherence)
+              << ", \"tau_b\": " << jsonNumber(cli.recolor.transport.adherence) << "}";
         }
         o << "\n}\n";
         std::printf("%s", o.str().c_str());

@@ -180,20 +180,6 @@ void StderrProgress::finish()
     m_printed = false;
 }
 
-std::string jsonString(const std::string& text)
-{
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') out += '\\', out += c;
-        else if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else out += c;
-    }
-    return out + "\"";
-}
-
 std::string timingsJson(const PhaseTimings& t)
 {
     std::ostringstream o;

@@ -44,8 +44,7 @@ private:
     std::chrono::steady_clock::time_point m_start, m_last;
 };
 
-// JSON helpers.
-std::string jsonString(const std::string& text);
+// JSON of the phase timings (jsonString / jsonNumber: app/cli/json_text.h).
 std::string timingsJson(const PhaseTimings& t);
 
 }  // namespace uot::cli

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/cli/arg_parser.h"
+#include "app/cli/json_text.h"
 #include "app/cli/commands.h"
 #include "app/cli/solver_flags.h"
 #include "core/npy/npy_io.h"
@@ -32,36 +33,6 @@ std::vector<double> readWeights(const std::string& path, const char* name)
     if (array.shape.size() == 2 && array.shape[0] != 1 && array.shape[1] != 1)
         throw Error(ErrorCode::Io, "'" + path + "': " + name + " must be a 1-D array (got a 2-D array)");
     return array.toDouble();
-}
-
-std::string jsonNumber(double x)
-{
-    if (!std::isfinite(x)) return "null";
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back exactly
-    return std::string(buf, r.ptr);
-}
-
-std::string jsonString(const std::string& text)
-{
-    std::string out = "\"";
-    for (char c : text) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
 }
 
 }  // namespace
