@@ -88,6 +88,10 @@ int main(int argc, char** argv)
             std::printf("run %d: %.3f s = palette %.3f + cost %.4f + solve %.3f (%d it, %.2f ms/it, %s) + map %.3f\n", r + 1, total,
                         t.palette, t.cost, t.solve, pipeline.stats().solve->iterations,
                         pipeline.stats().solve->timings.msPerIteration, pipeline.stats().solve->solver.c_str(), t.map);
+            if (pipeline.stats().solvedOnGpu || pipeline.stats().mappedOnGpu || !pipeline.stats().gpuNote.empty())
+                std::printf("       solve on %s, map on %s%s%s\n", pipeline.stats().solvedOnGpu ? "GPU" : "CPU",
+                            pipeline.stats().mappedOnGpu ? "GPU" : "CPU", pipeline.stats().gpuNote.empty() ? "" : ": ",
+                            pipeline.stats().gpuNote.c_str());
             // A strength change re-runs the per-pixel composition only.
             RecolorSettings half = settings;
             half.mapping.strength = 0.5;

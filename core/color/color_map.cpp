@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/color/color_map_inline.h"
 #include "core/color/color_space_inline.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
@@ -86,21 +87,7 @@ inline LutCoord lutCoord(const DisplacementLut& lut, const float* c)
 
 inline void lutLookup(const DisplacementLut& lut, const float* c, float* r)
 {
-    const std::size_t s = static_cast<std::size_t>(lut.size);
-    const float* v = lut.values.data();
-    const LutCoord k = lutCoord(lut, c);
-    const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
-    const float fx = k.f[0], fy = k.f[1], fz = k.f[2];
-    for (int a = 0; a < 3; ++a) {
-        const float c000 = v[3 * base + a], c001 = v[3 * (base + 1) + a];
-        const float c010 = v[3 * (base + s) + a], c011 = v[3 * (base + s + 1) + a];
-        const float c100 = v[3 * (base + s * s) + a], c101 = v[3 * (base + s * s + 1) + a];
-        const float c110 = v[3 * (base + s * s + s) + a], c111 = v[3 * (base + s * s + s + 1) + a];
-        const float c00 = c000 + fz * (c001 - c000), c01 = c010 + fz * (c011 - c010);
-        const float c10 = c100 + fz * (c101 - c100), c11 = c110 + fz * (c111 - c110);
-        const float c0 = c00 + fy * (c01 - c00), c1 = c10 + fy * (c11 - c10);
-        r[a] = c0 + fx * (c1 - c0);
-    }
+    color_detail::lutLookupRaw(lut.values.data(), lut.size, lut.lo, lut.step, c, r);
 }
 
 }  // namespace
@@ -318,18 +305,8 @@ std::vector<float> guidedCoefficients(const std::vector<float>& I, const std::ve
     return coefMean;
 }
 
-// Bilinear position of full-resolution pixel x in a grid subsampled by s.
-struct Bilinear {
-    int i0, i1;
-    float w;
-};
-inline Bilinear bilinear(int x, int s, int lowSize)
-{
-    float f = (static_cast<float>(x) + 0.5f) / static_cast<float>(s) - 0.5f;
-    f = std::clamp(f, 0.0f, static_cast<float>(lowSize - 1));
-    const int i0 = std::min(static_cast<int>(f), lowSize - 1);
-    return {i0, std::min(i0 + 1, lowSize - 1), f - static_cast<float>(i0)};
-}
+using color_detail::Bilinear;
+inline Bilinear bilinear(int x, int s, int lowSize) { return color_detail::bilinearAt(x, s, lowSize); }
 
 }  // namespace
 
@@ -379,38 +356,14 @@ void guidedFilter(const float* guide, float* field, int width, int height, int c
 namespace {
 
 struct SrgbEncoder {
-    static constexpr int kSize = 8192;
+    static constexpr int kSize = color_detail::kSrgbEncodeSize;
     std::vector<float> table;
     SrgbEncoder() : table(kSize + 2)
     {
         for (int i = 0; i <= kSize + 1; ++i) table[i] = static_cast<float>(linearToSrgb(std::min(1.0, i / double(kSize))));
     }
-    float operator()(float v) const
-    {
-        if (!(v > 0.0f)) return 0.0f;
-        if (v >= 1.0f) return 1.0f;
-        const float t = v * kSize;
-        const int i = static_cast<int>(t);
-        return table[i] + (t - i) * (table[i + 1] - table[i]);
-    }
+    float operator()(float v) const { return color_detail::srgbEncode(table.data(), v); }
 };
-
-inline void gamutMap(GamutMode mode, float c[3])
-{
-    const bool inside = c[0] >= 0 && c[0] <= 1 && c[1] >= 0 && c[1] <= 1 && c[2] >= 0 && c[2] <= 1;
-    if (inside) return;
-    if (mode == GamutMode::Compress) {
-        float y = 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
-        y = std::clamp(y, 0.0f, 1.0f);
-        float t = 1.0f;
-        for (int k = 0; k < 3; ++k) {
-            if (c[k] > 1.0f && c[k] - y > 0) t = std::min(t, (1.0f - y) / (c[k] - y));
-            if (c[k] < 0.0f && y - c[k] > 0) t = std::min(t, y / (y - c[k]));
-        }
-        for (int k = 0; k < 3; ++k) c[k] = y + t * (c[k] - y);
-    }
-    for (int k = 0; k < 3; ++k) c[k] = std::clamp(c[k], 0.0f, 1.0f);
-}
 
 }  // namespace
 
@@ -431,21 +384,8 @@ struct Composer {
 
     void pixel(std::size_t p, const float* c, const float* d) const
     {
-        float w[3] = {c[0] + strength * d[0], c[1] + strength * d[1], c[2] + strength * d[2]};
-        if (keepL && space != WorkingSpace::LinearRgb) w[0] = c[0];
-        float rgb[3] = {0, 0, 0};
-        color_detail::spaceToLinearFast(space, w, rgb);
-        if (keepL && space == WorkingSpace::LinearRgb) {
-            const float y0 = 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
-            const float y1 = 0.2126729f * rgb[0] + 0.7151522f * rgb[1] + 0.0721750f * rgb[2];
-            if (y1 > 1e-6f) {
-                const float k = y0 / y1;
-                for (float& v : rgb) v *= k;
-            } else {
-                rgb[0] = rgb[1] = rgb[2] = y0;
-            }
-        }
-        gamutMap(gamut, rgb);
+        float rgb[3];
+        color_detail::composeLinear(space, strength, keepL, gamut, c, d, rgb);
         for (int k = 0; k < 3; ++k) {
             const float e = encoder(rgb[k]) * maxValue + 0.5f;
             if (deep)
@@ -499,12 +439,7 @@ void composeResult(const float* colors, const float* displacement, WorkingSpace 
         composer.pixel(static_cast<std::size_t>(p), colors + 3 * p, displacement + 3 * p);
 }
 
-float guideValue(WorkingSpace space, const float* c)
-{
-    if (space == WorkingSpace::Lab) return c[0] * 0.01f;
-    if (space == WorkingSpace::Oklab) return c[0];
-    return 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
-}
+float guideValue(WorkingSpace space, const float* c) { return color_detail::guideOf(space, c); }
 
 int smoothingRadiusPixels(const MappingSettings& settings, int width, int height)
 {

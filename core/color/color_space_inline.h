@@ -1,12 +1,22 @@
 #pragma once
 // Internal: single-precision fast paths of the conversions in color_space.h,
 // inlined into the per-pixel loops. Not part of the public API.
+// The functions marked UOT_HD are also compiled for the GPU (gpu/gpu_color_map.cu)
+// when this header is included by nvcc; elsewhere UOT_HD is empty.
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "core/color/color_space.h"
+
+#ifndef UOT_HD
+#if defined(__CUDACC__)
+#define UOT_HD __host__ __device__
+#else
+#define UOT_HD
+#endif
+#endif
 
 namespace uot::color_detail {
 
@@ -15,7 +25,7 @@ inline constexpr double kWhiteZ = 1.08883;
 
 // Cube root for any float: bit-level first guess, then two Halley steps
 // (relative error below 1e-7 for normal inputs).
-inline float fastCbrt(float x)
+UOT_HD inline float fastCbrt(float x)
 {
     if (x == 0.0f) return 0.0f;
     const bool negative = x < 0.0f;
@@ -34,7 +44,7 @@ inline float fastCbrt(float x)
 
 // exp(x) for x <= 0 (0 below -80), relative error about 2e-7; branch-free so that
 // loops over it vectorise.
-inline float fastExpNegative(float x)
+UOT_HD inline float fastExpNegative(float x)
 {
     x = x < -80.0f ? -80.0f : x;
     const float t = x * 1.44269504f;            // x / ln 2, in [-115.5, 0]
@@ -49,7 +59,7 @@ inline float fastExpNegative(float x)
     return x <= -80.0f ? 0.0f : p * scale;
 }
 
-inline float labF(float t)
+UOT_HD inline float labF(float t)
 {
     constexpr float d3 = 216.0f / 24389.0f;  // (6/29)^3
     return t > d3 ? fastCbrt(t) : t * (841.0f / 108.0f) + 4.0f / 29.0f;
@@ -70,7 +80,7 @@ struct LabFTable {
             values[i] = static_cast<float>(t > d3 ? std::cbrt(t) : t * (841.0 / 108.0) + 4.0 / 29.0);
         }
     }
-    float operator()(float t) const
+    UOT_HD float operator()(float t) const
     {
         if (!(t >= 0.0f) || t >= kMax) return labF(t);
         const float x = t * (kSize / kMax);
@@ -85,19 +95,26 @@ inline const LabFTable& labFTable()
     return table;
 }
 
-inline float labFInv(float f)
+UOT_HD inline float labFInv(float f)
 {
     return f > 6.0f / 29.0f ? f * f * f : (108.0f / 841.0f) * (f - 4.0f / 29.0f);
 }
 
-inline void linearToSpaceFast(WorkingSpace space, const float c[3], float* out)
+// The exact labF as a functor (the device path; no table).
+struct LabFExact {
+    UOT_HD float operator()(float t) const { return labF(t); }
+};
+
+// Linear RGB -> working space with a given CIELAB f(t) (table on the host,
+// LabFExact on the GPU).
+template <typename LabFunction>
+UOT_HD inline void linearToSpaceWith(WorkingSpace space, const float c[3], float* out, const LabFunction& f)
 {
     switch (space) {
     case WorkingSpace::Lab: {
         const float x = 0.4124564f * c[0] + 0.3575761f * c[1] + 0.1804375f * c[2];
         const float y = 0.2126729f * c[0] + 0.7151522f * c[1] + 0.0721750f * c[2];
         const float z = 0.0193339f * c[0] + 0.1191920f * c[1] + 0.9503041f * c[2];
-        const LabFTable& f = labFTable();
         const float fx = f(x * static_cast<float>(1.0 / kWhiteX));
         const float fy = f(y);
         const float fz = f(z * static_cast<float>(1.0 / kWhiteZ));
@@ -119,7 +136,12 @@ inline void linearToSpaceFast(WorkingSpace space, const float c[3], float* out)
     }
 }
 
-inline void spaceToLinearFast(WorkingSpace space, const float* in, float c[3])
+inline void linearToSpaceFast(WorkingSpace space, const float c[3], float* out)
+{
+    linearToSpaceWith(space, c, out, labFTable());
+}
+
+UOT_HD inline void spaceToLinearFast(WorkingSpace space, const float* in, float c[3])
 {
     switch (space) {
     case WorkingSpace::Lab: {

@@ -11,6 +11,8 @@
 #include "core/registry/solver_registry.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
+#include "gpu/gpu_backend.h"
+#include "gpu/gpu_color_map.h"
 
 namespace uot {
 
@@ -44,6 +46,23 @@ void report(const PipelineControl& control, PipelineStage stage, double fraction
     p.stage = stage;
     p.fraction = fraction;
     control.onProgress(p);
+}
+
+bool isGpuSolverName(const std::string& name) { return name.rfind("gpu-", 0) == 0; }
+
+// The CPU variant standing in for a GPU one ("gpu-fused" -> "fused"; "auto" otherwise).
+std::string cpuFallbackSolver(const std::string& gpuName)
+{
+    const std::string base = gpuName.substr(4);
+    for (const char* known : {"pot-style", "mapuot", "fused", "log"})
+        if (base == known) return base;
+    return "auto";
+}
+
+void addNote(std::string& notes, const std::string& note)
+{
+    if (!notes.empty()) notes += "; ";
+    notes += note;
 }
 
 bool samePalette(const PaletteSettings& a, const PaletteSettings& b)
@@ -120,6 +139,14 @@ struct RecolorPipeline::State {
     bool fieldValid = false;
     MappingSettings fieldSettings;
 
+    // GPU mapping (with a gpu-* solver and a usable device): the source kept on
+    // the device in the working space, and its block means.
+    std::unique_ptr<gpu::ColorMapper> gpuMapper;
+    bool gpuMapperFailed = false;     // do not retry creating it for this pipeline
+    bool gpuSourceValid = false;
+    WorkingSpace gpuSpace = WorkingSpace::Lab;
+    std::string solveNote, mapNote;   // why the GPU was not used (empty when it was or was not asked for)
+
     void dropFromPalettes()
     {
         problemValid = false;
@@ -128,6 +155,7 @@ struct RecolorPipeline::State {
     }
     void dropFromPlan()
     {
+
         low = {};
         lowSubsample = 0;
         lutValid = false;
@@ -161,6 +189,7 @@ void RecolorPipeline::setSource(Image image)
     s.sourceColorsValid = false;
     s.sourceColors.reset();
     s.sourcePalette.reset();
+    s.gpuSourceValid = false;
     s.dropFromPalettes();
 }
 
@@ -395,47 +424,76 @@ void RecolorPipeline::solve(const PipelineControl& control)
     s.problem.reference = ts.reference;
     validateProblem(s.problem);
 
-    auto& solver = s.solvers[ts.solver];
-    if (!solver) solver = createSolver(ts.solver);
-    SolveOptions options = ts.options;
-    if (options.threads == 0) options.threads = s.settings.threads;
-    // Warm start from the previous plan of the same palettes (new eps / tau / iterations).
-    std::vector<double> warmU, warmV;
-    if (s.plan && s.plan->logU.size() == s.problem.rows() && s.plan->logV.size() == s.problem.cols()) {
-        warmU = s.plan->u();
-        warmV = s.plan->v();
-        const auto finite = [](const std::vector<double>& v) {
-            return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
-        };
-        if (finite(warmU) && finite(warmV)) {
-            options.warmU = warmU;
-            options.warmV = warmV;
-        }
-    } else {
-        options.warmU = {};
-        options.warmV = {};
-        if (ts.multiscale && s.problem.reference == ReferenceMeasure::Ones &&
-            s.problem.rows() > 2 * static_cast<std::size_t>(ts.coarseSize) &&
-            s.problem.cols() > 2 * static_cast<std::size_t>(ts.coarseSize)) {
-            warmV = coarseWarmStart(s, *solver, options, control);
-            if (!warmV.empty()) options.warmV = warmV;
+    // A gpu-* solver runs on the GPU when one is usable; otherwise, or when the
+    // GPU fails, the same variant on the CPU (with a note in the stats).
+    std::string solverName = ts.solver;
+    s.solveNote.clear();
+    const bool wantGpu = isGpuSolverName(ts.solver);
+    if (wantGpu) {
+        const std::string reason = gpu::unavailableReason();
+        if (!reason.empty()) {
+            solverName = cpuFallbackSolver(ts.solver);
+            s.solveNote = "GPU unavailable (" + reason + "): solved on the CPU with '" + solverName + "'";
         }
     }
-    SolveControl sc;
-    sc.cancel = control.cancel;
-    if (control.onProgress) {
-        const int maxIter = options.maxIterations;
-        sc.onProgress = [&control, maxIter](const SolveProgress& p) {
-            PipelineProgress pp;
-            pp.stage = PipelineStage::Solve;
-            pp.fraction = std::min(1.0, static_cast<double>(p.iteration) / maxIter);
-            pp.solve = &p;
-            control.onProgress(pp);
-        };
+    SolveOptions baseOptions = ts.options;
+    if (baseOptions.threads == 0) baseOptions.threads = s.settings.threads;
+    const auto runSolve = [&](const std::string& name) {
+        auto& solver = s.solvers[name];
+        if (!solver) solver = createSolver(name);
+        SolveOptions options = baseOptions;
+        // Warm start from the previous plan of the same palettes (new eps / tau / iterations).
+        std::vector<double> warmU, warmV;
+        if (s.plan && s.plan->logU.size() == s.problem.rows() && s.plan->logV.size() == s.problem.cols()) {
+            warmU = s.plan->u();
+            warmV = s.plan->v();
+            const auto finite = [](const std::vector<double>& v) {
+                return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x > 0; });
+            };
+            if (finite(warmU) && finite(warmV)) {
+                options.warmU = warmU;
+                options.warmV = warmV;
+            }
+        } else {
+            options.warmU = {};
+            options.warmV = {};
+            if (ts.multiscale && s.problem.reference == ReferenceMeasure::Ones &&
+                s.problem.rows() > 2 * static_cast<std::size_t>(ts.coarseSize) &&
+                s.problem.cols() > 2 * static_cast<std::size_t>(ts.coarseSize)) {
+                warmV = coarseWarmStart(s, *solver, options, control);
+                if (!warmV.empty()) options.warmV = warmV;
+            }
+        }
+        SolveControl sc;
+        sc.cancel = control.cancel;
+        if (control.onProgress) {
+            const int maxIter = options.maxIterations;
+            sc.onProgress = [&control, maxIter](const SolveProgress& p) {
+                PipelineProgress pp;
+                pp.stage = PipelineStage::Solve;
+                pp.fraction = std::min(1.0, static_cast<double>(p.iteration) / maxIter);
+                pp.solve = &p;
+                control.onProgress(pp);
+            };
+        }
+        report(control, PipelineStage::Solve, 0.0);
+        return solver->solve(s.problem, options, sc);
+    };
+    SolveResult result;
+    try {
+        result = runSolve(solverName);
+    } catch (const Error& e) {
+        if (!isGpuSolverName(solverName) ||
+            (e.code() != ErrorCode::Unavailable && e.code() != ErrorCode::Device && e.code() != ErrorCode::OutOfMemory))
+            throw;
+        const std::string fallback = cpuFallbackSolver(solverName);
+        addNote(s.solveNote, std::string("the GPU solve failed (") + e.what() + "): solved on the CPU with '" + fallback + "'");
+        solverName = fallback;
+        result = runSolve(solverName);
     }
-    report(control, PipelineStage::Solve, 0.0);
-    SolveResult result = solver->solve(s.problem, options, sc);
     if (result.cancelled) throw Cancelled();
+    s.stats.solvedOnGpu = isGpuSolverName(solverName);
+    s.stats.gpuNote = s.solveNote;
     s.dropFromPlan();
     s.plan = std::move(result);
     s.planSettings = ts;
@@ -443,6 +501,39 @@ void RecolorPipeline::solve(const PipelineControl& control)
     s.stats.planFromCache = false;
     s.stats.timings.solve = secondsSince(start);
     report(control, PipelineStage::Solve, 1.0);
+}
+
+// The GPU mapper of this pipeline when its settings ask for the GPU (a gpu-*
+// solver) and a device is usable; null otherwise (the note says why).
+gpu::ColorMapper* RecolorPipeline::useGpuMapper(State& s)
+{
+    if (!isGpuSolverName(s.settings.transport.solver)) return nullptr;
+    if (s.gpuMapper) return s.gpuMapper.get();
+    if (s.gpuMapperFailed) {
+        s.mapNote = "mapped on the CPU (the GPU mapping failed earlier in this pipeline)";
+        return nullptr;
+    }
+    const std::string reason = gpu::unavailableReason();
+    if (!reason.empty()) {
+        s.mapNote = "GPU unavailable (" + reason + "): mapped on the CPU";
+        return nullptr;
+    }
+    try {
+        s.gpuMapper = std::make_unique<gpu::ColorMapper>(s.settings.transport.options.device);
+    } catch (const Error& e) {
+        return gpuMappingFailed(s, e);
+    }
+    return s.gpuMapper.get();
+}
+
+// Drops the GPU mapper after a failure and records why; the caller continues on the CPU.
+gpu::ColorMapper* RecolorPipeline::gpuMappingFailed(State& s, const Error& e)
+{
+    addNote(s.mapNote, std::string("the GPU mapping failed (") + e.what() + "): mapped on the CPU");
+    s.gpuMapper.reset();
+    s.gpuMapperFailed = true;
+    s.gpuSourceValid = false;
+    return nullptr;
 }
 
 Image RecolorPipeline::render(const PipelineControl& control)
@@ -464,6 +555,31 @@ Image RecolorPipeline::render(const PipelineControl& control)
     // filter; without, at every pixel.
     const int radius = smoothingRadiusPixels(ms, src.width, src.height);
     const int sub = radius >= 1 ? smoothingSubsample(ms, radius) : 0;
+    // GPU mapping: with a gpu-* solver and a usable device the source is kept on
+    // the device in the working space; block means and the composition run there.
+    s.mapNote.clear();
+    gpu::ColorMapper* mapper = useGpuMapper(s);
+    if (mapper) {
+        try {
+            if (!s.gpuSourceValid || s.gpuSpace != s.settings.space) {
+                s.gpuSourceValid = false;
+                LowResolution low = mapper->setSource(src, s.settings.space, sub);
+                s.gpuSourceValid = true;
+                s.gpuSpace = s.settings.space;
+                if (sub > 0) {
+                    s.low = std::move(low);
+                    s.lowSubsample = sub;
+                    s.lutValid = false;
+                }
+            } else if (sub > 0 && sub != s.lowSubsample) {
+                s.low = mapper->blockMeans(sub);
+                s.lowSubsample = sub;
+                s.lutValid = false;
+            }
+        } catch (const Error& e) {
+            mapper = gpuMappingFailed(s, e);
+        }
+    }
     if (sub != s.lowSubsample) {
         s.low = sub > 0 ? downsampleColors(s.sourceColors.data(), src.width, src.height, s.settings.space, sub, threads)
                         : LowResolution{};
@@ -491,7 +607,17 @@ Image RecolorPipeline::render(const PipelineControl& control)
     report(control, PipelineStage::Map, 0.6);
     checkCancel(control);
     Image result = Image::allocate(src.width, src.height, src.channels == 4 ? 4 : 3, src.depth);
-    composeMapped(s.sourceColors.data(), s.lut, s.field, s.settings.space, ms, src, result, threads);
+    if (mapper) {
+        try {
+            mapper->compose(s.lut, s.field, ms, result);
+        } catch (const Error& e) {
+            mapper = gpuMappingFailed(s, e);
+        }
+    }
+    if (!mapper) composeMapped(s.sourceColors.data(), s.lut, s.field, s.settings.space, ms, src, result, threads);
+    s.stats.mappedOnGpu = mapper != nullptr;
+    s.stats.gpuNote = s.solveNote;
+    if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);
     s.stats.timings.map = secondsSince(start);
     report(control, PipelineStage::Map, 1.0);
     return result;
@@ -514,6 +640,7 @@ void RecolorPipeline::clearCaches()
     s.sourceColorsValid = false;
     s.sourceColors.reset();
     s.sourcePalette.reset();
+    s.gpuSourceValid = false;
     if (!s.externalReferencePalette) s.referencePalette.reset();
     s.dropFromPalettes();
     s.solvers.clear();

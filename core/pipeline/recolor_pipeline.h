@@ -37,6 +37,11 @@
 
 namespace uot {
 
+class Error;
+namespace gpu {
+class ColorMapper;
+}
+
 // Thrown when a PipelineControl::cancel flag is observed set.
 class Cancelled : public std::runtime_error {
 public:
@@ -121,6 +126,13 @@ struct PipelineStats {
     bool paletteFromCache = false;     // last prepare reused both palettes
     bool planFromCache = false;        // last solve reused the plan
     bool fieldFromCache = false;       // last render reused the smoothed displacement field
+    // GPU use of the last solve / render: with a gpu-* solver and a usable device,
+    // the solve runs on the GPU and the per-pixel mapping (conversion, block means,
+    // composition) too (gpu/gpu_color_map.h). When the GPU is unavailable or
+    // fails, the CPU path is used and gpuNote says why (empty otherwise).
+    bool solvedOnGpu = false;
+    bool mappedOnGpu = false;
+    std::string gpuNote;
 };
 
 class RecolorPipeline {
@@ -173,6 +185,8 @@ private:
     struct State;
     static std::vector<double> coarseWarmStart(State& s, UotSolver& solver, const SolveOptions& fineOptions,
                                                const PipelineControl& control);
+    static gpu::ColorMapper* useGpuMapper(State& s);
+    static gpu::ColorMapper* gpuMappingFailed(State& s, const Error& e);
     std::unique_ptr<State> m_state;
 };
 

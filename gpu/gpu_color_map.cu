@@ -1,0 +1,373 @@
+// GPU per-pixel mapping (gpu_color_map.h). The per-pixel formulas are the
+// inline functions of core/color/color_space_inline.h and color_map_inline.h,
+// compiled here for the device (UOT_HD), so CPU and GPU share one definition.
+
+#include "gpu/gpu_color_map.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/color/color_map_inline.h"
+#include "core/color/color_space_inline.h"
+#include "core/transport/uot_error.h"
+#include "gpu/cuda_support.h"
+#include "gpu/gpu_backend.h"
+
+namespace uot::gpu {
+
+using detail::DeviceBuffer;
+using detail::Stream;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+constexpr int kThreads = 256;
+unsigned blocksFor(std::size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+// Pixels [first, first + count) of an image with `channels` samples per pixel
+// -> working-space colors (3 floats per pixel).
+template <typename Sample>
+__global__ void convertKernel(const Sample* __restrict__ samples, int channels, std::size_t first, std::size_t count,
+                              const float* __restrict__ decode, WorkingSpace space, float* __restrict__ colors)
+{
+    const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    const std::size_t p = first + k;
+    const Sample* s = samples + p * channels;
+    float rgb[3];
+    if (channels == 1) {
+        rgb[0] = rgb[1] = rgb[2] = decode[s[0]];
+    } else {
+        rgb[0] = decode[s[0]];
+        rgb[1] = decode[s[1]];
+        rgb[2] = decode[s[2]];
+    }
+    color_detail::linearToSpaceWith(space, rgb, colors + 3 * p, color_detail::LabFExact{});
+}
+
+// Block means over s x s blocks (partial at the right and bottom edges), as
+// downsampleColors: low colors (wl x hl x 3) and guide (wl x hl).
+__global__ void blockMeansKernel(const float* __restrict__ colors, int width, int height, int s, int wl, int hl,
+                                 WorkingSpace space, float* __restrict__ lowColors, float* __restrict__ lowGuide)
+{
+    const int lx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ly = blockIdx.y;
+    if (lx >= wl || ly >= hl) return;
+    const int y1 = min(height, (ly + 1) * s), x1 = min(width, (lx + 1) * s);
+    double a0 = 0, a1 = 0, a2 = 0;
+    int cnt = 0;
+    for (int y = ly * s; y < y1; ++y)
+        for (int x = lx * s; x < x1; ++x, ++cnt) {
+            const float* c = colors + 3 * (static_cast<std::size_t>(y) * width + x);
+            a0 += c[0], a1 += c[1], a2 += c[2];
+        }
+    const std::size_t k = static_cast<std::size_t>(ly) * wl + lx;
+    float* o = lowColors + 3 * k;
+    o[0] = static_cast<float>(a0 / cnt);
+    o[1] = static_cast<float>(a1 / cnt);
+    o[2] = static_cast<float>(a2 / cnt);
+    lowGuide[k] = color_detail::guideOf(space, o);
+}
+
+struct ComposeParams {
+    WorkingSpace space;
+    float strength;
+    bool keepL;
+    GamutMode gamut;
+    int width, height;
+    int srcChannels, outChannels;
+    bool copyAlpha;
+    float maxValue;
+    // smoothed field
+    bool smoothed;
+    int subsample, lowWidth, lowHeight;
+    // LUT
+    int lutSize;
+    double lo[3], step[3];
+};
+
+template <typename Sample>
+__global__ void composeKernel(ComposeParams prm, const float* __restrict__ colors, const Sample* __restrict__ source,
+                              const float* __restrict__ coef, const float* __restrict__ lut,
+                              const float* __restrict__ encode, Sample* __restrict__ out)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= prm.width || y >= prm.height) return;
+    const std::size_t p = static_cast<std::size_t>(y) * prm.width + x;
+    const float* c = colors + 3 * p;
+    float d[3];
+    if (prm.smoothed) {
+        // Same order as the CPU loop: along y first, then along x.
+        const color_detail::Bilinear by = color_detail::bilinearAt(y, prm.subsample, prm.lowHeight);
+        const color_detail::Bilinear bx = color_detail::bilinearAt(x, prm.subsample, prm.lowWidth);
+        const std::size_t wl = static_cast<std::size_t>(prm.lowWidth);
+        const float* r00 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i0) * 6;
+        const float* r10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * 6;
+        const float* r01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * 6;
+        const float* r11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * 6;
+        const float g = color_detail::guideOf(prm.space, c);
+        for (int k = 0; k < 3; ++k) {
+            const float a0 = r00[k] + by.w * (r10[k] - r00[k]);
+            const float a1 = r01[k] + by.w * (r11[k] - r01[k]);
+            const float b0 = r00[3 + k] + by.w * (r10[3 + k] - r00[3 + k]);
+            const float b1 = r01[3 + k] + by.w * (r11[3 + k] - r01[3 + k]);
+            const float a = a0 + bx.w * (a1 - a0);
+            const float b = b0 + bx.w * (b1 - b0);
+            d[k] = a * g + b;
+        }
+    } else {
+        color_detail::lutLookupRaw(lut, prm.lutSize, prm.lo, prm.step, c, d);
+    }
+    float rgb[3];
+    color_detail::composeLinear(prm.space, prm.strength, prm.keepL, prm.gamut, c, d, rgb);
+    Sample* o = out + p * prm.outChannels;
+    for (int k = 0; k < 3; ++k)
+        o[k] = static_cast<Sample>(color_detail::srgbEncode(encode, rgb[k]) * prm.maxValue + 0.5f);
+    if (prm.outChannels == 4)
+        o[3] = prm.copyAlpha ? source[p * 4 + 3] : static_cast<Sample>(prm.maxValue);
+}
+
+// Pinned host memory that grows on demand and is kept between calls.
+class Staging {
+public:
+    ~Staging()
+    {
+        if (m_data) cudaFreeHost(m_data);
+    }
+    std::uint8_t* ensure(std::size_t bytes)
+    {
+        if (bytes > m_capacity) {
+            if (m_data) cudaFreeHost(m_data);
+            m_data = nullptr;
+            m_capacity = 0;
+            void* p = nullptr;
+            UOT_CUDA_CHECK(cudaMallocHost(&p, bytes));
+            m_data = static_cast<std::uint8_t*>(p);
+            m_capacity = bytes;
+        }
+        return m_data;
+    }
+
+private:
+    std::uint8_t* m_data = nullptr;
+    std::size_t m_capacity = 0;
+};
+
+constexpr std::size_t kChunkBytes = std::size_t(4) << 20;  // overlap granularity of the host copies and transfers
+
+}  // namespace
+
+struct ColorMapper::Impl {
+    int device = 0;
+    Stream stream;
+    DeviceBuffer<float> decode8, decode16, encode;
+    DeviceBuffer<std::uint8_t> pixels, output;
+    DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut;
+    Staging upStage, downStage;
+    bool hasSource = false;
+    int width = 0, height = 0, channels = 3, depth = 8;
+    WorkingSpace space = WorkingSpace::Lab;
+    double setSourceSeconds = 0, composeSeconds = 0;
+};
+
+ColorMapper::ColorMapper(int device)
+{
+    const std::string reason = unavailableReason();
+    if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
+    int count = 0;
+    UOT_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (device < 0 || device >= count)
+        throw Error(ErrorCode::InvalidArgument, "GPU " + std::to_string(device) + " does not exist (this machine has " +
+                                                    std::to_string(count) + ")");
+    detail::DeviceGuard guard(device);
+    m_impl = std::make_unique<Impl>();
+    Impl& m = *m_impl;
+    m.device = device;
+    // The same tables as the CPU path (color_space.cpp / color_map.cpp).
+    std::vector<float> t8(256), t16(65536), enc(color_detail::kSrgbEncodeSize + 2);
+    for (int i = 0; i < 256; ++i) t8[i] = static_cast<float>(srgbToLinear(i / 255.0));
+    for (int i = 0; i < 65536; ++i) t16[i] = static_cast<float>(srgbToLinear(i / 65535.0));
+    for (int i = 0; i <= color_detail::kSrgbEncodeSize + 1; ++i)
+        enc[i] = static_cast<float>(linearToSrgb(std::min(1.0, i / double(color_detail::kSrgbEncodeSize))));
+    m.decode8.allocate(t8.size());
+    m.decode16.allocate(t16.size());
+    m.encode.allocate(enc.size());
+    UOT_CUDA_CHECK(cudaMemcpy(m.decode8.get(), t8.data(), t8.size() * sizeof(float), cudaMemcpyHostToDevice));
+    UOT_CUDA_CHECK(cudaMemcpy(m.decode16.get(), t16.data(), t16.size() * sizeof(float), cudaMemcpyHostToDevice));
+    UOT_CUDA_CHECK(cudaMemcpy(m.encode.get(), enc.data(), enc.size() * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+ColorMapper::~ColorMapper() = default;
+
+bool ColorMapper::hasSource() const { return m_impl && m_impl->hasSource; }
+double ColorMapper::lastSetSourceSeconds() const { return m_impl ? m_impl->setSourceSeconds : 0; }
+double ColorMapper::lastComposeSeconds() const { return m_impl ? m_impl->composeSeconds : 0; }
+
+LowResolution ColorMapper::setSource(const Image& source, WorkingSpace space, int subsample)
+{
+    validateImage(source, "source image");
+    const auto start = Clock::now();
+    Impl& m = *m_impl;
+    detail::DeviceGuard guard(m.device);
+    m.hasSource = false;
+    cudaStream_t st = m.stream.get();
+    const std::size_t n = source.pixelCount();
+    const std::size_t bytes = source.byteSize();
+    const std::size_t pixelBytes = static_cast<std::size_t>(source.channels) * source.bytesPerSample();
+    m.pixels.ensure(bytes);
+    m.colors.ensure(3 * n);
+    std::uint8_t* stage = m.upStage.ensure(bytes);
+    // Chunks of whole pixels: the host copy of chunk k+1 overlaps the transfer and
+    // conversion of chunk k.
+    const std::size_t chunkPixels = std::max<std::size_t>(1, kChunkBytes / pixelBytes);
+    for (std::size_t first = 0; first < n; first += chunkPixels) {
+        const std::size_t count = std::min(chunkPixels, n - first);
+        const std::size_t off = first * pixelBytes, len = count * pixelBytes;
+        std::memcpy(stage + off, source.data.data() + off, len);
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m.pixels.get() + off, stage + off, len, cudaMemcpyHostToDevice, st));
+        if (source.depth == 16)
+            convertKernel<std::uint16_t><<<blocksFor(count), kThreads, 0, st>>>(
+                reinterpret_cast<const std::uint16_t*>(m.pixels.get()), source.channels, first, count, m.decode16.get(),
+                space, m.colors.get());
+        else
+            convertKernel<std::uint8_t><<<blocksFor(count), kThreads, 0, st>>>(
+                m.pixels.get(), source.channels, first, count, m.decode8.get(), space, m.colors.get());
+        UOT_CUDA_CHECK_LAUNCH();
+    }
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    m.hasSource = true;
+    m.width = source.width;
+    m.height = source.height;
+    m.channels = source.channels;
+    m.depth = source.depth;
+    m.space = space;
+    LowResolution low = subsample >= 1 ? blockMeans(subsample) : LowResolution{};
+    m.setSourceSeconds = secondsSince(start);
+    return low;
+}
+
+LowResolution ColorMapper::blockMeans(int subsample)
+{
+    Impl& m = *m_impl;
+    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::blockMeans: no source set");
+    if (subsample < 1) throw Error(ErrorCode::InvalidArgument, "ColorMapper::blockMeans: subsample must be >= 1");
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+    LowResolution low;
+    const int s = subsample;
+    low.subsample = s;
+    low.width = (m.width + s - 1) / s;
+    low.height = (m.height + s - 1) / s;
+    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
+    m.lowColors.ensure(3 * nl);
+    m.lowGuide.ensure(nl);
+    const dim3 grid((low.width + 127) / 128, low.height);
+    blockMeansKernel<<<grid, 128, 0, st>>>(m.colors.get(), m.width, m.height, s, low.width, low.height, m.space,
+                                            m.lowColors.get(), m.lowGuide.get());
+    UOT_CUDA_CHECK_LAUNCH();
+    low.colors.resize(3 * nl);
+    low.guide.resize(nl);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(low.colors.data(), m.lowColors.get(), 3 * nl * sizeof(float), cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(low.guide.data(), m.lowGuide.get(), nl * sizeof(float), cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    return low;
+}
+
+void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
+                          Image& result)
+{
+    Impl& m = *m_impl;
+    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::compose: no source set");
+    if (result.width != m.width || result.height != m.height || (result.channels != 3 && result.channels != 4))
+        throw Error(ErrorCode::InvalidArgument, "compose: the result must have the source's size and 3 or 4 channels");
+    validateImage(result, "result");
+    if (field.smoothed && (field.width != m.width || field.height != m.height))
+        throw Error(ErrorCode::InvalidArgument, "composeMapped: the field was computed for another image size");
+    if (!field.smoothed && (lut.size < 2 || lut.values.size() != 3 * std::size_t(lut.size) * lut.size * lut.size))
+        throw Error(ErrorCode::InvalidArgument, "compose: the LUT is empty or inconsistent");
+    const auto start = Clock::now();
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+
+    ComposeParams prm{};
+    prm.space = m.space;
+    prm.strength = static_cast<float>(settings.strength);
+    prm.keepL = settings.preserveLuminance;
+    prm.gamut = settings.gamut;
+    prm.width = m.width;
+    prm.height = m.height;
+    prm.srcChannels = m.channels;
+    prm.outChannels = result.channels;
+    prm.copyAlpha = result.channels == 4 && m.channels == 4 && m.depth == result.depth;
+    prm.maxValue = result.depth == 16 ? 65535.0f : 255.0f;
+    prm.smoothed = field.smoothed;
+    if (field.smoothed) {
+        prm.subsample = field.subsample;
+        prm.lowWidth = field.lowWidth;
+        prm.lowHeight = field.lowHeight;
+        m.coef.ensure(field.coefficients.size());
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m.coef.get(), field.coefficients.data(), field.coefficients.size() * sizeof(float),
+                                       cudaMemcpyHostToDevice, st));
+    } else {
+        prm.lutSize = lut.size;
+        for (int a = 0; a < 3; ++a) prm.lo[a] = lut.lo[a], prm.step[a] = lut.step[a];
+        m.lut.ensure(lut.values.size());
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m.lut.get(), lut.values.data(), lut.values.size() * sizeof(float),
+                                       cudaMemcpyHostToDevice, st));
+    }
+    const std::size_t bytes = result.byteSize();
+    m.output.ensure(bytes);
+    const dim3 grid((m.width + 127) / 128, m.height);
+    if (result.depth == 16) {
+        if (prm.copyAlpha || m.depth == 16)
+            composeKernel<std::uint16_t><<<grid, 128, 0, st>>>(
+                prm, m.colors.get(), reinterpret_cast<const std::uint16_t*>(m.pixels.get()), m.coef.get(), m.lut.get(),
+                m.encode.get(), reinterpret_cast<std::uint16_t*>(m.output.get()));
+        else {
+            prm.copyAlpha = false;
+            composeKernel<std::uint16_t><<<grid, 128, 0, st>>>(prm, m.colors.get(), nullptr, m.coef.get(), m.lut.get(),
+                                                                m.encode.get(),
+                                                                reinterpret_cast<std::uint16_t*>(m.output.get()));
+        }
+    } else {
+        const std::uint8_t* src = m.depth == 8 ? m.pixels.get() : nullptr;
+        if (!src) prm.copyAlpha = false;
+        composeKernel<std::uint8_t><<<grid, 128, 0, st>>>(prm, m.colors.get(), src, m.coef.get(), m.lut.get(),
+                                                           m.encode.get(), m.output.get());
+    }
+    UOT_CUDA_CHECK_LAUNCH();
+    // Download in chunks; the host copy out of the pinned buffer of chunk k
+    // overlaps the transfer of chunk k+1.
+    std::uint8_t* stage = m.downStage.ensure(bytes);
+    const std::size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
+    std::vector<cudaEvent_t> done(chunks, nullptr);
+    struct EventList {
+        std::vector<cudaEvent_t>& e;
+        ~EventList()
+        {
+            for (cudaEvent_t x : e)
+                if (x) cudaEventDestroy(x);
+        }
+    } guardEvents{done};
+    for (std::size_t k = 0; k < chunks; ++k) {
+        const std::size_t off = k * kChunkBytes, len = std::min(kChunkBytes, bytes - off);
+        UOT_CUDA_CHECK(cudaMemcpyAsync(stage + off, m.output.get() + off, len, cudaMemcpyDeviceToHost, st));
+        UOT_CUDA_CHECK(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
+        UOT_CUDA_CHECK(cudaEventRecord(done[k], st));
+    }
+    for (std::size_t k = 0; k < chunks; ++k) {
+        const std::size_t off = k * kChunkBytes, len = std::min(kChunkBytes, bytes - off);
+        UOT_CUDA_CHECK(cudaEventSynchronize(done[k]));
+        std::memcpy(result.data.data() + off, stage + off, len);
+    }
+    m.composeSeconds = secondsSince(start);
+}
+
+}  // namespace uot::gpu

@@ -1,0 +1,68 @@
+#pragma once
+// The per-pixel steps of the color mapping (core/color/color_map.h) on the GPU.
+// No CUDA types here: callers include this whether or not CUDA was found; the
+// no-CUDA build provides the same class, whose constructor throws
+// uot::Error(Unavailable).
+//
+// What runs on the device: the upload of the 8/16-bit source pixels (through
+// pinned staging buffers kept between calls, in chunks that overlap the copy with
+// the conversion), sRGB decoding and the conversion to the working space, the
+// block means of the fast guided filter, and the composition (displacement from
+// the guided-filter coefficients or the LUT, strength, preserve luminance, gamut,
+// sRGB encoding, alpha copy), then the download of the result. The small stages
+// between them (the LUT of the entropic map and the guided-filter coefficients
+// on the block means) stay on the host (buildDisplacementLut,
+// computeDisplacementField), so the results match the CPU path to rounding.
+
+#include <memory>
+
+#include "core/color/color_map.h"
+#include "core/color/color_space.h"
+#include "core/color/image.h"
+
+namespace uot::gpu {
+
+class ColorMapper {
+public:
+    // Binds to CUDA device `device` (ordinal). Throws uot::Error(Unavailable)
+    // without CUDA or without a usable device, InvalidArgument for a bad ordinal.
+    explicit ColorMapper(int device = 0);
+    ~ColorMapper();
+    ColorMapper(const ColorMapper&) = delete;
+    ColorMapper& operator=(const ColorMapper&) = delete;
+
+    // Uploads `source` (host memory; gray, RGB or RGBA, 8 or 16 bit), converts it
+    // to `space` on the device and keeps both the pixels and the working-space
+    // colors there for compose(). When subsample >= 1, returns the block means of
+    // the colors and of the lightness guide (as downsampleColors; the means are
+    // computed on the device and downloaded, about 16 / subsample^2 bytes per
+    // pixel); otherwise an empty LowResolution. Throws uot::Error (Device,
+    // OutOfMemory) on CUDA failures, InvalidArgument for an inconsistent image.
+    LowResolution setSource(const Image& source, WorkingSpace space, int subsample);
+
+    // The block means of the source kept by setSource() (as downsampleColors),
+    // without uploading it again. subsample >= 1.
+    LowResolution blockMeans(int subsample);
+
+    // True after a successful setSource().
+    bool hasSource() const;
+
+    // The composition of composeMapped() for the source given to setSource():
+    // displacement from `field` (when field.smoothed) or from `lut`, then
+    // strength, preserve luminance and gamut of `settings`, sRGB encoding into
+    // `result` (host memory; the source's size, 3 or 4 channels, 8 or 16 bit;
+    // alpha copied from the source when both have it and the depths match).
+    void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
+                 Image& result);
+
+    // Seconds of the last setSource() / compose() call, wall clock on the host
+    // (uploads, kernels and downloads included).
+    double lastSetSourceSeconds() const;
+    double lastComposeSeconds() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace uot::gpu

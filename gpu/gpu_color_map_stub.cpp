@@ -1,0 +1,28 @@
+// The GPU color mapping when the project is built without CUDA: same interface,
+// the constructor says plainly that there is no GPU support in this build.
+
+#include "core/transport/uot_error.h"
+#include "gpu/gpu_color_map.h"
+
+namespace uot::gpu {
+
+struct ColorMapper::Impl {};
+
+ColorMapper::ColorMapper(int)
+{
+    throw Error(ErrorCode::Unavailable,
+                "this build has no GPU support (CUDA was not found or UOT_CUDA=OFF at configure time); "
+                "the mapping runs on the CPU");
+}
+ColorMapper::~ColorMapper() = default;
+LowResolution ColorMapper::setSource(const Image&, WorkingSpace, int) { throw Error(ErrorCode::Unavailable, "no GPU support"); }
+LowResolution ColorMapper::blockMeans(int) { throw Error(ErrorCode::Unavailable, "no GPU support"); }
+bool ColorMapper::hasSource() const { return false; }
+void ColorMapper::compose(const DisplacementLut&, const DisplacementField&, const MappingSettings&, Image&)
+{
+    throw Error(ErrorCode::Unavailable, "no GPU support");
+}
+double ColorMapper::lastSetSourceSeconds() const { return 0; }
+double ColorMapper::lastComposeSeconds() const { return 0; }
+
+}  // namespace uot::gpu

@@ -1,0 +1,257 @@
+// The GPU per-pixel mapping (gpu/gpu_color_map.h) against the CPU mapping of
+// core/color/color_map.h on synthetic images (gradients + noise, odd sizes),
+// 8- and 16-bit, gray / RGB / RGBA, every working space, preserve luminance on
+// and off, both gamut modes, with and without the guided-filter smoothing.
+// Tolerances: 1 level in 8-bit; 4 levels of 65535 in 16-bit (float rounding of
+// the conversions, which nvcc contracts into FMAs, near the sRGB curve's steep
+// dark end). Also the pipeline: gpu-fused solves and maps on the GPU; without a
+// device it falls back to the CPU and says so (checked before the skip).
+// Exits 77 (skipped) without a usable GPU.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/color/color_map.h"
+#include "core/color/color_space.h"
+#include "core/pipeline/recolor_pipeline.h"
+#include "gpu/gpu_backend.h"
+#include "gpu/gpu_color_map.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+
+namespace {
+
+// Deterministic gradients + noise; alpha a ramp.
+Image syntheticImage(int w, int h, int channels, int depth, unsigned seed)
+{
+    Image img = Image::allocate(w, h, channels, depth);
+    const double maxv = depth == 16 ? 65535.0 : 255.0;
+    std::uint32_t state = seed * 2654435761u + 12345u;
+    auto noise = [&state] {
+        state = state * 1664525u + 1013904223u;
+        return static_cast<double>(state >> 8) / static_cast<double>(1u << 24) - 0.5;
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double u = static_cast<double>(x) / (w - 1), v = static_cast<double>(y) / (h - 1);
+            double c[4] = {0.1 + 0.8 * u, 0.2 + 0.6 * v * (seed % 2 ? 1 - u : u), 0.9 - 0.7 * u * v, 0.25 + 0.75 * v};
+            c[1] += 0.3 * std::sin(6.0 * u + 4.0 * v + seed);
+            for (int k = 0; k < channels; ++k) {
+                const double val = std::clamp(c[k] + (k < 3 ? 0.04 * noise() : 0.0), 0.0, 1.0);
+                const std::size_t i = (static_cast<std::size_t>(y) * w + x) * channels + k;
+                if (depth == 16)
+                    img.samples16()[i] = static_cast<std::uint16_t>(std::lround(val * maxv));
+                else
+                    img.samples8()[i] = static_cast<std::uint8_t>(std::lround(val * maxv));
+            }
+        }
+    return img;
+}
+
+// A smooth displacement of color space (an affine part plus a sine) on the
+// bounding box of the colors, scaled to the space's nominal range.
+DisplacementLut syntheticLut(const std::vector<float>& colors, WorkingSpace space, int size)
+{
+    DisplacementLut lut;
+    lut.size = size;
+    double hi[3] = {-1e30, -1e30, -1e30};
+    for (int a = 0; a < 3; ++a) lut.lo[a] = 1e30;
+    for (std::size_t p = 0; p < colors.size() / 3; ++p)
+        for (int a = 0; a < 3; ++a) {
+            lut.lo[a] = std::min<double>(lut.lo[a], colors[3 * p + a]);
+            hi[a] = std::max<double>(hi[a], colors[3 * p + a]);
+        }
+    for (int a = 0; a < 3; ++a) lut.step[a] = std::max(hi[a] - lut.lo[a], 1e-6) / (size - 1);
+    const double d = nominalRange(space);
+    lut.values.resize(static_cast<std::size_t>(size) * size * size * 3);
+    for (int i = 0; i < size; ++i)
+        for (int j = 0; j < size; ++j)
+            for (int k = 0; k < size; ++k) {
+                const double u[3] = {double(i) / (size - 1), double(j) / (size - 1), double(k) / (size - 1)};
+                float* v = &lut.values[((static_cast<std::size_t>(i) * size + j) * size + k) * 3];
+                v[0] = static_cast<float>(d * (0.08 * std::sin(3.0 * u[1]) - 0.05 * u[0] + 0.02));
+                v[1] = static_cast<float>(d * (0.12 * u[2] - 0.1 * u[1] + 0.03 * std::cos(4.0 * u[0])));
+                v[2] = static_cast<float>(d * (-0.15 * u[1] + 0.05 + 0.04 * std::sin(5.0 * u[2])));
+            }
+    return lut;
+}
+
+struct Diff {
+    int maxAbs = 0;
+    double meanAbs = 0;
+};
+
+Diff compare(const Image& a, const Image& b)
+{
+    Diff d;
+    if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.depth != b.depth) {
+        d.maxAbs = 1 << 30;
+        return d;
+    }
+    const std::size_t n = a.pixelCount() * a.channels;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const int x = a.depth == 16 ? a.samples16()[i] : a.samples8()[i];
+        const int y = b.depth == 16 ? b.samples16()[i] : b.samples8()[i];
+        d.maxAbs = std::max(d.maxAbs, std::abs(x - y));
+        sum += std::abs(x - y);
+    }
+    d.meanAbs = sum / static_cast<double>(n);
+    return d;
+}
+
+bool requireGpu()
+{
+    const std::string reason = gpu::unavailableReason();
+    if (reason.empty()) return true;
+    test::skip(reason);
+    return false;
+}
+
+struct Case {
+    WorkingSpace space;
+    int channels;
+    int depth;
+    bool keepL;
+    GamutMode gamut;
+    bool smooth;
+    double strength;
+};
+
+void runCase(const Case& c, gpu::ColorMapper& mapper)
+{
+    const int w = 1001, h = 777;
+    const Image src = syntheticImage(w, h, c.channels, c.depth, 3);
+    std::vector<float> colors(src.pixelCount() * 3);
+    imageToSpace(src, c.space, colors.data());
+    MappingSettings ms;
+    ms.strength = c.strength;
+    ms.preserveLuminance = c.keepL;
+    ms.gamut = c.gamut;
+    ms.smooth = c.smooth;
+    const DisplacementLut lut = syntheticLut(colors, c.space, 25);
+    const int radius = smoothingRadiusPixels(ms, w, h);
+    const int sub = radius >= 1 ? smoothingSubsample(ms, radius) : 0;
+    DisplacementField field;
+    LowResolution low;
+    if (sub > 0) {
+        low = downsampleColors(colors.data(), w, h, c.space, sub);
+        field = computeDisplacementField(lut, low, w, h, ms);
+    }
+    const int outChannels = c.channels == 4 ? 4 : 3;
+    Image cpu = Image::allocate(w, h, outChannels, c.depth);
+    composeMapped(colors.data(), lut, field, c.space, ms, src, cpu);
+
+    const LowResolution gpuLow = mapper.setSource(src, c.space, sub);
+    // The block means agree with the CPU's (same pixels, float conversions).
+    UOT_CHECK(gpuLow.width == low.width && gpuLow.height == low.height && gpuLow.colors.size() == low.colors.size());
+    double lowErr = 0;
+    for (std::size_t i = 0; i < std::min(gpuLow.colors.size(), low.colors.size()); ++i)
+        lowErr = std::max(lowErr, static_cast<double>(std::fabs(gpuLow.colors[i] - low.colors[i])));
+    UOT_CHECK_MSG(lowErr <= 1e-4 * nominalRange(c.space), "block means differ by " + std::to_string(lowErr));
+
+    // Composition from the same field: the per-pixel steps alone.
+    Image gpuOut = Image::allocate(w, h, outChannels, c.depth);
+    mapper.compose(lut, field, ms, gpuOut);
+    const Diff d = compare(cpu, gpuOut);
+    // The whole GPU chain (field from the GPU's block means).
+    Image chain = Image::allocate(w, h, outChannels, c.depth);
+    const DisplacementField gpuField = sub > 0 ? computeDisplacementField(lut, gpuLow, w, h, ms) : DisplacementField{};
+    mapper.compose(lut, gpuField, ms, chain);
+    const Diff dc = compare(cpu, chain);
+    const int tol = c.depth == 16 ? 4 : 1;
+    std::printf("  %-10s ch %d depth %2d keepL %d gamut %-8s smooth %d strength %.1f: max |gpu-cpu| %d (chain %d), mean %.4f, "
+                "block means %.2g\n",
+                toString(c.space).c_str(), c.channels, c.depth, c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0,
+                c.strength, d.maxAbs, dc.maxAbs, d.meanAbs, lowErr);
+    UOT_CHECK_MSG(d.maxAbs <= tol, "max difference " + std::to_string(d.maxAbs));
+    UOT_CHECK_MSG(dc.maxAbs <= tol, "chain max difference " + std::to_string(dc.maxAbs));
+    // The mapping must do something (a test that cannot fail is no test): the result differs from the source.
+    if (c.strength > 0 && c.channels != 1) {
+        const Diff moved = compare(src, gpuOut);
+        UOT_CHECK_MSG(moved.meanAbs > (c.depth == 16 ? 256.0 : 1.0), "the mapping left the image unchanged");
+    }
+    if (c.strength == 0 && c.channels != 1) {
+        const Diff same = compare(src, gpuOut);
+        UOT_CHECK_MSG(same.maxAbs <= tol, "strength 0 changed the source by " + std::to_string(same.maxAbs));
+    }
+}
+
+}  // namespace
+
+UOT_TEST(pipeline_falls_back_or_runs_on_gpu)
+{
+    // Runs with and without a device: gpu-fused either solves and maps on the GPU,
+    // or falls back to the CPU with a note and gives exactly the CPU result.
+    const Image src = syntheticImage(301, 203, 3, 8, 1);
+    const Image ref = syntheticImage(257, 191, 3, 8, 2);
+    RecolorSettings settings;
+    settings.palette.size = 512;
+    settings.transport.solver = "fused";
+    RecolorPipeline cpuPipeline(settings);
+    cpuPipeline.setSource(src);
+    cpuPipeline.setReference(ref);
+    const Image cpu = cpuPipeline.run();
+    UOT_CHECK(!cpuPipeline.stats().mappedOnGpu && cpuPipeline.stats().gpuNote.empty());
+
+    settings.transport.solver = "gpu-fused";
+    RecolorPipeline gpuPipeline(settings);
+    gpuPipeline.setSource(src);
+    gpuPipeline.setReference(ref);
+    const Image out = gpuPipeline.run();
+    const PipelineStats& st = gpuPipeline.stats();
+    const Diff d = compare(cpu, out);
+    std::printf("  pipeline gpu-fused: solved on GPU %d, mapped on GPU %d, vs CPU max %d mean %.4f, note '%s'\n",
+                st.solvedOnGpu ? 1 : 0, st.mappedOnGpu ? 1 : 0, d.maxAbs, d.meanAbs, st.gpuNote.c_str());
+    if (gpu::unavailableReason().empty()) {
+        UOT_CHECK(st.solvedOnGpu);
+        UOT_CHECK(st.mappedOnGpu);
+        UOT_CHECK(st.gpuNote.empty());
+        // Different solvers (fp32 on the GPU) give slightly different plans.
+        UOT_CHECK_MSG(d.meanAbs < 1.0, "GPU pipeline differs from the CPU pipeline by " + std::to_string(d.meanAbs));
+    } else {
+        UOT_CHECK(!st.solvedOnGpu && !st.mappedOnGpu);
+        UOT_CHECK(st.gpuNote.find("GPU unavailable") != std::string::npos);
+        UOT_CHECK(d.maxAbs == 0);
+        UOT_CHECK_THROWS_WITH(gpu::ColorMapper(0), "GPU");
+    }
+}
+
+UOT_TEST(gpu_mapping_matches_cpu)
+{
+    if (!requireGpu()) return;
+    gpu::ColorMapper mapper(0);
+    const Case cases[] = {
+        {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0},
+        {WorkingSpace::Lab, 3, 8, true, GamutMode::Compress, true, 1.0},
+        {WorkingSpace::Lab, 4, 8, false, GamutMode::Clip, false, 1.0},
+        {WorkingSpace::Lab, 4, 16, false, GamutMode::Compress, true, 0.7},
+        {WorkingSpace::Lab, 3, 16, true, GamutMode::Clip, true, 1.0},
+        {WorkingSpace::Lab, 1, 8, false, GamutMode::Compress, true, 1.0},
+        {WorkingSpace::Oklab, 4, 8, true, GamutMode::Compress, true, 1.0},
+        {WorkingSpace::Oklab, 3, 16, false, GamutMode::Compress, false, 1.0},
+        {WorkingSpace::LinearRgb, 3, 8, true, GamutMode::Compress, true, 1.0},
+        {WorkingSpace::LinearRgb, 4, 16, true, GamutMode::Clip, true, 1.0},
+        {WorkingSpace::Lab, 4, 8, false, GamutMode::Compress, true, 0.0},
+        {WorkingSpace::Lab, 3, 16, false, GamutMode::Compress, true, 0.0},
+    };
+    for (const Case& c : cases) runCase(c, mapper);
+}
+
+UOT_TEST(gpu_mapping_rejects_bad_calls)
+{
+    if (!requireGpu()) return;
+    gpu::ColorMapper mapper(0);
+    Image out = Image::allocate(10, 10, 3, 8);
+    UOT_CHECK_THROWS_WITH(mapper.compose(DisplacementLut{}, DisplacementField{}, MappingSettings{}, out), "no source");
+    const Image src = syntheticImage(11, 9, 3, 8, 1);
+    mapper.setSource(src, WorkingSpace::Lab, 0);
+    UOT_CHECK_THROWS_WITH(mapper.compose(DisplacementLut{}, DisplacementField{}, MappingSettings{}, out), "size");
+    UOT_CHECK_THROWS_WITH(gpu::ColorMapper(999), "does not exist");
+}
