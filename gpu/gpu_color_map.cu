@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,21 @@ struct ColorMapper::Impl {
     double setSourceSeconds = 0, composeSeconds = 0;
 };
 
+namespace {
+
+// Device buffers, pinned staging and tables of mappers that were destroyed, kept
+// for the next mapper of the same device in this process (a batch or a
+// benchmark creates one pipeline per image: allocating and pinning about 300 MB
+// again each time would cost tens of milliseconds).
+std::mutex g_poolMutex;
+std::vector<std::unique_ptr<ColorMapper::Impl>>& pool()
+{
+    static std::vector<std::unique_ptr<ColorMapper::Impl>> p;
+    return p;
+}
+
+}  // namespace
+
 ColorMapper::ColorMapper(int device)
 {
     const std::string reason = unavailableReason();
@@ -186,6 +202,17 @@ ColorMapper::ColorMapper(int device)
     if (device < 0 || device >= count)
         throw Error(ErrorCode::InvalidArgument, "GPU " + std::to_string(device) + " does not exist (this machine has " +
                                                     std::to_string(count) + ")");
+    {
+        std::lock_guard<std::mutex> lock(g_poolMutex);
+        auto& p = pool();
+        for (auto it = p.begin(); it != p.end(); ++it)
+            if ((*it)->device == device) {
+                m_impl = std::move(*it);
+                p.erase(it);
+                m_impl->hasSource = false;
+                return;
+            }
+    }
     detail::DeviceGuard guard(device);
     m_impl = std::make_unique<Impl>();
     Impl& m = *m_impl;
@@ -204,7 +231,17 @@ ColorMapper::ColorMapper(int device)
     UOT_CUDA_CHECK(cudaMemcpy(m.encode.get(), enc.data(), enc.size() * sizeof(float), cudaMemcpyHostToDevice));
 }
 
-ColorMapper::~ColorMapper() = default;
+ColorMapper::~ColorMapper()
+{
+    if (!m_impl) return;
+    m_impl->hasSource = false;
+    try {
+        std::lock_guard<std::mutex> lock(g_poolMutex);
+        if (pool().size() < 2) pool().push_back(std::move(m_impl));
+    } catch (...) {
+        // Keeping it is an optimisation only; otherwise it is freed here.
+    }
+}
 
 bool ColorMapper::hasSource() const { return m_impl && m_impl->hasSource; }
 double ColorMapper::lastSetSourceSeconds() const { return m_impl ? m_impl->setSourceSeconds : 0; }

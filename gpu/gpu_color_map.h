@@ -28,6 +28,8 @@ public:
     // without CUDA or without a usable device, InvalidArgument for a bad ordinal.
     explicit ColorMapper(int device = 0);
     ~ColorMapper();
+    // Keeps the device buffers and pinned staging for the next mapper of the same
+    // device in this process (at most two are kept).
     ColorMapper(const ColorMapper&) = delete;
     ColorMapper& operator=(const ColorMapper&) = delete;
 
@@ -60,8 +62,9 @@ public:
     double lastSetSourceSeconds() const;
     double lastComposeSeconds() const;
 
+    struct Impl;  // device state (defined in the .cu; reused by later mappers of the same device)
+
 private:
-    struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <array>
 #include <limits>
+#include <exception>
+#include <future>
 #include <map>
 
 #include "core/color/float_buffer.h"
@@ -409,6 +411,11 @@ std::vector<double> RecolorPipeline::coarseWarmStart(State& s, UotSolver& solver
 void RecolorPipeline::solve(const PipelineControl& control)
 {
     preparePalettes(control);
+    solvePrepared(control);
+}
+
+void RecolorPipeline::solvePrepared(const PipelineControl& control)
+{
     State& s = *m_state;
     const TransportSettings& ts = s.settings.transport;
     if (s.plan && sameTransport(s.planSettings, ts)) {
@@ -545,12 +552,10 @@ Image RecolorPipeline::render(const PipelineControl& control)
         s.stats.timings.map = 0;
         return *s.source;  // exactly the source
     }
-    solve(control);
-    const auto start = Clock::now();
+    if (!s.source) throw Error(ErrorCode::InvalidArgument, "no source image set");
     const Image& src = *s.source;
     const std::size_t n = src.pixelCount();
     const int threads = s.settings.threads;
-    report(control, PipelineStage::Map, 0.0);
     // With smoothing, the LUT is read only at the block means of the fast guided
     // filter; without, at every pixel.
     const int radius = smoothingRadiusPixels(ms, src.width, src.height);
@@ -558,16 +563,48 @@ Image RecolorPipeline::render(const PipelineControl& control)
     // GPU mapping: with a gpu-* solver and a usable device the source is kept on
     // the device in the working space; block means and the composition run there.
     s.mapNote.clear();
+    s.stats.gpuSourceSeconds = s.stats.gpuComposeSeconds = 0;
     gpu::ColorMapper* mapper = useGpuMapper(s);
+    const WorkingSpace space = s.settings.space;
+    const bool upload = mapper && (!s.gpuSourceValid || s.gpuSpace != space);
+    if (upload) s.gpuSourceValid = false;
+    // While the solve runs (on the GPU the host thread mostly waits), another
+    // thread allocates the result (the first touch of tens of MB) and, on the GPU
+    // path, uploads and converts the source (the device work does not depend on
+    // the plan). Not during the palettes: the page faults of both slow each other.
+    preparePalettes(control);
+    struct Prefetch {
+        Image result;
+        LowResolution low;
+        double seconds = 0;
+        std::exception_ptr gpuError;
+    };
+    std::future<Prefetch> prefetch = std::async(std::launch::async, [&src, mapper, upload, space, sub] {
+        Prefetch p;
+        p.result = Image::allocate(src.width, src.height, src.channels == 4 ? 4 : 3, src.depth);
+        if (upload) {
+            try {
+                p.low = mapper->setSource(src, space, sub);
+                p.seconds = mapper->lastSetSourceSeconds();
+            } catch (...) {
+                p.gpuError = std::current_exception();
+            }
+        }
+        return p;
+    });
+    solvePrepared(control);  // on an exception the future's destructor waits for the task
+    Prefetch pre = prefetch.get();
+    const auto start = Clock::now();
+    report(control, PipelineStage::Map, 0.0);
     if (mapper) {
         try {
-            if (!s.gpuSourceValid || s.gpuSpace != s.settings.space) {
-                s.gpuSourceValid = false;
-                LowResolution low = mapper->setSource(src, s.settings.space, sub);
+            if (pre.gpuError) std::rethrow_exception(pre.gpuError);
+            if (upload) {
+                s.stats.gpuSourceSeconds = pre.seconds;
                 s.gpuSourceValid = true;
-                s.gpuSpace = s.settings.space;
+                s.gpuSpace = space;
                 if (sub > 0) {
-                    s.low = std::move(low);
+                    s.low = std::move(pre.low);
                     s.lowSubsample = sub;
                     s.lutValid = false;
                 }
@@ -606,10 +643,11 @@ Image RecolorPipeline::render(const PipelineControl& control)
     }
     report(control, PipelineStage::Map, 0.6);
     checkCancel(control);
-    Image result = Image::allocate(src.width, src.height, src.channels == 4 ? 4 : 3, src.depth);
+    Image result = std::move(pre.result);
     if (mapper) {
         try {
             mapper->compose(s.lut, s.field, ms, result);
+            s.stats.gpuComposeSeconds = mapper->lastComposeSeconds();
         } catch (const Error& e) {
             mapper = gpuMappingFailed(s, e);
         }

@@ -133,6 +133,11 @@ struct PipelineStats {
     bool solvedOnGpu = false;
     bool mappedOnGpu = false;
     std::string gpuNote;
+    // Parts of timings.map spent by the GPU mapping in the last render (seconds,
+    // host wall clock): upload + conversion + block means (0 when cached), and
+    // the composition with the download of the result.
+    double gpuSourceSeconds = 0;
+    double gpuComposeSeconds = 0;
 };
 
 class RecolorPipeline {
@@ -185,6 +190,7 @@ private:
     struct State;
     static std::vector<double> coarseWarmStart(State& s, UotSolver& solver, const SolveOptions& fineOptions,
                                                const PipelineControl& control);
+    void solvePrepared(const PipelineControl& control);  // solve() after preparePalettes()
     static gpu::ColorMapper* useGpuMapper(State& s);
     static gpu::ColorMapper* gpuMappingFailed(State& s, const Error& e);
     std::unique_ptr<State> m_state;

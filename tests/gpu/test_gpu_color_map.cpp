@@ -67,8 +67,15 @@ DisplacementLut syntheticLut(const std::vector<float>& colors, WorkingSpace spac
             lut.lo[a] = std::min<double>(lut.lo[a], colors[3 * p + a]);
             hi[a] = std::max<double>(hi[a], colors[3 * p + a]);
         }
-    for (int a = 0; a < 3; ++a) lut.step[a] = std::max(hi[a] - lut.lo[a], 1e-6) / (size - 1);
     const double d = nominalRange(space);
+    // A box of at least 0.2 D per axis: the displacement varies by about 0.1 D across
+    // it, as a plan's map does over a wide box (on the near-degenerate a/b box of a
+    // gray image, rounding-level differences would otherwise be magnified).
+    for (int a = 0; a < 3; ++a) {
+        const double span = std::max(hi[a] - lut.lo[a], 0.2 * d);
+        lut.lo[a] = 0.5 * (lut.lo[a] + hi[a]) - 0.5 * span;
+        lut.step[a] = span / (size - 1);
+    }
     lut.values.resize(static_cast<std::size_t>(size) * size * size * 3);
     for (int i = 0; i < size; ++i)
         for (int j = 0; j < size; ++j)
