@@ -5,6 +5,7 @@
 #include "gpu/gpu_color_map.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -74,6 +75,67 @@ __global__ void blockMeansKernel(const float* __restrict__ colors, int width, in
     o[1] = static_cast<float>(a1 / cnt);
     o[2] = static_cast<float>(a2 / cnt);
     lowGuide[k] = color_detail::guideOf(space, o);
+}
+
+// Displacement at the block means through the LUT, packed with the guide for the
+// guided filter: [I, I*I, P0, P1, P2, I*P0, I*P1, I*P2] per low-resolution pixel.
+__global__ void packGuidedKernel(const float* __restrict__ lowColors, const float* __restrict__ lowGuide, std::size_t nl,
+                                 const float* __restrict__ lut, int lutSize, double lo0, double lo1, double lo2,
+                                 double st0, double st1, double st2, float* __restrict__ packed)
+{
+    const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= nl) return;
+    const double lo[3] = {lo0, lo1, lo2}, step[3] = {st0, st1, st2};
+    float d[3];
+    color_detail::lutLookupRaw(lut, lutSize, lo, step, lowColors + 3 * k, d);
+    const float i = lowGuide[k];
+    float* q = packed + 8 * k;
+    q[0] = i;
+    q[1] = i * i;
+    for (int c = 0; c < 3; ++c) {
+        q[2 + c] = d[c];
+        q[5 + c] = i * d[c];
+    }
+}
+
+// Mean over the window [x - r, x + r] (horizontal) or [y - r, y + r] (vertical)
+// clipped to the image, for `ch` interleaved channels (ch <= 8). Applied once
+// each way it gives the clipped (2r+1)^2 box mean of the CPU's boxFilter.
+__global__ void boxPassKernel(const float* __restrict__ in, float* __restrict__ out, int w, int h, int ch, int r,
+                              bool horizontal)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= w || y >= h) return;
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int lo, hi;
+    if (horizontal) {
+        lo = max(0, x - r), hi = min(w - 1, x + r);
+        for (int t = lo; t <= hi; ++t)
+            for (int c = 0; c < ch; ++c) acc[c] += in[(static_cast<std::size_t>(y) * w + t) * ch + c];
+    } else {
+        lo = max(0, y - r), hi = min(h - 1, y + r);
+        for (int t = lo; t <= hi; ++t)
+            for (int c = 0; c < ch; ++c) acc[c] += in[(static_cast<std::size_t>(t) * w + x) * ch + c];
+    }
+    const double norm = 1.0 / (hi - lo + 1);
+    for (int c = 0; c < ch; ++c) out[(static_cast<std::size_t>(y) * w + x) * ch + c] = static_cast<float>(acc[c] * norm);
+}
+
+// He et al.'s coefficients from the box means of the packed inputs: [a0..a2, b0..b2].
+__global__ void guidedCoefKernel(const float* __restrict__ mean, std::size_t nl, double eps, float* __restrict__ coef)
+{
+    const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= nl) return;
+    const float* m = mean + 8 * k;
+    float* o = coef + 6 * k;
+    const double var = fmax(0.0, static_cast<double>(m[1]) - static_cast<double>(m[0]) * m[0]);
+    for (int c = 0; c < 3; ++c) {
+        const double cov = static_cast<double>(m[5 + c]) - static_cast<double>(m[0]) * m[2 + c];
+        const double a = cov / (var + eps);
+        o[c] = static_cast<float>(a);
+        o[3 + c] = static_cast<float>(m[2 + c] - a * m[0]);
+    }
 }
 
 struct ComposeParams {
@@ -170,7 +232,8 @@ struct ColorMapper::Impl {
     Stream stream;
     DeviceBuffer<float> decode8, decode16, encode;
     DeviceBuffer<std::uint8_t> pixels, output;
-    DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut;
+    DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut, packed, packedMean, scratch, coefRaw;
+    int lowWidth = 0, lowHeight = 0, lowSubsample = 0;  // of the block means on the device
     Staging upStage, downStage;
     bool hasSource = false;
     int width = 0, height = 0, channels = 3, depth = 8;
@@ -254,6 +317,7 @@ LowResolution ColorMapper::setSource(const Image& source, WorkingSpace space, in
     Impl& m = *m_impl;
     detail::DeviceGuard guard(m.device);
     m.hasSource = false;
+    m.lowSubsample = 0;
     cudaStream_t st = m.stream.get();
     const std::size_t n = source.pixelCount();
     const std::size_t bytes = source.byteSize();
@@ -314,7 +378,56 @@ LowResolution ColorMapper::blockMeans(int subsample)
     UOT_CUDA_CHECK(cudaMemcpyAsync(low.colors.data(), m.lowColors.get(), 3 * nl * sizeof(float), cudaMemcpyDeviceToHost, st));
     UOT_CUDA_CHECK(cudaMemcpyAsync(low.guide.data(), m.lowGuide.get(), nl * sizeof(float), cudaMemcpyDeviceToHost, st));
     UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    m.lowWidth = low.width;
+    m.lowHeight = low.height;
+    m.lowSubsample = s;
     return low;
+}
+
+DisplacementField ColorMapper::computeField(const DisplacementLut& lut, const MappingSettings& settings)
+{
+    Impl& m = *m_impl;
+    if (!m.hasSource || m.lowSubsample < 1)
+        throw Error(ErrorCode::InvalidArgument, "ColorMapper::computeField: no block means on the device");
+    if (lut.size < 2 || lut.values.size() != 3 * std::size_t(lut.size) * lut.size * lut.size)
+        throw Error(ErrorCode::InvalidArgument, "computeField: the LUT is empty or inconsistent");
+    DisplacementField field;
+    field.width = m.width;
+    field.height = m.height;
+    const int radius = smoothingRadiusPixels(settings, m.width, m.height);
+    if (radius < 1) return field;
+    const int s = m.lowSubsample;
+    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+    const int wl = m.lowWidth, hl = m.lowHeight;
+    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
+    m.lut.ensure(lut.values.size());
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m.lut.get(), lut.values.data(), lut.values.size() * sizeof(float), cudaMemcpyHostToDevice, st));
+    m.packed.ensure(8 * nl);
+    m.packedMean.ensure(8 * nl);
+    m.scratch.ensure(8 * nl);
+    m.coefRaw.ensure(6 * nl);
+    m.coef.ensure(6 * nl);
+    packGuidedKernel<<<blocksFor(nl), kThreads, 0, st>>>(m.lowColors.get(), m.lowGuide.get(), nl, m.lut.get(), lut.size,
+                                                         lut.lo[0], lut.lo[1], lut.lo[2], lut.step[0], lut.step[1],
+                                                         lut.step[2], m.packed.get());
+    UOT_CUDA_CHECK_LAUNCH();
+    const dim3 grid((wl + 127) / 128, hl);
+    boxPassKernel<<<grid, 128, 0, st>>>(m.packed.get(), m.scratch.get(), wl, hl, 8, r, true);
+    boxPassKernel<<<grid, 128, 0, st>>>(m.scratch.get(), m.packedMean.get(), wl, hl, 8, r, false);
+    guidedCoefKernel<<<blocksFor(nl), kThreads, 0, st>>>(m.packedMean.get(), nl, settings.smoothEps, m.coefRaw.get());
+    boxPassKernel<<<grid, 128, 0, st>>>(m.coefRaw.get(), m.scratch.get(), wl, hl, 6, r, true);
+    boxPassKernel<<<grid, 128, 0, st>>>(m.scratch.get(), m.coef.get(), wl, hl, 6, r, false);
+    UOT_CUDA_CHECK_LAUNCH();
+    field.coefficients.resize(6 * nl);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(field.coefficients.data(), m.coef.get(), 6 * nl * sizeof(float), cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    field.smoothed = true;
+    field.subsample = s;
+    field.lowWidth = wl;
+    field.lowHeight = hl;
+    return field;
 }
 
 void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,

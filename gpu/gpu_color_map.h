@@ -46,6 +46,14 @@ public:
     // without uploading it again. subsample >= 1.
     LowResolution blockMeans(int subsample);
 
+    // The displacement field of computeDisplacementField(lut, low, ...) for the
+    // block means of the last setSource() / blockMeans() (kept on the device):
+    // displacement read from `lut` (host memory) at the block means, then He et
+    // al.'s guided filter (radius and eps of `settings`) on the device; the
+    // coefficients are downloaded into the returned field (host memory, about
+    // 24 / subsample^2 bytes per pixel). Matches the CPU to float rounding.
+    DisplacementField computeField(const DisplacementLut& lut, const MappingSettings& settings);
+
     // True after a successful setSource().
     bool hasSource() const;
 

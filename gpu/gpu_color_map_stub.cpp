@@ -17,6 +17,10 @@ ColorMapper::ColorMapper(int)
 ColorMapper::~ColorMapper() = default;
 LowResolution ColorMapper::setSource(const Image&, WorkingSpace, int) { throw Error(ErrorCode::Unavailable, "no GPU support"); }
 LowResolution ColorMapper::blockMeans(int) { throw Error(ErrorCode::Unavailable, "no GPU support"); }
+DisplacementField ColorMapper::computeField(const DisplacementLut&, const MappingSettings&)
+{
+    throw Error(ErrorCode::Unavailable, "no GPU support");
+}
 bool ColorMapper::hasSource() const { return false; }
 void ColorMapper::compose(const DisplacementLut&, const DisplacementField&, const MappingSettings&, Image&)
 {

@@ -634,7 +634,17 @@ Image RecolorPipeline::render(const PipelineControl& control)
     report(control, PipelineStage::Map, 0.3);
     if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
         checkCancel(control);
-        s.field = sub > 0 ? computeDisplacementField(s.lut, s.low, src.width, src.height, ms, threads) : DisplacementField{};
+        bool done = false;
+        if (mapper && sub > 0) {
+            try {
+                s.field = mapper->computeField(s.lut, ms);
+                done = true;
+            } catch (const Error& e) {
+                mapper = gpuMappingFailed(s, e);
+            }
+        }
+        if (!done)
+            s.field = sub > 0 ? computeDisplacementField(s.lut, s.low, src.width, src.height, ms, threads) : DisplacementField{};
         s.fieldValid = true;
         s.fieldSettings = ms;
         s.stats.fieldFromCache = false;

@@ -167,9 +167,21 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     Image gpuOut = Image::allocate(w, h, outChannels, c.depth);
     mapper.compose(lut, field, ms, gpuOut);
     const Diff d = compare(cpu, gpuOut);
-    // The whole GPU chain (field from the GPU's block means).
+    // The whole GPU chain (block means and guided filter on the device).
     Image chain = Image::allocate(w, h, outChannels, c.depth);
-    const DisplacementField gpuField = sub > 0 ? computeDisplacementField(lut, gpuLow, w, h, ms) : DisplacementField{};
+    const DisplacementField gpuField = sub > 0 ? mapper.computeField(lut, ms) : DisplacementField{};
+    if (sub > 0) {
+        UOT_CHECK(gpuField.smoothed && gpuField.lowWidth == field.lowWidth && gpuField.lowHeight == field.lowHeight &&
+                  gpuField.coefficients.size() == field.coefficients.size());
+        // Coefficients: a (per guide unit) and b (working-space units); relative to the field's scale.
+        double scale = 1e-12, err = 0;
+        for (std::size_t i = 0; i < std::min(gpuField.coefficients.size(), field.coefficients.size()); ++i) {
+            scale = std::max(scale, static_cast<double>(std::fabs(field.coefficients[i])));
+            err = std::max(err, static_cast<double>(std::fabs(gpuField.coefficients[i] - field.coefficients[i])));
+        }
+        std::printf("  guided-filter coefficients: max |gpu-cpu| %.3g of max |coef| %.3g\n", err, scale);
+        UOT_CHECK_MSG(err <= 1e-3 * scale, "guided-filter coefficients differ by " + std::to_string(err));
+    }
     mapper.compose(lut, gpuField, ms, chain);
     const Diff dc = compare(cpu, chain);
     const int tol = c.depth == 16 ? 4 : 1;
