@@ -71,11 +71,6 @@ RunOutcome outcomeOf(const RecolorPipeline& pipeline, const RecolorSettings& set
     return run;
 }
 
-bool isDeviceFailure(const uot::Error& e)
-{
-    return e.code() == ErrorCode::Unavailable || e.code() == ErrorCode::Device || e.code() == ErrorCode::OutOfMemory;
-}
-
 }  // namespace
 
 RecolorSettings recolorSettingsFor(const StudioParameters& p)
@@ -204,21 +199,9 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             timings.cost = pipeline.stats().timings.cost;
             counters.start();
             timer.start();
-            try {
-                pipeline.solve(control);
-            } catch (const uot::Error& e) {
-                if (!parameters.device.startsWith("gpu:") || !isDeviceFailure(e)) throw;
-                // The GPU failed: solve on the CPU instead and say so.
-                StudioParameters cpu = parameters;
-                cpu.device = QStringLiteral("cpu");
-                settings = recolorSettingsFor(cpu);
-                pipeline.setSettings(settings);
-                output->notice = QObject::tr("The GPU could not be used (%1). Solved on the CPU instead.")
-                                     .arg(QString::fromStdString(e.what()));
-                context.phase(output->notice);
-                announced = false;
-                pipeline.solve(control);
-            }
+            // A GPU that is unavailable or fails is handled by the pipeline, which
+            // solves and maps on the CPU instead and says why (stats().gpuNote).
+            pipeline.solve(control);
             const double solveWall = timer.nsecsElapsed() * 1e-9;
             if (!pipeline.stats().planFromCache) output->runs.push_back(outcomeOf(pipeline, settings, solveWall));
             else context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
@@ -226,6 +209,11 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             result = pipeline.render(control);
             timings.map = pipeline.stats().timings.map;
             output->timings = timingsText(timings);
+            if (!pipeline.stats().gpuNote.empty()) {
+                output->notice = QObject::tr("The GPU could not be used: %1.")
+                                     .arg(QString::fromStdString(pipeline.stats().gpuNote));
+                context.phase(output->notice);
+            }
         } catch (const Cancelled&) {
             output->cancelled = true;
             return output;
