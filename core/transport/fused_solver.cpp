@@ -101,18 +101,7 @@ public:
     double rowMarginalError(const double* u, const double* v) override
     {
         loadV(v);
-        const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(m_m);
-        double err = 0;
-        // Ordered per-row values, summed serially: deterministic.
-        std::vector<double> perRow(m_m);
-#pragma omp parallel for num_threads(m_threads) if (m_parallel) schedule(static)
-        for (std::ptrdiff_t si = 0; si < m; ++si) {
-            const std::size_t i = static_cast<std::size_t>(si);
-            const double r = static_cast<double>(m_kernels.dot(m_k + i * m_ld, m_v.data(), m_ld));
-            perRow[i] = std::abs(u[i] * r - m_a[i]);
-        }
-        for (double e : perRow) err += e;
-        return err;
+        return rowMarginalErrorOf(m_k, m_m, m_ld, m_v.data(), u, m_a, m_kernels, m_threads, m_parallel);
     }
 
 private:

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include "core/transport/scaling_loop.h"
 
@@ -80,6 +81,25 @@ void updateColumnScalings(std::size_t c0, std::size_t c1, const T* partials, int
         if (!(vjT > T(0)) || !std::isfinite(vjT)) local.bad = true;
         if (colMarginal) local.errB += std::abs(vNew[j] * col[j] - b[j]);
     }
+}
+
+// |P 1 - a|_1 for the plan diag(u) K diag(v): one parallel pass of row dot
+// products K_i. vt (vt = v rounded to T). Per-row values are summed in row order,
+// so the result does not depend on the thread count. Host memory throughout.
+template <typename T, typename Kernels>
+double rowMarginalErrorOf(const T* k, std::size_t rows, std::size_t ld, const T* vt, const double* u,
+                          std::span<const double> a, const Kernels& kern, int threads, bool parallel)
+{
+    std::vector<double> perRow(rows);
+    const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(rows);
+#pragma omp parallel for num_threads(threads) if (parallel) schedule(static)
+    for (std::ptrdiff_t si = 0; si < m; ++si) {
+        const std::size_t i = static_cast<std::size_t>(si);
+        perRow[i] = std::abs(u[i] * static_cast<double>(kern.dot(k + i * ld, vt, ld)) - a[i]);
+    }
+    double err = 0;
+    for (double e : perRow) err += e;
+    return err;
 }
 
 }  // namespace uot

@@ -80,16 +80,7 @@ public:
     {
         T* vt = m_v.data();
         for (std::size_t j = 0; j < m_n; ++j) vt[j] = static_cast<T>(v[j]);
-        std::vector<double> perRow(m_m);
-        const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(m_m);
-#pragma omp parallel for num_threads(m_threads) if (m_parallel) schedule(static)
-        for (std::ptrdiff_t si = 0; si < m; ++si) {
-            const std::size_t i = static_cast<std::size_t>(si);
-            perRow[i] = std::abs(u[i] * static_cast<double>(m_kernels.dot(m_k + i * m_ld, vt, m_ld)) - m_a[i]);
-        }
-        double err = 0;
-        for (double e : perRow) err += e;
-        return err;
+        return rowMarginalErrorOf(m_k, m_m, m_ld, vt, u, m_a, m_kernels, m_threads, m_parallel);
     }
 
 private:
