@@ -60,7 +60,7 @@ Image upscale(const Image& src, int w, int h)
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: uot_pipeline_buffers_speed SOURCE.ppm REFERENCE.ppm [megapixels=12] [repeat=3] [solver=auto] [max-iter=100]\n");
+        std::fprintf(stderr, "usage: uot_pipeline_buffers_speed SOURCE.ppm REFERENCE.ppm [megapixels=12] [repeat=3] [solver=auto] [max-iter=100] [multiscale=1] [evaluate=1]\n");
         return 2;
     }
     try {
@@ -69,12 +69,16 @@ int main(int argc, char** argv)
         RecolorSettings settings;
         if (argc > 5) settings.transport.solver = argv[5];
         if (argc > 6) settings.transport.options.maxIterations = std::atoi(argv[6]);
+        if (argc > 7) settings.transport.multiscale = std::atoi(argv[7]) != 0;
+        if (argc > 8) settings.transport.options.evaluateFinalPlan = std::atoi(argv[8]) != 0;
         const int w = static_cast<int>(std::lround(std::sqrt(mp * 1e6 * 4 / 3))), h = w * 3 / 4;
         const Image source = upscale(readPpm(argv[1]), w, h);
         const Image reference = readPpm(argv[2]);
-        std::printf("source %dx%d (%.1f MP), reference %dx%d, palette %d, solver %s, eps %g, max-iter %d\n", w, h, w * h / 1e6,
-                    reference.width, reference.height, settings.palette.size, settings.transport.solver.c_str(),
-                    settings.transport.eps, settings.transport.options.maxIterations);
+        std::printf("source %dx%d (%.1f MP), reference %dx%d, palette %d, solver %s, eps %g, max-iter %d, multiscale %d, "
+                    "evaluate %d\n",
+                    w, h, w * h / 1e6, reference.width, reference.height, settings.palette.size,
+                    settings.transport.solver.c_str(), settings.transport.eps, settings.transport.options.maxIterations,
+                    int(settings.transport.multiscale), int(settings.transport.options.evaluateFinalPlan));
         std::vector<double> totals;
         for (int r = 0; r < repeat; ++r) {
             RecolorPipeline pipeline(settings);
