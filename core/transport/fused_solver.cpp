@@ -138,12 +138,7 @@ SolveResult FusedSolver::solve(const UotProblem& problem, const SolveOptions& op
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(k)>>;
         return FusedPasses<T>(problem, k, ld, options.threads);
     };
-    if (options.precision == Precision::Fp32) {
-        m_k64.release();
-        return solveMultiplicative<float>(problem, options, control, name(), bytes, m_k32, make);
-    }
-    m_k32.release();
-    return solveMultiplicative<double>(problem, options, control, name(), bytes, m_k64, make);
+    return solveInPrecision(problem, options, control, name(), bytes, m_k32, m_k64, make);
 }
 
 }  // namespace uot

@@ -154,16 +154,7 @@ public:
     // The row sums of A beta are the plan's row marginals (u, v are implied by A).
     double rowMarginalError(const double*, const double*) override
     {
-        std::vector<double> perRow(m_m);
-        const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(m_m);
-#pragma omp parallel for num_threads(m_threads) if (m_parallel) schedule(static)
-        for (std::ptrdiff_t si = 0; si < m; ++si) {
-            const std::size_t i = static_cast<std::size_t>(si);
-            perRow[i] = std::abs(static_cast<double>(m_kernels.dot(m_A + i * m_ld, m_beta.data(), m_ld)) - m_a[i]);
-        }
-        double err = 0;
-        for (double e : perRow) err += e;
-        return err;
+        return rowMarginalErrorOf<T>(m_A, m_m, m_ld, m_beta.data(), nullptr, m_a, m_kernels, m_threads, m_parallel);
     }
 
 private:
@@ -193,12 +184,7 @@ SolveResult MapUotSolver::solve(const UotProblem& problem, const SolveOptions& o
         using T = std::remove_pointer_t<decltype(a)>;
         return MapUotPasses<T>(problem, a, ld, u, v, options.threads);
     };
-    if (options.precision == Precision::Fp32) {
-        m_a64.release();
-        return solveMultiplicative<float>(problem, options, control, name(), bytes, m_a32, make);
-    }
-    m_a32.release();
-    return solveMultiplicative<double>(problem, options, control, name(), bytes, m_a64, make);
+    return solveInPrecision(problem, options, control, name(), bytes, m_a32, m_a64, make);
 }
 
 }  // namespace uot

@@ -43,4 +43,19 @@ SolveResult solveMultiplicative(const UotProblem& problem, const SolveOptions& o
     return result;
 }
 
+// solveMultiplicative in the precision the options ask for, with the matrix
+// buffer of that precision; the buffer of the other precision is released.
+template <typename MakePasses>
+SolveResult solveInPrecision(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
+                             const std::string& name, std::uint64_t bytesPerIteration, AlignedBuffer<float>& matrix32,
+                             AlignedBuffer<double>& matrix64, MakePasses&& make)
+{
+    if (options.precision == Precision::Fp32) {
+        matrix64.release();
+        return solveMultiplicative<float>(problem, options, control, name, bytesPerIteration, matrix32, make);
+    }
+    matrix32.release();
+    return solveMultiplicative<double>(problem, options, control, name, bytesPerIteration, matrix64, make);
+}
+
 }  // namespace uot

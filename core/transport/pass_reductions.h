@@ -84,8 +84,9 @@ void updateColumnScalings(std::size_t c0, std::size_t c1, const T* partials, int
 }
 
 // |P 1 - a|_1 for the plan diag(u) K diag(v): one parallel pass of row dot
-// products K_i. vt (vt = v rounded to T). Per-row values are summed in row order,
-// so the result does not depend on the thread count. Host memory throughout.
+// products K_i. vt (vt = v rounded to T). u == nullptr means the scalings are
+// already folded into the matrix (u = 1). Per-row values are summed in row
+// order, so the result does not depend on the thread count. Host memory throughout.
 template <typename T, typename Kernels>
 double rowMarginalErrorOf(const T* k, std::size_t rows, std::size_t ld, const T* vt, const double* u,
                           std::span<const double> a, const Kernels& kern, int threads, bool parallel)
@@ -95,7 +96,8 @@ double rowMarginalErrorOf(const T* k, std::size_t rows, std::size_t ld, const T*
 #pragma omp parallel for num_threads(threads) if (parallel) schedule(static)
     for (std::ptrdiff_t si = 0; si < m; ++si) {
         const std::size_t i = static_cast<std::size_t>(si);
-        perRow[i] = std::abs(u[i] * static_cast<double>(kern.dot(k + i * ld, vt, ld)) - a[i]);
+        const double rowSum = static_cast<double>(kern.dot(k + i * ld, vt, ld));
+        perRow[i] = std::abs((u ? u[i] * rowSum : rowSum) - a[i]);
     }
     double err = 0;
     for (double e : perRow) err += e;
