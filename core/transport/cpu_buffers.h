@@ -8,6 +8,10 @@
 #include <memory>
 #include <new>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/row_kernels.h"
 #include "core/transport/uot_error.h"
@@ -30,12 +34,17 @@ public:
         m_data.reset();
         m_size = 0;
         if (n == 0) return;
-        const std::size_t bytes = (n * sizeof(T) + kernels::kAlignBytes - 1) / kernels::kAlignBytes * kernels::kAlignBytes;
-        void* p = std::aligned_alloc(kernels::kAlignBytes, bytes);
+        const std::size_t raw = n * sizeof(T);
+        const std::size_t alignment = raw >= kHugePageBytes ? kHugePageBytes : kernels::kAlignBytes;
+        const std::size_t bytes = (raw + alignment - 1) / alignment * alignment;
+        void* p = std::aligned_alloc(alignment, bytes);
         if (!p) {
             throw Error(ErrorCode::OutOfMemory, "could not allocate " + std::to_string(bytes >> 20) +
                                                     " MiB of host memory for the solver");
         }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        if (alignment == kHugePageBytes) (void)::madvise(p, bytes, MADV_HUGEPAGE);  // a hint; failure is harmless
+#endif
         m_data.reset(static_cast<T*>(p));
         m_size = n;
     }
@@ -47,6 +56,7 @@ public:
     }
 
 private:
+    static constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
     struct Free {
         void operator()(T* p) const { std::free(p); }
     };
