@@ -147,14 +147,15 @@ const std::vector<float>& decodeTable(int depth)
     return depth == 16 ? table16 : table8;
 }
 
+// Converts pixels first, first + stride, ... (count of them) to out[0..3 count).
 template <typename Sample>
-void convertPixels(const Sample* samples, int channels, std::size_t n, const float* table, WorkingSpace space, float* out,
-                   int threads)
+void convertPixels(const Sample* samples, int channels, std::size_t first, std::size_t stride, std::size_t count,
+                   const float* table, WorkingSpace space, float* out, int threads)
 {
-    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for num_threads(threads) schedule(static) if (count > 65536)
-    for (std::ptrdiff_t p = 0; p < count; ++p) {
-        const Sample* s = samples + p * channels;
+    const std::ptrdiff_t total = static_cast<std::ptrdiff_t>(count);
+#pragma omp parallel for num_threads(threads) schedule(static) if (total > 65536)
+    for (std::ptrdiff_t k = 0; k < total; ++k) {
+        const Sample* s = samples + (first + static_cast<std::size_t>(k) * stride) * static_cast<std::size_t>(channels);
         float rgb[3] = {0, 0, 0};
         if (channels == 1) {
             rgb[0] = rgb[1] = rgb[2] = table[s[0]];
@@ -163,7 +164,7 @@ void convertPixels(const Sample* samples, int channels, std::size_t n, const flo
             rgb[1] = table[s[1]];
             rgb[2] = table[s[2]];
         }
-        color_detail::linearToSpaceFast(space, rgb, out + 3 * p);
+        color_detail::linearToSpaceFast(space, rgb, out + 3 * k);
     }
 }
 
@@ -171,13 +172,21 @@ void convertPixels(const Sample* samples, int channels, std::size_t n, const flo
 
 void imageToSpace(const Image& image, WorkingSpace space, float* out, int threads)
 {
+    imagePixelsToSpace(image, space, 0, 1, image.pixelCount(), out, threads);
+}
+
+void imagePixelsToSpace(const Image& image, WorkingSpace space, std::size_t first, std::size_t stride, std::size_t count,
+                        float* out, int threads)
+{
     validateImage(image, "image");
+    if (count > 0 && (stride == 0 || first + (count - 1) * stride >= image.pixelCount()))
+        throw Error(ErrorCode::InvalidArgument, "imagePixelsToSpace: the pixel selection runs past the image");
     const int t = resolveThreadCount(threads);
     const std::vector<float>& table = decodeTable(image.depth);
     if (image.depth == 16)
-        convertPixels(image.samples16(), image.channels, image.pixelCount(), table.data(), space, out, t);
+        convertPixels(image.samples16(), image.channels, first, stride, count, table.data(), space, out, t);
     else
-        convertPixels(image.samples8(), image.channels, image.pixelCount(), table.data(), space, out, t);
+        convertPixels(image.samples8(), image.channels, first, stride, count, table.data(), space, out, t);
 }
 
 void spaceToLinearRgbInPlace(WorkingSpace space, float* colors, std::size_t n, int threads)

@@ -47,6 +47,13 @@ double luminance(const double rgb[3]);
 // Gray pixels become neutral colors. threads: OpenMP threads, 0 = all.
 void imageToSpace(const Image& image, WorkingSpace space, float* out, int threads = 0);
 
+// The same conversion for the pixels first, first + stride, ..., count of them
+// (pixel index = row * width + column): out receives count * 3 floats. Each
+// pixel converts to exactly the value imageToSpace gives it. Throws
+// uot::Error(InvalidArgument) when the selection runs past the image.
+void imagePixelsToSpace(const Image& image, WorkingSpace space, std::size_t first, std::size_t stride, std::size_t count,
+                        float* out, int threads = 0);
+
 // Converts n working-space colors (interleaved floats, host memory) to linear RGB
 // in place (no clipping).
 void spaceToLinearRgbInPlace(WorkingSpace space, float* colors, std::size_t n, int threads = 0);

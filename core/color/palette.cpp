@@ -1,12 +1,16 @@
 #include "core/color/palette.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <span>
+#include <cstring>
 #include <string>
 
+#include "core/color/float_buffer.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
 
@@ -29,34 +33,59 @@ struct Cell {
     double sum[3] = {0, 0, 0};
 };
 
-// The non-empty cells of the finest grid over the colors' bounding box.
-std::vector<Cell> fineCells(const float* colors, std::size_t n, const PaletteSettings& s, int bins, int threads)
-{
-    const std::size_t stride = (s.sampleLimit == 0 || n <= s.sampleLimit) ? 1 : (n + s.sampleLimit - 1) / s.sampleLimit;
-    const std::size_t offset = stride > 1 ? static_cast<std::size_t>(s.seed % stride) : 0;
-    const std::size_t samples = offset < n ? (n - offset + stride - 1) / stride : 0;
+// The pixels a palette reads: first, first + stride, ... (count of them); a
+// regular stride keeps at most settings.sampleLimit of the n pixels, its offset
+// chosen by the seed.
+struct PixelSample {
+    std::size_t first = 0;
+    std::size_t stride = 1;
+    std::size_t count = 0;
+};
 
-    float lo[3] = {std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
-    float hi[3] = {std::numeric_limits<float>::lowest(), std::numeric_limits<float>::lowest(),
-                   std::numeric_limits<float>::lowest()};
-    for (std::size_t k = 0; k < samples; ++k) {
-        const float* c = colors + 3 * (offset + k * stride);
-        for (int a = 0; a < 3; ++a) {
-            if (!std::isfinite(c[a]))
-                throw Error(ErrorCode::InvalidArgument, "palette: a color is not finite (pixel " +
-                                                            std::to_string(offset + k * stride) + ")");
-            lo[a] = std::min(lo[a], c[a]);
-            hi[a] = std::max(hi[a], c[a]);
-        }
+PixelSample samplePixels(std::size_t n, const PaletteSettings& s)
+{
+    PixelSample sample;
+    sample.stride = (s.sampleLimit == 0 || n <= s.sampleLimit) ? 1 : (n + s.sampleLimit - 1) / s.sampleLimit;
+    sample.first = sample.stride > 1 ? static_cast<std::size_t>(s.seed % sample.stride) : 0;
+    sample.count = sample.first < n ? (n - sample.first + sample.stride - 1) / sample.stride : 0;
+    return sample;
+}
+
+// The non-empty cells of the finest grid over the bounding box of the sampled
+// colors: colors holds sample.count colors (interleaved, host memory), the k-th
+// being pixel sample.first + k * sample.stride (named in error messages).
+// Parallel, with the same result for any thread count: each thread owns a range
+// of cells and adds its samples in pixel order.
+std::vector<Cell> fineCells(const float* colors, const PixelSample& sample, int bins, int threads)
+{
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(sample.count);
+    float lo0 = std::numeric_limits<float>::max(), lo1 = lo0, lo2 = lo0;
+    float hi0 = std::numeric_limits<float>::lowest(), hi1 = hi0, hi2 = hi0;
+    bool finite = true;
+#pragma omp parallel for num_threads(threads) schedule(static) if (count > 65536) \
+    reduction(min : lo0, lo1, lo2) reduction(max : hi0, hi1, hi2) reduction(&& : finite)
+    for (std::ptrdiff_t k = 0; k < count; ++k) {
+        const float* c = colors + 3 * k;
+        finite = finite && std::isfinite(c[0]) && std::isfinite(c[1]) && std::isfinite(c[2]);
+        lo0 = std::min(lo0, c[0]), lo1 = std::min(lo1, c[1]), lo2 = std::min(lo2, c[2]);
+        hi0 = std::max(hi0, c[0]), hi1 = std::max(hi1, c[1]), hi2 = std::max(hi2, c[2]);
     }
+    if (!finite) {
+        std::size_t k = 0;
+        while (k < sample.count && std::isfinite(colors[3 * k]) && std::isfinite(colors[3 * k + 1]) &&
+               std::isfinite(colors[3 * k + 2]))
+            ++k;
+        throw Error(ErrorCode::InvalidArgument,
+                    "palette: a color is not finite (pixel " + std::to_string(sample.first + k * sample.stride) + ")");
+    }
+    const float lo[3] = {lo0, lo1, lo2}, hi[3] = {hi0, hi1, hi2};
     float inv[3];
     for (int a = 0; a < 3; ++a) inv[a] = hi[a] > lo[a] ? static_cast<float>(bins) / (hi[a] - lo[a]) : 0.0f;
 
-    std::vector<std::uint32_t> cellOf(samples);
-    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(samples);
+    std::vector<std::uint32_t> cellOf(sample.count);
 #pragma omp parallel for num_threads(threads) schedule(static) if (count > 65536)
     for (std::ptrdiff_t k = 0; k < count; ++k) {
-        const float* c = colors + 3 * (offset + static_cast<std::size_t>(k) * stride);
+        const float* c = colors + 3 * k;
         std::uint32_t idx[3];
         for (int a = 0; a < 3; ++a) {
             const int q = static_cast<int>((c[a] - lo[a]) * inv[a]);
@@ -66,19 +95,33 @@ std::vector<Cell> fineCells(const float* colors, std::size_t n, const PaletteSet
     }
     const std::size_t total = static_cast<std::size_t>(bins) * bins * bins;
     std::vector<std::int32_t> slot(total, -1);
-    std::vector<Cell> cells;
-    for (std::size_t k = 0; k < samples; ++k) {
-        const std::uint32_t idx = cellOf[k];
-        if (slot[idx] < 0) {
-            slot[idx] = static_cast<std::int32_t>(cells.size());
-            cells.push_back(Cell{idx, 0, {0, 0, 0}});
+    const int parts = count > 65536 ? threads : 1;
+    std::vector<std::vector<Cell>> owned(static_cast<std::size_t>(parts));
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+    for (int t = 0; t < parts; ++t) {
+        const std::uint32_t begin = static_cast<std::uint32_t>(total * static_cast<std::size_t>(t) / parts);
+        const std::uint32_t end = static_cast<std::uint32_t>(total * static_cast<std::size_t>(t + 1) / parts);
+        std::vector<Cell>& cells = owned[static_cast<std::size_t>(t)];
+        for (std::size_t k = 0; k < sample.count; ++k) {
+            const std::uint32_t idx = cellOf[k];
+            if (idx < begin || idx >= end) continue;
+            if (slot[idx] < 0) {
+                slot[idx] = static_cast<std::int32_t>(cells.size());
+                cells.push_back(Cell{idx, 0, {0, 0, 0}});
+            }
+            Cell& cell = cells[static_cast<std::size_t>(slot[idx])];
+            const float* c = colors + 3 * k;
+            cell.count += 1;
+            for (int a = 0; a < 3; ++a) cell.sum[a] += c[a];
         }
-        Cell& cell = cells[static_cast<std::size_t>(slot[idx])];
-        const float* c = colors + 3 * (offset + k * stride);
-        cell.count += 1;
-        for (int a = 0; a < 3; ++a) cell.sum[a] += c[a];
+        std::vector<Cell> sorted;  // in fine-index order, read off the slot table
+        sorted.reserve(cells.size());
+        for (std::uint32_t idx = begin; idx < end; ++idx)
+            if (slot[idx] >= 0) sorted.push_back(cells[static_cast<std::size_t>(slot[idx])]);
+        cells = std::move(sorted);
     }
-    std::sort(cells.begin(), cells.end(), [](const Cell& x, const Cell& y) { return x.index < y.index; });
+    std::vector<Cell> cells;
+    for (const auto& part : owned) cells.insert(cells.end(), part.begin(), part.end());
     return cells;
 }
 
@@ -90,24 +133,50 @@ std::uint32_t coarseIndex(std::uint32_t fine, int bins, int shift)
     return ((x >> shift) * cb + (y >> shift)) * cb + (z >> shift);
 }
 
-// Merges fine cells by their coarse index at `shift`; returns groups (lists of fine-cell positions).
-std::vector<std::vector<std::size_t>> groupCells(const std::vector<Cell>& cells, int bins, int shift)
-{
-    std::vector<std::pair<std::uint32_t, std::size_t>> keyed(cells.size());
-    for (std::size_t i = 0; i < cells.size(); ++i) keyed[i] = {coarseIndex(cells[i].index, bins, shift), i};
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<std::vector<std::size_t>> groups;
-    for (std::size_t i = 0; i < keyed.size(); ++i) {
-        if (i == 0 || keyed[i].first != keyed[i - 1].first) groups.emplace_back();
-        groups.back().push_back(keyed[i].second);
+// Fine cells merged by their coarse index at `shift`: groups in ascending coarse
+// index, the members of each in ascending cell position.
+struct CellGroups {
+    std::vector<std::uint32_t> members;  // cell positions, group after group
+    std::vector<std::uint32_t> start;    // group g is members[start[g], start[g + 1])
+    std::size_t size() const { return start.size() - 1; }
+    std::span<const std::uint32_t> group(std::size_t g) const
+    {
+        return {members.data() + start[g], members.data() + start[g + 1]};
     }
+};
+
+// `cells` sorted by fine index (as fineCells returns them). A stable counting
+// sort by coarse index: O(cells + (bins >> shift)^3).
+CellGroups groupCells(const std::vector<Cell>& cells, int bins, int shift)
+{
+    const std::uint32_t n = static_cast<std::uint32_t>(cells.size());
+    CellGroups groups;
+    groups.members.resize(n);
+    if (shift == 0) {  // fine indices are distinct: every cell is its own group
+        groups.start.resize(n + 1);
+        std::iota(groups.members.begin(), groups.members.end(), 0u);
+        std::iota(groups.start.begin(), groups.start.end(), 0u);
+        return groups;
+    }
+    const std::size_t side = static_cast<std::size_t>(bins >> shift);
+    std::vector<std::uint32_t> key(n), next(side * side * side + 1, 0);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        key[i] = coarseIndex(cells[i].index, bins, shift);
+        ++next[key[i] + 1];
+    }
+    for (std::size_t b = 0; b + 1 < next.size(); ++b) {
+        if (next[b + 1] > 0) groups.start.push_back(next[b]);
+        next[b + 1] += next[b];
+    }
+    groups.start.push_back(n);
+    for (std::uint32_t i = 0; i < n; ++i) groups.members[next[key[i]]++] = i;
     return groups;
 }
 
-void appendGroup(const std::vector<Cell>& cells, const std::vector<std::size_t>& members, Palette& palette)
+void appendGroup(const std::vector<Cell>& cells, std::span<const std::uint32_t> members, Palette& palette)
 {
     double count = 0, sum[3] = {0, 0, 0};
-    for (std::size_t m : members) {
+    for (std::uint32_t m : members) {
         count += cells[m].count;
         for (int a = 0; a < 3; ++a) sum[a] += cells[m].sum[a];
     }
@@ -121,46 +190,63 @@ Palette histogramPalette(const std::vector<Cell>& cells, int bins, std::size_t s
     while ((bins >> levels) > 1) ++levels;
     // Coarsest-to-finest: find the finest level whose cell count fits.
     int shift = 0;
-    std::vector<std::vector<std::size_t>> groups = groupCells(cells, bins, 0);
+    CellGroups groups = groupCells(cells, bins, 0);
     while (groups.size() > size && shift < levels) {
         ++shift;
         groups = groupCells(cells, bins, shift);
     }
     Palette palette;
     if (shift == 0) {  // everything fits at the finest level (the coarsest level, one cell, always fits)
-        for (const auto& g : groups) appendGroup(cells, g, palette);
+        for (std::size_t g = 0; g < groups.size(); ++g) appendGroup(cells, groups.group(g), palette);
         return palette;
     }
-    // Split the heaviest coarse cells into their children one level down while it fits.
+    // Split the heaviest coarse cells into their (up to 8) children one level
+    // down while it fits. A child's rank among its siblings, (x, y, z) bits of
+    // the finer level, orders them as their coarse indices would.
     std::vector<std::pair<double, std::size_t>> order(groups.size());
     for (std::size_t g = 0; g < groups.size(); ++g) {
         double w = 0;
-        for (std::size_t m : groups[g]) w += cells[m].count;
+        for (std::uint32_t m : groups.group(g)) w += cells[m].count;
         order[g] = {-w, g};
     }
     std::sort(order.begin(), order.end());
+    const std::uint32_t b = static_cast<std::uint32_t>(bins), bit = static_cast<std::uint32_t>(shift - 1);
+    const auto childOf = [&](std::uint32_t m) {
+        const std::uint32_t fine = cells[m].index;
+        const std::uint32_t z = fine % b, y = (fine / b) % b, x = fine / (b * b);
+        return (((x >> bit) & 1u) << 2) | (((y >> bit) & 1u) << 1) | ((z >> bit) & 1u);
+    };
     std::size_t count = groups.size();
     std::vector<char> split(groups.size(), 0);
-    std::vector<std::vector<std::vector<std::size_t>>> children(groups.size());
+    std::vector<std::uint32_t> byChild;  // the split groups' members, child after child
+    std::vector<std::array<std::uint32_t, 9>> childStart(groups.size());
+    std::vector<std::size_t> childBase(groups.size(), 0);
     for (const auto& [negWeight, g] : order) {
-        std::vector<std::pair<std::uint32_t, std::size_t>> keyed;
-        for (std::size_t m : groups[g]) keyed.emplace_back(coarseIndex(cells[m].index, bins, shift - 1), m);
-        std::sort(keyed.begin(), keyed.end());
-        std::vector<std::vector<std::size_t>> sub;
-        for (std::size_t i = 0; i < keyed.size(); ++i) {
-            if (i == 0 || keyed[i].first != keyed[i - 1].first) sub.emplace_back();
-            sub.back().push_back(keyed[i].second);
-        }
-        if (count + sub.size() - 1 > size) continue;
-        count += sub.size() - 1;
+        const auto members = groups.group(g);
+        std::array<std::uint32_t, 9> start{};
+        for (std::uint32_t m : members) ++start[childOf(m) + 1];
+        std::size_t children = 0;
+        for (int c = 0; c < 8; ++c) children += start[c + 1] > 0;
+        if (count + children - 1 > size) continue;
+        count += children - 1;
         split[g] = 1;
-        children[g] = std::move(sub);
+        for (int c = 0; c < 8; ++c) start[c + 1] += start[c];
+        childStart[g] = start;
+        childBase[g] = byChild.size();
+        byChild.resize(byChild.size() + members.size());
+        std::array<std::uint32_t, 9> next = start;
+        for (std::uint32_t m : members) byChild[childBase[g] + next[childOf(m)]++] = m;
     }
     for (std::size_t g = 0; g < groups.size(); ++g) {
-        if (split[g])
-            for (const auto& c : children[g]) appendGroup(cells, c, palette);
-        else
-            appendGroup(cells, groups[g], palette);
+        if (!split[g]) {
+            appendGroup(cells, groups.group(g), palette);
+            continue;
+        }
+        for (int c = 0; c < 8; ++c)
+            if (childStart[g][c + 1] > childStart[g][c])
+                appendGroup(cells,
+                            {byChild.data() + childBase[g] + childStart[g][c], byChild.data() + childBase[g] + childStart[g][c + 1]},
+                            palette);
     }
     return palette;
 }
@@ -248,9 +334,10 @@ Palette kmeansPalette(const std::vector<Cell>& cells, std::size_t size, const Pa
 
 }  // namespace
 
-Palette buildPalette(const float* colors, std::size_t n, WorkingSpace space, const PaletteSettings& settings, int threads)
+namespace {
+
+void checkPaletteSettings(const PaletteSettings& settings)
 {
-    if (n == 0 || colors == nullptr) throw Error(ErrorCode::InvalidArgument, "palette: the image has no pixels");
     if (settings.size < 1 || settings.size > 65536)
         throw Error(ErrorCode::InvalidArgument,
                     "palette size must be between 1 and 65536 (got " + std::to_string(settings.size) + ")");
@@ -260,15 +347,49 @@ Palette buildPalette(const float* colors, std::size_t n, WorkingSpace space, con
                     "palette bins must be a power of two between 8 and 256 (got " + std::to_string(bins) + ")");
     if (settings.kmeansIterations < 0 || settings.kmeansIterations > 1000)
         throw Error(ErrorCode::InvalidArgument, "k-means iterations must be between 0 and 1000");
+}
+
+// The palette of the sampled colors (see fineCells for `colors` and `sample`).
+Palette paletteOfSample(const float* colors, const PixelSample& sample, WorkingSpace space,
+                        const PaletteSettings& settings, int threads)
+{
     const int t = resolveThreadCount(threads);
-    const std::vector<Cell> cells = fineCells(colors, n, settings, bins, t);
+    const std::vector<Cell> cells = fineCells(colors, sample, settings.finestBins, t);
     const std::size_t size = static_cast<std::size_t>(settings.size);
     Palette palette = settings.method == PaletteMethod::KMeans ? kmeansPalette(cells, size, settings, t)
-                                                               : histogramPalette(cells, bins, size);
+                                                               : histogramPalette(cells, settings.finestBins, size);
     palette.space = space;
     const double total = std::accumulate(palette.weights.begin(), palette.weights.end(), 0.0);
     for (double& w : palette.weights) w /= total;
     return palette;
+}
+
+}  // namespace
+
+Palette buildPalette(const float* colors, std::size_t n, WorkingSpace space, const PaletteSettings& settings, int threads)
+{
+    if (n == 0 || colors == nullptr) throw Error(ErrorCode::InvalidArgument, "palette: the image has no pixels");
+    checkPaletteSettings(settings);
+    const PixelSample sample = samplePixels(n, settings);
+    if (sample.stride == 1) return paletteOfSample(colors, sample, space, settings, threads);
+    FloatBuffer sampled(sample.count * 3);
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(sample.count);
+#pragma omp parallel for num_threads(resolveThreadCount(threads)) schedule(static)
+    for (std::ptrdiff_t k = 0; k < count; ++k)
+        std::memcpy(sampled.data() + 3 * k, colors + 3 * (sample.first + static_cast<std::size_t>(k) * sample.stride),
+                    3 * sizeof(float));
+    return paletteOfSample(sampled.data(), sample, space, settings, threads);
+}
+
+Palette buildImagePalette(const Image& image, WorkingSpace space, const PaletteSettings& settings, int threads)
+{
+    validateImage(image, "image");
+    if (image.pixelCount() == 0) throw Error(ErrorCode::InvalidArgument, "palette: the image has no pixels");
+    checkPaletteSettings(settings);
+    const PixelSample sample = samplePixels(image.pixelCount(), settings);
+    FloatBuffer sampled(sample.count * 3);
+    imagePixelsToSpace(image, space, sample.first, sample.stride, sample.count, sampled.data(), threads);
+    return paletteOfSample(sampled.data(), sample, space, settings, threads);
 }
 
 }  // namespace uot

@@ -39,8 +39,15 @@ struct Palette {
 };
 
 // Builds a palette from n working-space colors (interleaved floats, host memory).
-// Throws uot::Error(InvalidArgument) for bad settings or n == 0.
+// Reads at most settings.sampleLimit of them (a regular stride whose offset
+// depends on the seed). Throws uot::Error(InvalidArgument) for bad settings, a
+// color that is not finite, or n == 0.
 Palette buildPalette(const float* colors, std::size_t n, WorkingSpace space, const PaletteSettings& settings,
                      int threads = 0);
+
+// The same palette as buildPalette() over imageToSpace(image), bit for bit, but
+// only the sampled pixels are converted (a 12 MP photo with the default sample
+// limit converts one pixel in six). Throws as buildPalette().
+Palette buildImagePalette(const Image& image, WorkingSpace space, const PaletteSettings& settings, int threads = 0);
 
 }  // namespace uot

@@ -125,6 +125,68 @@ UOT_TEST(palette_respects_size_and_is_deterministic)
     }
 }
 
+UOT_TEST(palette_of_many_pixels_is_the_same_for_any_thread_count)
+{
+    // Above the parallel threshold (65536 samples) each thread owns a range of
+    // cells; the result must not depend on how many there are, and the palette
+    // must keep the mass and the mean of the sampled colors.
+    std::mt19937 rng(5);
+    std::normal_distribution<float> g(0, 20);
+    const std::size_t n = 300000;
+    std::vector<float> colors(3 * n);
+    for (float& c : colors) c = g(rng);
+    PaletteSettings s;
+    s.size = 2000;
+    s.sampleLimit = 150000;  // stride 2
+    s.seed = 3;              // offset 1
+    const Palette one = buildPalette(colors.data(), n, WorkingSpace::Lab, s, 1);
+    const Palette three = buildPalette(colors.data(), n, WorkingSpace::Lab, s, 3);
+    UOT_CHECK(one.size() > 1000 && one.size() <= 2000);
+    UOT_CHECK(one.points == three.points && one.weights == three.weights);
+    double mean = 0, pm = 0;
+    for (std::size_t k = 1; k < n; k += 2) mean += colors[3 * k + 2] / 150000.0;
+    for (std::size_t i = 0; i < one.size(); ++i) pm += one.weights[i] * one.points[3 * i + 2];
+    UOT_CHECK_CLOSE(pm, mean, 1e-4);
+    colors[3 * 4001 + 1] = std::nanf("");
+    UOT_CHECK_THROWS_WITH(buildPalette(colors.data(), n, WorkingSpace::Lab, s, 2), "pixel 4001");
+}
+
+UOT_TEST(image_palette_converts_only_the_sample_and_matches_the_full_conversion)
+{
+    // buildImagePalette converts only the sampled pixels; its palette must equal,
+    // bit for bit, the palette of the fully converted image, for gray, RGB and
+    // RGBA, 8 and 16 bit, with and without a sampling stride.
+    std::mt19937 rng(9);
+    for (int channels : {1, 3, 4})
+        for (int depth : {8, 16}) {
+            Image image = Image::allocate(301, 257, channels, depth);
+            for (std::size_t i = 0; i < image.pixelCount() * static_cast<std::size_t>(channels); ++i) {
+                if (depth == 8) image.samples8()[i] = static_cast<std::uint8_t>(rng() & 0xff);
+                else image.samples16()[i] = static_cast<std::uint16_t>(rng() & 0xffff);
+            }
+            for (std::size_t limit : {std::size_t(0), std::size_t(20000)}) {
+                PaletteSettings s;
+                s.size = 700;
+                s.sampleLimit = limit;
+                s.seed = 4;
+                std::vector<float> full(image.pixelCount() * 3);
+                imageToSpace(image, WorkingSpace::Oklab, full.data(), 2);
+                const Palette expected = buildPalette(full.data(), image.pixelCount(), WorkingSpace::Oklab, s, 2);
+                const Palette got = buildImagePalette(image, WorkingSpace::Oklab, s, 2);
+                UOT_CHECK(got.size() > 1 && got.space == WorkingSpace::Oklab);
+                UOT_CHECK(got.points == expected.points && got.weights == expected.weights);
+            }
+        }
+    std::vector<float> out(9);
+    Image tiny = Image::allocate(2, 2, 3, 8);
+    for (std::size_t i = 0; i < tiny.data.size(); ++i) tiny.data[i] = static_cast<std::uint8_t>(20 * i + 7);
+    UOT_CHECK_THROWS_WITH(imagePixelsToSpace(tiny, WorkingSpace::Lab, 1, 2, 3, out.data()), "past the image");
+    imagePixelsToSpace(tiny, WorkingSpace::Lab, 1, 2, 2, out.data());  // pixels 1 and 3: the last one
+    std::vector<float> all(12);
+    imageToSpace(tiny, WorkingSpace::Lab, all.data());
+    UOT_CHECK(std::equal(out.begin(), out.begin() + 3, all.begin() + 3) && std::equal(out.begin() + 3, out.begin() + 6, all.begin() + 9));
+}
+
 UOT_TEST(palette_rejects_bad_settings)
 {
     std::vector<float> colors(30, 1.0f);
