@@ -89,9 +89,12 @@ int main(int argc, char** argv)
             const double total = std::chrono::duration<double>(Clock::now() - t0).count();
             const PhaseTimings& t = pipeline.stats().timings;
             totals.push_back(total);
-            std::printf("run %d: %.3f s = palette %.3f + cost %.4f + solve %.3f (%d it, %.2f ms/it, %s) + map %.3f\n", r + 1, total,
-                        t.palette, t.cost, t.solve, pipeline.stats().solve->iterations,
-                        pipeline.stats().solve->timings.msPerIteration, pipeline.stats().solve->solver.c_str(), t.map);
+            const SolveTimings& st = pipeline.stats().solve->timings;
+            std::printf("run %d: %.3f s = palette %.3f + cost %.4f + solve %.3f (%d it, %.2f ms/it, %s; set-up %.4f, "
+                        "iterations %.4f, evaluation %.4f) + map %.3f\n",
+                        r + 1, total, t.palette, t.cost, t.solve, pipeline.stats().solve->iterations, st.msPerIteration,
+                        pipeline.stats().solve->solver.c_str(), st.setupSeconds, st.iterateSeconds, st.evaluateSeconds,
+                        t.map);
             if (pipeline.stats().solvedOnGpu || pipeline.stats().mappedOnGpu || !pipeline.stats().gpuNote.empty())
                 std::printf("       solve on %s, map on %s (GPU upload+convert %.4f s, compose+download %.4f s)%s%s\n",
                             pipeline.stats().solvedOnGpu ? "GPU" : "CPU", pipeline.stats().mappedOnGpu ? "GPU" : "CPU",
@@ -115,10 +118,13 @@ int main(int argc, char** argv)
             const auto tp2 = Clock::now();
             const auto rp = computePalette(reference, settings);
             const auto tp3 = Clock::now();
+            const Palette sampled = buildImagePalette(source, settings.space, settings.palette, settings.threads);
+            const auto tp4 = Clock::now();
             const auto sec = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
             std::printf("palette phase parts: source to working space %.4f s, source palette %.4f s (%zu points), reference "
-                        "palette %.4f s\n",
-                        sec(tp0, tp1), sec(tp1, tp2), sp.size(), sec(tp2, tp3));
+                        "palette %.4f s; source palette from the sampled pixels only (the GPU path) %.4f s%s\n",
+                        sec(tp0, tp1), sec(tp1, tp2), sp.size(), sec(tp2, tp3), sec(tp3, tp4),
+                        sampled.points == sp.points ? "" : " (DIFFERENT PALETTE)");
             // Where the CPU part of the map phase goes: the LUT of the entropic map
             // (at the block means) and the guided-filter coefficients.
             RecolorPipeline pipeline(settings);

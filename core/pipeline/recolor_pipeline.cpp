@@ -117,11 +117,25 @@ struct RecolorPipeline::State {
     std::shared_ptr<const Image> reference;
     bool externalReferencePalette = false;
 
-    // Source in the working space (n x 3) and the space it is in.
+    // Source in the working space (n x 3) and the space it is in, converted only
+    // when the CPU mapping needs it (fullSourceColors); the palettes convert just
+    // the pixels they sample.
     // Not value-initialised: a 12 MP image would spend a pass zeroing 144 MB.
     FloatBuffer sourceColors;
     bool sourceColorsValid = false;
     WorkingSpace sourceColorsSpace = WorkingSpace::Lab;
+
+    // The source at full resolution in settings.space (converted on first use).
+    const float* fullSourceColors()
+    {
+        if (!sourceColorsValid || sourceColorsSpace != settings.space) {
+            sourceColors = FloatBuffer(source->pixelCount() * 3);
+            imageToSpace(*source, settings.space, sourceColors.data(), settings.threads);
+            sourceColorsValid = true;
+            sourceColorsSpace = settings.space;
+        }
+        return sourceColors.data();
+    }
 
     std::shared_ptr<const Palette> sourcePalette, referencePalette;
     PaletteSettings sourcePaletteSettings, referencePaletteSettings;
@@ -223,13 +237,8 @@ bool RecolorPipeline::hasReference() const { return m_state->reference != nullpt
 std::shared_ptr<const Palette> computePalette(const Image& image, const RecolorSettings& settings,
                                               const PipelineControl& control)
 {
-    validateImage(image, "image");
     checkCancel(control);
-    FloatBuffer colors(image.pixelCount() * 3);
-    imageToSpace(image, settings.space, colors.data(), settings.threads);
-    checkCancel(control);
-    return std::make_shared<const Palette>(
-        buildPalette(colors.data(), image.pixelCount(), settings.space, settings.palette, settings.threads));
+    return std::make_shared<const Palette>(buildImagePalette(image, settings.space, settings.palette, settings.threads));
 }
 
 void RecolorPipeline::preparePalettes(const PipelineControl& control)
@@ -242,18 +251,14 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
     bool reused = true;
     report(control, PipelineStage::Palette, 0.0);
 
-    if (!s.sourceColorsValid || s.sourceColorsSpace != st.space) {
-        checkCancel(control);
-        s.sourceColors = FloatBuffer(s.source->pixelCount() * 3);
-        imageToSpace(*s.source, st.space, s.sourceColors.data(), st.threads);
-        s.sourceColorsValid = true;
-        s.sourceColorsSpace = st.space;
-        s.sourcePalette.reset();
-    }
     if (!s.sourcePalette || s.sourcePalette->space != st.space || !samePalette(s.sourcePaletteSettings, st.palette)) {
         checkCancel(control);
+        // The CPU mapping converts every pixel anyway: the palette then reads those
+        // colors; the GPU path converts on the device, and here only the sample.
+        const bool cpuMapping = !isGpuSolverName(st.transport.solver);
         s.sourcePalette = std::make_shared<const Palette>(
-            buildPalette(s.sourceColors.data(), s.source->pixelCount(), st.space, st.palette, st.threads));
+            cpuMapping ? buildPalette(s.fullSourceColors(), s.source->pixelCount(), st.space, st.palette, st.threads)
+                       : buildImagePalette(*s.source, st.space, st.palette, st.threads));
         s.sourcePaletteSettings = st.palette;
         s.dropFromPalettes();
         reused = false;
@@ -350,6 +355,9 @@ Palette reducePalette(const Palette& fine, int size)
     return fine;
 }
 
+// Threads of the coarse solve of the multiscale warm start.
+constexpr int kCoarseSolveThreads = 4;
+
 }  // namespace
 
 // Multiscale warm start: solves the problem between coarse reductions of the two
@@ -377,6 +385,10 @@ std::vector<double> RecolorPipeline::coarseWarmStart(State& s, UotSolver& solver
     options.warmU = {};
     options.warmV = {};
     options.evaluateFinalPlan = false;
+    // A few threads are plenty for a <= 512^2 problem, and fewer threads than
+    // cores keep the barriers of the 50 iterations from waiting on a thread that
+    // the render's prefetch thread (or anything else) pushed off its core.
+    options.threads = std::min(kCoarseSolveThreads, resolveThreadCount(fineOptions.threads));
     SolveControl sc;
     sc.cancel = control.cancel;
     const SolveResult r = solver.solve(coarse, options, sc);
@@ -467,7 +479,12 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
             if (ts.multiscale && s.problem.reference == ReferenceMeasure::Ones &&
                 s.problem.rows() > 2 * static_cast<std::size_t>(ts.coarseSize) &&
                 s.problem.cols() > 2 * static_cast<std::size_t>(ts.coarseSize)) {
-                warmV = coarseWarmStart(s, *solver, options, control);
+                // The coarse solve is small: on the CPU even for a GPU solve, where
+                // another problem size would cost the device solver a re-allocation
+                // and new CUDA graphs (and it would lose the fine size's buffers).
+                auto& coarseSolver = isGpuSolverName(name) ? s.solvers[cpuFallbackSolver(name)] : solver;
+                if (!coarseSolver) coarseSolver = createSolver(cpuFallbackSolver(name));
+                warmV = coarseWarmStart(s, *coarseSolver, options, control);
                 if (!warmV.empty()) options.warmV = warmV;
             }
         }
@@ -618,14 +635,14 @@ Image RecolorPipeline::render(const PipelineControl& control)
         }
     }
     if (sub != s.lowSubsample) {
-        s.low = sub > 0 ? downsampleColors(s.sourceColors.data(), src.width, src.height, s.settings.space, sub, threads)
+        s.low = sub > 0 ? downsampleColors(s.fullSourceColors(), src.width, src.height, s.settings.space, sub, threads)
                         : LowResolution{};
         s.lowSubsample = sub;
         s.lutValid = false;
     }
     if (!s.lutValid || s.lut.size != ms.lutSize) {
         checkCancel(control);
-        const float* at = sub > 0 ? s.low.colors.data() : s.sourceColors.data();
+        const float* at = sub > 0 ? s.low.colors.data() : s.fullSourceColors();
         const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
         s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads);
         s.lutValid = true;
@@ -662,7 +679,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper) composeMapped(s.sourceColors.data(), s.lut, s.field, s.settings.space, ms, src, result, threads);
+    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, s.settings.space, ms, src, result, threads);
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);

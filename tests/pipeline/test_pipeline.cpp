@@ -9,6 +9,7 @@
 #include "core/color/color_space.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/transport/uot_error.h"
+#include "gpu/gpu_backend.h"
 #include "tests/support/test_harness.h"
 
 using namespace uot;
@@ -181,6 +182,43 @@ UOT_TEST(same_seed_gives_identical_output_and_strength_change_reuses_the_plan)
     a.setSettings(other);
     a.render();
     UOT_CHECK(a.stats().paletteFromCache && !a.stats().planFromCache);
+}
+
+UOT_TEST(gpu_solver_gives_the_cpu_result)
+{
+    // With a gpu-* solver the source palette converts only its sampled pixels,
+    // the coarse warm start runs on the CPU, and the fine solve and the mapping
+    // run on the GPU when there is one. The palettes must be the CPU path's bit
+    // for bit. Without a GPU everything falls back to the CPU: the output must be
+    // the CPU variant's, byte for byte, and the stats must say why; with a GPU it
+    // must agree with the CPU output to a few levels (fp32 solve on the device).
+    RecolorSettings s = fastSettings();
+    s.palette.sampleLimit = 1000;  // a sampling stride
+    s.palette.size = 300;
+    s.transport.coarseSize = 40;   // exercises the multiscale warm start
+    const Image src = scene(96, 64, 6), ref = scene(70, 50, 7);
+    s.transport.solver = "fused";
+    RecolorPipeline cpu(s);
+    cpu.setSource(src), cpu.setReference(ref);
+    const Image expected = cpu.run();
+    s.transport.solver = "gpu-fused";
+    RecolorPipeline gpu(s);
+    gpu.setSource(src), gpu.setReference(ref);
+    const Image got = gpu.run();
+    UOT_CHECK(gpu.sourcePalette()->points == cpu.sourcePalette()->points);
+    UOT_CHECK(gpu.sourcePalette()->weights == cpu.sourcePalette()->weights);
+    UOT_CHECK(got.data.size() == expected.data.size());
+    if (!gpu::unavailableReason().empty()) {
+        UOT_CHECK(got.data == expected.data);
+        UOT_CHECK(!gpu.stats().solvedOnGpu && !gpu.stats().mappedOnGpu);
+        UOT_CHECK_MSG(gpu.stats().gpuNote.find("GPU unavailable") != std::string::npos, gpu.stats().gpuNote);
+        return;
+    }
+    UOT_CHECK_MSG(gpu.stats().solvedOnGpu && gpu.stats().mappedOnGpu, gpu.stats().gpuNote);
+    int worst = 0;
+    for (std::size_t k = 0; k < got.data.size() && k < expected.data.size(); ++k)
+        worst = std::max(worst, std::abs(int(got.data[k]) - int(expected.data[k])));
+    UOT_CHECK_MSG(worst <= 3, "GPU and CPU outputs differ by " << worst << " levels");
 }
 
 UOT_TEST(alpha_gray_and_16_bit_sources)
