@@ -106,18 +106,7 @@ PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> l
     std::vector<double> rowSums(rows, 0.0);
     std::vector<std::vector<double>> colPartials(threadCount, std::vector<double>(cols, 0.0));
     std::vector<double> entropy(threadCount, 0.0);
-    const bool product = problem.reference == ReferenceMeasure::Product;
-
     // Each row is visited once; per-thread column partials avoid atomics.
-    // <P,C> + eps KL(P|R) = sum P (C + eps log(P/R)) - eps sum P + eps sum R,
-    // and C + eps log(P/R) = eps (logU_i + logV_j).
-    double referenceMass = product ? 1.0 : static_cast<double>(rows) * static_cast<double>(cols);
-    if (product) {
-        double sa = 0, sb = 0;
-        for (double x : problem.a) sa += x;
-        for (double x : problem.b) sb += x;
-        referenceMass = sa * sb;
-    }
     forEachPlanRow(
         problem, logU, logV,
         [&](std::size_t i, const double* row) {
@@ -137,15 +126,28 @@ PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> l
     std::vector<double> colSums(cols, 0.0);
     for (const auto& partial : colPartials)
         for (std::size_t j = 0; j < cols; ++j) colSums[j] += partial[j];
+    double scaledLogSum = 0;
+    for (double e : entropy) scaledLogSum += e;
+    return evaluationFromSums(problem, rowSums, colSums, scaledLogSum);
+}
 
+PlanEvaluation evaluationFromSums(const UotProblem& problem, std::span<const double> rowSums,
+                                  std::span<const double> colSums, double scaledLogSum)
+{
+    const bool product = problem.reference == ReferenceMeasure::Product;
+    double referenceMass = static_cast<double>(problem.rows()) * static_cast<double>(problem.cols());
+    if (product) {
+        double sa = 0, sb = 0;
+        for (double x : problem.a) sa += x;
+        for (double x : problem.b) sb += x;
+        referenceMass = sa * sb;
+    }
     PlanEvaluation eval;
-    for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t i = 0; i < rowSums.size(); ++i) {
         eval.mass += rowSums[i];
         eval.marginalErrorA += std::abs(rowSums[i] - problem.a[i]);
     }
-    for (std::size_t j = 0; j < cols; ++j) eval.marginalErrorB += std::abs(colSums[j] - problem.b[j]);
-    double scaledLogSum = 0;
-    for (double e : entropy) scaledLogSum += e;
+    for (std::size_t j = 0; j < colSums.size(); ++j) eval.marginalErrorB += std::abs(colSums[j] - problem.b[j]);
     eval.objective = problem.eps * scaledLogSum - problem.eps * eval.mass + problem.eps * referenceMass +
                      penaltyTerm(problem.tauA, rowSums, problem.a, eval.marginalErrorA) +
                      penaltyTerm(problem.tauB, colSums, problem.b, eval.marginalErrorB);

@@ -42,4 +42,12 @@ void computePlan(const UotProblem& problem, std::span<const double> logU, std::s
 PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
                             std::span<const double> logV, int threads = 0);
 
+// The evaluation from the plan's row sums P 1 (size rows), column sums P^T 1
+// (size cols) and scaledLogSum = sum_ij P_ij (logU_i + logV_j), however they
+// were computed (evaluatePlan on the host; the GPU solvers on the device).
+// <P,C> + eps KL(P|R) = sum P (C + eps log(P/R)) - eps sum P + eps sum R, and
+// C + eps log(P/R) = eps (logU_i + logV_j).
+PlanEvaluation evaluationFromSums(const UotProblem& problem, std::span<const double> rowSums,
+                                  std::span<const double> colSums, double scaledLogSum);
+
 }  // namespace uot
