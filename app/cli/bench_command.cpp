@@ -451,9 +451,11 @@ int runBenchCommand(const std::vector<std::string>& args)
                      "its own child process.");
     SolverFlagConfig flags;
     flags.allowSolverList = true;
+    flags.allowPrecisionAndThreadLists = true;
+    flags.iterationLimits = false;
     flags.defaultSolver = "fused,pot-style";
     addSolverOptions(parser, flags);
-    parser.addOption("size", "MxN", "problem size, rows x cols (repeatable)", "4096x4096", true);
+    parser.addOption("size", "MxN", "problem size, rows x cols", "4096x4096", true);
     parser.addOption("iterations", "N", "timed iterations N per measurement", "50");
     parser.addOption("warmup", "K", "warm-up iterations K subtracted from each measurement", "5");
     parser.addOption("repeats", "R", "measurements per case; the median is reported", "5");
@@ -467,12 +469,10 @@ int runBenchCommand(const std::vector<std::string>& args)
     parser.parse(args);
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
-        std::printf("\nPrecision and threads may be lists (--precision fp32,fp64 --threads 1,2). --max-iter and "
-                    "--tol do not apply: every measurement runs an exact number of iterations.\n");
+        std::printf("\nEvery measurement runs an exact number of iterations (--warmup + --iterations): there is no "
+                    "--max-iter or --tol here.\n");
         return kExitOk;
     }
-    if (parser.has("max-iter") || parser.has("tol"))
-        throw UsageError("--max-iter and --tol do not apply to bench: use --iterations and --warmup");
 
     // Lists the shared flags take one value of: read them here, hand the first on.
     std::vector<Precision> precisions;

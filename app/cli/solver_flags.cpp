@@ -61,12 +61,17 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      config.defaultTauB);
     parser.addOption("reference-measure", "ones|product",
                      "entropy reference R: all-ones (POT reg_type='entropy') or a b^T (reg_type='kl')", "ones");
-    parser.addOption("precision", "fp32|fp64", "storage and arithmetic of the kernel matrix",
+    const bool lists = config.allowPrecisionAndThreadLists;
+    parser.addOption("precision", lists ? "fp32|fp64[,...]" : "fp32|fp64",
+                     std::string("storage and arithmetic of the kernel matrix") + (lists ? " (a list: one case each)" : ""),
                      config.defaultPrecision);
-    parser.addOption("threads", "N", "CPU threads, 0 = all cores", "0");
-    parser.addOption("max-iter", "N", "maximum number of iterations", config.defaultMaxIter);
-    parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",
-                     config.defaultTol);
+    parser.addOption("threads", lists ? "N[,N...]" : "N",
+                     std::string("CPU threads, 0 = all cores") + (lists ? " (a list: one case each)" : ""), "0");
+    if (config.iterationLimits) {
+        parser.addOption("max-iter", "N", "maximum number of iterations", config.defaultMaxIter);
+        parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",
+                         config.defaultTol);
+    }
     parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
     parser.addOption("device", "cpu|gpu|gpu:N",
                      "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused)", "cpu");
@@ -130,11 +135,13 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
 
     s.options.threads = parser.integer("threads");
     if (s.options.threads < 0) throw UsageError("option '--threads' must be >= 0 (0 = all cores)");
-    s.options.maxIterations = parser.integer("max-iter");
-    if (s.options.maxIterations < 0) throw UsageError("option '--max-iter' must be >= 0");
-    s.options.tolerance = parser.number("tol");
-    if (!(s.options.tolerance >= 0) || !std::isfinite(s.options.tolerance))
-        throw UsageError("option '--tol' must be a finite number >= 0 (0 = run --max-iter iterations)");
+    if (config.iterationLimits) {
+        s.options.maxIterations = parser.integer("max-iter");
+        if (s.options.maxIterations < 0) throw UsageError("option '--max-iter' must be >= 0");
+        s.options.tolerance = parser.number("tol");
+        if (!(s.options.tolerance >= 0) || !std::isfinite(s.options.tolerance))
+            throw UsageError("option '--tol' must be a finite number >= 0 (0 = run --max-iter iterations)");
+    }
     s.options.checkEvery = parser.integer("check-every");
     if (s.options.checkEvery < 1) throw UsageError("option '--check-every' must be >= 1");
     s.options.device = device;

@@ -24,6 +24,8 @@ struct SolverFlagConfig {
     std::string defaultPrecision = "fp32";
     std::string defaultSolver = "auto";
     bool allowSolverList = false;         // --solver may be "a,b,c" (bench); names are then mapped one by one
+    bool allowPrecisionAndThreadLists = false;  // --precision fp32,fp64 --threads 1,2 (bench)
+    bool iterationLimits = true;          // declare --max-iter and --tol (bench runs exact iteration counts)
     // Defaults shown in --help and used when the flag is absent (recolor/batch use
     // their own: costs there are normalised colour distances).
     std::string defaultEps = "0.05";
