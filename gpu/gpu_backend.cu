@@ -129,9 +129,11 @@ std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& t
                     "unknown GPU solver '" + name + "': choose gpu-pot-style, gpu-mapuot, gpu-fused or gpu-log");
     if (tuning.mapTx < 1 || tuning.mapTy < 1 || tuning.mapNy < 1 || tuning.mapTx * tuning.mapTy > 1024 ||
         tuning.rowTx < 32 || tuning.rowTx % 32 != 0 || tuning.rowTx > 1024 || tuning.rowNy < 1 ||
-        tuning.fusedPartials < 0)
+        tuning.fusedPartials < 0 || tuning.fusedCluster < 0 || tuning.fusedCluster > 8 || tuning.finalizeLanes < 0 ||
+        tuning.finalizeLanes > 32)
         throw Error(ErrorCode::InvalidArgument,
-                    "GPU tuning out of range: mapTx*mapTy <= 1024, rowTx a multiple of 32 up to 1024, all >= 1");
+                    "GPU tuning out of range: mapTx*mapTy <= 1024, rowTx a multiple of 32 up to 1024, all >= 1, "
+                    "fusedCluster 0..8, finalizeLanes 0..32");
     const std::string reason = unavailableReason();
     if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
     return std::make_unique<GpuSolver>(variant, name, tuning);

@@ -68,6 +68,15 @@ struct Tuning {
     // gpu-fused: programmatic dependent launch (compute capability >= 9.0): each
     // pass starts streaming K while the previous column finalize still runs.
     bool programmaticLaunch = true;
+    // gpu-fused: blocks per thread-block cluster (compute capability >= 9.0). With
+    // 2 or 4 the blocks of a cluster add their column partials on chip (distributed
+    // shared memory) and write one partial row per cluster. 1 = no clusters,
+    // 0 = automatic (the H100 measurement: 2, or 4 for few rows of 16384-wide
+    // fp32; falls back to 1 where clusters cannot launch).
+    int fusedCluster = 0;
+    // gpu-fused column finalize: partial rows summed side by side per column
+    // (8, 16 or 32; 0 = automatic: 8, the fastest measured).
+    int finalizeLanes = 0;
 };
 
 // Creates a GPU variant with explicit launch parameters (see createSolver above).

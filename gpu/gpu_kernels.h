@@ -24,6 +24,7 @@ struct CheckValues {
     double diffU, scaleU, diffV, scaleV;  // max|x - xPrev| and max(1, |x|, |xPrev|) per side
     int bad;                              // a scaling is not finite and > 0
     int pad;
+    double marginalA, marginalB;          // |P 1 - a|_1, |P^T 1 - b|_1 (launchMarginalErrors; NaN if not run)
 };
 
 // How K is built from a cost chunk: K = exp(-C/eps + logR) (multiplicative) or
@@ -64,19 +65,24 @@ template <typename T>
 void launchScaleMatrix(T* A, std::size_t rows, std::size_t pitch, const T* u, const T* v, cudaStream_t stream);
 
 // gpu-fused: one read-only pass. For every row i: r_i = sum_j K_ij v_j, u_i =
-// (a_i / r_i)^fa, then partials[p][j] += K_ij u_i (p = block % partialRows),
-// with the rows staged through shared memory by asynchronous copies.
+// (a_i / r_i)^fa, then partials[p][j] += K_ij u_i (p = block % partialRows, or
+// with clusters p = (block / cluster) % partialRows after an on-chip sum over the
+// cluster's blocks), with the rows staged through shared memory by asynchronous copies.
 struct FusedPlan {
     bool usable = false;     // false when a row does not fit the shared-memory pipeline
     int items = 0;           // 128-bit vectors per thread per row
     int threads = 0;
     int groupRows = 0;       // rows per pipeline stage
     int stages = 0;          // pipeline depth (groups staged in shared memory)
-    int blocks = 0;
+    int blocks = 0;          // a multiple of cluster
+    int cluster = 1;         // blocks per thread-block cluster (> 1: partials summed on chip per cluster)
     std::size_t sharedBytes = 0;
 };
+// cluster: blocks per thread-block cluster wanted (1 = none, 0 = automatic: 2, or
+// 4 for few rows of one block per multiprocessor); the plan falls back to 1 where
+// the device cannot launch clusters of that size.
 template <typename T>
-FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device);
+FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster);
 template <typename T>
 // programmatic: launch with programmatic dependent launch (the kernel prefetches K
 // before waiting for its predecessor; Hopper and later).
@@ -85,10 +91,12 @@ void launchFused(const FusedPlan& plan, const T* K, std::size_t rows, std::size_
                  cudaStream_t stream);
 
 // Second stage of the column reduction: s_j = sum_p partials[p][j] (partials
-// zeroed again), v_j = (b_j / s_j)^fb.
+// zeroed again when partialRows > 0, i.e. shared rows), v_j = (b_j / s_j)^fb;
+// colSums (may be null) receives s. lanes: partial rows summed side by side per
+// column (8, 16 or 32; 0 = automatic, 8).
 template <typename T>
 void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std::size_t cols, const double* b,
-                           double fb, T* v, bool programmatic, cudaStream_t stream);
+                           double fb, T* v, T* colSums, int lanes, bool programmatic, cudaStream_t stream);
 
 // gpu-mapuot, exact in-place form (docs/ALGORITHMS.md s2):
 // factor_k = (w_k / s_k)^f * x_k^(f - 1); x_k *= factor_k; s_k = 0 (ready for the next atomics).
@@ -127,6 +135,19 @@ void launchLogCols(const T* logK, std::size_t rows, std::size_t cols, std::size_
 template <typename T>
 void launchCheck(const T* u, const T* uPrev, std::size_t rows, const T* v, const T* vPrev, std::size_t cols,
                  bool fromLogs, CheckValues* out, cudaStream_t stream);
+
+// Marginal errors of the current plan, added into out[0] = |P 1 - a|_1 and
+// out[1] = |P^T 1 - b|_1 (out is zeroed first; float64 accumulation). The plan is
+// P = diag(u) K diag(v) (u or v null: ones; gpu-mapuot passes its rescaled
+// matrix with both null) or, when lu is given, P_ij = exp(lu_i + logK_ij + lv_j).
+// colSums: K^T u of the current u when the iteration left it (multiplicative with
+// v given; then only the row side reads the matrix), else null. colScratch: cols
+// doubles (multiplicative) or 2 x bands x cols doubles (log); bands as
+// logColumnBands. One or two reads of the matrix.
+template <typename T>
+void launchMarginalErrors(const T* K, std::size_t rows, std::size_t cols, std::size_t pitch, const T* u, const T* v,
+                          const double* lu, const double* lv, const double* a, const double* b, const T* colSums,
+                          double* colScratch, int bands, double* out, cudaStream_t stream);
 
 // Streaming read of `count` 16-byte vectors (result folded into *sink so the
 // loads are not removed).

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -152,6 +153,7 @@ private:
     DeviceBuffer<double> m_a, m_b, m_logA, m_logB;
     DeviceBuffer<T> m_rowSum, m_colSum, m_alpha, m_beta, m_partials;
     DeviceBuffer<double> m_logPartMax, m_logPartSum;
+    DeviceBuffer<double> m_marginScratch;  // column sums (or log band partials) for progress marginals
     DeviceBuffer<CheckValues> m_check;
     DeviceBuffer<unsigned long long> m_scratch;  // [0] first bad cost, [1] zero rows | zero cols (2 ints)
     DeviceBuffer<unsigned char> m_cublasWorkspace;
@@ -160,6 +162,7 @@ private:
     FusedPlan m_fused;
     int m_partialRows = 0;
     int m_logBands = 0;
+    int m_marginBands = 1;
     double m_fa = 1, m_fb = 1;
 
     std::string m_graphKey;
@@ -179,6 +182,7 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         m_partials.release();
         m_logPartMax.release();
         m_logPartSum.release();
+        m_marginScratch.release();
         m_rows = m_cols = m_pitch = 0;
     }
     AllocationTracker* t = &m_tracker;
@@ -208,20 +212,21 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         m_vGood.ensure(pitch, t);
     }
     if (m_variant == Variant::Fused) {
-        m_fused = planFused<T>(rows, cols, pitch, m_device);
+        m_fused = planFused<T>(rows, cols, pitch, m_device, m_tuning.fusedCluster);
         int major = 0;
         UOT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, m_device));
         m_programmatic = m_tuning.programmaticLaunch && major >= 9;
         if (m_fused.usable) {
+            // Units that write partial rows: blocks, or clusters of blocks.
+            const int units = m_fused.blocks / m_fused.cluster;
             int partials = m_tuning.fusedPartials;
             if (partials <= 0) {
-                // One private row per block (no atomics) when that costs under 3.4% of
+                // One private row per unit (no atomics) when that costs under 3.4% of
                 // the matrix, else fewer rows shared through atomics.
-                partials = m_fused.blocks <= static_cast<int>(rows / 30)
-                               ? m_fused.blocks
-                               : static_cast<int>(std::max<std::size_t>(1, rows / 64));
+                partials = units <= static_cast<int>(rows / 30) ? units
+                                                                 : static_cast<int>(std::max<std::size_t>(1, rows / 64));
             }
-            m_partialRows = std::min(partials, m_fused.blocks);
+            m_partialRows = std::min(partials, units);
             m_partials.ensure(std::size_t(m_partialRows) * pitch, t);
         }
     }
@@ -229,6 +234,7 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         m_rowSum.ensure(rows, t);
         m_colSum.ensure(pitch, t);
     }
+    if (m_variant == Variant::Fused) m_colSum.ensure(pitch, t);  // K^T u (the finalize writes it; progress marginals)
     if (m_variant == Variant::MapUot) {
         m_alpha.ensure(rows, t);
         m_beta.ensure(pitch, t);
@@ -318,9 +324,9 @@ void Engine<T>::enqueueIteration()
         if (m_fused.usable) {
             launchFused<T>(m_fused, m_K.get(), M, P, m_v.get(), m_a.get(), m_fa, m_u.get(), m_partials.get(),
                            m_partialRows, m_programmatic, s);
-            const bool exclusive = m_partialRows >= m_fused.blocks;
+            const bool exclusive = m_partialRows >= m_fused.blocks / m_fused.cluster;
             launchFinalizeColumns<T>(m_partials.get(), exclusive ? -m_partialRows : m_partialRows, P, N, m_b.get(),
-                                     m_fb, m_v.get(), m_programmatic, s);
+                                     m_fb, m_v.get(), m_colSum.get(), m_tuning.finalizeLanes, m_programmatic, s);
             break;
         }
         [[fallthrough]];  // rows too wide for the on-chip pipeline: two read passes
@@ -394,9 +400,11 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
 
     SolveResult result;
     result.solver = m_name;
-    result.bytesPerIteration = bytesPerIterationFor(m_variant, M, N, sizeof(T));
-
     prepare(M, N, pitch);
+    // What runs: gpu-fused without a usable one-pass plan is the two-pass cuBLAS path.
+    const std::uint64_t matrixBytes = std::uint64_t(M) * N * sizeof(T);
+    result.bytesPerIteration = m_variant == Variant::Fused ? (m_fused.usable ? matrixBytes : 2 * matrixBytes)
+                                                           : bytesPerIterationFor(m_variant, M, N, sizeof(T));
     m_tracker.resetPeak();
     m_fa = problem.exponentA();
     m_fb = problem.exponentB();
@@ -472,6 +480,12 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         markUnderflow(result, report, 0);
     } else if (options.maxIterations > 0) {
         IterationMonitor monitor(options, control, result.bytesPerIteration);
+        const bool wantMarginals = static_cast<bool>(control.onProgress);
+        if (wantMarginals) {
+            m_marginBands = logColumnBands(M, N, m_device);
+            const int bands = isLog() ? m_logBands : m_marginBands;
+            m_marginScratch.ensure(isLog() ? 2 * std::size_t(std::max(1, bands)) * N : N, &m_tracker);
+        }
         const int checkEvery = std::max(1, options.checkEvery);
         const double estimate = static_cast<double>(result.bytesPerIteration) / 2.5e12 + 5e-6;
         int slice = std::clamp(static_cast<int>(kSliceSeconds / estimate), 1, kMaxSlice);
@@ -496,6 +510,21 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
                                     s);
             else
                 launchCheck<T>(m_u.get(), m_uPrev.get(), M, m_v.get(), m_vPrev.get(), N, false, m_check.get(), s);
+            if (wantMarginals) {
+                // Marginal errors of the current plan for the progress report (two
+                // extra reads of the matrix per check, only when someone listens).
+                double* out = reinterpret_cast<double*>(reinterpret_cast<char*>(m_check.get()) +
+                                                        offsetof(CheckValues, marginalA));
+                if (isLog())
+                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, nullptr, nullptr, m_lu.get(), m_lv.get(), m_a.get(),
+                                            m_b.get(), nullptr, m_marginScratch.get(), m_logBands, out, s);
+                else if (m_variant == Variant::MapUot)  // the matrix holds the plan itself
+                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, nullptr, nullptr, nullptr, nullptr, m_a.get(),
+                                            m_b.get(), nullptr, m_marginScratch.get(), m_marginBands, out, s);
+                else  // gpu-fused and gpu-pot-style leave K^T u of the last iteration in m_colSum
+                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, m_u.get(), m_v.get(), nullptr, nullptr, m_a.get(),
+                                            m_b.get(), m_colSum.get(), m_marginScratch.get(), m_marginBands, out, s);
+            }
             UOT_CUDA_CHECK(
                 cudaMemcpyAsync(m_hostCheck.get(), m_check.get(), sizeof(CheckValues), cudaMemcpyDeviceToHost, s));
         };
@@ -559,7 +588,9 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
                 const int wanted = std::clamp(static_cast<int>(kSliceSeconds / perIteration), 1, kMaxSlice);
                 if (wanted > 2 * slice || 2 * wanted < slice) slice = wanted;
             }
-            if (monitor.report(iterations, result.error)) {
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            if (monitor.report(iterations, result.error, wantMarginals ? c.marginalA : nan,
+                               wantMarginals ? c.marginalB : nan)) {
                 result.converged = true;
                 break;
             }
@@ -592,23 +623,22 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
 
 // -------------------------------------------------------------------------- solver
 
-std::uint64_t bytesPerIterationFor(Variant variant, std::size_t rows, std::size_t cols, std::size_t elementBytes)
-{
-    const std::uint64_t matrix = std::uint64_t(rows) * cols * elementBytes;
-    switch (variant) {
-    case Variant::Fused: return matrix;         // one read
-    case Variant::PotStyle: return 2 * matrix;  // two reads
-    case Variant::MapUot: return 4 * matrix;    // two kernels, each a read and a write
-    case Variant::Log: return 2 * matrix;       // two reads (rows, then columns)
-    }
-    return 2 * matrix;
-}
-
 std::string GpuSolver::name() const { return m_name; }
 
 std::uint64_t GpuSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
 {
-    return bytesPerIterationFor(m_variant, rows, cols, precision == Precision::Fp32 ? 4 : 8);
+    // The shared memory of the device the solver last ran on (else the current
+    // one; the H100's where none answers) decides gpu-fused's one or two passes.
+    std::size_t optin = kH100SharedOptinBytes;
+    int device = m_engineDevice;
+    if (device < 0 && cudaGetDevice(&device) != cudaSuccess) device = -1;
+    int value = 0;
+    if (device >= 0 && cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess &&
+        value > 0)
+        optin = static_cast<std::size_t>(value);
+    else
+        (void)cudaGetLastError();
+    return bytesPerIterationFor(m_variant, rows, cols, precision == Precision::Fp32 ? 4 : 8, optin);
 }
 
 GpuSolver::GpuSolver(Variant variant, std::string name, const Tuning& tuning)

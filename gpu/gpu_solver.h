@@ -6,14 +6,32 @@
 #include <string>
 
 #include "core/transport/uot_solver.h"
+#include "gpu/fused_limits.h"
 #include "gpu/gpu_backend.h"
 
 namespace uot::gpu::detail {
 
 enum class Variant { PotStyle, MapUot, Fused, Log };
 
-// Matrix bytes one iteration of a variant moves (docs/ALGORITHMS.md section 3).
-std::uint64_t bytesPerIterationFor(Variant variant, std::size_t rows, std::size_t cols, std::size_t elementBytes);
+// Matrix bytes one iteration of a variant moves (docs/ALGORITHMS.md section 3),
+// for what actually runs: gpu-fused is one read (M N s) where its one-pass kernel
+// takes rows of `cols` elements on a device with sharedOptinBytes of opt-in shared
+// memory per block (fusedOnePass), else it runs the two-pass cuBLAS path (2 M N s).
+// Host code; the default is the H100's 227 KiB.
+inline std::uint64_t bytesPerIterationFor(Variant variant, std::size_t rows, std::size_t cols,
+                                          std::size_t elementBytes,
+                                          std::size_t sharedOptinBytes = kH100SharedOptinBytes)
+{
+    const std::uint64_t matrix = std::uint64_t(rows) * cols * elementBytes;
+    switch (variant) {
+    case Variant::Fused:  // one read, or two on the cuBLAS fallback for wide rows
+        return fusedOnePass(cols, elementBytes, sharedOptinBytes) ? matrix : 2 * matrix;
+    case Variant::PotStyle: return 2 * matrix;  // two reads
+    case Variant::MapUot: return 4 * matrix;    // two kernels, each a read and a write
+    case Variant::Log: return 2 * matrix;       // two reads (rows, then columns)
+    }
+    return 2 * matrix;
+}
 
 class EngineBase;
 

@@ -6,6 +6,9 @@
 //             [--precision fp32|fp64] [--repeats 3] [--tune] [--atomics]
 //   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
+//   Any GPU solver name may carry '/'-separated tuning options in brackets:
+//   atomic, no-pdl, cN (Tuning::fusedCluster = N), fN (Tuning::finalizeLanes = N),
+//   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
 //
 // ms_per_iter is device time from CUDA events around the iteration loop
 // (result.timings.iterateSeconds / iterations), the median of the repeats,
@@ -137,13 +140,24 @@ int main(int argc, char** argv)
             problem.tauA = problem.tauB = 1.0;
 
             for (const std::string& name : solverList) {
-                const bool atomic = name == "gpu-fused[atomic]", noPdl = name == "gpu-fused[no-pdl]";
                 std::unique_ptr<UotSolver> solver;
-                if (atomic || noPdl) {
+                const std::size_t open = name.find('[');
+                if (open != std::string::npos && name.back() == ']') {
+                    // Variant options, '/'-separated: atomic, no-pdl, cN (cluster), fN (finalize lanes).
                     gpu::Tuning t = gpu::defaultTuning();
-                    if (atomic) t.fusedPartials = 1;
-                    if (noPdl) t.programmaticLaunch = false;
-                    solver = gpu::createSolver("gpu-fused", t);
+                    for (const std::string& option : split(name.substr(open + 1, name.size() - open - 2), '/')) {
+                        if (option == "atomic")
+                            t.fusedPartials = 1;
+                        else if (option == "no-pdl")
+                            t.programmaticLaunch = false;
+                        else if (option[0] == 'c')
+                            t.fusedCluster = std::atoi(option.c_str() + 1);
+                        else if (option[0] == 'f')
+                            t.finalizeLanes = std::atoi(option.c_str() + 1);
+                        else
+                            throw Error(ErrorCode::InvalidArgument, "unknown solver option '" + option + "' in " + name);
+                    }
+                    solver = gpu::createSolver(name.substr(0, open), t);
                 } else {
                     solver = createSolver(name);
                 }

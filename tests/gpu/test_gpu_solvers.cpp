@@ -157,6 +157,116 @@ UOT_TEST(everyVariantMatchesReferenceOnOddShapes)
     }
 }
 
+UOT_TEST(fusedClusterAndFinalizeOptionsMatchReference)
+{
+    if (!requireGpu()) return;
+    // Every launch shape of gpu-fused's column reduction: no clusters, clusters of
+    // 2 and 4 blocks (partials summed through distributed shared memory), private
+    // rows or shared rows with atomics, 8 or 32 finalize lanes; odd shapes.
+    struct Option {
+        int cluster, lanes, partials;
+        const char* label;
+    };
+    const Option optionsList[] = {{1, 8, 0, "c1/f8"},   {1, 32, 0, "c1/f32"}, {2, 0, 0, "c2"},
+                                  {4, 0, 0, "c4"},      {2, 0, 1, "c2/atomic"}, {4, 16, 3, "c4/f16/3 rows"}};
+    const std::size_t shapes[][2] = {{1, 1}, {1, 1000}, {1000, 1}, {333, 777}, {2500, 257}};
+    for (const auto& s : shapes) {
+        const TestProblem tp(s[0], s[1], 0.05, 0.5, 2.0, 21);
+        const SolveOptions o = options(Precision::Fp32, 2000, 1e-5);
+        const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
+        for (const Option& opt : optionsList) {
+            gpu::Tuning t = gpu::defaultTuning();
+            t.fusedCluster = opt.cluster;
+            t.finalizeLanes = opt.lanes;
+            t.fusedPartials = opt.partials;
+            const SolveResult got = gpu::createSolver("gpu-fused", t)->solve(tp.problem, o);
+            const double dist = planRelativeL1(tp.problem, got, ref);
+            std::printf("  gpu-fused[%-13s] %5zux%-5zu iters %4d (ref %4d) rel L1 %.2e\n", opt.label, s[0], s[1],
+                        got.iterations, ref.iterations, dist);
+            UOT_CHECK_MSG(got.iterations == ref.iterations && dist <= 1e-4 && allFinite(got), opt.label);
+        }
+    }
+    // Large and fp64, clusters of 2 and 4.
+    const TestProblem big(4097, 4095, 0.05, 1.0, 1.0, 22);
+    const SolveOptions o20 = options(Precision::Fp32, 20, 0.0, 5);
+    const SolveResult refBig = createSolver("reference")->solve(big.problem, o20);
+    const TestProblem f64(257, 131, 0.05, 1.0, 2.0, 23);
+    const SolveOptions o64 = options(Precision::Fp64, 3000, 1e-9);
+    const SolveResult ref64 = createSolver("reference")->solve(f64.problem, o64);
+    for (int cluster : {2, 4}) {
+        gpu::Tuning t = gpu::defaultTuning();
+        t.fusedCluster = cluster;
+        const SolveResult got = gpu::createSolver("gpu-fused", t)->solve(big.problem, o20);
+        const double dist = planRelativeL1(big.problem, got, refBig);
+        const SolveResult got64 = gpu::createSolver("gpu-fused", t)->solve(f64.problem, o64);
+        const double dist64 = planRelativeL1(f64.problem, got64, ref64);
+        std::printf("  gpu-fused[c%d] 4097x4095 rel L1 %.2e; fp64 257x131 rel L1 %.2e\n", cluster, dist, dist64);
+        UOT_CHECK(dist <= 1e-4 && got.iterations == refBig.iterations);
+        UOT_CHECK(dist64 <= 1e-9 && got64.iterations == ref64.iterations);
+    }
+}
+
+UOT_TEST(progressReportsMarginalErrorsLikeTheReference)
+{
+    if (!requireGpu()) return;
+    // The marginal errors of every progress report: finite, and the reference's
+    // |P 1 - a|_1 and |P^T 1 - b|_1 at the same iteration (float32 vs float64).
+    struct Report {
+        int iteration;
+        double errA, errB;
+    };
+    auto record = [](UotSolver& solver, const UotProblem& p, const SolveOptions& o) {
+        std::vector<Report> reports;
+        SolveControl control;
+        control.onProgress = [&](const SolveProgress& pr) {
+            reports.push_back({pr.iteration, pr.marginalErrorA, pr.marginalErrorB});
+        };
+        solver.solve(p, o, control);
+        return reports;
+    };
+    const TestProblem unbalanced(333, 777, 0.05, 1.0, 1.0, 24), mixed(500, 201, 0.05, 0.5, 2.0, 25);
+    for (const TestProblem* tp : {&unbalanced, &mixed}) {
+        const SolveOptions o = options(Precision::Fp32, 35, 0.0, 10);
+        const std::vector<Report> ref = record(*createSolver("reference"), tp->problem, o);
+        UOT_CHECK(ref.size() == 4);  // iterations 10, 20, 30, 35
+        for (const std::string& v : kVariants) {
+            const std::vector<Report> got = record(*createSolver(v), tp->problem, o);
+            UOT_CHECK_MSG(got.size() == ref.size(), v << ": " << got.size() << " reports vs " << ref.size());
+            for (std::size_t k = 0; k < std::min(got.size(), ref.size()); ++k) {
+                const Report &g = got[k], &r = ref[k];
+                std::printf("  %-14s %4zux%-4zu it %2d |P1-a| %.6e (ref %.6e) |PT1-b| %.6e (ref %.6e)\n", v.c_str(),
+                            tp->problem.rows(), tp->problem.cols(), g.iteration, g.errA, r.errA, g.errB, r.errB);
+                UOT_CHECK_MSG(g.iteration == r.iteration, v);
+                UOT_CHECK_MSG(std::isfinite(g.errA) && std::isfinite(g.errB), v << " it " << g.iteration);
+                UOT_CHECK_MSG(std::abs(g.errA - r.errA) <= 1e-3 * r.errA + 1e-6, v << " it " << g.iteration);
+                UOT_CHECK_MSG(std::abs(g.errB - r.errB) <= 1e-3 * r.errB + 1e-6, v << " it " << g.iteration);
+            }
+        }
+    }
+}
+
+UOT_TEST(fusedWideRowsTakeTheTwoPassPathAndSaySo)
+{
+    if (!requireGpu()) return;
+    // 20000 float32 columns do not fit the one-pass kernel's row (16384 at most):
+    // gpu-fused runs cuBLAS K v then K^T u and reports two reads per iteration.
+    const TestProblem tp(40, 20000, 0.05, 1.0, 1.0, 26);
+    const SolveOptions o = options(Precision::Fp32, 20, 0.0, 5);
+    const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
+    auto solver = createSolver("gpu-fused");
+    const std::uint64_t matrix = std::uint64_t(40) * 20000 * 4;
+    UOT_CHECK(solver->bytesPerIteration(40, 20000, Precision::Fp32) == 2 * matrix);
+    UOT_CHECK(solver->bytesPerIteration(40, 16384, Precision::Fp32) == std::uint64_t(40) * 16384 * 4);
+    const SolveResult got = solver->solve(tp.problem, o);
+    const double dist = planRelativeL1(tp.problem, got, ref);
+    std::printf("  gpu-fused 40x20000: bytes/iteration %llu (matrix %llu), rel L1 %.2e\n",
+                static_cast<unsigned long long>(got.bytesPerIteration), static_cast<unsigned long long>(matrix), dist);
+    UOT_CHECK(got.bytesPerIteration == 2 * matrix);
+    UOT_CHECK(dist <= 1e-4 && got.iterations == ref.iterations);
+    const SolveResult narrow = solver->solve(TestProblem(40, 1000, 0.05, 1.0, 1.0, 27).problem, o);
+    UOT_CHECK(narrow.bytesPerIteration == std::uint64_t(40) * 1000 * 4);
+}
+
 UOT_TEST(float64VariantsMatchReferenceTightly)
 {
     if (!requireGpu()) return;
