@@ -193,10 +193,6 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
         Image result;
         try {
             pipeline.preparePalettes(control);
-            // Each stage call re-reports the stages before it as cached: keep the figures of the stage that ran.
-            PhaseTimings timings;
-            timings.palette = pipeline.stats().timings.palette;
-            timings.cost = pipeline.stats().timings.cost;
             counters.start();
             timer.start();
             // A GPU that is unavailable or fails is handled by the pipeline, which
@@ -205,9 +201,8 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             const double solveWall = timer.nsecsElapsed() * 1e-9;
             if (!pipeline.stats().planFromCache) output->runs.push_back(outcomeOf(pipeline, settings, solveWall));
             else context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
-            timings.solve = pipeline.stats().timings.solve;
             result = pipeline.render(control);
-            timings.map = pipeline.stats().timings.map;
+            const PhaseTimings timings = pipeline.stats().timings;  // of this run's stages (reset above)
             output->timings = timingsText(timings);
             if (!pipeline.stats().gpuNote.empty()) {
                 output->notice = QObject::tr("The GPU could not be used: %1.")

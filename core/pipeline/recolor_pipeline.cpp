@@ -279,7 +279,7 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
     s.stats.sourcePaletteSize = s.sourcePalette->size();
     s.stats.referencePaletteSize = s.referencePalette->size();
     s.stats.paletteFromCache = reused;
-    s.stats.timings.palette = reused ? 0.0 : secondsSince(start);
+    if (!reused) s.stats.timings.palette = secondsSince(start);  // a cached stage keeps its figure since resetTimings()
     report(control, PipelineStage::Palette, 1.0);
 
     // Cost: the squared distance between palette points divided by D^2 (never stored).
@@ -299,8 +299,6 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
         s.problem.b = s.referencePalette->weights;
         s.problemValid = true;
         s.stats.timings.cost = secondsSince(costStart);
-    } else {
-        s.stats.timings.cost = 0;
     }
 }
 
@@ -432,7 +430,6 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
     const TransportSettings& ts = s.settings.transport;
     if (s.plan && sameTransport(s.planSettings, ts)) {
         s.stats.planFromCache = true;
-        s.stats.timings.solve = 0;
         return;
     }
     checkCancel(control);

@@ -95,8 +95,11 @@ struct RecolorSettings {
 enum class PipelineStage { Decode, Palette, Cost, Solve, Map, Encode };
 std::string toString(PipelineStage stage);
 
-// Seconds spent in each phase by the last call that ran it (0 when cached).
-// decode/encode are filled by callers that read and write files (CLI, batch).
+// Seconds spent in each phase since the last resetTimings() (run() resets
+// first): a stage that ran records its time, a stage found cached leaves the
+// figure as it was (0 after a reset), so calling the stages one at a time
+// gives the same figures as run(). decode/encode are filled by callers that
+// read and write files (CLI, batch).
 struct PhaseTimings {
     double decode = 0;
     double palette = 0;

@@ -221,6 +221,30 @@ UOT_TEST(gpu_solver_gives_the_cpu_result)
     UOT_CHECK_MSG(worst <= 3, "GPU and CPU outputs differ by " << worst << " levels");
 }
 
+UOT_TEST(stage_calls_keep_the_timings_of_the_stages_that_ran)
+{
+    // Calling the stages one at a time (as the app does) must report what ran
+    // since resetTimings(): a later stage call finds the earlier stages cached
+    // and must not zero their figures.
+    RecolorSettings s = fastSettings();
+    RecolorPipeline p(s);
+    p.setSource(scene(96, 64, 8)), p.setReference(scene(70, 50, 9));
+    p.resetTimings();
+    p.preparePalettes();
+    p.solve();
+    (void)p.render();
+    const PhaseTimings t = p.stats().timings;
+    UOT_CHECK_MSG(t.palette > 0 && t.solve > 0 && t.map > 0, t.palette << " " << t.solve << " " << t.map);
+    UOT_CHECK(p.stats().paletteFromCache);  // the last palette call (inside render) found them cached
+    // New eps after a reset: the palettes are cached (0), the solve and map run.
+    s.transport.eps = 0.006;
+    p.setSettings(s);
+    p.resetTimings();
+    p.solve();
+    (void)p.render();
+    UOT_CHECK(p.stats().timings.palette == 0 && p.stats().timings.solve > 0 && p.stats().timings.map > 0);
+}
+
 UOT_TEST(alpha_gray_and_16_bit_sources)
 {
     // RGBA: alpha copied untouched.
