@@ -77,6 +77,9 @@ struct Tuning {
     // gpu-fused column finalize: partial rows summed side by side per column
     // (8, 16 or 32; 0 = automatic: 8, the fastest measured).
     int finalizeLanes = 0;
+    // gpu-fused: the fewest blocks that keep the largest rows-per-block count, so
+    // that all blocks finish together (false: one block per free slot, up to two per SM).
+    bool fusedEvenGroups = true;
 };
 
 // Creates a GPU variant with explicit launch parameters (see createSolver above).

@@ -996,7 +996,7 @@ void launchScaleMatrix(T* A, std::size_t rows, std::size_t pitch, const T* u, co
 }
 
 template <typename T>
-FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster)
+FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster, bool evenGroups)
 {
     FusedPlan plan;
     // Blocks of about 256 threads (so that two fit on a multiprocessor), up to 8
@@ -1075,6 +1075,16 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
                 (void)cudaGetLastError();
             }
         }
+    }
+    if (evenGroups && blocks > 1) {
+        // The fewest blocks with the same largest number of groups per block, so that
+        // every block ends together: at 8192^2, 256 blocks x 32 rows instead of 264
+        // blocks of which 8 take a 32nd row while the others are done.
+        const std::size_t step = std::size_t(clusterUsed);
+        const std::size_t perBlock = (groups + blocks - 1) / blocks;
+        std::size_t even = (groups + perBlock - 1) / perBlock;
+        even = (even + step - 1) / step * step;
+        if (even <= blocks) blocks = even;
     }
     plan.usable = true;
     plan.items = items;
@@ -1288,7 +1298,7 @@ void launchFillPattern(float* data, std::size_t n, cudaStream_t stream)
                                           cudaStream_t);                                                           \
     template void launchScalingUpdate<T>(const T*, const double*, T*, std::size_t, double, cudaStream_t);           \
     template void launchScaleMatrix<T>(T*, std::size_t, std::size_t, const T*, const T*, cudaStream_t);             \
-    template FusedPlan planFused<T>(std::size_t, std::size_t, std::size_t, int, int);                                    \
+    template FusedPlan planFused<T>(std::size_t, std::size_t, std::size_t, int, int, bool);                                    \
     template void launchFused<T>(const FusedPlan&, const T*, std::size_t, std::size_t, const T*, const double*,     \
                                  double, T*, T*, int, bool, cudaStream_t);                                         \
     template void launchFinalizeColumns<T>(T*, int, std::size_t, std::size_t, const double*, double, T*, T*, int, \

@@ -80,9 +80,10 @@ struct FusedPlan {
 };
 // cluster: blocks per thread-block cluster wanted (1 = none, 0 = automatic: 2, or
 // 4 for few rows of one block per multiprocessor); the plan falls back to 1 where
-// the device cannot launch clusters of that size.
+// the device cannot launch clusters of that size. evenGroups: the fewest blocks
+// (a multiple of the cluster) with the same largest row-group count per block.
 template <typename T>
-FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster);
+FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster, bool evenGroups);
 template <typename T>
 // programmatic: launch with programmatic dependent launch (the kernel prefetches K
 // before waiting for its predecessor; Hopper and later).

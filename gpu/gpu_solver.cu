@@ -212,7 +212,7 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         m_vGood.ensure(pitch, t);
     }
     if (m_variant == Variant::Fused) {
-        m_fused = planFused<T>(rows, cols, pitch, m_device, m_tuning.fusedCluster);
+        m_fused = planFused<T>(rows, cols, pitch, m_device, m_tuning.fusedCluster, m_tuning.fusedEvenGroups);
         int major = 0;
         UOT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, m_device));
         m_programmatic = m_tuning.programmaticLaunch && major >= 9;

@@ -7,7 +7,8 @@
 //   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //   Any GPU solver name may carry '/'-separated tuning options in brackets:
-//   atomic, no-pdl, cN (Tuning::fusedCluster = N), fN (Tuning::finalizeLanes = N),
+//   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cN (Tuning::fusedCluster = N),
+//   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
 //
 // ms_per_iter is device time from CUDA events around the iteration loop
@@ -143,13 +144,15 @@ int main(int argc, char** argv)
                 std::unique_ptr<UotSolver> solver;
                 const std::size_t open = name.find('[');
                 if (open != std::string::npos && name.back() == ']') {
-                    // Variant options, '/'-separated: atomic, no-pdl, cN (cluster), fN (finalize lanes).
+                    // Variant options, '/'-separated: atomic, no-pdl, uneven, cN (cluster), fN (finalize lanes).
                     gpu::Tuning t = gpu::defaultTuning();
                     for (const std::string& option : split(name.substr(open + 1, name.size() - open - 2), '/')) {
                         if (option == "atomic")
                             t.fusedPartials = 1;
                         else if (option == "no-pdl")
                             t.programmaticLaunch = false;
+                        else if (option == "uneven")
+                            t.fusedEvenGroups = false;
                         else if (option[0] == 'c')
                             t.fusedCluster = std::atoi(option.c_str() + 1);
                         else if (option[0] == 'f')

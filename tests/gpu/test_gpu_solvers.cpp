@@ -162,13 +162,17 @@ UOT_TEST(fusedClusterAndFinalizeOptionsMatchReference)
     if (!requireGpu()) return;
     // Every launch shape of gpu-fused's column reduction: no clusters, clusters of
     // 2 and 4 blocks (partials summed through distributed shared memory), private
-    // rows or shared rows with atomics, 8 or 32 finalize lanes; odd shapes.
+    // rows or shared rows with atomics, 8 or 32 finalize lanes, even or uneven row
+    // groups per block; odd shapes.
     struct Option {
         int cluster, lanes, partials;
+        bool even;
         const char* label;
     };
-    const Option optionsList[] = {{1, 8, 0, "c1/f8"},   {1, 32, 0, "c1/f32"}, {2, 0, 0, "c2"},
-                                  {4, 0, 0, "c4"},      {2, 0, 1, "c2/atomic"}, {4, 16, 3, "c4/f16/3 rows"}};
+    const Option optionsList[] = {{1, 8, 0, true, "c1/f8"},          {1, 32, 0, false, "c1/f32/uneven"},
+                                  {2, 0, 0, true, "c2"},             {2, 0, 0, false, "c2/uneven"},
+                                  {4, 0, 0, true, "c4"},             {2, 0, 1, true, "c2/atomic"},
+                                  {4, 16, 3, false, "c4/f16/3 rows"}};
     const std::size_t shapes[][2] = {{1, 1}, {1, 1000}, {1000, 1}, {333, 777}, {2500, 257}};
     for (const auto& s : shapes) {
         const TestProblem tp(s[0], s[1], 0.05, 0.5, 2.0, 21);
@@ -179,6 +183,7 @@ UOT_TEST(fusedClusterAndFinalizeOptionsMatchReference)
             t.fusedCluster = opt.cluster;
             t.finalizeLanes = opt.lanes;
             t.fusedPartials = opt.partials;
+            t.fusedEvenGroups = opt.even;
             const SolveResult got = gpu::createSolver("gpu-fused", t)->solve(tp.problem, o);
             const double dist = planRelativeL1(tp.problem, got, ref);
             std::printf("  gpu-fused[%-13s] %5zux%-5zu iters %4d (ref %4d) rel L1 %.2e\n", opt.label, s[0], s[1],
