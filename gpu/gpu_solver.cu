@@ -23,6 +23,7 @@
 #include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_kernels.h"
+#include "gpu/gpu_plan_evaluation.h"
 
 namespace uot::gpu::detail {
 
@@ -614,10 +615,25 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         for (std::size_t j = 0; j < N; ++j) hv[j] = static_cast<double>(tv[j]);
     }
     result.peakDeviceBytes = m_tracker.peak();
+    // A point-cloud plan is evaluated on the device (float64, the host pass's
+    // figures); a dense cost is not kept on the device, so the host evaluates it,
+    // as it does when the device evaluation fails.
+    const int device = m_device;
+    const PlanEvaluator evaluator = [&options, device](const UotProblem& p, std::span<const double> logU,
+                                                       std::span<const double> logV) {
+        if (std::holds_alternative<PointCloudCost>(p.cost)) {
+            try {
+                return evaluatePlanOnDevice(p, logU, logV, device);
+            } catch (const Error&) {
+                // fall through to the host
+            }
+        }
+        return evaluatePlan(p, logU, logV, options.threads);
+    };
     if (isLog())
-        finishResultFromLogs(problem, options, std::move(hu), std::move(hv), result);
+        finishResultFromLogs(problem, options, std::move(hu), std::move(hv), result, evaluator);
     else
-        finishResult(problem, options, hu, hv, result);
+        finishResult(problem, options, hu, hv, result, evaluator);
     return result;
 }
 

@@ -78,16 +78,16 @@ void markUnderflow(SolveResult& result, const KernelBuildReport& kernel, int ite
 }
 
 void finishResult(const UotProblem& problem, const SolveOptions& options, std::span<const double> u,
-                  std::span<const double> v, SolveResult& result)
+                  std::span<const double> v, SolveResult& result, const PlanEvaluator& evaluator)
 {
     std::vector<double> logU(u.size()), logV(v.size());
     for (std::size_t i = 0; i < u.size(); ++i) logU[i] = std::log(u[i]);
     for (std::size_t j = 0; j < v.size(); ++j) logV[j] = std::log(v[j]);
-    finishResultFromLogs(problem, options, std::move(logU), std::move(logV), result);
+    finishResultFromLogs(problem, options, std::move(logU), std::move(logV), result, evaluator);
 }
 
 void finishResultFromLogs(const UotProblem& problem, const SolveOptions& options, std::vector<double> logU,
-                          std::vector<double> logV, SolveResult& result)
+                          std::vector<double> logV, SolveResult& result, const PlanEvaluator& evaluator)
 {
     result.logU = std::move(logU);
     result.logV = std::move(logV);
@@ -99,7 +99,8 @@ void finishResultFromLogs(const UotProblem& problem, const SolveOptions& options
     // float64 evaluation pass alone takes tens of milliseconds).
     if (options.evaluateFinalPlan && !result.cancelled) {
         const auto start = std::chrono::steady_clock::now();
-        const PlanEvaluation eval = evaluatePlan(problem, result.logU, result.logV, options.threads);
+        const PlanEvaluation eval = evaluator ? evaluator(problem, result.logU, result.logV)
+                                              : evaluatePlan(problem, result.logU, result.logV, options.threads);
         result.mass = eval.mass;
         result.marginalErrorA = eval.marginalErrorA;
         result.marginalErrorB = eval.marginalErrorB;

@@ -3,11 +3,13 @@
 // in one place so that all variants validate, start and finish identically.
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <vector>
 
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/solve_options.h"
+#include "core/transport/plan_evaluation.h"
 #include "core/transport/solve_result.h"
 #include "core/transport/uot_problem.h"
 
@@ -26,13 +28,18 @@ bool allFiniteAndPositive(std::span<const float> x);
 // Marks the result as stopped by underflow at `iteration` (0 = before the first).
 void markUnderflow(SolveResult& result, const KernelBuildReport& kernel, int iteration);
 
+// Evaluates the final plan of log-scalings (evaluatePlan on the host when none is given).
+using PlanEvaluator =
+    std::function<PlanEvaluation(const UotProblem&, std::span<const double> logU, std::span<const double> logV)>;
+
 // Stores log-scalings from multiplicative u, v, fills msPerIteration and, when
-// requested, evaluates the final plan (mass, marginal errors, objective).
+// requested, evaluates the final plan (mass, marginal errors, objective) with
+// `evaluator` (empty: evaluatePlan on the host with options.threads).
 void finishResult(const UotProblem& problem, const SolveOptions& options, std::span<const double> u,
-                  std::span<const double> v, SolveResult& result);
+                  std::span<const double> v, SolveResult& result, const PlanEvaluator& evaluator = {});
 
 // Same, from log-scalings (log-domain variants).
 void finishResultFromLogs(const UotProblem& problem, const SolveOptions& options, std::vector<double> logU,
-                          std::vector<double> logV, SolveResult& result);
+                          std::vector<double> logV, SolveResult& result, const PlanEvaluator& evaluator = {});
 
 }  // namespace uot
