@@ -290,6 +290,24 @@ cv::Mat toBgrMat(const Image& img, int height)
     return out;
 }
 
+// The name of a method as the strips show it.
+std::string captionOf(const std::string& method)
+{
+    if (method == "reinhard") return "Reinhard";
+    if (method == "histogram") return "histogram";
+    if (method == "mkl") return "MKL";
+    return "UOT (ours)";
+}
+
+// `tile` with a white band above it carrying `text`.
+cv::Mat captioned(const cv::Mat& tile, const std::string& text)
+{
+    cv::Mat out;
+    cv::copyMakeBorder(tile, out, 26, 0, 0, 0, cv::BORDER_CONSTANT, cv::Scalar(255, 255, 255));
+    cv::putText(out, text, cv::Point(6, 19), cv::FONT_HERSHEY_SIMPLEX, 0.6, cv::Scalar(0, 0, 0), 1, cv::LINE_AA);
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -363,8 +381,9 @@ int main(int argc, char** argv)
                 const int every = stripPairs > 0 ? std::max(1, totalPairs / stripPairs) : 0;
                 if (!strips.empty() && every > 0 && pairs % every == 0 && pairs / every < stripPairs) {
                     const int h = 200;
-                    std::vector<cv::Mat> row = {toBgrMat(src, h), toBgrMat(ref, h)};
-                    for (const std::string& m : methods) row.push_back(toBgrMat(results[m], h));
+                    std::vector<cv::Mat> row = {captioned(toBgrMat(src, h), "source"),
+                                                captioned(toBgrMat(ref, h), "reference")};
+                    for (const std::string& m : methods) row.push_back(captioned(toBgrMat(results[m], h), captionOf(m)));
                     cv::Mat strip;
                     cv::hconcat(row, strip);
                     const std::string name = (fs::path(strips) / ("quality_" + fs::path(files[i]).stem().string() + "_from_" +
