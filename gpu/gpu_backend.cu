@@ -109,24 +109,32 @@ DeviceMemory deviceMemory(int device)
     return mem;
 }
 
-std::vector<std::string> solverNames() { return {"gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-log"}; }
+std::vector<std::string> solverNames()
+{
+    return {"gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-fused-bf16", "gpu-log"};
+}
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name) { return createSolver(name, defaultTuning()); }
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& tuning)
 {
     Variant variant;
+    Storage storage = Storage::Native;
     if (name == "gpu-pot-style")
         variant = Variant::PotStyle;
     else if (name == "gpu-mapuot")
         variant = Variant::MapUot;
     else if (name == "gpu-fused")
         variant = Variant::Fused;
-    else if (name == "gpu-log")
+    else if (name == "gpu-fused-bf16") {
+        variant = Variant::Fused;
+        storage = Storage::Bf16;
+    } else if (name == "gpu-log")
         variant = Variant::Log;
     else
         throw Error(ErrorCode::InvalidArgument,
-                    "unknown GPU solver '" + name + "': choose gpu-pot-style, gpu-mapuot, gpu-fused or gpu-log");
+                    "unknown GPU solver '" + name +
+                        "': choose gpu-pot-style, gpu-mapuot, gpu-fused, gpu-fused-bf16 or gpu-log");
     if (tuning.mapTx < 1 || tuning.mapTy < 1 || tuning.mapNy < 1 || tuning.mapTx * tuning.mapTy > 1024 ||
         tuning.rowTx < 32 || tuning.rowTx % 32 != 0 || tuning.rowTx > 1024 || tuning.rowNy < 1 ||
         tuning.fusedPartials < 0 || tuning.fusedCluster < 0 || tuning.fusedCluster > 8 || tuning.finalizeLanes < 0 ||
@@ -136,7 +144,7 @@ std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& t
                     "fusedCluster 0..8, finalizeLanes 0..32");
     const std::string reason = unavailableReason();
     if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
-    return std::make_unique<GpuSolver>(variant, name, tuning);
+    return std::make_unique<GpuSolver>(variant, name, tuning, storage);
 }
 
 void setDefaultTuning(const Tuning& tuning)

@@ -32,7 +32,8 @@ std::vector<DeviceInfo> listDevices();
 // Empty when at least one usable device exists; otherwise why not, for a person.
 std::string unavailableReason();
 
-// Names of the GPU variants ("gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-log").
+// Names of the GPU variants ("gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-fused-bf16",
+// "gpu-log"). gpu-fused-bf16 is gpu-fused with K stored as bfloat16 (fp32 solves only).
 std::vector<std::string> solverNames();
 
 // Creates a GPU variant by name. Throws uot::Error(Unavailable) without CUDA or

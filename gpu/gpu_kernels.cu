@@ -28,6 +28,59 @@ struct VecOf<double> {
     static constexpr int E = 2;
 };
 
+// 128-bit vectors of the stored matrix: E elements of S each. Native storage is
+// VecOf<T>; bf16 packs 8 entries (two per 32-bit word, the lower half first).
+template <typename S>
+struct StoreOf : VecOf<S> {
+};
+template <>
+struct StoreOf<Bf16> {
+    using type = uint4;
+    static constexpr int E = 8;
+};
+
+// The E entries of one stored vector in the arithmetic type T.
+template <typename T, int E, typename SV>
+__device__ __forceinline__ void unpackVec(const SV& x, T (&out)[E])
+{
+    const T* p = reinterpret_cast<const T*>(&x);
+#pragma unroll
+    for (int e = 0; e < E; ++e) out[e] = p[e];
+}
+template <>
+__device__ __forceinline__ void unpackVec<float, 8, uint4>(const uint4& x, float (&out)[8])
+{
+    // bf16 -> fp32 is exact: the 16 bits become the upper half of the float.
+    const unsigned w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        out[2 * q] = __uint_as_float(w[q] << 16);
+        out[2 * q + 1] = __uint_as_float(w[q] & 0xffff0000u);
+    }
+}
+
+// Conversions between the stored type and double (bf16: round to nearest even).
+template <typename S>
+__device__ __forceinline__ S storageFromDouble(double x)
+{
+    return static_cast<S>(x);
+}
+template <>
+__device__ __forceinline__ Bf16 storageFromDouble<Bf16>(double x)
+{
+    return __double2bfloat16(x);
+}
+template <typename S>
+__device__ __forceinline__ double storageToDouble(S x)
+{
+    return static_cast<double>(x);
+}
+template <>
+__device__ __forceinline__ double storageToDouble<Bf16>(Bf16 x)
+{
+    return static_cast<double>(__bfloat162float(x));
+}
+
 template <typename T>
 __device__ __forceinline__ T warpSum(T x)
 {
@@ -110,13 +163,13 @@ __device__ __forceinline__ T kernelValue(double cost, std::size_t i, std::size_t
 {
     double x = -cost * p.invEps;
     if (p.logA) x += p.logA[i] + p.logB[j];
-    return p.logDomain ? static_cast<T>(x) : static_cast<T>(exp(x));
+    return p.logDomain ? storageFromDouble<T>(x) : storageFromDouble<T>(exp(x));
 }
 
 template <typename T>
 __device__ __forceinline__ T paddingValue(const BuildParams& p)
 {
-    return p.logDomain ? static_cast<T>(-INFINITY) : T(0);
+    return p.logDomain ? storageFromDouble<T>(-INFINITY) : storageFromDouble<T>(0.0);
 }
 
 template <typename T, typename C>
@@ -176,7 +229,7 @@ __global__ void zeroRowsKernel(const T* __restrict__ K, std::size_t rows, std::s
         bool found = false;
         for (std::size_t j0 = 0; j0 < cols && !found; j0 += 32) {
             const std::size_t j = j0 + lane;
-            const bool nz = j < cols && K[row * pitch + j] != T(0);
+            const bool nz = j < cols && storageToDouble(K[row * pitch + j]) != 0.0;
             found = __any_sync(0xffffffffu, nz);
         }
         if (!found && lane == 0) atomicAdd(zeroRows, 1);
@@ -190,7 +243,7 @@ __global__ void zeroColsKernel(const T* __restrict__ K, std::size_t rows, std::s
     const std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (j >= cols) return;
     for (std::size_t i = 0; i < rows; ++i)
-        if (K[i * pitch + j] != T(0)) return;
+        if (storageToDouble(K[i * pitch + j]) != 0.0) return;
     atomicAdd(zeroCols, 1);
 }
 
@@ -297,16 +350,24 @@ __device__ __forceinline__ double scalingPow(double a, double r, double f)
 // __syncthreads per group suffices and warp 0's reduction + power for group
 // t+1 overlaps the other warps' column accumulation for group t:
 //   dot(t+1) -> per-warp partials; sync; warp 0: u(t+1); all: partial columns += K(t) u(t).
-template <typename T, int ITEMS, int STAGES>
+//
+// S is the stored type of K (T, or Bf16 with T = float): a thread's vector k is
+// E = 16 / sizeof(S) columns; v, u and the partials stay in T, CH vectors of T
+// per stored vector (1 for native storage, 2 for bf16).
+template <typename T, typename S, int ITEMS, int STAGES>
 __global__ void __launch_bounds__(kFusedMaxThreads)
-    fusedKernel(const T* __restrict__ K, std::size_t rows, std::size_t pitch, const T* __restrict__ v,
+    fusedKernel(const S* __restrict__ K, std::size_t rows, std::size_t pitch, const T* __restrict__ v,
                 const double* __restrict__ a, double fa, T* __restrict__ u, T* __restrict__ partials,
                 int partialRows, int groupRows, int cluster)
 {
-    using V = typename VecOf<T>::type;
-    constexpr int E = VecOf<T>::E;
+    using V = typename VecOf<T>::type;    // arithmetic vector (v, partials)
+    using SV = typename StoreOf<S>::type;  // stored vector (K)
+    constexpr int E = StoreOf<S>::E;
+    constexpr int ET = VecOf<T>::E;
+    constexpr int CH = E / ET;
     extern __shared__ __align__(16) unsigned char fusedShared[];
-    V* stage = reinterpret_cast<V*>(fusedShared);
+    SV* stage = reinterpret_cast<SV*>(fusedShared);
+    V* stageT = reinterpret_cast<V*>(fusedShared);
     __shared__ T red[2][32][kMaxGroup];
     __shared__ T uShared[2][kMaxGroup];
 
@@ -335,12 +396,12 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
     auto issue = [&](std::size_t t) {
         if (t < myGroups) {
             const std::size_t row0 = firstRow(t);
-            V* dst0 = stage + (t % STAGES) * groupRows * slots;
+            SV* dst0 = stage + (t % STAGES) * groupRows * slots;
             for (int r = 0; r < groupRows; ++r) {
                 const std::size_t row = row0 + r;
                 if (row >= rows) break;
-                const V* src = reinterpret_cast<const V*>(K + row * pitch);
-                V* dst = dst0 + std::size_t(r) * slots;
+                const SV* src = reinterpret_cast<const SV*>(K + row * pitch);
+                SV* dst = dst0 + std::size_t(r) * slots;
 #pragma unroll
                 for (int k = 0; k < ITEMS; ++k) {
                     const std::size_t c = tid + std::size_t(k) * nthreads;
@@ -351,12 +412,12 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         cpAsyncCommit();
     };
     // This thread's vector k of row r of group t (zero outside the matrix).
-    auto load = [&](std::size_t t, int r, int k) -> V {
-        V x;
+    auto load = [&](std::size_t t, int r, int k) -> SV {
+        SV x;
         if (r < groupRows && firstRow(t) + r < rows && valid[k]) {
             x = stage[((t % STAGES) * groupRows + r) * slots + tid + std::size_t(k) * nthreads];
         } else {
-            x = V{};
+            x = SV{};
         }
         return x;
     };
@@ -368,8 +429,9 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
                 T dot = T(0);
 #pragma unroll
                 for (int k = 0; k < ITEMS; ++k) {
-                    const V x = load(t, r, k);
-                    const T* kp = reinterpret_cast<const T*>(&x);
+                    const SV x = load(t, r, k);
+                    T kp[E];
+                    unpackVec<T, E>(x, kp);
 #pragma unroll
                     for (int e = 0; e < E; ++e) dot += kp[e] * vr[k][e];
                 }
@@ -406,8 +468,9 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
                 const T ur = uShared[t & 1][r];
 #pragma unroll
                 for (int k = 0; k < ITEMS; ++k) {
-                    const V x = load(t, r, k);
-                    const T* kp = reinterpret_cast<const T*>(&x);
+                    const SV x = load(t, r, k);
+                    T kp[E];
+                    unpackVec<T, E>(x, kp);
 #pragma unroll
                     for (int e = 0; e < E; ++e) part[k][e] += kp[e] * ur;
                 }
@@ -421,15 +484,18 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
     gridDependencyWait();
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-        V vv;
-        if (valid[k]) {
-            vv = reinterpret_cast<const V*>(v)[tid + std::size_t(k) * nthreads];
-        } else {
-            vv = V{};
-        }
-        const T* vp = reinterpret_cast<const T*>(&vv);
 #pragma unroll
-        for (int e = 0; e < E; ++e) vr[k][e] = valid[k] ? vp[e] : T(0);
+        for (int h = 0; h < CH; ++h) {
+            V vv;
+            if (valid[k]) {
+                vv = reinterpret_cast<const V*>(v)[(tid + std::size_t(k) * nthreads) * CH + h];
+            } else {
+                vv = V{};
+            }
+            const T* vp = reinterpret_cast<const T*>(&vv);
+#pragma unroll
+            for (int e = 0; e < ET; ++e) vr[k][h * ET + e] = valid[k] ? vp[e] : T(0);
+        }
     }
     if (myGroups > 0) {
         cpAsyncWait<STAGES - 2>();  // group 0 has landed
@@ -466,11 +532,14 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             if (!valid[k]) continue;
-            V out;
-            T* op = reinterpret_cast<T*>(&out);
 #pragma unroll
-            for (int e = 0; e < E; ++e) op[e] = part[k][e];
-            stage[tid + std::size_t(k) * nthreads] = out;
+            for (int h = 0; h < CH; ++h) {
+                V out;
+                T* op = reinterpret_cast<T*>(&out);
+#pragma unroll
+                for (int e = 0; e < ET; ++e) op[e] = part[k][h * ET + e];
+                stageT[(tid + std::size_t(k) * nthreads) * CH + h] = out;
+            }
         }
         cl.sync();
         const unsigned rank = cl.block_rank();
@@ -485,17 +554,24 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
 #pragma unroll
             for (int e = 0; e < E; ++e) acc[e] = T(0);
             for (int q = 0; q < cluster; ++q) {
-                const V x = cl.map_shared_rank(stage, q)[c];
-                const T* xp = reinterpret_cast<const T*>(&x);
+                const V* remote = cl.map_shared_rank(stageT, q);
 #pragma unroll
-                for (int e = 0; e < E; ++e) acc[e] += xp[e];
+                for (int h = 0; h < CH; ++h) {
+                    const V x = remote[c * CH + h];
+                    const T* xp = reinterpret_cast<const T*>(&x);
+#pragma unroll
+                    for (int e = 0; e < ET; ++e) acc[h * ET + e] += xp[e];
+                }
             }
             if (exclusive) {
-                V out;
-                T* op = reinterpret_cast<T*>(&out);
 #pragma unroll
-                for (int e = 0; e < E; ++e) op[e] = acc[e];
-                reinterpret_cast<V*>(prow)[c] = out;
+                for (int h = 0; h < CH; ++h) {
+                    V out;
+                    T* op = reinterpret_cast<T*>(&out);
+#pragma unroll
+                    for (int e = 0; e < ET; ++e) op[e] = acc[h * ET + e];
+                    reinterpret_cast<V*>(prow)[c * CH + h] = out;
+                }
             } else {
 #pragma unroll
                 for (int e = 0; e < E; ++e) atomicAdd(prow + c * E + e, acc[e]);
@@ -513,11 +589,14 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         if (!valid[k]) continue;
         const std::size_t c = tid + std::size_t(k) * nthreads;
         if (exclusive) {
-            V out;
-            T* op = reinterpret_cast<T*>(&out);
 #pragma unroll
-            for (int e = 0; e < E; ++e) op[e] = part[k][e];
-            reinterpret_cast<V*>(prow)[c] = out;
+            for (int h = 0; h < CH; ++h) {
+                V out;
+                T* op = reinterpret_cast<T*>(&out);
+#pragma unroll
+                for (int e = 0; e < ET; ++e) op[e] = part[k][h * ET + e];
+                reinterpret_cast<V*>(prow)[c * CH + h] = out;
+            }
         } else {
 #pragma unroll
             for (int e = 0; e < E; ++e) atomicAdd(prow + c * E + e, part[k][e]);
@@ -525,27 +604,29 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
     }
 }
 
-template <typename T>
-using FusedFn = void (*)(const T*, std::size_t, std::size_t, const T*, const double*, double, T*, T*, int, int, int);
+template <typename T, typename S = T>
+using FusedFn = void (*)(const S*, std::size_t, std::size_t, const T*, const double*, double, T*, T*, int, int, int);
 
-template <typename T, int STAGES>
-FusedFn<T> fusedFunctionStages(int items)
+template <typename T, typename S, int STAGES>
+FusedFn<T, S> fusedFunctionStages(int items)
 {
+    // bf16 rows take at most 4 vectors (32 entries) per thread (fusedRowShape).
+    constexpr int kMaxItems = sizeof(S) == 2 ? kFusedMaxItemsBf16 : kFusedMaxItems;
     switch (items) {
-    case 1: return fusedKernel<T, 1, STAGES>;
-    case 2: return fusedKernel<T, 2, STAGES>;
-    case 4: return fusedKernel<T, 4, STAGES>;
-    default: return fusedKernel<T, 8, STAGES>;
+    case 1: return fusedKernel<T, S, 1, STAGES>;
+    case 2: return fusedKernel<T, S, 2, STAGES>;
+    case 4: return fusedKernel<T, S, 4, STAGES>;
+    default: return fusedKernel<T, S, kMaxItems, STAGES>;
     }
 }
 
 // Only the three-stage pipeline is instantiated: a six-stage variant (four groups
 // in flight, one block per SM) measured slower on the H100 than three stages with
 // two blocks per SM (4096^2: 0.050 vs 0.040 ms; 16384x1024: 0.069 vs 0.046 ms).
-template <typename T>
-FusedFn<T> fusedFunction(int items, int /*stages*/)
+template <typename T, typename S>
+FusedFn<T, S> fusedFunction(int items, int /*stages*/)
 {
-    return fusedFunctionStages<T, kStages>(items);
+    return fusedFunctionStages<T, S, kStages>(items);
 }
 
 // ---------------------------------------------------------------- gpu-mapuot
@@ -768,8 +849,8 @@ __device__ __forceinline__ void lseWarpMerge(double& m, double& s)
 }
 
 // One warp per row: |(P 1)_i - a_i| summed per warp, then added into *out.
-template <typename T>
-__global__ void marginalRowsKernel(const T* __restrict__ K, std::size_t rows, std::size_t cols, std::size_t pitch,
+template <typename T, typename S>
+__global__ void marginalRowsKernel(const S* __restrict__ K, std::size_t rows, std::size_t cols, std::size_t pitch,
                                    const T* __restrict__ u, const T* __restrict__ v, const double* __restrict__ lu,
                                    const double* __restrict__ lv, const double* __restrict__ a, double* out)
 {
@@ -777,17 +858,17 @@ __global__ void marginalRowsKernel(const T* __restrict__ K, std::size_t rows, st
     const std::size_t warpsTotal = std::size_t(gridDim.x) * (blockDim.x / 32);
     double err = 0;
     for (std::size_t row = (blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32; row < rows; row += warpsTotal) {
-        const T* k = K + row * pitch;
+        const S* k = K + row * pitch;
         double total;
         if (lu) {
             double m = -INFINITY, s = 0;
-            for (std::size_t j = lane; j < cols; j += 32) lseAdd(m, s, static_cast<double>(k[j]) + lv[j]);
+            for (std::size_t j = lane; j < cols; j += 32) lseAdd(m, s, storageToDouble(k[j]) + lv[j]);
             lseWarpMerge(m, s);
             total = m == -INFINITY ? 0.0 : exp(lu[row] + m + log(s));
         } else {
             double dot = 0;
             for (std::size_t j = lane; j < cols; j += 32)
-                dot += static_cast<double>(k[j]) * (v ? static_cast<double>(v[j]) : 1.0);
+                dot += storageToDouble(k[j]) * (v ? static_cast<double>(v[j]) : 1.0);
             dot = warpSum(dot);
             total = (u ? static_cast<double>(u[row]) : 1.0) * dot;
         }
@@ -799,8 +880,8 @@ __global__ void marginalRowsKernel(const T* __restrict__ K, std::size_t rows, st
 constexpr int kMarginColTy = 8;
 
 // Column sums of diag(u) K over bands of rows, added into colSum (float64).
-template <typename T>
-__global__ void marginalColsKernel(const T* __restrict__ K, std::size_t rows, std::size_t cols, std::size_t pitch,
+template <typename T, typename S>
+__global__ void marginalColsKernel(const S* __restrict__ K, std::size_t rows, std::size_t cols, std::size_t pitch,
                                    const T* __restrict__ u, double* __restrict__ colSum)
 {
     __shared__ double sh[kMarginColTy][33];
@@ -812,7 +893,7 @@ __global__ void marginalColsKernel(const T* __restrict__ K, std::size_t rows, st
     double s = 0;
     if (j < cols)
         for (std::size_t i = begin + threadIdx.y; i < end; i += kMarginColTy)
-            s += static_cast<double>(K[i * pitch + j]) * (u ? static_cast<double>(u[i]) : 1.0);
+            s += storageToDouble(K[i * pitch + j]) * (u ? static_cast<double>(u[i]) : 1.0);
     sh[threadIdx.y][threadIdx.x] = s;
     __syncthreads();
     if (threadIdx.y == 0 && j < cols) {
@@ -995,14 +1076,14 @@ void launchScaleMatrix(T* A, std::size_t rows, std::size_t pitch, const T* u, co
     UOT_CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
+template <typename T, typename S>
 FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster, bool evenGroups)
 {
     FusedPlan plan;
     // Blocks of about 256 threads (so that two fit on a multiprocessor), up to 8
     // vectors per thread; rows wider than 512 x 8 vectors take the two-pass path
     // (fused_limits.h states the same bound for bytesPerIterationFor).
-    const FusedRowShape shape = fusedRowShape(cols, sizeof(T));
+    const FusedRowShape shape = fusedRowShape(cols, sizeof(S));
     (void)pitch;
     if (!shape.fitsThreads) return plan;
     const int items = shape.items;
@@ -1024,7 +1105,7 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
     if (bySmem == 0) return plan;
     const int groupRows = static_cast<int>(std::min<std::size_t>({std::size_t(kMaxGroup), bySmem, wanted}));
     const std::size_t shared = std::size_t(stages) * groupRows * slotBytes;
-    FusedFn<T> fn = fusedFunction<T>(items, stages);
+    FusedFn<T, S> fn = fusedFunction<T, S>(items, stages);
     UOT_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     int perSm = 0;
     UOT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, threads, shared));
@@ -1097,12 +1178,12 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
     return plan;
 }
 
-template <typename T>
-void launchFused(const FusedPlan& plan, const T* K, std::size_t rows, std::size_t pitch, const T* v,
+template <typename T, typename S>
+void launchFused(const FusedPlan& plan, const S* K, std::size_t rows, std::size_t pitch, const T* v,
                  const double* a, double fa, T* u, T* partials, int partialRows, bool programmatic,
                  cudaStream_t stream)
 {
-    FusedFn<T> fn = fusedFunction<T>(plan.items, plan.stages);
+    FusedFn<T, S> fn = fusedFunction<T, S>(plan.items, plan.stages);
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(plan.blocks);
     config.blockDim = dim3(plan.threads);
@@ -1235,13 +1316,13 @@ void launchCheck(const T* u, const T* uPrev, std::size_t rows, const T* v, const
     UOT_CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
-void launchMarginalErrors(const T* K, std::size_t rows, std::size_t cols, std::size_t pitch, const T* u, const T* v,
+template <typename T, typename S>
+void launchMarginalErrors(const S* K, std::size_t rows, std::size_t cols, std::size_t pitch, const T* u, const T* v,
                           const double* lu, const double* lv, const double* a, const double* b, const T* colSums,
                           double* colScratch, int bands, double* out, cudaStream_t stream)
 {
     UOT_CUDA_CHECK(cudaMemsetAsync(out, 0, 2 * sizeof(double), stream));
-    marginalRowsKernel<T><<<gridFor(rows * 32, 256), 256, 0, stream>>>(K, rows, cols, pitch, u, v, lu, lv, a, out);
+    marginalRowsKernel<T, S><<<gridFor(rows * 32, 256), 256, 0, stream>>>(K, rows, cols, pitch, u, v, lu, lv, a, out);
     UOT_CUDA_CHECK_LAUNCH();
     if (colSums && v && !lu) {
         marginalFromColSumsKernel<T><<<gridFor(cols, 256), 256, 0, stream>>>(colSums, v, cols, b, out + 1);
@@ -1256,16 +1337,20 @@ void launchMarginalErrors(const T* K, std::size_t rows, std::size_t cols, std::s
     else
         vd = v;
     if (lu) {
-        double* partialMax = colScratch;
-        double* partialSum = colScratch + std::size_t(std::max(1, bands)) * cols;
-        logColsKernel<T><<<grid, dim3(32, kLogColTy), 0, stream>>>(K, rows, cols, pitch, lu, partialMax, partialSum);
-        UOT_CUDA_CHECK_LAUNCH();
-        marginalColsFinalizeKernel<<<gridFor(cols, 256), 256, 0, stream>>>(nullptr, partialMax, partialSum,
-                                                                          std::max(1, bands), cols, nullptr, nullptr,
-                                                                          lv, b, out + 1);
+        if constexpr (!std::is_same_v<S, T>) {
+            throw Error(ErrorCode::InvalidArgument, "log-domain marginals need a natively stored matrix");
+        } else {
+            double* partialMax = colScratch;
+            double* partialSum = colScratch + std::size_t(std::max(1, bands)) * cols;
+            logColsKernel<T><<<grid, dim3(32, kLogColTy), 0, stream>>>(K, rows, cols, pitch, lu, partialMax, partialSum);
+            UOT_CUDA_CHECK_LAUNCH();
+            marginalColsFinalizeKernel<<<gridFor(cols, 256), 256, 0, stream>>>(nullptr, partialMax, partialSum,
+                                                                              std::max(1, bands), cols, nullptr, nullptr,
+                                                                              lv, b, out + 1);
+        }
     } else {
         UOT_CUDA_CHECK(cudaMemsetAsync(colScratch, 0, cols * sizeof(double), stream));
-        marginalColsKernel<T><<<grid, dim3(32, kMarginColTy), 0, stream>>>(K, rows, cols, pitch, u, colScratch);
+        marginalColsKernel<T, S><<<grid, dim3(32, kMarginColTy), 0, stream>>>(K, rows, cols, pitch, u, colScratch);
         UOT_CUDA_CHECK_LAUNCH();
         marginalColsFinalizeKernel<<<gridFor(cols, 256), 256, 0, stream>>>(colScratch, nullptr, nullptr, 0, cols, vf,
                                                                           vd, nullptr, b, out + 1);
@@ -1320,5 +1405,21 @@ void launchFillPattern(float* data, std::size_t n, cudaStream_t stream)
 UOT_INSTANTIATE(float)
 UOT_INSTANTIATE(double)
 #undef UOT_INSTANTIATE
+
+// bf16 storage of K (gpu-fused-bf16): float arithmetic.
+template void launchBuildFromDense<Bf16, float>(const float*, std::size_t, std::size_t, std::size_t, std::size_t,
+                                                Bf16*, BuildParams, unsigned long long*, cudaStream_t);
+template void launchBuildFromDense<Bf16, double>(const double*, std::size_t, std::size_t, std::size_t, std::size_t,
+                                                 Bf16*, BuildParams, unsigned long long*, cudaStream_t);
+template void launchBuildFromPoints<Bf16>(const double*, const double*, std::size_t, std::size_t, std::size_t, double,
+                                          std::size_t, Bf16*, BuildParams, cudaStream_t);
+template void launchCountZeroLines<Bf16>(const Bf16*, std::size_t, std::size_t, std::size_t, int*, int*,
+                                         cudaStream_t);
+template FusedPlan planFused<float, Bf16>(std::size_t, std::size_t, std::size_t, int, int, bool);
+template void launchFused<float, Bf16>(const FusedPlan&, const Bf16*, std::size_t, std::size_t, const float*,
+                                       const double*, double, float*, float*, int, bool, cudaStream_t);
+template void launchMarginalErrors<float, Bf16>(const Bf16*, std::size_t, std::size_t, std::size_t, const float*,
+                                                const float*, const double*, const double*, const double*,
+                                                const double*, const float*, double*, int, double*, cudaStream_t);
 
 }  // namespace uot::gpu::detail

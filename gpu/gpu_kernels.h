@@ -5,12 +5,16 @@
 // so every row starts 16-byte aligned; the padding columns hold K = 0
 // (log-domain: -inf) and are never reported.
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace uot::gpu::detail {
+
+// bfloat16 storage of K for gpu-fused-bf16 (8-bit mantissa; arithmetic in float).
+using Bf16 = __nv_bfloat16;
 
 // Elements of T in one 128-bit vector.
 template <typename T>
@@ -82,12 +86,14 @@ struct FusedPlan {
 // 4 for few rows of one block per multiprocessor); the plan falls back to 1 where
 // the device cannot launch clusters of that size. evenGroups: the fewest blocks
 // (a multiple of the cluster) with the same largest row-group count per block.
-template <typename T>
+// S: the stored type of K (T, or Bf16 with T = float).
+template <typename T, typename S = T>
 FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster, bool evenGroups);
-template <typename T>
 // programmatic: launch with programmatic dependent launch (the kernel prefetches K
-// before waiting for its predecessor; Hopper and later).
-void launchFused(const FusedPlan& plan, const T* K, std::size_t rows, std::size_t pitch, const T* v,
+// before waiting for its predecessor; Hopper and later). S: the stored type of K
+// (T, or Bf16 with T = float; the plan must come from planFused<T, S>).
+template <typename T, typename S = T>
+void launchFused(const FusedPlan& plan, const S* K, std::size_t rows, std::size_t pitch, const T* v,
                  const double* a, double fa, T* u, T* partials, int partialRows, bool programmatic,
                  cudaStream_t stream);
 
@@ -144,9 +150,10 @@ void launchCheck(const T* u, const T* uPrev, std::size_t rows, const T* v, const
 // colSums: K^T u of the current u when the iteration left it (multiplicative with
 // v given; then only the row side reads the matrix), else null. colScratch: cols
 // doubles (multiplicative) or 2 x bands x cols doubles (log); bands as
-// logColumnBands. One or two reads of the matrix.
-template <typename T>
-void launchMarginalErrors(const T* K, std::size_t rows, std::size_t cols, std::size_t pitch, const T* u, const T* v,
+// logColumnBands. One or two reads of the matrix. S: the stored type of K (T, or
+// Bf16 with T = float, multiplicative only).
+template <typename T, typename S = T>
+void launchMarginalErrors(const S* K, std::size_t rows, std::size_t cols, std::size_t pitch, const T* u, const T* v,
                           const double* lu, const double* lv, const double* a, const double* b, const T* colSums,
                           double* colScratch, int bands, double* out, cudaStream_t stream);
 

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -118,8 +119,9 @@ public:
 template <typename T>
 class Engine final : public EngineBase {
 public:
-    Engine(Variant variant, const Tuning& tuning, int device, std::string name)
-        : m_variant(variant), m_tuning(tuning), m_device(device), m_name(std::move(name))
+    Engine(Variant variant, const Tuning& tuning, int device, std::string name, Storage storage)
+        : m_variant(variant), m_tuning(tuning), m_device(device), m_name(std::move(name)),
+          m_bf16(storage == Storage::Bf16 && std::is_same_v<T, float>)
     {
     }
 
@@ -138,6 +140,17 @@ private:
     void enqueueIteration();
     void launchIterations(int count);
     void clearGraphs() { m_graphs.clear(); }
+    // Calls f with the device pointer of K as stored (T*, or Bf16* for bf16 storage).
+    template <typename F>
+    decltype(auto) withK(F&& f)
+    {
+        if constexpr (std::is_same_v<T, float>) {
+            if (m_bf16) return f(m_Kb.get());
+        }
+        return f(m_K.get());
+    }
+    const void* kData() const { return m_bf16 ? static_cast<const void*>(m_Kb.get()) : m_K.get(); }
+    std::size_t kBytes() const { return m_bf16 ? m_Kb.bytes() : m_K.bytes(); }
 
     Variant m_variant;
     Tuning m_tuning;
@@ -148,7 +161,9 @@ private:
     std::unique_ptr<CublasHandle> m_cublas;
 
     std::size_t m_rows = 0, m_cols = 0, m_pitch = 0;
+    bool m_bf16 = false;  // K stored as bfloat16 (gpu-fused-bf16; T = float)
     DeviceBuffer<T> m_K;
+    DeviceBuffer<Bf16> m_Kb;  // K when m_bf16 (m_K then stays empty)
     DeviceBuffer<T> m_u, m_v, m_uPrev, m_vPrev, m_uGood, m_vGood;          // multiplicative scalings
     DeviceBuffer<double> m_lu, m_lv, m_luPrev, m_lvPrev, m_luGood, m_lvGood;  // log-domain potentials
     DeviceBuffer<double> m_a, m_b, m_logA, m_logB;
@@ -175,11 +190,12 @@ private:
 template <typename T>
 void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
 {
-    const bool sameShape = rows == m_rows && cols == m_cols && pitch == m_pitch && m_K.get();
+    const bool sameShape = rows == m_rows && cols == m_cols && pitch == m_pitch && kData();
     if (!sameShape) {
         // Free everything first so that the peak never holds two matrices.
         clearGraphs();
         m_K.release();
+        m_Kb.release();
         m_partials.release();
         m_logPartMax.release();
         m_logPartSum.release();
@@ -187,7 +203,22 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         m_rows = m_cols = m_pitch = 0;
     }
     AllocationTracker* t = &m_tracker;
-    m_K.ensure(rows * pitch, t);
+    if (m_bf16) {
+        // Plan first: a shape the one-pass kernel cannot take is refused before K is allocated.
+        if constexpr (std::is_same_v<T, float>)
+            m_fused = planFused<float, Bf16>(rows, cols, pitch, m_device, m_tuning.fusedCluster,
+                                             m_tuning.fusedEvenGroups);
+        if (!m_fused.usable) {
+            std::ostringstream msg;
+            msg << m_name << " cannot take rows of " << cols
+                << " columns on this GPU (its one-pass kernel takes rows of up to 16384 entries); use gpu-fused, "
+                   "which reads wide rows in two passes";
+            throw Error(ErrorCode::InvalidArgument, msg.str());
+        }
+        m_Kb.ensure(rows * pitch, t);
+    } else {
+        m_K.ensure(rows * pitch, t);
+    }
     m_a.ensure(rows, t);
     m_b.ensure(cols, t);
     m_logA.ensure(rows, t);
@@ -213,7 +244,8 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         m_vGood.ensure(pitch, t);
     }
     if (m_variant == Variant::Fused) {
-        m_fused = planFused<T>(rows, cols, pitch, m_device, m_tuning.fusedCluster, m_tuning.fusedEvenGroups);
+        if (!m_bf16)
+            m_fused = planFused<T>(rows, cols, pitch, m_device, m_tuning.fusedCluster, m_tuning.fusedEvenGroups);
         int major = 0;
         UOT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, m_device));
         m_programmatic = m_tuning.programmaticLaunch && major >= 9;
@@ -258,7 +290,7 @@ void Engine<T>::buildFromDense(const C* host, std::size_t rows, std::size_t cols
     // The cost travels in chunks of rows, each at most 1% of the matrix (at
     // least one row), so the full cost is never on the device beside K.
     const std::size_t rowBytes = cols * sizeof(C);
-    const std::size_t budget = std::max(rowBytes, m_K.bytes() / 100);
+    const std::size_t budget = std::max(rowBytes, kBytes() / 100);
     const std::size_t chunkRows = std::clamp<std::size_t>(budget / rowBytes, 1, rows);
     DeviceBuffer<C> staging(chunkRows * cols, &m_tracker);
     unsigned long long* firstBad = m_scratch.get();
@@ -266,7 +298,10 @@ void Engine<T>::buildFromDense(const C* host, std::size_t rows, std::size_t cols
     for (std::size_t r0 = 0; r0 < rows; r0 += chunkRows) {
         const std::size_t n = std::min(chunkRows, rows - r0);
         upload(staging.get(), host + r0 * cols, n * cols, m_stream.get());
-        launchBuildFromDense<T, C>(staging.get(), r0, n, cols, m_pitch, m_K.get(), params, firstBad, m_stream.get());
+        withK([&](auto* K) {
+            using S = std::remove_pointer_t<decltype(K)>;
+            launchBuildFromDense<S, C>(staging.get(), r0, n, cols, m_pitch, K, params, firstBad, m_stream.get());
+        });
     }
     unsigned long long bad = 0;
     UOT_CUDA_CHECK(cudaMemcpyAsync(&bad, firstBad, sizeof(bad), cudaMemcpyDeviceToHost, m_stream.get()));
@@ -309,8 +344,11 @@ void Engine<T>::buildKernel(const UotProblem& problem)
         DeviceBuffer<double> x(pc.rows * pc.dim, &m_tracker), y(pc.cols * pc.dim, &m_tracker);
         upload(x.get(), pc.x, pc.rows * pc.dim, m_stream.get());
         upload(y.get(), pc.y, pc.cols * pc.dim, m_stream.get());
-        launchBuildFromPoints<T>(x.get(), y.get(), m_rows, m_cols, pc.dim, pc.scale, m_pitch, m_K.get(), params,
-                                 m_stream.get());
+        withK([&](auto* K) {
+            using S = std::remove_pointer_t<decltype(K)>;
+            launchBuildFromPoints<S>(x.get(), y.get(), m_rows, m_cols, pc.dim, pc.scale, m_pitch, K, params,
+                                     m_stream.get());
+        });
         UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
     }
 }
@@ -323,8 +361,10 @@ void Engine<T>::enqueueIteration()
     switch (m_variant) {
     case Variant::Fused:
         if (m_fused.usable) {
-            launchFused<T>(m_fused, m_K.get(), M, P, m_v.get(), m_a.get(), m_fa, m_u.get(), m_partials.get(),
-                           m_partialRows, m_programmatic, s);
+            withK([&](const auto* K) {
+                launchFused<T>(m_fused, K, M, P, m_v.get(), m_a.get(), m_fa, m_u.get(), m_partials.get(),
+                               m_partialRows, m_programmatic, s);
+            });
             const bool exclusive = m_partialRows >= m_fused.blocks / m_fused.cluster;
             launchFinalizeColumns<T>(m_partials.get(), exclusive ? -m_partialRows : m_partialRows, P, N, m_b.get(),
                                      m_fb, m_v.get(), m_colSum.get(), m_tuning.finalizeLanes, m_programmatic, s);
@@ -396,14 +436,15 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     const auto setupStart = Clock::now();
     validateSolveOptions(problem, options);
     const std::size_t M = problem.rows(), N = problem.cols();
-    const std::size_t pitch = roundUp(N, vectorWidth<T>());
+    // Rows start 16-byte aligned in the stored type (8 entries for bf16).
+    const std::size_t pitch = roundUp(N, m_bf16 ? vectorWidth<Bf16>() : vectorWidth<T>());
     cudaStream_t s = m_stream.get();
 
     SolveResult result;
     result.solver = m_name;
     prepare(M, N, pitch);
     // What runs: gpu-fused without a usable one-pass plan is the two-pass cuBLAS path.
-    const std::uint64_t matrixBytes = std::uint64_t(M) * N * sizeof(T);
+    const std::uint64_t matrixBytes = std::uint64_t(M) * N * (m_bf16 ? sizeof(Bf16) : sizeof(T));
     result.bytesPerIteration = m_variant == Variant::Fused ? (m_fused.usable ? matrixBytes : 2 * matrixBytes)
                                                            : bytesPerIterationFor(m_variant, M, N, sizeof(T));
     m_tracker.resetPeak();
@@ -428,7 +469,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     KernelBuildReport report;
     if (!isLog()) {
         int* counts = reinterpret_cast<int*>(m_scratch.get() + 1);
-        launchCountZeroLines<T>(m_K.get(), M, N, pitch, counts, counts + 1, s);
+        withK([&](const auto* K) { launchCountZeroLines(K, M, N, pitch, counts, counts + 1, s); });
         int host[2] = {0, 0};
         UOT_CUDA_CHECK(cudaMemcpyAsync(host, counts, sizeof(host), cudaMemcpyDeviceToHost, s));
         UOT_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -467,7 +508,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     // Graphs bake pointers and parameters in: keep them while these are unchanged.
     {
         std::ostringstream key;
-        key << M << ' ' << N << ' ' << static_cast<const void*>(m_K.get()) << ' '
+        key << M << ' ' << N << ' ' << kData() << ' '
             << static_cast<const void*>(m_partials.get()) << ' ' << std::hexfloat << m_fa << ' ' << m_fb;
         if (key.str() != m_graphKey) {
             clearGraphs();
@@ -523,8 +564,11 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
                     launchMarginalErrors<T>(m_K.get(), M, N, pitch, nullptr, nullptr, nullptr, nullptr, m_a.get(),
                                             m_b.get(), nullptr, m_marginScratch.get(), m_marginBands, out, s);
                 else  // gpu-fused and gpu-pot-style leave K^T u of the last iteration in m_colSum
-                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, m_u.get(), m_v.get(), nullptr, nullptr, m_a.get(),
-                                            m_b.get(), m_colSum.get(), m_marginScratch.get(), m_marginBands, out, s);
+                    withK([&](const auto* K) {
+                        launchMarginalErrors<T>(K, M, N, pitch, m_u.get(), m_v.get(), nullptr, nullptr, m_a.get(),
+                                                m_b.get(), m_colSum.get(), m_marginScratch.get(), m_marginBands, out,
+                                                s);
+                    });
             }
             UOT_CUDA_CHECK(
                 cudaMemcpyAsync(m_hostCheck.get(), m_check.get(), sizeof(CheckValues), cudaMemcpyDeviceToHost, s));
@@ -654,11 +698,12 @@ std::uint64_t GpuSolver::bytesPerIteration(std::size_t rows, std::size_t cols, P
         optin = static_cast<std::size_t>(value);
     else
         (void)cudaGetLastError();
-    return bytesPerIterationFor(m_variant, rows, cols, precision == Precision::Fp32 ? 4 : 8, optin);
+    return bytesPerIterationFor(m_variant, rows, cols,
+                                storedElementBytes(m_storage, precision == Precision::Fp32 ? 4 : 8), optin);
 }
 
-GpuSolver::GpuSolver(Variant variant, std::string name, const Tuning& tuning)
-    : m_variant(variant), m_name(std::move(name)), m_tuning(tuning)
+GpuSolver::GpuSolver(Variant variant, std::string name, const Tuning& tuning, Storage storage)
+    : m_variant(variant), m_name(std::move(name)), m_tuning(tuning), m_storage(storage)
 {
 }
 
@@ -681,13 +726,18 @@ SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& opti
             << " device(s), numbered from 0";
         throw Error(ErrorCode::InvalidArgument, msg.str());
     }
+    if (m_storage == Storage::Bf16 && options.precision != Precision::Fp32) {
+        throw Error(ErrorCode::InvalidArgument,
+                    m_name + " stores K as bfloat16 with float arithmetic and runs at fp32 only; use --precision fp32, "
+                             "or gpu-fused for fp64");
+    }
     DeviceGuard guard(options.device);
     if (!m_engine || m_enginePrecision != options.precision || m_engineDevice != options.device) {
         m_engine.reset();
         if (options.precision == Precision::Fp32)
-            m_engine = std::make_unique<Engine<float>>(m_variant, m_tuning, options.device, m_name);
+            m_engine = std::make_unique<Engine<float>>(m_variant, m_tuning, options.device, m_name, m_storage);
         else
-            m_engine = std::make_unique<Engine<double>>(m_variant, m_tuning, options.device, m_name);
+            m_engine = std::make_unique<Engine<double>>(m_variant, m_tuning, options.device, m_name, m_storage);
         m_enginePrecision = options.precision;
         m_engineDevice = options.device;
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to gpu/: the solver class behind gpu::createSolver. No CUDA types.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +13,16 @@
 namespace uot::gpu::detail {
 
 enum class Variant { PotStyle, MapUot, Fused, Log };
+
+// How K is stored on the device: in the solve's precision (Native), or as
+// bfloat16 with float arithmetic (Bf16: gpu-fused-bf16, fp32 solves only).
+enum class Storage { Native, Bf16 };
+
+// Bytes per stored entry of K: 2 for bf16, else the precision's 4 or 8.
+inline std::size_t storedElementBytes(Storage storage, std::size_t precisionBytes)
+{
+    return storage == Storage::Bf16 ? 2 : precisionBytes;
+}
 
 // Matrix bytes one iteration of a variant moves (docs/ALGORITHMS.md section 3),
 // for what actually runs: gpu-fused is one read (M N s) where its one-pass kernel
@@ -39,7 +50,7 @@ class EngineBase;
 // (and the same precision and device); frees them when destroyed.
 class GpuSolver final : public UotSolver {
 public:
-    GpuSolver(Variant variant, std::string name, const Tuning& tuning);
+    GpuSolver(Variant variant, std::string name, const Tuning& tuning, Storage storage = Storage::Native);
     ~GpuSolver() override;
     std::string name() const override;
     std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override;
@@ -49,6 +60,7 @@ private:
     Variant m_variant;
     std::string m_name;
     Tuning m_tuning;
+    Storage m_storage;
     std::unique_ptr<EngineBase> m_engine;
     Precision m_enginePrecision = Precision::Fp32;
     int m_engineDevice = -1;

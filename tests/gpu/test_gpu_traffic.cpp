@@ -42,6 +42,23 @@ UOT_TEST(fusedLimitDependsOnTheDevicesSharedMemory)
     UOT_CHECK(shape.items == 8 && shape.threads == 256 && shape.slotBytes == 32768 && shape.fitsThreads);
 }
 
+UOT_TEST(bf16StorageMovesTwoBytesPerEntry)
+{
+    // gpu-fused-bf16: 8 entries per vector, at most 4 vectors per thread, so rows
+    // of up to 512 x 4 x 8 = 16384 entries fit, as for fp32, and one read is M N 2.
+    UOT_CHECK(storedElementBytes(Storage::Bf16, 4) == 2 && storedElementBytes(Storage::Native, 8) == 8);
+    UOT_CHECK(fusedOnePass(16384, 2, kH100SharedOptinBytes));
+    UOT_CHECK(!fusedOnePass(16385, 2, kH100SharedOptinBytes));
+    UOT_CHECK(bytesPerIterationFor(Variant::Fused, 1024, 8192, 2) == 1024u * 8192 * 2);
+    UOT_CHECK(bytesPerIterationFor(Variant::Fused, 3, 4097, 2) == 3u * 4097 * 2);
+    const FusedRowShape wide = fusedRowShape(16384, 2);
+    UOT_CHECK(wide.items == 4 && wide.threads == 512 && wide.slotBytes == 32768 && wide.fitsThreads);
+    const FusedRowShape mid = fusedRowShape(8192, 2);
+    UOT_CHECK(mid.items == 4 && mid.threads == 256 && mid.slotBytes == 16384);
+    const FusedRowShape narrow = fusedRowShape(1, 2);
+    UOT_CHECK(narrow.items == 1 && narrow.threads == 32 && narrow.fitsThreads);
+}
+
 UOT_TEST(otherVariantsMoveFixedMultiples)
 {
     const std::uint64_t matrix = std::uint64_t(300) * 20000 * 4;
