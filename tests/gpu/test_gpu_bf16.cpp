@@ -1,0 +1,372 @@
+// gpu-fused-bf16 (gpu-fused with K stored as bfloat16, float arithmetic) against
+// the float64 CPU reference: odd shapes, balanced and unbalanced, a point-cloud
+// cost built on the device, device memory and traffic halved, fp64 refused.
+// Skips (exit 77) where no GPU is usable, e.g. in CI.
+//
+// Tolerance: bf16 keeps 8 significant bits (7 stored), so each stored K_ij
+// carries a relative rounding error |d_ij| <= 2^-8 = 3.9e-3. The scalings u, v
+// solve the problem for K(1 + d); the result's plan is formed with the exact K,
+// P_ij = u_i K_ij v_j, so d_ij itself does not enter P_ij: only u and v move,
+// and they respond to weighted averages of d over a row or a column. With one
+// entry (1x1) that is one rounding error (plan off by |du + dv| |d| <= 2^-8,
+// du + dv being the response of log(u v) to log K: -1 balanced, in (-1, 0)
+// with finite tau); with n entries a row the mixed-sign roundings average out,
+// about 2^-8 / sqrt(n). Measured on the H100 (docs/BENCHMARKS.md, "gpu-fused
+// with bf16 storage"): 1.1e-3 to 2.0e-3 on 1x1, 1x1000, 1000x1; 1.9e-4 to
+// 2.5e-4 on 333x777; 6.6e-5 to 8.8e-5 on 4097x4095 (20 iterations); about 5e-5
+// on the 8192^2 benchmark problem. The asserted tolerances are a little looser
+// than that: kBf16SmallTolerance (up to 10^5 entries; under the 2^-8 bound)
+// and kBf16LargeTolerance (more entries), both under the 1e-2 allowed.
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/color/image.h"
+#include "core/pipeline/recolor_pipeline.h"
+#include "core/registry/solver_registry.h"
+#include "core/transport/kernel_matrix.h"
+#include "core/transport/uot_error.h"
+#include "gpu/gpu_backend.h"
+#include "tests/support/test_harness.h"
+
+using namespace uot;
+
+namespace {
+
+constexpr double kBf16SmallTolerance = 3e-3;
+constexpr double kBf16LargeTolerance = 5e-4;
+
+double bf16Tolerance(const UotProblem& p)
+{
+    return double(p.rows()) * double(p.cols()) > 1e5 ? kBf16LargeTolerance : kBf16SmallTolerance;
+}
+
+bool requireGpu()
+{
+    const std::string reason = gpu::unavailableReason();
+    if (reason.empty()) return true;
+    test::skip(reason);
+    return false;
+}
+
+// A deterministic random problem; owns its data.
+struct TestProblem {
+    std::vector<double> cost, a, b;
+    UotProblem problem;
+
+    TestProblem(std::size_t m, std::size_t n, double eps, double tauA, double tauB, unsigned seed)
+        : cost(m * n), a(m), b(n)
+    {
+        unsigned state = seed * 2654435761u + 12345u;
+        auto next = [&state]() {
+            state = state * 1664525u + 1013904223u;
+            return (state >> 8) / double(1u << 24);
+        };
+        for (double& c : cost) c = next();
+        double sa = 0, sb = 0;
+        for (double& x : a) sa += (x = 0.2 + next());
+        for (double& x : b) sb += (x = 0.2 + next());
+        const bool balanced = std::isinf(tauA) || std::isinf(tauB);
+        for (double& x : a) x /= sa;
+        for (double& x : b) x *= (balanced ? 1.0 : 1.7) / sb;
+        problem.cost = DenseCost{nullptr, cost.data(), m, n};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = eps;
+        problem.tauA = tauA;
+        problem.tauB = tauB;
+    }
+};
+
+SolveOptions options(Precision precision, int maxIterations, double tolerance, int checkEvery = 10)
+{
+    SolveOptions o;
+    o.precision = precision;
+    o.maxIterations = maxIterations;
+    o.tolerance = tolerance;
+    o.checkEvery = checkEvery;
+    o.evaluateFinalPlan = false;
+    return o;
+}
+
+// Relative L1 distance between the plans of two results (exact K, float64).
+double planRelativeL1(const UotProblem& p, const SolveResult& x, const SolveResult& ref)
+{
+    const std::size_t m = p.rows(), n = p.cols();
+    std::vector<double> row(n);
+    double diff = 0, total = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        fillCostRow(p.cost, i, row.data());
+        for (std::size_t j = 0; j < n; ++j) {
+            const double logK = -row[j] / p.eps + logReference(p, i, j);
+            const double px = std::exp(x.logU[i] + x.logV[j] + logK);
+            const double pr = std::exp(ref.logU[i] + ref.logV[j] + logK);
+            diff += std::abs(px - pr);
+            total += std::abs(pr);
+        }
+    }
+    return total > 0 ? diff / total : diff;
+}
+
+bool allFinite(const SolveResult& r)
+{
+    for (double x : r.logU)
+        if (!std::isfinite(x)) return false;
+    for (double x : r.logV)
+        if (!std::isfinite(x)) return false;
+    return true;
+}
+
+double g_worst = 0;  // largest bf16 plan error seen (printed at the end of each test)
+
+// bf16 and fp32 gpu-fused against the reference; returns the bf16 distance.
+double checkAgainstReference(const TestProblem& tp, const SolveOptions& o, const char* label, bool wantConverged)
+{
+    const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
+    const SolveResult bf = createSolver("gpu-fused-bf16")->solve(tp.problem, o);
+    const SolveResult f32 = createSolver("gpu-fused")->solve(tp.problem, o);
+    const double dist = planRelativeL1(tp.problem, bf, ref);
+    const double dist32 = planRelativeL1(tp.problem, f32, ref);
+    g_worst = std::max(g_worst, dist);
+    std::printf("  %-26s %5zux%-5zu bf16 iters %4d conv %d rel L1 %.3e | fp32 iters %4d rel L1 %.3e | ref iters %4d\n",
+                label, tp.problem.rows(), tp.problem.cols(), bf.iterations, bf.converged ? 1 : 0, dist,
+                f32.iterations, dist32, ref.iterations);
+    UOT_CHECK_MSG(bf.solver == "gpu-fused-bf16", label << ": " << bf.solver);
+    UOT_CHECK_MSG(bf.status == NumericalStatus::Ok, label << ": " << bf.message);
+    UOT_CHECK_MSG(allFinite(bf), label);
+    UOT_CHECK_MSG(dist <= bf16Tolerance(tp.problem), label << ": rel L1 " << dist);
+    if (wantConverged) {
+        UOT_CHECK_MSG(bf.converged && ref.converged, label);
+        // The rounded matrix is another problem of the same kind: its iteration
+        // contracts like the exact one, so it stops within a few checks of the reference.
+        UOT_CHECK_MSG(std::abs(bf.iterations - ref.iterations) <= std::max(30, ref.iterations / 5),
+                      label << ": " << bf.iterations << " vs " << ref.iterations);
+    } else {
+        UOT_CHECK_MSG(bf.iterations == ref.iterations, label);
+    }
+    return dist;
+}
+
+}  // namespace
+
+UOT_TEST(bf16MatchesReferenceOnOddShapes)
+{
+    if (!requireGpu()) return;
+    g_worst = 0;
+    const std::size_t shapes[][2] = {{1, 1}, {1, 1000}, {1000, 1}, {333, 777}};
+    for (const auto& s : shapes) {
+        const SolveOptions o = options(Precision::Fp32, 3000, 1e-5);
+        checkAgainstReference(TestProblem(s[0], s[1], 0.05, 1.0, 1.0, 3), o, "unbalanced tau=1", true);
+        checkAgainstReference(TestProblem(s[0], s[1], 0.05, 0.5, 2.0, 4), o, "unbalanced tauA=0.5 tauB=2", true);
+        checkAgainstReference(TestProblem(s[0], s[1], 0.1, kInfinity, kInfinity, 5), o, "balanced", true);
+    }
+    std::printf("  largest bf16 plan rel L1 on odd shapes: %.3e (tolerances %.1e / %.1e)\n", g_worst,
+                kBf16SmallTolerance, kBf16LargeTolerance);
+}
+
+UOT_TEST(bf16StorageIsReallyReducedPrecision)
+{
+    if (!requireGpu()) return;
+    // A solve that silently stored fp32 would be as close to the reference as
+    // gpu-fused; bf16 rounding must show as a clearly larger (but bounded) error.
+    const TestProblem tp(333, 777, 0.05, 1.0, 1.0, 7);
+    const SolveOptions o = options(Precision::Fp32, 3000, 1e-6);
+    const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
+    const double bf = planRelativeL1(tp.problem, createSolver("gpu-fused-bf16")->solve(tp.problem, o), ref);
+    const double f32 = planRelativeL1(tp.problem, createSolver("gpu-fused")->solve(tp.problem, o), ref);
+    std::printf("  333x777: bf16 rel L1 %.3e, fp32 rel L1 %.3e (ratio %.0f)\n", bf, f32, bf / std::max(f32, 1e-300));
+    UOT_CHECK(bf > 10 * f32);
+    UOT_CHECK(bf > 1e-5);  // 2^-8 rounding cannot vanish on 258 741 random entries
+    UOT_CHECK(bf <= kBf16LargeTolerance);
+}
+
+UOT_TEST(bf16LargeShapeFewIterations)
+{
+    if (!requireGpu()) return;
+    g_worst = 0;
+    // The reference is single-threaded float64: 20 iterations only.
+    const SolveOptions o = options(Precision::Fp32, 20, 0.0, 5);
+    checkAgainstReference(TestProblem(4097, 4095, 0.05, 1.0, 1.0, 8), o, "unbalanced, 20 iterations", false);
+    checkAgainstReference(TestProblem(4097, 4095, 0.1, kInfinity, kInfinity, 9), o, "balanced, 20 iterations", false);
+    std::printf("  largest bf16 plan rel L1 at 4097x4095: %.3e\n", g_worst);
+}
+
+UOT_TEST(bf16PointCloudCostIsBuiltOnTheDevice)
+{
+    if (!requireGpu()) return;
+    const std::size_t m = 300, n = 211, d = 3;
+    std::vector<double> x(m * d), y(n * d), a(m, 1.0 / m), b(n, 1.3 / n);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(0.37 * k);
+    for (std::size_t k = 0; k < y.size(); ++k) y[k] = std::cos(0.23 * k);
+    UotProblem p;
+    p.cost = PointCloudCost{x.data(), y.data(), m, n, d, 0.25};
+    p.a = a;
+    p.b = b;
+    p.eps = 0.05;
+    SolveOptions o = options(Precision::Fp32, 2000, 1e-5);
+    o.evaluateFinalPlan = true;  // the device's float64 evaluation of the point-cloud plan
+    const SolveResult ref = createSolver("reference")->solve(p, o);
+    const SolveResult got = createSolver("gpu-fused-bf16")->solve(p, o);
+    const double dist = planRelativeL1(p, got, ref);
+    std::printf("  point cloud 300x211: rel L1 %.3e iters %d (ref %d), mass %.6f (ref %.6f)\n", dist,
+                got.iterations, ref.iterations, got.mass, ref.mass);
+    UOT_CHECK(got.converged && allFinite(got));
+    UOT_CHECK(dist <= kBf16SmallTolerance);
+    UOT_CHECK(std::abs(got.mass - ref.mass) <= kBf16SmallTolerance * ref.mass);
+}
+
+UOT_TEST(bf16HalvesDeviceMemoryAndTraffic)
+{
+    if (!requireGpu()) return;
+    const std::size_t m = 3000, n = 2001;
+    const TestProblem tp(m, n, 0.05, 1.0, 1.0, 13);
+    const SolveOptions o = options(Precision::Fp32, 10, 0.0);
+    auto bfSolver = createSolver("gpu-fused-bf16");
+    const SolveResult bf = bfSolver->solve(tp.problem, o);
+    const SolveResult f32 = createSolver("gpu-fused")->solve(tp.problem, o);
+    const double matrix = double(m) * ((n + 7) / 8 * 8) * 2;  // rows padded to 8 bf16 entries
+    const double vectors = 96.0 * (m + n);
+    std::printf("  peak bf16 %.2f MiB (%.3f x its matrix), fp32 %.2f MiB (ratio %.3f); bytes/iter %llu\n",
+                bf.peakDeviceBytes / 1048576.0, bf.peakDeviceBytes / matrix, f32.peakDeviceBytes / 1048576.0,
+                double(bf.peakDeviceBytes) / double(f32.peakDeviceBytes),
+                static_cast<unsigned long long>(bf.bytesPerIteration));
+    UOT_CHECK(bf.peakDeviceBytes >= matrix);
+    UOT_CHECK(bf.peakDeviceBytes <= 1.05 * matrix + vectors);
+    UOT_CHECK(double(bf.peakDeviceBytes) <= 0.55 * double(f32.peakDeviceBytes));
+    UOT_CHECK(bf.bytesPerIteration == std::uint64_t(m) * n * 2);
+    UOT_CHECK(bfSolver->bytesPerIteration(m, n, Precision::Fp32) == std::uint64_t(m) * n * 2);
+    UOT_CHECK(bfSolver->name() == "gpu-fused-bf16");
+}
+
+UOT_TEST(bf16ProgressWarmStartAndCancellation)
+{
+    if (!requireGpu()) return;
+    const TestProblem tp(500, 201, 0.05, 0.5, 2.0, 25);
+    // Progress marginals are computed from the bf16 matrix: finite, and close to
+    // the reference's at the same iteration (measured: within 2e-5 relative).
+    const SolveOptions o = options(Precision::Fp32, 35, 0.0, 10);
+    struct Report {
+        int iteration;
+        double errA, errB;
+    };
+    auto record = [&](const std::string& name, const SolveOptions& opts) {
+        std::vector<Report> reports;
+        SolveControl control;
+        control.onProgress = [&](const SolveProgress& pr) {
+            reports.push_back({pr.iteration, pr.marginalErrorA, pr.marginalErrorB});
+        };
+        createSolver(name)->solve(tp.problem, opts, control);
+        return reports;
+    };
+    const std::vector<Report> ref = record("reference", o), got = record("gpu-fused-bf16", o);
+    UOT_CHECK(got.size() == ref.size() && ref.size() == 4);
+    for (std::size_t k = 0; k < std::min(got.size(), ref.size()); ++k) {
+        std::printf("  it %2d |P1-a| %.5e (ref %.5e) |PT1-b| %.5e (ref %.5e)\n", got[k].iteration, got[k].errA,
+                    ref[k].errA, got[k].errB, ref[k].errB);
+        UOT_CHECK(got[k].iteration == ref[k].iteration);
+        UOT_CHECK(std::isfinite(got[k].errA) && std::isfinite(got[k].errB));
+        UOT_CHECK(std::abs(got[k].errA - ref[k].errA) <= 2e-4 * ref[k].errA + 1e-6);
+        UOT_CHECK(std::abs(got[k].errB - ref[k].errB) <= 2e-4 * ref[k].errB + 1e-6);
+    }
+    // Warm start: 40 + 40 iterations land where 80 do.
+    const SolveOptions o80 = options(Precision::Fp32, 80, 0.0, 10), o40 = options(Precision::Fp32, 40, 0.0, 10);
+    auto solver = createSolver("gpu-fused-bf16");
+    const SolveResult full = solver->solve(tp.problem, o80);
+    const SolveResult first = solver->solve(tp.problem, o40);
+    SolveOptions rest = o40;
+    const std::vector<double> u = first.u(), v = first.v();
+    rest.warmU = u;
+    rest.warmV = v;
+    const SolveResult second = solver->solve(tp.problem, rest);
+    const double warm = planRelativeL1(tp.problem, second, full);
+    std::printf("  warm start 40+40 vs 80: rel L1 %.3e\n", warm);
+    UOT_CHECK(warm <= 1e-6);  // same rounded matrix both ways: only fp32 rounding of u and v differs (6e-8)
+    // A cancelled solve stops and says so.
+    std::atomic<bool> cancel{true};
+    SolveControl control;
+    control.cancel = &cancel;
+    const SolveResult cancelled = solver->solve(tp.problem, o80, control);
+    UOT_CHECK(cancelled.cancelled && cancelled.iterations < 80);
+}
+
+UOT_TEST(bf16RefusesFp64AndRowsTooWide)
+{
+    if (!requireGpu()) return;
+    const TestProblem tp(40, 30, 0.05, 1.0, 1.0, 30);
+    UOT_CHECK_THROWS_WITH(createSolver("gpu-fused-bf16")->solve(tp.problem, options(Precision::Fp64, 10, 0.0)),
+                          "fp32 only");
+    try {
+        createSolver("gpu-fused-bf16")->solve(tp.problem, options(Precision::Fp64, 10, 0.0));
+    } catch (const Error& e) {
+        UOT_CHECK(e.code() == ErrorCode::InvalidArgument);
+        std::printf("  fp64: %s\n", e.what());
+    }
+    const TestProblem wide(4, 20000, 0.05, 1.0, 1.0, 31);
+    UOT_CHECK_THROWS_WITH(createSolver("gpu-fused-bf16")->solve(wide.problem, options(Precision::Fp32, 10, 0.0)),
+                          "use gpu-fused");
+    // The solver is still usable afterwards.
+    const SolveResult ok = createSolver("gpu-fused-bf16")->solve(tp.problem, options(Precision::Fp32, 10, 0.0));
+    UOT_CHECK(ok.iterations == 10 && allFinite(ok));
+}
+
+UOT_TEST(bf16PipelineRecolorsLikeFp32)
+{
+    if (!requireGpu()) return;
+    // The color pipeline (default settings: Lab palettes, eps 0.01) with the fine
+    // solve in bf16: the recolored image against the same pipeline with gpu-fused.
+    auto scene = [](int w, int h, unsigned seed) {
+        Image img = Image::allocate(w, h, 3, 8);
+        unsigned st = seed;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                st = st * 1103515245u + 12345u;
+                const int noise = static_cast<int>((st >> 16) % 9) - 4;
+                const double fx = double(x) / w, fy = double(y) / h;
+                int r = int(200 * fx + 30 + 3 * seed), g = int(120 + 80 * fy), b = int(220 - 150 * fx * fy);
+                if ((x / 16 + y / 16) % 5 == 0) r = 240, g = 200, b = 40;
+                const std::size_t k = (std::size_t(y) * w + x) * 3;
+                img.data[k] = static_cast<std::uint8_t>(std::clamp(r + noise, 0, 255));
+                img.data[k + 1] = static_cast<std::uint8_t>(std::clamp(g + noise, 0, 255));
+                img.data[k + 2] = static_cast<std::uint8_t>(std::clamp(b + noise, 0, 255));
+            }
+        return img;
+    };
+    const Image src = scene(320, 240, 6), ref = scene(200, 150, 7);
+    auto recolor = [&](const std::string& solver, PipelineStats& stats) {
+        RecolorSettings settings;
+        settings.threads = 2;
+        settings.transport.solver = solver;
+        RecolorPipeline pipeline(settings);
+        pipeline.setSource(src);
+        pipeline.setReference(ref);
+        Image out = pipeline.run();
+        stats = pipeline.stats();
+        return out;
+    };
+    PipelineStats s32, s16;
+    const Image a = recolor("gpu-fused", s32), b = recolor("gpu-fused-bf16", s16);
+    UOT_CHECK(a.data.size() == b.data.size());
+    UOT_CHECK_MSG(s16.solvedOnGpu, s16.gpuNote);
+    UOT_CHECK(s16.solve.has_value() && s16.solve->solver == "gpu-fused-bf16");
+    int worst = 0;
+    double mean = 0;
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < a.data.size() && k < b.data.size(); ++k) {
+        const int d = std::abs(int(a.data[k]) - int(b.data[k]));
+        worst = std::max(worst, d);
+        mean += d;
+        differ += d != 0;
+    }
+    mean /= std::max<std::size_t>(1, a.data.size());
+    std::printf("  pipeline %dx%d, palettes %zu / %zu, iterations fp32 %d bf16 %d: bf16 vs fp32 worst %d levels, "
+                "mean %.4f, %zu of %zu samples differ\n",
+                src.width, src.height, s16.sourcePaletteSize, s16.referencePaletteSize,
+                s32.solve ? s32.solve->iterations : -1, s16.solve ? s16.solve->iterations : -1, worst, mean, differ,
+                a.data.size());
+    UOT_CHECK_MSG(worst <= 2, "bf16 changes the recolored image by " << worst << " levels");
+}
