@@ -342,7 +342,10 @@ Record runCase(const BenchCase& c, const BenchConfig& cfg)
     cost.bytes = solver->bytesPerIteration(c.m, c.n, c.precision);  // the solver's own count is authoritative
     const double peak = cost.readOnly ? peakRead : peakRw;
     const perf::RooflineFigures f = perf::rooflineFigures(cost, seconds, std::isfinite(peak) ? peak : 0.0);
-    const double matrixMb = double(c.m) * double(c.n) * (c.precision == Precision::Fp32 ? 4.0 : 8.0) / kMiB;
+    // gpu-fused-bf16 stores K in 2 bytes an entry.
+    const bool bf16 = c.solver.size() > 5 && c.solver.compare(c.solver.size() - 5, 5, "-bf16") == 0;
+    const double element = bf16 ? 2.0 : c.precision == Precision::Fp32 ? 4.0 : 8.0;
+    const double matrixMb = double(c.m) * double(c.n) * element / kMiB;
     const double rssMb = double(perf::peakRssBytes()) / kMiB;
 
     r.set("ms_per_iter", f.msPerIteration, 4);

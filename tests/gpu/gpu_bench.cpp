@@ -4,6 +4,11 @@
 //
 //   gpu_bench [--sizes 1024x1024,4096x4096] [--solvers gpu-fused,gpu-mapuot]
 //             [--precision fp32|fp64] [--repeats 3] [--tune] [--atomics]
+//   --accuracy MxN[,MxN] (instead of timings): the plan relative L1 error of
+//   gpu-fused-bf16 and gpu-fused fp32 against gpu-fused fp64 (and bf16 against
+//   fp32) on the benchmark problem of that size, each after the same 400
+//   iterations (converged: fp64 meets tolerance 1e-9 after 160), so the
+//   differences are precision, not stopping points.
 //   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //   Any GPU solver name may carry '/'-separated tuning options in brackets:
@@ -25,6 +30,7 @@
 #include <vector>
 
 #include "core/registry/solver_registry.h"
+#include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
 
@@ -46,6 +52,79 @@ std::vector<std::string> split(const std::string& text, char sep)
     return out;
 }
 
+// The benchmark problem: a smooth squared-distance cost with a little noise.
+struct BenchProblem {
+    std::vector<float> cost;
+    std::vector<double> a, b;
+    UotProblem problem;
+    BenchProblem(std::size_t m, std::size_t n) : cost(m * n), a(m), b(n)
+    {
+        for (std::size_t i = 0; i < m; ++i) a[i] = (1.0 + 0.5 * std::sin(0.1 * i)) / m;
+        for (std::size_t j = 0; j < n; ++j) b[j] = (1.0 + 0.5 * std::cos(0.07 * j)) * 1.3 / n;
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                const double d = double(i) / m - double(j) / n;
+                cost[i * n + j] = static_cast<float>(d * d + 1e-4 * double((i * 7919 + j * 104729) % 1000));
+            }
+        problem.cost = DenseCost{cost.data(), nullptr, m, n};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = 0.05;
+        problem.tauA = problem.tauB = 1.0;
+    }
+};
+
+// Relative L1 distance between the plans of two results, with the exact K (float64).
+double planRelativeL1(const UotProblem& p, const SolveResult& x, const SolveResult& ref)
+{
+    const std::size_t m = p.rows(), n = p.cols();
+    std::vector<double> row(n);
+    double diff = 0, total = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        fillCostRow(p.cost, i, row.data());
+        for (std::size_t j = 0; j < n; ++j) {
+            const double logK = -row[j] / p.eps;
+            const double px = std::exp(x.logU[i] + x.logV[j] + logK);
+            const double pr = std::exp(ref.logU[i] + ref.logV[j] + logK);
+            diff += std::abs(px - pr);
+            total += std::abs(pr);
+        }
+    }
+    return total > 0 ? diff / total : diff;
+}
+
+// --accuracy: bf16 and fp32 against fp64, the same 400 iterations each.
+void runAccuracy(const std::string& sizes)
+{
+    for (const std::string& size : split(sizes, ',')) {
+        const auto dims = split(size, 'x');
+        const std::size_t m = std::stoull(dims.at(0)), n = std::stoull(dims.at(1));
+        const BenchProblem bp(m, n);
+        auto solve = [&](const char* name, Precision precision) {
+            SolveOptions o;
+            o.precision = precision;
+            o.maxIterations = 400;
+            o.tolerance = 0;
+            o.checkEvery = 400;
+            o.evaluateFinalPlan = false;
+            return createSolver(name)->solve(bp.problem, o);
+        };
+        const SolveResult f64 = solve("gpu-fused", Precision::Fp64);
+        const SolveResult f32 = solve("gpu-fused", Precision::Fp32);
+        const SolveResult bf = solve("gpu-fused-bf16", Precision::Fp32);
+        const double bfVs64 = planRelativeL1(bp.problem, bf, f64), f32Vs64 = planRelativeL1(bp.problem, f32, f64),
+                     bfVs32 = planRelativeL1(bp.problem, bf, f32);
+        std::printf("{\"accuracy\": \"plan_rel_l1\", \"m\": %zu, \"n\": %zu, \"eps\": %.3g, \"tau\": 1, "
+                    "\"iterations_fp64\": %d, \"iterations_fp32\": %d, \"iterations_bf16\": %d, "
+                    "\"stopping_error_bf16\": %.2e, \"bf16_vs_fp64\": %.4e, \"fp32_vs_fp64\": %.4e, "
+                    "\"bf16_vs_fp32\": %.4e, \"peak_device_mb_bf16\": %.1f, \"peak_device_mb_fp32\": %.1f}\n",
+                    m, n, bp.problem.eps, f64.iterations, f32.iterations, bf.iterations,
+                    bf.error, bfVs64, f32Vs64, bfVs32, bf.peakDeviceBytes / 1048576.0,
+                    f32.peakDeviceBytes / 1048576.0);
+        std::fflush(stdout);
+    }
+}
+
 struct Row {
     std::string solver;
     std::size_t m, n;
@@ -62,6 +141,7 @@ int main(int argc, char** argv)
     std::string precisionText = "fp32";
     int repeats = 3;
     bool tune = false, atomics = false;
+    std::string accuracySizes;
     for (int k = 1; k < argc; ++k) {
         const std::string arg = argv[k];
         auto next = [&]() -> std::string {
@@ -83,9 +163,11 @@ int main(int argc, char** argv)
             tune = true;
         else if (arg == "--atomics")
             atomics = true;
+        else if (arg == "--accuracy")
+            accuracySizes = next();
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
-                                 "[--repeats R] [--tune] [--atomics]\n");
+                                 "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..]\n");
             return 2;
         }
     }
@@ -95,6 +177,10 @@ int main(int argc, char** argv)
         return 4;
     }
     try {
+        if (!accuracySizes.empty()) {
+            runAccuracy(accuracySizes);
+            return 0;
+        }
         const Precision precision = parsePrecision(precisionText);
         const std::size_t elementBytes = precision == Precision::Fp32 ? 4 : 8;
         const auto devices = gpu::listDevices();
@@ -124,21 +210,8 @@ int main(int argc, char** argv)
         for (const std::string& size : split(sizes, ',')) {
             const auto dims = split(size, 'x');
             const std::size_t m = std::stoull(dims.at(0)), n = std::stoull(dims.at(1));
-            std::vector<float> cost(m * n);
-            std::vector<double> a(m), b(n);
-            for (std::size_t i = 0; i < m; ++i) a[i] = (1.0 + 0.5 * std::sin(0.1 * i)) / m;
-            for (std::size_t j = 0; j < n; ++j) b[j] = (1.0 + 0.5 * std::cos(0.07 * j)) * 1.3 / n;
-            for (std::size_t i = 0; i < m; ++i)
-                for (std::size_t j = 0; j < n; ++j) {
-                    const double d = double(i) / m - double(j) / n;
-                    cost[i * n + j] = static_cast<float>(d * d + 1e-4 * double((i * 7919 + j * 104729) % 1000));
-                }
-            UotProblem problem;
-            problem.cost = DenseCost{cost.data(), nullptr, m, n};
-            problem.a = a;
-            problem.b = b;
-            problem.eps = 0.05;
-            problem.tauA = problem.tauB = 1.0;
+            const BenchProblem bp(m, n);
+            const UotProblem& problem = bp.problem;
 
             for (const std::string& name : solverList) {
                 std::unique_ptr<UotSolver> solver;
@@ -184,7 +257,8 @@ int main(int argc, char** argv)
                 const double gbps = double(bytes) / (med * 1e-3) / 1e9;
                 const bool readOnly = name.find("fused") != std::string::npos || name == "gpu-pot-style";
                 const double peak = readOnly ? bw.readGBps : bw.copyGBps;
-                const double matrixMb = double(m) * n * elementBytes / 1048576.0;
+                const bool bf16 = name.find("bf16") != std::string::npos;  // K stored in 2 bytes an entry
+                const double matrixMb = double(m) * n * (bf16 ? 2 : elementBytes) / 1048576.0;
                 const double peakMb = double(r.peakDeviceBytes) / 1048576.0;
                 std::printf("{\"solver\": \"%s\", \"m\": %zu, \"n\": %zu, \"precision\": \"%s\", \"device\": \"gpu:0\", "
                             "\"iterations\": %d, \"repeats\": %d, \"ms_per_iter\": %.5f, \"ms_per_iter_min\": %.5f, "
