@@ -11,19 +11,13 @@
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_plan_evaluation.h"
+#include "tests/gpu/gpu_test_support.h"
 #include "tests/support/test_harness.h"
 
 using namespace uot;
+using namespace uot::test;
 
 namespace {
-
-bool gpuPresent()
-{
-    const std::string reason = gpu::unavailableReason();
-    if (reason.empty()) return true;
-    test::skip(reason);
-    return false;
-}
 
 struct CloudProblem {
     std::vector<double> x, y, a, b, logU, logV;
@@ -62,7 +56,7 @@ double relative(double got, double expected) { return std::abs(got - expected) /
 
 UOT_TEST(device_evaluation_matches_the_host_pass)
 {
-    if (!gpuPresent()) return;
+    if (!requireGpu()) return;
     struct Case {
         std::size_t rows, cols;
         ReferenceMeasure reference;
@@ -103,7 +97,7 @@ UOT_TEST(gpu_solve_of_a_point_cloud_reports_the_host_evaluation)
     // A GPU solve of a point-cloud problem evaluates its plan on the device: the
     // reported mass, marginal errors and objective must be the host pass's over
     // the same scalings.
-    if (!gpuPresent()) return;
+    if (!requireGpu()) return;
     CloudProblem c = makeCloud(1500, 1200, ReferenceMeasure::Ones, 0.02, 77);
     c.problem.tauA = 1.0;
     for (const char* name : {"gpu-fused", "gpu-pot-style", "gpu-mapuot", "gpu-log"}) {
