@@ -33,8 +33,10 @@
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
+#include "tests/gpu/plan_distance.h"
 
 using namespace uot;
+using uot::test::planRelativeL1;
 
 namespace {
 
@@ -74,24 +76,6 @@ struct BenchProblem {
     }
 };
 
-// Relative L1 distance between the plans of two results, with the exact K (float64).
-double planRelativeL1(const UotProblem& p, const SolveResult& x, const SolveResult& ref)
-{
-    const std::size_t m = p.rows(), n = p.cols();
-    std::vector<double> row(n);
-    double diff = 0, total = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-        fillCostRow(p.cost, i, row.data());
-        for (std::size_t j = 0; j < n; ++j) {
-            const double logK = -row[j] / p.eps;
-            const double px = std::exp(x.logU[i] + x.logV[j] + logK);
-            const double pr = std::exp(ref.logU[i] + ref.logV[j] + logK);
-            diff += std::abs(px - pr);
-            total += std::abs(pr);
-        }
-    }
-    return total > 0 ? diff / total : diff;
-}
 
 // --accuracy: bf16 and fp32 against fp64, the same 400 iterations each.
 void runAccuracy(const std::string& sizes)

@@ -12,6 +12,7 @@
 #include "core/transport/solve_result.h"
 #include "core/transport/uot_problem.h"
 #include "gpu/gpu_backend.h"
+#include "tests/gpu/plan_distance.h"
 #include "tests/support/test_harness.h"
 
 namespace uot::test {
@@ -67,24 +68,25 @@ inline SolveOptions options(Precision precision, int maxIterations, double toler
     return o;
 }
 
-// Relative L1 distance between the plans of two results, computed in float64.
-inline double planRelativeL1(const UotProblem& p, const SolveResult& x, const SolveResult& ref)
-{
-    const std::size_t m = p.rows(), n = p.cols();
-    std::vector<double> row(n);
-    double diff = 0, total = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-        fillCostRow(p.cost, i, row.data());
-        for (std::size_t j = 0; j < n; ++j) {
-            const double logK = -row[j] / p.eps + logReference(p, i, j);
-            const double px = std::exp(x.logU[i] + x.logV[j] + logK);
-            const double pr = std::exp(ref.logU[i] + ref.logV[j] + logK);
-            diff += std::abs(px - pr);
-            total += std::abs(pr);
-        }
+// A fixed 300 x 211 point-cloud problem in 3-D (scale 0.25, eps 0.05, masses 1
+// and 1.3, tau = 1): its cost is built on the device, never uploaded.
+struct CloudTestProblem {
+    static constexpr std::size_t m = 300, n = 211, d = 3;
+    std::vector<double> x, y, a, b;
+    UotProblem problem;
+
+    CloudTestProblem() : x(m * d), y(n * d), a(m, 1.0 / m), b(n, 1.3 / n)
+    {
+        for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(0.37 * k);
+        for (std::size_t k = 0; k < y.size(); ++k) y[k] = std::cos(0.23 * k);
+        problem.cost = PointCloudCost{x.data(), y.data(), m, n, d, 0.25};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = 0.05;
     }
-    return total > 0 ? diff / total : diff;
-}
+    CloudTestProblem(const CloudTestProblem&) = delete;
+    CloudTestProblem& operator=(const CloudTestProblem&) = delete;
+};
 
 inline bool allFinite(const SolveResult& r)
 {

@@ -125,15 +125,8 @@ UOT_TEST(bf16LargeShapeFewIterations)
 UOT_TEST(bf16PointCloudCostIsBuiltOnTheDevice)
 {
     if (!requireGpu()) return;
-    const std::size_t m = 300, n = 211, d = 3;
-    std::vector<double> x(m * d), y(n * d), a(m, 1.0 / m), b(n, 1.3 / n);
-    for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(0.37 * k);
-    for (std::size_t k = 0; k < y.size(); ++k) y[k] = std::cos(0.23 * k);
-    UotProblem p;
-    p.cost = PointCloudCost{x.data(), y.data(), m, n, d, 0.25};
-    p.a = a;
-    p.b = b;
-    p.eps = 0.05;
+    const CloudTestProblem cloud;
+    const UotProblem& p = cloud.problem;
     SolveOptions o = options(Precision::Fp32, 2000, 1e-5);
     o.evaluateFinalPlan = true;  // the device's float64 evaluation of the point-cloud plan
     const SolveResult ref = createSolver("reference")->solve(p, o);
