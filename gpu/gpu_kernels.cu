@@ -342,6 +342,22 @@ __device__ __forceinline__ double scalingPow(double a, double r, double f)
     return f == 1.0 ? q : pow(q, f);
 }
 
+// Stores CH vectors of type V packed from the scalars src[0 .. CH * lanes)
+// (lanes = elements per V) at dst[0 .. CH).
+template <typename V, int CH, typename T>
+__device__ __forceinline__ void storeVectors(V* dst, const T* src)
+{
+    constexpr int lanes = static_cast<int>(sizeof(V) / sizeof(T));
+#pragma unroll
+    for (int h = 0; h < CH; ++h) {
+        V out;
+        T* op = reinterpret_cast<T*>(&out);
+#pragma unroll
+        for (int e = 0; e < lanes; ++e) op[e] = src[h * lanes + e];
+        dst[h] = out;
+    }
+}
+
 // One read-only pass over K per iteration. Each block owns whole rows (groups of
 // groupRows rows, grid-strided); each thread owns ITEMS 128-bit column vectors
 // of every row. Rows arrive in shared memory through cp.async, three groups
@@ -530,17 +546,8 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         // makes every thread of the block done with the stage before it is reused.
         __syncthreads();
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            if (!valid[k]) continue;
-#pragma unroll
-            for (int h = 0; h < CH; ++h) {
-                V out;
-                T* op = reinterpret_cast<T*>(&out);
-#pragma unroll
-                for (int e = 0; e < ET; ++e) op[e] = part[k][h * ET + e];
-                stageT[(tid + std::size_t(k) * nthreads) * CH + h] = out;
-            }
-        }
+        for (int k = 0; k < ITEMS; ++k)
+            if (valid[k]) storeVectors<V, CH>(stageT + (tid + std::size_t(k) * nthreads) * CH, part[k]);
         cl.sync();
         const unsigned rank = cl.block_rank();
         const std::size_t chunk = (pitchV + cluster - 1) / cluster;
@@ -564,14 +571,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
                 }
             }
             if (exclusive) {
-#pragma unroll
-                for (int h = 0; h < CH; ++h) {
-                    V out;
-                    T* op = reinterpret_cast<T*>(&out);
-#pragma unroll
-                    for (int e = 0; e < ET; ++e) op[e] = acc[h * ET + e];
-                    reinterpret_cast<V*>(prow)[c * CH + h] = out;
-                }
+                storeVectors<V, CH>(reinterpret_cast<V*>(prow) + c * CH, acc);
             } else {
 #pragma unroll
                 for (int e = 0; e < E; ++e) atomicAdd(prow + c * E + e, acc[e]);
@@ -589,14 +589,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
         if (!valid[k]) continue;
         const std::size_t c = tid + std::size_t(k) * nthreads;
         if (exclusive) {
-#pragma unroll
-            for (int h = 0; h < CH; ++h) {
-                V out;
-                T* op = reinterpret_cast<T*>(&out);
-#pragma unroll
-                for (int e = 0; e < ET; ++e) op[e] = part[k][h * ET + e];
-                reinterpret_cast<V*>(prow)[c * CH + h] = out;
-            }
+            storeVectors<V, CH>(reinterpret_cast<V*>(prow) + c * CH, part[k]);
         } else {
 #pragma unroll
             for (int e = 0; e < E; ++e) atomicAdd(prow + c * E + e, part[k][e]);
