@@ -3,6 +3,7 @@
 
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/gpu_plan_evaluation.h"
 
 namespace uot::gpu {
 
@@ -44,5 +45,12 @@ Tuning tuneMapUot(int, std::size_t, std::size_t, std::vector<TuningTrial>*)
 }
 
 DeviceMemory deviceMemory(int) { throw Error(ErrorCode::Unavailable, kNoCuda); }
+
+namespace detail {
+PlanEvaluation evaluatePlanOnDevice(const UotProblem&, std::span<const double>, std::span<const double>, int)
+{
+    throw Error(ErrorCode::Unavailable, kNoCuda);
+}
+}  // namespace detail
 
 }  // namespace uot::gpu
