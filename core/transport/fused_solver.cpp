@@ -17,8 +17,10 @@ namespace {
 // Below this many matrix elements the pass runs on one thread (fork/join
 // would cost more than it saves).
 constexpr std::size_t kParallelThreshold = 1 << 15;
-// Rows per pipeline group (the fusedRows kernel takes up to 4).
-constexpr std::size_t kGroup = 4;
+// Rows per group: kernels::plainGroupRows in the plain order, 4 when
+// interleaved (the interleaved kernels take up to 4); arrays sized for the most.
+constexpr std::size_t kGroup = kernels::kMaxGroupRows;
+constexpr std::size_t kPipelinedGroup = 4;
 
 template <typename T>
 class FusedPasses final : public ScalingPasses {
@@ -57,29 +59,31 @@ public:
             ThreadSums local;
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
-            // Rows in groups of kGroup: the dot products of a group, its scalings
+            // Rows in groups: the dot products of a group, its scalings
             // u_i = (a_i / r_i)^fa in one vector pow call, then its column update
-            // while the rows are in cache. Where it measured faster (Intel Xeon:
+            // while the rows are in cache (L2, and L1 for the last columns: the
+            // update runs back to front). Where it measured faster (Intel Xeon:
             // small per-core bandwidth) the dot products of group g+1 run
             // interleaved with the column update of group g (same bits; on the
             // 2-core EPYC the plain order is faster). See pipelinedRowsPreferred().
+            // No software prefetch of the next group: on the EPYC with the matrix
+            // on huge pages it cost 10-20% (the hardware prefetchers do better).
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
             T rt[kGroup], utCur[kGroup], utNext[kGroup];
             auto finishGroup = [&](std::size_t i0, std::size_t nb, T* ut) {
                 updateRowScalings(i0, nb, rt, u, m_a, fa, kern, uNew, ut, rowMarginal, local);
             };
             if (r0 < r1) {
-                std::size_t cur = r0, nCur = std::min(kGroup, r1 - r0);
+                const std::size_t group = pipelined ? kPipelinedGroup : kernels::plainGroupRows<T>(ld);
+                std::size_t cur = r0, nCur = std::min(group, r1 - r0);
                 kern.dotRows(k + cur * ld, ld, nCur, vt, ld, rt);
                 finishGroup(cur, nCur, utCur);
                 for (std::size_t next = cur + nCur; next < r1; next = cur + nCur) {
-                    const std::size_t nNext = std::min(kGroup, r1 - next);
+                    const std::size_t nNext = std::min(group, r1 - next);
                     if (pipelined) {
                         kern.fusedRows(k + next * ld, nNext, k + cur * ld, nCur, ld, vt, utCur, s, ld, rt);
                     } else {
-                        // Prefetching the next group meanwhile keeps memory busy
-                        // (measured: fused fp32 1.16 -> 1.10 ms, fp64 2.28 -> 2.16 ms).
-                        kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld, k + next * ld);
+                        kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld);
                         kern.dotRows(k + next * ld, ld, nNext, vt, ld, rt);
                     }
                     finishGroup(next, nNext, utNext);
@@ -87,7 +91,7 @@ public:
                     cur = next;
                     nCur = nNext;
                 }
-                kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld, k + cur * ld);
+                kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld);
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);

@@ -15,7 +15,10 @@ namespace uot {
 namespace {
 
 constexpr std::size_t kParallelThreshold = 1 << 15;
-constexpr std::size_t kGroup = 4;  // rows per pipeline group (the mapRows kernel takes up to 4)
+// Rows per group: kernels::plainGroupRows in the plain order, 4 when
+// interleaved (the interleaved kernels take up to 4); arrays sized for the most.
+constexpr std::size_t kGroup = kernels::kMaxGroupRows;
+constexpr std::size_t kPipelinedGroup = 4;
 
 // Invariant at the start of each pass: A_ij * beta_j = u_i K_ij v_j, the plan
 // of the current (u, v); beta holds the column factors not yet applied to A.
@@ -73,10 +76,10 @@ public:
             ThreadSums local;
             T* c = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) c[j] = T(0);
-            // Rows in groups of kGroup: row sums of a group, its factors
+            // Rows in groups: row sums of a group, its factors
             // alpha_i = (a_i / r_i)^fa * u_i^(fa - 1) from vector pow calls, then the
-            // in-place rescaling of its rows (in cache, written back) while the next
-            // group is prefetched; or, where it measured faster (Intel Xeon), the
+            // in-place rescaling of its rows (in cache, back to front, written back)
+            // while the next group is prefetched; or, where it measured faster (Intel Xeon), the
             // row sums of group g+1 interleaved with the rescaling of group g
             // (same bits). See pipelinedRowsPreferred().
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
@@ -105,16 +108,16 @@ public:
                 }
             };
             if (r0 < r1) {
-                std::size_t cur = r0, nCur = std::min(kGroup, r1 - r0);
+                const std::size_t group = pipelined ? kPipelinedGroup : kernels::plainGroupRows<T>(ld);
+                std::size_t cur = r0, nCur = std::min(group, r1 - r0);
                 kern.dotRows(A + cur * ld, ld, nCur, beta, ld, rt);
                 finishGroup(cur, nCur, alCur);
                 for (std::size_t next = cur + nCur; next < r1; next = cur + nCur) {
-                    const std::size_t nNext = std::min(kGroup, r1 - next);
+                    const std::size_t nNext = std::min(group, r1 - next);
                     // A_ij <- A_ij beta_j alpha_i for the current group (written back), and its column sums.
                     if (pipelined) {
                         kern.mapRows(A + next * ld, nNext, A + cur * ld, nCur, ld, beta, alCur, c, ld, rt);
                     } else {
-                        // Prefetching the next group meanwhile keeps memory busy.
                         kern.scaleAccumulateRows(A + cur * ld, ld, nCur, beta, alCur, c, ld, A + next * ld);
                         kern.dotRows(A + next * ld, ld, nNext, beta, ld, rt);
                     }

@@ -66,7 +66,7 @@ public:
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
             for (std::size_t i0 = r0; i0 < r1; i0 += kRowGroup)
-                kern.axpyRows(k + i0 * ld, ld, std::min(kRowGroup, r1 - i0), ut + i0, s, ld, k + i0 * ld);
+                kern.axpyRows(k + i0 * ld, ld, std::min(kRowGroup, r1 - i0), ut + i0, s, ld);
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
             const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);

@@ -110,21 +110,27 @@ void dotRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V:
     for (int r = 0; r < B; ++r) out[r] = V::hsum(V::add(acc0[r], acc1[r]));
 }
 
+// The column updates run from the last column to the first: the caller has just
+// read these rows front to back (their dot products), so their last columns are
+// the ones still in L1 (measured on the EPYC VM, fused fp32 4096^2: 0.90 ->
+// 0.86 ms against front to back).
 template <typename V, int B>
 void axpyRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* alpha,
-                   typename V::Scalar* s, std::size_t n, const typename V::Scalar* next)
+                   typename V::Scalar* s, std::size_t n)
 {
     using R = typename V::Reg;
     R a[B];
     for (int r = 0; r < B; ++r) a[r] = V::set1(alpha[r]);
-    for (std::size_t j = 0; j < n; j += V::W) {
-        for (int r = 0; r < B; ++r) __builtin_prefetch(next + r * ld + j, 0, 2);
+    for (std::size_t j = n; j > 0;) {
+        j -= V::W;
         R acc = V::load(s + j);
         for (int r = 0; r < B; ++r) acc = V::fma(a[r], V::load(k + r * ld + j), acc);
         V::store(s + j, acc);
     }
 }
 
+// Back to front as axpyRowsFixed; the next group is prefetched meanwhile (for
+// this read+write pass it measured faster: MAP-UOT fp64 4096^2 2.75 -> 2.55 ms).
 template <typename V, int B>
 void scaleAccumulateRowsFixed(typename V::Scalar* a, std::size_t ld, const typename V::Scalar* beta,
                               const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
@@ -133,8 +139,9 @@ void scaleAccumulateRowsFixed(typename V::Scalar* a, std::size_t ld, const typen
     using R = typename V::Reg;
     R al[B];
     for (int r = 0; r < B; ++r) al[r] = V::set1(alpha[r]);
-    for (std::size_t j = 0; j < n; j += V::W) {
-        for (int r = 0; r < B; ++r) __builtin_prefetch(next + r * ld + j, 0, 2);
+    for (std::size_t jj = 0; jj < n; jj += V::W) {
+        for (int r = 0; r < B; ++r) __builtin_prefetch(next + r * ld + jj, 0, 2);
+        const std::size_t j = n - V::W - jj;
         const R b = V::load(beta + j);
         R acc = V::load(s + j);
         for (int r = 0; r < B; ++r) {
@@ -146,11 +153,16 @@ void scaleAccumulateRowsFixed(typename V::Scalar* a, std::size_t ld, const typen
     }
 }
 
+// Groups of up to kMaxGroupRows rows, split into fixed-size pieces of 8, 4, 2, 1.
 template <typename V>
 void dotRowsImpl(const typename V::Scalar* k, std::size_t ld, std::size_t rows, const typename V::Scalar* x,
                  std::size_t n, typename V::Scalar* out)
 {
-    for (; rows >= 4; rows -= 4, k += 4 * ld, out += 4) dotRowsFixed<V, 4>(k, ld, x, n, out);
+    for (; rows >= 8; rows -= 8, k += 8 * ld, out += 8) dotRowsFixed<V, 8>(k, ld, x, n, out);
+    if (rows >= 4) {
+        dotRowsFixed<V, 4>(k, ld, x, n, out);
+        rows -= 4, k += 4 * ld, out += 4;
+    }
     if (rows >= 2) {
         dotRowsFixed<V, 2>(k, ld, x, n, out);
         rows -= 2, k += 2 * ld, out += 2;
@@ -160,14 +172,18 @@ void dotRowsImpl(const typename V::Scalar* k, std::size_t ld, std::size_t rows, 
 
 template <typename V>
 void axpyRowsImpl(const typename V::Scalar* k, std::size_t ld, std::size_t rows, const typename V::Scalar* alpha,
-                  typename V::Scalar* s, std::size_t n, const typename V::Scalar* next)
+                  typename V::Scalar* s, std::size_t n)
 {
-    for (; rows >= 4; rows -= 4, k += 4 * ld, alpha += 4, next += 4 * ld) axpyRowsFixed<V, 4>(k, ld, alpha, s, n, next);
-    if (rows >= 2) {
-        axpyRowsFixed<V, 2>(k, ld, alpha, s, n, next);
-        rows -= 2, k += 2 * ld, alpha += 2, next += 2 * ld;
+    for (; rows >= 8; rows -= 8, k += 8 * ld, alpha += 8) axpyRowsFixed<V, 8>(k, ld, alpha, s, n);
+    if (rows >= 4) {
+        axpyRowsFixed<V, 4>(k, ld, alpha, s, n);
+        rows -= 4, k += 4 * ld, alpha += 4;
     }
-    if (rows == 1) axpyRowsFixed<V, 1>(k, ld, alpha, s, n, next);
+    if (rows >= 2) {
+        axpyRowsFixed<V, 2>(k, ld, alpha, s, n);
+        rows -= 2, k += 2 * ld, alpha += 2;
+    }
+    if (rows == 1) axpyRowsFixed<V, 1>(k, ld, alpha, s, n);
 }
 
 template <typename V>
@@ -175,8 +191,12 @@ void scaleAccumulateRowsImpl(typename V::Scalar* a, std::size_t ld, std::size_t 
                              const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
                              const typename V::Scalar* next)
 {
-    for (; rows >= 4; rows -= 4, a += 4 * ld, alpha += 4, next += 4 * ld)
+    for (; rows >= 8; rows -= 8, a += 8 * ld, alpha += 8, next += 8 * ld)
+        scaleAccumulateRowsFixed<V, 8>(a, ld, beta, alpha, s, n, next);
+    if (rows >= 4) {
         scaleAccumulateRowsFixed<V, 4>(a, ld, beta, alpha, s, n, next);
+        rows -= 4, a += 4 * ld, alpha += 4, next += 4 * ld;
+    }
     if (rows >= 2) {
         scaleAccumulateRowsFixed<V, 2>(a, ld, beta, alpha, s, n, next);
         rows -= 2, a += 2 * ld, alpha += 2, next += 2 * ld;

@@ -8,6 +8,8 @@
 namespace uot::kernels {
 
 inline constexpr std::size_t kAlignBytes = 64;
+// The most rows one dotRows / axpyRows / scaleAccumulateRows call takes.
+inline constexpr std::size_t kMaxGroupRows = 8;
 
 template <typename T>
 struct RowKernels {
@@ -17,20 +19,19 @@ struct RowKernels {
     void (*axpy)(T alpha, const T* k, T* s, std::size_t n);
     // a[j] = (a[j] * beta[j]) * alpha; s[j] += a[j]   (MAP-UOT's in-place rescaling)
     void (*scaleAccumulate)(T* a, const T* beta, T alpha, T* s, std::size_t n);
-    // Several rows at once (rows <= maxRows, row stride ld), so that x / s /
-    // beta are loaded once per group of rows instead of once per row; each
+    // Several rows at once (rows <= kMaxGroupRows, row stride ld), so that x /
+    // s / beta are loaded once per group of rows instead of once per row; each
     // row's arithmetic is the same whatever the group size (two vector
-    // accumulators per row for the dot products), so results do not depend on
-    // how rows are grouped (or split among threads).
+    // accumulators per row for the dot products; column sums in row order), so
+    // results do not depend on how rows are grouped (or split among threads).
     // out[r] = sum_j k[r*ld + j] * x[j]
     void (*dotRows)(const T* k, std::size_t ld, std::size_t rows, const T* x, std::size_t n, T* out);
     // s[j] += alpha[0] k[j] + alpha[1] k[ld + j] + ...   (in row order).
-    // next: the rows the caller will read next (same layout, `rows` rows); they
-    // are prefetched into L2 meanwhile, so that memory stays busy while this
-    // cache-resident work runs. Prefetches never fault: any pointer will do.
-    void (*axpyRows)(const T* k, std::size_t ld, std::size_t rows, const T* alpha, T* s, std::size_t n,
-                     const T* next);
-    // a[r*ld + j] = (a[r*ld + j] * beta[j]) * alpha[r]; s[j] += that   (in row order); next as above.
+    void (*axpyRows)(const T* k, std::size_t ld, std::size_t rows, const T* alpha, T* s, std::size_t n);
+    // a[r*ld + j] = (a[r*ld + j] * beta[j]) * alpha[r]; s[j] += that   (in row order).
+    // next: the rows the caller will read next (same layout, `rows` rows),
+    // prefetched meanwhile so that memory stays busy while this cache-resident
+    // work runs. Prefetches never fault: any pointer will do.
     void (*scaleAccumulateRows)(T* a, std::size_t ld, std::size_t rows, const T* beta, const T* alpha, T* s,
                                 std::size_t n, const T* next);
     // The fused pass's software pipeline, one call per group of rows: the dot

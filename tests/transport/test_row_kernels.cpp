@@ -168,7 +168,7 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
 {
     std::mt19937 rng(5);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const std::size_t rows = 7, n = paddedLength<T>(70), ld = n + paddedLength<T>(1);
+    const std::size_t rows = 15, n = paddedLength<T>(70), ld = n + paddedLength<T>(1);  // 15 rows = 8 + 4 + 2 + 1
     AlignedBuffer<T> a, x, s1, s2, alpha, a2;
     a.resize(rows * ld);
     a2.resize(rows * ld);
@@ -191,8 +191,8 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
         UOT_CHECK_MSG(grouped[r] == single[r], what << " dotRows row " << r);
         UOT_CHECK_MSG(std::abs(double(grouped[r]) - expect) <= tol * expect, what << " dotRows value " << r);
     }
-    k.axpyRows(a.data(), ld, rows, alpha.data(), s1.data(), n, a.data());
-    for (std::size_t r = 0; r < rows; ++r) k.axpyRows(a.data() + r * ld, ld, 1, alpha.data() + r, s2.data(), n, nullptr);
+    k.axpyRows(a.data(), ld, rows, alpha.data(), s1.data(), n);
+    for (std::size_t r = 0; r < rows; ++r) k.axpyRows(a.data() + r * ld, ld, 1, alpha.data() + r, s2.data(), n);
     for (std::size_t j = 0; j < n; ++j) UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " axpyRows " << j);
     k.scaleAccumulateRows(a.data(), ld, rows, x.data(), alpha.data(), s1.data(), n, a2.data());
     for (std::size_t r = 0; r < rows; ++r)
@@ -209,7 +209,7 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
             const T* next = a.data() + 3 * ld;
             k.fusedRows(next, nextRows, cur, curRows, ld, x.data(), alpha.data(), s1.data(), n, fusedOut);
             k.dotRows(next, ld, nextRows, x.data(), n, plainOut);
-            k.axpyRows(cur, ld, curRows, alpha.data(), s2.data(), n, cur);
+            k.axpyRows(cur, ld, curRows, alpha.data(), s2.data(), n);
             for (std::size_t r = 0; r < nextRows; ++r)
                 UOT_CHECK_MSG(fusedOut[r] == plainOut[r], what << " fusedRows dot " << nextRows << "/" << curRows);
             for (std::size_t j = 0; j < n; ++j)
