@@ -67,7 +67,7 @@ public:
             // interleaved with the column update of group g (same bits; on the
             // 2-core EPYC the plain order is faster). See pipelinedRowsPreferred().
             // No software prefetch of the next group: on the EPYC with the matrix
-            // on huge pages it cost 10-20% (the hardware prefetchers do better).
+            // on huge pages it made the pass slower (docs/BENCHMARKS.md).
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
             T rt[kGroup], utCur[kGroup], utNext[kGroup];
             auto finishGroup = [&](std::size_t i0, std::size_t nb, T* ut) {

@@ -50,9 +50,9 @@ constexpr std::size_t paddedLength(std::size_t n)
 // Rows per group for the plain (not interleaved) fused and MAP-UOT passes, whose
 // column update re-reads the group from cache right after its dot products:
 // kMaxGroupRows rows (more read streams for the prefetchers, x / s loaded once
-// per 8 rows) while a group stays within 128 KiB, else 4. Measured on the
-// 2-core EPYC VM at 4096^2: fp32 (16 KiB rows) 8 rows 0.87 ms vs 4 rows 0.90;
-// fp64 (32 KiB rows) 4 rows 2.0 ms vs 8 rows 2.2.
+// per 8 rows) while a group stays within 128 KiB, else 4 (on the EPYC VM,
+// 4096^2: 8 rows are faster in fp32, 4 in fp64; docs/BENCHMARKS.md, "Row-group
+// kernels").
 template <typename T>
 constexpr std::size_t plainGroupRows(std::size_t ld)
 {

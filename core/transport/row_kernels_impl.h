@@ -112,8 +112,7 @@ void dotRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V:
 
 // The column updates run from the last column to the first: the caller has just
 // read these rows front to back (their dot products), so their last columns are
-// the ones still in L1 (measured on the EPYC VM, fused fp32 4096^2: 0.90 ->
-// 0.86 ms against front to back).
+// the ones still in L1 (docs/BENCHMARKS.md, "Row-group kernels").
 template <typename V, int B>
 void axpyRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* alpha,
                    typename V::Scalar* s, std::size_t n)
@@ -130,7 +129,7 @@ void axpyRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V
 }
 
 // Back to front as axpyRowsFixed; the next group is prefetched meanwhile (for
-// this read+write pass it measured faster: MAP-UOT fp64 4096^2 2.75 -> 2.55 ms).
+// this read+write pass that measured faster, unlike for axpyRows).
 template <typename V, int B>
 void scaleAccumulateRowsFixed(typename V::Scalar* a, std::size_t ld, const typename V::Scalar* beta,
                               const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
