@@ -8,6 +8,7 @@
 
 #include "core/transport/multiplicative_solve.h"
 #include "core/transport/pass_reductions.h"
+#include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
 
 namespace uot {
@@ -17,9 +18,7 @@ namespace {
 // Below this many matrix elements the pass runs on one thread (fork/join
 // would cost more than it saves).
 constexpr std::size_t kParallelThreshold = 1 << 15;
-// Rows per group: kernels::plainGroupRows in the plain order, 4 when
-// interleaved (the interleaved kernels take up to 4); arrays sized for the most.
-constexpr std::size_t kGroup = kernels::kMaxGroupRows;
+// Rows per group when interleaved (the fusedRows kernel takes up to 4).
 constexpr std::size_t kPipelinedGroup = 4;
 
 template <typename T>
@@ -59,39 +58,43 @@ public:
             ThreadSums local;
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
-            // Rows in groups: the dot products of a group, its scalings
-            // u_i = (a_i / r_i)^fa in one vector pow call, then its column update
-            // while the rows are in cache (L2, and L1 for the last columns: the
-            // update runs back to front). Where it measured faster (Intel Xeon:
-            // small per-core bandwidth) the dot products of group g+1 run
-            // interleaved with the column update of group g (same bits; on the
-            // 2-core EPYC the plain order is faster). See pipelinedRowsPreferred().
-            // No software prefetch of the next group: on the EPYC with the matrix
-            // on huge pages it made the pass slower (docs/BENCHMARKS.md).
+            // Rows in groups (row_groups.h): the dot products of a group, its
+            // scalings u_i = (a_i / r_i)^fa in one vector pow call, then its
+            // column update while the rows are in cache (L2, and L1 for the last
+            // columns: the update runs back to front). Where it measured faster
+            // (Intel Xeon: small per-core bandwidth) the dot products of group
+            // g+1 run interleaved with the column update of group g (same bits;
+            // on the 2-core EPYC the plain order is faster). See
+            // pipelinedRowsPreferred(). No software prefetch of the next group: on
+            // the EPYC with the matrix on huge pages it made the pass slower
+            // (docs/BENCHMARKS.md, "Row-group kernels").
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
-            T rt[kGroup], utCur[kGroup], utNext[kGroup];
-            auto finishGroup = [&](std::size_t i0, std::size_t nb, T* ut) {
-                updateRowScalings(i0, nb, rt, u, m_a, fa, kern, uNew, ut, rowMarginal, local);
+            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kPipelinedGroup)
+                                               : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
+            const std::size_t rowStride = groups.stride() * ld;
+            T rt[kernels::kMaxGroupRows], utCur[kernels::kMaxGroupRows], utNext[kernels::kMaxGroupRows];
+            auto finishGroup = [&](RowGroup g, T* ut) {
+                updateRowScalings(g.first, groups.stride(), g.count, rt, u, m_a, fa, kern, uNew, ut, rowMarginal,
+                                  local);
             };
-            if (r0 < r1) {
-                const std::size_t group = pipelined ? kPipelinedGroup : kernels::plainGroupRows<T>(ld);
-                std::size_t cur = r0, nCur = std::min(group, r1 - r0);
-                kern.dotRows(k + cur * ld, ld, nCur, vt, ld, rt);
-                finishGroup(cur, nCur, utCur);
-                for (std::size_t next = cur + nCur; next < r1; next = cur + nCur) {
-                    const std::size_t nNext = std::min(group, r1 - next);
+            if (groups.size() > 0) {
+                RowGroup cur = groups[0];
+                kern.dotRows(k + cur.first * ld, rowStride, cur.count, vt, ld, rt);
+                finishGroup(cur, utCur);
+                for (std::size_t g = 1; g < groups.size(); ++g) {
+                    const RowGroup next = groups[g];
                     if (pipelined) {
-                        kern.fusedRows(k + next * ld, nNext, k + cur * ld, nCur, ld, vt, utCur, s, ld, rt);
+                        kern.fusedRows(k + next.first * ld, next.count, k + cur.first * ld, cur.count, rowStride, vt,
+                                       utCur, s, ld, rt);
                     } else {
-                        kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld);
-                        kern.dotRows(k + next * ld, ld, nNext, vt, ld, rt);
+                        kern.axpyRows(k + cur.first * ld, rowStride, cur.count, utCur, s, ld);
+                        kern.dotRows(k + next.first * ld, rowStride, next.count, vt, ld, rt);
                     }
-                    finishGroup(next, nNext, utNext);
-                    std::copy(utNext, utNext + nNext, utCur);
+                    finishGroup(next, utNext);
+                    std::copy(utNext, utNext + next.count, utCur);
                     cur = next;
-                    nCur = nNext;
                 }
-                kern.axpyRows(k + cur * ld, ld, nCur, utCur, s, ld);
+                kern.axpyRows(k + cur.first * ld, rowStride, cur.count, utCur, s, ld);
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);

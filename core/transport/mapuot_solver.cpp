@@ -8,6 +8,7 @@
 
 #include "core/transport/multiplicative_solve.h"
 #include "core/transport/pass_reductions.h"
+#include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
 
 namespace uot {
@@ -15,9 +16,7 @@ namespace uot {
 namespace {
 
 constexpr std::size_t kParallelThreshold = 1 << 15;
-// Rows per group: kernels::plainGroupRows in the plain order, 4 when
-// interleaved (the interleaved kernels take up to 4); arrays sized for the most.
-constexpr std::size_t kGroup = kernels::kMaxGroupRows;
+// Rows per group when interleaved (the mapRows kernel takes up to 4).
 constexpr std::size_t kPipelinedGroup = 4;
 
 // Invariant at the start of each pass: A_ij * beta_j = u_i K_ij v_j, the plan
@@ -76,30 +75,35 @@ public:
             ThreadSums local;
             T* c = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) c[j] = T(0);
-            // Rows in groups: row sums of a group, its factors
+            // Rows in groups (row_groups.h): row sums of a group, its factors
             // alpha_i = (a_i / r_i)^fa * u_i^(fa - 1) from vector pow calls, then the
-            // in-place rescaling of its rows (in cache, back to front, written back)
-            // while the next group is prefetched; or, where it measured faster (Intel Xeon), the
-            // row sums of group g+1 interleaved with the rescaling of group g
-            // (same bits). See pipelinedRowsPreferred().
+            // in-place rescaling of its rows (in cache, back to front, written
+            // back) while the next group is prefetched; or, where it measured
+            // faster (Intel Xeon), the row sums of group g+1 interleaved with the
+            // rescaling of group g (same bits). See pipelinedRowsPreferred().
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
-            double x[kGroup], p1[kGroup], p2[kGroup];
-            T rt[kGroup], alCur[kGroup], alNext[kGroup];
-            auto finishGroup = [&](std::size_t i0, std::size_t nb, T* alphaT) {
-                for (std::size_t q = 0; q < nb; ++q) {
+            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kPipelinedGroup)
+                                               : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
+            const std::size_t stride = groups.stride(), rowStride = stride * ld;
+            constexpr std::size_t kMax = kernels::kMaxGroupRows;
+            double x[kMax], p1[kMax], p2[kMax], uOld[kMax];
+            T rt[kMax], alCur[kMax], alNext[kMax];
+            auto finishGroup = [&](RowGroup g, T* alphaT) {
+                for (std::size_t q = 0; q < g.count; ++q) {
+                    const std::size_t i = g.first + q * stride;
                     const double r = static_cast<double>(rt[q]);  // row sum of the current plan
-                    if (rowMarginal) local.errA += std::abs(r - m_a[i0 + q]);
-                    x[q] = m_a[i0 + q] / r;
+                    if (rowMarginal) local.errA += std::abs(r - m_a[i]);
+                    x[q] = m_a[i] / r;
+                    uOld[q] = u[i];
                 }
                 if (fa != 1.0) {
-                    kern.powBatch(x, fa, p1, nb);
-                    kern.powBatch(u + i0, fa - 1.0, p2, nb);
+                    kern.powBatch(x, fa, p1, g.count);
+                    kern.powBatch(uOld, fa - 1.0, p2, g.count);
                 }
-                for (std::size_t q = 0; q < nb; ++q) {
-                    const std::size_t i = i0 + q;
+                for (std::size_t q = 0; q < g.count; ++q) {
                     const double alpha = fa == 1.0 ? x[q] : p1[q] * p2[q];
-                    const double ui = u[i] * alpha;
-                    uNew[i] = ui;
+                    const double ui = uOld[q] * alpha;
+                    uNew[g.first + q * stride] = ui;
                     alphaT[q] = static_cast<T>(alpha);
                     if (!(alphaT[q] > T(0)) || !std::isfinite(alphaT[q]) || !(ui > 0) || !std::isfinite(ui)) {
                         local.bad = true;
@@ -107,26 +111,27 @@ public:
                     }
                 }
             };
-            if (r0 < r1) {
-                const std::size_t group = pipelined ? kPipelinedGroup : kernels::plainGroupRows<T>(ld);
-                std::size_t cur = r0, nCur = std::min(group, r1 - r0);
-                kern.dotRows(A + cur * ld, ld, nCur, beta, ld, rt);
-                finishGroup(cur, nCur, alCur);
-                for (std::size_t next = cur + nCur; next < r1; next = cur + nCur) {
-                    const std::size_t nNext = std::min(group, r1 - next);
+            if (groups.size() > 0) {
+                RowGroup cur = groups[0];
+                kern.dotRows(A + cur.first * ld, rowStride, cur.count, beta, ld, rt);
+                finishGroup(cur, alCur);
+                for (std::size_t g = 1; g < groups.size(); ++g) {
+                    const RowGroup next = groups[g];
                     // A_ij <- A_ij beta_j alpha_i for the current group (written back), and its column sums.
                     if (pipelined) {
-                        kern.mapRows(A + next * ld, nNext, A + cur * ld, nCur, ld, beta, alCur, c, ld, rt);
+                        kern.mapRows(A + next.first * ld, next.count, A + cur.first * ld, cur.count, rowStride, beta,
+                                     alCur, c, ld, rt);
                     } else {
-                        kern.scaleAccumulateRows(A + cur * ld, ld, nCur, beta, alCur, c, ld, A + next * ld);
-                        kern.dotRows(A + next * ld, ld, nNext, beta, ld, rt);
+                        kern.scaleAccumulateRows(A + cur.first * ld, rowStride, cur.count, beta, alCur, c, ld,
+                                                 A + next.first * ld);
+                        kern.dotRows(A + next.first * ld, rowStride, next.count, beta, ld, rt);
                     }
-                    finishGroup(next, nNext, alNext);
-                    std::copy(alNext, alNext + nNext, alCur);
+                    finishGroup(next, alNext);
+                    std::copy(alNext, alNext + next.count, alCur);
                     cur = next;
-                    nCur = nNext;
                 }
-                kern.scaleAccumulateRows(A + cur * ld, ld, nCur, beta, alCur, c, ld, A + cur * ld);
+                kern.scaleAccumulateRows(A + cur.first * ld, rowStride, cur.count, beta, alCur, c, ld,
+                                         A + cur.first * ld);
             }
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);

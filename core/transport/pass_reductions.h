@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "core/transport/row_kernels_types.h"
 #include "core/transport/scaling_loop.h"
 
 namespace uot {
@@ -32,26 +33,28 @@ inline PassStatus mergeThreadSums(const ThreadSums* sums, int used, double& errA
     return bad ? PassStatus::NotFinite : PassStatus::Ok;
 }
 
-// Rows i0 .. i0+nb-1 after their sums r (= (K v)_i) are known:
+// Rows i0, i0 + stride, ... (nb <= kernels::kMaxGroupRows of them) after their
+// sums r (= (K v)_i) are known:
 //   uNew_i = (a_i / r_i)^fa, rounded to T and stored in ut[0..nb) too;
 // adds |u_i r_i - a_i| to local.errA when rowMarginal (the marginal of the plan
 // with the previous u); a non-positive or non-finite u marks local.bad and is
 // stored as 0 in ut. Host memory throughout.
 template <typename T, typename Kernels>
-void updateRowScalings(std::size_t i0, std::size_t nb, const T* r, const double* u, std::span<const double> a,
-                       double fa, const Kernels& kern, double* uNew, T* ut, bool rowMarginal, ThreadSums& local)
+void updateRowScalings(std::size_t i0, std::size_t stride, std::size_t nb, const T* r, const double* u,
+                       std::span<const double> a, double fa, const Kernels& kern, double* uNew, T* ut,
+                       bool rowMarginal, ThreadSums& local)
 {
+    double x[kernels::kMaxGroupRows];
     for (std::size_t q = 0; q < nb; ++q) {
-        const std::size_t i = i0 + q;
+        const std::size_t i = i0 + q * stride;
         const double ri = static_cast<double>(r[q]);
         if (rowMarginal) local.errA += std::abs(u[i] * ri - a[i]);
-        uNew[i] = a[i] / ri;
+        x[q] = a[i] / ri;
     }
-    if (fa != 1.0 && nb > 0) kern.powBatch(uNew + i0, fa, uNew + i0, nb);
+    if (fa != 1.0 && nb > 0) kern.powBatch(x, fa, x, nb);
     for (std::size_t q = 0; q < nb; ++q) {
-        const std::size_t i = i0 + q;
-        ut[q] = static_cast<T>(uNew[i]);
-        uNew[i] = static_cast<double>(ut[q]);
+        ut[q] = static_cast<T>(x[q]);
+        uNew[i0 + q * stride] = static_cast<double>(ut[q]);
         if (!(ut[q] > T(0)) || !std::isfinite(ut[q])) {
             local.bad = true;
             ut[q] = T(0);

@@ -59,7 +59,7 @@ public:
             for (std::size_t i0 = r0; i0 < r1; i0 += kRowGroup) {
                 const std::size_t nb = std::min(kRowGroup, r1 - i0);
                 kern.dotRows(k + i0 * ld, ld, nb, vt, ld, rt);
-                updateRowScalings(i0, nb, rt, u, m_a, fa, kern, uNew, ut + i0, rowMarginal, local);
+                updateRowScalings(i0, 1, nb, rt, u, m_a, fa, kern, uNew, ut + i0, rowMarginal, local);
             }
             // Pass 2: K^T u, each thread over its own rows into its own partials
             // (a second full read of K: by the time we get here it has left the cache).

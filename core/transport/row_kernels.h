@@ -47,16 +47,4 @@ constexpr std::size_t paddedLength(std::size_t n)
     return (n + w - 1) / w * w;
 }
 
-// Rows per group for the plain (not interleaved) fused and MAP-UOT passes, whose
-// column update re-reads the group from cache right after its dot products:
-// kMaxGroupRows rows (more read streams for the prefetchers, x / s loaded once
-// per 8 rows) while a group stays within 128 KiB, else 4 (on the EPYC VM,
-// 4096^2: 8 rows are faster in fp32, 4 in fp64; docs/BENCHMARKS.md, "Row-group
-// kernels").
-template <typename T>
-constexpr std::size_t plainGroupRows(std::size_t ld)
-{
-    return ld * sizeof(T) * kMaxGroupRows <= (std::size_t(128) << 10) ? kMaxGroupRows : 4;
-}
-
 }  // namespace uot::kernels

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/transport/cpu_buffers.h"
+#include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
 #include "tests/support/test_harness.h"
 
@@ -229,6 +230,44 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
                 UOT_CHECK_MSG(a.data()[e] == a2.data()[e], what << " mapRows rescaled " << nextRows << "/" << curRows);
         }
     }
+}
+
+// The fused / MAP-UOT row orders (row_groups.h): every row of the range exactly
+// once, the rows of a group `stride` apart and at most maxCount() of them; in
+// the stretches order each stretch is visited front to back.
+void checkRowOrder(const RowGroups& groups, std::size_t r0, std::size_t rows, const std::string& what)
+{
+    std::vector<int> seen(rows, 0);
+    std::vector<std::size_t> last(groups.maxCount(), 0);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const RowGroup group = groups[g];
+        UOT_CHECK_MSG(group.count >= 1 && group.count <= groups.maxCount(), what << " group " << g);
+        for (std::size_t q = 0; q < group.count; ++q) {
+            const std::size_t i = group.first + q * groups.stride();
+            UOT_CHECK_MSG(i >= r0 && i < r0 + rows, what << " row " << i);
+            if (i >= r0 && i < r0 + rows) ++seen[i - r0];
+            if (groups.stride() > 1) {
+                UOT_CHECK_MSG(g == 0 || i == last[q] + 1, what << ": stretch " << q << " not in order");
+                last[q] = i;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < rows; ++i) UOT_CHECK_MSG(seen[i] == 1, what << " row " << r0 + i << " seen " << seen[i]);
+}
+
+UOT_TEST(rowOrdersVisitEveryRowOnce)
+{
+    for (std::size_t r0 : {0u, 5u}) {
+        for (std::size_t rows = 0; rows <= 41; ++rows) {
+            const std::string what = "rows " + std::to_string(r0) + "+" + std::to_string(rows);
+            checkRowOrder(RowGroups::adjacent(r0, r0 + rows, 8), r0, rows, what + " adjacent 8");
+            checkRowOrder(RowGroups::adjacent(r0, r0 + rows, 4), r0, rows, what + " adjacent 4");
+            checkRowOrder(RowGroups::stretches(r0, r0 + rows, 4), r0, rows, what + " stretches 4");
+        }
+    }
+    // forRowLength: 16 KiB rows (4096 floats) go in 8 adjacent rows, 32 KiB rows (4096 doubles) in 4 stretches.
+    UOT_CHECK(RowGroups::forRowLength(0, 100, 16 << 10).stride() == 1);
+    UOT_CHECK(RowGroups::forRowLength(0, 100, 32 << 10).stride() == 25);
 }
 
 UOT_TEST(rowGroupKernelsDoNotDependOnTheGroupSize)
