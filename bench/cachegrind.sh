@@ -10,7 +10,8 @@
 # Env:   SIZE (1024x1024), PRECISIONS (fp32 fp64), SOLVERS (fused mapuot pot-style),
 #        N1 (4), N2 (12), D1 (49152,12,64 = this VM's L1D), LL_CONFIGS
 #        ("33554432,16,64 1048576,16,64": a 32 MiB L3-like last level, and one the
-#        size of this VM's 1 MiB L2, smaller than the matrix).
+#        size of this VM's 1 MiB L2, smaller than the matrix),
+#        UOT_ROW_PIPELINE (on|off; default: what this host's CPU gets, see below).
 # Writes OUT_DIR/cachegrind.json (one object per line) and prints a table.
 set -euo pipefail
 uot=${1:?usage: bench/cachegrind.sh UOT_BINARY [OUT_DIR]}
@@ -22,6 +23,13 @@ n1=${N1:-4}
 n2=${N2:-12}
 d1=${D1:-49152,12,64}
 ll_configs=${LL_CONFIGS:-33554432,16,64 1048576,16,64}
+# valgrind reports a CPU of its own (Intel), so the solvers' automatic choice of
+# the interleaved row kernels (row_kernels.h: on for Intel) would follow it, not
+# this host: pin the choice this host's CPU gets.
+if [ -z "${UOT_ROW_PIPELINE:-}" ]; then
+  if grep -q GenuineIntel /proc/cpuinfo; then UOT_ROW_PIPELINE=on; else UOT_ROW_PIPELINE=off; fi
+fi
+export UOT_ROW_PIPELINE
 command -v valgrind >/dev/null || { echo "cachegrind.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 4; }
 mkdir -p "$out"
 json="$out/cachegrind.json"
@@ -51,6 +59,7 @@ print(drd + dwr, d1r, d1w, llr, llw)
 PY
 }
 
+echo "row kernels: UOT_ROW_PIPELINE=$UOT_ROW_PIPELINE (interleaved when on)"
 printf '%-10s %-5s %-16s %14s %14s %14s %12s\n' solver prec "LL (B,ways,line)" "D refs/it" "D1 miss/it" "LLd miss/it" "lines of K/it"
 for ll in $ll_configs; do
   for prec in $precisions; do
@@ -58,7 +67,7 @@ for ll in $ll_configs; do
       read -r r1 a1 b1 c1 d1m1 < <(run_one "$solver" "$prec" "$n1" "$ll")
       read -r r2 a2 b2 c2 d1m2 < <(run_one "$solver" "$prec" "$n2" "$ll")
       /usr/bin/python3 - "$solver" "$prec" "$ll" "$size" "$n1" "$n2" "$r1" "$a1" "$b1" "$c1" "$d1m1" \
-        "$r2" "$a2" "$b2" "$c2" "$d1m2" "$d1" >>"$json" <<'PY'
+        "$r2" "$a2" "$b2" "$c2" "$d1m2" "$d1" "$UOT_ROW_PIPELINE" >>"$json" <<'PY'
 import json, sys
 solver, prec, ll, size = sys.argv[1:5]
 n1, n2 = int(sys.argv[5]), int(sys.argv[6])
@@ -74,7 +83,7 @@ print(json.dumps({
     "d1_write_misses_per_iter": round(d[2]), "d1_misses_per_iter": round(d[1] + d[2]),
     "ll_read_misses_per_iter": round(d[3]), "ll_write_misses_per_iter": round(d[4]),
     "ll_misses_per_iter": round(d[3] + d[4]),
-    "matrix_lines": m * n * elem // 64,
+    "matrix_lines": m * n * elem // 64, "row_pipeline": sys.argv[18],
 }))
 PY
       tail -n 1 "$json" | /usr/bin/python3 -c '
