@@ -72,30 +72,21 @@ public:
             const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kPipelinedGroup)
                                                : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
             const std::size_t rowStride = groups.stride() * ld;
-            T rt[kernels::kMaxGroupRows], utCur[kernels::kMaxGroupRows], utNext[kernels::kMaxGroupRows];
-            auto finishGroup = [&](RowGroup g, T* ut) {
-                updateRowScalings(g.first, groups.stride(), g.count, rt, u, m_a, fa, kern, uNew, ut, rowMarginal,
-                                  local);
-            };
-            if (groups.size() > 0) {
-                RowGroup cur = groups[0];
-                kern.dotRows(k + cur.first * ld, rowStride, cur.count, vt, ld, rt);
-                finishGroup(cur, utCur);
-                for (std::size_t g = 1; g < groups.size(); ++g) {
-                    const RowGroup next = groups[g];
-                    if (pipelined) {
-                        kern.fusedRows(k + next.first * ld, next.count, k + cur.first * ld, cur.count, rowStride, vt,
-                                       utCur, s, ld, rt);
-                    } else {
-                        kern.axpyRows(k + cur.first * ld, rowStride, cur.count, utCur, s, ld);
-                        kern.dotRows(k + next.first * ld, rowStride, next.count, vt, ld, rt);
-                    }
-                    finishGroup(next, utNext);
-                    std::copy(utNext, utNext + next.count, utCur);
-                    cur = next;
-                }
-                kern.axpyRows(k + cur.first * ld, rowStride, cur.count, utCur, s, ld);
-            }
+            T rt[kernels::kMaxGroupRows];
+            runGroupPipeline<T>(
+                groups, pipelined,
+                [&](RowGroup g) { kern.dotRows(k + g.first * ld, rowStride, g.count, vt, ld, rt); },
+                [&](RowGroup g, T* ut) {
+                    updateRowScalings(g.first, groups.stride(), g.count, rt, u, m_a, fa, kern, uNew, ut, rowMarginal,
+                                      local);
+                },
+                [&](RowGroup g, const T* ut, RowGroup) {
+                    kern.axpyRows(k + g.first * ld, rowStride, g.count, ut, s, ld);
+                },
+                [&](RowGroup next, RowGroup cur, const T* ut) {
+                    kern.fusedRows(k + next.first * ld, next.count, k + cur.first * ld, cur.count, rowStride, vt, ut,
+                                   s, ld, rt);
+                });
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
             const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);

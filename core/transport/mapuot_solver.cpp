@@ -87,7 +87,7 @@ public:
             const std::size_t stride = groups.stride(), rowStride = stride * ld;
             constexpr std::size_t kMax = kernels::kMaxGroupRows;
             double x[kMax], p1[kMax], p2[kMax], uOld[kMax];
-            T rt[kMax], alCur[kMax], alNext[kMax];
+            T rt[kMax];
             auto finishGroup = [&](RowGroup g, T* alphaT) {
                 for (std::size_t q = 0; q < g.count; ++q) {
                     const std::size_t i = g.first + q * stride;
@@ -111,28 +111,19 @@ public:
                     }
                 }
             };
-            if (groups.size() > 0) {
-                RowGroup cur = groups[0];
-                kern.dotRows(A + cur.first * ld, rowStride, cur.count, beta, ld, rt);
-                finishGroup(cur, alCur);
-                for (std::size_t g = 1; g < groups.size(); ++g) {
-                    const RowGroup next = groups[g];
-                    // A_ij <- A_ij beta_j alpha_i for the current group (written back), and its column sums.
-                    if (pipelined) {
-                        kern.mapRows(A + next.first * ld, next.count, A + cur.first * ld, cur.count, rowStride, beta,
-                                     alCur, c, ld, rt);
-                    } else {
-                        kern.scaleAccumulateRows(A + cur.first * ld, rowStride, cur.count, beta, alCur, c, ld,
-                                                 A + next.first * ld);
-                        kern.dotRows(A + next.first * ld, rowStride, next.count, beta, ld, rt);
-                    }
-                    finishGroup(next, alNext);
-                    std::copy(alNext, alNext + next.count, alCur);
-                    cur = next;
-                }
-                kern.scaleAccumulateRows(A + cur.first * ld, rowStride, cur.count, beta, alCur, c, ld,
-                                         A + cur.first * ld);
-            }
+            // The cache-resident work: A_ij <- A_ij beta_j alpha_i for a group (written
+            // back), and its column sums.
+            runGroupPipeline<T>(
+                groups, pipelined,
+                [&](RowGroup g) { kern.dotRows(A + g.first * ld, rowStride, g.count, beta, ld, rt); }, finishGroup,
+                [&](RowGroup g, const T* alpha, RowGroup after) {
+                    kern.scaleAccumulateRows(A + g.first * ld, rowStride, g.count, beta, alpha, c, ld,
+                                             A + after.first * ld);
+                },
+                [&](RowGroup next, RowGroup cur, const T* alpha) {
+                    kern.mapRows(A + next.first * ld, next.count, A + cur.first * ld, cur.count, rowStride, beta,
+                                 alpha, c, ld, rt);
+                });
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
             const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);

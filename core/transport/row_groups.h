@@ -67,4 +67,36 @@ private:
     std::size_t m_r0, m_rows, m_stride, m_perGroup, m_groups;
 };
 
+// The fused and MAP-UOT passes' walk over the groups, with the per-row
+// factors of the current and the next group (T, at most kMaxGroupRows each):
+//   dots(g)                   the dot products of group g (into the caller's buffer)
+//   finish(g, factors)        its scalings from them, into factors[0 .. g.count)
+//   work(g, factors, after)   its cache-resident work (column update / rescaling);
+//                             `after` is the group read next (g itself at the end)
+//   interleaved(next, cur, f) dots(next) interleaved with work(cur, f), when
+//                             `interleave` (pipelinedRowsPreferred()); same results.
+template <typename T, typename Dots, typename Finish, typename Work, typename Interleaved>
+void runGroupPipeline(const RowGroups& groups, bool interleave, Dots dots, Finish finish, Work work,
+                      Interleaved interleaved)
+{
+    if (groups.size() == 0) return;
+    T cur[kernels::kMaxGroupRows], next[kernels::kMaxGroupRows];
+    RowGroup g = groups[0];
+    dots(g);
+    finish(g, cur);
+    for (std::size_t i = 1; i < groups.size(); ++i) {
+        const RowGroup n = groups[i];
+        if (interleave) {
+            interleaved(n, g, cur);
+        } else {
+            work(g, cur, n);
+            dots(n);
+        }
+        finish(n, next);
+        std::copy(next, next + n.count, cur);
+        g = n;
+    }
+    work(g, cur, g);
+}
+
 }  // namespace uot
