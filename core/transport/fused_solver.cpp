@@ -18,8 +18,6 @@ namespace {
 // Below this many matrix elements the pass runs on one thread (fork/join
 // would cost more than it saves).
 constexpr std::size_t kParallelThreshold = 1 << 15;
-// Rows per group when interleaved (the fusedRows kernel takes up to 4).
-constexpr std::size_t kPipelinedGroup = 4;
 
 template <typename T>
 class FusedPasses final : public ScalingPasses {
@@ -69,7 +67,7 @@ public:
             // the EPYC with the matrix on huge pages it made the pass slower
             // (docs/BENCHMARKS.md, "Row-group kernels").
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
-            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kPipelinedGroup)
+            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kernels::kMaxInterleavedRows)
                                                : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
             const std::size_t rowStride = groups.stride() * ld;
             T rt[kernels::kMaxGroupRows];

@@ -16,8 +16,6 @@ namespace uot {
 namespace {
 
 constexpr std::size_t kParallelThreshold = 1 << 15;
-// Rows per group when interleaved (the mapRows kernel takes up to 4).
-constexpr std::size_t kPipelinedGroup = 4;
 
 // Invariant at the start of each pass: A_ij * beta_j = u_i K_ij v_j, the plan
 // of the current (u, v); beta holds the column factors not yet applied to A.
@@ -82,7 +80,7 @@ public:
             // faster (Intel Xeon), the row sums of group g+1 interleaved with the
             // rescaling of group g (same bits). See pipelinedRowsPreferred().
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
-            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kPipelinedGroup)
+            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kernels::kMaxInterleavedRows)
                                                : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
             const std::size_t stride = groups.stride(), rowStride = stride * ld;
             constexpr std::size_t kMax = kernels::kMaxGroupRows;

@@ -87,6 +87,41 @@ void columnLogSumExpImpl(const T* logk, double lu, double* cm, double* cs, std::
 }
 
 // Row-group kernels (see RowKernels::dotRows). B is the group size.
+template <int B>
+struct RowCount {
+    static constexpr int value = B;
+};
+
+// Splits `rows` into pieces of 8, 4, 2 and 1 rows: f(RowCount<b>{}, first row of the piece).
+template <typename F>
+void forRowPieces(std::size_t rows, F&& f)
+{
+    std::size_t r = 0;
+    for (; rows - r >= 8; r += 8) f(RowCount<8>{}, r);
+    if (rows - r >= 4) {
+        f(RowCount<4>{}, r);
+        r += 4;
+    }
+    if (rows - r >= 2) {
+        f(RowCount<2>{}, r);
+        r += 2;
+    }
+    if (rows - r == 1) f(RowCount<1>{}, r);
+}
+
+// f(RowCount<count>{}) for count = 1 .. kMaxInterleavedRows.
+template <typename F>
+void withRowCount(std::size_t count, F&& f)
+{
+    static_assert(kMaxInterleavedRows == 4, "one case per row count");
+    switch (count) {
+    case 4: f(RowCount<4>{}); break;
+    case 3: f(RowCount<3>{}); break;
+    case 2: f(RowCount<2>{}); break;
+    default: f(RowCount<1>{}); break;
+    }
+}
+
 template <typename V, int B>
 void dotRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* x, std::size_t n,
                   typename V::Scalar* out)
@@ -110,21 +145,67 @@ void dotRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V:
     for (int r = 0; r < B; ++r) out[r] = V::hsum(V::add(acc0[r], acc1[r]));
 }
 
+// The cache-resident work on B rows, one vector of columns at a time:
+// column(j, xj) handles columns j .. j+W-1 (xj: x or beta at those columns).
+// s[j] += alpha[0] k[j] + alpha[1] k[ld + j] + ...   (in row order)
+template <typename V, int B>
+struct AxpyColumns {
+    using S = typename V::Scalar;
+    using R = typename V::Reg;
+    const S* k;
+    std::size_t ld;
+    S* s;
+    R a[B];
+
+    AxpyColumns(const S* rows, std::size_t stride, const S* alpha, S* sums) : k(rows), ld(stride), s(sums)
+    {
+        for (int r = 0; r < B; ++r) a[r] = V::set1(alpha[r]);
+    }
+    void column(std::size_t j, R)
+    {
+        R acc = V::load(s + j);
+        for (int r = 0; r < B; ++r) acc = V::fma(a[r], V::load(k + r * ld + j), acc);
+        V::store(s + j, acc);
+    }
+};
+
+// a[r*ld + j] = (a[r*ld + j] * beta[j]) * alpha[r]; s[j] += that   (in row order)
+template <typename V, int B>
+struct RescaleColumns {
+    using S = typename V::Scalar;
+    using R = typename V::Reg;
+    S* a;
+    std::size_t ld;
+    S* s;
+    R al[B];
+
+    RescaleColumns(S* rows, std::size_t stride, const S* alpha, S* sums) : a(rows), ld(stride), s(sums)
+    {
+        for (int r = 0; r < B; ++r) al[r] = V::set1(alpha[r]);
+    }
+    void column(std::size_t j, R beta)
+    {
+        R acc = V::load(s + j);
+        for (int r = 0; r < B; ++r) {
+            const R x = V::mul(V::mul(V::load(a + r * ld + j), beta), al[r]);
+            V::store(a + r * ld + j, x);
+            acc = V::add(acc, x);
+        }
+        V::store(s + j, acc);
+    }
+};
+
 // The column updates run from the last column to the first: the caller has just
 // read these rows front to back (their dot products), so their last columns are
 // the ones still in L1 (docs/BENCHMARKS.md, "Row-group kernels").
 template <typename V, int B>
-void axpyRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* alpha,
-                   typename V::Scalar* s, std::size_t n)
+void axpyRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* alpha, typename V::Scalar* s,
+                   std::size_t n)
 {
-    using R = typename V::Reg;
-    R a[B];
-    for (int r = 0; r < B; ++r) a[r] = V::set1(alpha[r]);
+    AxpyColumns<V, B> work(k, ld, alpha, s);
     for (std::size_t j = n; j > 0;) {
         j -= V::W;
-        R acc = V::load(s + j);
-        for (int r = 0; r < B; ++r) acc = V::fma(a[r], V::load(k + r * ld + j), acc);
-        V::store(s + j, acc);
+        work.column(j, V::zero());
     }
 }
 
@@ -135,54 +216,28 @@ void scaleAccumulateRowsFixed(typename V::Scalar* a, std::size_t ld, const typen
                               const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
                               const typename V::Scalar* next)
 {
-    using R = typename V::Reg;
-    R al[B];
-    for (int r = 0; r < B; ++r) al[r] = V::set1(alpha[r]);
+    RescaleColumns<V, B> work(a, ld, alpha, s);
     for (std::size_t jj = 0; jj < n; jj += V::W) {
         for (int r = 0; r < B; ++r) __builtin_prefetch(next + r * ld + jj, 0, 2);
         const std::size_t j = n - V::W - jj;
-        const R b = V::load(beta + j);
-        R acc = V::load(s + j);
-        for (int r = 0; r < B; ++r) {
-            const R x = V::mul(V::mul(V::load(a + r * ld + j), b), al[r]);
-            V::store(a + r * ld + j, x);
-            acc = V::add(acc, x);
-        }
-        V::store(s + j, acc);
+        work.column(j, V::load(beta + j));
     }
 }
 
-// Groups of up to kMaxGroupRows rows, split into fixed-size pieces of 8, 4, 2, 1.
 template <typename V>
 void dotRowsImpl(const typename V::Scalar* k, std::size_t ld, std::size_t rows, const typename V::Scalar* x,
                  std::size_t n, typename V::Scalar* out)
 {
-    for (; rows >= 8; rows -= 8, k += 8 * ld, out += 8) dotRowsFixed<V, 8>(k, ld, x, n, out);
-    if (rows >= 4) {
-        dotRowsFixed<V, 4>(k, ld, x, n, out);
-        rows -= 4, k += 4 * ld, out += 4;
-    }
-    if (rows >= 2) {
-        dotRowsFixed<V, 2>(k, ld, x, n, out);
-        rows -= 2, k += 2 * ld, out += 2;
-    }
-    if (rows == 1) dotRowsFixed<V, 1>(k, ld, x, n, out);
+    forRowPieces(rows,
+                 [&](auto b, std::size_t r) { dotRowsFixed<V, decltype(b)::value>(k + r * ld, ld, x, n, out + r); });
 }
 
 template <typename V>
 void axpyRowsImpl(const typename V::Scalar* k, std::size_t ld, std::size_t rows, const typename V::Scalar* alpha,
                   typename V::Scalar* s, std::size_t n)
 {
-    for (; rows >= 8; rows -= 8, k += 8 * ld, alpha += 8) axpyRowsFixed<V, 8>(k, ld, alpha, s, n);
-    if (rows >= 4) {
-        axpyRowsFixed<V, 4>(k, ld, alpha, s, n);
-        rows -= 4, k += 4 * ld, alpha += 4;
-    }
-    if (rows >= 2) {
-        axpyRowsFixed<V, 2>(k, ld, alpha, s, n);
-        rows -= 2, k += 2 * ld, alpha += 2;
-    }
-    if (rows == 1) axpyRowsFixed<V, 1>(k, ld, alpha, s, n);
+    forRowPieces(rows,
+                 [&](auto b, std::size_t r) { axpyRowsFixed<V, decltype(b)::value>(k + r * ld, ld, alpha + r, s, n); });
 }
 
 template <typename V>
@@ -190,29 +245,22 @@ void scaleAccumulateRowsImpl(typename V::Scalar* a, std::size_t ld, std::size_t 
                              const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
                              const typename V::Scalar* next)
 {
-    for (; rows >= 8; rows -= 8, a += 8 * ld, alpha += 8, next += 8 * ld)
-        scaleAccumulateRowsFixed<V, 8>(a, ld, beta, alpha, s, n, next);
-    if (rows >= 4) {
-        scaleAccumulateRowsFixed<V, 4>(a, ld, beta, alpha, s, n, next);
-        rows -= 4, a += 4 * ld, alpha += 4, next += 4 * ld;
-    }
-    if (rows >= 2) {
-        scaleAccumulateRowsFixed<V, 2>(a, ld, beta, alpha, s, n, next);
-        rows -= 2, a += 2 * ld, alpha += 2, next += 2 * ld;
-    }
-    if (rows == 1) scaleAccumulateRowsFixed<V, 1>(a, ld, beta, alpha, s, n, next);
+    forRowPieces(rows, [&](auto b, std::size_t r) {
+        scaleAccumulateRowsFixed<V, decltype(b)::value>(a + r * ld, ld, beta, alpha + r, s, n, next + r * ld);
+    });
 }
 
-template <typename V, int BN, int BC>
-void fusedRowsFixed(const typename V::Scalar* next, const typename V::Scalar* cur, std::size_t ld,
-                    const typename V::Scalar* x, const typename V::Scalar* alpha, typename V::Scalar* s,
-                    std::size_t n, typename V::Scalar* out)
+// The interleaved kernels' loop: the dot products of BN `next` rows against x,
+// and, column vector by column vector, the current group's work (Work::column,
+// given x at those columns).
+template <typename V, int BN, typename Work>
+void interleavedRows(const typename V::Scalar* next, std::size_t ld, const typename V::Scalar* x, std::size_t n,
+                     typename V::Scalar* out, Work& work)
 {
     using R = typename V::Reg;
     constexpr std::size_t W = V::W;
-    R acc0[BN], acc1[BN], a[BC];
+    R acc0[BN], acc1[BN];
     for (int r = 0; r < BN; ++r) acc0[r] = acc1[r] = V::zero();
-    for (int r = 0; r < BC; ++r) a[r] = V::set1(alpha[r]);
     std::size_t j = 0;
     for (; j + 2 * W <= n; j += 2 * W) {
         const R x0 = V::load(x + j), x1 = V::load(x + j + W);
@@ -220,35 +268,15 @@ void fusedRowsFixed(const typename V::Scalar* next, const typename V::Scalar* cu
             acc0[r] = V::fma(V::load(next + r * ld + j), x0, acc0[r]);
             acc1[r] = V::fma(V::load(next + r * ld + j + W), x1, acc1[r]);
         }
-        R s0 = V::load(s + j), s1 = V::load(s + j + W);
-        for (int r = 0; r < BC; ++r) {
-            s0 = V::fma(a[r], V::load(cur + r * ld + j), s0);
-            s1 = V::fma(a[r], V::load(cur + r * ld + j + W), s1);
-        }
-        V::store(s + j, s0);
-        V::store(s + j + W, s1);
+        work.column(j, x0);
+        work.column(j + W, x1);
     }
     if (j < n) {
         const R x0 = V::load(x + j);
         for (int r = 0; r < BN; ++r) acc0[r] = V::fma(V::load(next + r * ld + j), x0, acc0[r]);
-        R s0 = V::load(s + j);
-        for (int r = 0; r < BC; ++r) s0 = V::fma(a[r], V::load(cur + r * ld + j), s0);
-        V::store(s + j, s0);
+        work.column(j, x0);
     }
     for (int r = 0; r < BN; ++r) out[r] = V::hsum(V::add(acc0[r], acc1[r]));
-}
-
-template <typename V, int BN>
-void fusedRowsCur(const typename V::Scalar* next, const typename V::Scalar* cur, std::size_t curRows, std::size_t ld,
-                  const typename V::Scalar* x, const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
-                  typename V::Scalar* out)
-{
-    switch (curRows) {
-    case 4: fusedRowsFixed<V, BN, 4>(next, cur, ld, x, alpha, s, n, out); break;
-    case 3: fusedRowsFixed<V, BN, 3>(next, cur, ld, x, alpha, s, n, out); break;
-    case 2: fusedRowsFixed<V, BN, 2>(next, cur, ld, x, alpha, s, n, out); break;
-    default: fusedRowsFixed<V, BN, 1>(next, cur, ld, x, alpha, s, n, out); break;
-    }
 }
 
 template <typename V>
@@ -256,68 +284,10 @@ void fusedRowsImpl(const typename V::Scalar* next, std::size_t nextRows, const t
                    std::size_t curRows, std::size_t ld, const typename V::Scalar* x, const typename V::Scalar* alpha,
                    typename V::Scalar* s, std::size_t n, typename V::Scalar* out)
 {
-    switch (nextRows) {
-    case 4: fusedRowsCur<V, 4>(next, cur, curRows, ld, x, alpha, s, n, out); break;
-    case 3: fusedRowsCur<V, 3>(next, cur, curRows, ld, x, alpha, s, n, out); break;
-    case 2: fusedRowsCur<V, 2>(next, cur, curRows, ld, x, alpha, s, n, out); break;
-    default: fusedRowsCur<V, 1>(next, cur, curRows, ld, x, alpha, s, n, out); break;
-    }
-}
-
-template <typename V, int BN, int BC>
-void mapRowsFixed(const typename V::Scalar* next, typename V::Scalar* cur, std::size_t ld,
-                  const typename V::Scalar* beta, const typename V::Scalar* alpha, typename V::Scalar* s,
-                  std::size_t n, typename V::Scalar* out)
-{
-    using R = typename V::Reg;
-    constexpr std::size_t W = V::W;
-    R acc0[BN], acc1[BN], al[BC];
-    for (int r = 0; r < BN; ++r) acc0[r] = acc1[r] = V::zero();
-    for (int r = 0; r < BC; ++r) al[r] = V::set1(alpha[r]);
-    std::size_t j = 0;
-    for (; j + 2 * W <= n; j += 2 * W) {
-        const R b0 = V::load(beta + j), b1 = V::load(beta + j + W);
-        for (int r = 0; r < BN; ++r) {
-            acc0[r] = V::fma(V::load(next + r * ld + j), b0, acc0[r]);
-            acc1[r] = V::fma(V::load(next + r * ld + j + W), b1, acc1[r]);
-        }
-        R s0 = V::load(s + j), s1 = V::load(s + j + W);
-        for (int r = 0; r < BC; ++r) {
-            const R x0 = V::mul(V::mul(V::load(cur + r * ld + j), b0), al[r]);
-            const R x1 = V::mul(V::mul(V::load(cur + r * ld + j + W), b1), al[r]);
-            V::store(cur + r * ld + j, x0);
-            V::store(cur + r * ld + j + W, x1);
-            s0 = V::add(s0, x0);
-            s1 = V::add(s1, x1);
-        }
-        V::store(s + j, s0);
-        V::store(s + j + W, s1);
-    }
-    if (j < n) {
-        const R b0 = V::load(beta + j);
-        for (int r = 0; r < BN; ++r) acc0[r] = V::fma(V::load(next + r * ld + j), b0, acc0[r]);
-        R s0 = V::load(s + j);
-        for (int r = 0; r < BC; ++r) {
-            const R x0 = V::mul(V::mul(V::load(cur + r * ld + j), b0), al[r]);
-            V::store(cur + r * ld + j, x0);
-            s0 = V::add(s0, x0);
-        }
-        V::store(s + j, s0);
-    }
-    for (int r = 0; r < BN; ++r) out[r] = V::hsum(V::add(acc0[r], acc1[r]));
-}
-
-template <typename V, int BN>
-void mapRowsCur(const typename V::Scalar* next, typename V::Scalar* cur, std::size_t curRows, std::size_t ld,
-                const typename V::Scalar* beta, const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
-                typename V::Scalar* out)
-{
-    switch (curRows) {
-    case 4: mapRowsFixed<V, BN, 4>(next, cur, ld, beta, alpha, s, n, out); break;
-    case 3: mapRowsFixed<V, BN, 3>(next, cur, ld, beta, alpha, s, n, out); break;
-    case 2: mapRowsFixed<V, BN, 2>(next, cur, ld, beta, alpha, s, n, out); break;
-    default: mapRowsFixed<V, BN, 1>(next, cur, ld, beta, alpha, s, n, out); break;
-    }
+    withRowCount(curRows, [&](auto c) {
+        AxpyColumns<V, decltype(c)::value> work(cur, ld, alpha, s);
+        withRowCount(nextRows, [&](auto b) { interleavedRows<V, decltype(b)::value>(next, ld, x, n, out, work); });
+    });
 }
 
 template <typename V>
@@ -325,10 +295,8 @@ void mapRowsImpl(const typename V::Scalar* next, std::size_t nextRows, typename 
                  std::size_t ld, const typename V::Scalar* beta, const typename V::Scalar* alpha, typename V::Scalar* s,
                  std::size_t n, typename V::Scalar* out)
 {
-    switch (nextRows) {
-    case 4: mapRowsCur<V, 4>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
-    case 3: mapRowsCur<V, 3>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
-    case 2: mapRowsCur<V, 2>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
-    default: mapRowsCur<V, 1>(next, cur, curRows, ld, beta, alpha, s, n, out); break;
-    }
+    withRowCount(curRows, [&](auto c) {
+        RescaleColumns<V, decltype(c)::value> work(cur, ld, alpha, s);
+        withRowCount(nextRows, [&](auto b) { interleavedRows<V, decltype(b)::value>(next, ld, beta, n, out, work); });
+    });
 }

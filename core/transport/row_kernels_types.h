@@ -10,6 +10,8 @@ namespace uot::kernels {
 inline constexpr std::size_t kAlignBytes = 64;
 // The most rows one dotRows / axpyRows / scaleAccumulateRows call takes.
 inline constexpr std::size_t kMaxGroupRows = 8;
+// The most rows of each group one fusedRows / mapRows call takes.
+inline constexpr std::size_t kMaxInterleavedRows = 4;
 
 template <typename T>
 struct RowKernels {
@@ -39,13 +41,13 @@ struct RowKernels {
     // nextRows, read from memory) interleaved, column chunk by column chunk,
     // with the column update of the current group (s[j] += alpha[r] cur[r*ld + j],
     // r < curRows, rows already in cache), so that memory never waits for the
-    // cache-resident half. Same bits as dotRows + axpyRows. Rows <= 4 each.
+    // cache-resident half. Same bits as dotRows + axpyRows. Rows <= kMaxInterleavedRows each.
     void (*fusedRows)(const T* next, std::size_t nextRows, const T* cur, std::size_t curRows, std::size_t ld,
                       const T* x, const T* alpha, T* s, std::size_t n, T* out);
     // The same pipeline for MAP-UOT: row sums of the next group against beta
     // (out[r] = sum_j next[r*ld + j] beta[j]) interleaved with the in-place
     // rescaling of the current group (as scaleAccumulateRows). Same bits as
-    // dotRows + scaleAccumulateRows. Rows <= 4 each.
+    // dotRows + scaleAccumulateRows. Rows <= kMaxInterleavedRows each.
     void (*mapRows)(const T* next, std::size_t nextRows, T* cur, std::size_t curRows, std::size_t ld,
                     const T* beta, const T* alpha, T* s, std::size_t n, T* out);
     // out[k] = x[k]^y for k < n (any n, any alignment; float64 whatever T is).
