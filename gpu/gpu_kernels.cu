@@ -789,6 +789,19 @@ __global__ void logRowsKernel(const T* __restrict__ logK, std::size_t rows, std:
     }
 }
 
+// Rows [begin, end) of this block's band: the rows cut into gridDim.y equal
+// bands, band blockIdx.y (the column kernels' grid).
+struct RowBand {
+    std::size_t begin, end;
+};
+
+__device__ inline RowBand blockRowBand(std::size_t rows)
+{
+    const std::size_t rowsPerBand = (rows + gridDim.y - 1) / gridDim.y;
+    const std::size_t begin = blockIdx.y * rowsPerBand;
+    return {begin, min(rows, begin + rowsPerBand)};
+}
+
 constexpr int kLogColTy = 8;
 
 template <typename T>
@@ -799,13 +812,10 @@ __global__ void logColsKernel(const T* __restrict__ logK, std::size_t rows, std:
     __shared__ double sm[kLogColTy][32];
     __shared__ double ss[kLogColTy][32];
     const std::size_t j = blockIdx.x * std::size_t(32) + threadIdx.x;
-    const std::size_t bands = gridDim.y;
-    const std::size_t rowsPerBand = (rows + bands - 1) / bands;
-    const std::size_t begin = blockIdx.y * rowsPerBand;
-    const std::size_t end = min(rows, begin + rowsPerBand);
+    const RowBand band = blockRowBand(rows);
     double m = -INFINITY, s = 0;
     if (j < cols)
-        for (std::size_t i = begin + threadIdx.y; i < end; i += kLogColTy)
+        for (std::size_t i = band.begin + threadIdx.y; i < band.end; i += kLogColTy)
             lseAdd(m, s, static_cast<double>(logK[i * pitch + j]) + lu[i]);
     sm[threadIdx.y][threadIdx.x] = m;
     ss[threadIdx.y][threadIdx.x] = s;
@@ -879,13 +889,10 @@ __global__ void marginalColsKernel(const S* __restrict__ K, std::size_t rows, st
 {
     __shared__ double sh[kMarginColTy][33];
     const std::size_t j = blockIdx.x * std::size_t(32) + threadIdx.x;
-    const std::size_t bands = gridDim.y;
-    const std::size_t rowsPerBand = (rows + bands - 1) / bands;
-    const std::size_t begin = blockIdx.y * rowsPerBand;
-    const std::size_t end = min(rows, begin + rowsPerBand);
+    const RowBand band = blockRowBand(rows);
     double s = 0;
     if (j < cols)
-        for (std::size_t i = begin + threadIdx.y; i < end; i += kMarginColTy)
+        for (std::size_t i = band.begin + threadIdx.y; i < band.end; i += kMarginColTy)
             s += storageToDouble(K[i * pitch + j]) * (u ? static_cast<double>(u[i]) : 1.0);
     sh[threadIdx.y][threadIdx.x] = s;
     __syncthreads();
