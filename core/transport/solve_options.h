@@ -6,13 +6,26 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 
 #include "core/transport/uot_problem.h"
 
 namespace uot {
 
+// How each iteration updates the scalings. Both modes have the same fixed point
+// (the entropic UOT solution); they differ in how many passes reach it.
+enum class IterationMode {
+    Plain,                 // u then v, as POT's sinkhorn_unbalanced (docs/ALGORITHMS.md section 1)
+    TranslationInvariant   // Sejourne, Vialard, Peyre 2022: each half-step also takes the optimal
+                           // dual translation (f + lambda, g - lambda), in closed form, in the same pass
+};
+
+std::string toString(IterationMode mode);               // "plain" | "translation-invariant"
+IterationMode parseIterationMode(const std::string& text);  // "plain" | "ti" | "translation-invariant"
+
 struct SolveOptions {
     Precision precision = Precision::Fp32;  // storage and arithmetic of the kernel matrix
+    IterationMode mode = IterationMode::Plain;
     int maxIterations = 1000;
     // POT's stopping rule (docs/ALGORITHMS.md section 1), evaluated every
     // checkEvery iterations between the iterate at the check and the one before it.

@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "core/transport/solve_options.h"
+#include "core/transport/uot_error.h"
+
 namespace uot {
 
 namespace {
@@ -25,6 +28,19 @@ std::string toString(NumericalStatus status)
     case NumericalStatus::NotFinite: return "not-finite";
     }
     return "unknown";
+}
+
+std::string toString(IterationMode mode)
+{
+    return mode == IterationMode::Plain ? "plain" : "translation-invariant";
+}
+
+IterationMode parseIterationMode(const std::string& text)
+{
+    if (text == "plain") return IterationMode::Plain;
+    if (text == "ti" || text == "translation-invariant") return IterationMode::TranslationInvariant;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown iteration mode '" + text + "': choose plain or translation-invariant (ti)");
 }
 
 }  // namespace uot

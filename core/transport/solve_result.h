@@ -31,6 +31,10 @@ struct SolveResult {
     std::vector<double> logU;  // size rows
     std::vector<double> logV;  // size cols
     int iterations = 0;
+    // Passes over K (or over the point clouds, for matrix-free variants) that the
+    // solve made, all stages included; a pass that reads K twice counts as 2.
+    std::uint64_t passes = 0;
+    std::string mode = "plain";  // the iteration mode that ran (toString(IterationMode))
     double error = 0;          // stopping criterion at the last check
     bool converged = false;
     bool cancelled = false;
