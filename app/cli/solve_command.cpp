@@ -131,7 +131,8 @@ int runSolveCommand(const std::vector<std::string>& args)
           << (std::isinf(problem.tauA) ? "\"inf\"" : jsonNumber(problem.tauA))
           << ", \"tau_b\": " << (std::isinf(problem.tauB) ? "\"inf\"" : jsonNumber(problem.tauB))
           << ", \"reference_measure\": " << jsonString(toString(problem.reference))
-          << ", \"iterations\": " << result.iterations << ", \"error\": " << jsonNumber(result.error)
+          << ", \"mode\": " << jsonString(result.mode) << ", \"iterations\": " << result.iterations
+          << ", \"passes\": " << result.passes << ", \"error\": " << jsonNumber(result.error)
           << ", \"mass\": " << jsonNumber(result.mass) << ", \"marginal_error_a\": " << jsonNumber(result.marginalErrorA)
           << ", \"marginal_error_b\": " << jsonNumber(result.marginalErrorB)
           << ", \"objective\": " << jsonNumber(result.objective)
@@ -145,8 +146,9 @@ int runSolveCommand(const std::vector<std::string>& args)
     } else {
         std::printf("solver      %s (requested %s), %s, %zu x %zu\n", result.solver.c_str(), settings.solver.c_str(),
                     toString(options.precision).c_str(), m, n);
-        std::printf("iterations  %d%s%s, error %.3g\n", result.iterations, result.converged ? " (converged)" : "",
-                    result.cancelled ? " (cancelled)" : "", result.error);
+        std::printf("iterations  %d%s%s, error %.3g, %s mode, %llu passes over K\n", result.iterations,
+                    result.converged ? " (converged)" : "", result.cancelled ? " (cancelled)" : "", result.error,
+                    result.mode.c_str(), static_cast<unsigned long long>(result.passes));
         std::printf("mass        %.10g   |P1-a|_1 %.3g   |P^T1-b|_1 %.3g   objective %.10g\n", result.mass,
                     result.marginalErrorA, result.marginalErrorB, result.objective);
         std::printf("time        %.3f ms/iteration, set-up %.1f ms\n", result.timings.msPerIteration,

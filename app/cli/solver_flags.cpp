@@ -72,6 +72,10 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
         parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",
                          config.defaultTol);
     }
+    parser.addOption("mode", "plain|ti",
+                     "iteration mode: plain (POT's sinkhorn_unbalanced) or ti, the translation-invariant "
+                     "iteration (same solution, several times fewer passes when tau < inf; CPU variants)",
+                     "plain");
     parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
     parser.addOption("device", "cpu|gpu|gpu:N",
                      "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused)", "cpu");
@@ -141,6 +145,11 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
         s.options.tolerance = parser.number("tol");
         if (!(s.options.tolerance >= 0) || !std::isfinite(s.options.tolerance))
             throw UsageError("option '--tol' must be a finite number >= 0 (0 = run --max-iter iterations)");
+    }
+    try {
+        s.options.mode = parseIterationMode(parser.value("mode"));
+    } catch (const Error& e) {
+        throw UsageError(std::string("option '--mode': ") + e.what());
     }
     s.options.checkEvery = parser.integer("check-every");
     if (s.options.checkEvery < 1) throw UsageError("option '--check-every' must be >= 1");

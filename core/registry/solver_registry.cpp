@@ -45,6 +45,7 @@ public:
         }
         SolveResult second = m_stabilized->solve(problem, rest, control);
         second.iterations += first.iterations;
+        second.passes += first.passes;
         second.timings.setupSeconds += first.timings.setupSeconds;
         second.timings.iterateSeconds += first.timings.iterateSeconds;
         second.timings.msPerIteration =

@@ -200,6 +200,7 @@ SolveResult solveLog(const UotProblem& problem, const SolveOptions& options, con
     validateSolveOptions(problem, options);
     SolveResult result;
     result.solver = "log";
+    result.mode = toString(options.mode);
     result.bytesPerIteration = bytes;
     const std::size_t ld = kernels::paddedLength<T>(problem.cols());
     logK.resize(problem.rows() * ld);

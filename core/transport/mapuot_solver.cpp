@@ -148,6 +148,15 @@ public:
         return mergeThreadSums(sums, used, errA, errB);
     }
 
+    // u -> e^x u and v -> e^y v keep A_ij beta_j = u_i K_ij v_j when the pending
+    // column factors take both: beta_j -> e^(x + y) beta_j.
+    void rescaled(double logUFactor, double logVFactor) override
+    {
+        const T f = static_cast<T>(std::exp(logUFactor + logVFactor));
+        T* beta = m_beta.data();
+        for (std::size_t j = 0; j < m_n; ++j) beta[j] *= f;
+    }
+
     // The row sums of A beta are the plan's row marginals (u, v are implied by A).
     double rowMarginalError(const double*, const double*) override
     {

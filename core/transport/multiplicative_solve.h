@@ -25,6 +25,7 @@ SolveResult solveMultiplicative(const UotProblem& problem, const SolveOptions& o
     validateSolveOptions(problem, options);
     SolveResult result;
     result.solver = name;
+    result.mode = toString(options.mode);
     result.bytesPerIteration = bytesPerIteration;
     const std::size_t ld = kernels::paddedLength<T>(problem.cols());
     ScalingLoopSetup setup;

@@ -76,6 +76,8 @@ public:
         return mergeThreadSums(sums, used, errA, errB);
     }
 
+    int sweepsPerIteration() const override { return 2; }  // K v, then K^T u
+
     double rowMarginalError(const double* u, const double* v) override
     {
         T* vt = m_v.data();

@@ -9,6 +9,7 @@
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/translation_invariant.h"
 
 namespace uot {
 
@@ -30,6 +31,7 @@ SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions
 
     SolveResult result;
     result.solver = name();
+    result.mode = toString(options.mode);
     result.bytesPerIteration = bytesPerIteration(m, n, Precision::Fp64);
     std::vector<double> u = initialScaling(options.warmU, m);
     std::vector<double> v = initialScaling(options.warmV, n);
@@ -41,12 +43,15 @@ SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions
         markUnderflow(result, kernel, 0);
     } else {
         IterationMonitor monitor(options, control, result.bytesPerIteration);
+        TranslationStep translation(problem, false);
+        const bool translate = options.mode == IterationMode::TranslationInvariant && translation.active();
         std::vector<double> Kv(m), Ktu(n), uNew(m), vNew(n);
         for (int it = 1; it <= options.maxIterations; ++it) {
             if (monitor.cancelRequested()) {
                 result.cancelled = true;
                 break;
             }
+            if (translate) translation.beforePass(v);
             for (std::size_t i = 0; i < m; ++i) {
                 double s = 0;
                 for (std::size_t j = 0; j < n; ++j) s += K[i * n + j] * v[j];
@@ -57,8 +62,15 @@ SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions
             for (std::size_t i = 0; i < m; ++i)
                 for (std::size_t j = 0; j < n; ++j) Ktu[j] += K[i * n + j] * uNew[i];
             for (std::size_t j = 0; j < n; ++j) vNew[j] = std::pow(problem.b[j] / Ktu[j], fb);
-
-            if (!allFiniteAndPositive(uNew) || !allFiniteAndPositive(vNew)) {
+            result.passes += 2;
+            double unusedErrB = 0;
+            bool finite = allFiniteAndPositive(uNew) && allFiniteAndPositive(vNew);
+            if (finite && translate) {
+                // The TI step (translation_invariant.h); K^T u scales with u's common factor.
+                finite = translation.afterPass(uNew, vNew, false, unusedErrB);
+                for (std::size_t j = 0; j < n; ++j) Ktu[j] *= std::exp(translation.lastLogUFactor());
+            }
+            if (!finite) {
                 // Like POT: keep the previous iterate and stop, but say why.
                 markUnderflow(result, kernel, it);
                 break;
@@ -71,6 +83,7 @@ SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions
             if (check) {
                 // Marginals of the current plan: P1 = u (K v), P^T 1 = v (K^T u).
                 double errA = 0, errB = 0;
+                ++result.passes;
                 for (std::size_t i = 0; i < m; ++i) {
                     double s = 0;
                     for (std::size_t j = 0; j < n; ++j) s += K[i * n + j] * v[j];

@@ -6,6 +6,7 @@
 #include "core/transport/iteration_monitor.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/translation_invariant.h"
 
 namespace uot {
 
@@ -13,7 +14,6 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
                     ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                     std::vector<double>& v, SolveResult& result)
 {
-    (void)problem;
     using Clock = std::chrono::steady_clock;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     IterationMonitor monitor(options, control, setup.bytesPerIteration);
@@ -24,12 +24,18 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
     };
     // Extra passes for reports are not iterations: their time is left out of iterateSeconds.
     double extraSeconds = 0;
+    std::uint64_t sweeps = 0;  // passes over the matrix, extra row passes included
     auto extraRowMarginal = [&]() {
         const auto start = Clock::now();
         const double err = passes.rowMarginalError(u.data(), v.data());
+        ++sweeps;
         extraSeconds += std::chrono::duration<double>(Clock::now() - start).count();
         return err;
     };
+
+    TranslationStep translation(problem, setup.logDomain);
+    const bool translate = options.mode == IterationMode::TranslationInvariant && translation.active();
+    result.mode = toString(options.mode);
 
     bool pending = false;  // a check whose report waits for the next pass's row marginal
     int pendingIteration = 0;
@@ -42,7 +48,15 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         }
         const bool check = monitor.isCheckIteration(it);
         double errA = nan, errB = nan;
-        const PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), pending, check, errA, errB);
+        if (translate) translation.beforePass(v);
+        PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), pending, check, errA, errB);
+        if (status != PassStatus::Cancelled) sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
+        if (status == PassStatus::Ok && translate) {
+            if (translation.afterPass(uNew, vNew, check, errB))
+                passes.rescaled(translation.lastLogUFactor(), translation.lastLogVFactor());
+            else
+                status = PassStatus::NotFinite;
+        }
         if (status == PassStatus::Cancelled) {
             result.cancelled = true;
             break;
@@ -85,6 +99,7 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
     // marginal rather than spend another pass (a cancel must return promptly).
     if (pending) monitor.report(pendingIteration, pendingError, nan, pendingErrB);
     result.timings.iterateSeconds = monitor.elapsedSeconds() - extraSeconds;
+    result.passes = sweeps;
 }
 
 }  // namespace uot

@@ -39,6 +39,18 @@ public:
 
     // sum_i |(P 1)_i - a_i| for the plan of (u, v), by one extra row pass.
     virtual double rowMarginalError(const double* u, const double* v) = 0;
+
+    // Sweeps over the matrix that one iterate() makes (2 for two mat-vecs).
+    virtual int sweepsPerIteration() const { return 1; }
+
+    // The loop multiplied the iterate's u by exp(logUFactor) and v by
+    // exp(logVFactor) after iterate() (translation-invariant mode). Variants that
+    // keep state derived from u and v update it; others read u, v afresh.
+    virtual void rescaled(double logUFactor, double logVFactor)
+    {
+        (void)logUFactor;
+        (void)logVFactor;
+    }
 };
 
 struct ScalingLoopSetup {
@@ -48,8 +60,10 @@ struct ScalingLoopSetup {
 };
 
 // Runs the iterations from (u, v) (in the variant's representation), leaving
-// the last good iterate in u, v and filling iterations, error, converged,
-// cancelled, status/message and timings.iterateSeconds of result.
+// the last good iterate in u, v and filling iterations, passes, mode, error,
+// converged, cancelled, status/message and timings.iterateSeconds of result.
+// options.mode = TranslationInvariant corrects each iterate with a
+// TranslationStep (translation_invariant.h): O(M + N), no extra sweep.
 void runScalingLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                     ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                     std::vector<double>& v, SolveResult& result);

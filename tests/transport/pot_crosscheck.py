@@ -16,6 +16,10 @@ plan is compared with
   C - eps log(a_i b_j) (exp(-C'/eps) = exp(-C/eps) a_i b_j).
 * a float64 numpy reimplementation of the same iteration where POT 0.8.2 has
   no equivalent (tau_a != tau_b, tau = inf on one or both sides).
+* for `--mode ti`, the translation-invariant iteration (Sejourne, Vialard, Peyre
+  2022), which POT 0.8.2 lacks: a float64 numpy implementation in log form,
+  written here from the paper (numpy_ti_plan), step for step; and, run to
+  convergence, POT's plain sinkhorn_unbalanced plan (the same fixed point).
 
 Tolerance: plan relative L1 distance <= 1e-9 in float64, <= 1e-4 in float32
 (against the float64 reference). Small eps (1e-3, costs in [0, 1]) is checked
@@ -124,6 +128,50 @@ def numpy_plan(cost, a, b, eps, tau_a, tau_b, reference, iterations):
     return u[:, None] * kernel * v[None, :]
 
 
+def logsumexp(x, axis=None, weights=None):
+    x = np.asarray(x, dtype=np.float64)
+    if weights is not None:
+        x = x + np.log(weights)
+    top = np.max(x, axis=axis, keepdims=True)
+    total = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
+    return np.squeeze(total, axis=axis) if axis is not None else float(total.squeeze())
+
+
+def numpy_ti_plan(cost, a, b, eps, tau_a, tau_b, reference, iterations):
+    """Translation-invariant UOT Sinkhorn in float64 log form, from u = 1/M, v = 1/N.
+
+    Each half-step is the plain one followed by the translation that maximises
+    the dual over (f + lambda, g - lambda): with r = eps / tau and
+    A(F) = sum a exp(-r_a F), B(G) = sum b exp(-r_b G),
+      F = F^ + tau_b / (tau_a + tau_b + eps) (log B(G) - log A(F^)),
+      G = G^ + tau_a / (tau_a + tau_b + eps) (log A(F) - log B(G^)).
+    """
+    m, n = cost.shape
+    log_k = -cost / eps
+    if reference == "product":
+        log_k = log_k + np.log(np.outer(a, b))
+    fa = 1.0 if np.isinf(tau_a) else tau_a / (tau_a + eps)
+    fb = 1.0 if np.isinf(tau_b) else tau_b / (tau_b + eps)
+    ra = 0.0 if np.isinf(tau_a) else eps / tau_a
+    rb = 0.0 if np.isinf(tau_b) else eps / tau_b
+    if np.isinf(tau_a) and np.isinf(tau_b):
+        cs = ct = 0.0
+    elif np.isinf(tau_a):
+        cs, ct = 0.0, 1.0
+    elif np.isinf(tau_b):
+        cs, ct = 1.0, 0.0
+    else:
+        cs, ct = tau_b / (tau_a + tau_b + eps), tau_a / (tau_a + tau_b + eps)
+    big_f = np.full(m, -np.log(m))
+    big_g = np.full(n, -np.log(n))
+    for _ in range(iterations):
+        f_hat = fa * (np.log(a) - logsumexp(log_k + big_g[None, :], axis=1))
+        big_f = f_hat + cs * (logsumexp(-rb * big_g, weights=b) - logsumexp(-ra * f_hat, weights=a))
+        g_hat = fb * (np.log(b) - logsumexp(log_k + big_f[:, None], axis=0))
+        big_g = g_hat + ct * (logsumexp(-ra * big_f, weights=a) - logsumexp(-rb * g_hat, weights=b))
+    return np.exp(big_f[:, None] + log_k + big_g[None, :])
+
+
 def pot_plan(cost, a, b, eps, tau, reference, iterations):
     shifted = cost - eps * np.log(np.outer(a, b)) if reference == "product" else cost
     return ot.sinkhorn_unbalanced(a, b, shifted, eps, tau, numItermax=iterations, stopThr=0.0)
@@ -181,6 +229,64 @@ def fixed_iteration_cases(uot, workdir, rng):
                     check(abs(summary["mass"] - expected.sum()) <= 10 * TOL[precision] * expected.sum(),
                           "%s: mass %g vs %g" % (what, summary["mass"], expected.sum()))
             case += 1
+
+
+def translation_invariant_cases(uot, workdir, rng):
+    """`--mode ti`: every variant step for step against numpy_ti_plan, and to convergence
+    against POT's plain plan (the same UOT solution) in fewer iterations."""
+    parameters = [("unbalanced", 1.0, 1.0, "ones"), ("semi-b", 0.7, np.inf, "ones"),
+                  ("semi-a", np.inf, 0.4, "ones"), ("asymmetric", 2.0, 0.3, "product")]
+    for (m, n) in [(37, 1), (33, 65), (200, 300)]:
+        for (label, tau_a, tau_b, reference) in parameters:
+            cost, a, b = random_problem(rng, m, n, False)
+            directory = os.path.join(workdir, "ti%dx%d%s" % (m, n, label))
+            save_problem(directory, cost, a, b)
+            expected = numpy_ti_plan(cost, a, b, EPS, tau_a, tau_b, reference, ITERATIONS)
+            tau_flags = ["--tau-a", "inf" if np.isinf(tau_a) else repr(tau_a),
+                         "--tau-b", "inf" if np.isinf(tau_b) else repr(tau_b)]
+            for variant in VARIANTS:
+                for precision in ("fp64", "fp32"):
+                    if variant == "reference" and precision == "fp32":
+                        continue
+                    what = "ti %dx%d %s %s %s vs numpy TI" % (m, n, label, variant, precision)
+                    flags = ["--solver", variant, "--mode", "ti", "--precision", precision, "--threads", "2",
+                             "--eps", repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
+                             str(ITERATIONS), "--check-every", "7"] + tau_flags
+                    summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
+                    if error:
+                        check(False, "%s: %s" % (what, error))
+                        continue
+                    distance = rel_l1(plan, expected)
+                    check(distance <= TOL[precision], "%s: plan rel L1 %.3g > %g" % (what, distance,
+                                                                                      TOL[precision]))
+                    check_summary(summary, what, ITERATIONS)
+                    check(summary.get("mode") == "translation-invariant", "%s: mode %s" % (what, summary.get("mode")))
+                    sweeps = 2 if variant in ("reference", "pot-style") else 1
+                    check(summary.get("passes", 0) >= sweeps * ITERATIONS,
+                          "%s: passes %s < %d" % (what, summary.get("passes"), sweeps * ITERATIONS))
+    # To convergence: the plain fixed point (POT), reached in fewer iterations.
+    cost, a, b = random_problem(rng, 60, 80, False)
+    directory = os.path.join(workdir, "ticonverge")
+    save_problem(directory, cost, a, b)
+    eps, tau = 0.02, 5.0
+    plan, log = ot.sinkhorn_unbalanced(a, b, cost, eps, tau, numItermax=200000, stopThr=1e-13, log=True)
+    for variant in ("reference", "pot-style", "mapuot", "fused", "log"):
+        counts = {}
+        for mode in ("plain", "ti"):
+            summary, ours, error = run_solve(uot, directory, os.path.join(directory, "out"),
+                                             ["--solver", variant, "--mode", mode, "--precision", "fp64",
+                                              "--eps", repr(eps), "--tau", repr(tau), "--tol", "1e-12",
+                                              "--max-iter", "200000", "--check-every", "5"], warm=False)
+            what = "converging %s --mode %s" % (variant, mode)
+            if error:
+                check(False, "%s: %s" % (what, error))
+                continue
+            check(summary["converged"], "%s: not converged" % what)
+            check(rel_l1(ours, plan) <= 1e-9, "%s: plan rel L1 vs POT %.3g" % (what, rel_l1(ours, plan)))
+            counts[mode] = summary["iterations"]
+        if len(counts) == 2:
+            check(counts["ti"] * 2 < counts["plain"], "%s: ti took %d iterations, plain %d (expected < half)" %
+                  (variant, counts["ti"], counts["plain"]))
 
 
 def simd_path_cases(uot, workdir, rng):
@@ -320,6 +426,7 @@ def main():
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="uot-pot-") as workdir:
         fixed_iteration_cases(args.uot, workdir, rng)
+        translation_invariant_cases(args.uot, workdir, rng)
         simd_path_cases(args.uot, workdir, rng)
         convergence_case(args.uot, workdir, rng)
         small_eps_cases(args.uot, workdir, rng)

@@ -1,0 +1,62 @@
+#pragma once
+// The translation-invariant (TI) UOT Sinkhorn iteration (Sejourne, Vialard,
+// Peyre, AISTATS 2022) as a correction applied after one plain iteration.
+// docs/TIME_TO_SOLUTION.md derives it; in short, with F = log u, G = log v,
+// r_a = eps / tau_a, r_b = eps / tau_b:
+//
+//   row half-step:    F = F^ + s,  s = tau_b / (tau_a + tau_b + eps) * (log B(G) - log A(F^))
+//   column half-step: G = G^ + t,  t = tau_a / (tau_a + tau_b + eps) * (log A(F) - log B(G^))
+//
+// where F^, G^ are the plain half-steps, A(F) = sum_i a_i exp(-r_a F_i) and
+// B(G) = sum_j b_j exp(-r_b G_j). Each half-step is the plain one followed by the
+// optimal dual translation (f + lambda, g - lambda) in closed form; the fixed
+// point is the same UOT plan.
+//
+// Because s is one number for all rows, a plain pass that computed the column
+// sums with the unshifted u^ = exp(F^) needs no second read of K: the column
+// sums are exp(s) K^T u^, so G^ = G^plain - f_b s. Everything here is O(M + N).
+
+#include <span>
+#include <vector>
+
+#include "core/transport/uot_problem.h"
+
+namespace uot {
+
+class TranslationStep {
+public:
+    // logDomain: the scalings handed to the calls below are log u, log v (else u, v).
+    TranslationStep(const UotProblem& problem, bool logDomain);
+
+    // False when both sides are balanced (tau_a = tau_b = inf): the dual is then
+    // exactly translation invariant and the TI step is the plain one.
+    bool active() const { return m_active; }
+
+    // Call with the iteration's input v (before the pass): remembers log B(G).
+    void beforePass(std::span<const double> v);
+
+    // Turns the plain iterate (uNew, vNew) of the pass into the TI iterate, in
+    // place. When colMarginal, errB = |P^T 1 - b|_1 of the corrected plan
+    // (computed from vNew alone: the pass's column sums are b v^(-1/f_b)).
+    // Returns false when a value became non-finite (the iterate is unusable).
+    bool afterPass(std::span<double> uNew, std::span<double> vNew, bool colMarginal, double& errB);
+
+    // log of the factors the last afterPass() multiplied u and v by (the change of
+    // log u, log v); variants that keep state derived from u, v (mapuot's pending
+    // column factors) apply them.
+    double lastLogUFactor() const { return m_logUFactor; }
+    double lastLogVFactor() const { return m_logVFactor; }
+
+private:
+    // log of the scalings in the representation of the constructor's logDomain.
+    std::vector<double> logsOf(std::span<const double> scalings) const;
+
+    std::span<const double> m_a, m_b;
+    double m_ra = 0, m_rb = 0, m_fb = 1, m_cs = 0, m_ct = 0;
+    bool m_logDomain = false;
+    bool m_active = false;
+    double m_logBIn = 0;
+    double m_logUFactor = 0, m_logVFactor = 0;
+};
+
+}  // namespace uot
