@@ -25,6 +25,7 @@
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
+#include "gpu/translation_kernels.h"
 
 namespace uot::gpu::detail {
 
@@ -138,6 +139,10 @@ private:
     template <typename C>
     void buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params);
     void enqueueIteration();
+    // The TI correction after a pass (init: only its state for the starting v).
+    void enqueueTranslation(bool init);
+    // Reads of K per iteration (gpu-fused: 1; two-pass forms, gpu-mapuot's two kernels, gpu-log: 2).
+    int sweepsPerIteration() const;
     void launchIterations(int count);
     void clearGraphs() { m_graphs.clear(); }
     // Calls f with the device pointer of K as stored (T*, or Bf16* for bf16 storage).
@@ -171,6 +176,7 @@ private:
     DeviceBuffer<double> m_logPartMax, m_logPartSum;
     DeviceBuffer<double> m_marginScratch;  // column sums (or log band partials) for progress marginals
     DeviceBuffer<CheckValues> m_check;
+    DeviceBuffer<double> m_translationState;  // [0]: log sum_j b_j exp(-rb G_j) of the current v (TI mode)
     DeviceBuffer<unsigned long long> m_scratch;  // [0] first bad cost, [1] zero rows | zero cols (2 ints)
     DeviceBuffer<unsigned char> m_cublasWorkspace;
     PinnedBuffer<CheckValues> m_hostCheck{1};
@@ -180,6 +186,8 @@ private:
     int m_logBands = 0;
     int m_marginBands = 1;
     double m_fa = 1, m_fb = 1;
+    TranslationParams m_translation;
+    bool m_translate = false;  // translation-invariant mode: launchTranslate after each pass
 
     std::string m_graphKey;
     std::map<int, GraphExec> m_graphs;
@@ -392,6 +400,24 @@ void Engine<T>::enqueueIteration()
                          m_logPartSum.get(), m_logBands, s);
         break;
     }
+    if (m_translate) enqueueTranslation(false);
+}
+
+template <typename T>
+void Engine<T>::enqueueTranslation(bool init)
+{
+    if (isLog())
+        launchTranslate<double>(m_lu.get(), m_rows, m_lv.get(), m_cols, m_a.get(), m_b.get(), m_translation, true, init,
+                                nullptr, m_translationState.get(), m_stream.get());
+    else  // gpu-fused and gpu-pot-style keep K^T u in m_colSum for the progress marginals
+        launchTranslate<T>(m_u.get(), m_rows, m_v.get(), m_cols, m_a.get(), m_b.get(), m_translation, false, init,
+                           m_colSum.get(), m_translationState.get(), m_stream.get());
+}
+
+template <typename T>
+int Engine<T>::sweepsPerIteration() const
+{
+    return m_variant == Variant::Fused && m_fused.usable ? 1 : 2;
 }
 
 template <typename T>
@@ -505,11 +531,24 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         UOT_CUDA_CHECK(cudaStreamSynchronize(s));
     }
 
+    // Translation-invariant mode: every variant but gpu-mapuot, whose matrix holds
+    // the plan itself (a common factor of u and v would mean rescaling all of K).
+    m_translation = translationCoefficients(problem);
+    m_translate = options.mode == IterationMode::TranslationInvariant && m_translation.active &&
+                  m_variant != Variant::MapUot;
+    result.mode = toString(m_translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
+    if (m_translate) {
+        m_translationState.ensure(1, &m_tracker);
+        enqueueTranslation(true);
+    }
+
     // Graphs bake pointers and parameters in: keep them while these are unchanged.
     {
         std::ostringstream key;
         key << M << ' ' << N << ' ' << kData() << ' '
-            << static_cast<const void*>(m_partials.get()) << ' ' << std::hexfloat << m_fa << ' ' << m_fb;
+            << static_cast<const void*>(m_partials.get()) << ' ' << std::hexfloat << m_fa << ' ' << m_fb << ' '
+            << m_translate << ' ' << m_translation.ra << ' ' << m_translation.rb << ' ' << m_translation.cs << ' '
+            << m_translation.ct << ' ' << static_cast<const void*>(m_translationState.get());
         if (key.str() != m_graphKey) {
             clearGraphs();
             m_graphKey = key.str();
@@ -643,6 +682,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         result.timings.iterateSeconds = gpuMs * 1e-3;
     }
     result.iterations = iterations;
+    result.passes = static_cast<std::uint64_t>(iterations) * sweepsPerIteration();
 
     // Read back the scalings.
     std::vector<double> hu(M), hv(N);

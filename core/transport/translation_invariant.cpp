@@ -6,27 +6,29 @@
 
 namespace uot {
 
-TranslationStep::TranslationStep(const UotProblem& problem, bool logDomain)
-    : m_a(problem.a), m_b(problem.b), m_logDomain(logDomain)
+TranslationCoefficients translationCoefficients(const UotProblem& problem)
 {
+    TranslationCoefficients c;
     const double eps = problem.eps, ta = problem.tauA, tb = problem.tauB;
     const bool finA = std::isfinite(ta), finB = std::isfinite(tb);
-    m_active = finA || finB;
-    m_ra = finA ? eps / ta : 0.0;
-    m_rb = finB ? eps / tb : 0.0;
-    m_fb = problem.exponentB();
-    // s = tau_b / (tau_a + tau_b + eps), t = tau_a / (...), with their limits
-    // when one side is balanced (tau -> inf).
+    c.active = finA || finB;
+    c.ra = finA ? eps / ta : 0.0;
+    c.rb = finB ? eps / tb : 0.0;
+    c.fb = problem.exponentB();
     if (finA && finB) {
-        m_cs = tb / (ta + tb + eps);
-        m_ct = ta / (ta + tb + eps);
-    } else if (finA) {  // tau_b = inf
-        m_cs = 1.0;
-        m_ct = 0.0;
-    } else if (finB) {  // tau_a = inf
-        m_cs = 0.0;
-        m_ct = 1.0;
+        c.cs = tb / (ta + tb + eps);
+        c.ct = ta / (ta + tb + eps);
+    } else if (finA) {  // tau_b = inf: the row shift takes all of it
+        c.cs = 1.0;
+    } else if (finB) {  // tau_a = inf: the column shift takes all of it
+        c.ct = 1.0;
     }
+    return c;
+}
+
+TranslationStep::TranslationStep(const UotProblem& problem, bool logDomain)
+    : m_a(problem.a), m_b(problem.b), m_c(translationCoefficients(problem)), m_logDomain(logDomain)
+{
 }
 
 namespace {
@@ -54,26 +56,26 @@ std::vector<double> TranslationStep::logsOf(std::span<const double> scalings) co
 
 void TranslationStep::beforePass(std::span<const double> v)
 {
-    if (m_active) m_logBIn = logWeightedExpSum(m_b, logsOf(v), m_rb);
+    if (m_c.active) m_logBIn = logWeightedExpSum(m_b, logsOf(v), m_c.rb);
 }
 
 bool TranslationStep::afterPass(std::span<double> uNew, std::span<double> vNew, bool colMarginal, double& errB)
 {
     m_logUFactor = m_logVFactor = 0;
-    if (!m_active) return true;
+    if (!m_c.active) return true;
     // Row half-step: F = F^ + s.
-    const double logAHat = logWeightedExpSum(m_a, logsOf(uNew), m_ra);
-    const double s = m_cs * (m_logBIn - logAHat);
+    const double logAHat = logWeightedExpSum(m_a, logsOf(uNew), m_c.ra);
+    const double s = m_c.cs * (m_logBIn - logAHat);
     // The pass's column half-step used u^; with u = e^s u^ the column sums are
     // e^s times larger, so G^ = G^pass - f_b s. Then G = G^ + t.
-    const double logA = logAHat - m_ra * s;
+    const double logA = logAHat - m_c.ra * s;
     const std::vector<double> gPass = logsOf(vNew);
     std::vector<double> g(gPass.size());
-    for (std::size_t j = 0; j < g.size(); ++j) g[j] = gPass[j] - m_fb * s;
-    const double logBh = logWeightedExpSum(m_b, g, m_rb);
-    const double t = m_ct * (logA - logBh);
+    for (std::size_t j = 0; j < g.size(); ++j) g[j] = gPass[j] - m_c.fb * s;
+    const double logBh = logWeightedExpSum(m_b, g, m_c.rb);
+    const double t = m_c.ct * (logA - logBh);
     m_logUFactor = s;
-    m_logVFactor = t - m_fb * s;
+    m_logVFactor = t - m_c.fb * s;
     if (!std::isfinite(s) || !std::isfinite(t)) return false;
     double err = 0;
     for (std::size_t i = 0; i < uNew.size(); ++i) uNew[i] = m_logDomain ? uNew[i] + s : uNew[i] * std::exp(s);
@@ -84,7 +86,7 @@ bool TranslationStep::afterPass(std::span<double> uNew, std::span<double> vNew, 
         if (colMarginal) {
             // Column sums of the pass: (K^T u^)_j = b_j exp(-G^pass_j / f_b); the plan's
             // column marginal is v_j e^s (K^T u^)_j.
-            const double logMarginal = gNew + s + std::log(m_b[j]) - gPass[j] / m_fb;
+            const double logMarginal = gNew + s + std::log(m_b[j]) - gPass[j] / m_c.fb;
             err += std::abs(std::exp(logMarginal) - m_b[j]);
         }
     }

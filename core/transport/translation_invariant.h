@@ -23,14 +23,23 @@
 
 namespace uot {
 
+// The constants of the step for a problem; the GPU variants use them too.
+struct TranslationCoefficients {
+    double ra = 0, rb = 0;  // eps / tau_a, eps / tau_b (0 for an infinite tau)
+    double fb = 1;          // exponent of the column update, tau_b / (tau_b + eps)
+    double cs = 0, ct = 0;  // tau_b / (tau_a + tau_b + eps), tau_a / (...), with their limits for tau -> inf
+    // False when both sides are balanced (tau_a = tau_b = inf): the dual is then
+    // exactly translation invariant and the TI step is the plain one.
+    bool active = false;
+};
+TranslationCoefficients translationCoefficients(const UotProblem& problem);
+
 class TranslationStep {
 public:
     // logDomain: the scalings handed to the calls below are log u, log v (else u, v).
     TranslationStep(const UotProblem& problem, bool logDomain);
 
-    // False when both sides are balanced (tau_a = tau_b = inf): the dual is then
-    // exactly translation invariant and the TI step is the plain one.
-    bool active() const { return m_active; }
+    bool active() const { return m_c.active; }
 
     // Call with the iteration's input v (before the pass): remembers log B(G).
     void beforePass(std::span<const double> v);
@@ -52,9 +61,8 @@ private:
     std::vector<double> logsOf(std::span<const double> scalings) const;
 
     std::span<const double> m_a, m_b;
-    double m_ra = 0, m_rb = 0, m_fb = 1, m_cs = 0, m_ct = 0;
+    TranslationCoefficients m_c;
     bool m_logDomain = false;
-    bool m_active = false;
     double m_logBIn = 0;
     double m_logUFactor = 0, m_logVFactor = 0;
 };

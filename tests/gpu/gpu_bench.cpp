@@ -9,6 +9,12 @@
 //   fp32) on the benchmark problem of that size, each after the same 400
 //   iterations (converged: fp64 meets tolerance 1e-9 after 160), so the
 //   differences are precision, not stopping points.
+//   --mode plain|ti: the iteration mode of the timed cases (ti: translation-invariant).
+//   --to-solution MxN[,MxN] (instead of timings): for gpu-fused, iterations (= passes
+//   over K) until the plan is within 1e-6 relative L1 of the converged float64
+//   plan, plain vs ti (fp64, checked every 10 iterations), then the device time of
+//   an fp32 solve to POT's criterion 1e-6 in each mode and its distance from the
+//   converged plan; --eps X and --tau X set the problem (0.01 and 1 by default).
 //   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //   Any GPU solver name may carry '/'-separated tuning options in brackets:
@@ -109,6 +115,65 @@ void runAccuracy(const std::string& sizes)
     }
 }
 
+// --to-solution: passes and device time to a converged plan, plain vs translation-invariant.
+void runToSolution(const std::string& sizes, double eps, double tau)
+{
+    for (const std::string& size : split(sizes, ',')) {
+        const auto dims = split(size, 'x');
+        const std::size_t m = std::stoull(dims.at(0)), n = std::stoull(dims.at(1));
+        BenchProblem bp(m, n);
+        bp.problem.eps = eps;
+        bp.problem.tauA = bp.problem.tauB = tau;
+        auto opts = [](Precision precision, IterationMode mode, int iterations, double tol, int every) {
+            SolveOptions o;
+            o.precision = precision;
+            o.mode = mode;
+            o.maxIterations = iterations;
+            o.tolerance = tol;
+            o.checkEvery = every;
+            o.evaluateFinalPlan = false;
+            return o;
+        };
+        auto fused = createSolver("gpu-fused");
+        const SolveResult converged =
+            fused->solve(bp.problem, opts(Precision::Fp64, IterationMode::Plain, 200000, 1e-13, 50));
+        std::printf("{\"to_solution\": \"reference\", \"m\": %zu, \"n\": %zu, \"eps\": %g, \"tau\": %g, "
+                    "\"iterations\": %d, \"converged\": %s, \"error\": %.2e}\n",
+                    m, n, eps, tau, converged.iterations, converged.converged ? "true" : "false", converged.error);
+        for (IterationMode mode : {IterationMode::Plain, IterationMode::TranslationInvariant}) {
+            // Passes to 1e-6: chained 10-iteration fp64 solves (a warm start continues the iteration exactly).
+            std::vector<double> u, v;
+            int iterations = 0;
+            double dist = 1;
+            while (iterations < 200000) {
+                SolveOptions o = opts(Precision::Fp64, mode, 10, 0, 10);
+                if (!u.empty()) {
+                    o.warmU = u;
+                    o.warmV = v;
+                }
+                const SolveResult r = fused->solve(bp.problem, o);
+                iterations += r.iterations;
+                u = r.u();
+                v = r.v();
+                dist = planRelativeL1(bp.problem, r, converged);
+                if (dist <= 1e-6 || r.status != NumericalStatus::Ok) break;
+            }
+            // Device time of an fp32 solve to POT's criterion, after a warm-up solve.
+            const SolveOptions timed = opts(Precision::Fp32, mode, 200000, 1e-6, 10);
+            fused->solve(bp.problem, timed);
+            const SolveResult r32 = fused->solve(bp.problem, timed);
+            std::printf("{\"to_solution\": \"%s\", \"solver\": \"gpu-fused\", \"m\": %zu, \"n\": %zu, "
+                        "\"eps\": %g, \"tau\": %g, \"passes_to_1e-6_fp64\": %d, \"rel_l1_at_stop\": %.2e, "
+                        "\"fp32_tol1e-6_iterations\": %d, \"fp32_tol1e-6_ms\": %.3f, \"fp32_rel_l1\": %.2e, "
+                        "\"fp32_ms_per_iter\": %.5f}\n",
+                        toString(mode).c_str(), m, n, eps, tau, iterations, dist, r32.iterations,
+                        1e3 * r32.timings.iterateSeconds, planRelativeL1(bp.problem, r32, converged),
+                        r32.iterations > 0 ? 1e3 * r32.timings.iterateSeconds / r32.iterations : 0.0);
+            std::fflush(stdout);
+        }
+    }
+}
+
 struct Row {
     std::string solver;
     std::size_t m, n;
@@ -125,7 +190,9 @@ int main(int argc, char** argv)
     std::string precisionText = "fp32";
     int repeats = 3;
     bool tune = false, atomics = false;
-    std::string accuracySizes;
+    std::string accuracySizes, solutionSizes;
+    IterationMode mode = IterationMode::Plain;
+    double eps = 0.01, tau = 1.0;
     for (int k = 1; k < argc; ++k) {
         const std::string arg = argv[k];
         auto next = [&]() -> std::string {
@@ -149,9 +216,18 @@ int main(int argc, char** argv)
             atomics = true;
         else if (arg == "--accuracy")
             accuracySizes = next();
+        else if (arg == "--to-solution")
+            solutionSizes = next();
+        else if (arg == "--mode")
+            mode = parseIterationMode(next());
+        else if (arg == "--eps")
+            eps = std::atof(next().c_str());
+        else if (arg == "--tau")
+            tau = std::atof(next().c_str());
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
-                                 "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..]\n");
+                                 "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] "
+                                 "[--to-solution MxN,.. [--eps X] [--tau X]]\n");
             return 2;
         }
     }
@@ -163,6 +239,10 @@ int main(int argc, char** argv)
     try {
         if (!accuracySizes.empty()) {
             runAccuracy(accuracySizes);
+            return 0;
+        }
+        if (!solutionSizes.empty()) {
+            runToSolution(solutionSizes, eps, tau);
             return 0;
         }
         const Precision precision = parsePrecision(precisionText);
@@ -226,6 +306,7 @@ int main(int argc, char** argv)
                 const int iterations = std::clamp(static_cast<int>(0.25 / estimate), 20, 5000);
                 SolveOptions o;
                 o.precision = precision;
+                o.mode = mode;
                 o.maxIterations = iterations;
                 o.tolerance = 0;
                 o.checkEvery = iterations;
@@ -244,13 +325,13 @@ int main(int argc, char** argv)
                 const bool bf16 = name.find("bf16") != std::string::npos;  // K stored in 2 bytes an entry
                 const double matrixMb = double(m) * n * (bf16 ? 2 : elementBytes) / 1048576.0;
                 const double peakMb = double(r.peakDeviceBytes) / 1048576.0;
-                std::printf("{\"solver\": \"%s\", \"m\": %zu, \"n\": %zu, \"precision\": \"%s\", \"device\": \"gpu:0\", "
+                std::printf("{\"solver\": \"%s\", \"mode\": \"%s\", \"m\": %zu, \"n\": %zu, \"precision\": \"%s\", \"device\": \"gpu:0\", "
                             "\"iterations\": %d, \"repeats\": %d, \"ms_per_iter\": %.5f, \"ms_per_iter_min\": %.5f, "
                             "\"ms_per_iter_max\": %.5f, \"bytes_per_iter\": %llu, \"gbps\": %.1f, "
                             "\"peak_read_gbps\": %.1f, \"peak_rw_gbps\": %.1f, \"peak_kind\": \"%s\", "
                             "\"pct_of_peak\": %.1f, \"peak_device_mb\": %.1f, \"matrix_mb\": %.1f, "
                             "\"timing_source\": \"cuda_events_iteration_loop\", \"status\": \"%s\"}\n",
-                            name.c_str(), m, n, precisionText.c_str(), r.iterations, repeats, med, ms.front(),
+                            name.c_str(), r.mode.c_str(), m, n, precisionText.c_str(), r.iterations, repeats, med, ms.front(),
                             ms.back(), static_cast<unsigned long long>(bytes), gbps, bw.readGBps, bw.copyGBps,
                             readOnly ? "read" : "read+write", 100.0 * gbps / peak, peakMb, matrixMb,
                             toString(r.status).c_str());
