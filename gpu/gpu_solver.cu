@@ -176,7 +176,7 @@ private:
     DeviceBuffer<double> m_logPartMax, m_logPartSum;
     DeviceBuffer<double> m_marginScratch;  // column sums (or log band partials) for progress marginals
     DeviceBuffer<CheckValues> m_check;
-    DeviceBuffer<double> m_translationState;  // [0]: log sum_j b_j exp(-rb G_j) of the current v (TI mode)
+    DeviceBuffer<double> m_translationState;  // launchTranslate's state and partials (TI mode)
     DeviceBuffer<unsigned long long> m_scratch;  // [0] first bad cost, [1] zero rows | zero cols (2 ints)
     DeviceBuffer<unsigned char> m_cublasWorkspace;
     PinnedBuffer<CheckValues> m_hostCheck{1};
@@ -538,7 +538,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
                   m_variant != Variant::MapUot;
     result.mode = toString(m_translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
     if (m_translate) {
-        m_translationState.ensure(1, &m_tracker);
+        m_translationState.ensure(translationStateDoubles(), &m_tracker);
         enqueueTranslation(true);
     }
 

@@ -72,10 +72,11 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
         parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",
                          config.defaultTol);
     }
-    parser.addOption("mode", "plain|ti",
-                     "iteration mode: plain (POT's sinkhorn_unbalanced) or ti, the translation-invariant "
-                     "iteration (same solution, several times fewer passes when tau < inf; CPU variants)",
-                     "plain");
+    parser.addOption("mode", "auto|plain|ti",
+                     "iteration mode: plain (POT's sinkhorn_unbalanced) or ti, the translation-invariant iteration "
+                     "(the same solution in 2-5x fewer passes when tau_a and tau_b are both finite; gpu-mapuot "
+                     "stays plain); auto = ti with --solver auto, plain for a named variant",
+                     "auto");
     parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
     parser.addOption("device", "cpu|gpu|gpu:N",
                      "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused)", "cpu");
@@ -147,7 +148,9 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
             throw UsageError("option '--tol' must be a finite number >= 0 (0 = run --max-iter iterations)");
     }
     try {
-        s.options.mode = parseIterationMode(parser.value("mode"));
+        const std::string mode = parser.value("mode");
+        s.options.mode = mode == "auto" ? (solverText == "auto" ? IterationMode::TranslationInvariant : IterationMode::Plain)
+                                        : parseIterationMode(mode);
     } catch (const Error& e) {
         throw UsageError(std::string("option '--mode': ") + e.what());
     }
