@@ -52,6 +52,8 @@ int runSolveCommand(const std::vector<std::string>& args)
     parser.addOption("out-dir", "DIR", "output directory (created if missing)");
     parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy");
     parser.addFlag("json", "print one JSON object instead of the human summary");
+    parser.addFlag("allow-unconverged",
+                   "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)");
     SolverFlagConfig config;
     config.warmStart = true;
     addSolverOptions(parser, config);
@@ -157,6 +159,21 @@ int runSolveCommand(const std::vector<std::string>& args)
                     result.message.c_str());
         std::printf("written     %s/{u,v,logu,logv}.npy%s\n", outDir.string().c_str(),
                     parser.flag("plan") ? " and plan.npy" : "");
+    }
+    if (parser.flag("allow-unconverged") || result.cancelled) return kExitOk;
+    if (result.status == NumericalStatus::Underflow || result.status == NumericalStatus::NotFinite) {
+        std::fprintf(stderr, "uot solve: stopped on %s after %d iterations (%s); the last finite iterate was "
+                             "written. Use the log-domain solver (--solver log or auto), or pass --allow-unconverged "
+                             "to accept it.\n",
+                     toString(result.status).c_str(), result.iterations, result.message.c_str());
+        return kExitNumerical;
+    }
+    if (options.tolerance > 0 && !result.converged) {
+        std::fprintf(stderr, "uot solve: not converged: error %.3g after the --max-iter cap of %d iterations is above "
+                             "--tol %g; the last iterate was written. Raise --max-iter, or pass --allow-unconverged "
+                             "to accept it.\n",
+                     result.error, result.iterations, options.tolerance);
+        return kExitNotConverged;
     }
     return kExitOk;
 }

@@ -37,6 +37,7 @@ Exit status 0 when every case passes; 1 otherwise (also when POT is missing).
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -359,7 +360,7 @@ def small_eps_cases(uot, workdir, rng):
         runs_to_check = [("log", ["--solver", "log"], "ok")]
         if problem is far:
             runs_to_check.append(("auto", [], "switched-to-log-domain"))
-            runs_to_check.append(("forced fused", ["--solver", "fused"], "underflow"))
+            runs_to_check.append(("forced fused", ["--solver", "fused", "--allow-unconverged"], "underflow"))
         for label, solver_flags, status in runs_to_check:
             for precision in ("fp64",):
                 what = "eps=1e-3 %s: %s %s" % (name, label, precision)
@@ -412,6 +413,22 @@ def error_cases(uot, workdir, rng):
         f.write(data[:-5])
     expect_failure(base + ["--cost", os.path.join(directory, "trunc.npy")], "truncated", "truncated cost")
     expect_failure(base + ["--cost", os.path.join(directory, "C.npy"), "--eps", "0"], "--eps", "eps = 0")
+    # Exit codes of a solve that did not reach a solution (outputs are written either way).
+    far = np.full((4, 3), 0.9)
+    np.save(os.path.join(directory, "far.npy"), far)
+    for args, code, what in (
+            (["--cost", os.path.join(directory, "far.npy"), "--solver", "fused", "--eps", "1e-3"], 5, "forced underflow"),
+            (["--cost", os.path.join(directory, "C.npy"), "--max-iter", "3", "--tol", "1e-12"], 6, "iteration cap"),
+            (["--cost", os.path.join(directory, "C.npy"), "--max-iter", "3", "--tol", "1e-12", "--allow-unconverged"],
+             0, "iteration cap allowed"),
+            (["--cost", os.path.join(directory, "C.npy"), "--max-iter", "3", "--tol", "0"], 0, "exact iteration count")):
+        shutil.rmtree(os.path.join(directory, "out"), ignore_errors=True)
+        proc = subprocess.run(base + args, capture_output=True, text=True)
+        check(proc.returncode == code, "%s: exit %d, expected %d (%s)" % (what, proc.returncode, code,
+                                                                         proc.stderr.strip()))
+        check(os.path.exists(os.path.join(directory, "out", "u.npy")), "%s: u.npy not written" % what)
+        if code:
+            check("--allow-unconverged" in proc.stderr, "%s: message does not say how to accept it" % what)
     np.save(os.path.join(directory, "short.npy"), cost[:, :2])
     expect_failure(base + ["--cost", os.path.join(directory, "short.npy")], "size mismatch", "size mismatch")
 
