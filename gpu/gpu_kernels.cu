@@ -10,6 +10,7 @@
 
 #include "gpu/cuda_support.h"
 #include "gpu/fused_limits.h"
+#include "gpu/log_sum_exp.cuh"
 
 namespace uot::gpu::detail {
 
@@ -94,31 +95,6 @@ __device__ __forceinline__ double warpMax(double x)
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) x = fmax(x, __shfl_xor_sync(0xffffffffu, x, offset));
     return x;
-}
-
-// Online log-sum-exp state (max m, sum s of exp(x - m)), merged in double.
-__device__ __forceinline__ void lseAdd(double& m, double& s, double x)
-{
-    if (x == -INFINITY) return;
-    if (x > m) {
-        s = s * exp(m - x) + 1.0;
-        m = x;
-    } else {
-        s += exp(x - m);
-    }
-}
-
-__device__ __forceinline__ void lseMerge(double& m, double& s, double m2, double s2)
-{
-    if (m2 == -INFINITY) return;
-    if (m == -INFINITY) {
-        m = m2;
-        s = s2;
-        return;
-    }
-    const double top = fmax(m, m2);
-    s = s * exp(m - top) + s2 * exp(m2 - top);
-    m = top;
 }
 
 __device__ __forceinline__ void cpAsync16(void* sharedDst, const void* globalSrc)

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpu/cuda_support.h"
+#include "gpu/log_sum_exp.cuh"
 
 namespace uot::gpu::detail {
 
@@ -14,28 +15,11 @@ namespace {
 constexpr int kThreads = 256;
 constexpr std::size_t kMaxPartials = 64;  // block partials per side (state[2 ..] of the device buffer)
 
+// A log-sum-exp state (lseAdd / lseMerge of log_sum_exp.cuh).
 struct Lse {
     double m = -INFINITY, s = 0;
-    __device__ void add(double x)
-    {
-        if (x == -INFINITY) return;
-        if (x > m) {
-            s = s * exp(m - x) + 1.0;
-            m = x;
-        } else {
-            s += exp(x - m);
-        }
-    }
-    __device__ void merge(double m2, double s2)
-    {
-        if (m2 == -INFINITY) return;
-        if (m2 > m) {
-            s = s * exp(m - m2) + s2;
-            m = m2;
-        } else {
-            s += s2 * exp(m2 - m);
-        }
-    }
+    __device__ void add(double x) { lseAdd(m, s, x); }
+    __device__ void merge(double m2, double s2) { lseMerge(m, s, m2, s2); }
 };
 
 // log sum of the block's terms, returned to every thread.
