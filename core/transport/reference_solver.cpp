@@ -43,7 +43,7 @@ SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions
         markUnderflow(result, kernel, 0);
     } else {
         IterationMonitor monitor(options, control, result.bytesPerIteration);
-        TranslationStep translation(problem, false);
+        TranslationStep translation(problem, false, 1);
         const bool translate = options.mode == IterationMode::TranslationInvariant && translation.active();
         std::vector<double> Kv(m), Ktu(n), uNew(m), vNew(n);
         for (int it = 1; it <= options.maxIterations; ++it) {

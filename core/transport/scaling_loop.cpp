@@ -33,7 +33,7 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         return err;
     };
 
-    TranslationStep translation(problem, setup.logDomain);
+    TranslationStep translation(problem, setup.logDomain, options.threads);
     const bool translate = options.mode == IterationMode::TranslationInvariant && translation.active();
     result.mode = toString(options.mode);
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/transport/kernel_matrix.h"
+
 namespace uot {
 
 TranslationCoefficients translationCoefficients(const UotProblem& problem)
@@ -26,73 +28,112 @@ TranslationCoefficients translationCoefficients(const UotProblem& problem)
     return c;
 }
 
-TranslationStep::TranslationStep(const UotProblem& problem, bool logDomain)
-    : m_a(problem.a), m_b(problem.b), m_c(translationCoefficients(problem)), m_logDomain(logDomain)
-{
-}
-
 namespace {
 
-// log sum_k w_k exp(-r x_k), stable (shifted by the largest term).
-double logWeightedExpSum(std::span<const double> w, std::span<const double> x, double r)
+// Below this many entries the O(M + N) steps run on one thread.
+constexpr std::size_t kParallelEntries = 1 << 14;
+
+// log sum_k exp(logW_k - r x_k), stable (shifted by the largest term).
+double logWeightedExpSum(const std::vector<double>& logW, const std::vector<double>& x, double r, int threads)
 {
+    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(logW.size());
+    const bool parallel = logW.size() >= kParallelEntries;
     double mx = -std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < w.size(); ++k) mx = std::max(mx, std::log(w[k]) - r * x[k]);
+#pragma omp parallel for num_threads(threads) if (parallel) reduction(max : mx) schedule(static)
+    for (std::ptrdiff_t k = 0; k < n; ++k) mx = std::max(mx, logW[k] - r * x[k]);
     if (!std::isfinite(mx)) return mx;
     double s = 0;
-    for (std::size_t k = 0; k < w.size(); ++k) s += std::exp(std::log(w[k]) - r * x[k] - mx);
+#pragma omp parallel for num_threads(threads) if (parallel) reduction(+ : s) schedule(static)
+    for (std::ptrdiff_t k = 0; k < n; ++k) s += std::exp(logW[k] - r * x[k] - mx);
     return mx + std::log(s);
+}
+
+std::vector<double> logsOfWeights(std::span<const double> w)
+{
+    std::vector<double> out(w.size());
+    for (std::size_t k = 0; k < w.size(); ++k) out[k] = std::log(w[k]);
+    return out;
 }
 
 }  // namespace
 
-std::vector<double> TranslationStep::logsOf(std::span<const double> scalings) const
+TranslationStep::TranslationStep(const UotProblem& problem, bool logDomain, int threads)
+    : m_b(problem.b), m_logA(logsOfWeights(problem.a)), m_logB(logsOfWeights(problem.b)),
+      m_c(translationCoefficients(problem)), m_logDomain(logDomain), m_threads(resolveThreadCount(threads)),
+      m_x(problem.rows()), m_g(problem.cols())
 {
-    std::vector<double> x(scalings.begin(), scalings.end());
-    if (!m_logDomain)
-        for (double& e : x) e = std::log(e);
-    return x;
+}
+
+void TranslationStep::loadLogs(std::span<const double> scalings, std::vector<double>& out) const
+{
+    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(scalings.size());
+    const bool logDomain = m_logDomain;
+#pragma omp parallel for num_threads(m_threads) if (scalings.size() >= kParallelEntries) schedule(static)
+    for (std::ptrdiff_t k = 0; k < n; ++k) out[k] = logDomain ? scalings[k] : std::log(scalings[k]);
 }
 
 void TranslationStep::beforePass(std::span<const double> v)
 {
-    if (m_c.active) m_logBIn = logWeightedExpSum(m_b, logsOf(v), m_c.rb);
+    if (!m_c.active) return;
+    if (m_carried && v.data() == m_lastV.data() && v.size() == m_lastV.size()) {
+        m_logBIn = m_logBNext;  // log B of the v the last afterPass() produced, kept from it
+        return;
+    }
+    loadLogs(v, m_g);
+    m_logBIn = logWeightedExpSum(m_logB, m_g, m_c.rb, m_threads);
 }
 
 bool TranslationStep::afterPass(std::span<double> uNew, std::span<double> vNew, bool colMarginal, double& errB)
 {
     m_logUFactor = m_logVFactor = 0;
+    m_carried = false;
     if (!m_c.active) return true;
     // Row half-step: F = F^ + s.
-    const double logAHat = logWeightedExpSum(m_a, logsOf(uNew), m_c.ra);
+    loadLogs(uNew, m_x);
+    const double logAHat = logWeightedExpSum(m_logA, m_x, m_c.ra, m_threads);
     const double s = m_c.cs * (m_logBIn - logAHat);
     // The pass's column half-step used u^; with u = e^s u^ the column sums are
     // e^s times larger, so G^ = G^pass - f_b s. Then G = G^ + t.
     const double logA = logAHat - m_c.ra * s;
-    const std::vector<double> gPass = logsOf(vNew);
-    std::vector<double> g(gPass.size());
-    for (std::size_t j = 0; j < g.size(); ++j) g[j] = gPass[j] - m_c.fb * s;
-    const double logBh = logWeightedExpSum(m_b, g, m_c.rb);
+    loadLogs(vNew, m_g);  // G^pass
+    const double fb = m_c.fb, rb = m_c.rb;
+    // log B(G^) = log B(G^pass) + rb fb s: every term has the same factor.
+    const double logBh = logWeightedExpSum(m_logB, m_g, rb, m_threads) + rb * fb * s;
     const double t = m_c.ct * (logA - logBh);
-    m_logUFactor = s;
-    m_logVFactor = t - m_c.fb * s;
     if (!std::isfinite(s) || !std::isfinite(t)) return false;
+    m_logUFactor = s;
+    m_logVFactor = t - fb * s;
+    const double uFactor = std::exp(s), vFactor = std::exp(m_logVFactor), shiftV = m_logVFactor;
+    const bool logDomain = m_logDomain;
+    const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(uNew.size()), n = static_cast<std::ptrdiff_t>(vNew.size());
+    const bool parallel = uNew.size() + vNew.size() >= kParallelEntries;
+    bool bad = false;
     double err = 0;
-    for (std::size_t i = 0; i < uNew.size(); ++i) uNew[i] = m_logDomain ? uNew[i] + s : uNew[i] * std::exp(s);
-    for (std::size_t j = 0; j < vNew.size(); ++j) {
-        const double gNew = g[j] + t;
-        vNew[j] = m_logDomain ? gNew : std::exp(gNew);
-        if (!std::isfinite(vNew[j]) || (!m_logDomain && !(vNew[j] > 0))) return false;
-        if (colMarginal) {
-            // Column sums of the pass: (K^T u^)_j = b_j exp(-G^pass_j / f_b); the plan's
-            // column marginal is v_j e^s (K^T u^)_j.
-            const double logMarginal = gNew + s + std::log(m_b[j]) - gPass[j] / m_c.fb;
-            err += std::abs(std::exp(logMarginal) - m_b[j]);
+#pragma omp parallel num_threads(m_threads) if (parallel)
+    {
+#pragma omp for schedule(static) reduction(|| : bad)
+        for (std::ptrdiff_t i = 0; i < m; ++i) {
+            uNew[i] = logDomain ? uNew[i] + s : uNew[i] * uFactor;
+            bad = bad || !std::isfinite(uNew[i]) || (!logDomain && !(uNew[i] > 0));
+        }
+#pragma omp for schedule(static) reduction(|| : bad) reduction(+ : err)
+        for (std::ptrdiff_t j = 0; j < n; ++j) {
+            vNew[j] = logDomain ? vNew[j] + shiftV : vNew[j] * vFactor;
+            bad = bad || !std::isfinite(vNew[j]) || (!logDomain && !(vNew[j] > 0));
+            if (colMarginal) {
+                // Column sums of the pass: (K^T u^)_j = b_j exp(-G^pass_j / f_b); the plan's
+                // column marginal is v_j e^s (K^T u^)_j.
+                const double logMarginal = m_g[j] + shiftV + s + m_logB[j] - m_g[j] / fb;
+                err += std::abs(std::exp(logMarginal) - m_b[j]);
+            }
         }
     }
-    for (std::size_t i = 0; i < uNew.size(); ++i)
-        if (!std::isfinite(uNew[i]) || (!m_logDomain && !(uNew[i] > 0))) return false;
+    if (bad) return false;
     if (colMarginal) errB = err;
+    // Every term of log B changed by exp(-rb t) from G^ to G: the next beforePass() needs no pass over v.
+    m_logBNext = logBh - rb * t;
+    m_lastV = vNew;
+    m_carried = true;
     return true;
 }
 

@@ -37,11 +37,13 @@ TranslationCoefficients translationCoefficients(const UotProblem& problem);
 class TranslationStep {
 public:
     // logDomain: the scalings handed to the calls below are log u, log v (else u, v).
-    TranslationStep(const UotProblem& problem, bool logDomain);
+    // threads: CPU threads for the O(M + N) steps (0 = all; one below 16k entries).
+    TranslationStep(const UotProblem& problem, bool logDomain, int threads = 0);
 
     bool active() const { return m_c.active; }
 
-    // Call with the iteration's input v (before the pass): remembers log B(G).
+    // Call with the iteration's input v (before the pass): remembers log B(G)
+    // (carried over without a pass over v when v is the vector the last afterPass() wrote).
     void beforePass(std::span<const double> v);
 
     // Turns the plain iterate (uNew, vNew) of the pass into the TI iterate, in
@@ -57,12 +59,19 @@ public:
     double lastLogVFactor() const { return m_logVFactor; }
 
 private:
-    // log of the scalings in the representation of the constructor's logDomain.
-    std::vector<double> logsOf(std::span<const double> scalings) const;
+    // out = log of the scalings (they are logs already in the log domain).
+    void loadLogs(std::span<const double> scalings, std::vector<double>& out) const;
 
-    std::span<const double> m_a, m_b;
+    std::span<const double> m_b;
+    std::vector<double> m_logA, m_logB;  // log a, log b
     TranslationCoefficients m_c;
     bool m_logDomain = false;
+    int m_threads = 1;
+    std::vector<double> m_x, m_g;  // log u^ and log v of the current step
+    // log B of the v the last afterPass() wrote (valid while m_carried, for that same vector).
+    double m_logBNext = 0;
+    std::span<const double> m_lastV;
+    bool m_carried = false;
     double m_logBIn = 0;
     double m_logUFactor = 0, m_logVFactor = 0;
 };
