@@ -1089,7 +1089,7 @@ FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int d
     const std::size_t groups = (rows + groupRows - 1) / groupRows;
     std::size_t blocks = std::max<std::size_t>(1, std::min<std::size_t>(groups, std::size_t(sms) * perSm));
     if (cluster <= 0) {
-        // Automatic (measured on the H100, docs/BENCHMARKS.md): pairs of blocks; fours
+        // Automatic (measured on the H100, docs/notes/benchmark-history.md): pairs of blocks; fours
         // where one block fills a multiprocessor and pairs would still leave more
         // partial rows than the private-row budget (rows / 30), e.g. 1024x16384
         // (0.0385 -> 0.0351 ms). Fours with two blocks per multiprocessor measured

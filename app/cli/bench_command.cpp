@@ -1,7 +1,7 @@
 // `uot bench`: time per iteration, achieved bandwidth against the bandwidth
 // measured in the same run, roofline figures, peak memory and (where the
 // machine exposes them) hardware cache counters, for chosen solver variants,
-// sizes, precisions and thread counts. Method: docs/BENCHMARKS.md.
+// sizes, precisions and thread counts. Method: docs/notes/benchmark-history.md ("Method").
 //
 // Every case runs in its own forked child process (core/perf/isolated_run.h):
 // the peak RSS reported is that case's alone, and the parent never starts

@@ -5,7 +5,7 @@
 // pattern), with OpenMP threads and SIMD, each both as one sequential stream
 // per thread and as 4 interleaved streams per thread; the better form's median
 // is reported. Used as the "peak" that benchmark figures are a share of
-// (docs/BENCHMARKS.md).
+// (docs/notes/benchmark-history.md, "Method").
 
 #include <cstddef>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Roofline accounting for one UOT iteration: bytes of matrix traffic, floating
 // point operations, operational intensity, and the figures a benchmark or the
-// app derives from a measured time (docs/BENCHMARKS.md, "Definitions").
+// app derives from a measured time (docs/notes/benchmark-history.md, "Definitions").
 //
 // Flop convention (per iteration, M rows x N cols): every variant touches each
 // matrix element twice with a multiply-add (K v and K^T u, or their fused /

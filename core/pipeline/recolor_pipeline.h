@@ -76,7 +76,7 @@ struct TransportSettings {
     static SolveOptions defaultPipelineSolveOptions()
     {
         SolveOptions o;
-        o.maxIterations = 50;  // with the multiscale warm start, as good as 100 cold iterations (docs/BENCHMARKS.md)
+        o.maxIterations = 50;  // with the multiscale warm start, as good as 100 cold iterations (docs/notes/benchmark-history.md)
         o.tolerance = 1e-4;
         o.checkEvery = 10;
         o.evaluateFinalPlan = true;

@@ -65,7 +65,7 @@ public:
             // on the 2-core EPYC the plain order is faster). See
             // pipelinedRowsPreferred(). No software prefetch of the next group: on
             // the EPYC with the matrix on huge pages it made the pass slower
-            // (docs/BENCHMARKS.md, "Row-group kernels").
+            // (docs/notes/benchmark-history.md, "Row-group kernels").
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
             const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kernels::kMaxInterleavedRows)
                                                : RowGroups::forRowLength(r0, r1, ld * sizeof(T));

@@ -9,7 +9,7 @@
 //    sequential stream across groups and the hardware prefetchers keep fetching
 //    while the core works on a group already in cache.
 // forRowLength() picks the one that measured faster on the EPYC VM
-// (docs/BENCHMARKS.md, "Row-group kernels").
+// (docs/notes/benchmark-history.md, "Row-group kernels").
 
 #include <algorithm>
 #include <cstddef>

@@ -197,7 +197,7 @@ struct RescaleColumns {
 
 // The column updates run from the last column to the first: the caller has just
 // read these rows front to back (their dot products), so their last columns are
-// the ones still in L1 (docs/BENCHMARKS.md, "Row-group kernels").
+// the ones still in L1 (docs/notes/benchmark-history.md, "Row-group kernels").
 template <typename V, int B>
 void axpyRowsFixed(const typename V::Scalar* k, std::size_t ld, const typename V::Scalar* alpha, typename V::Scalar* s,
                    std::size_t n)

@@ -11,7 +11,7 @@
 // entry (1x1) that is one rounding error (plan off by |du + dv| |d| <= 2^-8,
 // du + dv being the response of log(u v) to log K: -1 balanced, in (-1, 0)
 // with finite tau); with n entries a row the mixed-sign roundings average out,
-// about 2^-8 / sqrt(n). Measured on the H100 (docs/BENCHMARKS.md, "gpu-fused
+// about 2^-8 / sqrt(n). Measured on the H100 (docs/notes/benchmark-history.md, "gpu-fused
 // with bf16 storage"): 1.1e-3 to 2.0e-3 on 1x1, 1x1000, 1000x1; 1.9e-4 to
 // 2.5e-4 on 333x777; 6.6e-5 to 8.8e-5 on 4097x4095 (20 iterations); about 5e-5
 // on the 8192^2 benchmark problem. The asserted tolerances are a little looser
