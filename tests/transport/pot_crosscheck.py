@@ -191,6 +191,29 @@ def check_summary(summary, label, iterations):
         check(key in summary, "%s: JSON summary lacks %s" % (label, key))
 
 
+def variant_cases():
+    """(variant, precision) of every CPU variant; the reference runs in float64 only."""
+    return [(v, p) for v in VARIANTS for p in ("fp64", "fp32") if not (v == "reference" and p == "fp32")]
+
+
+def tau_flags_of(tau_a, tau_b):
+    return ["--tau-a", "inf" if np.isinf(tau_a) else repr(tau_a), "--tau-b", "inf" if np.isinf(tau_b) else repr(tau_b)]
+
+
+def solve_and_compare(uot, directory, what, flags, expected, precision):
+    """Runs `uot solve` with flags (exactly ITERATIONS iterations) and checks its plan and summary
+    against `expected`; returns the summary, or None when the solve failed."""
+    summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
+    if error:
+        check(False, "%s: %s" % (what, error))
+        return None
+    distance = rel_l1(plan, expected)
+    check(distance <= TOL[precision], "%s: plan rel L1 %.3g > %g" % (what, distance, TOL[precision]))
+    check(np.isfinite(plan).all(), "%s: plan not finite" % what)
+    check_summary(summary, what, ITERATIONS)
+    return summary
+
+
 def fixed_iteration_cases(uot, workdir, rng):
     case = 0
     for (m, n) in SIZES:
@@ -207,26 +230,14 @@ def fixed_iteration_cases(uot, workdir, rng):
                 expected, source = pot_plan(cost, a, b, EPS, tau_a, reference, ITERATIONS), "POT"
             else:
                 expected, source = numpy_plan(cost, a, b, EPS, tau_a, tau_b, reference, ITERATIONS), "numpy"
-            tau_flags = ["--tau-a", "inf" if np.isinf(tau_a) else repr(tau_a),
-                         "--tau-b", "inf" if np.isinf(tau_b) else repr(tau_b)]
-            for variant in VARIANTS:
-                for precision in ("fp64", "fp32"):
-                    if variant == "reference" and precision == "fp32":
-                        continue
-                    threads = 1 + (case + len(variant) + len(precision)) % 2
-                    what = "%dx%d %s %s %s threads=%d vs %s" % (m, n, label, variant, precision, threads, source)
-                    flags = ["--solver", variant, "--precision", precision, "--threads", str(threads), "--eps",
-                             repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
-                             str(ITERATIONS), "--check-every", "7"] + tau_flags
-                    summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
-                    if error:
-                        check(False, "%s: %s" % (what, error))
-                        continue
-                    distance = rel_l1(plan, expected)
-                    check(distance <= TOL[precision], "%s: plan rel L1 %.3g > %g" % (what, distance,
-                                                                                      TOL[precision]))
-                    check(np.isfinite(plan).all(), "%s: plan not finite" % what)
-                    check_summary(summary, what, ITERATIONS)
+            for variant, precision in variant_cases():
+                threads = 1 + (case + len(variant) + len(precision)) % 2
+                what = "%dx%d %s %s %s threads=%d vs %s" % (m, n, label, variant, precision, threads, source)
+                flags = ["--solver", variant, "--precision", precision, "--threads", str(threads), "--eps",
+                         repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
+                         str(ITERATIONS), "--check-every", "7"] + tau_flags_of(tau_a, tau_b)
+                summary = solve_and_compare(uot, directory, what, flags, expected, precision)
+                if summary:
                     check(abs(summary["mass"] - expected.sum()) <= 10 * TOL[precision] * expected.sum(),
                           "%s: mass %g vs %g" % (what, summary["mass"], expected.sum()))
             case += 1
@@ -243,24 +254,13 @@ def translation_invariant_cases(uot, workdir, rng):
             directory = os.path.join(workdir, "ti%dx%d%s" % (m, n, label))
             save_problem(directory, cost, a, b)
             expected = numpy_ti_plan(cost, a, b, EPS, tau_a, tau_b, reference, ITERATIONS)
-            tau_flags = ["--tau-a", "inf" if np.isinf(tau_a) else repr(tau_a),
-                         "--tau-b", "inf" if np.isinf(tau_b) else repr(tau_b)]
-            for variant in VARIANTS:
-                for precision in ("fp64", "fp32"):
-                    if variant == "reference" and precision == "fp32":
-                        continue
-                    what = "ti %dx%d %s %s %s vs numpy TI" % (m, n, label, variant, precision)
-                    flags = ["--solver", variant, "--mode", "ti", "--precision", precision, "--threads", "2",
-                             "--eps", repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
-                             str(ITERATIONS), "--check-every", "7"] + tau_flags
-                    summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
-                    if error:
-                        check(False, "%s: %s" % (what, error))
-                        continue
-                    distance = rel_l1(plan, expected)
-                    check(distance <= TOL[precision], "%s: plan rel L1 %.3g > %g" % (what, distance,
-                                                                                      TOL[precision]))
-                    check_summary(summary, what, ITERATIONS)
+            for variant, precision in variant_cases():
+                what = "ti %dx%d %s %s %s vs numpy TI" % (m, n, label, variant, precision)
+                flags = ["--solver", variant, "--mode", "ti", "--precision", precision, "--threads", "2",
+                         "--eps", repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
+                         str(ITERATIONS), "--check-every", "7"] + tau_flags_of(tau_a, tau_b)
+                summary = solve_and_compare(uot, directory, what, flags, expected, precision)
+                if summary:
                     check(summary.get("mode") == "translation-invariant", "%s: mode %s" % (what, summary.get("mode")))
                     sweeps = 2 if variant in ("reference", "pot-style") else 1
                     check(summary.get("passes", 0) >= sweeps * ITERATIONS,
