@@ -27,6 +27,7 @@
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/registry/solver_registry.h"
 #include "tests/gpu/plan_distance.h"
+#include "tests/support/passes_to_target.h"
 
 namespace fs = std::filesystem;
 using namespace uot;
@@ -52,42 +53,6 @@ double median(std::vector<double> x)
     std::sort(x.begin(), x.end());
     const std::size_t k = x.size() / 2;
     return x.size() % 2 ? x[k] : 0.5 * (x[k - 1] + x[k]);
-}
-
-struct PassCount {
-    std::uint64_t passes = 0;
-    int iterations = 0;
-    double distance = 1;
-};
-
-// Passes until the plan is within `target` of `converged`, in chunks of `chunk` iterations.
-PassCount passesToTarget(UotSolver& solver, const UotProblem& problem, IterationMode mode, int threads,
-                         const SolveResult& converged, double target, int chunk)
-{
-    PassCount count;
-    std::vector<double> u, v;
-    while (count.iterations < 200000) {
-        SolveOptions o;
-        o.precision = Precision::Fp64;
-        o.mode = mode;
-        o.threads = threads;
-        o.maxIterations = chunk;
-        o.tolerance = 0;
-        o.checkEvery = chunk;
-        o.evaluateFinalPlan = false;
-        if (!u.empty()) {
-            o.warmU = u;
-            o.warmV = v;
-        }
-        const SolveResult r = solver.solve(problem, o);
-        count.iterations += r.iterations;
-        count.passes += r.passes;
-        count.distance = test::planRelativeL1(problem, r, converged);
-        if (count.distance <= target || r.iterations < chunk) break;
-        u = r.u();
-        v = r.v();
-    }
-    return count;
 }
 
 }  // namespace
@@ -148,12 +113,16 @@ int main(int argc, char** argv)
                     ref.checkEvery = 10;
                     ref.evaluateFinalPlan = false;
                     const SolveResult converged = solver->solve(problem, ref);
-                    PassCount count[2];
+                    test::PassCount count[2];
                     double wallMs[2] = {0, 0}, wallDist[2] = {0, 0};
                     int wallIterations[2] = {0, 0};
                     for (int k = 0; k < 2; ++k) {
                         const IterationMode mode = k == 0 ? IterationMode::Plain : IterationMode::TranslationInvariant;
-                        count[k] = passesToTarget(*solver, problem, mode, threads, converged, target, chunk);
+                        SolveOptions counted;
+                        counted.precision = Precision::Fp64;
+                        counted.mode = mode;
+                        counted.threads = threads;
+                        count[k] = test::passesToTarget(*solver, problem, counted, converged, target, chunk);
                         SolveOptions timed = ref;
                         timed.mode = mode;
                         timed.precision = Precision::Fp32;

@@ -40,6 +40,7 @@
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
 #include "tests/gpu/plan_distance.h"
+#include "tests/support/passes_to_target.h"
 
 using namespace uot;
 using uot::test::planRelativeL1;
@@ -141,23 +142,9 @@ void runToSolution(const std::string& sizes, double eps, double tau)
                     "\"iterations\": %d, \"converged\": %s, \"error\": %.2e}\n",
                     m, n, eps, tau, converged.iterations, converged.converged ? "true" : "false", converged.error);
         for (IterationMode mode : {IterationMode::Plain, IterationMode::TranslationInvariant}) {
-            // Passes to 1e-6: chained 10-iteration fp64 solves (a warm start continues the iteration exactly).
-            std::vector<double> u, v;
-            int iterations = 0;
-            double dist = 1;
-            while (iterations < 200000) {
-                SolveOptions o = opts(Precision::Fp64, mode, 10, 0, 10);
-                if (!u.empty()) {
-                    o.warmU = u;
-                    o.warmV = v;
-                }
-                const SolveResult r = fused->solve(bp.problem, o);
-                iterations += r.iterations;
-                u = r.u();
-                v = r.v();
-                dist = planRelativeL1(bp.problem, r, converged);
-                if (dist <= 1e-6 || r.status != NumericalStatus::Ok) break;
-            }
+            // Passes to 1e-6, in fp64, counted in chunks of 10 iterations.
+            const test::PassCount count = test::passesToTarget(*fused, bp.problem, opts(Precision::Fp64, mode, 10, 0, 10),
+                                                               converged, 1e-6, 10);
             // Device time of an fp32 solve to POT's criterion, after a warm-up solve.
             const SolveOptions timed = opts(Precision::Fp32, mode, 200000, 1e-6, 10);
             fused->solve(bp.problem, timed);
@@ -166,7 +153,7 @@ void runToSolution(const std::string& sizes, double eps, double tau)
                         "\"eps\": %g, \"tau\": %g, \"passes_to_1e-6_fp64\": %d, \"rel_l1_at_stop\": %.2e, "
                         "\"fp32_tol1e-6_iterations\": %d, \"fp32_tol1e-6_ms\": %.3f, \"fp32_rel_l1\": %.2e, "
                         "\"fp32_ms_per_iter\": %.5f}\n",
-                        toString(mode).c_str(), m, n, eps, tau, iterations, dist, r32.iterations,
+                        toString(mode).c_str(), m, n, eps, tau, static_cast<int>(count.passes), count.distance, r32.iterations,
                         1e3 * r32.timings.iterateSeconds, planRelativeL1(bp.problem, r32, converged),
                         r32.iterations > 0 ? 1e3 * r32.timings.iterateSeconds / r32.iterations : 0.0);
             std::fflush(stdout);

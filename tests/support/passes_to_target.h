@@ -1,0 +1,49 @@
+#pragma once
+// Passes over K until a solver's plan is within a target distance of a converged
+// plan, measured from outside the solver: chained solves of `chunk` iterations,
+// each warm-started from the last (a warm start continues the iteration
+// exactly), with the plan distance taken after each. Used by the time-to-solution
+// benchmarks (bench/quality/time_to_solution.cpp, tests/gpu/gpu_bench.cpp).
+
+#include <cstdint>
+#include <vector>
+
+#include "core/transport/uot_solver.h"
+#include "tests/gpu/plan_distance.h"
+
+namespace uot::test {
+
+struct PassCount {
+    std::uint64_t passes = 0;  // SolveResult::passes summed over the chunks
+    int iterations = 0;
+    double distance = 1;       // plan relative L1 to the converged plan at the stop
+};
+
+// `options` gives precision, mode and threads; its iteration limits are replaced.
+// Stops at `target`, at 200000 iterations, or when a chunk stops early (status not Ok).
+inline PassCount passesToTarget(UotSolver& solver, const UotProblem& problem, SolveOptions options,
+                                const SolveResult& converged, double target, int chunk)
+{
+    options.maxIterations = chunk;
+    options.tolerance = 0;
+    options.checkEvery = chunk;
+    options.evaluateFinalPlan = false;
+    PassCount count;
+    std::vector<double> u, v;
+    while (count.iterations < 200000) {
+        if (!u.empty()) {
+            options.warmU = u;
+            options.warmV = v;
+        }
+        const SolveResult r = solver.solve(problem, options);
+        count.iterations += r.iterations;
+        count.passes += r.passes;
+        count.distance = planRelativeL1(problem, r, converged);
+        if (count.distance <= target || r.iterations < chunk || r.status != NumericalStatus::Ok) break;
+        u = r.u();
+        v = r.v();
+    }
+    return count;
+}
+
+}  // namespace uot::test
