@@ -148,9 +148,7 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
             throw UsageError("option '--tol' must be a finite number >= 0 (0 = run --max-iter iterations)");
     }
     try {
-        const std::string mode = parser.value("mode");
-        s.options.mode = mode == "auto" ? (solverText == "auto" ? IterationMode::TranslationInvariant : IterationMode::Plain)
-                                        : parseIterationMode(mode);
+        s.options.mode = resolveIterationMode(parser.value("mode"), solverText);
     } catch (const Error& e) {
         throw UsageError(std::string("option '--mode': ") + e.what());
     }

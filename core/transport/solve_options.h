@@ -22,6 +22,11 @@ enum class IterationMode {
 
 std::string toString(IterationMode mode);               // "plain" | "translation-invariant"
 IterationMode parseIterationMode(const std::string& text);  // "plain" | "ti" | "translation-invariant"
+// The mode of a mode request ("auto", "plain", "ti", ...) for a solver request:
+// "auto" is translation-invariant with the solver "auto" and plain for a named
+// variant (which then stays comparable with POT iteration for iteration). The
+// CLI and the studio both resolve their defaults here.
+IterationMode resolveIterationMode(const std::string& modeRequest, const std::string& solverRequest);
 
 struct SolveOptions {
     Precision precision = Precision::Fp32;  // storage and arithmetic of the kernel matrix

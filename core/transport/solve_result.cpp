@@ -43,4 +43,10 @@ IterationMode parseIterationMode(const std::string& text)
                 "unknown iteration mode '" + text + "': choose plain or translation-invariant (ti)");
 }
 
+IterationMode resolveIterationMode(const std::string& modeRequest, const std::string& solverRequest)
+{
+    if (modeRequest != "auto") return parseIterationMode(modeRequest);
+    return solverRequest == "auto" ? IterationMode::TranslationInvariant : IterationMode::Plain;
+}
+
 }  // namespace uot
