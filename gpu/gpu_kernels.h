@@ -4,6 +4,12 @@
 // with a row pitch (in elements) that is a multiple of the 16-byte vector width,
 // so every row starts 16-byte aligned; the padding columns hold K = 0
 // (log-domain: -inf) and are never reported.
+// Implemented by family: gpu_kernels_build.cu (K from costs or points, zero
+// lines), gpu_kernels_scaling.cu (scaling updates, rescaling, gpu-mapuot),
+// gpu_kernels_fused.cu (gpu-fused and its column finalize), gpu_kernels_log.cu
+// (gpu-log), gpu_kernels_reduce.cu (marginal errors, convergence check),
+// gpu_kernels_probe.cu (bandwidth probe); shared device helpers in
+// gpu_kernels_device.cuh.
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -132,6 +138,12 @@ void launchLogRows(const T* logK, std::size_t rows, std::size_t cols, std::size_
 // gpu-log columns: per band partial (max, sum) of logK_ij + lu_i, then
 // lv_j = fb (log b_j - LSE_i(...)). partialMax/partialSum hold bands x cols.
 int logColumnBands(std::size_t rows, std::size_t cols, int device);
+// The first stage alone: partialMax/partialSum (bands x cols) for band b hold the
+// max and the shifted sum of logK_ij + lu_i over the band's rows (also used by
+// the log-domain marginal errors).
+template <typename T>
+void launchLogColPartials(const T* logK, std::size_t rows, std::size_t cols, std::size_t pitch, const double* lu,
+                          double* partialMax, double* partialSum, int bands, cudaStream_t stream);
 template <typename T>
 void launchLogCols(const T* logK, std::size_t rows, std::size_t cols, std::size_t pitch, const double* lu,
                    const double* logWeightB, double fb, double* lv, double* partialMax, double* partialSum,
