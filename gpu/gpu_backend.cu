@@ -109,11 +109,6 @@ DeviceMemory deviceMemory(int device)
     return mem;
 }
 
-std::vector<std::string> solverNames()
-{
-    return {"gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-fused-bf16", "gpu-log"};
-}
-
 std::unique_ptr<UotSolver> createSolver(const std::string& name) { return createSolver(name, defaultTuning()); }
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& tuning)

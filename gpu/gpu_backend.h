@@ -1,5 +1,6 @@
 #pragma once
-// Public face of the GPU backend. No CUDA types here: callers include this
+// The GPU backend's own interface, for gpu/ and the GPU tests and benches;
+// everything else reaches it through core/registry. Public face of the GPU backend. No CUDA types here: callers include this
 // whether or not CUDA was found at configure time. Without CUDA the library is
 // a stub with the same target name (uot::gpu) that reports "not available".
 
@@ -32,11 +33,9 @@ std::vector<DeviceInfo> listDevices();
 // Empty when at least one usable device exists; otherwise why not, for a person.
 std::string unavailableReason();
 
-// Names of the GPU variants ("gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-fused-bf16",
-// "gpu-log"). gpu-fused-bf16 is gpu-fused with K stored as bfloat16 (fp32 solves only).
-std::vector<std::string> solverNames();
-
-// Creates a GPU variant by name. Throws uot::Error(Unavailable) without CUDA or
+// Creates a GPU variant by name ("gpu-pot-style", "gpu-mapuot", "gpu-fused",
+// "gpu-fused-bf16", "gpu-log"; gpu_registration.cpp registers them with their
+// capabilities; callers outside gpu/ use core/registry/solver_registry.h). Throws uot::Error(Unavailable) without CUDA or
 // without a device, uot::Error(InvalidArgument) for an unknown name.
 std::unique_ptr<UotSolver> createSolver(const std::string& name);
 

@@ -8,7 +8,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
-#include "gpu/gpu_backend.h"
+#include "core/registry/device_registry.h"
 
 namespace uot::cli {
 
@@ -41,19 +41,20 @@ int runDevicesCommand(const std::vector<std::string>& args)
     }
     if (!parser.positionals().empty()) throw UsageError("unexpected argument '" + parser.positionals()[0] + "'");
 
-    const std::string reason = gpu::unavailableReason();
+    const std::string reason = gpuUnavailableReason();
     if (!reason.empty()) {
         std::fprintf(stderr, "uot devices: %s\n", reason.c_str());
         return kExitUnavailable;
     }
     const bool json = parser.flag("json");
     const bool bandwidth = parser.flag("bandwidth");
-    const std::vector<gpu::DeviceInfo> devices = gpu::listDevices();
+    const DeviceBackend& backend = *findDeviceBackend(DeviceKind::Gpu);
+    const std::vector<DeviceDescription> devices = backend.listDevices();
     if (json) std::printf("{\"devices\": [");
     for (std::size_t k = 0; k < devices.size(); ++k) {
-        const gpu::DeviceInfo& d = devices[k];
-        gpu::BandwidthMeasurement bw;
-        if (bandwidth) bw = gpu::measureBandwidth(d.ordinal);
+        const DeviceDescription& d = devices[k];
+        DeviceBandwidth bw;
+        if (bandwidth) bw = backend.measureBandwidth(d.ordinal);
         if (json) {
             std::printf("%s{\"ordinal\": %d, \"name\": %s, \"total_memory_mb\": %.0f, \"free_memory_mb\": %.0f, "
                         "\"multiprocessors\": %d, \"compute_capability\": \"%d.%d\", \"l2_cache_mb\": %.1f",
@@ -75,26 +76,8 @@ int runDevicesCommand(const std::vector<std::string>& args)
     }
     if (json) std::printf("]");
     if (parser.flag("tune")) {
-        const int device = parser.integer("tune-device");
-        std::vector<gpu::TuningTrial> trials;
-        const gpu::Tuning best = gpu::tuneMapUot(device, 8192, 8192, &trials);
-        if (json) {
-            std::printf(", \"mapuot_tuning\": {\"mapTx\": %d, \"mapTy\": %d, \"mapNy\": %d, \"rowTx\": %d, "
-                        "\"rowNy\": %d, \"trials\": [",
-                        best.mapTx, best.mapTy, best.mapNy, best.rowTx, best.rowNy);
-            for (std::size_t k = 0; k < trials.size(); ++k) {
-                const auto& t = trials[k];
-                std::printf("%s{\"part\": \"%s\", \"mapTx\": %d, \"mapTy\": %d, \"mapNy\": %d, \"rowTx\": %d, "
-                            "\"rowNy\": %d, \"ms\": %.4f}",
-                            k ? ", " : "", t.part, t.tuning.mapTx, t.tuning.mapTy, t.tuning.mapNy, t.tuning.rowTx,
-                            t.tuning.rowNy, t.ms);
-            }
-            std::printf("]}");
-        } else {
-            std::printf("gpu-mapuot tiles on gpu:%d (8192x8192 fp32, %zu candidates timed): part 2 Tx=%d Ty=%d Ny=%d, "
-                        "part 4 Tx=%d Ny=%d\n",
-                        device, trials.size(), best.mapTx, best.mapTy, best.mapNy, best.rowTx, best.rowNy);
-        }
+        if (!backend.tuneKernels) throw UsageError("--tune: the " + backend.displayName + " backend has no kernel tuning");
+        backend.tuneKernels(parser.integer("tune-device"), json);
     }
     if (json) std::printf("}\n");
     return kExitOk;
