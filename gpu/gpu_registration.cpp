@@ -10,13 +10,19 @@
 #include "core/registry/solver_registry.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_color_map.h"
+#include "gpu/gpu_solver.h"
 
 namespace uot::gpu {
 namespace {
 
-void registerGpu(std::string name, std::string description, SolverCapabilities caps)
+// Sweeps over K per iteration of what runs (gpu_solver.h's traffic model; the
+// one-pass gpu-fused, not its cuBLAS fallback for very wide rows).
+double sweepsOf(detail::Variant variant) { return double(detail::bytesPerIterationFor(variant, 1, 1, 1)); }
+
+void registerGpu(std::string name, std::string description, SolverCapabilities caps, detail::Variant variant)
 {
     caps.device = DeviceKind::Gpu;
+    caps.matrixSweepsPerIteration = sweepsOf(variant);
     const std::string created = name;
     registerSolver({std::move(name), std::move(description), std::move(caps),
                     [created] { return createSolver(created); }, [] { return unavailableReason(); }});
@@ -49,39 +55,39 @@ bool registerCudaBackend()
 {
     SolverCapabilities potStyle;
     potStyle.algorithm = "pot-style";
-    potStyle.matrixSweepsPerIteration = 2;
     potStyle.stabilizedFallback = "gpu-log";
     registerGpu("gpu-pot-style", "two cuBLAS matrix-vector passes per iteration on the GPU (the POT-style baseline)",
-                potStyle);
+                potStyle, detail::Variant::PotStyle);
 
     SolverCapabilities mapuot;
     mapuot.algorithm = "mapuot";
-    mapuot.matrixSweepsPerIteration = 2;
     mapuot.readOnlyMatrix = false;
     mapuot.translationInvariant = false;
     mapuot.stabilizedFallback = "gpu-log";
-    registerGpu("gpu-mapuot", "MAP-UOT's in-place rescaling kernels on the GPU (exact UOT form): 1 read + 1 write",
-                mapuot);
+    registerGpu("gpu-mapuot", "MAP-UOT's in-place rescaling kernels on the GPU (exact UOT form): two kernels, each a read and a write of K",
+                mapuot, detail::Variant::MapUot);
 
     SolverCapabilities fused;
     fused.algorithm = "fused";
     fused.stabilizedFallback = "gpu-log";
     fused.deviceDefault = true;
-    registerGpu("gpu-fused", "one read-only pass over K per iteration on the GPU: the fastest exact GPU variant", fused);
+    registerGpu("gpu-fused", "one read-only pass over K per iteration on the GPU: the fastest exact GPU variant", fused,
+                detail::Variant::Fused);
 
     SolverCapabilities bf16;
     bf16.algorithm = "fused-bf16";
     bf16.fp64 = false;
     bf16.storedEntryBytes = 2;
     bf16.stabilizedFallback = "gpu-log";
-    registerGpu("gpu-fused-bf16", "gpu-fused with K stored as bfloat16 (half the traffic; fp32 solves only)", bf16);
+    registerGpu("gpu-fused-bf16", "gpu-fused with K stored as bfloat16 (half the traffic; fp32 solves only)", bf16,
+                detail::Variant::Fused);
 
     SolverCapabilities log;
     log.algorithm = "log";
     log.logDomain = true;
     log.transcendentalsPerEntry = 2;
-    registerGpu("gpu-log", "log-domain single pass on the GPU: stable for any eps (used automatically on underflow)",
-                log);
+    registerGpu("gpu-log", "log-domain passes on the GPU (rows, then columns): stable for any eps (used automatically on underflow)",
+                log, detail::Variant::Log);
 
     DeviceBackend device;
     device.kind = DeviceKind::Gpu;

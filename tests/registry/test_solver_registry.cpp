@@ -130,7 +130,9 @@ private slots:
     {
         QCOMPARE(bytesPerIteration("gpu-fused", 10, 20, Precision::Fp32), std::uint64_t(10 * 20 * 4));
         QCOMPARE(bytesPerIteration("gpu-fused-bf16", 10, 20, Precision::Fp32), std::uint64_t(10 * 20 * 2));
-        QCOMPARE(bytesPerIteration("gpu-mapuot", 10, 20, Precision::Fp64), std::uint64_t(2 * 10 * 20 * 8));
+        // gpu-mapuot: two kernels, each a read and a write; gpu-log: rows, then columns.
+        QCOMPARE(bytesPerIteration("gpu-mapuot", 10, 20, Precision::Fp64), std::uint64_t(4 * 10 * 20 * 8));
+        QCOMPARE(bytesPerIteration("gpu-log", 10, 20, Precision::Fp32), std::uint64_t(2 * 10 * 20 * 4));
         QCOMPARE(bytesPerIteration("nonsense", 10, 20, Precision::Fp64), std::uint64_t(0));
     }
 
