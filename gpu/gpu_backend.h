@@ -40,10 +40,12 @@ std::string unavailableReason();
 std::unique_ptr<UotSolver> createSolver(const std::string& name);
 
 // Measures the device's streaming-read and device-to-device-copy bandwidth in
-// GB/s (bytes read, and bytes read + written, per second). Throws Unavailable.
+// GB/s (bytes read, and bytes read + written, per second), and its fp32 FMA
+// rate in GFLOP/s (the roofline's compute roof). Throws Unavailable.
 struct BandwidthMeasurement {
     double readGBps = 0;
     double copyGBps = 0;
+    double fp32Gflops = 0;
 };
 BandwidthMeasurement measureBandwidth(int device, std::size_t bytes = std::size_t(1) << 30);
 

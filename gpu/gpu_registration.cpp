@@ -103,7 +103,7 @@ bool registerCudaBackend()
     device.unavailableReason = [] { return unavailableReason(); };
     device.measureBandwidth = [](int ordinal) {
         const BandwidthMeasurement bw = measureBandwidth(ordinal);
-        return DeviceBandwidth{bw.readGBps, bw.copyGBps};
+        return DeviceBandwidth{bw.readGBps, bw.copyGBps, bw.fp32Gflops};
     };
     device.createColorMapper = [](int ordinal) -> std::unique_ptr<DeviceColorMapper> {
         return std::make_unique<ColorMapper>(ordinal);

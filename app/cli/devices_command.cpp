@@ -30,7 +30,7 @@ int runDevicesCommand(const std::vector<std::string>& args)
 {
     ArgParser parser("uot devices [--bandwidth] [--tune] [--json]",
                      "Lists the GPUs this build can use. Exit 4 when there is none (or no CUDA in this build).");
-    parser.addFlag("bandwidth", "measure each device's streaming-read and device-to-device copy bandwidth (1 GiB)");
+    parser.addFlag("bandwidth", "measure each device's streaming-read and device-to-device copy bandwidth (1 GiB) and fp32 FMA rate");
     parser.addFlag("tune", "time the gpu-mapuot tile parameters on an 8192x8192 float32 matrix and print the best");
     parser.addOption("tune-device", "N", "device used by --tune", "0");
     parser.addFlag("json", "print JSON instead of a table");
@@ -61,7 +61,9 @@ int runDevicesCommand(const std::vector<std::string>& args)
                         k ? ", " : "", d.ordinal, jsonString(d.name).c_str(), d.totalMemoryBytes / 1048576.0,
                         d.freeMemoryBytes / 1048576.0, d.multiprocessors, d.computeCapabilityMajor,
                         d.computeCapabilityMinor, d.l2CacheBytes / 1048576.0);
-            if (bandwidth) std::printf(", \"read_gbps\": %.1f, \"d2d_copy_gbps\": %.1f", bw.readGBps, bw.copyGBps);
+            if (bandwidth)
+                std::printf(", \"read_gbps\": %.1f, \"d2d_copy_gbps\": %.1f, \"fp32_gflops\": %.0f", bw.readGBps,
+                            bw.copyGBps, bw.fp32Gflops);
             std::printf("}");
         } else {
             std::printf("gpu:%d  %s\n  memory %.0f MiB (%.0f MiB free), %d multiprocessors, compute capability "
@@ -70,8 +72,9 @@ int runDevicesCommand(const std::vector<std::string>& args)
                         d.multiprocessors, d.computeCapabilityMajor, d.computeCapabilityMinor,
                         d.l2CacheBytes / 1048576.0);
             if (bandwidth)
-                std::printf("  streaming read %.0f GB/s, device-to-device copy %.0f GB/s (read + write)\n", bw.readGBps,
-                            bw.copyGBps);
+                std::printf("  streaming read %.0f GB/s, device-to-device copy %.0f GB/s (read + write), "
+                            "fp32 FMA %.0f GFLOP/s\n",
+                            bw.readGBps, bw.copyGBps, bw.fp32Gflops);
         }
     }
     if (json) std::printf("]");

@@ -1,6 +1,10 @@
 #include "core/registry/device_registry.h"
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
+
+#include "core/transport/uot_error.h"
 
 namespace uot {
 namespace {
@@ -33,6 +37,19 @@ std::string gpuUnavailableReason()
     const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
     if (!gpu) return "this program was built without a GPU backend";
     return gpu->unavailableReason();
+}
+
+DeviceBandwidth cachedGpuBandwidth(int ordinal)
+{
+    static std::mutex mutex;
+    static std::map<int, DeviceBandwidth> measured;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto found = measured.find(ordinal); found != measured.end()) return found->second;
+    const std::string reason = gpuUnavailableReason();
+    if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
+    const DeviceBandwidth bw = findDeviceBackend(DeviceKind::Gpu)->measureBandwidth(ordinal);
+    measured.emplace(ordinal, bw);
+    return bw;
 }
 
 }  // namespace uot

@@ -29,10 +29,11 @@ struct DeviceDescription {
 };
 
 // Streaming-read and device-to-device copy bandwidth in GB/s (bytes read, and
-// bytes read + written, per second).
+// bytes read + written, per second), and the fp32 FMA rate in GFLOP/s.
 struct DeviceBandwidth {
     double readGBps = 0;
     double copyGBps = 0;
+    double fp32Gflops = 0;
 };
 
 // The per-pixel stages of the colour mapping (core/color/color_map.h) on a
@@ -81,5 +82,9 @@ const DeviceBackend* findDeviceBackend(DeviceKind kind);
 
 // Convenience for the GPU: empty when a GPU is usable, otherwise why not.
 std::string gpuUnavailableReason();
+
+// The GPU's bandwidth and compute rate, measured once per device and process
+// (later calls return the first measurement). Throws Unavailable without a GPU.
+DeviceBandwidth cachedGpuBandwidth(int ordinal);
 
 }  // namespace uot

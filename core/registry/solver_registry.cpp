@@ -70,6 +70,7 @@ public:
         SolveResult second = m_stabilized->solve(problem, rest, control);
         second.iterations += first.iterations;
         second.passes += first.passes;
+        if (!second.counters.sampled && first.counters.sampled) second.counters = first.counters;
         second.timings.setupSeconds += first.timings.setupSeconds;
         second.timings.iterateSeconds += first.timings.iterateSeconds;
         second.timings.msPerIteration =
