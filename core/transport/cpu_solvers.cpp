@@ -2,6 +2,7 @@
 
 #include "core/transport/fused_solver.h"
 #include "core/transport/log_solver.h"
+#include "core/transport/mapreduce_solver.h"
 #include "core/transport/mapuot_solver.h"
 #include "core/transport/pot_style_solver.h"
 #include "core/transport/reference_solver.h"
@@ -16,6 +17,8 @@ std::vector<std::pair<std::string, std::string>> cpuSolverCatalog()
         {"mapuot", "MAP-UOT's fused double loop rescaling the matrix in place (exact UOT form): 1 read + 1 write"},
         {"fused", "one read-only SIMD pass over K per iteration (K never written): the fastest exact variant"},
         {"log", "log-domain single pass with online max: stable for any eps (used automatically on underflow)"},
+        {"mapreduce", "matrix-free log-domain passes over two point clouds (costs recomputed, K never stored): "
+                      "O(M + N) memory, any eps"},
     };
 }
 
@@ -26,6 +29,7 @@ std::unique_ptr<UotSolver> createCpuSolver(const std::string& name)
     if (name == "mapuot") return std::make_unique<MapUotSolver>();
     if (name == "fused") return std::make_unique<FusedSolver>();
     if (name == "log") return std::make_unique<LogDomainSolver>();
+    if (name == "mapreduce") return std::make_unique<MapReduceSolver>();
     return nullptr;
 }
 

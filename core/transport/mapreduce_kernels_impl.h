@@ -1,0 +1,232 @@
+// The matrix-free kernels of mapreduce_kernels.h, written once with GCC/Clang
+// vector extensions. Each including file defines UOT_MR_VECTOR_BYTES (16, 32
+// or 64), is compiled for its instruction set with -ffp-contract=fast (so
+// a * b + c becomes one FMA), and includes this inside an anonymous namespace.
+// No header is included here: nothing inline may be shared between the builds.
+
+template <typename T>
+struct MrVec;
+
+template <>
+struct MrVec<float> {
+    typedef float V __attribute__((vector_size(UOT_MR_VECTOR_BYTES)));
+    typedef int I __attribute__((vector_size(UOT_MR_VECTOR_BYTES)));
+    static constexpr std::size_t W = UOT_MR_VECTOR_BYTES / sizeof(float);
+    static constexpr int kMantissaBits = 23;
+    static constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: x + kRound - kRound rounds x to an integer
+    // 2^f on [-1/2, 1/2], degree 5, interpolated at the Chebyshev nodes
+    // (relative error 1.6e-7 in float arithmetic).
+    static V pow2Fraction(V f)
+    {
+        V p = f * 0.00133908633f + 0.00967603177f;
+        p = p * f + 0.0555035695f;
+        p = p * f + 0.240221068f;
+        p = p * f + 0.693147182f;
+        return p * f + 1.00000012f;
+    }
+};
+
+template <>
+struct MrVec<double> {
+    typedef double V __attribute__((vector_size(UOT_MR_VECTOR_BYTES)));
+    typedef long long I __attribute__((vector_size(UOT_MR_VECTOR_BYTES)));
+    static constexpr std::size_t W = UOT_MR_VECTOR_BYTES / sizeof(double);
+    static constexpr int kMantissaBits = 52;
+    static constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+    // 2^f on [-1/2, 1/2]: Taylor series of exp(f ln 2) to degree 12
+    // (truncation below 1.8e-16 relative). Coefficients (ln 2)^k / k!.
+    static V pow2Fraction(V f)
+    {
+        V p = f * 2.5678435993488206e-11 + 4.4455382718708116e-10;
+        p = p * f + 7.0549116208011234e-09;
+        p = p * f + 1.0178086009239700e-07;
+        p = p * f + 1.3215486790144310e-06;
+        p = p * f + 1.5252733804059841e-05;
+        p = p * f + 1.5403530393381609e-04;
+        p = p * f + 1.3333558146428443e-03;
+        p = p * f + 9.6181291076284769e-03;
+        p = p * f + 5.5504108664821583e-02;
+        p = p * f + 2.4022650695910072e-01;
+        p = p * f + 6.9314718055994529e-01;
+        return p * f + 1.0;
+    }
+};
+
+template <typename V>
+inline V vmax(V a, V b)
+{
+    return a > b ? a : b;
+}
+
+template <typename V>
+inline V vmin(V a, V b)
+{
+    return a < b ? a : b;
+}
+
+template <typename T>
+inline typename MrVec<T>::V splat(T x)
+{
+    return typename MrVec<T>::V{} + x;
+}
+
+template <typename T>
+inline typename MrVec<T>::V loadV(const T* p)
+{
+    typename MrVec<T>::V v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// 2^x for x in [kLow, kHigh] (already clamped): round x to n, 2^(x - n) by the
+// polynomial, and n added to the exponent bits.
+template <typename T>
+inline typename MrVec<T>::V pow2(typename MrVec<T>::V x)
+{
+    using M = MrVec<T>;
+    using V = typename M::V;
+    using I = typename M::I;
+    const V round = splat<T>(M::kRound);
+    const V k = x + round;    // n in the low mantissa bits
+    const V f = x - (k - round);  // in [-1/2, 1/2]
+    const V p = M::pow2Fraction(f);
+    return reinterpret_cast<V>(reinterpret_cast<I>(p) + (reinterpret_cast<I>(k) << M::kMantissaBits));
+}
+
+template <typename T>
+inline double horizontalSum(typename MrVec<T>::V v)
+{
+    double s = 0;
+    for (std::size_t l = 0; l < MrVec<T>::W; ++l) s += static_cast<double>(v[l]);
+    return s;
+}
+
+// Sources per L1-resident chunk, and targets per tile (a tile's sums stay in L1
+// while its chunks stream through).
+template <typename T, int D>
+constexpr std::size_t chunkSources()
+{
+    constexpr std::size_t bytes = 16384;
+    constexpr std::size_t n = bytes / ((D + 1) * sizeof(T));
+    return n / 16 * 16;
+}
+constexpr std::size_t kTargetTile = 64;
+// Targets per register block: enough independent chains to hide latency, few
+// enough that the broadcast weights stay in registers.
+constexpr int kBlockTargets = UOT_MR_VECTOR_BYTES == 64 ? 4 : 2;
+
+template <typename T, int D, int R>
+inline void sumBlock(const CloudSources<T>& src, std::size_t s0, std::size_t s1, const T* w, const T* shift,
+                     double* sums)
+{
+    using M = MrVec<T>;
+    using V = typename M::V;
+    constexpr std::size_t W = M::W;
+    V wv[R][D], sh[R], acc[R];
+    for (int r = 0; r < R; ++r) {
+        for (int d = 0; d < D; ++d) wv[r][d] = splat<T>(w[r * D + d]);
+        sh[r] = splat<T>(shift[r]);
+        acc[r] = V{};
+    }
+    const V lo = splat<T>(MapReduceLimits<T>::kLow), hi = splat<T>(MapReduceLimits<T>::kHigh);
+    for (std::size_t s = s0; s < s1; s += W) {
+        V q[D];
+        for (int d = 0; d < D; ++d) q[d] = loadV(src.q + d * src.ld + s);
+        const V h = loadV(src.h + s);
+        for (int r = 0; r < R; ++r) {
+            V y = h - sh[r];
+            for (int d = 0; d < D; ++d) y = wv[r][d] * q[d] + y;
+            acc[r] += pow2<T>(vmin(vmax(y, lo), hi));
+        }
+    }
+    for (int r = 0; r < R; ++r) sums[r] += horizontalSum<T>(acc[r]);
+}
+
+template <typename T, int D>
+void shiftedSumsImpl(const CloudSources<T>& src, const T* w, const T* shift, std::size_t count, double* sums)
+{
+    constexpr std::size_t chunk = chunkSources<T, D>();
+    constexpr std::size_t R = kBlockTargets;
+    for (std::size_t t0 = 0; t0 < count; t0 += kTargetTile) {
+        const std::size_t t1 = t0 + kTargetTile < count ? t0 + kTargetTile : count;
+        for (std::size_t t = t0; t < t1; ++t) sums[t] = 0;
+        for (std::size_t s0 = 0; s0 < src.ld; s0 += chunk) {
+            const std::size_t s1 = s0 + chunk < src.ld ? s0 + chunk : src.ld;
+            std::size_t t = t0;
+            for (; t + R <= t1; t += R) sumBlock<T, D, R>(src, s0, s1, w + t * D, shift + t, sums + t);
+            for (; t < t1; ++t) sumBlock<T, D, 1>(src, s0, s1, w + t * D, shift + t, sums + t);
+        }
+    }
+}
+
+template <typename T, int D>
+void maxScoresImpl(const CloudSources<T>& src, const T* w, std::size_t count, T* out)
+{
+    using M = MrVec<T>;
+    using V = typename M::V;
+    constexpr std::size_t W = M::W;
+    for (std::size_t t = 0; t < count; ++t) {
+        V wv[D];
+        for (int d = 0; d < D; ++d) wv[d] = splat<T>(w[t * D + d]);
+        V mx = loadV(src.h);
+        for (std::size_t s = 0; s < src.ld; s += W) {
+            V y = loadV(src.h + s);
+            for (int d = 0; d < D; ++d) y = wv[d] * loadV(src.q + d * src.ld + s) + y;
+            mx = vmax(mx, y);
+        }
+        T m = mx[0];
+        for (std::size_t l = 1; l < W; ++l) m = mx[l] > m ? mx[l] : m;
+        out[t] = m;
+    }
+}
+
+template <typename T>
+double probeExpImpl(std::size_t rounds)
+{
+    using V = typename MrVec<T>::V;
+    constexpr std::size_t S = kProbeStreams;
+    V x[S], acc[S];
+    for (std::size_t k = 0; k < S; ++k) {
+        for (std::size_t l = 0; l < MrVec<T>::W; ++l) x[k][l] = T(-0.37) * T(k + 1) - T(0.011) * T(l);
+        acc[k] = V{};
+    }
+    const V step = splat<T>(T(1e-7));
+    for (std::size_t i = 0; i < rounds; ++i) {
+        for (std::size_t k = 0; k < S; ++k) {
+            acc[k] += pow2<T>(x[k]);
+            x[k] -= step;
+        }
+    }
+    double total = 0;
+    for (std::size_t k = 0; k < S; ++k) total += horizontalSum<T>(acc[k]);
+    return total;
+}
+
+template <typename T>
+double probeFmaImpl(std::size_t rounds)
+{
+    using V = typename MrVec<T>::V;
+    constexpr std::size_t S = kProbeStreams;
+    V acc[S];
+    for (std::size_t k = 0; k < S; ++k) acc[k] = splat<T>(T(k) * T(0.001));
+    const V a = splat<T>(T(0.999999)), b = splat<T>(T(1e-6));
+    for (std::size_t i = 0; i < rounds; ++i) {
+        for (std::size_t k = 0; k < S; ++k) acc[k] = acc[k] * a + b;
+    }
+    double total = 0;
+    for (std::size_t k = 0; k < S; ++k) total += horizontalSum<T>(acc[k]);
+    return total;
+}
+
+template <typename T>
+MapReduceKernels<T> makeMapReduceKernels()
+{
+    return MapReduceKernels<T>{
+        {&shiftedSumsImpl<T, 1>, &shiftedSumsImpl<T, 2>, &shiftedSumsImpl<T, 3>, &shiftedSumsImpl<T, 4>,
+         &shiftedSumsImpl<T, 5>, &shiftedSumsImpl<T, 6>, &shiftedSumsImpl<T, 7>, &shiftedSumsImpl<T, 8>},
+        {&maxScoresImpl<T, 1>, &maxScoresImpl<T, 2>, &maxScoresImpl<T, 3>, &maxScoresImpl<T, 4>,
+         &maxScoresImpl<T, 5>, &maxScoresImpl<T, 6>, &maxScoresImpl<T, 7>, &maxScoresImpl<T, 8>},
+        &probeExpImpl<T>,
+        &probeFmaImpl<T>,
+        MrVec<T>::W};
+}
