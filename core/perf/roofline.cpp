@@ -1,5 +1,7 @@
 #include "core/perf/roofline.h"
 
+#include "core/transport/mapreduce_solver.h"
+
 namespace uot::perf {
 
 IterationCost iterationCost(const std::string& variant, std::size_t rows, std::size_t cols, Precision precision)
@@ -18,6 +20,12 @@ IterationCost iterationCost(const std::string& variant, std::size_t rows, std::s
         cost.readOnly = false;
     } else if (name == "log") {
         cost.bytes = std::uint64_t(mn * element);  // single pass over the cost / log-kernel
+        cost.transcendentals += 2.0 * mn;
+    } else if (name == "mapreduce") {
+        // Matrix-free: no matrix traffic; a row and a column pass, one exponential
+        // and the recomputed cost per entry each (points of dimension 3, the bench's).
+        cost.bytes = 0;
+        cost.flops = 2.0 * mn * mapReduceFlopsPerEntry(3, precision);
         cost.transcendentals += 2.0 * mn;
     } else if (name == "reference") {
         cost.bytes = std::uint64_t(2.0 * mn * 8.0);  // always float64, two passes

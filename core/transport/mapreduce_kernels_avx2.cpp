@@ -1,6 +1,10 @@
 // Matrix-free kernels (mapreduce_kernels.h), AVX2 + FMA build (compiled with -mavx2 -mfma; called only when the CPU has both).
 #include <cstddef>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "core/transport/mapreduce_kernels.h"
 
 namespace uot::kernels {

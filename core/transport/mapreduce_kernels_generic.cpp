@@ -1,6 +1,10 @@
 // Matrix-free kernels (mapreduce_kernels.h), portable build (SSE2-width vectors on x86_64; any GCC/Clang target).
 #include <cstddef>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "core/transport/mapreduce_kernels.h"
 
 namespace uot::kernels {
@@ -34,9 +38,21 @@ const MapReduceKernels<float>& avx512MapReduceKernelsFloat();
 const MapReduceKernels<double>& avx512MapReduceKernelsDouble();
 #endif
 
+#if UOT_HAVE_X86_KERNELS
+namespace {
+// The AVX-512 build also uses AVX512DQ (vreduce); without it, the AVX2 build.
+bool hasAvx512dq()
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512dq");
+}
+}  // namespace
+#endif
+
 const MapReduceKernels<float>& mapReduceKernelsFloat(SimdPath path)
 {
 #if UOT_HAVE_X86_KERNELS
+    if (path == SimdPath::Avx512 && !hasAvx512dq()) path = SimdPath::Avx2;
     if (path == SimdPath::Avx512) return avx512MapReduceKernelsFloat();
     if (path == SimdPath::Avx2) return avx2MapReduceKernelsFloat();
 #else
@@ -48,6 +64,7 @@ const MapReduceKernels<float>& mapReduceKernelsFloat(SimdPath path)
 const MapReduceKernels<double>& mapReduceKernelsDouble(SimdPath path)
 {
 #if UOT_HAVE_X86_KERNELS
+    if (path == SimdPath::Avx512 && !hasAvx512dq()) path = SimdPath::Avx2;
     if (path == SimdPath::Avx512) return avx512MapReduceKernelsDouble();
     if (path == SimdPath::Avx2) return avx2MapReduceKernelsDouble();
 #else

@@ -52,17 +52,68 @@ struct MrVec<double> {
     }
 };
 
+// AVX-512 (F + DQ) has the two instructions 2^x needs: vreduce (x minus its
+// rounded value) and vscalef (p * 2^floor(x), with exact underflow to 0 and
+// overflow to inf), so no clamp is needed there.
+#if UOT_MR_VECTOR_BYTES == 64 && defined(__AVX512F__) && defined(__AVX512DQ__)
+#define UOT_MR_SCALEF 1
+#else
+#define UOT_MR_SCALEF 0
+#endif
+
+#if defined(__SSE2__)
+inline MrVec<float>::V vmax(MrVec<float>::V a, MrVec<float>::V b)
+{
+#if UOT_MR_VECTOR_BYTES == 64
+    return _mm512_mask_max_ps(a, __mmask16(0xFFFF), a, b);  // masked: GCC 12 -Wmaybe-uninitialized
+#elif UOT_MR_VECTOR_BYTES == 32
+    return _mm256_max_ps(a, b);
+#else
+    return _mm_max_ps(a, b);
+#endif
+}
+inline MrVec<float>::V vmin(MrVec<float>::V a, MrVec<float>::V b)
+{
+#if UOT_MR_VECTOR_BYTES == 64
+    return _mm512_mask_min_ps(a, __mmask16(0xFFFF), a, b);
+#elif UOT_MR_VECTOR_BYTES == 32
+    return _mm256_min_ps(a, b);
+#else
+    return _mm_min_ps(a, b);
+#endif
+}
+inline MrVec<double>::V vmax(MrVec<double>::V a, MrVec<double>::V b)
+{
+#if UOT_MR_VECTOR_BYTES == 64
+    return _mm512_mask_max_pd(a, __mmask8(0xFF), a, b);
+#elif UOT_MR_VECTOR_BYTES == 32
+    return _mm256_max_pd(a, b);
+#else
+    return _mm_max_pd(a, b);
+#endif
+}
+inline MrVec<double>::V vmin(MrVec<double>::V a, MrVec<double>::V b)
+{
+#if UOT_MR_VECTOR_BYTES == 64
+    return _mm512_mask_min_pd(a, __mmask8(0xFF), a, b);
+#elif UOT_MR_VECTOR_BYTES == 32
+    return _mm256_min_pd(a, b);
+#else
+    return _mm_min_pd(a, b);
+#endif
+}
+#else
 template <typename V>
 inline V vmax(V a, V b)
 {
     return a > b ? a : b;
 }
-
 template <typename V>
 inline V vmin(V a, V b)
 {
     return a < b ? a : b;
 }
+#endif
 
 template <typename T>
 inline typename MrVec<T>::V splat(T x)
@@ -78,8 +129,8 @@ inline typename MrVec<T>::V loadV(const T* p)
     return v;
 }
 
-// 2^x for x in [kLow, kHigh] (already clamped): round x to n, 2^(x - n) by the
-// polynomial, and n added to the exponent bits.
+// 2^t. Off AVX-512, t must be clamped to [kLow, kHigh] first (the caller does):
+// round t to n, 2^(t - n) by the polynomial, and n added to the exponent bits.
 template <typename T>
 inline typename MrVec<T>::V pow2(typename MrVec<T>::V x)
 {
@@ -87,11 +138,44 @@ inline typename MrVec<T>::V pow2(typename MrVec<T>::V x)
     using V = typename M::V;
     using I = typename M::I;
     const V round = splat<T>(M::kRound);
-    const V k = x + round;    // n in the low mantissa bits
+    const V k = x + round;        // n in the low mantissa bits
     const V f = x - (k - round);  // in [-1/2, 1/2]
     const V p = M::pow2Fraction(f);
     return reinterpret_cast<V>(reinterpret_cast<I>(p) + (reinterpret_cast<I>(k) << M::kMantissaBits));
 }
+
+#if UOT_MR_SCALEF
+inline MrVec<float>::V pow2Shifted(MrVec<float>::V t)
+{
+    // g = t - floor(t) in [0, 1) (one vreduce), 2^g by the polynomial of
+    // MrVec<float> re-expanded about 1/2 and scaled by 2^(1/2), so that it
+    // covers [0, 1) with the same error (2.0e-7 relative); then q * 2^floor(t)
+    // (one vscalef): no rounding constant, no clamp, no integer exponent add.
+    using V = MrVec<float>::V;
+    const V g = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    V q = g * 0.001893754f + 0.00894958992f;
+    q = q * g + 0.0558603369f;
+    q = q * g + 0.240141809f;
+    q = q * g + 0.693154514f;
+    q = q * g + 0.99999994f;
+    return _mm512_mask_scalef_ps(q, __mmask16(0xFFFF), q, t);  // (the unmasked form trips GCC 12 -Wmaybe-uninitialized)
+}
+inline MrVec<double>::V pow2Shifted(MrVec<double>::V t)
+{
+    using V = MrVec<double>::V;
+    const V f = _mm512_reduce_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // t - round(t)
+    const V p = MrVec<double>::pow2Fraction(f);
+    return _mm512_mask_scalef_pd(p, __mmask8(0xFF), p, t - f);
+}
+#else
+template <typename V>
+inline V pow2Shifted(V t)
+{
+    using T = decltype(t[0] + 0);
+    const V lo = splat<T>(MapReduceLimits<T>::kLow), hi = splat<T>(MapReduceLimits<T>::kHigh);
+    return pow2<T>(vmin(vmax(t, lo), hi));
+}
+#endif
 
 template <typename T>
 inline double horizontalSum(typename MrVec<T>::V v)
@@ -128,7 +212,6 @@ inline void sumBlock(const CloudSources<T>& src, std::size_t s0, std::size_t s1,
         sh[r] = splat<T>(shift[r]);
         acc[r] = V{};
     }
-    const V lo = splat<T>(MapReduceLimits<T>::kLow), hi = splat<T>(MapReduceLimits<T>::kHigh);
     for (std::size_t s = s0; s < s1; s += W) {
         V q[D];
         for (int d = 0; d < D; ++d) q[d] = loadV(src.q + d * src.ld + s);
@@ -136,7 +219,7 @@ inline void sumBlock(const CloudSources<T>& src, std::size_t s0, std::size_t s1,
         for (int r = 0; r < R; ++r) {
             V y = h - sh[r];
             for (int d = 0; d < D; ++d) y = wv[r][d] * q[d] + y;
-            acc[r] += pow2<T>(vmin(vmax(y, lo), hi));
+            acc[r] += pow2Shifted(y);
         }
     }
     for (int r = 0; r < R; ++r) sums[r] += horizontalSum<T>(acc[r]);
@@ -193,7 +276,7 @@ double probeExpImpl(std::size_t rounds)
     const V step = splat<T>(T(1e-7));
     for (std::size_t i = 0; i < rounds; ++i) {
         for (std::size_t k = 0; k < S; ++k) {
-            acc[k] += pow2<T>(x[k]);
+            acc[k] += pow2Shifted(x[k]);
             x[k] -= step;
         }
     }
