@@ -18,6 +18,7 @@
 #include "core/npy/npy_io.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
 
 using namespace uot;
@@ -284,6 +285,25 @@ private slots:
         } catch (const Error& e) {
             QVERIFY(std::string(e.what()).find("y[2] coordinate 1") != std::string::npos);
         }
+    }
+
+    // The switch the colour pipeline uses: a matrix that cannot fit (2^20 x 2^20
+    // fp32 is 4 TiB) always goes matrix-free; a small one only from the crossover.
+    void matrixFreeDecision()
+    {
+        QVERIFY(shouldUseMatrixFree(std::size_t(1) << 20, std::size_t(1) << 20, Precision::Fp32, false));
+        QVERIFY(shouldUseMatrixFree(std::size_t(1) << 22, std::size_t(1) << 21, Precision::Fp64, true));
+        QVERIFY(!shouldUseMatrixFree(100, 100, Precision::Fp32, false));
+        QVERIFY(!shouldUseMatrixFree(100, 100, Precision::Fp64, true));  // far below any crossover
+        const std::uint64_t crossover = matrixFreeCrossoverEntries(Precision::Fp32);
+        if (crossover > 0) {
+            const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(crossover))));
+            QVERIFY(shouldUseMatrixFree(side, side, Precision::Fp32, true));
+            QVERIFY(!shouldUseMatrixFree(side, side, Precision::Fp32, false) || !fitsInMemory(4ull * side * side));
+        }
+        // The largest squared distance of two clouds, against the analytic value.
+        const double x[] = {0, 0, 1, 1}, y[] = {3, 4, -1, 0.5};  // d = 2: x0=(0,0) x1=(1,1); y0=(3,4) y1=(-1,0.5)
+        QCOMPARE(maxSquaredDistance(x, 2, y, 2, 2, 1), 25.0);
     }
 
     // `uot solve --x X.npy --y Y.npy --plan`: the written plan equals the
