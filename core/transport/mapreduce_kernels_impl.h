@@ -177,20 +177,27 @@ inline V pow2Shifted(V t)
 }
 #endif
 
+// The lanes' sum in float64, as a pairwise tree (short dependency chains; a
+// fixed order, so results do not depend on timing).
 template <typename T>
 inline double horizontalSum(typename MrVec<T>::V v)
 {
-    double s = 0;
-    for (std::size_t l = 0; l < MrVec<T>::W; ++l) s += static_cast<double>(v[l]);
-    return s;
+    constexpr std::size_t W = MrVec<T>::W;
+    double t[W];
+    for (std::size_t l = 0; l < W; ++l) t[l] = static_cast<double>(v[l]);
+    for (std::size_t w = W / 2; w >= 1; w /= 2)
+        for (std::size_t l = 0; l < w; ++l) t[l] += t[l + w];
+    return t[0];
 }
 
-// Sources per L1-resident chunk, and targets per tile (a tile's sums stay in L1
-// while its chunks stream through).
+// Sources per chunk (L2-resident: each pair-vector of a block of targets needs
+// (D + 1) vector loads, far below L2 bandwidth, while the per-chunk horizontal
+// sums cost less the longer the chunk), and targets per tile (a tile's sums
+// stay in L1 while its chunks stream through).
 template <typename T, int D>
 constexpr std::size_t chunkSources()
 {
-    constexpr std::size_t bytes = 16384;
+    constexpr std::size_t bytes = 65536;
     constexpr std::size_t n = bytes / ((D + 1) * sizeof(T));
     return n / 16 * 16;
 }
