@@ -58,8 +58,9 @@ ComputePeak measure(int threads, double seconds)
     const double perRound = static_cast<double>(kernels::kProbeStreams * k.lanes);
     ComputePeak peak;
     peak.threads = threads;
-    peak.expsPerSecond = bestRate(threads, perRound, seconds / 2, k.probeExp);
-    peak.fmaGflops = 2.0 * bestRate(threads, perRound, seconds / 2, k.probeFma) / 1e9;
+    peak.expsPerSecond = bestRate(threads, perRound, seconds / 3, k.probeExp);
+    peak.pairsPerSecond = bestRate(threads, perRound, seconds / 3, k.probePair);
+    peak.fmaGflops = 2.0 * bestRate(threads, perRound, seconds / 3, k.probeFma) / 1e9;
     return peak;
 }
 

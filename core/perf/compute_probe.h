@@ -11,6 +11,10 @@ namespace uot::perf {
 
 struct ComputePeak {
     double expsPerSecond = 0;  // best repetition, all threads together
+    // Pairs of 3-D points per second when nothing but the kernel's arithmetic runs
+    // (score by 3 FMAs, one 2^x, accumulation; in registers): the compute ceiling
+    // of a d = 3 map-reduce pass.
+    double pairsPerSecond = 0;
     double fmaGflops = 0;      // best repetition, 2 flops per FMA lane
     int threads = 0;
 };

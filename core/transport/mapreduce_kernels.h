@@ -62,7 +62,10 @@ struct MapReduceKernels {
     // Throughput probes (docs/BENCHMARKS.md, map-reduce): `rounds` rounds of
     // kProbeStreams independent vector exponentials (the kernels' own 2^x), or
     // of kProbeStreams independent vector FMAs. Return a checksum (keep it).
+    // probePair: the kernel's arithmetic for pairs of 3-D points (score by 3
+    // FMAs, 2^x, accumulation) in registers, kProbeStreams pair-vectors a round.
     double (*probeExp)(std::size_t rounds);
+    double (*probePair)(std::size_t rounds);
     double (*probeFma)(std::size_t rounds);
     std::size_t lanes;  // T values per vector on this path
 };

@@ -292,6 +292,39 @@ double probeExpImpl(std::size_t rounds)
     return total;
 }
 
+// The kernel's arithmetic for pairs of 3-D points, in registers: per round, a
+// source vector (h varies, q fixed) against 4 targets: score (shift, 3 FMAs),
+// one 2^x and the accumulation each. kProbeStreams / 2 rounds' worth per call
+// unit, so that `rounds` counts kProbeStreams pair-vectors like probeExpImpl.
+template <typename T>
+double probePairImpl(std::size_t rounds)
+{
+    using V = typename MrVec<T>::V;
+    constexpr int R = 4;
+    V w[R][3], sh[R], acc[R], q[3];
+    for (int r = 0; r < R; ++r) {
+        for (int d = 0; d < 3; ++d) w[r][d] = splat<T>(T(0.3) * T(r + 1) - T(0.2) * T(d));
+        sh[r] = splat<T>(T(r));
+        acc[r] = V{};
+    }
+    for (int d = 0; d < 3; ++d)
+        for (std::size_t l = 0; l < MrVec<T>::W; ++l) q[d][l] = T(0.01) * T(l) - T(0.1) * T(d);
+    V h = splat<T>(T(-0.5));
+    const V step = splat<T>(T(1e-7));
+    const std::size_t groups = rounds * (kProbeStreams / R);
+    for (std::size_t i = 0; i < groups; ++i) {
+        for (int r = 0; r < R; ++r) {
+            V y = h - sh[r];
+            for (int d = 0; d < 3; ++d) y = w[r][d] * q[d] + y;
+            acc[r] += pow2Shifted(y);
+        }
+        h -= step;
+    }
+    double total = 0;
+    for (int r = 0; r < R; ++r) total += horizontalSum<T>(acc[r]);
+    return total;
+}
+
 template <typename T>
 double probeFmaImpl(std::size_t rounds)
 {
@@ -317,6 +350,7 @@ MapReduceKernels<T> makeMapReduceKernels()
         {&maxScoresImpl<T, 1>, &maxScoresImpl<T, 2>, &maxScoresImpl<T, 3>, &maxScoresImpl<T, 4>,
          &maxScoresImpl<T, 5>, &maxScoresImpl<T, 6>, &maxScoresImpl<T, 7>, &maxScoresImpl<T, 8>},
         &probeExpImpl<T>,
+        &probePairImpl<T>,
         &probeFmaImpl<T>,
         MrVec<T>::W};
 }
