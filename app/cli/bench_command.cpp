@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -32,11 +33,10 @@
 #include "core/perf/isolated_run.h"
 #include "core/perf/peak_memory.h"
 #include "core/perf/roofline.h"
+#include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
-#include "core/transport/cpu_solvers.h"
 #include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
-#include "gpu/gpu_backend.h"
 
 namespace uot::cli {
 namespace {
@@ -143,11 +143,21 @@ private:
     std::vector<std::pair<std::string, std::string>> m_items;
 };
 
-bool isGpuSolver(const std::string& name) { return name.rfind("gpu-", 0) == 0; }
+bool isGpuSolver(const std::string& name) { return runsOnGpu(name); }
 
 // Matrix-free variants (no K): compute-bound, compared with the compute probe
 // instead of the bandwidth probe.
-bool isMatrixFree(const std::string& name) { return name.find("mapreduce") != std::string::npos; }
+bool isMatrixFree(const std::string& name)
+{
+    const std::optional<SolverCapabilities> caps = solverCapabilities(name);
+    return caps && !caps->storesMatrix;
+}
+
+// The stored-matrix variant a matrix-free one is compared with: the default of its device (fused / gpu-fused).
+std::string storedMatrixCounterpart(const std::string& name)
+{
+    return defaultSolver(isGpuSolver(name) ? DeviceKind::Gpu : DeviceKind::Cpu);
+}
 
 // The 1-minute load average (NaN when unknown): a busy machine explains a low figure.
 double loadAverage1m()
@@ -257,7 +267,7 @@ Record runCase(const BenchCase& c, const BenchConfig& cfg)
         computePeak = perf::measureComputePeak(threads, c.precision);
     } else if (cfg.probe) {
         if (gpu) {
-            const gpu::BandwidthMeasurement bw = gpu::measureBandwidth(cfg.settings.options.device);
+            const DeviceBandwidth bw = findDeviceBackend(DeviceKind::Gpu)->measureBandwidth(cfg.settings.options.device);
             peakRead = bw.readGBps;
             peakRw = bw.copyGBps;
         } else {
@@ -447,7 +457,7 @@ void printMatrixFreeTable(std::FILE* to, const std::vector<Record>& rows)
         if (!isMatrixFree(r.text("solver"))) continue;
         double fusedMs = std::nan("");
         for (const Record& o : rows) {
-            if (o.text("solver") == (isGpuSolver(r.text("solver")) ? "gpu-fused" : "fused") &&
+            if (o.text("solver") == storedMatrixCounterpart(r.text("solver")) &&
                 o.number("m") == r.number("m") && o.number("n") == r.number("n") &&
                 o.text("precision") == r.text("precision") && o.number("threads") == r.number("threads"))
                 fusedMs = o.number("ms_per_iter");
@@ -476,7 +486,7 @@ void printMatrixFreeTable(std::FILE* to, const std::vector<Record>& rows)
                 a.number("threads") != r.number("threads"))
                 continue;
             for (const Record& o : rows) {
-                if (o.text("solver") != (isGpuSolver(r.text("solver")) ? "gpu-fused" : "fused") ||
+                if (o.text("solver") != storedMatrixCounterpart(r.text("solver")) ||
                     o.number("m") != a.number("m") || o.number("n") != a.number("n") ||
                     o.text("precision") != a.text("precision") || o.number("threads") != a.number("threads"))
                     continue;
@@ -619,17 +629,15 @@ int runBenchCommand(const std::vector<std::string>& args)
 
     // Unknown names are a usage error, found before any case runs. Nothing here
     // starts OpenMP threads or CUDA.
-    // (cpuSolverCatalog / gpu::solverNames rather than listSolvers: the latter
-    // asks the CUDA runtime for devices, which must not happen before fork.)
-    std::vector<std::string> known = gpu::solverNames();
-    for (const auto& entry : cpuSolverCatalog()) known.push_back(entry.first);
+    // (solverCapabilities rather than findSolver: the latter asks the CUDA
+    // runtime for devices, which must not happen before fork.)
     for (const std::string& s : solvers) {
-        if (s != "auto" && std::find(known.begin(), known.end(), s) == known.end())
-            throw UsageError("unknown solver '" + s + "'; known: " + solverNamesForHelp());
+        if (!solverCapabilities(s)) throw UsageError("unknown solver '" + s + "'; known: " + solverNamesForHelp());
     }
     const bool anyGpu = std::any_of(solvers.begin(), solvers.end(), isGpuSolver);
-    if (anyGpu && !gpu::builtWithCuda()) {
-        std::fprintf(stderr, "uot bench: %s\n", gpu::unavailableReason().c_str());
+    const DeviceBackend* gpuBackend = findDeviceBackend(DeviceKind::Gpu);
+    if (anyGpu && (!gpuBackend || !gpuBackend->compiledIn())) {
+        std::fprintf(stderr, "uot bench: %s\n", gpuUnavailableReason().c_str());
         return kExitUnavailable;
     }
 
