@@ -207,7 +207,15 @@ int runSolveCommand(const std::vector<std::string>& args)
     SolveControl control;
     control.cancel = &g_interrupted;
     auto previous = std::signal(SIGINT, onInterrupt);
-    std::unique_ptr<UotSolver> solver = createSolver(settings.solver);
+    // Point clouds whose K would not fit: "auto" on the CPU solves them matrix-free.
+    std::string solverName = settings.solver;
+    if (clouds && solverName == "auto" &&
+        shouldUseMatrixFree(problem.rows(), problem.cols(), options.precision, false)) {
+        solverName = "mapreduce";
+        std::fprintf(stderr, "uot solve: the %zu x %zu kernel would not fit in memory: solving matrix-free with "
+                             "mapreduce\n", problem.rows(), problem.cols());
+    }
+    std::unique_ptr<UotSolver> solver = createSolver(solverName);
     SolveResult result;
     try {
         result = solver->solve(problem, options, control);
