@@ -12,11 +12,13 @@
 // (the squared distance expanded: see mapreduce_solver.cpp). The kernels sum
 //   S_t = sum_s 2^(clamp(y_ts - shift_t, kLow, kHigh))
 // with shift_t an integer the caller picks (its previous log2 S_t, or the true
-// maximum): the exponent is folded into the float's exponent bits, so there is
-// no per-entry running max and one exponential per entry. Entries clamped at
-// kLow count 2^kLow (negligible next to a sum the caller accepts, see
-// MapReduceLimits); an entry above kHigh makes the sum at least 2^kHigh, which
-// the caller rejects and redoes with shift_t = the maximum.
+// maximum), so there is no per-entry running max and one exponential per entry.
+// 2^x is a polynomial of the fraction times 2^n: on AVX-512 by vreduce + vscalef
+// (no clamp needed: exact 0 below range, inf above); elsewhere n goes into the
+// exponent bits after the clamp, and entries clamped at kLow count 2^kLow
+// (negligible next to a sum the caller accepts, see MapReduceLimits). An entry
+// above kHigh (or inf) puts the sum out of the accepted range, and the caller
+// redoes that target with shift_t = its maximum.
 
 #include <cstddef>
 
