@@ -19,6 +19,7 @@
 #include "core/npy/npy_io.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -35,6 +36,30 @@ std::vector<double> readWeights(const std::string& path, const char* name)
     return array.toDouble();
 }
 
+// A point cloud file: M x d (a 1-D array is M points of dimension 1), as float64.
+struct Cloud {
+    std::vector<double> points;
+    std::size_t count = 0, dim = 0;
+};
+
+Cloud readCloud(const std::string& path, const char* name)
+{
+    const npy::Array array = npy::readNpy(path);
+    Cloud c;
+    c.count = array.rows();
+    c.dim = array.shape.size() == 2 ? array.cols() : 1;
+    if (c.count == 0 || c.dim == 0)
+        throw Error(ErrorCode::Io, "'" + path + "': the point cloud " + name + " is empty (expected M x d points)");
+    c.points = array.toDouble();
+    return c;
+}
+
+std::string gib(double bytes)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
 
 // Why a result has no counters, for a person.
 std::string countersMissing(const SolveResult& r)
@@ -79,18 +104,24 @@ std::string countersText(const SolveResult& r)
 
 int runSolveCommand(const std::vector<std::string>& args)
 {
-    ArgParser parser("uot solve --cost C.npy --a a.npy --b b.npy --out-dir DIR [options]",
+    ArgParser parser("uot solve (--cost C.npy | --x X.npy --y Y.npy) --a a.npy --b b.npy --out-dir DIR [options]",
                      "Solves the entropic unbalanced OT problem\n"
                      "  min <P,C> + eps KL(P|R) + tau_a KL(P1|a) + tau_b KL(P^T1|b)\n"
-                     "for a cost matrix C (M x N) and weights a (M), b (N) given as .npy files (float32 or\n"
+                     "for a cost matrix C (M x N), or two point clouds X (M x d) and Y (N x d) with\n"
+                     "C_ij = s |x_i - y_j|^2, and weights a (M), b (N) given as .npy files (float32 or\n"
                      "float64, C order), and writes DIR/u.npy, DIR/v.npy (float64 scalings: P = diag(u) K diag(v),\n"
                      "K = exp(-C/eps) R), DIR/logu.npy, DIR/logv.npy (their logarithms, always finite), and\n"
                      "DIR/plan.npy with --plan. Ctrl-C stops the iterations and writes the current iterate.");
     parser.addOption("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0");
+    parser.addOption("x", "X.npy", "source points, M x d (instead of --cost; --solver mapreduce never stores C)");
+    parser.addOption("y", "Y.npy", "target points, N x d (same d as --x)");
+    parser.addOption("cost-scale", "S",
+                     "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so costs are in [0, 1])");
     parser.addOption("a", "a.npy", "source weights, M entries > 0");
     parser.addOption("b", "b.npy", "target weights, N entries > 0");
     parser.addOption("out-dir", "DIR", "output directory (created if missing)");
-    parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy");
+    parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy, when it fits in half of the "
+                           "available memory (otherwise a message says why it was not written)");
     parser.addFlag("json", "print one JSON object instead of the human summary");
     parser.addFlag("counters",
                    "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
@@ -106,23 +137,52 @@ int runSolveCommand(const std::vector<std::string>& args)
         return kExitOk;
     }
     if (!parser.positionals().empty()) throw UsageError("unexpected argument '" + parser.positionals()[0] + "'");
-    for (const char* required : {"cost", "a", "b", "out-dir"})
+    const bool clouds = parser.has("x") || parser.has("y");
+    if (clouds && parser.has("cost")) throw UsageError("give either --cost or --x and --y, not both");
+    if (clouds && !(parser.has("x") && parser.has("y"))) throw UsageError("--x and --y go together (see --help)");
+    if (!clouds && parser.has("cost-scale")) throw UsageError("--cost-scale applies to --x/--y point clouds only");
+    if (!clouds && !parser.has("cost")) throw UsageError("missing --cost (or --x and --y) (see --help)");
+    for (const char* required : {"a", "b", "out-dir"})
         if (!parser.has(required)) throw UsageError(std::string("missing --") + required + " (see --help)");
     const SolverSettings settings = readSolverOptions(parser, config);
 
-    const npy::Array cost = npy::readNpy(parser.value("cost"));
-    if (cost.shape.size() != 2)
-        throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+    UotProblem problem;
+    npy::Array cost;
+    Cloud x, y;
+    double costScale = 0;
+    if (clouds) {
+        x = readCloud(parser.value("x"), "X");
+        y = readCloud(parser.value("y"), "Y");
+        if (x.dim != y.dim) {
+            throw UsageError("the point clouds have different dimensions: --x is " + std::to_string(x.count) + " x " +
+                             std::to_string(x.dim) + ", --y is " + std::to_string(y.count) + " x " +
+                             std::to_string(y.dim) + "; both must be M x d and N x d with the same d");
+        }
+        if (parser.has("cost-scale")) {
+            const std::string text = parser.value("cost-scale");
+            char* end = nullptr;
+            costScale = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !std::isfinite(costScale) || costScale <= 0)
+                throw UsageError("--cost-scale '" + text + "' is not valid: give a finite number > 0");
+        } else {
+            const double maxCost = maxSquaredDistance(x.points.data(), x.count, y.points.data(), y.count, x.dim,
+                                                      settings.options.threads);
+            costScale = maxCost > 0 && std::isfinite(maxCost) ? 1.0 / maxCost : 1.0;
+        }
+        problem.cost = PointCloudCost{x.points.data(), y.points.data(), x.count, y.count, x.dim, costScale};
+    } else {
+        cost = npy::readNpy(parser.value("cost"));
+        if (cost.shape.size() != 2)
+            throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+        DenseCost dense;
+        dense.rows = cost.rows();
+        dense.cols = cost.cols();
+        if (cost.dtype == npy::DType::Float32) dense.f32 = cost.f32.data();
+        else dense.f64 = cost.f64.data();
+        problem.cost = dense;
+    }
     const std::vector<double> a = readWeights(parser.value("a"), "a");
     const std::vector<double> b = readWeights(parser.value("b"), "b");
-
-    UotProblem problem;
-    DenseCost dense;
-    dense.rows = cost.rows();
-    dense.cols = cost.cols();
-    if (cost.dtype == npy::DType::Float32) dense.f32 = cost.f32.data();
-    else dense.f64 = cost.f64.data();
-    problem.cost = dense;
     problem.a = a;
     problem.b = b;
     applyProblemParameters(settings, problem);
@@ -147,7 +207,15 @@ int runSolveCommand(const std::vector<std::string>& args)
     SolveControl control;
     control.cancel = &g_interrupted;
     auto previous = std::signal(SIGINT, onInterrupt);
-    std::unique_ptr<UotSolver> solver = createSolver(settings.solver);
+    // Point clouds whose K would not fit: "auto" on the CPU solves them matrix-free.
+    std::string solverName = settings.solver;
+    if (clouds && solverName == "auto" &&
+        shouldUseMatrixFree(problem.rows(), problem.cols(), options.precision, false)) {
+        solverName = "mapreduce";
+        std::fprintf(stderr, "uot solve: the %zu x %zu kernel would not fit in memory: solving matrix-free with "
+                             "mapreduce\n", problem.rows(), problem.cols());
+    }
+    std::unique_ptr<UotSolver> solver = createSolver(solverName);
     SolveResult result;
     try {
         result = solver->solve(problem, options, control);
@@ -163,10 +231,23 @@ int runSolveCommand(const std::vector<std::string>& args)
     npy::writeNpy((outDir / "v.npy").string(), v.data(), {n});
     npy::writeNpy((outDir / "logu.npy").string(), result.logU.data(), {m});
     npy::writeNpy((outDir / "logv.npy").string(), result.logV.data(), {n});
+    // The plan is materialised only on request, and only when it fits.
+    bool planWritten = false;
+    std::string planNote;
     if (parser.flag("plan")) {
-        std::vector<double> plan(m * n);
-        computePlan(problem, result.logU, result.logV, plan.data(), options.threads);
-        npy::writeNpy((outDir / "plan.npy").string(), plan.data(), {m, n});
+        const double planBytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
+        if (planBytes < 1.8e19 && fitsInMemory(static_cast<std::uint64_t>(planBytes))) {
+            std::vector<double> plan(m * n);
+            computePlan(problem, result.logU, result.logV, plan.data(), options.threads);
+            npy::writeNpy((outDir / "plan.npy").string(), plan.data(), {m, n});
+            planWritten = true;
+        } else {
+            planNote = "no plan written: the " + std::to_string(m) + " x " + std::to_string(n) + " plan needs " +
+                       gib(planBytes) + " in float64 and only " + gib(static_cast<double>(availableMemoryBytes())) +
+                       " of memory is available (at most half is used); logu.npy and logv.npy define it: "
+                       "P_ij = exp(logu_i + logv_j - C_ij / eps) R_ij";
+            std::fprintf(stderr, "uot solve: %s\n", planNote.c_str());
+        }
     }
 
     if (parser.flag("json")) {
@@ -177,6 +258,9 @@ int runSolveCommand(const std::vector<std::string>& args)
           << (std::isinf(problem.tauA) ? "\"inf\"" : jsonNumber(problem.tauA))
           << ", \"tau_b\": " << (std::isinf(problem.tauB) ? "\"inf\"" : jsonNumber(problem.tauB))
           << ", \"reference_measure\": " << jsonString(toString(problem.reference))
+          << ", \"cost\": " << jsonString(clouds ? "point-clouds" : "matrix")
+          << ", \"dim\": " << (clouds ? x.dim : 0) << ", \"cost_scale\": " << (clouds ? jsonNumber(costScale) : "null")
+          << ", \"plan_written\": " << (planWritten ? "true" : "false")
           << ", \"mode\": " << jsonString(result.mode) << ", \"iterations\": " << result.iterations
           << ", \"passes\": " << result.passes << ", \"error\": " << jsonNumber(result.error)
           << ", \"mass\": " << jsonNumber(result.mass) << ", \"marginal_error_a\": " << jsonNumber(result.marginalErrorA)
@@ -205,7 +289,8 @@ int runSolveCommand(const std::vector<std::string>& args)
                     result.message.c_str());
         if (parser.flag("counters")) std::printf("counters    %s\n", countersText(result).c_str());
         std::printf("written     %s/{u,v,logu,logv}.npy%s\n", outDir.string().c_str(),
-                    parser.flag("plan") ? " and plan.npy" : "");
+                    planWritten ? " and plan.npy" : "");
+        if (clouds) std::printf("cost        point clouds, d = %zu, C = %.6g |x - y|^2\n", x.dim, costScale);
     }
     if (parser.flag("allow-unconverged") || result.cancelled) return kExitOk;
     if (result.status == NumericalStatus::Underflow || result.status == NumericalStatus::NotFinite) {
