@@ -14,15 +14,17 @@
 using namespace uot;
 using namespace uot::test;
 
+// QSKIP returns from the calling test function, so this must stay a macro.
+#define REQUIRE_GPU()                                                   \
+    do {                                                                \
+        const std::string reason = gpu::unavailableReason();            \
+        if (!reason.empty()) QSKIP(reason.c_str());                     \
+    } while (0)
+
 class GpuMapReduceTest : public QObject {
     Q_OBJECT
 
 private:
-    static void requireGpu()
-    {
-        const std::string reason = gpu::unavailableReason();
-        if (!reason.empty()) QSKIP(reason.c_str());
-    }
     static void verify(const CheckOutcome& o)
     {
         qInfo("%s", o.detail.c_str());
@@ -39,7 +41,7 @@ private slots:
     }
     void againstReference()
     {
-        requireGpu();
+        REQUIRE_GPU();
         QFETCH(int, index);
         verify(checkAgainstReference(referenceCases().at(static_cast<std::size_t>(index))));
     }
@@ -53,14 +55,14 @@ private slots:
     }
     void smallEpsWithoutNaN()
     {
-        requireGpu();
+        REQUIRE_GPU();
         QFETCH(int, index);
         verify(checkSmallEps(smallEpsCases().at(static_cast<std::size_t>(index))));
     }
 
     void warmStartContinuesTheIteration()
     {
-        requireGpu();
+        REQUIRE_GPU();
         verify(checkWarmStart());
     }
 
@@ -73,7 +75,7 @@ private slots:
     }
     void translationInvariantReachesTheFixedPoint()
     {
-        requireGpu();
+        REQUIRE_GPU();
         QFETCH(int, m);
         QFETCH(int, n);
         verify(checkTranslationInvariant(static_cast<std::size_t>(m), static_cast<std::size_t>(n)));
@@ -81,13 +83,13 @@ private slots:
 
     void finalPlanEvaluation()
     {
-        requireGpu();
+        REQUIRE_GPU();
         verify(checkFinalEvaluation());
     }
 
     void refusesFp64AndDenseCostAndHonoursCancel()
     {
-        requireGpu();
+        REQUIRE_GPU();
         verify(checkRefusalsAndCancel());
     }
 };
