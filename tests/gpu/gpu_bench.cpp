@@ -21,6 +21,9 @@
 //   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cN (Tuning::fusedCluster = N),
 //   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
+//   --mapreduce MxN[,MxN], --mapreduce-large MxN [--iterations K], --check-mapreduce:
+//   gpu-mapreduce's timings against the exp2 probe, one solve at a large size, and
+//   its checks against the float64 CPU solvers (tests/gpu/mapreduce_bench.h).
 //
 // ms_per_iter is device time from CUDA events around the iteration loop
 // (result.timings.iterateSeconds / iterations), the median of the repeats,
@@ -39,6 +42,7 @@
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
+#include "tests/gpu/mapreduce_bench.h"
 #include "tests/gpu/plan_distance.h"
 #include "tests/support/passes_to_target.h"
 
@@ -223,6 +227,9 @@ int main(int argc, char** argv)
     std::string accuracySizes, solutionSizes, counterSizes;
     IterationMode mode = IterationMode::Plain;
     double eps = 0.01, tau = 1.0;
+    std::string mapReduceSizes, mapReduceLarge;
+    bool checkMapReduce = false;
+    int largeIterations = 3;
     for (int k = 1; k < argc; ++k) {
         const std::string arg = argv[k];
         auto next = [&]() -> std::string {
@@ -256,10 +263,19 @@ int main(int argc, char** argv)
             eps = std::atof(next().c_str());
         else if (arg == "--tau")
             tau = std::atof(next().c_str());
+        else if (arg == "--mapreduce")
+            mapReduceSizes = next();
+        else if (arg == "--mapreduce-large")
+            mapReduceLarge = next();
+        else if (arg == "--iterations")
+            largeIterations = std::max(1, std::atoi(next().c_str()));
+        else if (arg == "--check-mapreduce")
+            checkMapReduce = true;
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
                                  "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] "
-                                 "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]]\n");
+                                 "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]] "
+                                 "[--mapreduce MxN,..] [--mapreduce-large MxN [--iterations K]] [--check-mapreduce]\n");
             return 2;
         }
     }
@@ -269,6 +285,21 @@ int main(int argc, char** argv)
         return 4;
     }
     try {
+        if (checkMapReduce) return bench::runMapReduceCheck();
+        if (!mapReduceSizes.empty() || !mapReduceLarge.empty()) {
+            auto parse = [](const std::string& size) {
+                const auto dims = split(size, 'x');
+                return std::pair<std::size_t, std::size_t>(std::stoull(dims.at(0)), std::stoull(dims.at(1)));
+            };
+            std::vector<std::pair<std::size_t, std::size_t>> list;
+            for (const std::string& size : split(mapReduceSizes, ',')) list.push_back(parse(size));
+            if (!list.empty()) bench::runMapReduceBench(list);
+            if (!mapReduceLarge.empty()) {
+                const auto [m, n] = parse(mapReduceLarge);
+                bench::runMapReduceLarge(m, n, largeIterations);
+            }
+            return 0;
+        }
         if (!accuracySizes.empty()) {
             runAccuracy(accuracySizes);
             return 0;
