@@ -97,14 +97,14 @@ void printSolveSummary(const SolveResult& result, const SolveSummaryContext& c)
 }
 
 int solveExitCode(const SolveResult& result, const SolveOptions& options, bool allowUnconverged,
-                  const std::string& command)
+                  const std::string& command, const std::string& underflowAdvice)
 {
     if (allowUnconverged || result.cancelled) return kExitOk;
     if (result.status == NumericalStatus::Underflow || result.status == NumericalStatus::NotFinite) {
         std::fprintf(stderr, "%s: stopped on %s after %d iterations (%s); the last finite iterate was "
-                             "written. Use the log-domain solver (--solver log or auto), or pass --allow-unconverged "
-                             "to accept it.\n",
-                     command.c_str(), toString(result.status).c_str(), result.iterations, result.message.c_str());
+                             "written. %s, or pass --allow-unconverged to accept it.\n",
+                     command.c_str(), toString(result.status).c_str(), result.iterations, result.message.c_str(),
+                     underflowAdvice.c_str());
         return kExitNumerical;
     }
     if (options.tolerance > 0 && !result.converged) {

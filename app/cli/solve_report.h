@@ -51,8 +51,10 @@ std::string solveSummaryJson(const SolveResult& result, const SolveSummaryContex
 void printSolveSummary(const SolveResult& result, const SolveSummaryContext& context);
 
 // The exit code for a finished solve (commands.h), printing the reason for 5
-// and 6 on stderr prefixed with `command` ("uot solve").
+// and 6 on stderr prefixed with `command` ("uot solve"); underflowAdvice says
+// what to do about 5.
 int solveExitCode(const SolveResult& result, const SolveOptions& options, bool allowUnconverged,
-                  const std::string& command);
+                  const std::string& command,
+                  const std::string& underflowAdvice = "Use the log-domain solver (--solver log or auto)");
 
 }  // namespace uot::cli

@@ -240,7 +240,9 @@ int runDistributedSolve(const std::vector<std::string>& args)
         else cli::printSolveSummary(result, summary);
     });
     // The result (status, convergence) is the same on every rank, so is the code.
-    exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve");
+    exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve",
+                                  "uot-mpi has no log-domain solver: use a larger eps, fp64, or `uot solve "
+                                  "--solver log` in one process");
     return exitCode;
 }
 
