@@ -14,6 +14,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_text.h"
 #include "app/cli/solve_report.h"
 #include "app/cli/solver_flags.h"
 #include "core/npy/npy_io.h"
@@ -27,6 +28,45 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void onInterrupt(int) { g_interrupted.store(true); }
 
+// Why a result has no counters, for a person.
+std::string countersMissing(const SolveResult& r)
+{
+    if (!r.counters.note.empty()) return r.counters.note;
+    return "the variant " + r.solver + " does not read hardware counters (GPU variants do, through CUPTI)";
+}
+
+std::string countersJson(const SolveResult& r)
+{
+    const HardwareCounters& c = r.counters;
+    std::ostringstream j;
+    j << "{\"sampled\": " << (c.sampled ? "true" : "false");
+    if (c.sampled) {
+        j << ", \"source\": " << jsonString(c.source) << ", \"sampled_iterations\": " << c.sampledIterations
+          << ", \"passes\": " << c.passes << ", \"dram_read_bytes_per_iter\": " << jsonNumber(c.dramReadBytesPerIteration)
+          << ", \"dram_write_bytes_per_iter\": " << jsonNumber(c.dramWriteBytesPerIteration)
+          << ", \"model_bytes_per_iter\": " << r.bytesPerIteration << ", \"l2_hit_rate\": " << jsonNumber(c.l2HitRate)
+          << ", \"l1_hit_rate\": " << jsonNumber(c.l1HitRate);
+        if (!c.note.empty()) j << ", \"note\": " << jsonString(c.note);
+    } else {
+        j << ", \"note\": " << jsonString(countersMissing(r));
+    }
+    j << "}";
+    return j.str();
+}
+
+std::string countersText(const SolveResult& r)
+{
+    const HardwareCounters& c = r.counters;
+    if (!c.sampled) return "not read: " + countersMissing(r);
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "DRAM %.4g MB read + %.4g MB written per iteration (traffic model %.4g MB), L2 hit %.1f %%, "
+                  "L1 hit %.1f %% (%s, %d iterations, %d passes)",
+                  c.dramReadBytesPerIteration / 1e6, c.dramWriteBytesPerIteration / 1e6, r.bytesPerIteration / 1e6,
+                  100 * c.l2HitRate, 100 * c.l1HitRate, c.source.c_str(), c.sampledIterations, c.passes);
+    return text;
+}
+
 }  // namespace
 
 int runSolveCommand(const std::vector<std::string>& args)
@@ -39,6 +79,9 @@ int runSolveCommand(const std::vector<std::string>& args)
                      "K = exp(-C/eps) R), DIR/logu.npy, DIR/logv.npy (their logarithms, always finite), and\n"
                      "DIR/plan.npy with --plan. Ctrl-C stops the iterations and writes the current iterate.");
     addSolveIoOptions(parser, true);
+    parser.addFlag("counters",
+                   "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
+                   "untimed iterations, and report them next to the traffic model's bytes");
     SolverFlagConfig config;
     config.warmStart = true;
     addSolverOptions(parser, config);
@@ -81,6 +124,7 @@ int runSolveCommand(const std::vector<std::string>& args)
 
     const std::filesystem::path outDir = prepareOutputDirectory(parser.value("out-dir"));
 
+    if (parser.flag("counters")) options.sampleHardwareCounters = true;
     SolveControl control;
     control.cancel = &g_interrupted;
     auto previous = std::signal(SIGINT, onInterrupt);
@@ -110,6 +154,10 @@ int runSolveCommand(const std::vector<std::string>& args)
     summary.problem = &problem;
     summary.outDir = outDir;
     summary.planWritten = parser.flag("plan");
+    if (parser.flag("counters")) {
+        summary.extraJsonMembers = "\"counters\": " + countersJson(result);
+        summary.extraLines.push_back("counters    " + countersText(result));
+    }
     if (parser.flag("json")) std::fputs(solveSummaryJson(result, summary).c_str(), stdout);
     else printSolveSummary(result, summary);
     return solveExitCode(result, options, parser.flag("allow-unconverged"), "uot solve");
