@@ -152,6 +152,9 @@ int runDistributedSolve(const std::vector<std::string>& args)
             checkLength(allA.size(), m, "a", "rows");
             checkLength(b.size(), n, "b", "columns");
         }
+        if (m == 0 || n == 0)
+            throw Error(ErrorCode::InvalidArgument,
+                        "the cost matrix is empty: it needs at least one row and one column");
         firstRow = m * static_cast<std::size_t>(rank) / static_cast<std::size_t>(ranks);
         rowCount = m * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(ranks) - firstRow;
         if (random) {
