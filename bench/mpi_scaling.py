@@ -27,7 +27,7 @@ normalisation of MAP-UOT's MPI figures (speed-up over single-threaded POT).
 Usage:
   bench/mpi_scaling.py --uot-mpi build/app/mpi/uot-mpi [--size 16384x16384]
       [--ranks 1,2,4,8,16] [--weak-rows 1024] [--precision fp32] [--iterations 50]
-      [--repeats 3] [--threads 1] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
+      [--repeats 3] [--threads 1] [--mpi-wait spin|sleep] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
       [--pot | --pot-ms-per-iter X] [--json-out FILE] [--skip-weak] [--skip-strong]
 """
 import argparse
@@ -54,6 +54,8 @@ def parse_args():
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--threads", type=int, default=1, help="OpenMP threads per rank")
+    p.add_argument("--mpi-wait", default="spin", choices=["spin", "sleep"],
+                   help="uot-mpi --mpi-wait: sleep on machines shared with other work")
     p.add_argument("--eps", default="0.05")
     p.add_argument("--tau", default="1")
     p.add_argument("--pot", action="store_true", help="time single-threaded POT on --size for the paper's normalisation")
@@ -77,7 +79,7 @@ def mpirun_command(args, ranks):
 def run_once(args, ranks, size, out_dir):
     cmd = mpirun_command(args, ranks) + [
         args.uot_mpi, "solve", "--random", size, "--precision", args.precision, "--threads", str(args.threads),
-        "--eps", args.eps, "--tau", args.tau, "--mode", "plain", "--tol", "0", "--max-iter", str(args.iterations),
+        "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--mode", "plain", "--tol", "0", "--max-iter", str(args.iterations),
         "--out-dir", out_dir, "--json"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -127,8 +129,8 @@ def main():
     m, n = (int(x) for x in args.size.split("x"))
     out_dir = tempfile.mkdtemp(prefix="uot-mpi-bench-")
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"]
-    print("uot-mpi scaling: %s, %d iterations, %d thread(s) per rank, median of %d; %d cores, load %s, %s" % (
-        args.precision, args.iterations, args.threads, args.repeats, cores, " ".join(load),
+    print("uot-mpi scaling: %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
+        args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     if max(ranks) * args.threads > cores:
         print("note: up to %d ranks x %d threads on %d cores: the ranks beyond %d share cores (oversubscribed)" % (

@@ -103,6 +103,11 @@ int runDistributedSolve(const std::vector<std::string>& args)
                      "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, "
                      "C = squared distances, each rank generating its own rows (the same problem for every P)");
     parser.addOption("seed", "S", "seed of the --random problem", "1");
+    parser.addOption("mpi-wait", "spin|sleep",
+                     "how a rank waits for the others in each reduction: spin (MPI's busy polling: lowest latency "
+                     "on dedicated cores) or sleep (20 us naps between tests of a non-blocking MPI_Iallreduce: "
+                     "for machines shared with other work, or more ranks than cores)",
+                     "spin");
     cli::SolverFlagConfig config;
     config.warmStart = true;
     config.defaultSolver = "fused";
@@ -128,6 +133,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
     if (settings.solver != "fused" && settings.solver != "auto")
         throw UsageError("uot-mpi runs the fused solver only: --solver fused (or auto), got '" + settings.solver + "'");
     const int seed = parser.integer("seed");
+    if (parser.value("mpi-wait") != "spin" && parser.value("mpi-wait") != "sleep")
+        throw UsageError("option '--mpi-wait' needs spin or sleep, got '" + parser.value("mpi-wait") + "'");
 
     // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
     std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;
@@ -198,7 +205,9 @@ int runDistributedSolve(const std::vector<std::string>& args)
         solve = std::make_unique<FusedRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
     });
 
-    MpiRowReduction loop(comm), other(comm);
+    // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
+    const long sleepUs = parser.value("mpi-wait") == "sleep" ? 20 : 0;
+    MpiRowReduction loop(comm, sleepUs), other(comm, sleepUs);
     const SolveResult result = solve->run(loop, other);
     solve.reset();
 

@@ -1,7 +1,7 @@
 #pragma once
 // RowBlockReduction (core/transport/row_block_reduction.h) over MPI: one
-// MPI_Allreduce of float64 values per call, on a communicator of the ranks
-// that share a solve. Counts the calls and the seconds spent in them (the
+// all-reduce of float64 values per call, on a communicator of the ranks that
+// share a solve (MPI_Allreduce, or MPI_Iallreduce waited for with naps). Counts the calls and the seconds spent in them (the
 // seconds include waiting for the slowest rank: an allreduce is also a barrier).
 
 #include <mpi.h>
@@ -14,7 +14,12 @@ namespace uot::mpi {
 
 class MpiRowReduction final : public RowBlockReduction {
 public:
-    explicit MpiRowReduction(MPI_Comm comm) : m_comm(comm) {}
+    // sleepMicroseconds > 0: wait for each reduction by sleeping that long between
+    // tests of a non-blocking MPI_Iallreduce instead of MPI's busy polling.
+    explicit MpiRowReduction(MPI_Comm comm, long sleepMicroseconds = 0)
+        : m_comm(comm), m_sleepMicroseconds(sleepMicroseconds)
+    {
+    }
 
     using RowBlockReduction::max;
     using RowBlockReduction::sum;
@@ -28,6 +33,7 @@ private:
     void allreduce(std::span<double> values, MPI_Op op);
 
     MPI_Comm m_comm;
+    long m_sleepMicroseconds = 0;
     double m_seconds = 0;
     std::uint64_t m_calls = 0;
 };

@@ -14,7 +14,8 @@ Checks, on problems written as .npy files to a temporary directory:
   float32), with the same iteration count, and the same mass, marginal errors
   and objective; this includes uneven row splits (7 rows on 2 and 3 ranks),
   fewer rows than ranks (2 rows on 3 ranks: rank 0 owns none), tau_b = inf,
-  the product reference measure, a warm start and the translation-invariant mode;
+  the product reference measure, a warm start, the translation-invariant mode and
+  --mpi-wait sleep;
 * after a fixed number of iterations (--tol 0) the scalings equal a float64
   numpy implementation of POT's sinkhorn_unbalanced iteration written here
   (numpy_plain_scalings) to 1e-10;
@@ -137,7 +138,8 @@ def distributed(r, ranks, args, out):
     return json.loads(lines[0])
 
 
-def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=(1, 2, 3), warm=False):
+def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=(1, 2, 3), warm=False,
+                                mpi_only=()):
     directory = os.path.join(r.work, name)
     dtype = np.float32 if precision == "fp32" else np.float64
     _, files = write_problem(directory, m, n, seed=m * 1000 + n, dtype=dtype)
@@ -153,10 +155,10 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
     tolerance = 1e-12 if precision == "fp64" else 1e-5
     for p in ranks:
         out = os.path.join(directory, "mpi%d" % p)
-        summary = distributed(r, p, files + options, out)
+        summary = distributed(r, p, files + options + list(mpi_only), out)
         if summary is None:
             continue
-        what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
+        what = "%s on %d ranks (%s)" % (name, p, " ".join(options + list(mpi_only)))
         u, v = load_scalings(out)
         r.check(summary["ranks"] == p, what + ": summary says %s ranks" % summary["ranks"])
         r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
@@ -250,6 +252,8 @@ def main():
     try:
         compare_with_single_process(r, "uneven-7x5", 7, 5, ["--mode", "plain"])
         compare_with_single_process(r, "fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,))
+        compare_with_single_process(r, "sleeping-wait-33x20", 33, 20, ["--mode", "plain"], ranks=(2, 3),
+                                    mpi_only=("--mpi-wait", "sleep"))
         compare_with_single_process(r, "one-row-1x9", 1, 9, ["--mode", "plain"], ranks=(2, 3))
         compare_with_single_process(r, "taub-inf-product-65x33", 65, 33,
                                     ["--mode", "plain", "--tau-b", "inf", "--reference-measure", "product"])
