@@ -7,14 +7,16 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/cli/arg_parser.h"
-#include "app/cli/json_text.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_text.h"
+#include "app/cli/solve_report.h"
 #include "app/cli/solver_flags.h"
 #include "core/npy/npy_io.h"
 #include "core/registry/solver_registry.h"
@@ -27,14 +29,6 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 extern "C" void onInterrupt(int) { g_interrupted.store(true); }
-
-std::vector<double> readWeights(const std::string& path, const char* name)
-{
-    const npy::Array array = npy::readNpy(path);
-    if (array.shape.size() == 2 && array.shape[0] != 1 && array.shape[1] != 1)
-        throw Error(ErrorCode::Io, "'" + path + "': " + name + " must be a 1-D array (got a 2-D array)");
-    return array.toDouble();
-}
 
 // A point cloud file: M x d (a 1-D array is M points of dimension 1), as float64.
 struct Cloud {
@@ -112,22 +106,14 @@ int runSolveCommand(const std::vector<std::string>& args)
                      "float64, C order), and writes DIR/u.npy, DIR/v.npy (float64 scalings: P = diag(u) K diag(v),\n"
                      "K = exp(-C/eps) R), DIR/logu.npy, DIR/logv.npy (their logarithms, always finite), and\n"
                      "DIR/plan.npy with --plan. Ctrl-C stops the iterations and writes the current iterate.");
-    parser.addOption("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0");
+    addSolveIoOptions(parser, true);
     parser.addOption("x", "X.npy", "source points, M x d (instead of --cost; --solver mapreduce never stores C)");
     parser.addOption("y", "Y.npy", "target points, N x d (same d as --x)");
     parser.addOption("cost-scale", "S",
                      "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so costs are in [0, 1])");
-    parser.addOption("a", "a.npy", "source weights, M entries > 0");
-    parser.addOption("b", "b.npy", "target weights, N entries > 0");
-    parser.addOption("out-dir", "DIR", "output directory (created if missing)");
-    parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy, when it fits in half of the "
-                           "available memory (otherwise a message says why it was not written)");
-    parser.addFlag("json", "print one JSON object instead of the human summary");
     parser.addFlag("counters",
                    "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
                    "untimed iterations, and report them next to the traffic model's bytes");
-    parser.addFlag("allow-unconverged",
-                   "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)");
     SolverFlagConfig config;
     config.warmStart = true;
     addSolverOptions(parser, config);
@@ -197,11 +183,7 @@ int runSolveCommand(const std::vector<std::string>& args)
     }
     validateProblem(problem);  // before touching the output directory
 
-    const std::filesystem::path outDir = parser.value("out-dir");
-    std::error_code ec;
-    std::filesystem::create_directories(outDir, ec);
-    if (ec || !std::filesystem::is_directory(outDir))
-        throw Error(ErrorCode::Io, "cannot create the output directory '" + outDir.string() + "': " + ec.message());
+    const std::filesystem::path outDir = prepareOutputDirectory(parser.value("out-dir"));
 
     if (parser.flag("counters")) options.sampleHardwareCounters = true;
     SolveControl control;
@@ -226,11 +208,7 @@ int runSolveCommand(const std::vector<std::string>& args)
     std::signal(SIGINT, previous);
 
     const std::size_t m = problem.rows(), n = problem.cols();
-    const std::vector<double> u = result.u(), v = result.v();
-    npy::writeNpy((outDir / "u.npy").string(), u.data(), {m});
-    npy::writeNpy((outDir / "v.npy").string(), v.data(), {n});
-    npy::writeNpy((outDir / "logu.npy").string(), result.logU.data(), {m});
-    npy::writeNpy((outDir / "logv.npy").string(), result.logV.data(), {n});
+    writeScalings(outDir, result);
     // The plan is materialised only on request, and only when it fits.
     bool planWritten = false;
     std::string planNote;
@@ -250,64 +228,23 @@ int runSolveCommand(const std::vector<std::string>& args)
         }
     }
 
-    if (parser.flag("json")) {
-        std::ostringstream j;
-        j << "{\"solver\": " << jsonString(result.solver) << ", \"requested_solver\": " << jsonString(settings.solver)
-          << ", \"m\": " << m << ", \"n\": " << n << ", \"precision\": " << jsonString(toString(options.precision))
-          << ", \"eps\": " << jsonNumber(problem.eps) << ", \"tau_a\": "
-          << (std::isinf(problem.tauA) ? "\"inf\"" : jsonNumber(problem.tauA))
-          << ", \"tau_b\": " << (std::isinf(problem.tauB) ? "\"inf\"" : jsonNumber(problem.tauB))
-          << ", \"reference_measure\": " << jsonString(toString(problem.reference))
-          << ", \"cost\": " << jsonString(clouds ? "point-clouds" : "matrix")
-          << ", \"dim\": " << (clouds ? x.dim : 0) << ", \"cost_scale\": " << (clouds ? jsonNumber(costScale) : "null")
-          << ", \"plan_written\": " << (planWritten ? "true" : "false")
-          << ", \"mode\": " << jsonString(result.mode) << ", \"iterations\": " << result.iterations
-          << ", \"passes\": " << result.passes << ", \"error\": " << jsonNumber(result.error)
-          << ", \"mass\": " << jsonNumber(result.mass) << ", \"marginal_error_a\": " << jsonNumber(result.marginalErrorA)
-          << ", \"marginal_error_b\": " << jsonNumber(result.marginalErrorB)
-          << ", \"objective\": " << jsonNumber(result.objective)
-          << ", \"ms_per_iter\": " << jsonNumber(result.timings.msPerIteration)
-          << ", \"setup_ms\": " << jsonNumber(1e3 * result.timings.setupSeconds)
-          << ", \"iterate_ms\": " << jsonNumber(1e3 * result.timings.iterateSeconds)
-          << ", \"status\": " << jsonString(toString(result.status)) << ", \"message\": " << jsonString(result.message)
-          << ", \"converged\": " << (result.converged ? "true" : "false")
-          << ", \"cancelled\": " << (result.cancelled ? "true" : "false");
-        if (parser.flag("counters")) j << ", \"counters\": " << countersJson(result);
-        j << "}\n";
-        std::fputs(j.str().c_str(), stdout);
-    } else {
-        std::printf("solver      %s (requested %s), %s, %zu x %zu\n", result.solver.c_str(), settings.solver.c_str(),
-                    toString(options.precision).c_str(), m, n);
-        std::printf("iterations  %d%s%s, error %.3g, %s mode, %llu passes over K\n", result.iterations,
-                    result.converged ? " (converged)" : "", result.cancelled ? " (cancelled)" : "", result.error,
-                    result.mode.c_str(), static_cast<unsigned long long>(result.passes));
-        std::printf("mass        %.10g   |P1-a|_1 %.3g   |P^T1-b|_1 %.3g   objective %.10g\n", result.mass,
-                    result.marginalErrorA, result.marginalErrorB, result.objective);
-        std::printf("time        %.3f ms/iteration, set-up %.1f ms\n", result.timings.msPerIteration,
-                    1e3 * result.timings.setupSeconds);
-        std::printf("status      %s%s%s\n", toString(result.status).c_str(), result.message.empty() ? "" : ": ",
-                    result.message.c_str());
-        if (parser.flag("counters")) std::printf("counters    %s\n", countersText(result).c_str());
-        std::printf("written     %s/{u,v,logu,logv}.npy%s\n", outDir.string().c_str(),
-                    planWritten ? " and plan.npy" : "");
-        if (clouds) std::printf("cost        point clouds, d = %zu, C = %.6g |x - y|^2\n", x.dim, costScale);
+    SolveSummaryContext summary;
+    summary.requestedSolver = settings.solver;
+    summary.rows = m;
+    summary.cols = n;
+    summary.precision = options.precision;
+    summary.problem = &problem;
+    summary.outDir = outDir;
+    summary.planWritten = planWritten;
+    if (parser.flag("plan")) summary.extraJsonMembers = std::string("\"plan_written\": ") + (planWritten ? "true" : "false");
+    if (parser.flag("counters")) {
+        summary.extraJsonMembers +=
+            (summary.extraJsonMembers.empty() ? "" : ", ") + std::string("\"counters\": ") + countersJson(result);
+        summary.extraLines.push_back("counters    " + countersText(result));
     }
-    if (parser.flag("allow-unconverged") || result.cancelled) return kExitOk;
-    if (result.status == NumericalStatus::Underflow || result.status == NumericalStatus::NotFinite) {
-        std::fprintf(stderr, "uot solve: stopped on %s after %d iterations (%s); the last finite iterate was "
-                             "written. Use the log-domain solver (--solver log or auto), or pass --allow-unconverged "
-                             "to accept it.\n",
-                     toString(result.status).c_str(), result.iterations, result.message.c_str());
-        return kExitNumerical;
-    }
-    if (options.tolerance > 0 && !result.converged) {
-        std::fprintf(stderr, "uot solve: not converged: error %.3g after the --max-iter cap of %d iterations is above "
-                             "--tol %g; the last iterate was written. Raise --max-iter, or pass --allow-unconverged "
-                             "to accept it.\n",
-                     result.error, result.iterations, options.tolerance);
-        return kExitNotConverged;
-    }
-    return kExitOk;
+    if (parser.flag("json")) std::fputs(solveSummaryJson(result, summary).c_str(), stdout);
+    else printSolveSummary(result, summary);
+    return solveExitCode(result, options, parser.flag("allow-unconverged"), "uot solve");
 }
 
 }  // namespace uot::cli

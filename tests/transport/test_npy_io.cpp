@@ -131,6 +131,41 @@ UOT_TEST(unreadableFilesGiveIoErrorsNamingTheFile)
                   "shape");
 }
 
+UOT_TEST(readsABlockOfRowsBySeeking)
+{
+    // A 4 x 3 matrix whose entry (i, j) is 10 i + j, in hand-made version 1 and 2 files.
+    std::vector<double> m;
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j) m.push_back(10.0 * i + j);
+    const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 3), }";
+    for (char major : {char(1), char(2)}) {
+        const std::string path = writeBytes("rows" + std::to_string(int(major)) + ".npy", npyBytes(dict, doubles(m), major));
+        const npy::Header h = npy::readNpyHeader(path);
+        UOT_CHECK(h.shape == (std::vector<std::size_t>{4, 3}));
+        UOT_CHECK(h.dtype == npy::DType::Float64);
+        const npy::Array block = npy::readNpyRows(path, 1, 2);
+        UOT_CHECK(block.shape == (std::vector<std::size_t>{2, 3}));
+        UOT_CHECK(block.f64 == (std::vector<double>{10, 11, 12, 20, 21, 22}));
+        const npy::Array last = npy::readNpyRows(path, 3, 1);
+        UOT_CHECK(last.f64 == (std::vector<double>{30, 31, 32}));
+        const npy::Array none = npy::readNpyRows(path, 4, 0);  // a block of no rows (more ranks than rows)
+        UOT_CHECK(none.shape == (std::vector<std::size_t>{0, 3}) && none.f64.empty());
+        UOT_CHECK_THROWS_WITH(npy::readNpyRows(path, 3, 2), "only 4 rows");
+    }
+    const std::vector<float> f{1.f, 2.f, 3.f, 4.f};
+    std::string fbytes(reinterpret_cast<const char*>(f.data()), f.size() * sizeof(float));
+    const std::string p32 =
+        writeBytes("rows32.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", fbytes));
+    UOT_CHECK(npy::readNpyRows(p32, 1, 1).f32 == (std::vector<float>{3.f, 4.f}));
+    const std::string p1d =
+        writeBytes("rows1d.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", doubles({1, 2})));
+    UOT_CHECK_THROWS_WITH(npy::readNpyRows(p1d, 0, 1), "2-D");
+    // The header of a truncated file is refused too (the data is checked against the file size).
+    const std::string truncated =
+        writeBytes("rows-truncated.npy", npyBytes(dict, doubles({1, 2, 3})));
+    UOT_CHECK_THROWS_WITH(npy::readNpyHeader(truncated), "truncated");
+}
+
 UOT_TEST(writingIntoAMissingDirectoryFails)
 {
     const double x = 1;
