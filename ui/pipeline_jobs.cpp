@@ -200,7 +200,10 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             pipeline.solve(control);
             const double solveWall = timer.nsecsElapsed() * 1e-9;
             if (!pipeline.stats().planFromCache) output->runs.push_back(outcomeOf(pipeline, settings, solveWall));
-            else context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
+            else {
+                output->kind = JobOutput::Kind::Remap;
+                context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
+            }
             result = pipeline.render(control);
             const PhaseTimings timings = pipeline.stats().timings;  // of this run's stages (reset above)
             output->timings = timingsText(timings);
