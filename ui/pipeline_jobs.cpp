@@ -348,10 +348,12 @@ JobFunction makeBatchJob(const QString& referencePath, const QStringList& inputs
             switch (item.status) {
             case BatchItemStatus::Done: output->written << QString::fromStdString(item.output); break;
             case BatchItemStatus::Skipped: ++output->skipped; break;
-            case BatchItemStatus::Failed:
-                output->failures << QStringLiteral("%1: %2").arg(QString::fromStdString(item.input),
-                                                                  QString::fromStdString(item.message));
+            case BatchItemStatus::Failed: {
+                // Read and write errors already name the file: name it once.
+                const QString input = QString::fromStdString(item.input), why = QString::fromStdString(item.message);
+                output->failures << (why.contains(input) ? why : QStringLiteral("%1: %2").arg(input, why));
                 break;
+            }
             case BatchItemStatus::Cancelled: output->cancelled = true; break;
             }
         }

@@ -32,8 +32,12 @@ protected:
 
 void installWheelGuard(QWidget* root)
 {
-    auto* guard = root->findChild<WheelGuard*>(QString(), Qt::FindDirectChildrenOnly);
-    if (!guard) guard = new WheelGuard(root);
+    static const QString kName = QStringLiteral("uotWheelGuard");
+    QObject* guard = root->findChild<QObject*>(kName, Qt::FindDirectChildrenOnly);
+    if (!guard) {
+        guard = new WheelGuard(root);
+        guard->setObjectName(kName);
+    }
     auto guardOne = [guard](QWidget* field) {
         field->setFocusPolicy(Qt::StrongFocus);  // a wheel turn alone never gives focus
         field->removeEventFilter(guard);
