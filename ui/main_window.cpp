@@ -12,6 +12,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSplitter>
+#include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
@@ -27,6 +28,7 @@
 #include "ui/live_charts.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
+#include "ui/undo_commands.h"
 
 #ifndef UOT_OPENCV_VERSION
 #define UOT_OPENCV_VERSION "unknown"
@@ -100,6 +102,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(m_resultView, &ImageView::fileDropped, this, &MainWindow::openSource);
 
     m_prompts = defaultPrompts();
+    m_undo = new QUndoStack(this);
+    m_undo->setUndoLimit(200);
     createDocks();
     createActions();
     createToolBar();
@@ -112,6 +116,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
 
     m_defaultLayout = saveState();
     restoreSettings();
+    m_recordedParameters = parameters();  // the undo history starts here
     connect(m_parameters, &ParametersPanel::parametersChanged, this, &MainWindow::onParametersChanged);
     connect(m_parameters, &ParametersPanel::runRequested, this, &MainWindow::run);
     connect(m_parameters, &ParametersPanel::cancelRequested, this, &MainWindow::cancel);
@@ -197,32 +202,35 @@ void MainWindow::onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, con
     if (!loaded.image) {
         const QString message = tr("Could not open %1:\n%2\n\nChoose a JPEG, PNG, TIFF, WebP or BMP file.")
                                     .arg(QDir::toNativeSeparators(path), loaded.path);
+        if (!source) m_runWhenReferenceLoads = false;
         showError(tr("Open image"), message);
         emit loadFailed(message);
         return;
     }
-    const QImage shown = toQImage(*loaded.image);
-    if (source) {
-        m_source = loaded;
-        m_sourceView->setImage(shown);
-        m_resultView->setBeforeImage(shown);
-        m_savePath.clear();  // a new picture: Ctrl+S must not write over the last one's file
-        m_imageInfo->setText(tr("%1-bit").arg(loaded.image->depth));
-    } else {
-        m_reference = loaded;
-        m_referenceView->setImage(shown);
-    }
+    // One undo step: back to the image shown before.
+    const LoadedImage previous = source ? m_source : m_reference;
+    applyImage(source, loaded);
+    m_undo->push(new FunctionCommand(
+        (source ? tr("open source %1") : tr("open reference %1")).arg(QFileInfo(path).fileName()),
+        [this, source, loaded] { applyImage(source, loaded); }, [this, source, previous] { applyImage(source, previous); },
+        true));
     if (!path.startsWith(":/")) addRecentFile(path);
-    rememberSession();
-    m_phase->setText(tr("Loaded %1 (%2 x %3)").arg(QFileInfo(path).fileName()).arg(shown.width()).arg(shown.height()));
-    updateTitle();
+    m_phase->setText(tr("Loaded %1 (%2 x %3)").arg(QFileInfo(path).fileName()).arg(loaded.image->width).arg(loaded.image->height));
     if (source) emit sourceLoaded();
     else emit referenceLoaded();
-    if (m_parameters->parameters().autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
+    const bool runNow = !source && m_runWhenReferenceLoads && hasSource();
+    if (!source) m_runWhenReferenceLoads = false;
+    if (runNow) run();
+    else if (m_parameters->parameters().autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
 }
 
 StudioParameters MainWindow::parameters() const { return m_parameters->parameters(); }
-void MainWindow::setParameters(const StudioParameters& p) { m_parameters->setParameters(p); }
+void MainWindow::setParameters(const StudioParameters& p)
+{
+    m_settingAll = true;  // one undo step of its own
+    m_parameters->setParameters(p);
+    m_settingAll = false;
+}
 
 void MainWindow::showError(const QString& title, const QString& message)
 {
@@ -230,18 +238,6 @@ void MainWindow::showError(const QString& title, const QString& message)
     m_phase->setText(QString(message).replace('\n', ' '));
     if (m_options.interactive) QMessageBox::warning(this, title, message);
     else std::fprintf(stderr, "uot-studio: %s\n", qPrintable(QString(message).replace('\n', ' ')));
-}
-
-void MainWindow::swapImages()
-{
-    std::swap(m_source, m_reference);
-    m_sourceView->setImage(m_source.image ? toQImage(*m_source.image) : QImage());
-    m_referenceView->setImage(m_reference.image ? toQImage(*m_reference.image) : QImage());
-    m_resultView->setBeforeImage(m_sourceView->image());
-    m_savePath.clear();  // another picture is the source now
-    rememberSession();   // the next start opens them the same way round
-    updateTitle();
-    if (parameters().autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
 }
 
 void MainWindow::resetParameters()

@@ -11,6 +11,7 @@
 //   main_window_run.cpp       run control: run, cancel, progress, results
 //   main_window_save.cpp      saving the result (Save / Save As and their checks)
 //   main_window_settings.cpp  what persists between sessions (QSettings)
+//   main_window_library.cpp   undo history, presets, named references, copy/paste of settings
 
 #include <QFutureWatcher>
 #include <QImage>
@@ -34,11 +35,14 @@ class QMenu;
 class QProgressBar;
 class QDockWidget;
 class QToolBar;
+class QUndoStack;
 QT_END_NAMESPACE
 
 namespace uot::ui {
 
 class ComparisonView;
+class HistogramView;
+class LibraryPanel;
 class ImageView;
 class LiveCharts;
 class ParametersPanel;
@@ -106,6 +110,18 @@ public:
     // Shows or hides the advanced docks (Statistics, Charts, Comparison).
     void setAdvancedPanelsVisible(bool visible);
 
+    // Undo history of parameter changes, loads and swaps (Edit > Undo/Redo).
+    QUndoStack* undoStack() const { return m_undo; }
+    // Presets (settings under a name) and named references (a reference image
+    // with its settings), listed in the Library dock and applied with one click.
+    void savePreset(const QString& name);
+    bool applyPreset(const QString& name);
+    void saveNamedReference(const QString& name);
+    bool applyNamedReference(const QString& name);
+    // Edit > Copy Settings / Paste Settings: the clipboard holds them as text.
+    void copySettings();
+    bool pasteSettings();
+
     // The menus, for adding actions (one line each, see main_window_menus.cpp).
     enum class Menu { File, Edit, Run, View, Help };
     QMenu* menu(Menu which) const;
@@ -130,6 +146,8 @@ public:
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* phaseLabel() const { return m_phase; }
     QDockWidget* dock(const QString& objectName) const;
+    LibraryPanel* libraryPanel() const { return m_library; }
+    HistogramView* histogramView() const { return m_histogram; }
 
 signals:
     void sourceLoaded();
@@ -160,6 +178,14 @@ private:
     SavePrompts defaultPrompts();
     void loadFile(const QString& path, bool source);
     void onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, const QString& path);
+    // Shows `image` as the source or reference (loads, undo and redo come here).
+    void applyImage(bool source, const LoadedImage& image);
+    void exchangeImages();
+    // Undo history of the parameters.
+    void recordParameters();
+    void restoreParameters(const StudioParameters& parameters);
+    void askAndSavePreset();
+    void askAndSaveReference();
     void onJobStarted(quint64 generation);
     void onRunStarted(quint64 generation, const RunInfo& info);
     void onProgress(quint64 generation, const QVector<ProgressSample>& samples);
@@ -189,6 +215,11 @@ private:
     SavePrompts m_prompts;
     QByteArray m_defaultLayout;  // saveState() of the first-start layout
     ProgressEstimate m_estimate;
+    QUndoStack* m_undo = nullptr;
+    StudioParameters m_recordedParameters;  // the state the last undo step ends in
+    bool m_restoringHistory = false;
+    bool m_settingAll = false;              // setParameters() is applying a whole set
+    bool m_runWhenReferenceLoads = false;   // a named reference was applied
     quint64 m_runGeneration = 0;  // generation of the main window's latest recolor
     StudioParameters m_solvedParameters;
     bool m_haveSolved = false;
@@ -217,6 +248,10 @@ private:
     QDockWidget* m_parametersDock = nullptr;
     QDockWidget* m_statisticsDock = nullptr;
     QDockWidget* m_chartsDock = nullptr;
+    QDockWidget* m_libraryDock = nullptr;
+    QDockWidget* m_histogramDock = nullptr;
+    LibraryPanel* m_library = nullptr;
+    HistogramView* m_histogram = nullptr;
     QAction* m_advancedAction = nullptr;
     QLabel* m_zoomLabel = nullptr;
     QLabel* m_imageInfo = nullptr;

@@ -13,7 +13,9 @@
 #include <QToolBar>
 
 #include "ui/comparison_view.h"
+#include "ui/histogram_view.h"
 #include "ui/image_view.h"
+#include "ui/library_panel.h"
 #include "ui/live_charts.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
@@ -43,8 +45,23 @@ void MainWindow::createDocks()
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setMinimumWidth(m_parameters->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+    // The short panel (advanced settings folded) always fits without scrolling.
+    scroll->setMinimumHeight(m_parameters->sizeHint().height());
     m_parametersDock = makeDock(this, tr("Parameters"), "parametersDock", scroll);
     addDockWidget(Qt::LeftDockWidgetArea, m_parametersDock);
+
+    m_library = new LibraryPanel;
+    m_libraryDock = makeDock(this, tr("Library"), "libraryDock", m_library);
+    addDockWidget(Qt::LeftDockWidgetArea, m_libraryDock);
+    connect(m_library, &LibraryPanel::presetChosen, this, &MainWindow::applyPreset);
+    connect(m_library, &LibraryPanel::referenceChosen, this, &MainWindow::applyNamedReference);
+    connect(m_library, &LibraryPanel::savePresetRequested, this, &MainWindow::askAndSavePreset);
+    connect(m_library, &LibraryPanel::saveReferenceRequested, this, &MainWindow::askAndSaveReference);
+
+    m_histogram = new HistogramView;
+    m_histogramDock = makeDock(this, tr("Histogram"), "histogramDock", m_histogram);
+    m_histogramDock->toggleViewAction()->setObjectName("histogramAction");
+    addDockWidget(Qt::RightDockWidgetArea, m_histogramDock);
 
     m_statistics = new StatisticsPanel;
     m_statisticsDock = makeDock(this, tr("Statistics"), "statisticsDock", m_statistics);
@@ -64,7 +81,7 @@ void MainWindow::createDocks()
     m_chartsDock->raise();
 
     // Advanced: hidden at first start, one click away (toolbar, View menu).
-    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock}) dock->hide();
+    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock, m_histogramDock}) dock->hide();
     resizeDocks({m_parametersDock}, {300}, Qt::Horizontal);
 }
 
@@ -74,8 +91,10 @@ void MainWindow::createToolBar()
     m_toolBar->setObjectName("mainToolBar");
     m_toolBar->setMovable(false);
     m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    for (const char* name : std::initializer_list<const char*>{"openSourceAction", "openReferenceAction", "saveAction", nullptr, "runAction",
-                             "splitAction", nullptr, "advancedPanelsAction"}) {
+    for (const char* name : std::initializer_list<const char*>{"openSourceAction", "openReferenceAction", "saveAction",
+                                                               nullptr, "runAction",
+                                                               "splitAction", "histogramAction", nullptr,
+                                                               "advancedPanelsAction"}) {
         if (!name) m_toolBar->addSeparator();
         else m_toolBar->addAction(action(QString::fromLatin1(name)));
     }
@@ -116,8 +135,9 @@ void MainWindow::setAdvancedPanelsVisible(bool visible)
 void MainWindow::resetLayout()
 {
     restoreState(m_defaultLayout);
-    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock}) dock->hide();
+    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock, m_histogramDock}) dock->hide();
     m_parametersDock->show();
+    m_libraryDock->show();
     m_toolBar->show();
     resizeDocks({m_parametersDock}, {300}, Qt::Horizontal);
     m_parameters->setAdvancedVisible(false);

@@ -11,6 +11,7 @@
 #include <QMenuBar>
 #include <QSignalBlocker>
 #include <QToolBar>
+#include <QUndoStack>
 
 #include "ui/image_view.h"
 
@@ -52,6 +53,19 @@ void MainWindow::createActions()
     entry(m_fileMenu, "quitAction", tr("&Quit"), {K(tr("Ctrl+Q"))}, [this] { close(); });
 
     m_editMenu = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName("undoAction");
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName("redoAction");
+    redo->setShortcuts({K(tr("Ctrl+Shift+Z")), K(tr("Ctrl+Y"))});
+    m_editMenu->addActions({undo, redo});
+    m_editMenu->addSeparator();
+    entry(m_editMenu, "copySettingsAction", tr("&Copy Settings"), {K(tr("Ctrl+Shift+C"))}, [this] { copySettings(); });
+    entry(m_editMenu, "pasteSettingsAction", tr("&Paste Settings"), {K(tr("Ctrl+Shift+V"))}, [this] { pasteSettings(); });
+    entry(m_editMenu, "savePresetAction", tr("Save as Pr&eset..."), {}, [this] { askAndSavePreset(); });
+    entry(m_editMenu, "saveReferenceAction", tr("Save Reference with Se&ttings..."), {}, [this] { askAndSaveReference(); });
+    m_editMenu->addSeparator();
     entry(m_editMenu, "swapAction", tr("S&wap Source and Reference"), {K(tr("Ctrl+Shift+X"))}, [this] { swapImages(); });
     entry(m_editMenu, "resetParametersAction", tr("&Reset Parameters"), {}, [this] { resetParameters(); });
 

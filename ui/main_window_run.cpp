@@ -10,6 +10,7 @@
 #include <QSettings>
 
 #include "ui/comparison_view.h"
+#include "ui/histogram_view.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
 #include "ui/parameters_panel.h"
@@ -134,6 +135,7 @@ void MainWindow::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
         m_resultImage = output->image;
         m_resultPixels = output->pixels;
         m_resultView->setImage(m_resultImage);
+        m_histogram->setImage(HistogramView::Result, m_resultImage);
         m_zoomLabel->setText(m_resultView->zoomText());
         m_saveAction->setEnabled(true);
         m_saveAsAction->setEnabled(true);
@@ -164,6 +166,7 @@ void MainWindow::onCancelled(quint64 generation)
 
 void MainWindow::onParametersChanged()
 {
+    recordParameters();
     const StudioParameters p = parameters();
     QSettings settings;
     p.save(settings);
