@@ -145,6 +145,7 @@ public:
     ImageView* referenceView() const { return m_referenceView; }
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* phaseLabel() const { return m_phase; }
+    QLabel* imageInfoLabel() const { return m_imageInfo; }  // bit depth and colour profile of the source
     QDockWidget* dock(const QString& objectName) const;
     LibraryPanel* libraryPanel() const { return m_library; }
     HistogramView* histogramView() const { return m_histogram; }

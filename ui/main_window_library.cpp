@@ -28,7 +28,9 @@ void MainWindow::applyImage(bool source, const LoadedImage& image)
         m_sourceView->setImage(shown);
         m_resultView->setBeforeImage(shown);
         m_savePath.clear();  // another picture: Ctrl+S must not write over the last one's file
-        m_imageInfo->setText(image.image ? tr("%1-bit").arg(image.image->depth) : QString());
+        m_imageInfo->setText(image.image ? tr("%1-bit · %2").arg(image.image->depth)
+                                               .arg(image.profile.isEmpty() ? tr("sRGB (assumed)") : image.profile)
+                                         : QString());
         m_histogram->setImage(HistogramView::Source, shown);
     } else {
         m_reference = image;

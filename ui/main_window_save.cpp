@@ -206,6 +206,9 @@ void MainWindow::saveResultTo(const QString& path, int depth, int quality)
     options.depth = depth;
     options.jpegQuality = options.webpQuality = quality;
     const WriteOptions remembered = options;
+    // The photo's EXIF/XMP/IPTC and an sRGB profile (the pixels are sRGB) go with it.
+    if (!m_source.path.isEmpty() && !m_source.path.startsWith(":/")) options.metadataFrom = m_source.path.toStdString();
+    options.embedSrgbProfile = true;
     // The writer refuses these too: a second guard.
     if (!m_source.path.startsWith(":/")) options.protectedPaths.push_back(m_source.path.toStdString());
     if (!m_reference.path.startsWith(":/")) options.protectedPaths.push_back(m_reference.path.toStdString());

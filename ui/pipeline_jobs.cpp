@@ -12,6 +12,7 @@
 
 #include "core/registry/solver_registry.h"
 #include "core/imageio/image_io.h"
+#include "core/imageio/image_metadata.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::ui {
@@ -104,6 +105,7 @@ LoadedImage loadImageFile(const QString& path)
     loaded.image = std::make_shared<const Image>(readImage(path.toStdString()));
     loaded.id = g_nextImageId.fetch_add(1);
     loaded.path = path;
+    loaded.profile = QString::fromStdString(describeEmbeddedProfile(path.toStdString()));
     return loaded;
 }
 

@@ -376,6 +376,17 @@ private slots:
         QCOMPARE(again.referenceView()->image().size(), QSize(512, 384));  // home.jpg
     }
 
+    // Defect 1 (status bar part): the source's bit depth and colour profile are shown.
+    void statusBarShowsBitDepthAndProfile()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(showActive(window));
+        QVERIFY(loadPair(window));
+        const QString info = window.imageInfoLabel()->text();
+        QVERIFY2(info.contains("8-bit") && info.contains("sRGB (assumed)"), qPrintable(info));  // home.jpg has no profile
+        QVERIFY(window.imageInfoLabel()->isVisible());
+    }
+
     // Defect 9: the statistics kept the last solve's status (e.g. "cancelled") after a re-map.
     void statisticsRefreshAfterARemap()
     {
