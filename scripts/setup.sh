@@ -18,7 +18,7 @@ werror=${UOT_WARNINGS_AS_ERRORS:-OFF}
 [ "${CI:-}" = "true" ] && werror=ON
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot)
-[ "$opencv" = "ON" ] && packages+=(libopencv-dev)
+[ "$opencv" = "ON" ] && packages+=(libopencv-dev libexiv2-dev liblcms2-dev libimage-exiftool-perl)
 [ "$gui" = "ON" ] && packages+=(qt6-base-dev qt6-charts-dev libgl-dev libqt6opengl6-dev)
 # OpenMPI for uot-mpi and its test (mpirun from openmpi-bin)
 [ "$mpi" != "OFF" ] && packages+=(libopenmpi-dev openmpi-bin)

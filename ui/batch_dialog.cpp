@@ -14,6 +14,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -72,10 +73,13 @@ BatchDialog::BatchDialog(SolveWorker* worker, const QString& referencePath, cons
     layout->addLayout(form);
 
     m_overall = new QProgressBar;
-    m_overall->setFormat(tr("%v of %m files"));
+    m_overall->setRange(0, 1);
     m_overall->setValue(0);
+    m_overall->setFormat(tr("not started"));
     m_file = new QProgressBar;
-    m_file->setFormat(tr("current file: %p %"));
+    m_file->setRange(0, 1);
+    m_file->setValue(0);
+    m_file->setFormat(tr("current file"));
     layout->addWidget(m_overall);
     layout->addWidget(m_file);
     m_summary = new QPlainTextEdit;
@@ -92,12 +96,12 @@ BatchDialog::BatchDialog(SolveWorker* worker, const QString& referencePath, cons
     resize(620, 560);
 
     connect(addFiles, &QPushButton::clicked, this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Add Files"), QString(),
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Add Files"), lastInputFolder(),
                                                                 tr("Images (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.bmp)"));
         m_inputs->addItems(files);
     });
     connect(addFolder, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add Folder"));
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add Folder"), lastInputFolder());
         if (!dir.isEmpty()) m_inputs->addItem(dir);
     });
     connect(remove, &QPushButton::clicked, this, [this] { qDeleteAll(m_inputs->selectedItems()); });
@@ -115,11 +119,16 @@ BatchDialog::BatchDialog(SolveWorker* worker, const QString& referencePath, cons
         if (g != m_generation) return;
         m_overall->setRange(0, std::max(1, total));
         m_overall->setValue(done);
-        m_file->setValue(0);
+        m_overall->setFormat(tr("%1 of %2 files done").arg(done).arg(total));
+        const bool fileEnded = done > m_filesDone;
+        m_filesDone = done;
+        m_file->setRange(0, 1);
+        m_file->setValue(fileEnded ? 1 : 0);  // a file that converged early still ends at 100 %
         if (!input.isEmpty()) m_file->setFormat(tr("%1: %p %").arg(QFileInfo(input).fileName()));
     });
     connect(m_worker, &SolveWorker::progress, this, [this](quint64 g, const QVector<ProgressSample>& samples) {
         if (g != m_generation || samples.isEmpty()) return;
+        if (m_file->maximum() == 1 && m_file->value() == 1) return;  // this file has ended
         m_file->setRange(0, m_parameters.maxIterations);
         m_file->setValue(std::min(m_parameters.maxIterations, samples.last().progress.iteration));
     });
@@ -136,6 +145,43 @@ BatchDialog::BatchDialog(SolveWorker* worker, const QString& referencePath, cons
         emit batchFinished();
     });
     setRunning(false);
+    restoreChoices();
+}
+
+QString BatchDialog::lastInputFolder() const
+{
+    for (int i = m_inputs->count() - 1; i >= 0; --i) {
+        const QFileInfo info(m_inputs->item(i)->text());
+        if (info.isDir()) return info.absoluteFilePath();
+        if (info.exists()) return info.absolutePath();
+    }
+    return {};
+}
+
+void BatchDialog::restoreChoices()
+{
+    // The inputs, output folder and format of the last batch; inputs that are gone are left out.
+    QSettings settings;
+    QStringList inputs;
+    for (const QString& path : settings.value("batch/inputs").toStringList())
+        if (QFileInfo::exists(path)) inputs << path;
+    m_inputs->addItems(inputs);
+    m_outDir->setText(settings.value("batch/outputFolder").toString());
+    m_pattern->setText(settings.value("batch/pattern", m_pattern->text()).toString());
+    m_format->setCurrentIndex(std::max(0, m_format->findData(settings.value("batch/format").toString())));
+    m_quality->setValue(settings.value("batch/quality", m_quality->value()).toInt());
+    m_overwrite->setChecked(settings.value("batch/replace", false).toBool());
+}
+
+void BatchDialog::rememberChoices() const
+{
+    QSettings settings;
+    settings.setValue("batch/inputs", inputs());
+    settings.setValue("batch/outputFolder", m_outDir->text());
+    settings.setValue("batch/pattern", m_pattern->text());
+    settings.setValue("batch/format", m_format->currentData().toString());
+    settings.setValue("batch/quality", m_quality->value());
+    settings.setValue("batch/replace", m_overwrite->isChecked());
 }
 
 void BatchDialog::setInputs(const QStringList& paths)
@@ -152,6 +198,7 @@ QStringList BatchDialog::inputs() const
 }
 
 void BatchDialog::setOutputDirectory(const QString& path) { m_outDir->setText(path); }
+QString BatchDialog::outputDirectory() const { return m_outDir->text(); }
 void BatchDialog::setPattern(const QString& pattern) { m_pattern->setText(pattern); }
 void BatchDialog::setOverwrite(bool overwrite) { m_overwrite->setChecked(overwrite); }
 QString BatchDialog::summaryText() const { return m_summary->toPlainText(); }
@@ -179,7 +226,13 @@ void BatchDialog::start()
         return;
     }
     m_summary->clear();
+    rememberChoices();
+    m_filesDone = 0;
+    m_overall->setRange(0, 1);
     m_overall->setValue(0);
+    m_overall->setFormat(tr("collecting files..."));
+    m_file->setRange(0, 1);
+    m_file->setValue(0);
     m_generation = m_worker->submit(tr("Batch"), makeBatchJob(m_referencePath, inputs(), batchSettings()));
     setRunning(true);
 }
@@ -198,7 +251,17 @@ void BatchDialog::finish(std::shared_ptr<const JobOutput> output, bool cancelled
             for (const QString& failure : output->failures) lines << "  " + failure;
         }
         if (!output->timings.isEmpty()) lines << output->timings;
-        m_overall->setValue(m_overall->maximum());
+        // Files that ended (written, skipped or failed); a cancelled batch stops short of the total.
+        const int done = int(output->written.size()) + output->skipped + int(output->failures.size());
+        const int total = cancelled ? std::max(done, m_overall->maximum()) : done;
+        m_overall->setRange(0, std::max(1, total));
+        m_overall->setValue(done);
+        m_overall->setFormat(cancelled ? tr("cancelled: %1 of %2 files done").arg(done).arg(total)
+                                       : tr("%1 of %2 files done").arg(done).arg(total));
+        if (!cancelled) {
+            m_file->setRange(0, 1);
+            m_file->setValue(1);  // the last file ended (it may converge before the iteration limit)
+        }
     }
     m_summary->setPlainText(lines.join('\n'));
     emit batchFinished();

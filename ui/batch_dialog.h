@@ -40,6 +40,9 @@ public:
     void setInputs(const QStringList& paths);
     QStringList inputs() const;
     void setOutputDirectory(const QString& path);
+    QString outputDirectory() const;
+    QProgressBar* overallProgress() const { return m_overall; }
+    QProgressBar* fileProgress() const { return m_file; }
     void setPattern(const QString& pattern);
     void setOverwrite(bool overwrite);
     // Starts the batch (what the Start button does).
@@ -59,11 +62,16 @@ protected:
 private:
     void finish(std::shared_ptr<const JobOutput> output, bool cancelled);
     void setRunning(bool running);
+    // The last batch's inputs, output folder, pattern, format and quality (QSettings).
+    void restoreChoices();
+    void rememberChoices() const;
+    QString lastInputFolder() const;  // where Add Files/Add Folder start
 
     SolveWorker* m_worker;
     QString m_referencePath;
     StudioParameters m_parameters;
     quint64 m_generation = 0;
+    int m_filesDone = 0;
     std::shared_ptr<const JobOutput> m_last;
     QListWidget* m_inputs = nullptr;
     QLineEdit* m_outDir = nullptr;

@@ -138,16 +138,19 @@ void ImageView::paintEvent(QPaintEvent*)
         painter.drawText(box, Qt::AlignCenter, m_caption);
     }
     if (m_split && !m_before.isNull()) {
-        const double x = target.left() + m_splitPosition * target.width();
+        // The divider and its labels live in the visible part of the image, so
+        // they stay on screen however far the image is zoomed and panned.
+        const QRectF shown = visibleImageRect();
+        const double x = dividerX();
         painter.save();
         painter.setClipRect(QRectF(QPointF(target.left(), target.top()), QPointF(x, target.bottom())));
         painter.drawImage(target, m_before);
         painter.restore();
         QPen pen(Qt::white, 2);
         painter.setPen(pen);
-        painter.drawLine(QPointF(x, target.top()), QPointF(x, target.bottom()));
+        painter.drawLine(QPointF(x, shown.top()), QPointF(x, shown.bottom()));
         // Labels and a handle so that the divider is discoverable.
-        const QPointF mid(x, target.center().y());
+        const QPointF mid(x, shown.center().y());
         painter.setBrush(Qt::white);
         painter.drawEllipse(mid, 7, 7);
         painter.setPen(Qt::black);
@@ -158,9 +161,32 @@ void ImageView::paintEvent(QPaintEvent*)
             painter.fillRect(box, QColor(255, 255, 255, 200));
             painter.drawText(box, Qt::AlignCenter, text);
         };
-        label(before, QPointF(target.left() + 6, target.top() + 6));
-        label(after, QPointF(target.right() - fm.horizontalAdvance(after) - 16, target.top() + 6));
+        label(before, QPointF(shown.left() + 6, shown.top() + 6));
+        label(after, QPointF(shown.right() - fm.horizontalAdvance(after) - 16, shown.top() + 6));
     }
+    // The zoom level, bottom right.
+    const QFontMetrics fm(font());
+    const QString percent = zoomText();
+    const QRectF badge(width() - fm.horizontalAdvance(percent) - 16, height() - fm.height() - 10,
+                       fm.horizontalAdvance(percent) + 12, fm.height() + 6);
+    painter.fillRect(badge, QColor(0, 0, 0, 150));
+    painter.setPen(Qt::white);
+    painter.drawText(badge, Qt::AlignCenter, percent);
+}
+
+QString ImageView::zoomText() const
+{
+    if (m_image.isNull()) return {};
+    const double percent = zoom() * 100.0;
+    return percent < 10 ? QStringLiteral("%1 %").arg(percent, 0, 'f', 1) : QStringLiteral("%1 %").arg(std::lround(percent));
+}
+
+QRectF ImageView::visibleImageRect() const { return imageRect().intersected(QRectF(rect())); }
+
+double ImageView::dividerX() const
+{
+    const QRectF shown = visibleImageRect();
+    return shown.left() + m_splitPosition * shown.width();
 }
 
 void ImageView::wheelEvent(QWheelEvent* event)
@@ -184,9 +210,8 @@ void ImageView::wheelEvent(QWheelEvent* event)
 bool ImageView::nearDivider(const QPointF& pos) const
 {
     if (!m_split || m_before.isNull() || m_image.isNull()) return false;
-    const QRectF r = imageRect();
-    const double x = r.left() + m_splitPosition * r.width();
-    return std::abs(pos.x() - x) < 8 && pos.y() >= r.top() && pos.y() <= r.bottom();
+    const QRectF r = visibleImageRect();
+    return std::abs(pos.x() - dividerX()) < 8 && pos.y() >= r.top() && pos.y() <= r.bottom();
 }
 
 void ImageView::mousePressEvent(QMouseEvent* event)
@@ -209,7 +234,7 @@ void ImageView::mouseMoveEvent(QMouseEvent* event)
 {
     const QPointF pos = event->position();
     if (m_drag == Drag::Divider) {
-        const QRectF r = imageRect();
+        const QRectF r = visibleImageRect();
         setSplitPosition((pos.x() - r.left()) / std::max(1.0, r.width()));
     } else if (m_drag == Drag::Pan) {
         m_offset += pos - m_lastMouse;

@@ -23,7 +23,7 @@ public:
     void setBeforeImage(const QImage& image);
     void setSplitEnabled(bool enabled);
     bool splitEnabled() const { return m_split; }
-    // Position of the divider, 0..1 of the image width.
+    // Position of the divider, 0..1 of the visible part of the image's width.
     void setSplitPosition(double fraction);
     double splitPosition() const { return m_splitPosition; }
     void setPlaceholder(const QString& text);
@@ -32,6 +32,9 @@ public:
 
     bool fitToWindow() const { return m_fit; }
     double zoom() const;  // effective display scale
+    QString zoomText() const;  // "100 %", as drawn in the corner
+    // The divider's x in widget coordinates (inside the visible part of the image).
+    double dividerX() const;
 
     QSize sizeHint() const override { return {320, 240}; }
 
@@ -56,6 +59,7 @@ protected:
 
 private:
     QRectF imageRect() const;  // where the image is drawn, widget coordinates
+    QRectF visibleImageRect() const;  // the part of imageRect() inside the widget
     double fitScale() const;
     bool nearDivider(const QPointF& pos) const;
 

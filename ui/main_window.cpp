@@ -1,30 +1,21 @@
+// MainWindow: construction, loading images, title, about box and the batch
+// dialog. The other concerns live in main_window_*.cpp (see main_window.h).
 #include "ui/main_window.h"
 
-#include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QDir>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
-#include <QKeySequence>
 #include <QLabel>
-#include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSettings>
-#include <QSpinBox>
 #include <QSplitter>
-#include <QStatusBar>
+#include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <atomic>
 #include <cstdio>
 
 #include "core/imageio/image_io.h"
@@ -38,6 +29,7 @@
 #include "ui/live_charts.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
+#include "ui/undo_commands.h"
 
 #ifndef UOT_OPENCV_VERSION
 #define UOT_OPENCV_VERSION "unknown"
@@ -55,8 +47,6 @@ static void initStudioResources()
 namespace uot::ui {
 
 namespace {
-
-constexpr int kMaxRecent = 8;
 
 // The sample pair compiled into the executable (resources/samples.qrc).
 const char* const kSampleSource = ":/samples/home.jpg";
@@ -112,43 +102,25 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(m_referenceView, &ImageView::fileDropped, this, &MainWindow::openReference);
     connect(m_resultView, &ImageView::fileDropped, this, &MainWindow::openSource);
 
+    m_prompts = defaultPrompts();
+    m_undo = new QUndoStack(this);
+    m_undo->setUndoLimit(200);
     createDocks();
     createActions();
-
-    m_phase = new QLabel(tr("Ready"));
-    m_progress = new QProgressBar;
-    m_progress->setMaximumWidth(180);
-    m_progress->setRange(0, 0);
-    m_progress->setVisible(false);
-    statusBar()->addWidget(m_phase, 1);
-    statusBar()->addPermanentWidget(m_progress);
-
-    SolveWorker* worker = m_worker.get();
-    connect(worker, &SolveWorker::jobStarted, this, &MainWindow::onJobStarted);
-    connect(worker, &SolveWorker::runStarted, this, &MainWindow::onRunStarted);
-    connect(worker, &SolveWorker::progress, this, &MainWindow::onProgress);
-    connect(worker, &SolveWorker::jobFinished, this, &MainWindow::onFinished);
-    connect(worker, &SolveWorker::jobFailed, this, &MainWindow::onFailed);
-    connect(worker, &SolveWorker::jobCancelled, this, [this](quint64 g) { onCancelled(g); });
-    connect(worker, &SolveWorker::phaseChanged, this, [this](quint64 g, const QString& text) {
-        if (g == m_runGeneration && g == m_worker->latestGeneration()) m_phase->setText(text);
-    });
-    connect(worker, &SolveWorker::idle, this, [this] {
-        if (!m_worker->isBusy()) setBusy(false);
-    });
+    createToolBar();
+    createStatusBar();
+    connectWorker();
 
     m_autoRunTimer.setSingleShot(true);
     m_autoRunTimer.setInterval(400);
     connect(&m_autoRunTimer, &QTimer::timeout, this, &MainWindow::run);
 
-    QSettings settings;
-    setParameters(StudioParameters::load(settings));
+    m_defaultLayout = saveState();
+    restoreSettings();
+    m_recordedParameters = parameters();  // the undo history starts here
     connect(m_parameters, &ParametersPanel::parametersChanged, this, &MainWindow::onParametersChanged);
     connect(m_parameters, &ParametersPanel::runRequested, this, &MainWindow::run);
     connect(m_parameters, &ParametersPanel::cancelRequested, this, &MainWindow::cancel);
-    restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
-    updateRecentMenu();
 
     m_statistics->setCountersUnavailable(cacheCountersUnavailableReason());
     if (m_options.measureBandwidth) {
@@ -171,6 +143,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
 
     if (m_options.loadSamplesIfEmpty) {
         // The images of the last session when they still exist, else the bundled sample pair.
+        QSettings settings;
         const QString lastSource = settings.value("session/source").toString();
         const QString lastReference = settings.value("session/reference").toString();
         if (!lastSource.isEmpty() && QFileInfo::exists(lastSource)) openSource(lastSource);
@@ -184,102 +157,6 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
 MainWindow::~MainWindow()
 {
     m_worker->shutdown();  // before the widgets its queued signals would reach
-}
-
-void MainWindow::createDocks()
-{
-    m_parameters = new ParametersPanel;
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(m_parameters);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_parameters->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
-    auto* parametersDock = new QDockWidget(tr("Parameters"), this);
-    parametersDock->setObjectName("parametersDock");
-    parametersDock->setWidget(scroll);
-    addDockWidget(Qt::LeftDockWidgetArea, parametersDock);
-
-    m_statistics = new StatisticsPanel;
-    auto* statisticsDock = new QDockWidget(tr("Statistics"), this);
-    statisticsDock->setObjectName("statisticsDock");
-    statisticsDock->setWidget(m_statistics);
-    addDockWidget(Qt::RightDockWidgetArea, statisticsDock);
-
-    m_charts = new LiveCharts(LiveCharts::Layout::Row);
-    auto* chartsDock = new QDockWidget(tr("Charts"), this);
-    chartsDock->setObjectName("chartsDock");
-    chartsDock->setWidget(m_charts);
-    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
-
-    m_comparison = new ComparisonView(m_worker.get());
-    m_comparison->setJobFactory([this](const QString& a, const QString& b, bool concurrent) {
-        return makeComparisonJob(m_source, m_reference, parameters(), a, b, concurrent);
-    });
-    m_comparisonDock = new QDockWidget(tr("Comparison"), this);
-    m_comparisonDock->setObjectName("comparisonDock");
-    m_comparisonDock->setWidget(m_comparison);
-    addDockWidget(Qt::BottomDockWidgetArea, m_comparisonDock);
-    tabifyDockWidget(chartsDock, m_comparisonDock);
-    chartsDock->raise();
-    m_comparisonDock->hide();
-    resizeDocks({chartsDock}, {320}, Qt::Vertical);
-    resizeDocks({parametersDock, statisticsDock}, {330, 330}, Qt::Horizontal);
-}
-
-void MainWindow::createActions()
-{
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* openSourceAction = file->addAction(tr("Open &Source..."), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Source"), QFileInfo(m_source.path).path(),
-                                                          tr("Images (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.bmp)"));
-        if (!path.isEmpty()) openSource(path);
-    });
-    openSourceAction->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open &Reference..."), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Reference"), QFileInfo(m_reference.path).path(),
-                                                          tr("Images (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.bmp)"));
-        if (!path.isEmpty()) openReference(path);
-    })->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
-    m_recentMenu = file->addMenu(tr("Recent Files"));
-    file->addSeparator();
-    m_saveAction = file->addAction(tr("&Save Result"), this, [this] { saveResult(false); });
-    m_saveAction->setShortcut(QKeySequence::Save);
-    m_saveAsAction = file->addAction(tr("Save Result &As..."), this, [this] { saveResult(true); });
-    m_saveAsAction->setShortcut(QKeySequence::SaveAs);
-    m_saveAction->setEnabled(false);
-    m_saveAsAction->setEnabled(false);
-    file->addSeparator();
-    file->addAction(tr("&Batch Recolor..."), this, &MainWindow::openBatchDialog)->setShortcut(QKeySequence(tr("Ctrl+B")));
-    file->addSeparator();
-    file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
-
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("S&wap Source and Reference"), this, &MainWindow::swapImages)->setShortcut(QKeySequence(tr("Ctrl+W")));
-    edit->addAction(tr("&Reset Parameters"), this, &MainWindow::resetParameters);
-
-    QMenu* run = menuBar()->addMenu(tr("&Run"));
-    run->addAction(tr("&Run"), this, &MainWindow::run)->setShortcut(QKeySequence(tr("Ctrl+R")));
-    run->addAction(tr("&Cancel"), this, &MainWindow::cancel)->setShortcut(QKeySequence(Qt::Key_Escape));
-    run->addAction(tr("Co&mpare Variants..."), this, &MainWindow::compare)->setShortcut(QKeySequence(tr("Ctrl+K")));
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("Zoom &In"), this, [this] { m_resultView->zoomBy(1.25); })->setShortcut(QKeySequence::ZoomIn);
-    view->addAction(tr("Zoom &Out"), this, [this] { m_resultView->zoomBy(0.8); })->setShortcut(QKeySequence::ZoomOut);
-    view->addAction(tr("&Fit to Window"), this, [this] {
-        for (ImageView* v : {m_sourceView, m_referenceView, m_resultView}) v->fit();
-    })->setShortcut(QKeySequence(tr("Ctrl+0")));
-    view->addAction(tr("&Actual Size"), this, [this] { m_resultView->zoomActualSize(); })->setShortcut(QKeySequence(tr("Ctrl+1")));
-    m_splitAction = view->addAction(tr("&Before/After Split"));
-    m_splitAction->setCheckable(true);
-    m_splitAction->setShortcut(QKeySequence(tr("Ctrl+D")));
-    connect(m_splitAction, &QAction::toggled, m_resultView, &ImageView::setSplitEnabled);
-    view->addSeparator();
-    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About UOT Color Studio"), this, &MainWindow::showAbout);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
 bool MainWindow::isLoading() const
@@ -319,150 +196,34 @@ void MainWindow::onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, con
     if (!loaded.image) {
         const QString message = tr("Could not open %1:\n%2\n\nChoose a JPEG, PNG, TIFF, WebP or BMP file.")
                                     .arg(QDir::toNativeSeparators(path), loaded.path);
+        if (!source) m_runWhenReferenceLoads = false;
         showError(tr("Open image"), message);
         emit loadFailed(message);
         return;
     }
-    const QImage shown = toQImage(*loaded.image);
-    if (source) {
-        m_source = loaded;
-        m_sourceView->setImage(shown);
-        m_resultView->setBeforeImage(shown);
-    } else {
-        m_reference = loaded;
-        m_referenceView->setImage(shown);
-    }
+    // One undo step: back to the image shown before.
+    const LoadedImage previous = source ? m_source : m_reference;
+    applyImage(source, loaded);
+    m_undo->push(new FunctionCommand(
+        (source ? tr("open source %1") : tr("open reference %1")).arg(QFileInfo(path).fileName()),
+        [this, source, loaded] { applyImage(source, loaded); }, [this, source, previous] { applyImage(source, previous); },
+        true));
     if (!path.startsWith(":/")) addRecentFile(path);
-    QSettings().setValue(source ? "session/source" : "session/reference",
-                         path.startsWith(":/") ? QString() : QFileInfo(path).absoluteFilePath());
-    m_phase->setText(tr("Loaded %1 (%2 x %3)").arg(QFileInfo(path).fileName()).arg(shown.width()).arg(shown.height()));
-    updateTitle();
+    m_phase->setText(tr("Loaded %1 (%2 x %3)").arg(QFileInfo(path).fileName()).arg(loaded.image->width).arg(loaded.image->height));
     if (source) emit sourceLoaded();
     else emit referenceLoaded();
-    if (m_parameters->parameters().autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
+    const bool runNow = !source && m_runWhenReferenceLoads && hasSource();
+    if (!source) m_runWhenReferenceLoads = false;
+    if (runNow) run();
+    else if (m_parameters->parameters().autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
 }
 
 StudioParameters MainWindow::parameters() const { return m_parameters->parameters(); }
-void MainWindow::setParameters(const StudioParameters& p) { m_parameters->setParameters(p); }
-
-bool MainWindow::isRunning() const { return m_busy; }
-
-void MainWindow::run()
+void MainWindow::setParameters(const StudioParameters& p)
 {
-    m_autoRunTimer.stop();
-    if (!hasSource() || !hasReference()) {
-        showError(tr("Run"), tr("Open a source image and a reference image first (File menu, or drop files on the panes)."));
-        emit runFailed(m_lastError);
-        return;
-    }
-    const StudioParameters p = parameters();
-    {
-        QSettings settings;
-        p.save(settings);
-    }
-    const bool remapOnly = m_haveSolved && p.sameSolveAs(m_solvedParameters) && m_session->sourceId == m_source.id &&
-                           m_session->referenceId == m_reference.id;
-    if (!remapOnly) {
-        m_charts->archiveRooflinePoints();
-    }
-    m_runGeneration = m_worker->submit(remapOnly ? tr("Re-map") : tr("Recolor"),
-                                       makeRecolorJob(m_session, m_source, m_reference, p));
-    m_lastError.clear();
-    setBusy(true);
-}
-
-void MainWindow::cancel()
-{
-    m_autoRunTimer.stop();
-    m_worker->cancel();
-}
-
-void MainWindow::compare()
-{
-    m_comparisonDock->show();
-    m_comparisonDock->raise();
-    resizeDocks({m_comparisonDock}, {height() / 2}, Qt::Vertical);
-    m_comparison->start();
-}
-
-void MainWindow::onJobStarted(quint64 generation)
-{
-    if (generation != m_runGeneration) return;
-    m_phase->setText(tr("Working..."));
-}
-
-void MainWindow::onRunStarted(quint64 generation, const RunInfo& info)
-{
-    if (generation != m_runGeneration) return;
-    m_charts->beginRun(0, info.label);
-    m_statistics->beginRun(info);
-    showRoofFor(m_parameters->parameters());
-}
-
-void MainWindow::onProgress(quint64 generation, const QVector<ProgressSample>& samples)
-{
-    if (generation != m_runGeneration || generation != m_worker->latestGeneration()) return;  // stale
-    m_charts->addSamples(samples);
-    m_statistics->addSamples(samples);
-    m_charts->setRooflinePoint(0, m_statistics->lastOperationalIntensity(), m_statistics->lastGflops());
-}
-
-void MainWindow::onFinished(quint64 generation, std::shared_ptr<const JobOutput> output)
-{
-    if (generation != m_runGeneration || !output) return;
-    if (!output->runs.empty()) {
-        const RunOutcome& run = output->runs.front();
-        m_statistics->finishRun(run, output->timings);
-        m_charts->setRooflinePoint(0, m_statistics->lastOperationalIntensity(), m_statistics->lastGflops());
-        m_solvedParameters = parameters();
-        m_haveSolved = true;
-    }
-    if (!output->image.isNull()) {
-        m_resultImage = output->image;
-        m_resultPixels = output->pixels;
-        m_resultView->setImage(m_resultImage);
-        m_saveAction->setEnabled(true);
-        m_saveAsAction->setEnabled(true);
-    }
-    if (!output->notice.isEmpty()) {
-        m_phase->setText(output->notice);
-        if (m_options.interactive) QMessageBox::information(this, tr("Solved on the CPU"), output->notice);
-    } else {
-        m_phase->setText(tr("Done. %1").arg(output->timings));
-    }
-    emit resultReady();
-}
-
-void MainWindow::onFailed(quint64 generation, const QString& message)
-{
-    if (generation != m_runGeneration) return;
-    showError(tr("Recolor failed"), tr("The recolor failed:\n%1\n\nThe previous result is kept.").arg(message));
-    emit runFailed(message);
-}
-
-void MainWindow::onCancelled(quint64 generation)
-{
-    if (generation != m_runGeneration) return;
-    m_phase->setText(tr("Cancelled. The previous result is kept."));
-    m_statistics->setStatus(tr("cancelled"));
-    emit runCancelled();
-}
-
-void MainWindow::onParametersChanged()
-{
-    const StudioParameters p = parameters();
-    QSettings settings;
-    p.save(settings);
-    if (p.autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
-}
-
-void MainWindow::setBusy(bool busy)
-{
-    if (busy == m_busy) return;
-    m_busy = busy;
-    m_parameters->setRunning(busy);
-    m_progress->setVisible(busy);
-    emit busyChanged(busy);
+    m_settingAll = true;  // one undo step of its own
+    m_parameters->setParameters(p);
+    m_settingAll = false;
 }
 
 void MainWindow::showError(const QString& title, const QString& message)
@@ -473,152 +234,11 @@ void MainWindow::showError(const QString& title, const QString& message)
     else std::fprintf(stderr, "uot-studio: %s\n", qPrintable(QString(message).replace('\n', ' ')));
 }
 
-namespace {
-
-// File > Save Result As: bit depth and quality next to the file dialog's format.
-bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options)
-{
-    const QString ext = QFileInfo(path).suffix().toLower();
-    const bool lossy = ext == "jpg" || ext == "jpeg" || ext == "webp";
-    const bool deep = ext == "png" || ext == "tif" || ext == "tiff";
-    if (!lossy && !deep) return true;
-    QDialog dialog(parent);
-    dialog.setWindowTitle(QObject::tr("Save Options"));
-    auto* form = new QFormLayout(&dialog);
-    QComboBox* depth = nullptr;
-    QSpinBox* quality = nullptr;
-    if (deep) {
-        depth = new QComboBox;
-        depth->addItem(QObject::tr("same as the source"), 0);
-        depth->addItem(QObject::tr("8 bit"), 8);
-        depth->addItem(QObject::tr("16 bit"), 16);
-        form->addRow(QObject::tr("Bit depth"), depth);
-    }
-    if (lossy) {
-        quality = new QSpinBox;
-        quality->setRange(1, 100);
-        quality->setValue(95);
-        form->addRow(QObject::tr("Quality"), quality);
-    }
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted) return false;
-    if (depth) options.depth = depth->currentData().toInt();
-    if (quality) options.jpegQuality = options.webpQuality = quality->value();
-    return true;
-}
-
-}  // namespace
-
-void MainWindow::saveResult(bool askPath)
-{
-    if (!m_resultPixels) return;
-    QString path = m_savePath;
-    WriteOptions options = m_saveOptions;
-    if (askPath || path.isEmpty()) {
-        const QString suggested = QFileInfo(m_source.path).completeBaseName() + "_recolored.png";
-        path = QFileDialog::getSaveFileName(this, tr("Save Result As"), suggested,
-                                            tr("PNG (*.png);;JPEG (*.jpg);;TIFF (*.tif);;WebP (*.webp);;BMP (*.bmp)"));
-        if (path.isEmpty()) return;
-        if (QFileInfo(path).suffix().isEmpty()) path += ".png";
-        options = WriteOptions{};
-        if (!askWriteOptions(this, path, options)) return;
-    }
-    saveResultTo(path, options.depth, options.jpegQuality);
-}
-
-void MainWindow::saveResultTo(const QString& path, int depth, int quality)
-{
-    if (!m_resultPixels) {
-        showError(tr("Save"), tr("There is no result to save yet: press Run first."));
-        emit saveFailed(m_lastError);
-        return;
-    }
-    WriteOptions options;
-    options.depth = depth;
-    options.jpegQuality = options.webpQuality = quality;
-    const WriteOptions remembered = options;
-    // Never replace the images the result came from.
-    if (!m_source.path.startsWith(":/")) options.protectedPaths.push_back(m_source.path.toStdString());
-    if (!m_reference.path.startsWith(":/")) options.protectedPaths.push_back(m_reference.path.toStdString());
-    auto pixels = m_resultPixels;
-    auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path, remembered] {
-        const QString error = watcher->result();
-        watcher->deleteLater();
-        if (!error.isEmpty()) {
-            showError(tr("Save"), tr("Could not save %1:\n%2\n\nChoose another file name or folder.")
-                                      .arg(QDir::toNativeSeparators(path), error));
-            emit saveFailed(m_lastError);
-            return;
-        }
-        m_savePath = path;
-        m_saveOptions = remembered;
-        m_phase->setText(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
-        emit resultSaved(path);
-    });
-    // Encoding a large image takes a while: off the GUI thread (writes are atomic).
-    watcher->setFuture(QtConcurrent::run([pixels, path, options]() -> QString {
-        try {
-            writeImage(path.toStdString(), *pixels, options);
-            return {};
-        } catch (const std::exception& e) {
-            return QString::fromStdString(e.what());
-        }
-    }));
-}
-
-void MainWindow::swapImages()
-{
-    std::swap(m_source, m_reference);
-    m_sourceView->setImage(m_source.image ? toQImage(*m_source.image) : QImage());
-    m_referenceView->setImage(m_reference.image ? toQImage(*m_reference.image) : QImage());
-    m_resultView->setBeforeImage(m_sourceView->image());
-    updateTitle();
-    if (parameters().autoRun && hasSource() && hasReference()) m_autoRunTimer.start();
-}
-
 void MainWindow::resetParameters()
 {
     StudioParameters defaults;
     defaults.autoRun = parameters().autoRun;
     setParameters(defaults);
-}
-
-void MainWindow::addRecentFile(const QString& path)
-{
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    recent.removeAll(absolute);
-    recent.prepend(absolute);
-    while (recent.size() > kMaxRecent) recent.removeLast();
-    settings.setValue("recentFiles", recent);
-    updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value("recentFiles").toStringList();
-    for (const QString& path : recent) {
-        QMenu* entry = m_recentMenu->addMenu(QFileInfo(path).fileName());
-        entry->setToolTip(path);
-        entry->addAction(tr("Open as Source"), this, [this, path] { openSource(path); });
-        entry->addAction(tr("Open as Reference"), this, [this, path] { openReference(path); });
-    }
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-// The roofline's roofs for the device the current settings solve on.
-void MainWindow::showRoofFor(const StudioParameters& parameters)
-{
-    const std::string variant = solverNameFor(parameters).toStdString();
-    const double gbps = m_peaks.bandwidthFor(variant, true), gflops = m_peaks.computeFor(variant);
-    const QString where = runsOnGpu(variant) ? tr("GPU") : tr("host");
-    m_charts->setBandwidthRoof(gbps, tr("%1 memory roof %2 GB/s").arg(where).arg(gbps, 0, 'f', 1), gflops);
 }
 
 void MainWindow::showAbout()
@@ -664,10 +284,7 @@ void MainWindow::updateTitle()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
-    parameters().save(settings);
+    saveSettings();
     m_worker->shutdown();  // cancels a running solve and joins
     event->accept();
 }

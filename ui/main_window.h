@@ -3,6 +3,15 @@
 // parameters dock, live statistics and charts, and the menus. All work runs on
 // the SolveWorker; this class only sends requests and shows what comes back,
 // dropping anything from an older generation.
+//
+// The class is implemented by concern:
+//   main_window.cpp           construction, loading images, title, about, batch
+//   main_window_docks.cpp     the docks, the toolbar and the default layout
+//   main_window_menus.cpp     menus and their actions
+//   main_window_run.cpp       run control: run, cancel, progress, results
+//   main_window_save.cpp      saving the result (Save / Save As and their checks)
+//   main_window_settings.cpp  what persists between sessions (QSettings)
+//   main_window_library.cpp   undo history, presets, named references, copy/paste of settings
 
 #include <QFutureWatcher>
 #include <QImage>
@@ -10,11 +19,13 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 
 #include "core/imageio/image_io.h"
 #include "ui/machine_peaks.h"
 #include "ui/pipeline_jobs.h"
+#include "ui/progress_estimate.h"
 #include "ui/solve_worker.h"
 #include "ui/studio_parameters.h"
 
@@ -24,15 +35,31 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QDockWidget;
+class QToolBar;
+class QUndoStack;
 QT_END_NAMESPACE
 
 namespace uot::ui {
 
 class ComparisonView;
+class HistogramView;
+class LibraryPanel;
 class ImageView;
 class LiveCharts;
 class ParametersPanel;
 class StatisticsPanel;
+
+// The questions Save As asks, replaceable by tests. Each returns false when
+// the user cancels.
+struct SavePrompts {
+    // The file to write: starts in `path`, with the format filter `filter`
+    // preselected; both are updated with the choice.
+    std::function<bool(QString& path, QString& filter)> choosePath;
+    // The chosen file exists: replace it?
+    std::function<bool(const QString& path)> confirmReplace;
+    // Bit depth and quality for the chosen format (options holds the last ones).
+    std::function<bool(const QString& path, WriteOptions& options)> chooseOptions;
+};
 
 struct MainWindowOptions {
     bool interactive = true;        // false: errors go to the status bar and stderr, never a modal box
@@ -68,6 +95,39 @@ public:
     // reference file). depth 0 = the source's; quality for JPEG/WebP.
     // resultSaved or saveFailed follows.
     void saveResultTo(const QString& path, int depth = 0, int quality = 95);
+    // File > Save Result (Ctrl+S): writes to the file this result was last
+    // saved to; when it has none (a new source since), behaves as Save As.
+    void save();
+    // File > Save Result As (Ctrl+Shift+S).
+    void saveAs();
+    // The file Ctrl+S writes to (empty: Ctrl+S asks).
+    QString savePath() const { return m_savePath; }
+    void setSavePrompts(const SavePrompts& prompts) { m_prompts = prompts; }
+
+    // Edit > Swap Source and Reference.
+    void swapImages();
+    // View > Reset Layout: the docks and panels as at first start.
+    void resetLayout();
+    // Shows or hides the advanced docks (Statistics, Charts, Comparison).
+    void setAdvancedPanelsVisible(bool visible);
+
+    // Undo history of parameter changes, loads and swaps (Edit > Undo/Redo).
+    QUndoStack* undoStack() const { return m_undo; }
+    // Presets (settings under a name) and named references (a reference image
+    // with its settings), listed in the Library dock and applied with one click.
+    void savePreset(const QString& name);
+    bool applyPreset(const QString& name);
+    void saveNamedReference(const QString& name);
+    bool applyNamedReference(const QString& name);
+    // Edit > Copy Settings / Paste Settings: the clipboard holds them as text.
+    void copySettings();
+    bool pasteSettings();
+
+    // The menus, for adding actions (one line each, see main_window_menus.cpp).
+    enum class Menu { File, Edit, Run, View, Help };
+    QMenu* menu(Menu which) const;
+    // The action a menu entry runs, by its object name (e.g. "saveAsAction").
+    QAction* action(const QString& objectName) const;
 
     const QImage& resultImage() const { return m_resultImage; }
     bool hasResult() const { return !m_resultImage.isNull(); }
@@ -84,6 +144,12 @@ public:
     ImageView* resultView() const { return m_resultView; }
     ImageView* sourceView() const { return m_sourceView; }
     ImageView* referenceView() const { return m_referenceView; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QLabel* phaseLabel() const { return m_phase; }
+    QLabel* imageInfoLabel() const { return m_imageInfo; }  // bit depth and colour profile of the source
+    QDockWidget* dock(const QString& objectName) const;
+    LibraryPanel* libraryPanel() const { return m_library; }
+    HistogramView* histogramView() const { return m_histogram; }
 
 signals:
     void sourceLoaded();
@@ -103,8 +169,25 @@ protected:
 private:
     void createActions();
     void createDocks();
+    void createToolBar();
+    void createStatusBar();
+    void connectWorker();
+    void restoreSettings();
+    void saveSettings();
+    void rememberSession();
+    QString openDialog(const QString& title, const QString& key);
+    bool checkSaveTarget(const QString& path, QString& why) const;
+    SavePrompts defaultPrompts();
     void loadFile(const QString& path, bool source);
     void onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, const QString& path);
+    // Shows `image` as the source or reference (loads, undo and redo come here).
+    void applyImage(bool source, const LoadedImage& image);
+    void exchangeImages();
+    // Undo history of the parameters.
+    void recordParameters();
+    void restoreParameters(const StudioParameters& parameters);
+    void askAndSavePreset();
+    void askAndSaveReference();
     void onJobStarted(quint64 generation);
     void onRunStarted(quint64 generation, const RunInfo& info);
     void onProgress(quint64 generation, const QVector<ProgressSample>& samples);
@@ -115,8 +198,6 @@ private:
     void showRoofFor(const StudioParameters& parameters);
     void setBusy(bool busy);
     void showError(const QString& title, const QString& message);
-    void saveResult(bool askPath);
-    void swapImages();
     void resetParameters();
     void addRecentFile(const QString& path);
     void updateRecentMenu();
@@ -132,8 +213,16 @@ private:
     QFutureWatcher<LoadedImage>* m_referenceWatcher = nullptr;
     QImage m_resultImage;
     std::shared_ptr<const Image> m_resultPixels;
-    QString m_savePath;
+    QString m_savePath;        // where Ctrl+S writes; cleared when the source changes
     WriteOptions m_saveOptions;
+    SavePrompts m_prompts;
+    QByteArray m_defaultLayout;  // saveState() of the first-start layout
+    ProgressEstimate m_estimate;
+    QUndoStack* m_undo = nullptr;
+    StudioParameters m_recordedParameters;  // the state the last undo step ends in
+    bool m_restoringHistory = false;
+    bool m_settingAll = false;              // setParameters() is applying a whole set
+    bool m_runWhenReferenceLoads = false;   // a named reference was applied
     quint64 m_runGeneration = 0;  // generation of the main window's latest recolor
     StudioParameters m_solvedParameters;
     bool m_haveSolved = false;
@@ -154,6 +243,22 @@ private:
     QLabel* m_phase = nullptr;
     QProgressBar* m_progress = nullptr;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_fileMenu = nullptr;
+    QMenu* m_editMenu = nullptr;
+    QMenu* m_runMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_helpMenu = nullptr;
+    QToolBar* m_toolBar = nullptr;
+    QDockWidget* m_parametersDock = nullptr;
+    QDockWidget* m_statisticsDock = nullptr;
+    QDockWidget* m_chartsDock = nullptr;
+    QDockWidget* m_libraryDock = nullptr;
+    QDockWidget* m_histogramDock = nullptr;
+    LibraryPanel* m_library = nullptr;
+    HistogramView* m_histogram = nullptr;
+    QAction* m_advancedAction = nullptr;
+    QLabel* m_zoomLabel = nullptr;
+    QLabel* m_imageInfo = nullptr;
     QAction* m_splitAction = nullptr;
     QAction* m_saveAction = nullptr;
     QAction* m_saveAsAction = nullptr;

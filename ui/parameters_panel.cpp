@@ -11,6 +11,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QThread>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -24,6 +25,59 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 {
     using P = StudioParameters;
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+
+    auto* buttons = new QHBoxLayout;
+    m_run = new QPushButton(tr("Run"));
+    m_run->setToolTip(tr("Recolor the source with the reference's palette (Ctrl+R)."));
+    m_run->setDefault(true);
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setToolTip(tr("Stop the running solve (Esc). The previous result stays."));
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    layout->addLayout(buttons);
+
+    auto* mapping = new QGroupBox(tr("Look"));
+    auto* mapForm = new QFormLayout(mapping);
+    m_strength = new QSlider(Qt::Horizontal);
+    m_strength->setRange(0, 100);
+    m_strength->setToolTip(tr("How far colors move toward the reference: 0 % returns the source unchanged.\n"
+                              "Changing it re-maps without solving again."));
+    m_strengthValue = new QLabel;
+    m_strengthValue->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("100 %")) + 4);
+    m_strengthValue->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    auto* strengthRow = new QHBoxLayout;
+    strengthRow->addWidget(m_strength, 1);
+    strengthRow->addWidget(m_strengthValue);
+    mapForm->addRow(tr("Strength"), strengthRow);
+    m_luminance = new QCheckBox(tr("preserve luminance"));
+    m_luminance->setToolTip(tr("Keep the source's lightness and transfer only hue and saturation."));
+    mapForm->addRow(QString(), m_luminance);
+    m_smoothing = new QDoubleSpinBox;
+    m_smoothing->setRange(0, P::kMaxSmoothing);
+    m_smoothing->setSingleStep(0.1);
+    m_smoothing->setDecimals(2);
+    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness:\n"
+                               "keeps textures and edges intact. 0 turns it off."));
+    mapForm->addRow(tr("Structure smoothing"), m_smoothing);
+    layout->addWidget(mapping);
+
+    m_autoRun = new QCheckBox(tr("Auto-run after changes"));
+    m_autoRun->setToolTip(tr("Solve again shortly after every change (the latest change wins)."));
+    layout->addWidget(m_autoRun);
+    m_advancedToggle = new QToolButton;
+    m_advancedToggle->setText(tr("Advanced settings"));
+    m_advancedToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_advancedToggle->setCheckable(true);
+    m_advancedToggle->setArrowType(Qt::RightArrow);
+    m_advancedToggle->setAutoRaise(true);
+    m_advancedToggle->setToolTip(tr("Palette, color space and solver settings."));
+    layout->addWidget(m_advancedToggle);
+    m_advanced = new QWidget;
+    auto* advancedLayout = new QVBoxLayout(m_advanced);
+    advancedLayout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_advanced);
+    layout->addStretch(1);
 
     auto* color = new QGroupBox(tr("Color"));
     auto* colorForm = new QFormLayout(color);
@@ -40,7 +94,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_palette->setToolTip(tr("Number of color points each image is reduced to before solving.\n"
                              "More points follow the palettes more finely; the solve grows with its square."));
     colorForm->addRow(tr("Palette size"), m_palette);
-    layout->addWidget(color);
+    advancedLayout->addWidget(color);
 
     auto* transport = new QGroupBox(tr("Transport"));
     auto* form = new QFormLayout(transport);
@@ -98,40 +152,10 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_precision->addItem(tr("float64"), "fp64");
     m_precision->setToolTip(tr("Precision of the kernel matrix: float32 moves half the bytes (faster)."));
     form->addRow(tr("Precision"), m_precision);
-    layout->addWidget(transport);
+    advancedLayout->addWidget(transport);
 
-    auto* mapping = new QGroupBox(tr("Mapping"));
-    auto* mapForm = new QFormLayout(mapping);
-    m_strength = new QSlider(Qt::Horizontal);
-    m_strength->setRange(0, 100);
-    m_strength->setToolTip(tr("How far colors move toward the reference: 0 % returns the source unchanged.\n"
-                              "Changing it re-maps without solving again."));
-    mapForm->addRow(tr("Strength"), m_strength);
-    m_luminance = new QCheckBox(tr("preserve luminance"));
-    m_luminance->setToolTip(tr("Keep the source's lightness and transfer only hue and saturation."));
-    mapForm->addRow(QString(), m_luminance);
-    m_smoothing = new QDoubleSpinBox;
-    m_smoothing->setRange(0, P::kMaxSmoothing);
-    m_smoothing->setSingleStep(0.1);
-    m_smoothing->setDecimals(2);
-    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness:\n"
-                               "keeps textures and edges intact. 0 turns it off."));
-    mapForm->addRow(tr("Structure smoothing"), m_smoothing);
-    layout->addWidget(mapping);
-
-    m_autoRun = new QCheckBox(tr("Auto-run after changes"));
-    m_autoRun->setToolTip(tr("Solve again shortly after every change (the latest change wins)."));
-    layout->addWidget(m_autoRun);
-    auto* buttons = new QHBoxLayout;
-    m_run = new QPushButton(tr("Run"));
-    m_run->setToolTip(tr("Recolor the source with the reference's palette (Ctrl+R)."));
-    m_run->setDefault(true);
-    m_cancel = new QPushButton(tr("Cancel"));
-    m_cancel->setToolTip(tr("Stop the running solve (Esc). The previous result stays."));
-    buttons->addWidget(m_run);
-    buttons->addWidget(m_cancel);
-    layout->addLayout(buttons);
-    layout->addStretch(1);
+    m_advanced->setVisible(false);
+    connect(m_advancedToggle, &QToolButton::toggled, this, &ParametersPanel::setAdvancedVisible);
 
     fillSolvers();
     fillDevices();
@@ -149,6 +173,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
         connect(box, &QDoubleSpinBox::valueChanged, this, changed);
     for (QCheckBox* box : {m_balanced, m_luminance, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
     connect(m_strength, &QSlider::valueChanged, this, changed);
+    connect(m_strength, &QSlider::valueChanged, this, [this](int value) { m_strengthValue->setText(tr("%1 %").arg(value)); });
+    m_strengthValue->setText(tr("%1 %").arg(m_strength->value()));
     connect(m_run, &QPushButton::clicked, this, &ParametersPanel::runRequested);
     connect(m_cancel, &QPushButton::clicked, this, &ParametersPanel::cancelRequested);
 }
@@ -229,6 +255,16 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     updateEnabled();
     emit parametersChanged();
 }
+
+void ParametersPanel::setAdvancedVisible(bool visible)
+{
+    if (m_advancedToggle->isChecked() != visible) m_advancedToggle->setChecked(visible);  // comes back here
+    m_advancedToggle->setArrowType(visible ? Qt::DownArrow : Qt::RightArrow);
+    m_advanced->setVisible(visible);
+    emit advancedVisibilityChanged(visible);
+}
+
+bool ParametersPanel::advancedVisible() const { return m_advancedToggle->isChecked(); }
 
 void ParametersPanel::setRunning(bool running)
 {

@@ -1,6 +1,8 @@
 #pragma once
 // The parameters dock: every setting of a recolor with a tooltip saying what it
-// does. Inputs are spin boxes and lists bounded by StudioParameters' limits, so
+// does. On top what a photographer adjusts (Run, Strength, Preserve luminance,
+// Smoothing); the palette and solver settings sit under "Advanced settings",
+// folded away by default. Inputs are spin boxes and lists bounded by StudioParameters' limits, so
 // an invalid value cannot be entered. Emits parametersChanged on every edit.
 
 #include <QWidget>
@@ -11,6 +13,8 @@ QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
+class QToolButton;
 class QPushButton;
 class QSlider;
 class QSpinBox;
@@ -29,16 +33,27 @@ public:
     // Enables Run/Cancel for the idle and running states.
     void setRunning(bool running);
     bool isRunning() const { return m_running; }
+    // Unfolds or folds the advanced settings.
+    void setAdvancedVisible(bool visible);
+    bool advancedVisible() const;
 
     QPushButton* runButton() const { return m_run; }
     QPushButton* cancelButton() const { return m_cancel; }
     QDoubleSpinBox* epsBox() const { return m_eps; }
     QSlider* strengthSlider() const { return m_strength; }
+    QLabel* strengthValueLabel() const { return m_strengthValue; }
+    QToolButton* advancedToggle() const { return m_advancedToggle; }
+    QWidget* advancedSettings() const { return m_advanced; }
+    QDoubleSpinBox* toleranceBox() const { return m_tolerance; }
+    QSpinBox* iterationsBox() const { return m_iterations; }
+    QCheckBox* luminanceBox() const { return m_luminance; }
+    QDoubleSpinBox* smoothingBox() const { return m_smoothing; }
 
 signals:
     void parametersChanged();
     void runRequested();
     void cancelRequested();
+    void advancedVisibilityChanged(bool visible);
 
 private:
     void fillSolvers();
@@ -58,6 +73,9 @@ private:
     QSpinBox* m_threads = nullptr;
     QComboBox* m_precision = nullptr;
     QSlider* m_strength = nullptr;
+    QLabel* m_strengthValue = nullptr;
+    QToolButton* m_advancedToggle = nullptr;
+    QWidget* m_advanced = nullptr;
     QCheckBox* m_luminance = nullptr;
     QDoubleSpinBox* m_smoothing = nullptr;
     QCheckBox* m_autoRun = nullptr;

@@ -12,6 +12,7 @@
 
 #include "core/registry/solver_registry.h"
 #include "core/imageio/image_io.h"
+#include "core/imageio/image_metadata.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::ui {
@@ -104,6 +105,7 @@ LoadedImage loadImageFile(const QString& path)
     loaded.image = std::make_shared<const Image>(readImage(path.toStdString()));
     loaded.id = g_nextImageId.fetch_add(1);
     loaded.path = path;
+    loaded.profile = QString::fromStdString(describeEmbeddedProfile(path.toStdString()));
     return loaded;
 }
 
@@ -201,7 +203,10 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             pipeline.solve(control);
             const double solveWall = timer.nsecsElapsed() * 1e-9;
             if (!pipeline.stats().planFromCache) output->runs.push_back(outcomeOf(pipeline, settings, solveWall));
-            else context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
+            else {
+                output->kind = JobOutput::Kind::Remap;
+                context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
+            }
             result = pipeline.render(control);
             const PhaseTimings timings = pipeline.stats().timings;  // of this run's stages (reset above)
             output->timings = timingsText(timings);
@@ -346,10 +351,12 @@ JobFunction makeBatchJob(const QString& referencePath, const QStringList& inputs
             switch (item.status) {
             case BatchItemStatus::Done: output->written << QString::fromStdString(item.output); break;
             case BatchItemStatus::Skipped: ++output->skipped; break;
-            case BatchItemStatus::Failed:
-                output->failures << QStringLiteral("%1: %2").arg(QString::fromStdString(item.input),
-                                                                  QString::fromStdString(item.message));
+            case BatchItemStatus::Failed: {
+                // Read and write errors already name the file: name it once.
+                const QString input = QString::fromStdString(item.input), why = QString::fromStdString(item.message);
+                output->failures << (why.contains(input) ? why : QStringLiteral("%1: %2").arg(input, why));
                 break;
+            }
             case BatchItemStatus::Cancelled: output->cancelled = true; break;
             }
         }

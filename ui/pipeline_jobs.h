@@ -31,6 +31,7 @@ struct LoadedImage {
     std::shared_ptr<const Image> image;
     quint64 id = 0;
     QString path;
+    QString profile;  // description of the file's colour profile ("sRGB (assumed)" when none)
 };
 
 // The pipeline settings the studio parameters describe.

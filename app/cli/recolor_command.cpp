@@ -74,7 +74,10 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     timings.map = stats.timings.map;
 
     t0 = Clock::now();
-    writeImage(outputPath, result, cli.write);
+    WriteOptions write = cli.write;
+    write.metadataFrom = sourcePath;  // the photo's EXIF/XMP/IPTC travel with it
+    write.embedSrgbProfile = true;    // the pixels are sRGB (converted from the source's profile on reading)
+    writeImage(outputPath, result, write);
     timings.encode = secondsSince(t0);
 
     if (cli.json) {

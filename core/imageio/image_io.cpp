@@ -1,4 +1,5 @@
 #include "core/imageio/image_io.h"
+#include "core/imageio/image_metadata.h"
 
 #include <algorithm>
 #include <atomic>
@@ -196,7 +197,9 @@ Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& nam
     if (decoded.empty())
         ioError(name, "not a readable image (unknown format, or the data is corrupt); supported: JPEG, PNG, TIFF, WebP, BMP");
     checkPixelLimit(static_cast<std::uint64_t>(decoded.cols), static_cast<std::uint64_t>(decoded.rows), options, name);
-    return fromMat(decoded, name);
+    Image image = fromMat(decoded, name);
+    if (options.convertToSrgb) convertToSrgb(image, readEmbeddedProfile(bytes), name);  // the working space
+    return image;
 }
 
 Image readImage(const std::string& path, const ReadOptions& options)
@@ -274,6 +277,15 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
             out.close();
             fs::remove(temp, ec);
             ioError(path, "writing failed (disk full?)");
+        }
+    }
+    if (!options.metadataFrom.empty() || options.embedSrgbProfile) {
+        try {
+            writeMetadata(temp.string(), options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{},
+                          path);
+        } catch (const Error&) {
+            fs::remove(temp, ec);
+            throw;
         }
     }
     fs::rename(temp, target, ec);

@@ -14,6 +14,7 @@ namespace uot {
 struct ReadOptions {
     std::uint64_t maxPixels = 200'000'000;  // larger images are refused (0 = no limit)
     bool applyExifOrientation = true;       // rotate/flip as the file's EXIF orientation tag says
+    bool convertToSrgb = true;              // convert from the embedded ICC profile to sRGB (image_metadata.h)
 };
 
 // Reads an image file into an Image (gray stays 1 channel, alpha kept as 4th
@@ -33,6 +34,10 @@ struct WriteOptions {
     // Files that must never be replaced (e.g. the source image), compared as
     // filesystem entries; writing to one is an error.
     std::vector<std::string> protectedPaths;
+    // Copy EXIF, XMP and IPTC from this file (the source; orientation set to
+    // normal). Empty: none.
+    std::string metadataFrom;
+    bool embedSrgbProfile = false;  // embed the sRGB ICC profile (pixels are sRGB)
 };
 
 // Writes atomically: encodes to a temporary file in the destination folder, then

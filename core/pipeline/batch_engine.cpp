@@ -137,6 +137,8 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
                 WriteOptions wo = settings.write;
                 wo.overwrite = true;  // the existence policy was applied above
                 if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
+                wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
+                wo.embedSrgbProfile = true;
                 writeImage(item.output, result, wo);
                 item.timings.encode = secondsSince(t0);
                 item.status = BatchItemStatus::Done;

@@ -9,6 +9,8 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QProgressBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -43,7 +45,21 @@ StudioParameters quick()
 
 class TestBatchDialog : public QObject {
     Q_OBJECT
+private:
+    QTemporaryDir m_settingsDir;
+
 private slots:
+    void initTestCase()
+    {
+        // The dialog remembers its choices: keep them out of the user's settings.
+        QVERIFY(m_settingsDir.isValid());
+        QCoreApplication::setOrganizationName("UOT-test");
+        QCoreApplication::setApplicationName("batch-dialog-test");
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+    void init() { QSettings().clear(); }
+
     void writesAllButTheCorruptFileAndReportsIt()
     {
         QTemporaryDir in, out;
@@ -72,9 +88,13 @@ private slots:
         QVERIFY(output);
         QCOMPARE(output->written.size(), 3);
         QCOMPARE(output->failures.size(), 1);
-        QVERIFY(output->failures.first().contains("corrupt.jpg"));
+        QCOMPARE(output->failures.first().count("corrupt.jpg"), 1);  // the path once (issue 16, defect 10)
         QVERIFY(dialog.summaryText().contains("corrupt.jpg"));
         QVERIFY(dialog.summaryText().contains("3 file(s) written"));
+        QCOMPARE(dialog.summaryText().count("corrupt.jpg"), 1);
+        // Defect 10: the bars end full and count what was done.
+        QCOMPARE(dialog.overallProgress()->text(), QString("4 of 4 files done"));
+        QCOMPARE(dialog.fileProgress()->value(), dialog.fileProgress()->maximum());
         // Exactly the three results, each a readable image of its source's size.
         const QStringList files = QDir(out.path()).entryList(QDir::Files, QDir::Name);
         QCOMPARE(files, (QStringList{"butterfly_batch.png", "fruits_batch.png", "home_batch.png"}));
@@ -107,11 +127,34 @@ private slots:
         worker.cancel();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QVERIFY(dialog.summaryText().contains("Cancelled"));
+        // Defect 10: after Cancel, the count is what was done, not "8 of 8".
+        QCOMPARE(dialog.overallProgress()->text(),
+                 QString("cancelled: %1 of 8 files done").arg(dialog.lastOutput()->written.size()));
         const QStringList files = QDir(out.path()).entryList(QDir::Files | QDir::Hidden);
         QVERIFY(!files.isEmpty());
         QVERIFY(files.size() < 8);
         QCOMPARE(files.size(), int(dialog.lastOutput()->written.size()));
         for (const QString& name : files) QVERIFY2(!QImage(out.filePath(name)).isNull(), qPrintable(name));
+    }
+
+    // Defect 10: "0 of 100 files" before the start; inputs and output folder forgotten.
+    void saysNotStartedAndRemembersInputsAndOutputFolder()
+    {
+        QTemporaryDir out;
+        SolveWorker worker;
+        {
+            BatchDialog dialog(&worker, kSamples + "/starry_night.jpg", quick());
+            QCOMPARE(dialog.overallProgress()->text(), QString("not started"));
+            QVERIFY(!dialog.overallProgress()->text().contains("100"));
+            dialog.setInputs({kSamples + "/home.jpg", kSamples + "/fruits.jpg"});
+            dialog.setOutputDirectory(out.path());
+            QSignalSpy finished(&dialog, &BatchDialog::batchFinished);
+            dialog.start();
+            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        }
+        BatchDialog again(&worker, kSamples + "/starry_night.jpg", quick());
+        QCOMPARE(again.inputs(), (QStringList{kSamples + "/home.jpg", kSamples + "/fruits.jpg"}));
+        QCOMPARE(again.outputDirectory(), out.path());
     }
 
     void missingReferenceFailsWithAMessage()

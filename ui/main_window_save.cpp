@@ -1,0 +1,245 @@
+// MainWindow: saving the result. Save (Ctrl+S) writes to the file this source's
+// result was saved to, else behaves as Save As (Ctrl+Shift+S). Save As checks
+// the chosen file before asking anything else: the source and reference are
+// never replaced. Folder, format, bit depth and quality are remembered.
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace uot::ui {
+
+namespace {
+
+const QStringList& saveFilters()
+{
+    static const QStringList filters = {QObject::tr("PNG (*.png)"), QObject::tr("JPEG (*.jpg *.jpeg)"),
+                                        QObject::tr("TIFF (*.tif *.tiff)"), QObject::tr("WebP (*.webp)"),
+                                        QObject::tr("BMP (*.bmp)")};
+    return filters;
+}
+
+// "JPEG (*.jpg *.jpeg)" -> "jpg"
+QString extensionOf(const QString& filter)
+{
+    const int star = filter.indexOf("*.");
+    if (star < 0) return QStringLiteral("png");
+    const int end = filter.indexOf(QRegularExpression("[ )]"), star);
+    return filter.mid(star + 2, end - star - 2);
+}
+
+bool sameFile(const QString& a, const QString& b)
+{
+    if (a.isEmpty() || b.isEmpty() || a.startsWith(":/") || b.startsWith(":/")) return false;
+    const QFileInfo x(a), y(b);
+    if (x.exists() && y.exists()) return x.canonicalFilePath() == y.canonicalFilePath();
+    return QDir::cleanPath(x.absoluteFilePath()) == QDir::cleanPath(y.absoluteFilePath());
+}
+
+// Bit depth and quality for the chosen format, starting from the last choice.
+bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options)
+{
+    const QString ext = QFileInfo(path).suffix().toLower();
+    const bool lossy = ext == "jpg" || ext == "jpeg" || ext == "webp";
+    const bool deep = ext == "png" || ext == "tif" || ext == "tiff";
+    if (!lossy && !deep) return true;
+    QDialog dialog(parent);
+    dialog.setWindowTitle(QObject::tr("Save Options"));
+    auto* form = new QFormLayout(&dialog);
+    QComboBox* depth = nullptr;
+    QSpinBox* quality = nullptr;
+    if (deep) {
+        depth = new QComboBox;
+        depth->addItem(QObject::tr("same as the source"), 0);
+        depth->addItem(QObject::tr("8 bit"), 8);
+        depth->addItem(QObject::tr("16 bit"), 16);
+        depth->setCurrentIndex(std::max(0, depth->findData(options.depth)));
+        form->addRow(QObject::tr("Bit depth"), depth);
+    }
+    if (lossy) {
+        quality = new QSpinBox;
+        quality->setRange(1, 100);
+        quality->setValue(options.jpegQuality);
+        form->addRow(QObject::tr("Quality"), quality);
+    }
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted) return false;
+    if (depth) options.depth = depth->currentData().toInt();
+    if (quality) options.jpegQuality = options.webpQuality = quality->value();
+    return true;
+}
+
+}  // namespace
+
+SavePrompts MainWindow::defaultPrompts()
+{
+    SavePrompts prompts;
+    if (!m_options.interactive) {
+        // Scripted runs never block on a dialog: Save As needs a path (saveResultTo).
+        prompts.choosePath = [](QString&, QString&) { return false; };
+        prompts.confirmReplace = [](const QString&) { return false; };
+        prompts.chooseOptions = [](const QString&, WriteOptions&) { return true; };
+        return prompts;
+    }
+    prompts.choosePath = [this](QString& path, QString& filter) {
+        QFileDialog dialog(this, tr("Save Result As"));
+        dialog.setAcceptMode(QFileDialog::AcceptSave);
+        // Replacing is asked after the source check, by confirmReplace.
+        dialog.setOption(QFileDialog::DontConfirmOverwrite);
+        dialog.setNameFilters(saveFilters());
+        dialog.selectNameFilter(filter);
+        dialog.setDirectory(QFileInfo(path).absolutePath());
+        dialog.selectFile(QFileInfo(path).fileName());
+        if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return false;
+        path = dialog.selectedFiles().first();
+        filter = dialog.selectedNameFilter();
+        return true;
+    };
+    prompts.confirmReplace = [this](const QString& path) {
+        return QMessageBox::question(this, tr("Replace File?"),
+                                     tr("%1 already exists.\nDo you want to replace it?").arg(QFileInfo(path).fileName()),
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+    };
+    prompts.chooseOptions = [this](const QString& path, WriteOptions& options) {
+        return askWriteOptions(this, path, options);
+    };
+    return prompts;
+}
+
+bool MainWindow::checkSaveTarget(const QString& path, QString& why) const
+{
+    const QString name = QFileInfo(path).fileName();
+    if (sameFile(path, m_source.path)) {
+        why = tr("%1 is the source image. The studio never replaces your original: choose another file name.").arg(name);
+        return false;
+    }
+    if (sameFile(path, m_reference.path)) {
+        why = tr("%1 is the reference image. The studio never replaces your originals: choose another file name.").arg(name);
+        return false;
+    }
+    if (QFileInfo(path).isDir()) {
+        why = tr("%1 is a folder. Choose a file name.").arg(name);
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::save()
+{
+    if (m_savePath.isEmpty()) {
+        saveAs();
+        return;
+    }
+    saveResultTo(m_savePath, m_saveOptions.depth, m_saveOptions.jpegQuality);
+}
+
+void MainWindow::saveAs()
+{
+    if (!m_resultPixels) {
+        showError(tr("Save"), tr("There is no result to save yet: press Run first."));
+        emit saveFailed(m_lastError);
+        return;
+    }
+    QSettings settings;
+    QString filter = settings.value("dialogs/save/filter", saveFilters().first()).toString();
+    if (!saveFilters().contains(filter)) filter = saveFilters().first();
+    QString folder = settings.value("dialogs/save/folder").toString();
+    if (folder.isEmpty() || !QFileInfo(folder).isDir()) {
+        folder = !m_source.path.isEmpty() && !m_source.path.startsWith(":/")
+                     ? QFileInfo(m_source.path).absolutePath()
+                     : QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    }
+    const QString base = m_source.path.isEmpty() ? QStringLiteral("result") : QFileInfo(m_source.path).completeBaseName();
+    QString path = !m_savePath.isEmpty() ? m_savePath
+                                         : QDir(folder).filePath(base + "_recolored." + extensionOf(filter));
+    for (;;) {
+        if (!m_prompts.choosePath(path, filter)) return;
+        if (QFileInfo(path).suffix().isEmpty()) path += "." + extensionOf(filter);
+        QString why;
+        if (checkSaveTarget(path, why)) break;
+        // Said before any other question, and the dialog opens again.
+        showError(tr("Save Result As"), why);
+        emit saveFailed(m_lastError);
+    }
+    if (QFileInfo::exists(path) && !m_prompts.confirmReplace(path)) return;
+    WriteOptions options;
+    options.depth = settings.value("save/depth", 0).toInt();
+    options.jpegQuality = options.webpQuality = settings.value("save/quality", 95).toInt();
+    if (!m_prompts.chooseOptions(path, options)) return;
+    settings.setValue("dialogs/save/folder", QFileInfo(path).absolutePath());
+    settings.setValue("dialogs/save/filter", filter);
+    settings.setValue("save/depth", options.depth);
+    settings.setValue("save/quality", options.jpegQuality);
+    saveResultTo(path, options.depth, options.jpegQuality);
+}
+
+void MainWindow::saveResultTo(const QString& path, int depth, int quality)
+{
+    if (!m_resultPixels) {
+        showError(tr("Save"), tr("There is no result to save yet: press Run first."));
+        emit saveFailed(m_lastError);
+        return;
+    }
+    QString why;
+    if (!checkSaveTarget(path, why)) {
+        showError(tr("Save"), why);
+        emit saveFailed(m_lastError);
+        return;
+    }
+    WriteOptions options;
+    options.depth = depth;
+    options.jpegQuality = options.webpQuality = quality;
+    const WriteOptions remembered = options;
+    // The photo's EXIF/XMP/IPTC and an sRGB profile (the pixels are sRGB) go with it.
+    if (!m_source.path.isEmpty() && !m_source.path.startsWith(":/")) options.metadataFrom = m_source.path.toStdString();
+    options.embedSrgbProfile = true;
+    // The writer refuses these too: a second guard.
+    if (!m_source.path.startsWith(":/")) options.protectedPaths.push_back(m_source.path.toStdString());
+    if (!m_reference.path.startsWith(":/")) options.protectedPaths.push_back(m_reference.path.toStdString());
+    auto pixels = m_resultPixels;
+    const quint64 sourceId = m_source.id;
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path, remembered, sourceId] {
+        const QString error = watcher->result();
+        watcher->deleteLater();
+        if (!error.isEmpty()) {
+            showError(tr("Save"), tr("Could not save %1:\n%2\n\nChoose another file name or folder.")
+                                      .arg(QDir::toNativeSeparators(path), error));
+            emit saveFailed(m_lastError);
+            return;
+        }
+        if (sourceId == m_source.id) {  // Ctrl+S goes there while this picture is the source
+            m_savePath = path;
+            m_saveOptions = remembered;
+        }
+        m_phase->setText(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+        emit resultSaved(path);
+    });
+    // Encoding a large image takes a while: off the GUI thread (writes are atomic).
+    watcher->setFuture(QtConcurrent::run([pixels, path, options]() -> QString {
+        try {
+            writeImage(path.toStdString(), *pixels, options);
+            return {};
+        } catch (const std::exception& e) {
+            return QString::fromStdString(e.what());
+        }
+    }));
+}
+
+}  // namespace uot::ui

@@ -1,0 +1,97 @@
+// MainWindow: what persists between sessions (QSettings): parameters, window
+// geometry and dock layout, the images of the session, recent files, and the
+// folders the open dialogs start in.
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+#include <QStandardPaths>
+
+#include "ui/parameters_panel.h"
+
+namespace uot::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+// Bumped when the dock layout changes so that an older saved layout is not
+// restored over the new default.
+constexpr int kLayoutVersion = 2;
+
+}  // namespace
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    setParameters(StudioParameters::load(settings));
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray(), kLayoutVersion);
+    m_parameters->setAdvancedVisible(settings.value("window/advancedSettings", false).toBool());
+    m_advancedAction->setChecked(!m_statisticsDock->isHidden() || !m_chartsDock->isHidden());
+    updateRecentMenu();
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState(kLayoutVersion));
+    settings.setValue("window/advancedSettings", m_parameters->advancedVisible());
+    parameters().save(settings);
+}
+
+void MainWindow::rememberSession()
+{
+    auto stored = [](const QString& path) { return path.startsWith(":/") ? QString() : QFileInfo(path).absoluteFilePath(); };
+    QSettings settings;
+    settings.setValue("session/source", stored(m_source.path));
+    settings.setValue("session/reference", stored(m_reference.path));
+}
+
+QString MainWindow::openDialog(const QString& title, const QString& key)
+{
+    // The folder this dialog was last used in, else the current image's, else Pictures.
+    QSettings settings;
+    const QString setting = "dialogs/" + key + "/folder";
+    QString folder = settings.value(setting).toString();
+    const QString current = key == "reference" ? m_reference.path : m_source.path;
+    if (folder.isEmpty() || !QFileInfo(folder).isDir())
+        folder = !current.isEmpty() && !current.startsWith(":/") ? QFileInfo(current).absolutePath() : QString();
+    if (folder.isEmpty() || !QFileInfo(folder).isDir())
+        folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    const QString path = QFileDialog::getOpenFileName(this, title, folder,
+                                                      tr("Images (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.bmp)"));
+    if (!path.isEmpty()) settings.setValue(setting, QFileInfo(path).absolutePath());
+    return path;
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    settings.setValue("recentFiles", recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString& path : recent) {
+        QMenu* entry = m_recentMenu->addMenu(QFileInfo(path).fileName());
+        entry->setToolTip(path);
+        entry->addAction(tr("Open as Source"), this, [this, path] { openSource(path); });
+        entry->addAction(tr("Open as Reference"), this, [this, path] { openReference(path); });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+}  // namespace uot::ui
