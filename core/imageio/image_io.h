@@ -35,8 +35,8 @@ struct WriteOptions {
     std::vector<std::string> protectedPaths;
 };
 
-// Writes atomically: encodes to a temporary file in the destination folder, then
-// renames it over the destination. The format follows the extension.
+// Encodes (format from the extension), then writes atomically through
+// writeFileAtomically (core/io/atomic_file.h: temporary file, then rename).
 // Throws uot::Error(Io) naming the file.
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 
