@@ -35,6 +35,7 @@
 #include "ui/comparison_view.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
+#include "ui/lut_actions.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
 
@@ -257,6 +258,11 @@ void MainWindow::createActions()
     m_saveAsAction->setEnabled(false);
     file->addSeparator();
     file->addAction(tr("&Batch Recolor..."), this, &MainWindow::openBatchDialog)->setShortcut(QKeySequence(tr("Ctrl+B")));
+    m_lut = new LutActions(this, [this](LutRequest request) {
+        request.protectedPaths = {m_source.path, m_reference.path};
+        return makeLutJob(m_session, m_source, m_reference, parameters(), request);
+    }, m_options.interactive);
+    file->addAction(m_lut->exportAction());
     file->addSeparator();
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
 
@@ -280,6 +286,7 @@ void MainWindow::createActions()
     m_splitAction->setCheckable(true);
     m_splitAction->setShortcut(QKeySequence(tr("Ctrl+D")));
     connect(m_splitAction, &QAction::toggled, m_resultView, &ImageView::setSplitEnabled);
+    view->addAction(m_lut->previewAction());
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 

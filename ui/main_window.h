@@ -30,6 +30,7 @@ namespace uot::ui {
 class ComparisonView;
 class ImageView;
 class LiveCharts;
+class LutActions;
 class ParametersPanel;
 class StatisticsPanel;
 
@@ -83,6 +84,7 @@ public:
     ImageView* resultView() const { return m_resultView; }
     ImageView* sourceView() const { return m_sourceView; }
     ImageView* referenceView() const { return m_referenceView; }
+    LutActions* lutActions() const { return m_lut; }
 
 signals:
     void sourceLoaded();
@@ -148,6 +150,7 @@ private:
     LiveCharts* m_charts = nullptr;
     ComparisonView* m_comparison = nullptr;
     QDockWidget* m_comparisonDock = nullptr;
+    LutActions* m_lut = nullptr;  // File > Export LUT, View > LUT Preview (ui/lut_actions.h)
     QLabel* m_phase = nullptr;
     QProgressBar* m_progress = nullptr;
     QMenu* m_recentMenu = nullptr;

@@ -33,6 +33,10 @@ struct LoadedImage {
     QString path;
 };
 
+// Gives the session's pipeline these images (only those that changed since the
+// last job). On the worker thread.
+void useSessionImages(PipelineSession& session, const LoadedImage& source, const LoadedImage& reference);
+
 // The pipeline settings the studio parameters describe.
 RecolorSettings recolorSettingsFor(const StudioParameters& parameters);
 
