@@ -166,7 +166,7 @@ void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
     }
     if (generation == m_previewGeneration && m_previewOn && !output->image.isNull()) {
         m_preview = output->image;
-        m_window->resultView()->setCaption(tr("LUT preview (%1\u00b3, global colour map only)").arg(m_size));
+        m_window->resultView()->setCaption(tr("LUT preview (%1, global colour map only)").arg(cubeSizeText(m_size)));
         m_window->resultView()->setImage(m_preview);
         emit previewReady();
     }

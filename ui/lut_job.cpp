@@ -8,6 +8,8 @@
 
 namespace uot::ui {
 
+QString cubeSizeText(int size) { return QString::number(size) + QChar(0x00b3); }
+
 JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
                        const StudioParameters& parameters, const LutRequest& request)
 {
@@ -22,7 +24,7 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
         QElapsedTimer timer;
         timer.start();
         try {
-            context.phase(QObject::tr("Baking the %1\u00b3 LUT...").arg(request.size));
+            context.phase(QObject::tr("Baking the %1 LUT...").arg(cubeSizeText(request.size)));
             const CubeLut baked = bakePipelineLook(pipeline, request.size, request.title.toStdString(), control);
             // The numbers as the file holds them, so that the preview is what a
             // client reading the file renders.
@@ -32,9 +34,9 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
                 for (const QString& p : request.protectedPaths)
                     if (!p.isEmpty() && !p.startsWith(":/")) options.protectedPaths.push_back(p.toStdString());
                 writeFileAtomically(request.path.toStdString(), text.data(), text.size(), options);
-                output->notice = QObject::tr("Wrote %1 (%2\u00b3 LUT, global colour map only) in %3 s")
+                output->notice = QObject::tr("Wrote %1 (%2 LUT, global colour map only) in %3 s")
                                      .arg(request.path)
-                                     .arg(request.size)
+                                     .arg(cubeSizeText(request.size))
                                      .arg(timer.nsecsElapsed() * 1e-9, 0, 'f', 2);
             }
             if (request.preview) {

@@ -23,6 +23,9 @@ struct LutRequest {
     bool preview = true;        // render the source through the LUT (JobOutput::image/pixels)
 };
 
+// "33³" (nodes per axis, cubed), for messages.
+QString cubeSizeText(int size);
+
 // JobOutput: kind Lut; image/pixels = the source as the LUT renders it (when
 // asked); notice = what was written, or empty.
 JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,

@@ -48,6 +48,8 @@ void checkWritableDestination(const std::string& path, const AtomicWriteOptions&
     }
     const fs::path dir = folderOf(fs::path(path));
     if (!fs::is_directory(dir, ec)) ioError(path, "the folder '" + dir.string() + "' does not exist");
+    if (::access(dir.c_str(), W_OK) != 0)
+        ioError(path, "no permission to write in the folder '" + dir.string() + "' (choose another folder)");
 }
 
 void writeFileAtomically(const std::string& path, const void* data, std::size_t size, const AtomicWriteOptions& options)
