@@ -30,7 +30,8 @@ void checkLutOutput(const std::string& path, const std::vector<std::string>& inp
         std::error_code ec;
         const bool same = fs::exists(path, ec) && fs::exists(input, ec) && fs::equivalent(path, input, ec);
         if (same || fs::path(path).lexically_normal() == fs::path(input).lexically_normal())
-            throw UsageError("the LUT file '" + path + "' is an input image; choose another name");
+            throw UsageError("the LUT file '" + path + "' is one of this command's images (" + input +
+                             "); choose another name");
     }
 }
 

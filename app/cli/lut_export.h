@@ -14,7 +14,8 @@ namespace uot::cli {
 // The value of a size option: 17, 33 or 65. Throws UsageError naming the option.
 int readLutSize(const ArgParser& parser, const std::string& option);
 
-// A .cube name that is none of `inputs` (compared as files). Throws UsageError.
+// A .cube name that is none of `inputs` (the command's image files, compared as
+// files and as paths). Throws UsageError.
 void checkLutOutput(const std::string& path, const std::vector<std::string>& inputs);
 
 // Bakes the pipeline's look into a size^3 LUT titled `title` and writes it to

@@ -226,7 +226,7 @@ private slots:
         QTest::newRow("bad size") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.cube", "--size", "32"} << 2 << "17, 33 or 65";
         QTest::newRow("not .cube") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.png"} << 2 << "must end in .cube";
         QTest::newRow("output is the source") << QStringList{"{dir}/s.cube", "{ref}", "-o", "{dir}/s.cube"} << 2
-                                              << "is an input image";
+                                              << "is one of this command's images";
         QTest::newRow("missing folder") << QStringList{"{src}", "{ref}", "-o", "{dir}/none/x.cube"} << 1 << "does not exist";
         QTest::newRow("exists") << QStringList{"{src}", "{ref}", "-o", "{dir}/old.cube"} << 1 << "--overwrite";
         QTest::newRow("no output") << QStringList{"{src}", "{ref}"} << 2 << "missing -o";
@@ -254,6 +254,21 @@ private slots:
         QCOMPARE(old.readAll(), QByteArray("keep"));
         old.close();
         QVERIFY(!QFile::exists(dir + "/x.cube"));
+    }
+
+    void recolorExportLutErrors()
+    {
+        const QString dir = m_dir.path() + "/recolor-errors";
+        QVERIFY(QDir().mkpath(dir));
+        const QString src = kSamples + "/home.jpg", ref = kSamples + "/starry_night.jpg";
+        Run r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/x.cube",
+                                      "--export-lut-size", "20"} + kQuick);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("17, 33 or 65"), qPrintable(r.output));
+        r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/out.png"} + kQuick);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains(".cube"), qPrintable(r.output));
+        QVERIFY(!QFile::exists(dir + "/out.png"));  // nothing written: the checks come before the work
     }
 
     void helpSaysTheLutHoldsTheGlobalMapOnly()
