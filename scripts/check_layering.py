@@ -20,8 +20,8 @@ import sys
 ALLOWED = {
     "core/transport": set(),
     "core/npy": {"core/transport"},
-    "core/color": {"core/transport"},
     "core/io": {"core/transport"},
+    "core/color": {"core/transport", "core/io"},  # .cube LUT files are written through core/io
     "core/registry": {"core/transport", "core/color"},
     "core/backends": {"core/registry", "core/transport", "core/color"},
     "core/perf": {"core/registry", "core/transport"},

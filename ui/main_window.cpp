@@ -27,6 +27,7 @@
 #include "ui/comparison_view.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
+#include "ui/lut_actions.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
 #include "ui/undo_commands.h"

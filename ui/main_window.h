@@ -46,6 +46,7 @@ class HistogramView;
 class LibraryPanel;
 class ImageView;
 class LiveCharts;
+class LutActions;
 class ParametersPanel;
 class StatisticsPanel;
 
@@ -150,6 +151,7 @@ public:
     QDockWidget* dock(const QString& objectName) const;
     LibraryPanel* libraryPanel() const { return m_library; }
     HistogramView* histogramView() const { return m_histogram; }
+    LutActions* lutActions() const { return m_lut; }
 
 signals:
     void sourceLoaded();
@@ -240,6 +242,7 @@ private:
     LiveCharts* m_charts = nullptr;
     ComparisonView* m_comparison = nullptr;
     QDockWidget* m_comparisonDock = nullptr;
+    LutActions* m_lut = nullptr;  // File > Export LUT, View > LUT Preview (ui/lut_actions.h)
     QLabel* m_phase = nullptr;
     QProgressBar* m_progress = nullptr;
     QMenu* m_recentMenu = nullptr;

@@ -2,6 +2,7 @@
 // object name (tests and the toolbar find actions by it), text, shortcuts and
 // what it does. To add an entry, add one such line where it belongs.
 #include "ui/main_window.h"
+#include "ui/lut_actions.h"
 
 #include <QAction>
 #include <QApplication>
@@ -49,6 +50,11 @@ void MainWindow::createActions()
     m_saveAsAction->setEnabled(false);
     m_fileMenu->addSeparator();
     entry(m_fileMenu, "batchAction", tr("&Batch Recolor..."), {K(tr("Ctrl+B"))}, [this] { openBatchDialog(); });
+    m_lut = new LutActions(this, [this](LutRequest request) {
+        request.protectedPaths = {m_source.path, m_reference.path};
+        return makeLutJob(m_session, m_source, m_reference, parameters(), request);
+    }, m_options.interactive);
+    m_fileMenu->addAction(m_lut->exportAction());
     m_fileMenu->addSeparator();
     entry(m_fileMenu, "quitAction", tr("&Quit"), {K(tr("Ctrl+Q"))}, [this] { close(); });
 
@@ -85,6 +91,7 @@ void MainWindow::createActions()
     m_splitAction = entry(m_viewMenu, "splitAction", tr("&Before/After Split"), {K(tr("Ctrl+D"))}, [] {});
     m_splitAction->setCheckable(true);
     connect(m_splitAction, &QAction::toggled, m_resultView, &ImageView::setSplitEnabled);
+    m_viewMenu->addAction(m_lut->previewAction());
     m_viewMenu->addSeparator();
     m_advancedAction = entry(m_viewMenu, "advancedPanelsAction", tr("A&dvanced Panels"), {K(tr("Ctrl+Shift+A"))}, [] {});
     m_advancedAction->setCheckable(true);

@@ -143,6 +143,22 @@ QImage toQImage(const Image& image)
     return out;
 }
 
+void useSessionImages(PipelineSession& session, const LoadedImage& source, const LoadedImage& reference)
+{
+    if (!source.image || !reference.image)
+        throw uot::Error(ErrorCode::InvalidArgument, "Open a source and a reference image first.");
+    if (session.sourceId != source.id) {
+        session.sourceId = 0;
+        session.pipeline.setSource(*source.image);
+        session.sourceId = source.id;
+    }
+    if (session.referenceId != reference.id) {
+        session.referenceId = 0;
+        session.pipeline.setReference(*reference.image);
+        session.referenceId = reference.id;
+    }
+}
+
 JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
                            const StudioParameters& parameters)
 {
@@ -150,18 +166,7 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
         auto output = std::make_shared<JobOutput>();
         output->kind = JobOutput::Kind::Recolor;
         RecolorPipeline& pipeline = session->pipeline;
-        if (!source.image || !reference.image)
-            throw uot::Error(ErrorCode::InvalidArgument, "Open a source and a reference image first.");
-        if (session->sourceId != source.id) {
-            session->sourceId = 0;
-            pipeline.setSource(*source.image);
-            session->sourceId = source.id;
-        }
-        if (session->referenceId != reference.id) {
-            session->referenceId = 0;
-            pipeline.setReference(*reference.image);
-            session->referenceId = reference.id;
-        }
+        useSessionImages(*session, source, reference);
         RecolorSettings settings = recolorSettingsFor(parameters);
         pipeline.setSettings(settings);
         pipeline.resetTimings();

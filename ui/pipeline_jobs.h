@@ -34,6 +34,10 @@ struct LoadedImage {
     QString profile;  // description of the file's colour profile ("sRGB (assumed)" when none)
 };
 
+// Gives the session's pipeline these images (only those that changed since the
+// last job). On the worker thread.
+void useSessionImages(PipelineSession& session, const LoadedImage& source, const LoadedImage& reference);
+
 // The pipeline settings the studio parameters describe.
 RecolorSettings recolorSettingsFor(const StudioParameters& parameters);
 

@@ -33,7 +33,7 @@ struct RunOutcome {
 };
 
 struct JobOutput {
-    enum class Kind { Recolor, Remap, Compare, Batch, Synthetic };
+    enum class Kind { Recolor, Remap, Compare, Batch, Synthetic, Lut };
     Kind kind = Kind::Synthetic;
     bool cancelled = false;
     QImage image;              // the recolored image at full resolution (Recolor, Remap)

@@ -20,5 +20,6 @@ int runBenchCommand(const std::vector<std::string>& args);
 int runDevicesCommand(const std::vector<std::string>& args);
 int runRecolorCommand(const std::vector<std::string>& args);
 int runBatchCommand(const std::vector<std::string>& args);
+int runLutCommand(const std::vector<std::string>& args);
 
 }  // namespace uot::cli

@@ -1,5 +1,5 @@
-// `uot-image`: the image commands of `uot` (recolor, batch), which link OpenCV.
-// `uot recolor ...` and `uot batch ...` run this executable; it can also be run directly.
+// `uot-image`: the image commands of `uot` (recolor, batch, lut), which link OpenCV.
+// `uot recolor ...`, `uot batch ...` and `uot lut ...` run this executable; it can also be run directly.
 
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
@@ -9,6 +9,7 @@ namespace {
 const uot::cli::Command kCommands[] = {
     {"recolor", "transfer the palette of a reference image onto a source image", uot::cli::runRecolorCommand},
     {"batch", "recolor many images with one reference palette", uot::cli::runBatchCommand},
+    {"lut", "export the colour transfer as a 3-D LUT (.cube; global colour map only)", uot::cli::runLutCommand},
 };
 
 }  // namespace

@@ -8,6 +8,7 @@ namespace {
 
 int recolor(const std::vector<std::string>& args) { return uot::cli::runImageCommand("recolor", args); }
 int batch(const std::vector<std::string>& args) { return uot::cli::runImageCommand("batch", args); }
+int lut(const std::vector<std::string>& args) { return uot::cli::runImageCommand("lut", args); }
 
 const uot::cli::Command kCommands[] = {
     {"solve", "solve a UOT problem given as .npy files and write the scalings", uot::cli::runSolveCommand},
@@ -15,6 +16,7 @@ const uot::cli::Command kCommands[] = {
     {"devices", "list GPUs and their bandwidth", uot::cli::runDevicesCommand},
     {"recolor", "transfer the palette of a reference image onto a source image", recolor},
     {"batch", "recolor many images with one reference palette", batch},
+    {"lut", "export the colour transfer as a 3-D LUT (.cube; global colour map only)", lut},
 };
 
 }  // namespace

@@ -8,8 +8,11 @@
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
+#include "app/cli/lut_export.h"
 #include "app/cli/recolor_options.h"
 #include "core/imageio/image_io.h"
+#include "core/io/atomic_file.h"
+#include "core/pipeline/look_export.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/transport/uot_error.h"
 
@@ -32,6 +35,9 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     parser.addPositional("REFERENCE", "image whose palette is transferred");
     parser.addOption("output", "OUT", "output file (-o); format from the extension; written atomically");
     parser.addFlag("overwrite", "replace OUT if it exists");
+    parser.addOption("export-lut", "LOOK.cube",
+                     std::string("also write the look as a 3-D LUT (.cube, like `uot lut`). ") + kLutHoldsGlobalMapOnly);
+    parser.addOption("export-lut-size", "17|33|65", "nodes per axis of the exported LUT", "33");
     addRecolorOptions(parser);
     parser.parse(expandShortOutput(rawArgs));
     if (parser.helpRequested()) {
@@ -51,6 +57,14 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
         std::error_code ec;
         if (std::filesystem::exists(outputPath, ec) && !cli.write.overwrite)
             throw Error(ErrorCode::Io, outputPath + ": the file exists (pass --overwrite to replace it)");
+    }
+    const std::string lutPath = parser.has("export-lut") ? parser.value("export-lut") : std::string();
+    const int lutSize = readLutSize(parser, "export-lut-size");
+    if (!lutPath.empty()) {
+        checkLutOutput(lutPath, {sourcePath, referencePath, outputPath});
+        AtomicWriteOptions destination;
+        destination.overwrite = parser.flag("overwrite");
+        checkWritableDestination(lutPath, destination);  // fail before the solve
     }
 
     PhaseTimings timings;
@@ -79,6 +93,9 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     write.embedSrgbProfile = true;    // the pixels are sRGB (converted from the source's profile on reading)
     writeImage(outputPath, result, write);
     timings.encode = secondsSince(t0);
+    const double lutSeconds = lutPath.empty() ? 0.0
+                                              : exportLookLut(pipeline, lutPath, lutSize, lookTitle(sourcePath, referencePath),
+                                                              parser.flag("overwrite"), {sourcePath, referencePath});
 
     if (cli.json) {
         std::ostringstream o;
@@ -87,6 +104,9 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
           << ",\n  \"palette\": {\"source\": " << stats.sourcePaletteSize << ", \"reference\": " << stats.referencePaletteSize
           << ", \"method\": " << jsonString(toString(cli.recolor.palette.method))
           << ", \"space\": " << jsonString(toString(cli.recolor.space)) << "}";
+        if (!lutPath.empty())
+            o << ",\n  \"lut\": {\"file\": " << jsonString(lutPath) << ", \"size\": " << lutSize
+              << ", \"seconds\": " << jsonNumber(lutSeconds) << "}";
         if (stats.solve) {
             const SolveResult& r = *stats.solve;
             o << ",\n  \"solver\": {\"name\": " << jsonString(r.solver) << ", \"iterations\": " << r.iterations
@@ -104,6 +124,9 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
         std::fprintf(stderr, "wrote %s (%dx%d) in %.2f s: decode %.2f, palette %.2f, cost %.3f, solve %.2f, map %.2f, encode %.2f\n",
                      outputPath.c_str(), result.width, result.height, timings.total(), timings.decode, timings.palette,
                      timings.cost, timings.solve, timings.map, timings.encode);
+        if (!lutPath.empty())
+            std::fprintf(stderr, "wrote %s (%d^3 LUT, global colour map only) in %.3f s\n", lutPath.c_str(), lutSize,
+                         lutSeconds);
         if (stats.solve && !stats.solve->message.empty())
             std::fprintf(stderr, "solver note: %s\n", stats.solve->message.c_str());
     }

@@ -42,6 +42,21 @@ auto asUsage(const std::string& option, F&& f) -> decltype(f())
     }
 }
 
+void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
+{
+    if (parser.has("depth")) {
+        write.depth = parser.integer("depth");
+        if (write.depth != 8 && write.depth != 16) throw UsageError("option '--depth' must be 8 or 16");
+    }
+    const std::string color = parser.value("output-color");
+    if (color == "auto") write.color = OutputColor::Auto;
+    else if (color == "color") write.color = OutputColor::Color;
+    else if (color == "gray") write.color = OutputColor::Gray;
+    else throw UsageError("option '--output-color' must be auto, color or gray");
+    write.jpegQuality = parser.integer("jpeg-quality");
+    if (write.jpegQuality < 1 || write.jpegQuality > 100) throw UsageError("option '--jpeg-quality' must be 1..100");
+}
+
 std::string number(double v)
 {
     std::ostringstream o;
@@ -51,8 +66,9 @@ std::string number(double v)
 
 }  // namespace
 
-void addRecolorOptions(ArgParser& parser)
+void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
 {
+    const bool full = set == RecolorOptionSet::Full;
     const RecolorSettings d;
     parser.addOption("space", "lab|oklab|linear-rgb", "working colour space of palettes, costs and displacements", "lab");
     parser.addOption("palette-size", "N",
@@ -72,25 +88,30 @@ void addRecolorOptions(ArgParser& parser)
     parser.addOption("gamut", "clip|compress", "out-of-gamut colours: clip channels, or desaturate toward equal luminance",
                      "compress");
     parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
-    parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
-    parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
-                     number(d.mapping.smoothRadius));
-    parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (lightness/range)^2 units",
-                     number(d.mapping.smoothEps));
+    if (full) {
+        parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
+        parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
+                         number(d.mapping.smoothRadius));
+        parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (lightness/range)^2 units",
+                         number(d.mapping.smoothEps));
+    }
     addSolverOptions(parser, recolorSolverConfig());
     parser.addFlag("no-multiscale", "solve cold instead of warm-starting from a solve between reduced palettes");
-    parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
-    parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
-    parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
+    if (full) {
+        parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
+        parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
+        parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
+    }
     parser.addOption("max-pixels", "N", "refuse images with more pixels (0 = no limit)", "200000000");
     parser.addFlag("ignore-exif-orientation", "do not rotate JPEGs by their EXIF orientation tag");
-    parser.addFlag("overwrite-source", "allow the output to replace the source file");
+    if (full) parser.addFlag("overwrite-source", "allow the output to replace the source file");
     parser.addFlag("json", "print phase timings and solver statistics as JSON on stdout");
     parser.addFlag("quiet", "no progress on stderr");
 }
 
-RecolorCliSettings readRecolorOptions(const ArgParser& parser)
+RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet set)
 {
+    const bool full = set == RecolorOptionSet::Full;
     RecolorCliSettings out;
     RecolorSettings& s = out.recolor;
     s.space = asUsage("space", [&] { return parseWorkingSpace(parser.value("space")); });
@@ -107,9 +128,13 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser)
     s.mapping.preserveLuminance = parser.flag("preserve-luminance");
     s.mapping.gamut = asUsage("gamut", [&] { return parseGamutMode(parser.value("gamut")); });
     s.mapping.lutSize = parser.integer("lut-size");
-    s.mapping.smooth = !parser.flag("no-smooth");
-    s.mapping.smoothRadius = parser.number("smooth-radius");
-    s.mapping.smoothEps = parser.number("smooth-eps");
+    if (full) {
+        s.mapping.smooth = !parser.flag("no-smooth");
+        s.mapping.smoothRadius = parser.number("smooth-radius");
+        s.mapping.smoothEps = parser.number("smooth-eps");
+    } else {
+        s.mapping.smooth = false;  // a LUT holds the global map only
+    }
 
     const SolverSettings solver = readSolverOptions(parser, recolorSolverConfig());
     s.transport.solver = solver.solver;
@@ -126,17 +151,7 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser)
         throw UsageError(e.what());
     }
 
-    if (parser.has("depth")) {
-        out.write.depth = parser.integer("depth");
-        if (out.write.depth != 8 && out.write.depth != 16) throw UsageError("option '--depth' must be 8 or 16");
-    }
-    const std::string color = parser.value("output-color");
-    if (color == "auto") out.write.color = OutputColor::Auto;
-    else if (color == "color") out.write.color = OutputColor::Color;
-    else if (color == "gray") out.write.color = OutputColor::Gray;
-    else throw UsageError("option '--output-color' must be auto, color or gray");
-    out.write.jpegQuality = parser.integer("jpeg-quality");
-    if (out.write.jpegQuality < 1 || out.write.jpegQuality > 100) throw UsageError("option '--jpeg-quality' must be 1..100");
+    if (full) readImageOutputOptions(parser, out.write);
     const double maxPixels = parser.number("max-pixels");
     if (maxPixels < 0) throw UsageError("option '--max-pixels' must be >= 0");
     out.read.maxPixels = static_cast<std::uint64_t>(maxPixels);

@@ -13,8 +13,12 @@
 
 namespace uot::cli {
 
-// Declares every pipeline, solver and image option on the parser.
-void addRecolorOptions(ArgParser& parser);
+// Which options a command takes: every one (recolor, batch), or only those that
+// shape the global colour map (`uot lut`: no smoothing, no output image options).
+enum class RecolorOptionSet { Full, GlobalMap };
+
+// Declares the pipeline, solver and image options of `set` on the parser.
+void addRecolorOptions(ArgParser& parser, RecolorOptionSet set = RecolorOptionSet::Full);
 
 struct RecolorCliSettings {
     RecolorSettings recolor;
@@ -25,7 +29,7 @@ struct RecolorCliSettings {
 };
 
 // Reads the options declared by addRecolorOptions. Throws UsageError.
-RecolorCliSettings readRecolorOptions(const ArgParser& parser);
+RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet set = RecolorOptionSet::Full);
 
 // Replaces "-o X" by "--output X" (ArgParser knows long options only).
 std::vector<std::string> expandShortOutput(const std::vector<std::string>& args);

@@ -90,10 +90,39 @@ inline void lutLookup(const DisplacementLut& lut, const float* c, float* r)
     color_detail::lutLookupRaw(lut.values.data(), lut.size, lut.lo, lut.step, c, r);
 }
 
+// The lattice nodes at the corners of the cells that hold at least one color.
+std::vector<std::size_t> nodesNextToColors(const DisplacementLut& lut, const float* colors, std::size_t n, int t)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    const std::size_t nodes = s * s * s;
+    std::vector<unsigned char> needed(nodes, 0);
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for num_threads(t) schedule(static) if (count > 65536)
+    for (std::ptrdiff_t p = 0; p < count; ++p) {
+        const LutCoord k = lutCoord(lut, colors + 3 * p);
+        const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
+        // Benign race: every writer stores the same value 1.
+        needed[base] = 1;
+    }
+    std::vector<unsigned char> mark(nodes, 0);
+    for (std::size_t cell = 0; cell < nodes; ++cell) {
+        if (!needed[cell]) continue;
+        for (std::size_t d = 0; d < 8; ++d) {
+            const std::size_t node = cell + ((d >> 2) & 1) * s * s + ((d >> 1) & 1) * s + (d & 1);
+            if (node < nodes) mark[node] = 1;
+        }
+    }
+    std::vector<std::size_t> work;
+    for (std::size_t node = 0; node < nodes; ++node)
+        if (mark[node]) work.push_back(node);
+    return work;
+}
+
 }  // namespace
 
 DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
-                                     const float* colors, std::size_t n, int lutSize, int threads)
+                                     const float* colors, std::size_t n, int lutSize, int threads,
+                                     LatticeNodes which)
 {
     if (lutSize < 2 || lutSize > 257)
         throw Error(ErrorCode::InvalidArgument, "LUT size must be between 2 and 257 (got " + std::to_string(lutSize) + ")");
@@ -113,28 +142,12 @@ DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const 
     const std::size_t nodes = s * s * s;
     lut.values.assign(3 * nodes, 0.0f);
 
-    // Nodes next to occupied cells.
-    std::vector<unsigned char> needed(nodes, 0);
-    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for num_threads(t) schedule(static) if (count > 65536)
-    for (std::ptrdiff_t p = 0; p < count; ++p) {
-        const LutCoord k = lutCoord(lut, colors + 3 * p);
-        const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
-        // Benign race: every writer stores the same value 1.
-        needed[base] = 1;
-    }
     std::vector<std::size_t> work;
-    {
-        std::vector<unsigned char> mark(nodes, 0);
-        for (std::size_t cell = 0; cell < nodes; ++cell) {
-            if (!needed[cell]) continue;
-            for (std::size_t d = 0; d < 8; ++d) {
-                const std::size_t node = cell + ((d >> 2) & 1) * s * s + ((d >> 1) & 1) * s + (d & 1);
-                if (node < nodes) mark[node] = 1;
-            }
-        }
-        for (std::size_t node = 0; node < nodes; ++node)
-            if (mark[node]) work.push_back(node);
+    if (which == LatticeNodes::All) {
+        work.resize(nodes);
+        for (std::size_t node = 0; node < nodes; ++node) work[node] = node;
+    } else {
+        work = nodesNextToColors(lut, colors, n, t);
     }
 
     // The entropic map per node, in float with a vectorisable exp (the sums are

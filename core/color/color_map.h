@@ -63,13 +63,21 @@ struct DisplacementLut {
     std::vector<float> values;    // size^3 * 3
 };
 
+// Which lattice nodes buildDisplacementLut evaluates.
+enum class LatticeNodes {
+    NextToColors,  // only the corners of cells that hold one of the colors (enough to map those colors)
+    All            // every node (to map any color, e.g. for a LUT export)
+};
+
 // Builds the lattice from the entropic map of the plan:
 //   T(x) = sum_j y_j w_j(x) / sum_j w_j(x),  w_j(x) = exp(logV_j - scale |x - y_j|^2 / eps) R_j
 // on the bounding box of `colors` (n working-space colors, interleaved floats,
-// used only to find the box and the nodes that are needed). Only nodes next to
-// occupied cells are evaluated; the others are left at 0.
+// used only to find the box and the nodes that are needed). With
+// LatticeNodes::NextToColors the other nodes are left at 0. A node's value does
+// not depend on `nodes`.
 DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
-                                     const float* colors, std::size_t n, int lutSize, int threads = 0);
+                                     const float* colors, std::size_t n, int lutSize, int threads = 0,
+                                     LatticeNodes nodes = LatticeNodes::NextToColors);
 
 // Per-pixel displacement by trilinear interpolation: out (n x 3 floats).
 void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::size_t n, float* out, int threads = 0);

@@ -2,7 +2,6 @@
 #include "core/imageio/image_metadata.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -13,8 +12,8 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <unistd.h>
 
+#include "core/io/atomic_file.h"
 #include "core/transport/uot_error.h"
 
 namespace fs = std::filesystem;
@@ -243,57 +242,24 @@ std::vector<std::uint8_t> encodeImage(const std::string& extension, const Image&
 
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options)
 {
-    std::error_code ec;
-    const bool exists = fs::exists(path, ec);
-    if (exists) {
-        for (const std::string& p : options.protectedPaths) {
-            std::error_code ec2;
-            if (fs::exists(p, ec2) && fs::equivalent(path, p, ec2))
-                ioError(path, "refusing to overwrite the source image (choose another output, or pass --overwrite-source)");
-        }
-        if (!options.overwrite) ioError(path, "the file exists (pass --overwrite to replace it)");
-        if (fs::is_directory(path, ec)) ioError(path, "is a folder");
-    }
+    AtomicWriteOptions destination;
+    destination.overwrite = options.overwrite;
+    destination.protectedPaths = options.protectedPaths;
+    destination.protectedHint = "choose another output, or pass --overwrite-source";
+    checkWritableDestination(path, destination);  // before the encoding, which may take a while
     std::vector<std::uint8_t> bytes;
     try {
         bytes = encodeImage(fs::path(path).extension().string(), image, options);
     } catch (const Error& e) {
         ioError(path, e.what());
     }
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    if (!fs::is_directory(dir, ec)) ioError(path, "the folder '" + dir.string() + "' does not exist");
-    static std::atomic<unsigned> counter{0};
-    std::string tempName = ".";
-    tempName += target.filename().string();
-    tempName += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-    const fs::path temp = dir / tempName;
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) ioError(path, "cannot create a file in '" + dir.string() + "' (permissions? disk full?)");
-        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        out.flush();
-        if (!out) {
-            out.close();
-            fs::remove(temp, ec);
-            ioError(path, "writing failed (disk full?)");
-        }
-    }
     if (!options.metadataFrom.empty() || options.embedSrgbProfile) {
-        try {
-            writeMetadata(temp.string(), options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{},
+        destination.finishTemporary = [&](const std::string& temporaryPath) {
+            writeMetadata(temporaryPath, options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{},
                           path);
-        } catch (const Error&) {
-            fs::remove(temp, ec);
-            throw;
-        }
+        };
     }
-    fs::rename(temp, target, ec);
-    if (ec) {
-        std::error_code ec2;
-        fs::remove(temp, ec2);
-        ioError(path, "cannot move the finished file into place (" + ec.message() + ")");
-    }
+    writeFileAtomically(path, bytes.data(), bytes.size(), destination);
 }
 
 }  // namespace uot

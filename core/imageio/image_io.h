@@ -40,8 +40,8 @@ struct WriteOptions {
     bool embedSrgbProfile = false;  // embed the sRGB ICC profile (pixels are sRGB)
 };
 
-// Writes atomically: encodes to a temporary file in the destination folder, then
-// renames it over the destination. The format follows the extension.
+// Encodes (format from the extension), then writes atomically through
+// writeFileAtomically (core/io/atomic_file.h: temporary file, then rename).
 // Throws uot::Error(Io) naming the file.
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 

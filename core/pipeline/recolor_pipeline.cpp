@@ -696,6 +696,17 @@ Image RecolorPipeline::render(const PipelineControl& control)
     return result;
 }
 
+DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
+{
+    solve(control);
+    State& s = *m_state;
+    checkCancel(control);
+    // The box of every source pixel, as render() uses without smoothing, so that
+    // the lattice's nodes are the ones that recolor --no-smooth interpolates.
+    return buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
+                                s.source->pixelCount(), s.settings.mapping.lutSize, s.settings.threads, LatticeNodes::All);
+}
+
 Image RecolorPipeline::run(const PipelineControl& control)
 {
     resetTimings();

@@ -173,6 +173,14 @@ public:
     // All of the above.
     Image run(const PipelineControl& control = {});
 
+    // The global colour map of the current plan, what render() applies per pixel
+    // when smoothing is off: the displacement lattice of settings().mapping.lutSize
+    // nodes per axis over the bounding box of the source's colours in
+    // settings().space, with every node evaluated (LatticeNodes::All) so that it
+    // can be read at any colour (for a LUT export: core/color/look_cube.h). Solves
+    // first when needed. The edge-aware smoothing is not part of it.
+    DisplacementLut globalColorMap(const PipelineControl& control = {});
+
     std::shared_ptr<const Palette> sourcePalette() const;
     std::shared_ptr<const Palette> referencePalette() const;
     const PipelineStats& stats() const;

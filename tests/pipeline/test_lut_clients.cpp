@@ -1,0 +1,285 @@
+// The exported LUT in real LUT clients. Each case recolors a small PNG with
+// `uot recolor --no-smooth --export-lut`, applies the .cube with ffmpeg's lut3d
+// filter (and OpenColorIO's ocioconvert / ociochecklut when installed), and
+// requires the client's image to match uot's own --no-smooth output within a
+// PSNR of 40 dB on 8-bit images. The studio's LUT preview (applyCubeToImage)
+// must render what ffmpeg renders. Also the documented errors and exit codes of
+// `uot lut`. Skips (not fails) only when a client program is not installed.
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+#include "core/color/cube_lut.h"
+#include "core/imageio/image_io.h"
+
+using namespace uot;
+
+namespace {
+
+const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kUot = QStringLiteral(UOT_EXECUTABLE);
+
+struct Run {
+    int exitCode = -1;
+    QString output;  // stdout + stderr
+};
+
+Run run(const QString& program, const QStringList& args, int timeoutMs = 180000)
+{
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    Run r;
+    if (!p.waitForStarted(20000)) {
+        r.output = "cannot start " + program;
+        return r;
+    }
+    p.waitForFinished(timeoutMs);
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.output = QString::fromLocal8Bit(p.readAll());
+    return r;
+}
+
+// PSNR over the RGB samples of two 8-bit images of the same size.
+double psnr(const Image& a, const Image& b)
+{
+    if (a.width != b.width || a.height != b.height || a.depth != 8 || b.depth != 8) return -1;
+    double sum = 0;
+    for (std::size_t p = 0; p < a.pixelCount(); ++p)
+        for (int k = 0; k < 3; ++k) {
+            const double d = double(a.samples8()[p * a.channels + k]) - double(b.samples8()[p * b.channels + k]);
+            sum += d * d;
+        }
+    const double mse = sum / (3.0 * double(a.pixelCount()));
+    return mse == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 / mse);
+}
+
+// A small 8-bit RGB PNG of a sample (every `step`-th pixel), made without the
+// clients so that every program reads the same file.
+QString smallPng(const QString& sample, int step, const QString& dir)
+{
+    const Image full = readImage((kSamples + "/" + sample).toStdString());
+    Image small = Image::allocate(full.width / step, full.height / step, 3, 8);
+    for (int y = 0; y < small.height; ++y)
+        for (int x = 0; x < small.width; ++x)
+            for (int k = 0; k < 3; ++k)
+                small.samples8()[(std::size_t(y) * small.width + x) * 3 + k] =
+                    full.samples8()[(std::size_t(y) * step * full.width + std::size_t(x) * step) * full.channels +
+                                    (full.channels == 1 ? 0 : k)];
+    const QString path = dir + "/" + QFileInfo(sample).completeBaseName() + ".png";
+    writeImage(path.toStdString(), small);
+    return path;
+}
+
+const QStringList kQuick = {"--palette-size", "1024", "--quiet"};
+
+}  // namespace
+
+class LutClientsTest : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_ffmpeg;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(QFile::exists(kUot), qPrintable(kUot));
+        m_ffmpeg = QStandardPaths::findExecutable("ffmpeg");
+    }
+
+    void ffmpegRendersTheLookAsRecolorNoSmooth_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("reference");
+        QTest::addColumn<int>("size");
+        QTest::addColumn<QString>("interp");  // ffmpeg lut3d interp (tetrahedral is its default)
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<double>("minPsnr");
+        // 33 (the default) and 65 nodes meet the 40 dB of the issue. 17 nodes are
+        // coarse for a map that bends the sRGB cube this much: 36-41 dB on the
+        // samples (README), checked against a lower bar so a regression still shows.
+        QTest::newRow("home-starry lab 33 default") << "home.jpg" << "starry_night.jpg" << 33 << "" << QStringList{} << 40.0;
+        QTest::newRow("home-starry lab 65 trilinear")
+            << "home.jpg" << "starry_night.jpg" << 65 << "trilinear" << QStringList{} << 40.0;
+        QTest::newRow("fruits-squirrel oklab 33 strength 0.7 keep L")
+            << "fruits.jpg" << "squirrel_cls.jpg" << 33 << "tetrahedral"
+            << QStringList{"--space", "oklab", "--strength", "0.7", "--preserve-luminance"} << 40.0;
+        QTest::newRow("butterfly-leuven linear-rgb 33 clip")
+            << "butterfly.jpg" << "leuvenA.jpg" << 33 << "" << QStringList{"--space", "linear-rgb", "--gamut", "clip"} << 40.0;
+        QTest::newRow("butterfly-leuven linear-rgb 17 clip")
+            << "butterfly.jpg" << "leuvenA.jpg" << 17 << "" << QStringList{"--space", "linear-rgb", "--gamut", "clip"} << 34.0;
+    }
+    void ffmpegRendersTheLookAsRecolorNoSmooth()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, reference);
+        QFETCH(int, size);
+        QFETCH(QString, interp);
+        QFETCH(QStringList, options);
+        QFETCH(double, minPsnr);
+        if (m_ffmpeg.isEmpty()) QSKIP("ffmpeg is not installed (scripts/setup.sh installs it)");
+        const QString dir = m_dir.path() + "/" + QTest::currentDataTag();
+        QVERIFY(QDir().mkpath(dir));
+        const QString src = smallPng(source, 4, dir), ref = smallPng(reference, 4, dir);
+        const QString noSmooth = dir + "/no_smooth.png", cube = dir + "/look.cube", client = dir + "/ffmpeg.png";
+        Run r = run(kUot, QStringList{"recolor", src, ref, "-o", noSmooth, "--no-smooth", "--export-lut", cube,
+                                      "--export-lut-size", QString::number(size)} + kQuick + options);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+
+        // The file as a client reads it (independently of uot's reader).
+        QFile file(cube);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        QVERIFY(text.contains(QString("\nLUT_3D_SIZE %1\n").arg(size)));
+        QVERIFY(text.contains("\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 1 1\n"));
+        QVERIFY(text.contains("\nTITLE \""));
+
+        const QString filter = "lut3d=file=" + cube + (interp.isEmpty() ? QString() : ":interp=" + interp);
+        r = run(m_ffmpeg, {"-v", "error", "-y", "-i", src, "-vf", filter, "-pix_fmt", "rgb24", client});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+
+        const Image original = readImage(src.toStdString());
+        const Image expected = readImage(noSmooth.toStdString());
+        const Image rendered = readImage(client.toStdString());
+        const double vsRecolor = psnr(rendered, expected);
+        qInfo("%s: ffmpeg lut3d vs uot recolor --no-smooth: PSNR %.2f dB", qPrintable(QTest::currentDataTag()), vsRecolor);
+        QVERIFY2(vsRecolor >= minPsnr, qPrintable(QString::number(vsRecolor)));
+        // The look changes the image a lot, so the 40 dB above is not met by chance.
+        const double change = psnr(original, expected);
+        QVERIFY2(change < 30.0, qPrintable(QString::number(change)));
+
+        // The studio's LUT preview renders what ffmpeg renders (ffmpeg truncates
+        // to 8 bits where the preview rounds: about half a code value apart).
+        const CubeInterpolation mode = interp == "trilinear" ? CubeInterpolation::Trilinear : CubeInterpolation::Tetrahedral;
+        const Image preview = applyCubeToImage(readCubeFile(cube.toStdString()), original, mode);
+        const double vsPreview = psnr(rendered, preview);
+        qInfo("%s: ffmpeg lut3d vs the LUT preview: PSNR %.2f dB", qPrintable(QTest::currentDataTag()), vsPreview);
+        QVERIFY2(vsPreview >= 48.0, qPrintable(QString::number(vsPreview)));
+    }
+
+    void uotLutWritesTheSameFileAsExportLut()
+    {
+        const QString dir = m_dir.path() + "/same";
+        QVERIFY(QDir().mkpath(dir));
+        const QString src = smallPng("home.jpg", 8, dir), ref = smallPng("starry_night.jpg", 8, dir);
+        Run r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/a.cube",
+                                      "--strength", "0.8"} + kQuick);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        r = run(kUot, QStringList{"lut", src, ref, "-o", dir + "/b.cube", "--strength", "0.8"} + kQuick);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        QFile a(dir + "/a.cube"), b(dir + "/b.cube");
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(a.readAll(), b.readAll());
+        QCOMPARE(readCubeFile((dir + "/b.cube").toStdString()).size, 33);
+    }
+
+    void openColorIoAgrees()
+    {
+        const QString convert = QStandardPaths::findExecutable("ocioconvert");
+        const QString check = QStandardPaths::findExecutable("ociochecklut");
+        if (convert.isEmpty() || check.isEmpty())
+            QSKIP("OpenColorIO's tools are not installed (Debian package opencolorio-tools)");
+        const QString dir = m_dir.path() + "/ocio";
+        QVERIFY(QDir().mkpath(dir));
+        const QString src = smallPng("home.jpg", 4, dir), ref = smallPng("starry_night.jpg", 4, dir);
+        const QString noSmooth = dir + "/no_smooth.png", cube = dir + "/look.cube", client = dir + "/ocio.png";
+        Run r = run(kUot, QStringList{"recolor", src, ref, "-o", noSmooth, "--no-smooth", "--export-lut", cube} + kQuick);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        r = run(convert, {"--lut", cube, src, client});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        const double vsRecolor = psnr(readImage(client.toStdString()), readImage(noSmooth.toStdString()));
+        qInfo("ocioconvert --lut vs uot recolor --no-smooth: PSNR %.2f dB", vsRecolor);
+        QVERIFY2(vsRecolor >= 40.0, qPrintable(QString::number(vsRecolor)));
+
+        // OCIO's reader and interpolation at single colours against uot's reader.
+        const CubeLut lut = readCubeFile(cube.toStdString());
+        const float points[][3] = {{0.5f, 0.3f, 0.2f}, {0.1f, 0.8f, 0.45f}, {0.93f, 0.93f, 0.1f}};
+        for (const auto& p : points) {
+            r = run(check, {cube, QString::number(p[0]), QString::number(p[1]), QString::number(p[2])});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+            const QStringList fields = r.output.trimmed().split('\n').last().split(' ', Qt::SkipEmptyParts);
+            QVERIFY2(fields.size() == 3, qPrintable(r.output));
+            float tri[3], tet[3];
+            applyCube(lut, p, tri, CubeInterpolation::Trilinear);
+            applyCube(lut, p, tet, CubeInterpolation::Tetrahedral);
+            for (int a = 0; a < 3; ++a) {
+                const double ocio = fields[a].toDouble();
+                QVERIFY2(std::min(std::abs(ocio - tri[a]), std::abs(ocio - tet[a])) < 1e-5,
+                         qPrintable(QString("%1 vs trilinear %2 / tetrahedral %3").arg(ocio).arg(tri[a]).arg(tet[a])));
+            }
+        }
+    }
+
+    void lutCommandErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");  // {src} and {ref} and {dir} are replaced
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("bad size") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.cube", "--size", "32"} << 2 << "17, 33 or 65";
+        QTest::newRow("not .cube") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.png"} << 2 << "must end in .cube";
+        QTest::newRow("output is the source") << QStringList{"{dir}/s.cube", "{ref}", "-o", "{dir}/s.cube"} << 2
+                                              << "is one of this command's images";
+        QTest::newRow("missing folder") << QStringList{"{src}", "{ref}", "-o", "{dir}/none/x.cube"} << 1 << "does not exist";
+        QTest::newRow("exists") << QStringList{"{src}", "{ref}", "-o", "{dir}/old.cube"} << 1 << "--overwrite";
+        QTest::newRow("no output") << QStringList{"{src}", "{ref}"} << 2 << "missing -o";
+        QTest::newRow("unreadable source") << QStringList{"{dir}/none.png", "{ref}", "-o", "{dir}/y.cube"} << 1 << "none.png";
+    }
+    void lutCommandErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        const QString dir = m_dir.path() + "/errors";
+        QVERIFY(QDir().mkpath(dir));
+        const QString src = kSamples + "/home.jpg", ref = kSamples + "/starry_night.jpg";
+        QFile::copy(src, dir + "/s.cube");  // an image whose name ends in .cube
+        QFile old(dir + "/old.cube");
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("keep");
+        old.close();
+        QStringList full{"lut"};
+        for (QString a : args) full << a.replace("{src}", src).replace("{ref}", ref).replace("{dir}", dir);
+        const Run r = run(kUot, full + kQuick);
+        QVERIFY2(r.exitCode == exitCode, qPrintable(QString::number(r.exitCode) + ": " + r.output));
+        QVERIFY2(r.output.contains(message), qPrintable(r.output));
+        QVERIFY(old.open(QIODevice::ReadOnly));
+        QCOMPARE(old.readAll(), QByteArray("keep"));
+        old.close();
+        QVERIFY(!QFile::exists(dir + "/x.cube"));
+    }
+
+    void recolorExportLutErrors()
+    {
+        const QString dir = m_dir.path() + "/recolor-errors";
+        QVERIFY(QDir().mkpath(dir));
+        const QString src = kSamples + "/home.jpg", ref = kSamples + "/starry_night.jpg";
+        Run r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/x.cube",
+                                      "--export-lut-size", "20"} + kQuick);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("17, 33 or 65"), qPrintable(r.output));
+        r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/out.png"} + kQuick);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains(".cube"), qPrintable(r.output));
+        QVERIFY(!QFile::exists(dir + "/out.png"));  // nothing written: the checks come before the work
+    }
+
+    void helpSaysTheLutHoldsTheGlobalMapOnly()
+    {
+        for (const QString& command : {QString("lut"), QString("recolor")}) {
+            const Run r = run(kUot, {command, "--help"});
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY2(r.output.contains("global colour map only") && r.output.contains("smoothing"), qPrintable(r.output));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(LutClientsTest)
+#include "test_lut_clients.moc"

@@ -1,0 +1,194 @@
+#include "ui/lut_actions.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/color/cube_lut.h"
+#include "core/pipeline/look_export.h"
+#include "ui/image_view.h"
+#include "ui/main_window.h"
+
+namespace uot::ui {
+
+ExportLutDialog::ExportLutDialog(const QString& suggestedPath, int size, QWidget* parent) : QDialog(parent)
+{
+    setWindowTitle(tr("Export LUT"));
+    m_path = new QLineEdit(suggestedPath);
+    auto* browse = new QPushButton(tr("Browse..."));
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString chosen = QFileDialog::getSaveFileName(this, tr("Export LUT"), m_path->text(), tr("3D LUT (*.cube)"));
+        if (!chosen.isEmpty()) m_path->setText(chosen);
+    });
+    auto* pathRow = new QHBoxLayout;
+    pathRow->addWidget(m_path, 1);
+    pathRow->addWidget(browse);
+    m_size = new QComboBox;
+    for (int n : {17, 33, 65}) m_size->addItem(tr("%1 \u00d7 %1 \u00d7 %1").arg(n), n);
+    m_size->setCurrentIndex(std::max(0, m_size->findData(size)));
+    m_size->setToolTip(tr("Nodes per axis. 33 suits most work; 65 follows the map more closely (larger file); "
+                          "17 is coarse."));
+    auto* form = new QFormLayout;
+    form->addRow(tr("File:"), pathRow);
+    form->addRow(tr("Size:"), m_size);
+    auto* note = new QLabel(tr("Adobe/Resolve .cube, sRGB-encoded input and output. %1")
+                                .arg(QString::fromUtf8(kLutHoldsGlobalMapOnly)));
+    note->setObjectName("globalMapNote");
+    note->setWordWrap(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(note);
+    layout->addWidget(buttons);
+    setMinimumWidth(480);
+}
+
+QString ExportLutDialog::path() const
+{
+    QString p = m_path->text().trimmed();
+    if (!p.isEmpty() && !p.endsWith(".cube", Qt::CaseInsensitive)) p += ".cube";
+    return p;
+}
+
+int ExportLutDialog::size() const { return m_size->currentData().toInt(); }
+
+LutActions::LutActions(MainWindow* window, JobFactory makeJob, bool interactive)
+    : QObject(window), m_window(window), m_makeJob(std::move(makeJob)), m_interactive(interactive)
+{
+    setSize(QSettings().value("lut/size", 33).toInt());
+    m_exportAction = new QAction(tr("Export &LUT..."), this);
+    m_exportAction->setObjectName("exportLutAction");
+    m_exportAction->setShortcut(QKeySequence(tr("Ctrl+L")));
+    m_exportAction->setStatusTip(tr("Save the look as a 3D LUT (.cube): the global colour map only, not the smoothing"));
+    connect(m_exportAction, &QAction::triggered, this, &LutActions::askAndExport);
+    m_previewAction = new QAction(tr("&LUT Preview"), this);
+    m_previewAction->setObjectName("lutPreviewAction");
+    m_previewAction->setCheckable(true);
+    m_previewAction->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+    m_previewAction->setStatusTip(tr("Show the source as the exported LUT renders it (global colour map only)"));
+    connect(m_previewAction, &QAction::toggled, this, &LutActions::setPreviewOn);
+    SolveWorker* worker = window->worker();
+    connect(worker, &SolveWorker::jobFinished, this, &LutActions::onFinished);
+    connect(worker, &SolveWorker::jobFailed, this, &LutActions::onFailed);
+    connect(worker, &SolveWorker::jobCancelled, this, [this](quint64 generation) {
+        if (generation == m_exportGeneration) fail(tr("The LUT export was cancelled."));
+    });
+    // A new result (new parameters or images): the preview follows it.
+    connect(window, &MainWindow::resultReady, this, [this] {
+        if (m_previewOn) refreshPreview();
+    });
+}
+
+void LutActions::setSize(int size)
+{
+    m_size = isOfferedCubeSize(size) ? size : kDefaultCubeSize;
+}
+
+void LutActions::askAndExport()
+{
+    if (!m_window->hasSource() || !m_window->hasReference()) {
+        fail(tr("Open a source image and a reference image first."));
+        return;
+    }
+    QSettings settings;
+    const QString folder = settings.value("lut/folder", QDir::homePath()).toString();
+    ExportLutDialog dialog(QDir(folder).filePath("look.cube"), m_size, m_window);
+    if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty()) return;
+    settings.setValue("lut/folder", QFileInfo(dialog.path()).absolutePath());
+    settings.setValue("lut/size", dialog.size());
+    exportTo(dialog.path(), dialog.size());
+}
+
+void LutActions::exportTo(const QString& path, int size)
+{
+    setSize(size);
+    LutRequest request;
+    request.size = m_size;
+    request.path = path;
+    request.title = QFileInfo(path).completeBaseName();
+    request.preview = m_previewOn;
+    m_exportPath = path;
+    m_exportGeneration = m_window->worker()->submit(tr("Export LUT"), m_makeJob(request));
+    if (m_previewOn) m_previewGeneration = m_exportGeneration;
+    m_window->statusBar()->showMessage(tr("Exporting %1...").arg(QFileInfo(path).fileName()));
+}
+
+void LutActions::setPreviewOn(bool on)
+{
+    m_previewOn = on;
+    if (on) {
+        refreshPreview();
+    } else {
+        m_previewGeneration = 0;
+        m_window->resultView()->setCaption(tr("Result"));
+        m_window->resultView()->setImage(m_window->resultImage());
+    }
+}
+
+void LutActions::refreshPreview()
+{
+    if (!m_window->hasSource() || !m_window->hasReference()) return;
+    LutRequest request;
+    request.size = m_size;
+    request.preview = true;
+    m_previewGeneration = m_window->worker()->submit(tr("LUT preview"), m_makeJob(request));
+}
+
+void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput> output)
+{
+    if (!output || (generation != m_exportGeneration && generation != m_previewGeneration)) return;
+    if (generation == m_exportGeneration) {
+        m_exportGeneration = 0;
+        if (output->cancelled) {
+            fail(tr("The LUT export was cancelled."));
+        } else {
+            m_window->statusBar()->showMessage(output->notice, 10000);
+            emit exported(m_exportPath);
+        }
+    }
+    if (generation == m_previewGeneration && m_previewOn && !output->image.isNull()) {
+        m_preview = output->image;
+        m_window->resultView()->setCaption(tr("LUT preview (%1, global colour map only)").arg(cubeSizeText(m_size)));
+        m_window->resultView()->setImage(m_preview);
+        emit previewReady();
+    }
+}
+
+void LutActions::onFailed(quint64 generation, const QString& message)
+{
+    if (generation == m_exportGeneration) {
+        m_exportGeneration = 0;
+        fail(tr("The LUT export failed:\n%1").arg(message));
+    } else if (generation == m_previewGeneration) {
+        m_previewGeneration = 0;
+        m_window->statusBar()->showMessage(tr("LUT preview failed: %1").arg(message), 10000);
+    }
+}
+
+void LutActions::fail(const QString& message)
+{
+    m_window->statusBar()->showMessage(QString(message).replace('\n', ' '), 10000);
+    if (m_interactive) QMessageBox::warning(m_window, tr("Export LUT"), message);
+    else std::fprintf(stderr, "uot-studio: %s\n", qPrintable(QString(message).replace('\n', ' ')));
+    emit exportFailed(message);
+}
+
+}  // namespace uot::ui

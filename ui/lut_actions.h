@@ -1,0 +1,85 @@
+#pragma once
+// File > Export LUT... and View > LUT Preview of the studio. The export dialog
+// offers 17, 33 or 65 nodes per axis and says that a LUT holds the global colour
+// map only (not the structure smoothing). The preview shows, in the result
+// pane, the source as the exported LUT renders it; it follows new results
+// while it is on, and turning it off shows the result again. The work runs as a
+// LUT job (ui/lut_job.h) on the main window's worker.
+
+#include <QDialog>
+#include <QImage>
+#include <QObject>
+
+#include <functional>
+
+#include "ui/lut_job.h"
+
+QT_BEGIN_NAMESPACE
+class QAction;
+class QComboBox;
+class QLineEdit;
+QT_END_NAMESPACE
+
+namespace uot::ui {
+
+class MainWindow;
+
+// The export dialog: file, size, and what a LUT holds.
+class ExportLutDialog final : public QDialog {
+    Q_OBJECT
+public:
+    ExportLutDialog(const QString& suggestedPath, int size, QWidget* parent = nullptr);
+    QString path() const;  // with ".cube" appended when missing
+    int size() const;
+
+private:
+    QLineEdit* m_path = nullptr;
+    QComboBox* m_size = nullptr;
+};
+
+class LutActions final : public QObject {
+    Q_OBJECT
+public:
+    // makeJob builds the LUT job for a request with the window's current session,
+    // images and parameters.
+    using JobFactory = std::function<JobFunction(const LutRequest&)>;
+    LutActions(MainWindow* window, JobFactory makeJob, bool interactive);
+
+    QAction* exportAction() const { return m_exportAction; }
+    QAction* previewAction() const { return m_previewAction; }
+
+    // Exports without the dialog (tests, scripts); exported or exportFailed follows.
+    void exportTo(const QString& path, int size);
+    // The size used by the preview and offered first by the dialog (last export's).
+    int size() const { return m_size; }
+    void setSize(int size);
+    bool previewShown() const { return !m_preview.isNull() && m_previewOn; }
+    const QImage& previewImage() const { return m_preview; }
+
+signals:
+    void exported(const QString& path);
+    void exportFailed(const QString& message);
+    void previewReady();
+
+private:
+    void askAndExport();
+    void setPreviewOn(bool on);
+    void refreshPreview();
+    void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
+    void onFailed(quint64 generation, const QString& message);
+    void fail(const QString& message);
+
+    MainWindow* m_window;
+    JobFactory m_makeJob;
+    bool m_interactive;
+    QAction* m_exportAction = nullptr;
+    QAction* m_previewAction = nullptr;
+    int m_size = 33;
+    bool m_previewOn = false;
+    QImage m_preview;
+    quint64 m_exportGeneration = 0;
+    quint64 m_previewGeneration = 0;
+    QString m_exportPath;
+};
+
+}  // namespace uot::ui

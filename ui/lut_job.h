@@ -1,0 +1,34 @@
+#pragma once
+// The LUT job of the studio (File > Export LUT, View > LUT Preview), on the
+// SolveWorker with the main window's pipeline session: solves when the plan is
+// not cached, bakes the global colour map into a .cube lattice
+// (core/pipeline/look_export.h), writes it when asked, and renders the source
+// through the LUT as a client would (the lattice as written to the file,
+// tetrahedral interpolation like ffmpeg's lut3d default).
+
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+#include "ui/pipeline_jobs.h"
+
+namespace uot::ui {
+
+struct LutRequest {
+    int size = 33;              // nodes per axis: 17, 33 or 65
+    QString path;               // .cube file to write; empty: preview only
+    QString title;              // TITLE of the file
+    QStringList protectedPaths; // never replaced (the source and reference files)
+    bool preview = true;        // render the source through the LUT (JobOutput::image/pixels)
+};
+
+// "33³" (nodes per axis, cubed), for messages.
+QString cubeSizeText(int size);
+
+// JobOutput: kind Lut; image/pixels = the source as the LUT renders it (when
+// asked); notice = what was written, or empty.
+JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
+                       const StudioParameters& parameters, const LutRequest& request);
+
+}  // namespace uot::ui
