@@ -44,6 +44,7 @@ public:
         const std::size_t m = m_m, n = m_n, ld = m_ld;
         const double fa = m_fa, fb = m_fb;
         const auto& kern = m_kernels;
+        const double omega = m_omega;
         const bool pipelined = kernels::pipelinedRowsPreferred();
         ThreadSums* sums = m_sums.data();
         double* col = m_col.data();
@@ -76,7 +77,7 @@ public:
                 [&](RowGroup g) { kern.dotRows(k + g.first * ld, rowStride, g.count, vt, ld, rt); },
                 [&](RowGroup g, T* ut) {
                     updateRowScalings(g.first, groups.stride(), g.count, rt, u, m_a, fa, kern, uNew, ut, rowMarginal,
-                                      local);
+                                      local, omega);
                 },
                 [&](RowGroup g, const T* ut, RowGroup) {
                     kern.axpyRows(k + g.first * ld, rowStride, g.count, ut, s, ld);
@@ -93,6 +94,9 @@ public:
         }
         return mergeThreadSums(sums, used, errA, errB);
     }
+
+    bool supportsRelaxation() const override { return true; }
+    void setRowRelaxation(double omega) override { m_omega = omega; }
 
     double rowMarginalError(const double* u, const double* v) override
     {
@@ -118,6 +122,7 @@ private:
     AlignedBuffer<double> m_col;  // column sums K^T u of the last pass
     std::vector<ThreadSums> m_sums;
     bool m_parallel = true;
+    double m_omega = 1.0;  // over-relaxation of the row half-step
 };
 
 }  // namespace
