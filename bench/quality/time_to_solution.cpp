@@ -10,7 +10,7 @@
 // each mode's own stopping rule.
 //
 //   uot_time_to_solution [--samples DIR] [--palette-size N] [--eps 0.01,0.003] [--tau X]
-//                        [--target 1e-6] [--schedule-start 8] [--schedule-factor 0.5] [--chunk 10]
+//                        [--target 1e-6] [--schedule-start 8] [--schedule-factor 0.25] [--chunk 10]
 //                        [--threads N] [--solver NAME]
 //
 // Plain and TI passes are counted in chunks of --chunk iterations (a warm start
@@ -73,7 +73,8 @@ int main(int argc, char** argv)
     parser.addOption("tau", "X", "marginal penalty on both sides", "1");
     parser.addOption("target", "X", "plan accuracy to reach (relative L1 to the converged float64 plan)", "1e-6");
     parser.addOption("schedule-start", "R", "eps-scaling column: first stage at R times the target eps", "8");
-    parser.addOption("schedule-factor", "F", "eps-scaling column: eps shrinks by F per stage", "0.5");
+    parser.addOption("schedule-factor", "F", "eps-scaling column: eps shrinks by F per stage", "0.25");
+    parser.addOption("pairs", "N", "use only the first N ordered pairs (0 = all)", "0");
     parser.addOption("chunk", "N", "iterations between accuracy measurements", "10");
     parser.addOption("threads", "N", "CPU threads", "2");
     parser.addOption("solver", "NAME", "CPU variant", "auto");
@@ -89,6 +90,7 @@ int main(int argc, char** argv)
                 files.push_back(entry.path().string());
         std::sort(files.begin(), files.end());
         const int threads = parser.integer("threads"), chunk = parser.integer("chunk");
+        const int maxPairs = parser.integer("pairs");
         const double tau = parser.number("tau"), target = parser.number("target");
         const double scheduleRatio = parser.number("schedule-start"), scheduleFactor = parser.number("schedule-factor");
         RecolorSettings settings;
@@ -100,10 +102,12 @@ int main(int argc, char** argv)
         const double range = nominalRange(settings.space);
 
         for (double eps : numberList(parser.value("eps"))) {
+            int pairIndex = 0;
             std::vector<double> passes[4], walls[4], dists[4], ratioPlain, ratioTi, ratioTiRelax;
             for (std::size_t s = 0; s < files.size(); ++s)
                 for (std::size_t r = 0; r < files.size(); ++r) {
                     if (s == r) continue;
+                    if (maxPairs > 0 && pairIndex++ >= maxPairs) continue;
                     UotProblem problem;
                     problem.cost = PointCloudCost{palettes[s]->points.data(), palettes[r]->points.data(),
                                                   palettes[s]->size(), palettes[r]->size(), 3,

@@ -113,10 +113,8 @@ SolveResult solveWithEpsSchedule(UotSolver& solver, const UotProblem& problem, c
             stageOptions.warmLogU = warmLogU;
             stageOptions.warmLogV = warmLogV;
             // Auto carries omega over (scaled to the new eps) instead of measuring the rate again.
-            if (options.acceleration == Acceleration::Auto && omega > 1.0) {
-                stageOptions.acceleration = Acceleration::Relax;
-                stageOptions.omega = nextOmega(omega, stages[k] / stages[k - 1]);
-            }
+            if (options.acceleration == Acceleration::Auto && omega > 1.0)
+                stageOptions.autoInitialOmega = nextOmega(omega, stages[k] / stages[k - 1]);
         }
         SolveResult r = solver.solve(stage, stageOptions, control);
         total.stages.push_back({stages[k], r.iterations, r.passes, r.error, r.converged});

@@ -18,7 +18,7 @@ namespace uot {
 std::vector<double> epsStages(const EpsSchedule& schedule, double targetEps);
 
 // Tolerance of the stages before the target (the target gets the caller's).
-inline constexpr double kEpsStageTolerance = 1e-3;
+inline constexpr double kEpsStageTolerance = 1e-2;
 
 // Runs options.epsSchedule with `solver` (each stage without a schedule). The
 // result is the target stage's, with iterations, passes and timings summed over

@@ -12,23 +12,41 @@ OmegaController::OmegaController(Acceleration acceleration, double omega) : m_ac
 {
     if (acceleration == Acceleration::Relax) m_omega = omega;
     m_estimating = acceleration == Acceleration::Auto;
+    if (m_estimating && omega > 1.0) {
+        m_omega = std::min(omega, kMaxOmega);
+        m_estimating = false;
+    }
 }
 
 void OmegaController::accepted(double change)
 {
-    if (!m_estimating) return;
+    if (m_acceleration != Acceleration::Auto || m_rejections > 0) return;
     m_changes.push_back(change);
     const std::size_t n = m_changes.size();
     if (n < 7) return;
     const double c1 = m_changes[n - 1], c4 = m_changes[n - 4], c7 = m_changes[n - 7];
     if (!(c4 > 0) || !(c7 > 0) || !(c1 > 0)) return;
-    // Linear rate of the unrelaxed step over the last 3 iterations and the 3 before.
+    // Linear rate over the last 3 iterations and the 3 before.
     const double r1 = std::pow(c1 / c4, 1.0 / 3.0), r0 = std::pow(c4 / c7, 1.0 / 3.0);
-    const bool settled = std::abs(r1 - r0) < 0.03 || n >= 24;
-    if (!(r1 < 1) || !settled) return;
-    // Optimal successive over-relaxation for a Gauss-Seidel-like rate r: 2 / (1 + sqrt(1 - r)).
-    m_omega = std::clamp(2.0 / (1.0 + std::sqrt(1.0 - r1)), 1.0, kMaxOmega);
-    m_estimating = false;
+    if (!(r1 < 1)) return;
+    if (m_estimating) {
+        if (std::abs(r1 - r0) >= 0.03 && n < 24) return;
+        // Optimal successive over-relaxation for a Gauss-Seidel-like rate r: 2 / (1 + sqrt(1 - r)).
+        m_omega = std::clamp(2.0 / (1.0 + std::sqrt(1.0 - r1)), 1.0, kMaxOmega);
+        m_estimating = false;
+        m_changes.clear();
+        return;
+    }
+    // Relaxed: below the optimum, the rate rho of omega obeys Young's relation
+    // (rho + omega - 1)^2 = rho omega^2 r; above it rho = omega - 1. A settled rate
+    // clearly above omega - 1 means omega is too small: solve for r and move up.
+    if (std::abs(r1 - r0) >= 0.02 || !(r1 > m_omega - 1.0 + 0.02)) return;
+    const double r = std::min(0.9999, (r1 + m_omega - 1.0) * (r1 + m_omega - 1.0) / (r1 * m_omega * m_omega));
+    const double better = std::clamp(2.0 / (1.0 + std::sqrt(1.0 - r)), 1.0, kMaxOmega);
+    if (better > m_omega + 0.01) {
+        m_omega = better;
+        m_changes.clear();
+    }
 }
 
 void OmegaController::rejected()

@@ -50,6 +50,7 @@ struct RelaxedStepFigures {
 // (Auto), and shrinks it on the safeguard's rejections.
 class OmegaController {
 public:
+    // omega: Relax's omega; Auto's starting omega when > 1 (else measured first).
     OmegaController(Acceleration acceleration, double omega);
 
     double omega() const { return m_omega; }

@@ -34,7 +34,8 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
     std::vector<double> uNew(u.size()), vNew(v.size());
     const bool relaxable = passes.supportsRelaxation();
     const Acceleration acceleration = relaxable ? options.acceleration : Acceleration::None;
-    OmegaController omega(acceleration, options.omega);
+    OmegaController omega(acceleration,
+                          acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
     RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32);
     result.mode = toString(options.mode);
     result.acceleration = toString(acceleration);

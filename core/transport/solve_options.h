@@ -63,6 +63,9 @@ struct SolveOptions {
     IterationMode mode = IterationMode::Plain;
     Acceleration acceleration = Acceleration::None;
     double omega = 1.5;   // Relax: the starting omega, in [1, 2)
+    // Auto: start at this omega instead of measuring the rate first (0 = measure);
+    // eps-scaling passes on each stage's omega, scaled to the next eps.
+    double autoInitialOmega = 0;
     // Relax/Auto: undo a step that lowers the dual objective and shrink omega (tests
     // turn it off to show what it prevents).
     bool relaxationSafeguard = true;
