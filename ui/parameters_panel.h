@@ -57,6 +57,7 @@ private:
     QComboBox* m_device = nullptr;
     QSpinBox* m_threads = nullptr;
     QComboBox* m_precision = nullptr;
+    QComboBox* m_acceleration = nullptr;
     QSlider* m_strength = nullptr;
     QCheckBox* m_luminance = nullptr;
     QDoubleSpinBox* m_smoothing = nullptr;
