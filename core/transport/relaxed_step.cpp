@@ -101,7 +101,7 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     // normalised to mass 1): the TI iteration's fixed point is the optimum up to a
     // translation (F + c, G - c), same plan, which scales P 1 against a e^{-r_a F}
     // by one common factor. The change of F, G covers the remaining scalar condition.
-    double change = 0, errA = 0, massA = 0, targetA = 0;
+    double change = 0, errA = 0, massA = 0, targetA = 0;  // change: set below
     for (std::size_t i = 0; i < m; ++i) {
         const double relaxed = m_logDomain ? uNew[i] : std::log(uNew[i]);
         m_Fhat[i] = w == 1.0 ? relaxed : (relaxed - (1.0 - w) * m_F[i]) / w;
@@ -118,9 +118,18 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     for (std::size_t i = 0; i < m; ++i) violA += std::abs(m_rowMarginal[i] / massA - m_rowTarget[i] / targetA);
     const double s = m_translate ? m_c.cs * (logSum(m_logB, m_G, rb) - logSum(m_logA, m_Fhat, ra)) : 0.0;
     if (!std::isfinite(s)) return false;
+    // The change is that of the plan: max_ij |dF_i + dG_j| (log units, relative to the
+    // size of F_i + G_j when above 1), blind to a translation (F + c, G - c), which
+    // leaves the plan as it is (and along which the relaxed TI iteration can creep).
+    const double inf = std::numeric_limits<double>::infinity();
+    double dFmax = -inf, dFmin = inf, dGmax = -inf, dGmin = inf, fMax = -inf, fMin = inf, gMax = -inf, gMin = inf;
     for (std::size_t i = 0; i < m; ++i) {
         uNew[i] += w * s;  // F = F~ + w s
-        change = std::max(change, std::abs(uNew[i] - m_F[i]));
+        const double d = uNew[i] - m_F[i];
+        dFmax = std::max(dFmax, d);
+        dFmin = std::min(dFmin, d);
+        fMax = std::max(fMax, uNew[i]);
+        fMin = std::min(fMin, uNew[i]);
     }
     // G^ = G^pass - f_b w s (the column sums of F are e^(w s) times the pass's).
     for (std::size_t j = 0; j < n; ++j) {
@@ -150,9 +159,14 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         mass += marginal;
         sumB += b[j];
         linearB += b[j] * g;
-        change = std::max(change, std::abs(g - m_G[j]));
+        dGmax = std::max(dGmax, g - m_G[j]);
+        dGmin = std::min(dGmin, g - m_G[j]);
+        gMax = std::max(gMax, g);
+        gMin = std::min(gMin, g);
         vNew[j] = g;
     }
+    change = std::max(std::abs(dFmax + dGmax), std::abs(dFmin + dGmin)) /
+             std::max({1.0, std::abs(fMax + gMax), std::abs(fMin + gMin)});
     double violB = 0;
     for (std::size_t j = 0; j < n; ++j) violB += std::abs(m_colMarginal[j] / mass - m_colTarget[j] / targetB);
     double sumA = 0, linearA = 0, targetNewA = 0;

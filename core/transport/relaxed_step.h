@@ -15,7 +15,7 @@
 // e^(w s) times the pass's. Everything here is O(M + N) after the pass.
 //
 // The same O(M + N) work gives the convergence criterion (largest change of
-// F, G and the violation of both marginal optimality conditions) and the dual
+// the plan's entries in log units and the violation of both marginal optimality conditions) and the dual
 // objective of the new iterate (in TI mode at its best translation: the TI
 // fixed point is the optimum up to a translation (F + c, G - c), the same plan),
 // which the safeguard compares with the previous one: a step that lowers it is undone and omega shrinks. A step with
@@ -34,7 +34,9 @@ namespace uot {
 
 // What the criterion and the reports need about one accepted iterate.
 struct RelaxedStepFigures {
-    double change = 0;        // max |F - F_old|, |G - G_old| (log units: relative change of the plan)
+    // max_ij |dF_i + dG_j| / max(1, max_ij |F_i + G_j|): the largest relative change of the
+    // plan's entries (log units), blind to translations (F + c, G - c)
+    double change = 0;
     // | P 1 / |P 1| - t / |t| |_1 with t = a e^{-r_a F}, of the input plan: the
     // optimality condition of the rows up to a common factor (see afterPass)
     double violationA = 0;
