@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "core/registry/solver_registry.h"
-#include "core/transport/cpu_solvers.h"
 #include "core/transport/eps_scaling.h"
 #include "core/transport/uot_error.h"
 #include "tests/gpu/plan_distance.h"
@@ -71,7 +70,7 @@ const SolveResult& referencePlan(const UotProblem& problem, const std::string& k
     static std::map<std::string, SolveResult> cache;
     auto it = cache.find(key);
     if (it == cache.end()) {
-        auto reference = createCpuSolver("reference");
+        auto reference = createSolver("reference");
         it = cache.emplace(key, reference->solve(problem, fp64Options(400000, 1e-13))).first;
     }
     return it->second;
@@ -159,7 +158,7 @@ void TestAcceleration::safeguardPreventsDivergence()
     const CloudProblem cp(200, 250, 0.003, 1.0, 1.0, 3);
     const SolveResult& reference = referencePlan(cp.problem, "safeguard");
     QVERIFY(reference.converged);
-    auto solver = createCpuSolver("log");
+    auto solver = createSolver("log");
     SolveOptions o = fp64Options(2000, 1e-10);
     o.mode = IterationMode::TranslationInvariant;
     o.acceleration = Acceleration::Relax;
