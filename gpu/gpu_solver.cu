@@ -516,8 +516,8 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
 
     buildKernel(problem);
 
-    const std::vector<double> u0 = initialScaling(options.warmU, M);
-    const std::vector<double> v0 = initialScaling(options.warmV, N);
+    const std::vector<double> u0 = initialScaling(options.warmU, options.warmLogU, M);
+    const std::vector<double> v0 = initialScaling(options.warmV, options.warmLogV, N);
 
     KernelBuildReport report;
     if (!isLog()) {
@@ -532,9 +532,8 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
 
     // Initial iterate, the snapshot of the last good one, and variant state.
     if (isLog()) {
-        std::vector<double> lu(M), lv(N);
-        for (std::size_t i = 0; i < M; ++i) lu[i] = std::log(u0[i]);
-        for (std::size_t j = 0; j < N; ++j) lv[j] = std::log(v0[j]);
+        const std::vector<double> lu = initialLogScaling(options.warmU, options.warmLogU, M);
+        const std::vector<double> lv = initialLogScaling(options.warmV, options.warmLogV, N);
         upload(m_lu.get(), lu.data(), M, s);
         upload(m_lv.get(), lv.data(), N, s);
         UOT_CUDA_CHECK(cudaMemcpyAsync(m_luGood.get(), m_lu.get(), M * sizeof(double), cudaMemcpyDeviceToDevice, s));
@@ -551,7 +550,8 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         if (m_colSum.get()) UOT_CUDA_CHECK(cudaMemsetAsync(m_colSum.get(), 0, m_colSum.bytes(), s));
         if (m_variant == Variant::MapUot) {
             UOT_CUDA_CHECK(cudaMemsetAsync(m_beta.get(), 0, m_beta.bytes(), s));
-            if (!options.warmU.empty() || !options.warmV.empty())
+            if (!options.warmU.empty() || !options.warmV.empty() || !options.warmLogU.empty() ||
+                !options.warmLogV.empty())
                 launchScaleMatrix<T>(m_K.get(), M, pitch, m_u.get(), m_v.get(), s);
             launchRowSums<T>(m_K.get(), M, N, pitch, m_rowSum.get(), s);
         }

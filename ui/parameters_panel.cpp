@@ -134,7 +134,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_tolerance->setRange(P::kMinTolerance, P::kMaxTolerance);
     m_tolerance->setSingleStep(1e-5);
     m_tolerance->setToolTip(tr("The solve stops when the relative change of the scalings falls below this\n"
-                               "(POT's criterion). 0 runs all iterations."));
+                               "(POT's criterion; with acceleration, the change of log u, log v and the\n"
+                               "marginal violation). 0 runs all iterations."));
     form->addRow(tr("Tolerance"), m_tolerance);
     m_solver = new QComboBox;
     m_solver->setToolTip(tr("Solver variant. 'auto' picks the fastest exact variant for the device."));
@@ -152,6 +153,13 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_precision->addItem(tr("float64"), "fp64");
     m_precision->setToolTip(tr("Precision of the kernel matrix: float32 moves half the bytes (faster)."));
     form->addRow(tr("Precision"), m_precision);
+    m_acceleration = new QComboBox;
+    m_acceleration->addItem(tr("auto"), "auto");
+    m_acceleration->addItem(tr("relax (omega 1.5)"), "relax");
+    m_acceleration->addItem(tr("none"), "none");
+    m_acceleration->setToolTip(tr("Over-relaxation of each half-step with a safeguard: the same solution in far\n"
+                                  "fewer passes. auto picks omega from the observed rate."));
+    form->addRow(tr("Acceleration"), m_acceleration);
     advancedLayout->addWidget(transport);
 
     m_advanced->setVisible(false);
@@ -166,7 +174,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
         updateEnabled();
         if (!m_updating) emit parametersChanged();
     };
-    for (QComboBox* box : {m_space, m_reference, m_solver, m_device, m_precision})
+    for (QComboBox* box : {m_space, m_reference, m_solver, m_device, m_precision, m_acceleration})
         connect(box, &QComboBox::currentIndexChanged, this, changed);
     for (QSpinBox* box : {m_palette, m_iterations, m_threads}) connect(box, &QSpinBox::valueChanged, this, changed);
     for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing})
@@ -217,6 +225,7 @@ StudioParameters ParametersPanel::parameters() const
     p.device = m_device->currentData().toString();
     p.threads = m_threads->value();
     p.precision = m_precision->currentData().toString();
+    p.acceleration = m_acceleration->currentData().toString();
     p.strength = m_strength->value() / 100.0;
     p.preserveLuminance = m_luminance->isChecked();
     p.smoothing = m_smoothing->value();
@@ -247,6 +256,7 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     selectData(m_device, p.device);
     m_threads->setValue(p.threads);
     selectData(m_precision, p.precision);
+    selectData(m_acceleration, p.acceleration);
     m_strength->setValue(int(std::lround(p.strength * 100)));
     m_luminance->setChecked(p.preserveLuminance);
     m_smoothing->setValue(p.smoothing);

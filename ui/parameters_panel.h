@@ -72,6 +72,7 @@ private:
     QComboBox* m_device = nullptr;
     QSpinBox* m_threads = nullptr;
     QComboBox* m_precision = nullptr;
+    QComboBox* m_acceleration = nullptr;
     QSlider* m_strength = nullptr;
     QLabel* m_strengthValue = nullptr;
     QToolButton* m_advancedToggle = nullptr;

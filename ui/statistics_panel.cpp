@@ -208,8 +208,13 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
     }
     const SolveResult& r = run.result;
     QString status = r.cancelled ? tr("cancelled after %1 iterations").arg(r.iterations)
-                     : r.converged ? tr("converged in %1 iterations (error %2)").arg(r.iterations).arg(r.error, 0, 'g', 3)
-                                   : tr("stopped after %1 iterations (error %2)").arg(r.iterations).arg(r.error, 0, 'g', 3);
+                     : r.converged ? tr("converged in %1 iterations, %2 passes (error %3)")
+                                         .arg(r.iterations)
+                                         .arg(static_cast<qulonglong>(r.passes))
+                                         .arg(r.error, 0, 'g', 3)
+                                   : tr("NOT converged: stopped at the cap of %1 iterations (error %2)")
+                                         .arg(r.iterations)
+                                         .arg(r.error, 0, 'g', 3);
     if (!r.message.empty()) status += " - " + QString::fromStdString(r.message);
     setStatus(status);
     m_values["run"]->setText(tr("%1, %2 x %3, %4")

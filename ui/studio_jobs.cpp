@@ -60,6 +60,7 @@ SolveOptions solveOptionsFor(const StudioParameters& p)
     options.tolerance = p.tolerance;
     options.checkEvery = 10;
     options.mode = resolveIterationMode("auto", p.solver.toStdString());  // as `uot recolor` does
+    options.acceleration = parseAcceleration(p.acceleration.toStdString());
     options.threads = p.threads;
     options.device = p.device.startsWith("gpu:") ? p.device.mid(4).toInt() : 0;
     // GPU runs read DRAM bytes and cache hit rates (CUPTI) for the statistics

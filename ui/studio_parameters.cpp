@@ -9,13 +9,14 @@ namespace uot::ui {
 QStringList StudioParameters::colorSpaces() { return {"lab", "linear-rgb", "oklab"}; }
 QStringList StudioParameters::referenceMeasures() { return {"ones", "product"}; }
 QStringList StudioParameters::precisions() { return {"fp32", "fp64"}; }
+QStringList StudioParameters::accelerations() { return {"none", "relax", "auto"}; }
 
 bool StudioParameters::sameSolveAs(const StudioParameters& o) const
 {
     return colorSpace == o.colorSpace && paletteSize == o.paletteSize && eps == o.eps && tau == o.tau &&
            balanced == o.balanced && referenceMeasure == o.referenceMeasure && maxIterations == o.maxIterations &&
            tolerance == o.tolerance && solver == o.solver && device == o.device && threads == o.threads &&
-           precision == o.precision;
+           precision == o.precision && acceleration == o.acceleration;
 }
 
 void StudioParameters::save(QSettings& s) const
@@ -33,6 +34,7 @@ void StudioParameters::save(QSettings& s) const
     s.setValue("device", device);
     s.setValue("threads", threads);
     s.setValue("precision", precision);
+    s.setValue("acceleration", acceleration);
     s.setValue("strength", strength);
     s.setValue("preserveLuminance", preserveLuminance);
     s.setValue("smoothing", smoothing);
@@ -67,6 +69,7 @@ StudioParameters StudioParameters::load(QSettings& s)
     if (p.device != "cpu" && !p.device.startsWith("gpu:")) p.device = d.device;
     p.threads = std::max(0, s.value("threads", d.threads).toInt());
     p.precision = oneOf(s.value("precision", d.precision), precisions(), d.precision);
+    p.acceleration = oneOf(s.value("acceleration", d.acceleration), accelerations(), d.acceleration);
     p.strength = std::clamp(s.value("strength", d.strength).toDouble(), 0.0, 1.0);
     p.preserveLuminance = s.value("preserveLuminance", d.preserveLuminance).toBool();
     p.smoothing = std::clamp(s.value("smoothing", d.smoothing).toDouble(), 0.0, kMaxSmoothing);

@@ -17,8 +17,11 @@ struct StudioParameters {
     double tau = 1.0;                             // adherence to the reference palette
     bool balanced = false;                        // tau = infinity on both sides
     QString referenceMeasure = QStringLiteral("ones");
-    int maxIterations = 100;
-    double tolerance = 1e-4;
+    // Solved to tolerance by default: the cap is a safety net no typical photo reaches
+    // (the accelerated TI iteration converges in tens to a few hundred passes).
+    int maxIterations = 5000;
+    double tolerance = 1e-5;
+    QString acceleration = QStringLiteral("auto");  // none | relax | auto (--accel)
     QString solver = QStringLiteral("auto");
     QString device = QStringLiteral("cpu");  // "cpu" or "gpu:N"
     int threads = 0;                          // 0 = all
@@ -39,6 +42,7 @@ struct StudioParameters {
     static QStringList colorSpaces();
     static QStringList referenceMeasures();
     static QStringList precisions();
+    static QStringList accelerations();
 
     // True when the two differ only in what a re-map can apply without a new
     // solve (strength, preserve luminance, smoothing, auto-run).

@@ -24,8 +24,10 @@ SolverFlagConfig recolorSolverConfig()
     c.defaultTau = "1";
     c.defaultTauA = "inf";
     c.defaultTauB = "1";
-    c.defaultMaxIter = "50";
-    c.defaultTol = "1e-4";
+    // Solved to tolerance by default (the accelerated iteration of --solver auto takes
+    // tens to a few hundred passes); the cap is a safety net, reported when hit.
+    c.defaultMaxIter = "5000";
+    c.defaultTol = "1e-5";
     c.tauBHelp =
         "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
         "colours in their proportions, smaller = reference colours the source has no use for may be dropped; inf = exact";

@@ -11,6 +11,24 @@
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
+namespace {
+
+// The eps-scaling stages of a result as a JSON array ([] without a schedule).
+std::string stagesJson(const SolveResult& result)
+{
+    std::ostringstream j;
+    j << "[";
+    for (std::size_t k = 0; k < result.stages.size(); ++k) {
+        const SolveStage& st = result.stages[k];
+        j << (k ? ", " : "") << "{\"eps\": " << jsonNumber(st.eps) << ", \"iterations\": " << st.iterations
+          << ", \"passes\": " << st.passes << ", \"error\": " << jsonNumber(st.error)
+          << ", \"converged\": " << (st.converged ? "true" : "false") << "}";
+    }
+    j << "]";
+    return j.str();
+}
+
+}  // namespace
 
 void addSolveIoOptions(ArgParser& parser, bool withPlan)
 {
@@ -66,6 +84,8 @@ std::string solveSummaryJson(const SolveResult& result, const SolveSummaryContex
       << ", \"reference_measure\": " << jsonString(toString(problem.reference))
       << ", \"mode\": " << jsonString(result.mode) << ", \"iterations\": " << result.iterations
       << ", \"passes\": " << result.passes << ", \"error\": " << jsonNumber(result.error)
+      << ", \"acceleration\": " << jsonString(result.acceleration) << ", \"omega\": " << jsonNumber(result.omega)
+      << ", \"rejected_steps\": " << result.rejectedSteps << ", \"stages\": " << stagesJson(result)
       << ", \"mass\": " << jsonNumber(result.mass) << ", \"marginal_error_a\": " << jsonNumber(result.marginalErrorA)
       << ", \"marginal_error_b\": " << jsonNumber(result.marginalErrorB)
       << ", \"objective\": " << jsonNumber(result.objective)
@@ -87,6 +107,12 @@ void printSolveSummary(const SolveResult& result, const SolveSummaryContext& c)
     std::printf("iterations  %d%s%s, error %.3g, %s mode, %llu passes over K\n", result.iterations,
                 result.converged ? " (converged)" : "", result.cancelled ? " (cancelled)" : "", result.error,
                 result.mode.c_str(), static_cast<unsigned long long>(result.passes));
+    if (result.acceleration != "none")
+        std::printf("accel       %s, omega %.3g, %d steps undone by the safeguard\n", result.acceleration.c_str(),
+                    result.omega, result.rejectedSteps);
+    for (const SolveStage& st : result.stages)
+        std::printf("stage       eps %g: %d iterations, %llu passes, error %.3g%s\n", st.eps, st.iterations,
+                    static_cast<unsigned long long>(st.passes), st.error, st.converged ? " (converged)" : "");
     std::printf("mass        %.10g   |P1-a|_1 %.3g   |P^T1-b|_1 %.3g   objective %.10g\n", result.mass,
                 result.marginalErrorA, result.marginalErrorB, result.objective);
     std::printf("time        %.3f ms/iteration, set-up %.1f ms\n", result.timings.msPerIteration,

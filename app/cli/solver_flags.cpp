@@ -71,7 +71,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      config.defaultThreads);
     if (config.iterationLimits) {
         parser.addOption("max-iter", "N", "maximum number of iterations", config.defaultMaxIter);
-        parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",
+        parser.addOption("tol", "X", "stopping tolerance: POT's criterion, or with --accel relax/auto the largest change of log u, log v and the marginal violation (README); 0 = run exactly --max-iter iterations",
                          config.defaultTol);
     }
     parser.addOption("mode", "auto|plain|ti",
@@ -79,6 +79,15 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      "(the same solution in 2-5x fewer passes when tau_a and tau_b are both finite; gpu-mapuot "
                      "stays plain); auto = ti with --solver auto, plain for a named variant",
                      "auto");
+    parser.addOption("accel", "none|relax|auto",
+                     "over-relaxation of each half-step with a safeguard (never diverges): relax = fixed --omega, "
+                     "auto = omega from the observed rate; default: auto with --solver auto, none for a named "
+                     "variant (CPU variants pot-style, fused, log; others run unaccelerated)");
+    parser.addOption("omega", "W", "relaxation factor for --accel relax, in [1, 2)", "1.5");
+    parser.addOption("eps-schedule", "START,FACTOR|none",
+                     "eps-scaling: stages at eps = START, START*FACTOR, ... down to --eps, each warm-started from the "
+                     "last, then --eps to --tol (the answer is exact at --eps); e.g. 0.1,0.5",
+                     "none");
     parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
     parser.addOption("device", "cpu|gpu|gpu:N",
                      "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused)", "cpu");
@@ -154,6 +163,20 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
         s.options.mode = resolveIterationMode(parser.value("mode"), solverText);
     } catch (const Error& e) {
         throw UsageError(std::string("option '--mode': ") + e.what());
+    }
+    try {
+        s.options.acceleration = resolveAcceleration(parser.value("accel"), solverText);
+    } catch (const Error& e) {
+        throw UsageError(std::string("option '--accel': ") + e.what());
+    }
+    s.options.omega = parser.number("omega");
+    if (!(s.options.omega >= 1.0 && s.options.omega < 2.0))
+        throw UsageError("option '--omega' must be in [1, 2) (1 = no relaxation), got '" + parser.value("omega") + "'");
+    try {
+        s.options.epsSchedule = parseEpsSchedule(parser.value("eps-schedule"));
+        if (s.options.epsSchedule.enabled()) validateEpsSchedule(s.options.epsSchedule, s.eps);
+    } catch (const Error& e) {
+        throw UsageError(std::string("option '--eps-schedule': ") + e.what());
     }
     s.options.checkEvery = parser.integer("check-every");
     if (s.options.checkEvery < 1) throw UsageError("option '--check-every' must be >= 1");

@@ -2,16 +2,21 @@
 // bundled sample images, the palette problem the pipeline solves (default
 // settings, --palette-size points a side), at each --eps: the passes over K
 // until the plan is within --target (relative L1) of the converged float64
-// plan, plain vs translation-invariant iteration, and the wall time of a solve
-// to POT's criterion --tol in each mode. Accuracy is measured against the
+// plan, and the wall time of the float64 solve that gets there, for four
+// columns: plain, translation-invariant (TI), TI with over-relaxation (auto
+// omega) and TI with over-relaxation and eps-scaling (--schedule-start times
+// eps, shrinking by --schedule-factor). Accuracy is measured against the
 // converged plan (plain iteration, float64, POT's criterion 1e-13), never by
 // each mode's own stopping rule.
 //
 //   uot_time_to_solution [--samples DIR] [--palette-size N] [--eps 0.01,0.003] [--tau X]
-//                        [--target 1e-6] [--tol 1e-6] [--chunk 10] [--threads N] [--solver NAME]
+//                        [--target 1e-6] [--schedule-start 8] [--schedule-factor 0.25] [--chunk 10]
+//                        [--threads N] [--solver NAME]
 //
-// Passes are counted in chunks of --chunk iterations (a warm start continues the
-// iteration exactly), so they are exact to within one chunk. Prints one JSON
+// Plain and TI passes are counted in chunks of --chunk iterations (a warm start
+// continues those iterations exactly), so they are exact to within one chunk;
+// the accelerated columns by bisection on --max-iter from scratch
+// (passesToTargetFromScratch). Prints one JSON
 // object per case and the medians per eps.
 
 #include <algorithm>
@@ -61,13 +66,15 @@ int main(int argc, char** argv)
 {
     using namespace uot::cli;
     ArgParser parser("uot_time_to_solution [options]",
-                     "Passes and time to a converged plan on the sample pairs' palette problems, plain vs TI.");
+                     "Passes and time to a converged plan on the sample pairs' palette problems: plain, TI, TI+relax, TI+relax+eps-scaling.");
     parser.addOption("samples", "DIR", "folder of sample images (every ordered pair is used)", "resources/samples");
     parser.addOption("palette-size", "N", "points per palette", "1024");
     parser.addOption("eps", "X[,X...]", "entropic regularisation(s)", "0.01,0.003");
     parser.addOption("tau", "X", "marginal penalty on both sides", "1");
     parser.addOption("target", "X", "plan accuracy to reach (relative L1 to the converged float64 plan)", "1e-6");
-    parser.addOption("tol", "X", "POT's criterion for the timed solves", "1e-6");
+    parser.addOption("schedule-start", "R", "eps-scaling column: first stage at R times the target eps", "8");
+    parser.addOption("schedule-factor", "F", "eps-scaling column: eps shrinks by F per stage", "0.25");
+    parser.addOption("pairs", "N", "use only the first N ordered pairs (0 = all)", "0");
     parser.addOption("chunk", "N", "iterations between accuracy measurements", "10");
     parser.addOption("threads", "N", "CPU threads", "2");
     parser.addOption("solver", "NAME", "CPU variant", "auto");
@@ -83,7 +90,9 @@ int main(int argc, char** argv)
                 files.push_back(entry.path().string());
         std::sort(files.begin(), files.end());
         const int threads = parser.integer("threads"), chunk = parser.integer("chunk");
-        const double tau = parser.number("tau"), target = parser.number("target"), tol = parser.number("tol");
+        const int maxPairs = parser.integer("pairs");
+        const double tau = parser.number("tau"), target = parser.number("target");
+        const double scheduleRatio = parser.number("schedule-start"), scheduleFactor = parser.number("schedule-factor");
         RecolorSettings settings;
         settings.palette.size = parser.integer("palette-size");
         settings.threads = threads;
@@ -93,10 +102,12 @@ int main(int argc, char** argv)
         const double range = nominalRange(settings.space);
 
         for (double eps : numberList(parser.value("eps"))) {
-            std::vector<double> ratios, ratiosWall, plainPasses, tiPasses;
+            int pairIndex = 0;
+            std::vector<double> passes[4], walls[4], dists[4], ratioPlain, ratioTi, ratioTiRelax;
             for (std::size_t s = 0; s < files.size(); ++s)
                 for (std::size_t r = 0; r < files.size(); ++r) {
                     if (s == r) continue;
+                    if (maxPairs > 0 && pairIndex++ >= maxPairs) continue;
                     UotProblem problem;
                     problem.cost = PointCloudCost{palettes[s]->points.data(), palettes[r]->points.data(),
                                                   palettes[s]->size(), palettes[r]->size(), 3,
@@ -113,46 +124,62 @@ int main(int argc, char** argv)
                     ref.checkEvery = 10;
                     ref.evaluateFinalPlan = false;
                     const SolveResult converged = solver->solve(problem, ref);
-                    test::PassCount count[2];
-                    double wallMs[2] = {0, 0}, wallDist[2] = {0, 0};
-                    int wallIterations[2] = {0, 0};
-                    for (int k = 0; k < 2; ++k) {
-                        const IterationMode mode = k == 0 ? IterationMode::Plain : IterationMode::TranslationInvariant;
+                    // The four columns: plain, TI, TI + over-relaxation (auto omega), and that
+                    // with eps-scaling. Plain and TI continue exactly across warm starts
+                    // (counted in chunks); the accelerated ones are counted from scratch.
+                    constexpr int kColumns = 4;
+                    const char* names[kColumns] = {"plain", "ti", "ti_relax", "ti_relax_eps"};
+                    test::PassCount count[kColumns];
+                    double wallMs[kColumns] = {0, 0, 0, 0};
+                    for (int k = 0; k < kColumns; ++k) {
                         SolveOptions counted;
                         counted.precision = Precision::Fp64;
-                        counted.mode = mode;
+                        counted.mode = k == 0 ? IterationMode::Plain : IterationMode::TranslationInvariant;
                         counted.threads = threads;
-                        count[k] = test::passesToTarget(*solver, problem, counted, converged, target, chunk);
-                        SolveOptions timed = ref;
-                        timed.mode = mode;
-                        timed.precision = Precision::Fp32;
-                        timed.tolerance = tol;
-                        const auto start = std::chrono::steady_clock::now();
-                        const SolveResult t = solver->solve(problem, timed);
-                        wallMs[k] = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                        wallIterations[k] = t.iterations;
-                        wallDist[k] = test::planRelativeL1(problem, t, converged);
+                        if (k >= 2) counted.acceleration = Acceleration::Auto;
+                        if (k == 3) counted.epsSchedule = EpsSchedule{scheduleRatio * eps, scheduleFactor};
+                        if (k < 2) {
+                            count[k] = test::passesToTarget(*solver, problem, counted, converged, target, chunk);
+                            SolveOptions timed = counted;  // the same iterations from scratch, timed
+                            timed.maxIterations = count[k].iterations;
+                            timed.tolerance = 0;
+                            timed.checkEvery = chunk;
+                            timed.evaluateFinalPlan = false;
+                            const auto start = std::chrono::steady_clock::now();
+                            (void)solver->solve(problem, timed);
+                            wallMs[k] = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                        } else {
+                            count[k] = test::passesToTargetFromScratch(*solver, problem, counted, converged, target,
+                                                                        &wallMs[k]);
+                        }
+                        passes[k].push_back(double(count[k].passes));
+                        walls[k].push_back(wallMs[k]);
+                        dists[k].push_back(count[k].distance);
                     }
                     const std::string pair = fs::path(files[s]).stem().string() + "->" + fs::path(files[r]).stem().string();
                     std::printf("{\"pair\": \"%s\", \"m\": %zu, \"n\": %zu, \"eps\": %g, \"tau\": %g, "
-                                "\"reference_converged\": %s, \"reference_iterations\": %d, \"target\": %g, "
-                                "\"plain_passes\": %llu, \"ti_passes\": %llu, \"plain_dist\": %.2e, \"ti_dist\": %.2e, "
-                                "\"plain_fp32_tol_ms\": %.1f, \"ti_fp32_tol_ms\": %.1f, \"plain_fp32_tol_iterations\": %d, "
-                                "\"ti_fp32_tol_iterations\": %d, \"plain_fp32_tol_dist\": %.2e, \"ti_fp32_tol_dist\": %.2e}\n",
+                                "\"reference_converged\": %s, \"reference_iterations\": %d, \"target\": %g",
                                 pair.c_str(), problem.rows(), problem.cols(), eps, tau,
-                                converged.converged ? "true" : "false", converged.iterations, target,
-                                static_cast<unsigned long long>(count[0].passes),
-                                static_cast<unsigned long long>(count[1].passes), count[0].distance, count[1].distance,
-                                wallMs[0], wallMs[1], wallIterations[0], wallIterations[1], wallDist[0], wallDist[1]);
+                                converged.converged ? "true" : "false", converged.iterations, target);
+                    for (int k = 0; k < kColumns; ++k)
+                        std::printf(", \"%s_passes\": %llu, \"%s_ms\": %.2f, \"%s_dist\": %.2e", names[k],
+                                    static_cast<unsigned long long>(count[k].passes), names[k], wallMs[k], names[k],
+                                    count[k].distance);
+                    std::printf("}\n");
                     std::fflush(stdout);
-                    plainPasses.push_back(double(count[0].passes));
-                    tiPasses.push_back(double(count[1].passes));
-                    ratios.push_back(double(count[0].passes) / double(std::max<std::uint64_t>(1, count[1].passes)));
-                    ratiosWall.push_back(wallMs[0] / std::max(1e-9, wallMs[1]));
+                    ratioPlain.push_back(double(count[0].passes) / double(std::max<std::uint64_t>(1, count[3].passes)));
+                    ratioTi.push_back(double(count[1].passes) / double(std::max<std::uint64_t>(1, count[3].passes)));
+                    ratioTiRelax.push_back(double(count[1].passes) / double(std::max<std::uint64_t>(1, count[2].passes)));
                 }
-            std::printf("{\"summary_eps\": %g, \"pairs\": %zu, \"median_plain_passes\": %.0f, \"median_ti_passes\": %.0f, "
-                        "\"median_pass_ratio_plain_over_ti\": %.2f, \"median_wall_ratio_fp32_tol\": %.2f}\n",
-                        eps, ratios.size(), median(plainPasses), median(tiPasses), median(ratios), median(ratiosWall));
+            std::printf("{\"summary_eps\": %g, \"pairs\": %zu", eps, ratioPlain.size());
+            const char* names[4] = {"plain", "ti", "ti_relax", "ti_relax_eps"};
+            for (int k = 0; k < 4; ++k)
+                std::printf(", \"median_%s_passes\": %.0f, \"median_%s_ms\": %.2f, \"max_%s_dist\": %.2e", names[k],
+                            median(passes[k]), names[k], median(walls[k]), names[k],
+                            *std::max_element(dists[k].begin(), dists[k].end()));
+            std::printf(", \"median_passes_plain_over_ti_relax_eps\": %.2f, \"median_passes_ti_over_ti_relax_eps\": %.2f, "
+                        "\"median_passes_ti_over_ti_relax\": %.2f}\n",
+                        median(ratioPlain), median(ratioTi), median(ratioTiRelax));
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "uot_time_to_solution: %s\n", e.what());

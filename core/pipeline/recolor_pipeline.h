@@ -74,8 +74,11 @@ struct TransportSettings {
     static SolveOptions defaultPipelineSolveOptions()
     {
         SolveOptions o;
-        o.maxIterations = 50;  // with the multiscale warm start, as good as 100 cold iterations (docs/notes/benchmark-history.md)
-        o.tolerance = 1e-4;
+        // Solved to tolerance: the accelerated iteration (over-relaxation, auto omega)
+        // converges in tens to a few hundred passes; the cap is a safety net.
+        o.maxIterations = 5000;
+        o.tolerance = 1e-5;
+        o.acceleration = Acceleration::Auto;
         o.checkEvery = 10;
         o.evaluateFinalPlan = true;
         return o;

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/transport/eps_scaling.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -62,10 +63,13 @@ public:
         if (!m_stabilized) m_stabilized = createSolver(m_stabilizedName);
         SolveOptions rest = options;
         rest.maxIterations = options.maxIterations - first.iterations;
-        const std::vector<double> u = first.u(), v = first.v();
+        // Continue from the last good iterate, in log form (its exponentials may
+        // leave the floating-point range, which is why the switch happens).
         if (first.iterations > 0) {
-            rest.warmU = u;
-            rest.warmV = v;
+            rest.warmU = {};
+            rest.warmV = {};
+            rest.warmLogU = first.logU;
+            rest.warmLogV = first.logV;
         }
         SolveResult second = m_stabilized->solve(problem, rest, control);
         second.iterations += first.iterations;
@@ -89,6 +93,31 @@ private:
     std::unique_ptr<UotSolver> m_stabilized;
 };
 
+// Wraps every solver of the registry: runs SolveOptions::epsSchedule, when set,
+// as stages of the wrapped solver (core/transport/eps_scaling.h).
+class ScheduledSolver final : public UotSolver {
+public:
+    explicit ScheduledSolver(std::unique_ptr<UotSolver> inner) : m_inner(std::move(inner)) {}
+
+    std::string name() const override { return m_inner->name(); }
+
+    std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override
+    {
+        return m_inner->bytesPerIteration(rows, cols, precision);
+    }
+
+    SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override
+    {
+        if (!options.epsSchedule.enabled()) return m_inner->solve(problem, options, control);
+        return solveWithEpsSchedule(*m_inner, problem, options, control);
+    }
+
+private:
+    std::unique_ptr<UotSolver> m_inner;
+};
+
+std::unique_ptr<UotSolver> createUnscheduledSolver(const std::string& requested);
+
 }  // namespace
 
 std::string toString(DeviceKind device) { return device == DeviceKind::Gpu ? "gpu" : "cpu"; }
@@ -110,6 +139,11 @@ bool registerSolver(SolverRegistration registration)
             : all.end();
     all.insert(position, Entry{std::move(registration)});
     return true;
+}
+
+std::unique_ptr<UotSolver> createSolver(const std::string& requested)
+{
+    return std::make_unique<ScheduledSolver>(createUnscheduledSolver(requested));
 }
 
 std::vector<SolverInfo> listSolvers()
@@ -175,7 +209,8 @@ std::string solverNamesForHelp()
     return out.str();
 }
 
-std::unique_ptr<UotSolver> createSolver(const std::string& requested)
+namespace {
+std::unique_ptr<UotSolver> createUnscheduledSolver(const std::string& requested)
 {
     const Entry* e = findEntry(requested);
     if (!e) {
@@ -192,5 +227,7 @@ std::unique_ptr<UotSolver> createSolver(const std::string& requested)
     if (fallback.empty() || fallback == r.name || !findEntry(fallback)) return solver;
     return std::make_unique<StabilizingSolver>(std::move(solver), fallback);
 }
+
+}  // namespace
 
 }  // namespace uot

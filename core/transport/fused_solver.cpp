@@ -51,6 +51,7 @@ public:
         const std::size_t m = m_m, n = m_n, ld = m_ld;
         const double fa = m_fa, fb = m_fb;
         const auto& kern = m_kernels;
+        const double omega = m_omega;
         const bool pipelined = kernels::pipelinedRowsPreferred();
         ThreadSums* sums = m_sums.data();
         double* col = m_col.data();
@@ -83,7 +84,7 @@ public:
                 [&](RowGroup g) { kern.dotRows(k + g.first * ld, rowStride, g.count, vt, ld, rt); },
                 [&](RowGroup g, T* ut) {
                     updateRowScalings(g.first, groups.stride(), g.count, rt, u, m_a, fa, kern, uNew, ut, rowMarginal,
-                                      local);
+                                      local, omega);
                 },
                 [&](RowGroup g, const T* ut, RowGroup) {
                     kern.axpyRows(k + g.first * ld, rowStride, g.count, ut, s, ld);
@@ -106,6 +107,9 @@ public:
         if (!m_rowBlocks) return status;
         return finishColumnsOverBlocks(status, vNew, colMarginal, errA, errB);
     }
+
+    bool supportsRelaxation() const override { return true; }
+    void setRowRelaxation(double omega) override { m_omega = omega; }
 
     double rowMarginalError(const double* u, const double* v) override
     {
@@ -166,6 +170,7 @@ private:
     std::vector<ThreadSums> m_sums;
     RowBlockReduction* m_rowBlocks = nullptr;
     bool m_parallel = true;
+    double m_omega = 1.0;  // over-relaxation of the row half-step
 };
 
 }  // namespace

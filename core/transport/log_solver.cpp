@@ -104,6 +104,7 @@ public:
         ThreadSums* sums = m_sums.data();
         const auto& kern = m_kernels;
         const std::atomic<bool>* cancel = m_control.cancel;
+        const double omega = m_omega;
         std::atomic<bool> cancelled{false};
         int used = 1;
 #pragma omp parallel num_threads(m_threads) if (m_parallel)
@@ -127,7 +128,8 @@ public:
                 const T* row = k + i * ld;
                 const double lse = kern.rowLogSumExp(row, lv, ld);
                 if (rowMarginal) local.errA += std::abs(std::exp(logU[i] + lse) - m_a[i]);
-                const double lu = m_fa * (m_logA[i] - lse);
+                const double plain = m_fa * (m_logA[i] - lse);
+                const double lu = omega == 1.0 ? plain : (1.0 - omega) * logU[i] + omega * plain;
                 logUNew[i] = lu;
                 if (!std::isfinite(lu)) {
                     local.bad = true;
@@ -160,6 +162,9 @@ public:
         return mergeThreadSums(sums, used, errA, errB);
     }
 
+    bool supportsRelaxation() const override { return true; }
+    void setRowRelaxation(double omega) override { m_omega = omega; }
+
     double rowMarginalError(const double* logU, const double* logV) override
     {
         double* lv = m_logV.data();
@@ -189,6 +194,7 @@ private:
     std::vector<double> m_logA, m_logB;
     std::span<const double> m_a, m_b;
     bool m_parallel = true;
+    double m_omega = 1.0;  // over-relaxation of the row half-step
 };
 
 template <typename T>
@@ -205,13 +211,12 @@ SolveResult solveLog(const UotProblem& problem, const SolveOptions& options, con
     const std::size_t ld = kernels::paddedLength<T>(problem.cols());
     logK.resize(problem.rows() * ld);
     buildLogKernel<T>(problem, logK.data(), ld, options.threads);
-    std::vector<double> logU = initialScaling(options.warmU, problem.rows());
-    std::vector<double> logV = initialScaling(options.warmV, problem.cols());
-    for (double& x : logU) x = std::log(x);
-    for (double& x : logV) x = std::log(x);
+    std::vector<double> logU = initialLogScaling(options.warmU, options.warmLogU, problem.rows());
+    std::vector<double> logV = initialLogScaling(options.warmV, options.warmLogV, problem.cols());
     LogPasses<T> passes(problem, logK.data(), ld, options.threads, control);
     ScalingLoopSetup setup;
     setup.logDomain = true;
+    setup.fp32 = sizeof(T) == 4;
     setup.bytesPerIteration = bytes;
     result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
     runScalingLoop(problem, options, control, passes, setup, logU, logV, result);

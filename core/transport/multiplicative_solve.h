@@ -31,12 +31,23 @@ SolveResult solveMultiplicative(const UotProblem& problem, const SolveOptions& o
     ScalingLoopSetup setup;
     setup.kernel = buildPaddedKernel<T>(problem, matrix, ld, options.threads);
     setup.bytesPerIteration = bytesPerIteration;
-    std::vector<double> u = initialScaling(options.warmU, problem.rows());
-    std::vector<double> v = initialScaling(options.warmV, problem.cols());
+    setup.fp32 = sizeof(T) == 4;
+    std::vector<double> u = initialScaling(options.warmU, options.warmLogU, problem.rows());
+    std::vector<double> v = initialScaling(options.warmV, options.warmLogV, problem.cols());
+    // A log warm start (eps-scaling) beyond the range of this form: let the
+    // stabilised variant take it (as an underflow before the first iteration).
+    const bool warmOutOfRange = !allFiniteAndPositive(u) || !allFiniteAndPositive(v);
+    if (warmOutOfRange) {
+        u.assign(u.size(), 1.0);
+        v.assign(v.size(), 1.0);
+    }
     auto passes = make(matrix.data(), ld, u, v);
     result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
-    if (setup.kernel.underflows()) {
+    if (setup.kernel.underflows() || warmOutOfRange) {
         markUnderflow(result, setup.kernel, 0);
+        if (warmOutOfRange)
+            result.message = "the warm start leaves the floating-point range of the multiplicative form; "
+                             "use the log-domain solver (--solver log)";
     } else {
         runScalingLoop(problem, options, control, passes, setup, u, v, result);
     }

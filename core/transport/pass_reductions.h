@@ -35,14 +35,15 @@ inline PassStatus mergeThreadSums(const ThreadSums* sums, int used, double& errA
 
 // Rows i0, i0 + stride, ... (nb <= kernels::kMaxGroupRows of them) after their
 // sums r (= (K v)_i) are known:
-//   uNew_i = (a_i / r_i)^fa, rounded to T and stored in ut[0..nb) too;
+//   uNew_i = (a_i / r_i)^fa, rounded to T and stored in ut[0..nb) too; with an
+// over-relaxation omega != 1, uNew_i = u_i^(1 - omega) (a_i / r_i)^(fa omega);
 // adds |u_i r_i - a_i| to local.errA when rowMarginal (the marginal of the plan
 // with the previous u); a non-positive or non-finite u marks local.bad and is
 // stored as 0 in ut. Host memory throughout.
 template <typename T, typename Kernels>
 void updateRowScalings(std::size_t i0, std::size_t stride, std::size_t nb, const T* r, const double* u,
                        std::span<const double> a, double fa, const Kernels& kern, double* uNew, T* ut,
-                       bool rowMarginal, ThreadSums& local)
+                       bool rowMarginal, ThreadSums& local, double omega = 1.0)
 {
     double x[kernels::kMaxGroupRows];
     for (std::size_t q = 0; q < nb; ++q) {
@@ -51,7 +52,9 @@ void updateRowScalings(std::size_t i0, std::size_t stride, std::size_t nb, const
         if (rowMarginal) local.errA += std::abs(u[i] * ri - a[i]);
         x[q] = a[i] / ri;
     }
-    if (fa != 1.0 && nb > 0) kern.powBatch(x, fa, x, nb);
+    if (fa * omega != 1.0 && nb > 0) kern.powBatch(x, fa * omega, x, nb);
+    if (omega != 1.0)
+        for (std::size_t q = 0; q < nb; ++q) x[q] *= std::pow(u[i0 + q * stride], 1.0 - omega);
     for (std::size_t q = 0; q < nb; ++q) {
         ut[q] = static_cast<T>(x[q]);
         uNew[i0 + q * stride] = static_cast<double>(ut[q]);

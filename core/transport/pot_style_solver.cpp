@@ -59,7 +59,7 @@ public:
             for (std::size_t i0 = r0; i0 < r1; i0 += kRowGroup) {
                 const std::size_t nb = std::min(kRowGroup, r1 - i0);
                 kern.dotRows(k + i0 * ld, ld, nb, vt, ld, rt);
-                updateRowScalings(i0, 1, nb, rt, u, m_a, fa, kern, uNew, ut + i0, rowMarginal, local);
+                updateRowScalings(i0, 1, nb, rt, u, m_a, fa, kern, uNew, ut + i0, rowMarginal, local, m_omega);
             }
             // Pass 2: K^T u, each thread over its own rows into its own partials
             // (a second full read of K: by the time we get here it has left the cache).
@@ -77,6 +77,9 @@ public:
     }
 
     int sweepsPerIteration() const override { return 2; }  // K v, then K^T u
+
+    bool supportsRelaxation() const override { return true; }
+    void setRowRelaxation(double omega) override { m_omega = omega; }
 
     double rowMarginalError(const double* u, const double* v) override
     {
@@ -96,6 +99,7 @@ private:
     AlignedBuffer<double> m_col;
     std::vector<ThreadSums> m_sums;
     bool m_parallel = true;
+    double m_omega = 1.0;  // over-relaxation of the row half-step
 };
 
 }  // namespace

@@ -33,8 +33,8 @@ SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions
     result.solver = name();
     result.mode = toString(options.mode);
     result.bytesPerIteration = bytesPerIteration(m, n, Precision::Fp64);
-    std::vector<double> u = initialScaling(options.warmU, m);
-    std::vector<double> v = initialScaling(options.warmV, n);
+    std::vector<double> u = initialScaling(options.warmU, options.warmLogU, m);
+    std::vector<double> v = initialScaling(options.warmV, options.warmLogV, n);
     const double fa = problem.exponentA();
     const double fb = problem.exponentB();
     result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();

@@ -5,15 +5,103 @@
 
 #include "core/transport/iteration_monitor.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/relaxed_step.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/translation_invariant.h"
 
 namespace uot {
 
+namespace {
+
+void markNotFinite(SolveResult& result, const ScalingLoopSetup& setup, int iteration)
+{
+    if (setup.logDomain) {
+        result.status = NumericalStatus::NotFinite;
+        result.message = "a non-finite value appeared in the log-domain iteration at iteration " +
+                         std::to_string(iteration) + "; the last finite iterate is kept";
+    } else {
+        markUnderflow(result, setup.kernel, iteration);
+    }
+}
+
+// The accelerated loop (relaxed_step.h). Each iteration is one pass; a step the
+// safeguard undoes costs its pass and is not counted as an iteration.
+void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
+                        ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
+                        std::vector<double>& v, SolveResult& result)
+{
+    IterationMonitor monitor(options, control, setup.bytesPerIteration);
+    std::vector<double> uNew(u.size()), vNew(v.size());
+    const bool relaxable = passes.supportsRelaxation();
+    const Acceleration acceleration = relaxable ? options.acceleration : Acceleration::None;
+    OmegaController omega(acceleration,
+                          acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
+    RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32);
+    result.mode = toString(options.mode);
+    result.acceleration = toString(acceleration);
+    RelaxedStepFigures last;
+    bool haveLast = false;
+    std::uint64_t sweeps = 0;
+    int it = 0;
+    while (it < options.maxIterations) {
+        if (monitor.cancelRequested()) {
+            result.cancelled = true;
+            break;
+        }
+        const double w = omega.omega();
+        if (relaxable) passes.setRowRelaxation(w);
+        step.beforePass(u, v);
+        double errA = 0, errB = 0;
+        const PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), false, false, errA, errB);
+        if (status == PassStatus::Cancelled) {
+            result.cancelled = true;
+            break;
+        }
+        sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
+        RelaxedStepFigures figures;
+        const bool finite = status == PassStatus::Ok && step.afterPass(w, uNew, vNew, figures);
+        const bool safeguard = options.relaxationSafeguard && w != 1.0;
+        if (!finite && !safeguard) {
+            markNotFinite(result, setup, it + 1);
+            break;
+        }
+        if (safeguard && (!finite || (haveLast && !step.acceptable(last, figures)))) {
+            omega.rejected();  // undo: (u, v) stay, the next pass runs with a smaller omega
+            continue;
+        }
+        if (w == 1.0) passes.rescaled(step.lastLogUFactor(), step.lastLogVFactor());
+        ++it;
+        u.swap(uNew);
+        v.swap(vNew);
+        last = figures;
+        haveLast = true;
+        omega.accepted(figures.change);
+        result.iterations = it;
+        result.error = figures.error();
+        const bool converged = options.tolerance > 0 && result.error < options.tolerance;
+        if (converged || monitor.isCheckIteration(it))
+            monitor.report(it, result.error, figures.marginalErrorA, figures.marginalErrorB);
+        if (converged) {
+            result.converged = true;
+            break;
+        }
+    }
+    result.omega = omega.omega();
+    result.rejectedSteps = omega.rejections();
+    result.timings.iterateSeconds = monitor.elapsedSeconds();
+    result.passes = sweeps;
+}
+
+}  // namespace
+
 void runScalingLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                     ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                     std::vector<double>& v, SolveResult& result)
 {
+    if (options.acceleration != Acceleration::None) {
+        runAcceleratedLoop(problem, options, control, passes, setup, u, v, result);
+        return;
+    }
     using Clock = std::chrono::steady_clock;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     IterationMonitor monitor(options, control, setup.bytesPerIteration);
@@ -73,13 +161,7 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
             pending = false;
         }
         if (status == PassStatus::NotFinite) {
-            if (setup.logDomain) {
-                result.status = NumericalStatus::NotFinite;
-                result.message = "a non-finite value appeared in the log-domain iteration at iteration " +
-                                 std::to_string(it) + "; the last finite iterate is kept";
-            } else {
-                markUnderflow(result, setup.kernel, it);
-            }
+            markNotFinite(result, setup, it);
             break;
         }
         if (check) result.error = stoppingErr(uNew, u, vNew, v);

@@ -52,6 +52,13 @@ public:
         (void)logUFactor;
         (void)logVFactor;
     }
+
+    // Over-relaxation of the row half-step (relaxed_step.h): the next iterate()
+    // writes uNew = u^(1 - omega) * (a / K v)^(f_a omega) (in the variant's
+    // representation) and computes the column sums with it. Variants that keep
+    // state derived from u and v (mapuot) cannot undo a step and do not support it.
+    virtual bool supportsRelaxation() const { return false; }
+    virtual void setRowRelaxation(double omega) { (void)omega; }
 };
 
 struct ScalingLoopSetup {
@@ -64,6 +71,7 @@ struct ScalingLoopSetup {
     // reduction), and the loop combines the stopping test's maxima and the
     // translation-invariant step's row sums. Null: one process, nothing extra.
     RowBlockReduction* rowBlocks = nullptr;
+    bool fp32 = false;               // the pass rounds to float
 };
 
 // Runs the iterations from (u, v) (in the variant's representation), leaving
@@ -71,6 +79,9 @@ struct ScalingLoopSetup {
 // converged, cancelled, status/message and timings.iterateSeconds of result.
 // options.mode = TranslationInvariant corrects each iterate with a
 // TranslationStep (translation_invariant.h): O(M + N), no extra sweep.
+// options.acceleration != None runs the accelerated loop instead (relaxed_step.h:
+// over-relaxation with its safeguard, TI shifts when options.mode asks, and the
+// criterion of docs/TIME_TO_SOLUTION.md evaluated after every iteration).
 void runScalingLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                     ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                     std::vector<double>& v, SolveResult& result);

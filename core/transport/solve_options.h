@@ -28,11 +28,52 @@ IterationMode parseIterationMode(const std::string& text);  // "plain" | "ti" | 
 // CLI and the studio both resolve their defaults here.
 IterationMode resolveIterationMode(const std::string& modeRequest, const std::string& solverRequest);
 
+// Over-relaxation of each half-step (docs/TIME_TO_SOLUTION.md, "Over-relaxation"):
+// F <- (1 - omega) F_old + omega F_update in log form, with a safeguard that
+// undoes a step which lowers the dual objective and shrinks omega.
+enum class Acceleration {
+    None,   // the plain or translation-invariant step as it is
+    Relax,  // fixed omega (SolveOptions::omega), shrunk by the safeguard
+    Auto    // omega from the observed linear rate of the unrelaxed step: 2 / (1 + sqrt(1 - rate))
+};
+
+std::string toString(Acceleration acceleration);               // "none" | "relax" | "auto"
+Acceleration parseAcceleration(const std::string& text);        // throws Error(InvalidArgument)
+// The acceleration of a request for a solver request: "" (not given) is Auto
+// with the solver "auto" and None for a named variant (comparable with POT
+// iteration for iteration); other requests are parsed.
+Acceleration resolveAcceleration(const std::string& request, const std::string& solverRequest);
+
+// eps-scaling (annealing): stages at eps = start, start * factor, ... while above
+// the target, each warm-started from the previous one's potentials, then the
+// target eps to the requested tolerance. start = 0 means no schedule.
+struct EpsSchedule {
+    double start = 0;
+    double factor = 0.5;
+    bool enabled() const { return start > 0; }
+};
+// "START,FACTOR" (e.g. "1,0.5") or "none"; throws Error(InvalidArgument) naming the fault.
+EpsSchedule parseEpsSchedule(const std::string& text);
+// Throws Error(InvalidArgument) when the schedule cannot reach `targetEps`
+// (NaN, start < target, factor outside (0, 1)).
+void validateEpsSchedule(const EpsSchedule& schedule, double targetEps);
+
 struct SolveOptions {
     Precision precision = Precision::Fp32;  // storage and arithmetic of the kernel matrix
     IterationMode mode = IterationMode::Plain;
+    Acceleration acceleration = Acceleration::None;
+    double omega = 1.5;   // Relax: the starting omega, in [1, 2)
+    // Auto: start at this omega instead of measuring the rate first (0 = measure);
+    // eps-scaling passes on each stage's omega, scaled to the next eps.
+    double autoInitialOmega = 0;
+    // Relax/Auto: undo a step that lowers the dual objective and shrink omega (tests
+    // turn it off to show what it prevents).
+    bool relaxationSafeguard = true;
+    EpsSchedule epsSchedule;  // applied by the solvers of createSolver (core/registry)
     int maxIterations = 1000;
-    // POT's stopping rule (docs/ALGORITHMS.md section 1), evaluated every
+    // With Relax/Auto the criterion is the one of docs/TIME_TO_SOLUTION.md
+    // ("Convergence criterion": largest change of log u, log v, and the relative
+    // violation of the optimality conditions of both marginals). Otherwise POT's stopping rule (docs/ALGORITHMS.md section 1), evaluated every
     // checkEvery iterations between the iterate at the check and the one before it.
     // 0 disables it (run exactly maxIterations).
     double tolerance = 1e-6;
@@ -43,6 +84,10 @@ struct SolveOptions {
     // multiplicative form. Empty means u = v = 1 (POT >= 0.9).
     std::span<const double> warmU;
     std::span<const double> warmV;
+    // Warm start in log form (log u, log v), for potentials whose exponentials leave
+    // the floating-point range (eps-scaling stages). Takes precedence over warmU/warmV.
+    std::span<const double> warmLogU;
+    std::span<const double> warmLogV;
     // When the multiplicative iteration would underflow (small eps), switch to
     // the stabilised log-domain solver and report it. When false (the caller
     // forced a variant) the solve stops with NumericalStatus::Underflow instead.

@@ -50,3 +50,32 @@ IterationMode resolveIterationMode(const std::string& modeRequest, const std::st
 }
 
 }  // namespace uot
+
+namespace uot {
+
+std::string toString(Acceleration acceleration)
+{
+    switch (acceleration) {
+    case Acceleration::None: return "none";
+    case Acceleration::Relax: return "relax";
+    case Acceleration::Auto: return "auto";
+    }
+    return "none";
+}
+
+Acceleration parseAcceleration(const std::string& text)
+{
+    if (text == "none") return Acceleration::None;
+    if (text == "relax") return Acceleration::Relax;
+    if (text == "auto") return Acceleration::Auto;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown acceleration '" + text + "': choose none, relax (fixed --omega) or auto (omega from the rate)");
+}
+
+Acceleration resolveAcceleration(const std::string& request, const std::string& solverRequest)
+{
+    if (!request.empty()) return parseAcceleration(request);
+    return solverRequest == "auto" ? Acceleration::Auto : Acceleration::None;
+}
+
+}  // namespace uot

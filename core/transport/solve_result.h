@@ -27,6 +27,15 @@ struct SolveTimings {
     double msPerIteration = 0;   // iterateSeconds / iterations, in milliseconds
 };
 
+// One stage of an eps-scaling schedule (the last one is the target eps).
+struct SolveStage {
+    double eps = 0;
+    int iterations = 0;
+    std::uint64_t passes = 0;
+    double error = 0;
+    bool converged = false;
+};
+
 // Hardware counters read over a few sampled iterations (SolveOptions::
 // sampleHardwareCounters). Per-iteration figures; NaN where not measured.
 struct HardwareCounters {
@@ -50,6 +59,10 @@ struct SolveResult {
     // solve made, all stages included; a pass that reads K twice counts as 2.
     std::uint64_t passes = 0;
     std::string mode = "plain";  // the iteration mode that ran (toString(IterationMode))
+    std::string acceleration = "none";  // toString(Acceleration) of what ran
+    double omega = 1;                   // the relaxation factor at the end (1 = none)
+    int rejectedSteps = 0;              // steps the safeguard undid (each cost one pass)
+    std::vector<SolveStage> stages;     // eps-scaling stages; empty without a schedule
     double error = 0;          // stopping criterion at the last check
     bool converged = false;
     bool cancelled = false;

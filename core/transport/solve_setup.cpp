@@ -29,6 +29,22 @@ void validateWarmStart(std::span<const double> warm, std::size_t expected, const
         }
     }
 }
+void validateWarmLogStart(std::span<const double> warm, std::size_t expected, const char* name)
+{
+    if (warm.empty()) return;
+    if (warm.size() != expected) {
+        std::ostringstream msg;
+        msg << "warm start log " << name << " has " << warm.size() << " entries but the problem needs " << expected;
+        fail(msg.str());
+    }
+    for (std::size_t i = 0; i < warm.size(); ++i) {
+        if (!std::isfinite(warm[i])) {
+            std::ostringstream msg;
+            msg << "warm start log " << name << "[" << i << "] is " << warm[i] << ": log-scalings must be finite";
+            fail(msg.str());
+        }
+    }
+}
 }  // namespace
 
 void validateSolveOptions(const UotProblem& problem, const SolveOptions& options)
@@ -40,12 +56,37 @@ void validateSolveOptions(const UotProblem& problem, const SolveOptions& options
     if (options.threads < 0) fail("thread count must be >= 0 (0 = all cores)");
     validateWarmStart(options.warmU, problem.rows(), "u");
     validateWarmStart(options.warmV, problem.cols(), "v");
+    validateWarmLogStart(options.warmLogU, problem.rows(), "u");
+    validateWarmLogStart(options.warmLogV, problem.cols(), "v");
+    if (options.acceleration == Acceleration::Relax && !(options.omega >= 1.0 && options.omega < 2.0)) {
+        std::ostringstream msg;
+        msg << "omega is " << options.omega << ": the over-relaxation factor must be in [1, 2) (1 = no relaxation)";
+        fail(msg.str());
+    }
+    if (options.epsSchedule.enabled() || options.epsSchedule.start != 0)
+        validateEpsSchedule(options.epsSchedule, problem.eps);
 }
 
 std::vector<double> initialScaling(std::span<const double> warm, std::size_t size)
 {
     if (warm.empty()) return std::vector<double>(size, 1.0);
     return std::vector<double>(warm.begin(), warm.end());
+}
+
+std::vector<double> initialScaling(std::span<const double> warm, std::span<const double> warmLog, std::size_t size)
+{
+    if (warmLog.empty()) return initialScaling(warm, size);
+    std::vector<double> out(size);
+    for (std::size_t i = 0; i < size; ++i) out[i] = std::exp(warmLog[i]);
+    return out;
+}
+
+std::vector<double> initialLogScaling(std::span<const double> warm, std::span<const double> warmLog, std::size_t size)
+{
+    if (!warmLog.empty()) return std::vector<double>(warmLog.begin(), warmLog.end());
+    std::vector<double> out = initialScaling(warm, size);
+    for (double& x : out) x = std::log(x);
+    return out;
 }
 
 bool allFiniteAndPositive(std::span<const double> x)

@@ -21,6 +21,13 @@ void validateSolveOptions(const UotProblem& problem, const SolveOptions& options
 
 // The warm start if given (already validated), else all ones.
 std::vector<double> initialScaling(std::span<const double> warm, std::size_t size);
+// The multiplicative starting scaling of a side: exp(warmLog) when given (it may
+// leave the floating-point range: check with allFiniteAndPositive), else
+// initialScaling(warm, size).
+std::vector<double> initialScaling(std::span<const double> warm, std::span<const double> warmLog, std::size_t size);
+// The same in log form (log-domain variants): warmLog, else log(warm), else zeros.
+std::vector<double> initialLogScaling(std::span<const double> warm, std::span<const double> warmLog,
+                                      std::size_t size);
 
 bool allFiniteAndPositive(std::span<const double> x);
 bool allFiniteAndPositive(std::span<const float> x);

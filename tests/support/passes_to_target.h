@@ -5,6 +5,7 @@
 // exactly), with the plan distance taken after each. Used by the time-to-solution
 // benchmarks (bench/quality/time_to_solution.cpp, tests/gpu/gpu_bench.cpp).
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -44,6 +45,46 @@ inline PassCount passesToTarget(UotSolver& solver, const UotProblem& problem, So
         v = r.v();
     }
     return count;
+}
+
+// For iterations that a warm start does not continue exactly (over-relaxation,
+// whose omega is chosen during the solve; eps-scaling, whose stages start over):
+// solves from scratch with --max-iter N, N doubling until the plan is within
+// `target`, then bisected to the smallest such N. The count is that solve's
+// passes (rejected steps and every stage included). `wallMs` gets the wall time
+// of that solve.
+inline PassCount passesToTargetFromScratch(UotSolver& solver, const UotProblem& problem, SolveOptions options,
+                                           const SolveResult& converged, double target, double* wallMs = nullptr)
+{
+    options.tolerance = 0;
+    options.evaluateFinalPlan = false;
+    auto run = [&](int n, PassCount& out) {
+        options.maxIterations = n;
+        options.checkEvery = n;
+        const auto start = std::chrono::steady_clock::now();
+        const SolveResult r = solver.solve(problem, options);
+        if (wallMs) *wallMs = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        out.iterations = r.iterations;
+        out.passes = r.passes;
+        out.distance = planRelativeL1(problem, r, converged);
+        return out.distance <= target || r.status != NumericalStatus::Ok;
+    };
+    PassCount hi;
+    int high = 8;
+    while (!run(high, hi) && high < 200000) high *= 2;
+    int low = high / 2;  // not reached at low (or low = 4 below the first try)
+    while (high - low > 1) {
+        const int mid = (low + high) / 2;
+        PassCount c;
+        if (run(mid, c)) {
+            high = mid;
+            hi = c;
+        } else {
+            low = mid;
+        }
+    }
+    run(high, hi);  // the wall time of the answer's own solve
+    return hi;
 }
 
 }  // namespace uot::test

@@ -519,6 +519,54 @@ def error_cases(uot, workdir, rng):
     expect_failure(base + ["--cost", os.path.join(directory, "short.npy")], "size mismatch", "size mismatch")
 
 
+def accelerated_cases(uot, workdir, rng):
+    """Over-relaxation (--accel relax|auto, plain and TI) and eps-scaling reach the converged
+    plan of POT's plain sinkhorn_unbalanced (equal taus) or the numpy plain iteration
+    (unequal or infinite taus) run to convergence, to 1e-9 in float64."""
+    for (label, tau_a, tau_b) in (("tau 1", 1.0, 1.0), ("tau 0.5/2", 0.5, 2.0), ("semi", np.inf, 0.7)):
+        cost, a, b = random_problem(rng, 45, 35, False)
+        directory = os.path.join(workdir, "accel-" + label.replace(" ", "").replace("/", "-"))
+        save_problem(directory, cost, a, b)
+        if tau_a == tau_b:
+            expected = ot.sinkhorn_unbalanced(a, b, cost, EPS, tau_a, numItermax=100000, stopThr=1e-16)
+            source = "POT"
+        else:
+            expected, source = numpy_plan(cost, a, b, EPS, tau_a, tau_b, "ones", 20000), "numpy"
+        for variant in ("pot-style", "fused", "log"):
+            for accel, mode, schedule in (("relax", "plain", None), ("auto", "ti", None), ("auto", "ti", "0.8,0.5"),
+                                          ("relax", "ti", "0.4,0.25")):
+                what = "%s %s --accel %s --mode %s --eps-schedule %s vs converged %s" % (
+                    label, variant, accel, mode, schedule or "none", source)
+                # --tol 1e-10 with a schedule: the relaxed TI iteration after an eps schedule from
+                # a warm start can plateau near 1e-11 on the row violation (docs/TIME_TO_SOLUTION.md).
+                flags = ["--solver", variant, "--precision", "fp64", "--accel", accel, "--mode", mode, "--eps",
+                         repr(EPS), "--tol", "1e-12" if schedule is None else "1e-10", "--max-iter",
+                         "100000"] + tau_flags_of(tau_a, tau_b)
+                if schedule:
+                    flags += ["--eps-schedule", schedule]
+                summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
+                if error:
+                    check(False, "%s: %s" % (what, error))
+                    continue
+                distance = rel_l1(plan, expected)
+                check(distance <= TOL["fp64"], "%s: plan rel L1 %.3g" % (what, distance))
+                check(summary["converged"] and summary["acceleration"] == accel, "%s: summary %r" % (what, summary))
+                stages = summary["stages"]
+                check((schedule is None and not stages) or
+                      (schedule is not None and len(stages) >= 2 and stages[-1]["eps"] == EPS),
+                      "%s: stages %r" % (what, stages))
+    # Bad schedules and omegas: a usage error naming the fault.
+    directory = os.path.join(workdir, "accel-tau1")
+    for flags, fragment in ((["--eps-schedule", "nan,0.5"], "finite number > 0"),
+                            (["--eps-schedule", "1,1"], "must be in (0, 1)"),
+                            (["--eps-schedule", "0.01,0.5"], "below the target eps"),
+                            (["--eps-schedule", "1;0.5"], "is not a number"),
+                            (["--accel", "relax", "--omega", "2"], "--omega"),
+                            (["--accel", "fast"], "unknown acceleration")):
+        summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
+        check(error is not None and fragment in error, "%s: %r lacks %r" % (" ".join(flags), error, fragment))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--uot", required=True, help="path to the uot executable")
@@ -535,6 +583,7 @@ def main():
         small_eps_cases(args.uot, workdir, rng)
         point_cloud_cases(args.uot, workdir, rng)
         error_cases(args.uot, workdir, rng)
+        accelerated_cases(args.uot, workdir, rng)
     print("%d solves in %.1f s, %d failures" % (runs, time.time() - start, len(failures)))
     return 1 if failures else 0
 

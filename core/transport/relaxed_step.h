@@ -1,0 +1,114 @@
+#pragma once
+// The accelerated iteration of the CPU scaling loop: over-relaxation of each
+// half-step, optionally on top of the translation-invariant step, with a
+// safeguard and an automatic omega. docs/TIME_TO_SOLUTION.md ("Over-relaxation")
+// derives it. With F = log u, G = log v and omega = w:
+//
+//   row:     F^ = f_a (log a - LSE_j(log K_ij + G_j))      (plain half-step)
+//            F  = (1 - w) F_old + w (F^ + s)              (s: TI shift, 0 in plain mode)
+//   column:  G^ = f_b (log b - LSE_i(log K_ij + F_i))
+//            G  = (1 - w) G_old + w (G^ + t)
+//
+// The pass applies the row relaxation per row (it needs F_old, which it reads),
+// computes the column sums with F~ = (1 - w) F_old + w F^ and writes the plain
+// column update G^pass; s is one number, so the column sums of F = F~ + w s are
+// e^(w s) times the pass's. Everything here is O(M + N) after the pass.
+//
+// The same O(M + N) work gives the convergence criterion (largest change of
+// the plan's entries in log units and the violation of both marginal optimality conditions) and the dual
+// objective of the new iterate (in TI mode at its best translation: the TI
+// fixed point is the optimum up to a translation (F + c, G - c), the same plan),
+// which the safeguard compares with the previous one: a step that lowers it is undone and omega shrinks. A step with
+// omega = 1 is an exact block maximisation of the dual and is always kept, and
+// after kMaxRejections omega stays 1: the iteration cannot diverge.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/transport/solve_options.h"
+#include "core/transport/translation_invariant.h"
+#include "core/transport/uot_problem.h"
+
+namespace uot {
+
+// What the criterion and the reports need about one accepted iterate.
+struct RelaxedStepFigures {
+    // max_ij |dF_i + dG_j| / max(1, max_ij |F_i + G_j|): the largest relative change of the
+    // plan's entries (log units), blind to translations (F + c, G - c)
+    double change = 0;
+    // | P 1 / |P 1| - t / |t| |_1 with t = a e^{-r_a F}, of the input plan: the
+    // optimality condition of the rows up to a common factor (see afterPass)
+    double violationA = 0;
+    double violationB = 0;    // the same for the columns (t = b e^{-r_b G}) of the new plan
+    double marginalErrorA = 0;  // |P 1 - a|_1 of the input plan
+    double marginalErrorB = 0;  // |P^T 1 - b|_1 of the new plan
+    double objective = 0;     // dual objective of the new plan (up to a constant)
+    double objectiveScale = 0;  // sum of the magnitudes of its terms (for the rounding allowance)
+    double error() const;     // max(change, violationA, violationB): the stopping criterion
+};
+
+// Chooses omega: fixed (Relax) or from the observed rate of the unrelaxed step
+// (Auto), and shrinks it on the safeguard's rejections.
+class OmegaController {
+public:
+    // omega: Relax's omega; Auto's starting omega when > 1 (else measured first).
+    OmegaController(Acceleration acceleration, double omega);
+
+    double omega() const { return m_omega; }
+    // After an accepted step with this change (max |dF|, |dG|).
+    void accepted(double change);
+    // After a rejected step: omega moves halfway to 1 (to 1 after kMaxRejections).
+    void rejected();
+    int rejections() const { return m_rejections; }
+
+    static constexpr int kMaxRejections = 8;
+    static constexpr double kMaxOmega = 1.9;
+
+private:
+    Acceleration m_acceleration;
+    double m_omega = 1;
+    bool m_estimating = false;  // Auto: still measuring the rate with omega = 1
+    std::vector<double> m_changes;
+    int m_rejections = 0;
+};
+
+class RelaxedStep {
+public:
+    // translate: add the TI shifts (they vanish when both taus are infinite).
+    // logDomain: the scalings are log u, log v (else u, v). fp32: the pass rounds
+    // to float (the safeguard's objective comparison allows for it).
+    RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32);
+
+    // Call with the pass input (u, v) before the pass.
+    void beforePass(std::span<const double> u, std::span<const double> v);
+
+    // Turns the pass output (uNew: relaxed rows F~ with omega; vNew: plain G^pass)
+    // into the accelerated iterate in place and fills figures. Returns false when a
+    // value is not finite.
+    bool afterPass(double omega, std::span<double> uNew, std::span<double> vNew, RelaxedStepFigures& figures);
+
+    // Whether the iterate of `candidate` may replace the one of `previous`: its dual
+    // objective is not lower (up to rounding).
+    bool acceptable(const RelaxedStepFigures& previous, const RelaxedStepFigures& candidate) const;
+
+    // log of the common factors of u and v that the last afterPass() applied on top of
+    // the pass output when omega = 1 (variants with state derived from u, v use them).
+    double lastLogUFactor() const { return m_logUFactor; }
+    double lastLogVFactor() const { return m_logVFactor; }
+
+private:
+    double logSum(const std::vector<double>& logW, const std::vector<double>& x, double r) const;
+
+    const UotProblem& m_problem;
+    TranslationCoefficients m_c;
+    bool m_logDomain, m_translate;
+    double m_fa, m_fb, m_slack;
+    std::vector<double> m_logA, m_logB;
+    std::vector<double> m_F, m_G;        // logs of the pass input
+    std::vector<double> m_Fhat, m_Gnew;  // work vectors
+    std::vector<double> m_rowMarginal, m_rowTarget, m_colMarginal, m_colTarget;
+    double m_logUFactor = 0, m_logVFactor = 0;
+};
+
+}  // namespace uot
