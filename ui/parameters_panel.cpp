@@ -115,7 +115,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_smoothing->setSingleStep(0.1);
     m_smoothing->setDecimals(2);
     m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness:\n"
-                               "keeps textures and edges intact. 0 turns it off."));
+                               "keeps textures and edges intact. 1 = the default radius (2 % of the longer side,\n"
+                               "as `uot recolor`), 0 turns it off."));
     mapForm->addRow(tr("Structure smoothing"), m_smoothing);
     layout->addWidget(mapping);
 
