@@ -17,8 +17,10 @@ struct StudioParameters {
     QString colorSpace = QStringLiteral("lab");  // working color space
     int paletteSize = RecolorSettings{}.palette.size;  // color points per image (M = N)
     double eps = TransportSettings{}.eps;              // entropic regularisation, relative to the cost scale
-    double tau = TransportSettings{}.adherence;        // adherence to the reference palette
-    bool balanced = false;                        // tau = infinity on both sides
+    // Adherence to the reference palette (tau on the reference side); "balanced" is the
+    // pipeline's default, exact adherence (the source side is exact already).
+    double tau = 1.0;
+    bool balanced = TransportSettings{}.adherence == kInfinity;
     QString referenceMeasure = QStringLiteral("ones");
     int maxIterations = 100;
     double tolerance = 1e-4;

@@ -16,14 +16,23 @@ namespace uot::cli {
 
 namespace {
 
+std::string number(double v)
+{
+    if (std::isinf(v)) return "inf";
+    std::ostringstream o;
+    o << v;
+    return o.str();
+}
+
+// The defaults shown and used are the pipeline's (RecolorSettings), shared with the studio.
 SolverFlagConfig recolorSolverConfig()
 {
     const RecolorSettings d;
     SolverFlagConfig c;
-    c.defaultEps = "0.01";
+    c.defaultEps = number(d.transport.eps);
     c.defaultTau = "1";
-    c.defaultTauA = "inf";
-    c.defaultTauB = "1";
+    c.defaultTauA = number(d.transport.sourceAdherence);
+    c.defaultTauB = number(d.transport.adherence);
     c.defaultMaxIter = "50";
     c.defaultTol = "1e-4";
     c.tauBHelp =
@@ -40,13 +49,6 @@ auto asUsage(const std::string& option, F&& f) -> decltype(f())
     } catch (const Error& e) {
         throw UsageError("option '--" + option + "': " + e.what());
     }
-}
-
-std::string number(double v)
-{
-    std::ostringstream o;
-    o << v;
-    return o.str();
 }
 
 }  // namespace
