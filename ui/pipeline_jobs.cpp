@@ -94,7 +94,7 @@ RecolorSettings recolorSettingsFor(const StudioParameters& p)
     s.mapping.strength = p.strength;
     s.mapping.preserveLuminance = p.preserveLuminance;
     s.mapping.smooth = p.smoothing > 0;
-    if (p.smoothing > 0) s.mapping.smoothRadius = 0.02 * p.smoothing;
+    if (p.smoothing > 0) s.mapping.smoothRadius = MappingSettings{}.smoothRadius * p.smoothing;
     s.threads = p.threads;
     return s;
 }

@@ -37,7 +37,7 @@ void StudioParameters::save(QSettings& s) const
     s.setValue("acceleration", acceleration);
     s.setValue("strength", strength);
     s.setValue("preserveLuminance", preserveLuminance);
-    s.setValue("smoothing", smoothing);
+    s.setValue("smoothingScale", smoothing);  // "smoothing" was a fraction of 0.02 before
     s.setValue("autoRun", autoRun);
     s.endGroup();
 }
@@ -72,7 +72,7 @@ StudioParameters StudioParameters::load(QSettings& s)
     p.acceleration = oneOf(s.value("acceleration", d.acceleration), accelerations(), d.acceleration);
     p.strength = std::clamp(s.value("strength", d.strength).toDouble(), 0.0, 1.0);
     p.preserveLuminance = s.value("preserveLuminance", d.preserveLuminance).toBool();
-    p.smoothing = std::clamp(s.value("smoothing", d.smoothing).toDouble(), 0.0, kMaxSmoothing);
+    p.smoothing = std::clamp(s.value("smoothingScale", d.smoothing).toDouble(), 0.0, kMaxSmoothing);
     p.autoRun = s.value("autoRun", d.autoRun).toBool();
     s.endGroup();
     return p;

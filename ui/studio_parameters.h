@@ -1,10 +1,13 @@
 #pragma once
 // Everything the user can set in the parameters dock, with defaults, limits
-// and persistence (QSettings). The pipeline settings are derived from this in
+// and persistence (QSettings). The defaults of the colour transfer are the
+// pipeline's (RecolorSettings in core/pipeline), the same as `uot recolor`'s. The pipeline settings are derived from this in
 // studio_jobs.cpp, the only place that talks to the pipeline.
 
 #include <QString>
 #include <QStringList>
+
+#include "core/pipeline/recolor_pipeline.h"
 
 class QSettings;
 
@@ -12,10 +15,12 @@ namespace uot::ui {
 
 struct StudioParameters {
     QString colorSpace = QStringLiteral("lab");  // working color space
-    int paletteSize = 4096;                       // color points per image (M = N); `uot recolor`'s default
-    double eps = 0.01;                            // entropic regularisation, relative to the cost scale
-    double tau = 1.0;                             // adherence to the reference palette
-    bool balanced = false;                        // tau = infinity on both sides
+    int paletteSize = RecolorSettings{}.palette.size;  // color points per image (M = N)
+    double eps = TransportSettings{}.eps;              // entropic regularisation, relative to the cost scale
+    // Adherence to the reference palette (tau on the reference side); "balanced" is the
+    // pipeline's default, exact adherence (the source side is exact already).
+    double tau = 1.0;
+    bool balanced = TransportSettings{}.adherence == kInfinity;
     QString referenceMeasure = QStringLiteral("ones");
     // Solved to tolerance by default: the cap is a safety net no typical photo reaches
     // (the accelerated TI iteration converges in tens to a few hundred passes).
@@ -28,7 +33,9 @@ struct StudioParameters {
     QString precision = QStringLiteral("fp32");
     double strength = 1.0;                    // 0 = source unchanged, 1 = full transfer
     bool preserveLuminance = false;
-    double smoothing = 0.5;                   // structure smoothing of the color displacement, 0 = off
+    // Structure smoothing of the color displacement as a multiple of the pipeline's
+    // default radius (MappingSettings::smoothRadius): 1 = `uot recolor`'s default, 0 = off.
+    double smoothing = 1.0;
     bool autoRun = false;
 
     // Limits shared by the dock's validators and load() (which clamps).
@@ -37,7 +44,7 @@ struct StudioParameters {
     static constexpr double kMinTau = 1e-3, kMaxTau = 1e3;
     static constexpr int kMinIterations = 1, kMaxIterations = 100000;
     static constexpr double kMinTolerance = 0.0, kMaxTolerance = 1.0;
-    static constexpr double kMaxSmoothing = 1.0;
+    static constexpr double kMaxSmoothing = 4.0;
 
     static QStringList colorSpaces();
     static QStringList referenceMeasures();

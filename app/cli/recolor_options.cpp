@@ -16,14 +16,23 @@ namespace uot::cli {
 
 namespace {
 
+std::string number(double v)
+{
+    if (std::isinf(v)) return "inf";
+    std::ostringstream o;
+    o << v;
+    return o.str();
+}
+
+// The defaults shown and used are the pipeline's (RecolorSettings), shared with the studio.
 SolverFlagConfig recolorSolverConfig()
 {
     const RecolorSettings d;
     SolverFlagConfig c;
-    c.defaultEps = "0.01";
+    c.defaultEps = number(d.transport.eps);
     c.defaultTau = "1";
-    c.defaultTauA = "inf";
-    c.defaultTauB = "1";
+    c.defaultTauA = number(d.transport.sourceAdherence);
+    c.defaultTauB = number(d.transport.adherence);
     // Solved to tolerance by default (the accelerated iteration of --solver auto takes
     // tens to a few hundred passes); the cap is a safety net, reported when hit.
     c.defaultMaxIter = "5000";
@@ -57,13 +66,6 @@ void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
     else throw UsageError("option '--output-color' must be auto, color or gray");
     write.jpegQuality = parser.integer("jpeg-quality");
     if (write.jpegQuality < 1 || write.jpegQuality > 100) throw UsageError("option '--jpeg-quality' must be 1..100");
-}
-
-std::string number(double v)
-{
-    std::ostringstream o;
-    o << v;
-    return o.str();
 }
 
 }  // namespace

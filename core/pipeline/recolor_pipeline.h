@@ -57,8 +57,9 @@ struct TransportSettings {
     // "Adherence to the reference palette": the marginal penalty tau on the
     // reference side (kInfinity = the result uses the reference colors in exactly
     // their proportions; small values let it drop reference colors the source has
-    // no use for).
-    double adherence = 1.0;
+    // no use for). Default: exact (chosen on the tuning half of the quality bench's
+    // broader set, bench/quality/data; docs/BENCHMARKS.md).
+    double adherence = kInfinity;
     // Marginal penalty on the source side (kInfinity = every source color is moved).
     double sourceAdherence = kInfinity;
     ReferenceMeasure reference = ReferenceMeasure::Ones;
