@@ -6,6 +6,8 @@
 //       actual, expected and the tolerance.
 //   UOT_QVERIFY_THROWS_WITH(expr, fragment)
 //       expr throws a std::exception whose what() contains fragment.
+//   UOT_QVERIFY_MSG(cond, a << " " << b)
+//       QVERIFY2 whose message is streamed (numbers printed with operator<<).
 //
 // Both end the current test function on failure, like QVERIFY.
 
@@ -40,4 +42,14 @@
         QVERIFY2(uot_threw, "no exception from " #expr);                                       \
         QVERIFY2(uot_what.find(fragment) != std::string::npos,                                 \
                  (std::string("message '") + uot_what + "' lacks '" + (fragment) + "'").c_str()); \
+    } while (0)
+
+#define UOT_QVERIFY_MSG(cond, stream)                                  \
+    do {                                                               \
+        if (!(cond)) {                                                 \
+            std::ostringstream uot_msg;                                \
+            uot_msg.precision(17);                                     \
+            uot_msg << "check failed: " #cond " -- " << stream;        \
+            QFAIL(uot_msg.str().c_str());                              \
+        }                                                              \
     } while (0)
