@@ -1,5 +1,6 @@
 # uot_add_test(NAME name SOURCES ... LIBS ... [LABELS ...] [QT])
-# Plain executables use tests/support/test_harness.h; QT ones use Qt Test.
+# Plain executables use tests/support/test_harness.h; QT ones use Qt Test
+# (linked here, with tests/support/qt_checks.h on the include path).
 # A test that exits with 77 is reported as skipped (e.g. no GPU present).
 function(uot_add_test)
   cmake_parse_arguments(T "QT" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
@@ -12,6 +13,7 @@ function(uot_add_test)
   add_test(NAME ${T_NAME} COMMAND ${T_NAME})
   set_tests_properties(${T_NAME} PROPERTIES SKIP_RETURN_CODE 77)
   if(T_QT)
+    target_link_libraries(${T_NAME} PRIVATE Qt6::Test uot::test_support)
     set_target_properties(${T_NAME} PROPERTIES AUTOMOC ON)
     set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
   endif()

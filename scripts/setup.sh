@@ -16,9 +16,9 @@ cuda=${UOT_CUDA:-AUTO}
 werror=${UOT_WARNINGS_AS_ERRORS:-OFF}
 [ "${CI:-}" = "true" ] && werror=ON
 
-packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot)
+packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot qt6-base-dev)
 [ "$opencv" = "ON" ] && packages+=(libopencv-dev)
-[ "$gui" = "ON" ] && packages+=(qt6-base-dev qt6-charts-dev libgl-dev libqt6opengl6-dev)
+[ "$gui" = "ON" ] && packages+=(qt6-charts-dev libgl-dev libqt6opengl6-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,7 +11,7 @@
 
 #include "core/npy/npy_io.h"
 #include "core/transport/uot_error.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 
@@ -55,85 +55,90 @@ std::string doubles(const std::vector<double>& x)
     return std::string(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(double));
 }
 
-void expectIoError(const std::string& path, const std::string& fragment)
-{
-    bool threw = false;
-    try {
-        npy::readNpy(path);
-    } catch (const Error& e) {
-        threw = true;
-        const std::string what = e.what();
-        UOT_CHECK_MSG(e.code() == ErrorCode::Io, what);
-        UOT_CHECK_MSG(what.find(path) != std::string::npos, "message does not name the file: " << what);
-        UOT_CHECK_MSG(what.find(fragment) != std::string::npos, "'" << what << "' lacks '" << fragment << "'");
-    }
-    UOT_CHECK_MSG(threw, "no uot::Error for " << path);
-}
-
 }  // namespace
 
-UOT_TEST(roundTripFloat64AndFloat32)
+class TestNpyIo : public QObject {
+    Q_OBJECT
+private slots:
+    void roundTripFloat64AndFloat32();
+    void readsVersion2HeadersAndNumpyStyleShapes();
+    void unreadableFilesGiveIoErrorsNamingTheFile_data();
+    void unreadableFilesGiveIoErrorsNamingTheFile();
+    void writingIntoAMissingDirectoryFails();
+};
+
+void TestNpyIo::roundTripFloat64AndFloat32()
 {
     const std::vector<double> x{1.5, -2.0, 3.25, 4.0, 5.0, 6.125};
     const std::string p64 = (tempDir() / "x64.npy").string();
     npy::writeNpy(p64, x.data(), {2, 3});
     const npy::Array a = npy::readNpy(p64);
-    UOT_CHECK(a.dtype == npy::DType::Float64);
-    UOT_CHECK(a.shape == (std::vector<std::size_t>{2, 3}));
-    UOT_CHECK(a.f64 == x);
-    UOT_CHECK(a.rows() == 2 && a.cols() == 3);
+    QVERIFY(a.dtype == npy::DType::Float64);
+    QVERIFY(a.shape == (std::vector<std::size_t>{2, 3}));
+    QVERIFY(a.f64 == x);
+    QVERIFY2(a.rows() == 2 && a.cols() == 3, qPrintable(QString("%1 x %2").arg(a.rows()).arg(a.cols())));
 
     const std::vector<float> y{0.5f, 1.5f, 2.5f};
     const std::string p32 = (tempDir() / "x32.npy").string();
     npy::writeNpy(p32, y.data(), {3});
     const npy::Array b = npy::readNpy(p32);
-    UOT_CHECK(b.dtype == npy::DType::Float32);
-    UOT_CHECK(b.shape == std::vector<std::size_t>{3});
-    UOT_CHECK(b.f32 == y);
-    UOT_CHECK(b.toDouble() == (std::vector<double>{0.5, 1.5, 2.5}));
+    QVERIFY(b.dtype == npy::DType::Float32);
+    QVERIFY(b.shape == std::vector<std::size_t>{3});
+    QVERIFY(b.f32 == y);
+    QVERIFY(b.toDouble() == (std::vector<double>{0.5, 1.5, 2.5}));
     // No temporary file is left behind.
     for (const auto& entry : std::filesystem::directory_iterator(tempDir()))
-        UOT_CHECK_MSG(entry.path().string().find(".tmp.") == std::string::npos, entry.path());
+        QVERIFY2(entry.path().string().find(".tmp.") == std::string::npos, entry.path().c_str());
 }
 
-UOT_TEST(readsVersion2HeadersAndNumpyStyleShapes)
+void TestNpyIo::readsVersion2HeadersAndNumpyStyleShapes()
 {
     const std::string path = writeBytes(
         "v2.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", doubles({1, 2, 3}), 2));
     const npy::Array a = npy::readNpy(path);
-    UOT_CHECK(a.f64 == (std::vector<double>{1, 2, 3}));
+    QVERIFY(a.f64 == (std::vector<double>{1, 2, 3}));
 }
 
-UOT_TEST(unreadableFilesGiveIoErrorsNamingTheFile)
+void TestNpyIo::unreadableFilesGiveIoErrorsNamingTheFile_data()
 {
-    expectIoError((tempDir() / "does-not-exist.npy").string(), "cannot open");
-    expectIoError(writeBytes("empty.npy", ""), "too short");
-    expectIoError(writeBytes("garbage.npy", "this is not a numpy file at all, just text"), "bad magic");
-    expectIoError(writeBytes("truncated-header.npy", std::string("\x93NUMPY\x01\x00\x76\x00{'descr'", 17)),
-                  "truncated");
-    expectIoError(writeBytes("truncated-data.npy",
-                             npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
-                                      doubles({1, 2, 3, 4, 5}))),
-                  "truncated");
-    expectIoError(writeBytes("int.npy", npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
-                                                 doubles({1, 2}))),
-                  "dtype");
-    expectIoError(writeBytes("bigendian.npy", npyBytes("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }",
-                                                       doubles({1, 2}))),
-                  "dtype");
-    expectIoError(writeBytes("fortran.npy", npyBytes("{'descr': '<f8', 'fortran_order': True, 'shape': (1, 2), }",
-                                                     doubles({1, 2}))),
-                  "Fortran");
-    expectIoError(writeBytes("3d.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2), }",
-                                                doubles({1, 2}))),
-                  "dimensions");
-    expectIoError(writeBytes("noshape.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, }", doubles({1}))),
-                  "shape");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("fragment");
+    QTest::newRow("does-not-exist") << QString::fromStdString((tempDir() / "does-not-exist.npy").string()) << QString("cannot open");
+    QTest::newRow("empty") << QString::fromStdString(writeBytes("empty.npy", "")) << QString("too short");
+    QTest::newRow("garbage") << QString::fromStdString(writeBytes("garbage.npy", "this is not a numpy file at all, just text")) << QString("bad magic");
+    QTest::newRow("truncated-header") << QString::fromStdString(writeBytes("truncated-header.npy", std::string("\x93NUMPY\x01\x00\x76\x00{'descr'", 17))) << QString("truncated");
+    QTest::newRow("truncated-data") << QString::fromStdString(writeBytes("truncated-data.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", doubles({1, 2, 3, 4, 5})))) << QString("truncated");
+    QTest::newRow("int") << QString::fromStdString(writeBytes("int.npy", npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", doubles({1, 2})))) << QString("dtype");
+    QTest::newRow("bigendian") << QString::fromStdString(writeBytes("bigendian.npy", npyBytes("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }", doubles({1, 2})))) << QString("dtype");
+    QTest::newRow("fortran") << QString::fromStdString(writeBytes("fortran.npy", npyBytes("{'descr': '<f8', 'fortran_order': True, 'shape': (1, 2), }", doubles({1, 2})))) << QString("Fortran");
+    QTest::newRow("3d") << QString::fromStdString(writeBytes("3d.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2), }", doubles({1, 2})))) << QString("dimensions");
+    QTest::newRow("noshape") << QString::fromStdString(writeBytes("noshape.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, }", doubles({1})))) << QString("shape");
 }
 
-UOT_TEST(writingIntoAMissingDirectoryFails)
+void TestNpyIo::unreadableFilesGiveIoErrorsNamingTheFile()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, fragment);
+    const std::string file = path.toStdString(), part = fragment.toStdString();
+    bool threw = false;
+    try {
+        npy::readNpy(file);
+    } catch (const Error& e) {
+        threw = true;
+        const std::string what = e.what();
+        QVERIFY2(e.code() == ErrorCode::Io, what.c_str());
+        QVERIFY2(what.find(file) != std::string::npos, ("message does not name the file: " + what).c_str());
+        QVERIFY2(what.find(part) != std::string::npos, ("'" + what + "' lacks '" + part + "'").c_str());
+    }
+    QVERIFY2(threw, ("no uot::Error for " + file).c_str());
+}
+
+void TestNpyIo::writingIntoAMissingDirectoryFails()
 {
     const double x = 1;
-    UOT_CHECK_THROWS_WITH(npy::writeNpy((tempDir() / "no" / "such" / "dir.npy").string(), &x, {1}), "dir.npy");
+    UOT_QVERIFY_THROWS_WITH(npy::writeNpy((tempDir() / "no" / "such" / "dir.npy").string(), &x, {1}), "dir.npy");
     std::filesystem::remove_all(tempDir());
 }
+
+QTEST_APPLESS_MAIN(TestNpyIo)
+#include "test_npy_io.moc"
