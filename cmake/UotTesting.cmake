@@ -5,7 +5,7 @@
 function(uot_add_test)
   cmake_parse_arguments(T "QT" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} uot::solvers)
   if(NOT T_QT)
     target_link_libraries(${T_NAME} PRIVATE uot::test_harness)
   endif()

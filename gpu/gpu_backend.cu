@@ -109,11 +109,6 @@ DeviceMemory deviceMemory(int device)
     return mem;
 }
 
-std::vector<std::string> solverNames()
-{
-    return {"gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-fused-bf16", "gpu-log"};
-}
-
 std::unique_ptr<UotSolver> createSolver(const std::string& name) { return createSolver(name, defaultTuning()); }
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& tuning)
@@ -179,9 +174,16 @@ BandwidthMeasurement measureBandwidth(int device, std::size_t bytes)
         UOT_CUDA_CHECK(cudaMemcpyAsync(reinterpret_cast<char*>(buffer.get()) + half, buffer.get(), half,
                                        cudaMemcpyDeviceToDevice, stream.get()));
     });
+    // fp32 FMA rate: enough blocks to fill every SM several times over.
+    constexpr int kThreads = 256, kSteps = 4096;
+    const int fmaBlocks = sms * 32;
+    const double fmaMs = timeMedianMs(stream.get(), 5, [&] {
+        launchFmaThroughput(fmaBlocks, kThreads, kSteps, sink.get(), stream.get());
+    });
     BandwidthMeasurement m;
     m.readGBps = static_cast<double>(bytes) / (readMs * 1e-3) / 1e9;
     m.copyGBps = static_cast<double>(2 * half) / (copyMs * 1e-3) / 1e9;
+    m.fp32Gflops = 16.0 * kSteps * double(fmaBlocks) * kThreads / (fmaMs * 1e-3) / 1e9;
     return m;
 }
 

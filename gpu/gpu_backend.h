@@ -1,5 +1,6 @@
 #pragma once
-// Public face of the GPU backend. No CUDA types here: callers include this
+// The GPU backend's own interface, for gpu/ and the GPU tests and benches;
+// everything else reaches it through core/registry. Public face of the GPU backend. No CUDA types here: callers include this
 // whether or not CUDA was found at configure time. Without CUDA the library is
 // a stub with the same target name (uot::gpu) that reports "not available".
 
@@ -32,19 +33,19 @@ std::vector<DeviceInfo> listDevices();
 // Empty when at least one usable device exists; otherwise why not, for a person.
 std::string unavailableReason();
 
-// Names of the GPU variants ("gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-fused-bf16",
-// "gpu-log"). gpu-fused-bf16 is gpu-fused with K stored as bfloat16 (fp32 solves only).
-std::vector<std::string> solverNames();
-
-// Creates a GPU variant by name. Throws uot::Error(Unavailable) without CUDA or
+// Creates a GPU variant by name ("gpu-pot-style", "gpu-mapuot", "gpu-fused",
+// "gpu-fused-bf16", "gpu-log"; gpu_registration.cpp registers them with their
+// capabilities; callers outside gpu/ use core/registry/solver_registry.h). Throws uot::Error(Unavailable) without CUDA or
 // without a device, uot::Error(InvalidArgument) for an unknown name.
 std::unique_ptr<UotSolver> createSolver(const std::string& name);
 
 // Measures the device's streaming-read and device-to-device-copy bandwidth in
-// GB/s (bytes read, and bytes read + written, per second). Throws Unavailable.
+// GB/s (bytes read, and bytes read + written, per second), and its fp32 FMA
+// rate in GFLOP/s (the roofline's compute roof). Throws Unavailable.
 struct BandwidthMeasurement {
     double readGBps = 0;
     double copyGBps = 0;
+    double fp32Gflops = 0;
 };
 BandwidthMeasurement measureBandwidth(int device, std::size_t bytes = std::size_t(1) << 30);
 

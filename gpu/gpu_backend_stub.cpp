@@ -16,11 +16,6 @@ const char* kNoCuda =
 bool builtWithCuda() { return false; }
 std::vector<DeviceInfo> listDevices() { return {}; }
 std::string unavailableReason() { return kNoCuda; }
-std::vector<std::string> solverNames()
-{
-    return {"gpu-pot-style", "gpu-mapuot", "gpu-fused", "gpu-fused-bf16", "gpu-log"};
-}
-
 std::unique_ptr<UotSolver> createSolver(const std::string&)
 {
     throw Error(ErrorCode::Unavailable, kNoCuda);

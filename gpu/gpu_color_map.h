@@ -19,15 +19,16 @@
 #include "core/color/color_map.h"
 #include "core/color/color_space.h"
 #include "core/color/image.h"
+#include "core/registry/device_registry.h"
 
 namespace uot::gpu {
 
-class ColorMapper {
+class ColorMapper final : public DeviceColorMapper {
 public:
     // Binds to CUDA device `device` (ordinal). Throws uot::Error(Unavailable)
     // without CUDA or without a usable device, InvalidArgument for a bad ordinal.
     explicit ColorMapper(int device = 0);
-    ~ColorMapper();
+    ~ColorMapper() override;
     // Keeps the device buffers and pinned staging for the next mapper of the same
     // device in this process (at most two are kept).
     ColorMapper(const ColorMapper&) = delete;
@@ -40,11 +41,11 @@ public:
     // computed on the device and downloaded, about 16 / subsample^2 bytes per
     // pixel); otherwise an empty LowResolution. Throws uot::Error (Device,
     // OutOfMemory) on CUDA failures, InvalidArgument for an inconsistent image.
-    LowResolution setSource(const Image& source, WorkingSpace space, int subsample);
+    LowResolution setSource(const Image& source, WorkingSpace space, int subsample) override;
 
     // The block means of the source kept by setSource() (as downsampleColors),
     // without uploading it again. subsample >= 1.
-    LowResolution blockMeans(int subsample);
+    LowResolution blockMeans(int subsample) override;
 
     // The displacement field of computeDisplacementField(lut, low, ...) for the
     // block means of the last setSource() / blockMeans() (kept on the device):
@@ -52,10 +53,10 @@ public:
     // al.'s guided filter (radius and eps of `settings`) on the device; the
     // coefficients are downloaded into the returned field (host memory, about
     // 24 / subsample^2 bytes per pixel). Matches the CPU to float rounding.
-    DisplacementField computeField(const DisplacementLut& lut, const MappingSettings& settings);
+    DisplacementField computeField(const DisplacementLut& lut, const MappingSettings& settings) override;
 
     // True after a successful setSource().
-    bool hasSource() const;
+    bool hasSource() const override;
 
     // The composition of composeMapped() for the source given to setSource():
     // displacement from `field` (when field.smoothed) or from `lut`, then
@@ -63,12 +64,12 @@ public:
     // `result` (host memory; the source's size, 3 or 4 channels, 8 or 16 bit;
     // alpha copied from the source when both have it and the depths match).
     void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
-                 Image& result);
+                 Image& result) override;
 
     // Seconds of the last setSource() / compose() call, wall clock on the host
     // (uploads, kernels and downloads included).
-    double lastSetSourceSeconds() const;
-    double lastComposeSeconds() const;
+    double lastSetSourceSeconds() const override;
+    double lastComposeSeconds() const override;
 
     struct Impl;  // device state (defined in the .cu; reused by later mappers of the same device)
 

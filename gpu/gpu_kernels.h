@@ -176,4 +176,8 @@ void launchStreamRead(const float* data, std::size_t count, float* sink, int blo
 // Fills n floats with a deterministic pattern in (0.5, 1].
 void launchFillPattern(float* data, std::size_t n, cudaStream_t stream);
 
+// fp32 FMA throughput probe: blocks x threads threads, each 8 independent chains
+// of `steps` FMAs (16 * steps flops per thread). Writes nothing useful to sink.
+void launchFmaThroughput(int blocks, int threads, int steps, float* sink, cudaStream_t stream);
+
 }  // namespace uot::gpu::detail

@@ -1,5 +1,5 @@
-// CUDA kernels of the device probes: the streaming-read bandwidth measurement and
-// its deterministic fill pattern.
+// CUDA kernels of the device probes: the streaming-read bandwidth measurement,
+// its deterministic fill pattern, and the fp32 FMA throughput (compute roof).
 // Declarations and contracts: gpu/gpu_kernels.h.
 
 #include "gpu/gpu_kernels_device.cuh"
@@ -39,9 +39,30 @@ __global__ void fillPatternKernel(float* data, std::size_t n)
     }
 }
 
+// Eight independent FMA chains per thread (enough to hide the FMA latency),
+// `steps` rounds each: 16 * steps flops per thread.
+__global__ void fmaThroughputKernel(int steps, float seed, float* sink)
+{
+    float x[8];
+    for (int c = 0; c < 8; ++c) x[c] = seed + float(threadIdx.x + c);
+    const float m = 0.999999f, a = 1e-7f;
+    for (int k = 0; k < steps; ++k)
+#pragma unroll
+        for (int c = 0; c < 8; ++c) x[c] = fmaf(x[c], m, a);
+    float sum = 0.f;
+    for (int c = 0; c < 8; ++c) sum += x[c];
+    if (sum == -1.2345f) *sink = sum;  // never true; keeps the chains
+}
+
 }  // namespace
 
 // ================================================================ launchers
+
+void launchFmaThroughput(int blocks, int threads, int steps, float* sink, cudaStream_t stream)
+{
+    fmaThroughputKernel<<<blocks, threads, 0, stream>>>(steps, 1.0f, sink);
+    UOT_CUDA_CHECK_LAUNCH();
+}
 
 void launchStreamRead(const float* data, std::size_t count, float* sink, int blocks, cudaStream_t stream)
 {

@@ -4,6 +4,7 @@
 // read back only at checks, cancellation is polled between short slices.
 
 #include "gpu/gpu_solver.h"
+#include "gpu/cupti_counters.h"
 
 
 #include <algorithm>
@@ -144,6 +145,7 @@ private:
     // Reads of K per iteration (gpu-fused: 1; two-pass forms, gpu-mapuot's two kernels, gpu-log: 2).
     int sweepsPerIteration() const;
     void launchIterations(int count);
+    void sampleCounters(const SolveOptions& options, int& iterations, SolveResult& result);
     void clearGraphs() { m_graphs.clear(); }
     // Calls f with the device pointer of K as stored (T*, or Bf16* for bf16 storage).
     template <typename F>
@@ -455,6 +457,31 @@ void Engine<T>::launchIterations(int count)
     for (int k = 0; k < count; ++k) enqueueIteration();
 }
 
+// Hardware counters over a few extra iterations, apart from the timed ones: one
+// warm-up iteration (so that what fits in L2 is there, as in steady state), then
+// kCounterIterations per profiled run, replayed as often as CUPTI needs. They are
+// real iterations of the solve and are counted as such.
+template <typename T>
+void Engine<T>::sampleCounters(const SolveOptions& options, int& iterations, SolveResult& result)
+{
+    constexpr int kCounterIterations = 4;
+    constexpr int kRoomForReplays = 1 + 4 * kCounterIterations;
+    if (options.maxIterations - iterations < kRoomForReplays) {
+        result.counters.note = "not sampled: fewer than " + std::to_string(kRoomForReplays) + " iterations allowed";
+        return;
+    }
+    launchIterations(1);
+    UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
+    iterations += 1;
+    int runs = 0;
+    result.counters = profileWorkload(m_device, kCounterIterations, [&] {
+        launchIterations(kCounterIterations);
+        UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
+        ++runs;
+    });
+    iterations += runs * kCounterIterations;
+}
+
 template <typename T>
 SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
 {
@@ -573,6 +600,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         Event chunkStart, chunkEnd, sliceDone[2] = {Event(false), Event(false)};
         double gpuMs = 0;
         int lastGood = 0;
+        if (options.sampleHardwareCounters) sampleCounters(options, iterations, result);
         const std::size_t vecBytes = isLog() ? sizeof(double) : sizeof(T);
         void* cur[2] = {isLog() ? static_cast<void*>(m_lu.get()) : m_u.get(),
                         isLog() ? static_cast<void*>(m_lv.get()) : m_v.get()};

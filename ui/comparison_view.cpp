@@ -16,7 +16,7 @@
 
 #include "core/perf/roofline.h"
 #include "core/registry/solver_registry.h"
-#include "gpu/gpu_backend.h"
+#include "core/registry/device_registry.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
 
@@ -28,8 +28,9 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     m_b = new QComboBox;
     bool anyGpu = false;
     for (const SolverInfo& info : listSolvers()) {
-        if (info.gpu && !info.available) continue;
-        anyGpu = anyGpu || info.gpu;
+        const bool gpu = info.caps.device == DeviceKind::Gpu;
+        if (gpu && !info.available) continue;
+        anyGpu = anyGpu || gpu;
         const QString name = QString::fromStdString(info.name);
         m_a->addItem(runLabel(name), name);
         m_b->addItem(runLabel(name), name);
@@ -59,7 +60,7 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     if (!anyGpu) {
-        const std::string reason = gpu::unavailableReason();
+        const std::string reason = gpuUnavailableReason();
         m_notice->setText(tr("No GPU: %1. Comparing two CPU variants instead.")
                               .arg(QString::fromStdString(reason.empty() ? "none found" : reason)));
         // Two different CPU variants, the classic one against the fast one where both exist.
@@ -68,7 +69,8 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
         m_b->setCurrentIndex(fused >= 0 ? fused : std::min(1, m_b->count() - 1));
         m_concurrent->setChecked(false);
     } else {
-        const int cpu = m_a->findData("fused"), gpu = m_b->findData("gpu-fused");
+        const int cpu = m_a->findData(QString::fromStdString(defaultSolver(DeviceKind::Cpu)));
+        const int gpu = m_b->findData(QString::fromStdString(defaultSolver(DeviceKind::Gpu)));
         if (cpu >= 0) m_a->setCurrentIndex(cpu);
         if (gpu >= 0) m_b->setCurrentIndex(gpu);
         m_concurrent->setChecked(true);

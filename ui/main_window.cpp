@@ -30,7 +30,7 @@
 #include "core/imageio/image_io.h"
 #include "core/perf/bandwidth_probe.h"
 #include "core/transport/uot_error.h"
-#include "gpu/gpu_backend.h"
+#include "core/registry/device_registry.h"
 #include "ui/batch_dialog.h"
 #include "ui/comparison_view.h"
 #include "ui/image_view.h"
@@ -620,11 +620,12 @@ void MainWindow::updateRecentMenu()
 void MainWindow::showAbout()
 {
     QString gpuText;
-    if (!gpu::builtWithCuda()) {
+    const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
+    if (!gpu || !gpu->compiledIn()) {
         gpuText = tr("built without CUDA");
     } else {
-        const auto devices = gpu::listDevices();
-        gpuText = devices.empty() ? tr("built with CUDA; no GPU: %1").arg(QString::fromStdString(gpu::unavailableReason()))
+        const auto devices = gpu->listDevices();
+        gpuText = devices.empty() ? tr("built with CUDA; no GPU: %1").arg(QString::fromStdString(gpuUnavailableReason()))
                                   : tr("built with CUDA; GPU: %1").arg(QString::fromStdString(devices.front().name));
     }
     QMessageBox::about(

@@ -16,7 +16,7 @@
 #include <cmath>
 
 #include "core/registry/solver_registry.h"
-#include "gpu/gpu_backend.h"
+#include "core/registry/device_registry.h"
 
 namespace uot::ui {
 
@@ -157,7 +157,7 @@ void ParametersPanel::fillSolvers()
 {
     m_solver->addItem(tr("auto"), "auto");
     for (const SolverInfo& info : listSolvers()) {
-        if (info.gpu) continue;  // the device box picks the GPU form of a variant
+        if (info.caps.device == DeviceKind::Gpu) continue;  // the device box picks the GPU form of a variant
         m_solver->addItem(QString::fromStdString(info.name), QString::fromStdString(info.name));
         m_solver->setItemData(m_solver->count() - 1, QString::fromStdString(info.description), Qt::ToolTipRole);
     }
@@ -166,10 +166,12 @@ void ParametersPanel::fillSolvers()
 void ParametersPanel::fillDevices()
 {
     m_device->addItem(tr("CPU"), "cpu");
-    for (const gpu::DeviceInfo& device : gpu::listDevices())
-        m_device->addItem(tr("GPU %1: %2").arg(device.ordinal).arg(QString::fromStdString(device.name)),
-                          QStringLiteral("gpu:%1").arg(device.ordinal));
-    const std::string reason = gpu::unavailableReason();
+    const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
+    if (gpu)
+        for (const DeviceDescription& device : gpu->listDevices())
+            m_device->addItem(tr("GPU %1: %2").arg(device.ordinal).arg(QString::fromStdString(device.name)),
+                              QStringLiteral("gpu:%1").arg(device.ordinal));
+    const std::string reason = gpuUnavailableReason();
     if (m_device->count() == 1 && !reason.empty())
         m_device->setToolTip(m_device->toolTip() + "\n" + tr("No GPU: %1").arg(QString::fromStdString(reason)));
 }

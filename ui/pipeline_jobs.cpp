@@ -10,6 +10,7 @@
 #include <exception>
 #include <thread>
 
+#include "core/registry/solver_registry.h"
 #include "core/imageio/image_io.h"
 #include "core/transport/uot_error.h"
 
@@ -229,7 +230,7 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
             throw uot::Error(ErrorCode::InvalidArgument, "Open a source and a reference image first.");
         // One pipeline per side; the second reuses the first one's palettes.
         RecolorSettings base = recolorSettingsFor(parameters);
-        const bool bothCpu = !variantA.startsWith("gpu-") && !variantB.startsWith("gpu-");
+        const bool bothCpu = !runsOnGpu(variantA.toStdString()) && !runsOnGpu(variantB.toStdString());
         if (concurrent && bothCpu) {
             const int all = base.transport.options.threads > 0
                                 ? base.transport.options.threads

@@ -67,10 +67,10 @@ SolveOptions solveOptionsFor(const StudioParameters& p)
 
 QString solverNameFor(const StudioParameters& p)
 {
-    const bool gpu = p.device.startsWith("gpu:");
-    if (gpu && !p.solver.startsWith("gpu-")) return p.solver == "auto" ? QStringLiteral("gpu-fused") : "gpu-" + p.solver;
-    if (!gpu && p.solver.startsWith("gpu-")) return p.solver.mid(4);
-    return p.solver;
+    const DeviceKind device = p.device.startsWith("gpu:") ? DeviceKind::Gpu : DeviceKind::Cpu;
+    if (device == DeviceKind::Cpu && p.solver == "auto") return p.solver;
+    const std::optional<std::string> onDevice = solverOnDevice(p.solver.toStdString(), device);
+    return onDevice ? QString::fromStdString(*onDevice) : p.solver;
 }
 
 QString resolvedVariantName(const QString& name)
@@ -84,8 +84,10 @@ QString resolvedVariantName(const QString& name)
 
 QString runLabel(const QString& solverName)
 {
-    return solverName.startsWith("gpu-") ? QStringLiteral("GPU %1").arg(solverName.mid(4))
-                                         : QStringLiteral("CPU %1").arg(solverName);
+    const std::optional<SolverCapabilities> caps = solverCapabilities(solverName.toStdString());
+    if (!caps) return solverName;
+    return caps->device == DeviceKind::Gpu ? QStringLiteral("GPU %1").arg(QString::fromStdString(caps->algorithm))
+                                           : QStringLiteral("CPU %1").arg(solverName);
 }
 
 double planMaxRelativeDifference(const UotProblem& problem, const SolveResult& first, const SolveResult& second)
@@ -192,7 +194,7 @@ JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const
         output->kind = JobOutput::Kind::Compare;
         SyntheticProblem synthetic(rows, cols, parameters);
         SolveOptions options = solveOptionsFor(parameters);
-        const bool bothCpu = !variantA.startsWith("gpu-") && !variantB.startsWith("gpu-");
+        const bool bothCpu = !runsOnGpu(variantA.toStdString()) && !runsOnGpu(variantB.toStdString());
         if (concurrent && bothCpu) {
             // Share the cores between the two runs instead of oversubscribing them.
             const int all = options.threads > 0 ? options.threads : int(std::max(2u, std::thread::hardware_concurrency()));

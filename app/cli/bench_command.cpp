@@ -31,10 +31,9 @@
 #include "core/perf/isolated_run.h"
 #include "core/perf/peak_memory.h"
 #include "core/perf/roofline.h"
+#include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
-#include "core/transport/cpu_solvers.h"
 #include "core/transport/uot_error.h"
-#include "gpu/gpu_backend.h"
 
 namespace uot::cli {
 namespace {
@@ -141,7 +140,7 @@ private:
     std::vector<std::pair<std::string, std::string>> m_items;
 };
 
-bool isGpuSolver(const std::string& name) { return name.rfind("gpu-", 0) == 0; }
+bool isGpuSolver(const std::string& name) { return runsOnGpu(name); }
 
 // The 1-minute load average (NaN when unknown): a busy machine explains a low figure.
 double loadAverage1m()
@@ -257,7 +256,7 @@ Record runCase(const BenchCase& c, const BenchConfig& cfg)
     double bestRead = std::nan(""), bestRw = std::nan("");
     if (cfg.probe) {
         if (gpu) {
-            const gpu::BandwidthMeasurement bw = gpu::measureBandwidth(cfg.settings.options.device);
+            const DeviceBandwidth bw = findDeviceBackend(DeviceKind::Gpu)->measureBandwidth(cfg.settings.options.device);
             peakRead = bw.readGBps;
             peakRw = bw.copyGBps;
         } else {
@@ -526,17 +525,15 @@ int runBenchCommand(const std::vector<std::string>& args)
 
     // Unknown names are a usage error, found before any case runs. Nothing here
     // starts OpenMP threads or CUDA.
-    // (cpuSolverCatalog / gpu::solverNames rather than listSolvers: the latter
-    // asks the CUDA runtime for devices, which must not happen before fork.)
-    std::vector<std::string> known = gpu::solverNames();
-    for (const auto& entry : cpuSolverCatalog()) known.push_back(entry.first);
+    // (solverCapabilities rather than findSolver: the latter asks the CUDA
+    // runtime for devices, which must not happen before fork.)
     for (const std::string& s : solvers) {
-        if (s != "auto" && std::find(known.begin(), known.end(), s) == known.end())
-            throw UsageError("unknown solver '" + s + "'; known: " + solverNamesForHelp());
+        if (!solverCapabilities(s)) throw UsageError("unknown solver '" + s + "'; known: " + solverNamesForHelp());
     }
     const bool anyGpu = std::any_of(solvers.begin(), solvers.end(), isGpuSolver);
-    if (anyGpu && !gpu::builtWithCuda()) {
-        std::fprintf(stderr, "uot bench: %s\n", gpu::unavailableReason().c_str());
+    const DeviceBackend* gpuBackend = findDeviceBackend(DeviceKind::Gpu);
+    if (anyGpu && (!gpuBackend || !gpuBackend->compiledIn())) {
+        std::fprintf(stderr, "uot bench: %s\n", gpuUnavailableReason().c_str());
         return kExitUnavailable;
     }
 

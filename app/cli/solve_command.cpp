@@ -35,6 +35,46 @@ std::vector<double> readWeights(const std::string& path, const char* name)
     return array.toDouble();
 }
 
+
+// Why a result has no counters, for a person.
+std::string countersMissing(const SolveResult& r)
+{
+    if (!r.counters.note.empty()) return r.counters.note;
+    return "the variant " + r.solver + " does not read hardware counters (GPU variants do, through CUPTI)";
+}
+
+std::string countersJson(const SolveResult& r)
+{
+    const HardwareCounters& c = r.counters;
+    std::ostringstream j;
+    j << "{\"sampled\": " << (c.sampled ? "true" : "false");
+    if (c.sampled) {
+        j << ", \"source\": " << jsonString(c.source) << ", \"sampled_iterations\": " << c.sampledIterations
+          << ", \"passes\": " << c.passes << ", \"dram_read_bytes_per_iter\": " << jsonNumber(c.dramReadBytesPerIteration)
+          << ", \"dram_write_bytes_per_iter\": " << jsonNumber(c.dramWriteBytesPerIteration)
+          << ", \"model_bytes_per_iter\": " << r.bytesPerIteration << ", \"l2_hit_rate\": " << jsonNumber(c.l2HitRate)
+          << ", \"l1_hit_rate\": " << jsonNumber(c.l1HitRate);
+        if (!c.note.empty()) j << ", \"note\": " << jsonString(c.note);
+    } else {
+        j << ", \"note\": " << jsonString(countersMissing(r));
+    }
+    j << "}";
+    return j.str();
+}
+
+std::string countersText(const SolveResult& r)
+{
+    const HardwareCounters& c = r.counters;
+    if (!c.sampled) return "not read: " + countersMissing(r);
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "DRAM %.4g MB read + %.4g MB written per iteration (traffic model %.4g MB), L2 hit %.1f %%, "
+                  "L1 hit %.1f %% (%s, %d iterations, %d passes)",
+                  c.dramReadBytesPerIteration / 1e6, c.dramWriteBytesPerIteration / 1e6, r.bytesPerIteration / 1e6,
+                  100 * c.l2HitRate, 100 * c.l1HitRate, c.source.c_str(), c.sampledIterations, c.passes);
+    return text;
+}
+
 }  // namespace
 
 int runSolveCommand(const std::vector<std::string>& args)
@@ -52,6 +92,9 @@ int runSolveCommand(const std::vector<std::string>& args)
     parser.addOption("out-dir", "DIR", "output directory (created if missing)");
     parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy");
     parser.addFlag("json", "print one JSON object instead of the human summary");
+    parser.addFlag("counters",
+                   "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
+                   "untimed iterations, and report them next to the traffic model's bytes");
     parser.addFlag("allow-unconverged",
                    "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)");
     SolverFlagConfig config;
@@ -100,6 +143,7 @@ int runSolveCommand(const std::vector<std::string>& args)
     if (ec || !std::filesystem::is_directory(outDir))
         throw Error(ErrorCode::Io, "cannot create the output directory '" + outDir.string() + "': " + ec.message());
 
+    if (parser.flag("counters")) options.sampleHardwareCounters = true;
     SolveControl control;
     control.cancel = &g_interrupted;
     auto previous = std::signal(SIGINT, onInterrupt);
@@ -143,7 +187,9 @@ int runSolveCommand(const std::vector<std::string>& args)
           << ", \"iterate_ms\": " << jsonNumber(1e3 * result.timings.iterateSeconds)
           << ", \"status\": " << jsonString(toString(result.status)) << ", \"message\": " << jsonString(result.message)
           << ", \"converged\": " << (result.converged ? "true" : "false")
-          << ", \"cancelled\": " << (result.cancelled ? "true" : "false") << "}\n";
+          << ", \"cancelled\": " << (result.cancelled ? "true" : "false");
+        if (parser.flag("counters")) j << ", \"counters\": " << countersJson(result);
+        j << "}\n";
         std::fputs(j.str().c_str(), stdout);
     } else {
         std::printf("solver      %s (requested %s), %s, %zu x %zu\n", result.solver.c_str(), settings.solver.c_str(),
@@ -157,6 +203,7 @@ int runSolveCommand(const std::vector<std::string>& args)
                     1e3 * result.timings.setupSeconds);
         std::printf("status      %s%s%s\n", toString(result.status).c_str(), result.message.empty() ? "" : ": ",
                     result.message.c_str());
+        if (parser.flag("counters")) std::printf("counters    %s\n", countersText(result).c_str());
         std::printf("written     %s/{u,v,logu,logv}.npy%s\n", outDir.string().c_str(),
                     parser.flag("plan") ? " and plan.npy" : "");
     }

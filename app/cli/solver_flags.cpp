@@ -1,6 +1,7 @@
 #include "app/cli/solver_flags.h"
 
 #include <cmath>
+#include <optional>
 #include <cstdlib>
 
 #include "core/registry/solver_registry.h"
@@ -88,16 +89,17 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
 
 std::string solverForDevice(const std::string& name, bool gpu)
 {
-    if (!gpu) {
-        if (startsWith(name, "gpu-"))
-            throw UsageError("solver '" + name + "' runs on the GPU: add --device gpu (or drop the gpu- prefix)");
-        return name;
+    const DeviceKind device = gpu ? DeviceKind::Gpu : DeviceKind::Cpu;
+    if (name == "auto") return gpu ? defaultSolver(device) : name;
+    const std::optional<SolverCapabilities> caps = solverCapabilities(name);
+    if (!caps || caps->device == device) return name;  // unknown names: createSolver lists the choices
+    if (const std::optional<std::string> mapped = solverOnDevice(name, device)) {
+        if (gpu) return *mapped;
+        throw UsageError("solver '" + name + "' runs on the GPU: add --device gpu (or choose its CPU version '" +
+                         *mapped + "')");
     }
-    if (name == "auto") return "gpu-fused";
-    if (startsWith(name, "gpu-")) return name;
-    if (name == "reference")
-        throw UsageError("solver 'reference' is the CPU test oracle and has no GPU version");
-    return "gpu-" + name;
+    if (gpu) throw UsageError("solver '" + name + "' has no GPU version");
+    throw UsageError("solver '" + name + "' runs on the GPU only: add --device gpu");
 }
 
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config)

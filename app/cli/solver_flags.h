@@ -66,8 +66,9 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config = {});
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config = {});
 
 // The registry name to use for `name` on the chosen device: with gpu, "auto"
-// becomes "gpu-fused" and a CPU variant X becomes "gpu-X"; names already
-// starting with "gpu-" are kept. With cpu, a "gpu-" name is a UsageError.
+// becomes the GPU default (gpu-fused) and a CPU variant the GPU variant of the
+// same algorithm (registry: solverOnDevice); GPU names are kept. With cpu, a
+// GPU variant is a UsageError naming its CPU version.
 std::string solverForDevice(const std::string& name, bool gpu);
 
 // Copies eps, tauA, tauB and the reference measure into the problem.

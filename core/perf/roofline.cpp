@@ -1,29 +1,25 @@
 #include "core/perf/roofline.h"
 
+#include <optional>
+
+#include "core/registry/solver_registry.h"
+
 namespace uot::perf {
 
 IterationCost iterationCost(const std::string& variant, std::size_t rows, std::size_t cols, Precision precision)
 {
-    std::string name = variant;
-    if (name.rfind("gpu-", 0) == 0) name = name.substr(4);
     const double mn = double(rows) * double(cols);
-    const double element = precision == Precision::Fp32 ? 4.0 : 8.0;
     IterationCost cost;
     cost.flops = 4.0 * mn;
     cost.transcendentals = double(rows) + double(cols);
-    if (name == "fused") {
-        cost.bytes = std::uint64_t(mn * element);  // one read of K
-    } else if (name == "mapuot") {
-        cost.bytes = std::uint64_t(2.0 * mn * element);  // one read + one write of the rescaled matrix
-        cost.readOnly = false;
-    } else if (name == "log") {
-        cost.bytes = std::uint64_t(mn * element);  // single pass over the cost / log-kernel
-        cost.transcendentals += 2.0 * mn;
-    } else if (name == "reference") {
-        cost.bytes = std::uint64_t(2.0 * mn * 8.0);  // always float64, two passes
-    } else {
-        cost.bytes = std::uint64_t(2.0 * mn * element);  // pot-style: K v then K^T u
+    const std::optional<SolverCapabilities> caps = solverCapabilities(variant);
+    if (!caps) {
+        cost.bytes = std::uint64_t(2.0 * mn * (precision == Precision::Fp32 ? 4.0 : 8.0));
+        return cost;
     }
+    cost.bytes = bytesPerIteration(variant, rows, cols, precision);
+    cost.readOnly = caps->readOnlyMatrix;
+    cost.transcendentals += caps->transcendentalsPerEntry * mn;
     return cost;
 }
 

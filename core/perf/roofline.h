@@ -24,9 +24,9 @@ struct IterationCost {
     bool readOnly = true;          // the matrix is only read (peak to compare with: streaming read)
 };
 
-// The cost of one iteration of `variant` ("pot-style", "mapuot", "fused", "log",
-// "reference", with or without the "gpu-" prefix) on a rows x cols problem.
-// Unknown names get the two-mat-vec figures (2 reads). `bytes` follows
+// The cost of one iteration of the registered variant `variant` on a rows x cols
+// problem, from its capabilities (core/registry/solver_registry.h). Unknown
+// names get the two-mat-vec figures (2 reads). `bytes` follows
 // docs/ALGORITHMS.md section 3; pass the solver's own bytesPerIteration() where
 // a solver object exists, it is authoritative.
 IterationCost iterationCost(const std::string& variant, std::size_t rows, std::size_t cols, Precision precision);

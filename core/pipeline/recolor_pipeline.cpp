@@ -10,11 +10,10 @@
 #include <map>
 
 #include "core/color/float_buffer.h"
+#include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
-#include "gpu/gpu_backend.h"
-#include "gpu/gpu_color_map.h"
 
 namespace uot {
 
@@ -50,15 +49,11 @@ void report(const PipelineControl& control, PipelineStage stage, double fraction
     control.onProgress(p);
 }
 
-bool isGpuSolverName(const std::string& name) { return name.rfind("gpu-", 0) == 0; }
-
-// The CPU variant standing in for a GPU one ("gpu-fused" -> "fused"; "auto" otherwise).
+// The CPU variant standing in for a GPU one (the same algorithm: "gpu-fused" ->
+// "fused"; the CPU default when the CPU has no such variant).
 std::string cpuFallbackSolver(const std::string& gpuName)
 {
-    const std::string base = gpuName.substr(4);
-    for (const char* known : {"pot-style", "mapuot", "fused", "log"})
-        if (base == known) return base;
-    return "auto";
+    return solverOnDevice(gpuName, DeviceKind::Cpu).value_or("auto");
 }
 
 void addNote(std::string& notes, const std::string& note)
@@ -157,7 +152,7 @@ struct RecolorPipeline::State {
 
     // GPU mapping (with a gpu-* solver and a usable device): the source kept on
     // the device in the working space, and its block means.
-    std::unique_ptr<gpu::ColorMapper> gpuMapper;
+    std::unique_ptr<DeviceColorMapper> gpuMapper;
     bool gpuMapperFailed = false;     // do not retry creating it for this pipeline
     bool gpuSourceValid = false;
     WorkingSpace gpuSpace = WorkingSpace::Lab;
@@ -255,7 +250,7 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
         checkCancel(control);
         // The CPU mapping converts every pixel anyway: the palette then reads those
         // colors; the GPU path converts on the device, and here only the sample.
-        const bool cpuMapping = !isGpuSolverName(st.transport.solver);
+        const bool cpuMapping = !runsOnGpu(st.transport.solver);
         s.sourcePalette = std::make_shared<const Palette>(
             cpuMapping ? buildPalette(s.fullSourceColors(), s.source->pixelCount(), st.space, st.palette, st.threads)
                        : buildImagePalette(*s.source, st.space, st.palette, st.threads));
@@ -444,9 +439,9 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
     // GPU fails, the same variant on the CPU (with a note in the stats).
     std::string solverName = ts.solver;
     s.solveNote.clear();
-    const bool wantGpu = isGpuSolverName(ts.solver);
+    const bool wantGpu = runsOnGpu(ts.solver);
     if (wantGpu) {
-        const std::string reason = gpu::unavailableReason();
+        const std::string reason = gpuUnavailableReason();
         if (!reason.empty()) {
             solverName = cpuFallbackSolver(ts.solver);
             s.solveNote = "GPU unavailable (" + reason + "): solved on the CPU with '" + solverName + "'";
@@ -479,7 +474,7 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
                 // The coarse solve is small: on the CPU even for a GPU solve, where
                 // another problem size would cost the device solver a re-allocation
                 // and new CUDA graphs (and it would lose the fine size's buffers).
-                auto& coarseSolver = isGpuSolverName(name) ? s.solvers[cpuFallbackSolver(name)] : solver;
+                auto& coarseSolver = runsOnGpu(name) ? s.solvers[cpuFallbackSolver(name)] : solver;
                 if (!coarseSolver) coarseSolver = createSolver(cpuFallbackSolver(name));
                 warmV = coarseWarmStart(s, *coarseSolver, options, control);
                 if (!warmV.empty()) options.warmV = warmV;
@@ -504,7 +499,7 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
     try {
         result = runSolve(solverName);
     } catch (const Error& e) {
-        if (!isGpuSolverName(solverName) ||
+        if (!runsOnGpu(solverName) ||
             (e.code() != ErrorCode::Unavailable && e.code() != ErrorCode::Device && e.code() != ErrorCode::OutOfMemory))
             throw;
         const std::string fallback = cpuFallbackSolver(solverName);
@@ -513,7 +508,7 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
         result = runSolve(solverName);
     }
     if (result.cancelled) throw Cancelled();
-    s.stats.solvedOnGpu = isGpuSolverName(solverName);
+    s.stats.solvedOnGpu = runsOnGpu(solverName);
     s.stats.gpuNote = s.solveNote;
     s.dropFromPlan();
     s.plan = std::move(result);
@@ -526,21 +521,21 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
 
 // The GPU mapper of this pipeline when its settings ask for the GPU (a gpu-*
 // solver) and a device is usable; null otherwise (the note says why).
-gpu::ColorMapper* RecolorPipeline::useGpuMapper(State& s)
+DeviceColorMapper* RecolorPipeline::useGpuMapper(State& s)
 {
-    if (!isGpuSolverName(s.settings.transport.solver)) return nullptr;
+    if (!runsOnGpu(s.settings.transport.solver)) return nullptr;
     if (s.gpuMapper) return s.gpuMapper.get();
     if (s.gpuMapperFailed) {
         s.mapNote = "mapped on the CPU (the GPU mapping failed earlier in this pipeline)";
         return nullptr;
     }
-    const std::string reason = gpu::unavailableReason();
+    const std::string reason = gpuUnavailableReason();
     if (!reason.empty()) {
         s.mapNote = "GPU unavailable (" + reason + "): mapped on the CPU";
         return nullptr;
     }
     try {
-        s.gpuMapper = std::make_unique<gpu::ColorMapper>(s.settings.transport.options.device);
+        s.gpuMapper = findDeviceBackend(DeviceKind::Gpu)->createColorMapper(s.settings.transport.options.device);
     } catch (const Error& e) {
         return gpuMappingFailed(s, e);
     }
@@ -548,7 +543,7 @@ gpu::ColorMapper* RecolorPipeline::useGpuMapper(State& s)
 }
 
 // Drops the GPU mapper after a failure and records why; the caller continues on the CPU.
-gpu::ColorMapper* RecolorPipeline::gpuMappingFailed(State& s, const Error& e)
+DeviceColorMapper* RecolorPipeline::gpuMappingFailed(State& s, const Error& e)
 {
     addNote(s.mapNote, std::string("the GPU mapping failed (") + e.what() + "): mapped on the CPU");
     s.gpuMapper.reset();
@@ -578,7 +573,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
     // the device in the working space; block means and the composition run there.
     s.mapNote.clear();
     s.stats.gpuSourceSeconds = s.stats.gpuComposeSeconds = 0;
-    gpu::ColorMapper* mapper = useGpuMapper(s);
+    DeviceColorMapper* mapper = useGpuMapper(s);
     const WorkingSpace space = s.settings.space;
     const bool upload = mapper && (!s.gpuSourceValid || s.gpuSpace != space);
     if (upload) s.gpuSourceValid = false;

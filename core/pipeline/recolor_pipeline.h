@@ -38,9 +38,7 @@
 namespace uot {
 
 class Error;
-namespace gpu {
-class ColorMapper;
-}
+class DeviceColorMapper;
 
 // Thrown when a PipelineControl::cancel flag is observed set.
 class Cancelled : public std::runtime_error {
@@ -194,8 +192,8 @@ private:
     static std::vector<double> coarseWarmStart(State& s, UotSolver& solver, const SolveOptions& fineOptions,
                                                const PipelineControl& control);
     void solvePrepared(const PipelineControl& control);  // solve() after preparePalettes()
-    static gpu::ColorMapper* useGpuMapper(State& s);
-    static gpu::ColorMapper* gpuMappingFailed(State& s, const Error& e);
+    static DeviceColorMapper* useGpuMapper(State& s);
+    static DeviceColorMapper* gpuMappingFailed(State& s, const Error& e);
     std::unique_ptr<State> m_state;
 };
 

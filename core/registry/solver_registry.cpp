@@ -1,16 +1,41 @@
 #include "core/registry/solver_registry.h"
 
+#include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
-#include "core/transport/cpu_solvers.h"
 #include "core/transport/uot_error.h"
-#include "gpu/gpu_backend.h"
 
 namespace uot {
 
 namespace {
 
-bool isGpuName(const std::string& name) { return name.rfind("gpu-", 0) == 0; }
+struct Entry {
+    SolverRegistration registration;
+};
+
+std::vector<Entry>& entries()
+{
+    static std::vector<Entry> all;
+    return all;
+}
+
+const Entry* findEntry(const std::string& name)
+{
+    const std::string wanted = name == "auto" ? defaultSolver(DeviceKind::Cpu) : name;
+    for (const Entry& e : entries())
+        if (e.registration.name == wanted) return &e;
+    return nullptr;
+}
+
+SolverInfo infoOf(const Entry& e)
+{
+    const SolverRegistration& r = e.registration;
+    SolverInfo info{r.name, r.description, r.caps, true, {}};
+    if (r.unavailableReason) info.unavailableReason = r.unavailableReason();
+    info.available = info.unavailableReason.empty();
+    return info;
+}
 
 // Wraps a multiplicative variant: when it stops on underflow and the caller
 // allows it, the stabilised variant of the same backend continues from the
@@ -34,8 +59,7 @@ public:
         SolveResult first = m_primary->solve(problem, options, control);
         if (first.status != NumericalStatus::Underflow || !options.allowStabilizedFallback || first.cancelled)
             return first;
-        if (!m_stabilized) m_stabilized = isGpuName(m_stabilizedName) ? gpu::createSolver(m_stabilizedName)
-                                                                      : createCpuSolver(m_stabilizedName);
+        if (!m_stabilized) m_stabilized = createSolver(m_stabilizedName);
         SolveOptions rest = options;
         rest.maxIterations = options.maxIterations - first.iterations;
         const std::vector<double> u = first.u(), v = first.v();
@@ -46,6 +70,7 @@ public:
         SolveResult second = m_stabilized->solve(problem, rest, control);
         second.iterations += first.iterations;
         second.passes += first.passes;
+        if (!second.counters.sampled && first.counters.sampled) second.counters = first.counters;
         second.timings.setupSeconds += first.timings.setupSeconds;
         second.timings.iterateSeconds += first.timings.iterateSeconds;
         second.timings.msPerIteration =
@@ -66,39 +91,106 @@ private:
 
 }  // namespace
 
+std::string toString(DeviceKind device) { return device == DeviceKind::Gpu ? "gpu" : "cpu"; }
+
+bool registerSolver(SolverRegistration registration)
+{
+    if (registration.name.empty() || registration.name == "auto" || !registration.create)
+        throw std::logic_error("registerSolver: a variant needs a name (not 'auto') and a factory");
+    for (const Entry& e : entries())
+        if (e.registration.name == registration.name)
+            throw std::logic_error("registerSolver: variant '" + registration.name + "' registered twice");
+    if (registration.caps.algorithm.empty()) registration.caps.algorithm = registration.name;
+    // CPU variants first, each backend in its registration order.
+    auto& all = entries();
+    const auto position =
+        registration.caps.device == DeviceKind::Cpu
+            ? std::find_if(all.begin(), all.end(),
+                           [](const Entry& e) { return e.registration.caps.device != DeviceKind::Cpu; })
+            : all.end();
+    all.insert(position, Entry{std::move(registration)});
+    return true;
+}
+
 std::vector<SolverInfo> listSolvers()
 {
     std::vector<SolverInfo> infos;
-    for (const auto& [name, description] : cpuSolverCatalog()) infos.push_back({name, description, false, true, {}});
-    const std::string gpuReason = gpu::unavailableReason();
-    for (const std::string& name : gpu::solverNames())
-        infos.push_back({name, "GPU variant (CUDA)", true, gpuReason.empty(), gpuReason});
+    for (const Entry& e : entries()) infos.push_back(infoOf(e));
     return infos;
+}
+
+std::optional<SolverInfo> findSolver(const std::string& name)
+{
+    const Entry* e = findEntry(name);
+    if (!e) return std::nullopt;
+    return infoOf(*e);
+}
+
+std::optional<SolverCapabilities> solverCapabilities(const std::string& name)
+{
+    const Entry* e = findEntry(name);
+    if (!e) return std::nullopt;
+    return e->registration.caps;
+}
+
+std::string defaultSolver(DeviceKind device)
+{
+    for (const Entry& e : entries())
+        if (e.registration.caps.device == device && e.registration.caps.deviceDefault) return e.registration.name;
+    throw Error(ErrorCode::Unavailable, "this build has no " + toString(device) + " solver backend");
+}
+
+std::optional<std::string> solverOnDevice(const std::string& name, DeviceKind device)
+{
+    if (name == "auto") return defaultSolver(device);
+    const Entry* from = findEntry(name);
+    if (!from) return std::nullopt;
+    if (from->registration.caps.device == device) return from->registration.name;
+    for (const Entry& e : entries())
+        if (e.registration.caps.device == device && e.registration.caps.algorithm == from->registration.caps.algorithm)
+            return e.registration.name;
+    return std::nullopt;
+}
+
+bool runsOnGpu(const std::string& name)
+{
+    const Entry* e = findEntry(name);
+    return e && e->registration.caps.device == DeviceKind::Gpu;
+}
+
+std::uint64_t bytesPerIteration(const std::string& name, std::size_t rows, std::size_t cols, Precision precision)
+{
+    const Entry* e = findEntry(name);
+    if (!e) return 0;
+    const SolverCapabilities& caps = e->registration.caps;
+    const double entry = caps.storedEntryBytes > 0 ? caps.storedEntryBytes : (precision == Precision::Fp32 ? 4 : 8);
+    return static_cast<std::uint64_t>(caps.matrixSweepsPerIteration * entry * double(rows) * double(cols));
 }
 
 std::string solverNamesForHelp()
 {
     std::ostringstream out;
     out << "auto";
-    for (const SolverInfo& info : listSolvers()) out << ", " << info.name;
+    for (const Entry& e : entries()) out << ", " << e.registration.name;
     return out.str();
 }
 
 std::unique_ptr<UotSolver> createSolver(const std::string& requested)
 {
-    const std::string name = requested == "auto" ? "fused" : requested;
-    if (isGpuName(name)) {
-        std::unique_ptr<UotSolver> solver = gpu::createSolver(name);
-        if (name == "gpu-log") return solver;
-        return std::make_unique<StabilizingSolver>(std::move(solver), "gpu-log");
-    }
-    std::unique_ptr<UotSolver> solver = createCpuSolver(name);
-    if (!solver) {
+    const Entry* e = findEntry(requested);
+    if (!e) {
         throw Error(ErrorCode::InvalidArgument,
                     "unknown solver '" + requested + "': choose one of " + solverNamesForHelp());
     }
-    if (name == "log" || !createCpuSolver("log")) return solver;
-    return std::make_unique<StabilizingSolver>(std::move(solver), "log");
+    const SolverRegistration& r = e->registration;
+    if (r.unavailableReason) {
+        const std::string reason = r.unavailableReason();
+        if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
+    }
+    std::unique_ptr<UotSolver> solver = r.create();
+    const std::string& fallback = r.caps.stabilizedFallback;
+    if (fallback.empty() || fallback == r.name || !findEntry(fallback)) return solver;
+    return std::make_unique<StabilizingSolver>(std::move(solver), fallback);
 }
 
 }  // namespace uot

@@ -51,6 +51,10 @@ struct SolveOptions {
     // extra pass over the matrix after the iterations; not timed as iterations).
     // Skipped when the solve was cancelled (the figures are then NaN).
     bool evaluateFinalPlan = true;
+    // Read the device's hardware counters (DRAM bytes, cache hit rates) over a
+    // few extra iterations run apart from the timed ones (GPU variants: CUPTI's
+    // range profiler). The result's `counters` says what was read, or why not.
+    bool sampleHardwareCounters = false;
 };
 
 // Reported at every check.

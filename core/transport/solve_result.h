@@ -7,6 +7,7 @@
 // computePlan() / forEachPlanRow() in plan_evaluation.h materialise it on request.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,20 @@ struct SolveTimings {
     double iterateSeconds = 0;   // the iteration loop only
     double evaluateSeconds = 0;  // final plan evaluation
     double msPerIteration = 0;   // iterateSeconds / iterations, in milliseconds
+};
+
+// Hardware counters read over a few sampled iterations (SolveOptions::
+// sampleHardwareCounters). Per-iteration figures; NaN where not measured.
+struct HardwareCounters {
+    bool sampled = false;          // the counters below were read
+    std::string source;            // e.g. "CUPTI range profiler"
+    std::string note;              // why nothing was read, or caveats; empty otherwise
+    int sampledIterations = 0;     // iterations inside the profiled range (per replay pass)
+    int passes = 0;                // replay passes the metrics needed
+    double dramReadBytesPerIteration = std::numeric_limits<double>::quiet_NaN();
+    double dramWriteBytesPerIteration = std::numeric_limits<double>::quiet_NaN();
+    double l2HitRate = std::numeric_limits<double>::quiet_NaN();  // 0..1
+    double l1HitRate = std::numeric_limits<double>::quiet_NaN();  // 0..1
 };
 
 struct SolveResult {
@@ -48,6 +63,7 @@ struct SolveResult {
     std::uint64_t bytesPerIteration = 0;
     std::uint64_t peakDeviceBytes = 0;  // GPU variants: peak device memory the solve allocated (0 on CPU)
     SolveTimings timings;
+    HardwareCounters counters;  // when SolveOptions::sampleHardwareCounters
 
     std::vector<double> u() const;  // exp(logU); may overflow to inf for log-domain results
     std::vector<double> v() const;

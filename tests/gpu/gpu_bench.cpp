@@ -116,6 +116,44 @@ void runAccuracy(const std::string& sizes)
     }
 }
 
+// --counters: CUPTI's DRAM bytes per iteration against the traffic model for each
+// solver and size. Exit 1 when a read figure is more than 10% off the model, or
+// when the counters could not be read (the note says why).
+int runCounters(const std::string& sizes, const std::string& solvers)
+{
+    int failures = 0;
+    for (const std::string& size : split(sizes, ',')) {
+        const auto dims = split(size, 'x');
+        const std::size_t m = std::stoull(dims.at(0)), n = std::stoull(dims.at(1));
+        const BenchProblem bp(m, n);
+        for (const std::string& name : split(solvers, ',')) {
+            SolveOptions o;
+            o.precision = Precision::Fp32;
+            o.maxIterations = 60;
+            o.tolerance = 0;
+            o.checkEvery = 20;
+            o.evaluateFinalPlan = false;
+            o.sampleHardwareCounters = true;
+            const SolveResult r = createSolver(name)->solve(bp.problem, o);
+            const HardwareCounters& c = r.counters;
+            const double model = double(r.bytesPerIteration);
+            const double ratio = c.sampled ? c.dramReadBytesPerIteration / model : 0.0;
+            // The read-only variants move K in; gpu-mapuot also writes it back.
+            const bool ok = c.sampled && std::abs(ratio - 1.0) <= 0.10;
+            failures += ok ? 0 : 1;
+            std::printf("{\"counters\": \"%s\", \"m\": %zu, \"n\": %zu, \"sampled\": %s, \"passes\": %d, "
+                        "\"dram_read_mb_per_iter\": %.3f, \"dram_write_mb_per_iter\": %.3f, \"model_mb_per_iter\": %.3f, "
+                        "\"read_vs_model\": %.4f, \"l2_hit_rate\": %.4f, \"l1_hit_rate\": %.4f, \"ok\": %s, "
+                        "\"note\": \"%s\"}\n",
+                        name.c_str(), m, n, c.sampled ? "true" : "false", c.passes, c.dramReadBytesPerIteration / 1e6,
+                        c.dramWriteBytesPerIteration / 1e6, model / 1e6, ratio, c.l2HitRate, c.l1HitRate,
+                        ok ? "true" : "false", c.note.c_str());
+            std::fflush(stdout);
+        }
+    }
+    return failures == 0 ? 0 : 1;
+}
+
 // --to-solution: passes and device time to a converged plan, plain vs translation-invariant.
 void runToSolution(const std::string& sizes, double eps, double tau)
 {
@@ -177,7 +215,7 @@ int main(int argc, char** argv)
     std::string precisionText = "fp32";
     int repeats = 3;
     bool tune = false, atomics = false;
-    std::string accuracySizes, solutionSizes;
+    std::string accuracySizes, solutionSizes, counterSizes;
     IterationMode mode = IterationMode::Plain;
     double eps = 0.01, tau = 1.0;
     for (int k = 1; k < argc; ++k) {
@@ -205,6 +243,8 @@ int main(int argc, char** argv)
             accuracySizes = next();
         else if (arg == "--to-solution")
             solutionSizes = next();
+        else if (arg == "--counters")
+            counterSizes = next();
         else if (arg == "--mode")
             mode = parseIterationMode(next());
         else if (arg == "--eps")
@@ -214,7 +254,7 @@ int main(int argc, char** argv)
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
                                  "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] "
-                                 "[--to-solution MxN,.. [--eps X] [--tau X]]\n");
+                                 "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]]\n");
             return 2;
         }
     }
@@ -232,12 +272,14 @@ int main(int argc, char** argv)
             runToSolution(solutionSizes, eps, tau);
             return 0;
         }
+        if (!counterSizes.empty()) return runCounters(counterSizes, solvers);
         const Precision precision = parsePrecision(precisionText);
         const std::size_t elementBytes = precision == Precision::Fp32 ? 4 : 8;
         const auto devices = gpu::listDevices();
         const gpu::BandwidthMeasurement bw = gpu::measureBandwidth(0, std::size_t(1) << 30);
-        std::printf("{\"device\": \"%s\", \"sms\": %d, \"read_gbps\": %.1f, \"d2d_copy_gbps\": %.1f}\n",
-                    devices.at(0).name.c_str(), devices.at(0).multiprocessors, bw.readGBps, bw.copyGBps);
+        std::printf("{\"device\": \"%s\", \"sms\": %d, \"read_gbps\": %.1f, \"d2d_copy_gbps\": %.1f, "
+                    "\"fp32_gflops\": %.0f}\n",
+                    devices.at(0).name.c_str(), devices.at(0).multiprocessors, bw.readGBps, bw.copyGBps, bw.fp32Gflops);
 
         if (tune) {
             std::vector<gpu::TuningTrial> trials;

@@ -33,7 +33,7 @@ StudioParameters problem()
 bool hasCpuVariant(const std::string& name)
 {
     for (const uot::SolverInfo& info : uot::listSolvers())
-        if (info.name == name && !info.gpu) return true;
+        if (info.name == name && info.caps.device == uot::DeviceKind::Cpu) return true;
     return false;
 }
 

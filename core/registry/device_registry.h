@@ -1,0 +1,90 @@
+#pragma once
+// Backend-neutral access to accelerator devices (today: CUDA GPUs). A backend
+// registers what it can do here (core/registry/solver_registry.h has its solver
+// variants); the pipeline, CLI and studio list devices, measure them and map
+// colours on them through this interface, without including the backend.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/color/color_map.h"
+#include "core/color/color_space.h"
+#include "core/color/image.h"
+#include "core/registry/solver_registry.h"
+
+namespace uot {
+
+struct DeviceDescription {
+    int ordinal = 0;
+    std::string name;
+    std::size_t totalMemoryBytes = 0;
+    std::size_t freeMemoryBytes = 0;
+    int multiprocessors = 0;
+    int computeCapabilityMajor = 0;
+    int computeCapabilityMinor = 0;
+    std::size_t l2CacheBytes = 0;
+};
+
+// Streaming-read and device-to-device copy bandwidth in GB/s (bytes read, and
+// bytes read + written, per second), and the fp32 FMA rate in GFLOP/s.
+struct DeviceBandwidth {
+    double readGBps = 0;
+    double copyGBps = 0;
+    double fp32Gflops = 0;
+};
+
+// The per-pixel stages of the colour mapping (core/color/color_map.h) on a
+// device; the pipeline uses it when the solve runs on that device. Methods
+// throw uot::Error (Device, OutOfMemory, InvalidArgument); the caller falls
+// back to the CPU mapping. The GPU backend's implementation documents the
+// details (gpu/gpu_color_map.h).
+class DeviceColorMapper {
+public:
+    virtual ~DeviceColorMapper() = default;
+    // Keeps `source` and its working-space colours on the device; returns the
+    // block means when subsample >= 1 (as downsampleColors).
+    virtual LowResolution setSource(const Image& source, WorkingSpace space, int subsample) = 0;
+    // Block means of the kept source (subsample >= 1), without uploading it again.
+    virtual LowResolution blockMeans(int subsample) = 0;
+    // computeDisplacementField(lut, block means, settings) on the device.
+    virtual DisplacementField computeField(const DisplacementLut& lut, const MappingSettings& settings) = 0;
+    virtual bool hasSource() const = 0;
+    // composeMapped() of the kept source into `result` (host memory).
+    virtual void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
+                         Image& result) = 0;
+    // Wall-clock seconds of the last setSource() / compose().
+    virtual double lastSetSourceSeconds() const = 0;
+    virtual double lastComposeSeconds() const = 0;
+};
+
+// What a device backend registers.
+struct DeviceBackend {
+    DeviceKind kind = DeviceKind::Gpu;
+    std::string displayName;  // e.g. "CUDA"
+    std::function<bool()> compiledIn;                        // false for a stub build
+    std::function<std::vector<DeviceDescription>()> listDevices;
+    std::function<std::string()> unavailableReason;          // empty when a device is usable
+    std::function<DeviceBandwidth(int ordinal)> measureBandwidth;  // throws Unavailable
+    std::function<std::unique_ptr<DeviceColorMapper>(int ordinal)> createColorMapper;  // throws Unavailable
+    // Optional kernel auto-tuning for `uot devices --tune`: prints its report
+    // (JSON fragment when json is true) to stdout. Empty when the backend has none.
+    std::function<void(int ordinal, bool json)> tuneKernels;
+};
+
+// Adds a device backend (one per kind). Returns true for static initialisers.
+bool registerDeviceBackend(DeviceBackend backend);
+
+// The backend of that kind, or nullptr when none is linked into this program.
+const DeviceBackend* findDeviceBackend(DeviceKind kind);
+
+// Convenience for the GPU: empty when a GPU is usable, otherwise why not.
+std::string gpuUnavailableReason();
+
+// The GPU's bandwidth and compute rate, measured once per device and process
+// (later calls return the first measurement). Throws Unavailable without a GPU.
+DeviceBandwidth cachedGpuBandwidth(int ordinal);
+
+}  // namespace uot

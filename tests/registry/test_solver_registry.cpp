@@ -1,0 +1,194 @@
+// The backend-neutral registry: what the compiled-in backends registered, the
+// device mapping, the traffic model against each solver's own figure, and the
+// generic fallback path exercised through a fake backend registered here.
+
+#include <QTest>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "core/registry/device_registry.h"
+#include "core/registry/solver_registry.h"
+#include "core/transport/uot_error.h"
+
+using namespace uot;
+
+namespace {
+
+// A fake multiplicative backend: stops at once with "underflow", keeping a
+// warm-startable iterate, so the registry's fallback must finish the solve.
+class UnderflowingSolver final : public UotSolver {
+public:
+    std::string name() const override { return "test-underflowing"; }
+    std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision) const override
+    {
+        return rows * cols * 3;
+    }
+    SolveResult solve(const UotProblem& problem, const SolveOptions&, const SolveControl&) override
+    {
+        SolveResult r;
+        r.solver = name();
+        r.logU.assign(problem.rows(), 0.0);
+        r.logV.assign(problem.cols(), 0.0);
+        r.iterations = 1;
+        r.status = NumericalStatus::Underflow;
+        r.message = "test underflow";
+        return r;
+    }
+};
+
+const bool fakeRegistered = [] {
+    SolverCapabilities caps;
+    caps.device = DeviceKind::Cpu;
+    caps.algorithm = "test-underflowing";
+    caps.matrixSweepsPerIteration = 3;
+    caps.storedEntryBytes = 1;
+    caps.stabilizedFallback = "log";
+    return registerSolver({"test-underflowing", "a fake variant that always underflows", caps,
+                           [] { return std::unique_ptr<UotSolver>(std::make_unique<UnderflowingSolver>()); }, {}});
+}();
+
+std::vector<std::string> names()
+{
+    std::vector<std::string> out;
+    for (const SolverInfo& info : listSolvers()) out.push_back(info.name);
+    return out;
+}
+
+}  // namespace
+
+class SolverRegistryTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyCompiledVariantIsListedOnceCpuFirst()
+    {
+        QVERIFY(fakeRegistered);
+        const std::vector<std::string> all = names();
+        for (const char* expected : {"reference", "pot-style", "mapuot", "fused", "log", "gpu-pot-style", "gpu-mapuot",
+                                     "gpu-fused", "gpu-fused-bf16", "gpu-log"})
+            QVERIFY2(std::count(all.begin(), all.end(), expected) == 1, expected);
+        bool seenGpu = false;
+        for (const SolverInfo& info : listSolvers()) {
+            if (info.caps.device == DeviceKind::Gpu) seenGpu = true;
+            else QVERIFY2(!seenGpu, ("CPU variant listed after a GPU one: " + info.name).c_str());
+            QVERIFY(!info.description.empty());
+            QCOMPARE(info.available, info.unavailableReason.empty());
+        }
+    }
+
+    void deviceDefaultsAndMapping_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("toGpu");
+        QTest::addColumn<QString>("expected");  // empty: no such variant on that device
+        QTest::newRow("auto on gpu") << "auto" << true << "gpu-fused";
+        QTest::newRow("fused on gpu") << "fused" << true << "gpu-fused";
+        QTest::newRow("log on gpu") << "log" << true << "gpu-log";
+        QTest::newRow("pot-style on gpu") << "pot-style" << true << "gpu-pot-style";
+        QTest::newRow("gpu-mapuot on cpu") << "gpu-mapuot" << false << "mapuot";
+        QTest::newRow("gpu-fused on gpu") << "gpu-fused" << true << "gpu-fused";
+        QTest::newRow("reference has no gpu form") << "reference" << true << "";
+        QTest::newRow("bf16 has no cpu form") << "gpu-fused-bf16" << false << "";
+        QTest::newRow("unknown") << "nonsense" << true << "";
+    }
+    void deviceDefaultsAndMapping()
+    {
+        QFETCH(QString, name);
+        QFETCH(bool, toGpu);
+        QFETCH(QString, expected);
+        const auto mapped = solverOnDevice(name.toStdString(), toGpu ? DeviceKind::Gpu : DeviceKind::Cpu);
+        QCOMPARE(QString::fromStdString(mapped.value_or("")), expected);
+    }
+
+    void defaultsPerDevice()
+    {
+        QCOMPARE(defaultSolver(DeviceKind::Cpu), std::string("fused"));
+        QCOMPARE(defaultSolver(DeviceKind::Gpu), std::string("gpu-fused"));
+        QVERIFY(runsOnGpu("gpu-log"));
+        QVERIFY(!runsOnGpu("log"));
+        QVERIFY(!runsOnGpu("nonsense"));
+        QCOMPARE(solverCapabilities("auto")->algorithm, std::string("fused"));
+    }
+
+    // The registry's traffic model against each CPU solver object's own figure.
+    void trafficModelMatchesTheSolvers_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"reference", "pot-style", "mapuot", "fused", "log"}) QTest::newRow(n) << n;
+    }
+    void trafficModelMatchesTheSolvers()
+    {
+        QFETCH(QString, name);
+        const auto solver = createSolver(name.toStdString());
+        for (Precision p : {Precision::Fp32, Precision::Fp64})
+            QCOMPARE(bytesPerIteration(name.toStdString(), 37, 53, p), solver->bytesPerIteration(37, 53, p));
+    }
+
+    void gpuTrafficModel()
+    {
+        QCOMPARE(bytesPerIteration("gpu-fused", 10, 20, Precision::Fp32), std::uint64_t(10 * 20 * 4));
+        QCOMPARE(bytesPerIteration("gpu-fused-bf16", 10, 20, Precision::Fp32), std::uint64_t(10 * 20 * 2));
+        // gpu-mapuot: two kernels, each a read and a write; gpu-log: rows, then columns.
+        QCOMPARE(bytesPerIteration("gpu-mapuot", 10, 20, Precision::Fp64), std::uint64_t(4 * 10 * 20 * 8));
+        QCOMPARE(bytesPerIteration("gpu-log", 10, 20, Precision::Fp32), std::uint64_t(2 * 10 * 20 * 4));
+        QCOMPARE(bytesPerIteration("nonsense", 10, 20, Precision::Fp64), std::uint64_t(0));
+    }
+
+    void unknownAndUnavailableVariantsThrowClearErrors()
+    {
+        try {
+            createSolver("nonsense");
+            QFAIL("no exception for an unknown name");
+        } catch (const Error& e) {
+            QVERIFY(e.code() == ErrorCode::InvalidArgument);
+            QVERIFY(std::string(e.what()).find("fused") != std::string::npos);  // lists the choices
+        }
+        if (gpuUnavailableReason().empty()) QSKIP("a GPU is usable here: the unavailable path cannot be exercised");
+        try {
+            createSolver("gpu-fused");
+            QFAIL("no exception for a GPU variant without a GPU");
+        } catch (const Error& e) {
+            QVERIFY(e.code() == ErrorCode::Unavailable);
+            QCOMPARE(std::string(e.what()), gpuUnavailableReason());
+        }
+        const auto info = findSolver("gpu-fused");
+        QVERIFY(info && !info->available && !info->unavailableReason.empty());
+    }
+
+    void duplicateRegistrationIsRejected()
+    {
+        SolverRegistration again{"fused", "again", {}, [] { return createSolver("log"); }, {}};
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, registerSolver(again));
+    }
+
+    // A backend registered from outside core gets the registry's generic
+    // fallback: its underflow is finished by the declared stabilised variant.
+    void registeredBackendFallsBackToItsStabilizedVariant()
+    {
+        const std::vector<double> a{0.5, 0.5}, b{0.25, 0.75};
+        const std::vector<double> cost{0.0, 1.0, 1.0, 0.0};
+        UotProblem problem;
+        problem.cost = DenseCost{nullptr, cost.data(), 2, 2};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = 0.1;
+        SolveOptions options;
+        options.precision = Precision::Fp64;
+        options.maxIterations = 5000;
+        options.tolerance = 1e-12;
+        options.allowStabilizedFallback = true;
+        const SolveResult viaFallback = createSolver("test-underflowing")->solve(problem, options);
+        QVERIFY(viaFallback.status == NumericalStatus::SwitchedToLogDomain);
+        QVERIFY(viaFallback.message.find("test-underflowing") != std::string::npos);
+        const SolveResult direct = createSolver("log")->solve(problem, options);
+        for (std::size_t i = 0; i < 2; ++i) QVERIFY(std::abs(viaFallback.logU[i] - direct.logU[i]) < 1e-9);
+
+        options.allowStabilizedFallback = false;  // a forced variant stops on underflow
+        QVERIFY(createSolver("test-underflowing")->solve(problem, options).status == NumericalStatus::Underflow);
+    }
+};
+
+QTEST_GUILESS_MAIN(SolverRegistryTest)
+#include "test_solver_registry.moc"
