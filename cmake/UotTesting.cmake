@@ -7,7 +7,7 @@
 function(uot_add_test)
   cmake_parse_arguments(T "QT" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} Qt6::Test uot::test_support)
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} uot::solvers Qt6::Test uot::test_support)
   set_target_properties(${T_NAME} PROPERTIES AUTOMOC ON)
   uot_set_warnings(${T_NAME})
   add_test(NAME ${T_NAME} COMMAND ${T_NAME})
