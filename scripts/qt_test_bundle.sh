@@ -23,6 +23,7 @@ DIST=${DIST:-dist}
 JOBS=${JOBS:-2}
 name=qt-test-bundle
 stage="$DIST/$name"
+mkdir -p "$DIST"
 source scripts/bundle_closure.sh
 
 launcher=()
@@ -31,8 +32,8 @@ if command -v ccache > /dev/null; then
 fi
 echo "== configure $BUILD (CUDA on, sm_90, GUI and OpenCV off)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUOT_BUILD_GUI=OFF -DUOT_WITH_OPENCV=OFF \
-  -DUOT_BUILD_TESTS=ON -DUOT_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${launcher[@]}" > "$BUILD.configure.log" 2>&1 \
-  || { tail -30 "$BUILD.configure.log"; exit 1; }
+  -DUOT_BUILD_TESTS=ON -DUOT_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${launcher[@]}" > "$DIST/$name.configure.log" 2>&1 \
+  || { tail -30 "$DIST/$name.configure.log"; exit 1; }
 
 # The tests CTest knows, as NAME<TAB>LABELS<TAB>TIMEOUT<TAB>COMMAND (COMMAND
 # empty while the executable is not built yet).
@@ -52,8 +53,8 @@ build_abs=$(cd "$BUILD" && pwd)
 mapfile -t targets < <(list_tests | awk -F'\t' -v b="$build_abs/" '$4 == "" || index($4, b) == 1 { print $1 }')
 [ "${#targets[@]}" -gt 0 ] || { echo "no test executables found" >&2; exit 1; }
 echo "== build ${#targets[@]} test executables: ${targets[*]}"
-cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" > "$BUILD.build.log" 2>&1 \
-  || { grep -E "error|FAILED" "$BUILD.build.log" | head -40; exit 1; }
+cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" > "$DIST/$name.build.log" 2>&1 \
+  || { grep -E "error|FAILED" "$DIST/$name.build.log" | head -40; exit 1; }
 
 rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/lib"

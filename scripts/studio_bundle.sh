@@ -22,6 +22,7 @@ DIST=${DIST:-dist}
 JOBS=${JOBS:-2}
 name=studio-bundle
 stage="$DIST/$name"
+mkdir -p "$DIST"
 source scripts/bundle_closure.sh
 
 launcher=()
@@ -30,8 +31,8 @@ if command -v ccache > /dev/null; then
 fi
 echo "== configure $BUILD (GUI, OpenCV and CUDA on, sm_90)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUOT_BUILD_GUI=ON -DUOT_WITH_OPENCV=ON \
-  -DUOT_BUILD_TESTS=ON -DUOT_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${launcher[@]}" > "$BUILD.configure.log" 2>&1 \
-  || { tail -30 "$BUILD.configure.log"; exit 1; }
+  -DUOT_BUILD_TESTS=ON -DUOT_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${launcher[@]}" > "$DIST/$name.configure.log" 2>&1 \
+  || { tail -30 "$DIST/$name.configure.log"; exit 1; }
 
 # The GUI tests: CTest label ui, NAME<TAB>TIMEOUT.
 list_ui_tests() {
@@ -45,8 +46,8 @@ for t in json.load(sys.stdin)["tests"]:
 mapfile -t tests < <(list_ui_tests | cut -f1)
 [ "${#tests[@]}" -gt 0 ] || { echo "no GUI tests found (label ui)" >&2; exit 1; }
 echo "== build uot-studio and ${#tests[@]} GUI tests: ${tests[*]}"
-cmake --build "$BUILD" -j "$JOBS" --target uot-studio "${tests[@]}" > "$BUILD.build.log" 2>&1 \
-  || { grep -E "error|FAILED" "$BUILD.build.log" | head -40; exit 1; }
+cmake --build "$BUILD" -j "$JOBS" --target uot-studio "${tests[@]}" > "$DIST/$name.build.log" 2>&1 \
+  || { grep -E "error|FAILED" "$DIST/$name.build.log" | head -40; exit 1; }
 
 rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/lib" "$stage/plugins/platforms" "$stage/plugins/imageformats" "$stage/fonts"
