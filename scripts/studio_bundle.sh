@@ -82,7 +82,7 @@ chmod +x "$stage/run_studio.sh"
 } > "$stage/MANIFEST.txt"
 
 echo "== pack"
-tar -C "$DIST" -cf - "$name" | xz -T0 -9e > "$DIST/$name.tar.xz"
+tar -C "$DIST" -cf - "$name" | xz -T0 -9 > "$DIST/$name.tar.xz"
 bytes=$(stat -c %s "$DIST/$name.tar.xz")
 echo "   $(ls "$stage/lib" | wc -l) libraries, $(du -sh "$stage" | cut -f1) unpacked"
 echo "   $DIST/$name.tar.xz: $bytes bytes ($(du -h "$DIST/$name.tar.xz" | cut -f1))"

@@ -39,6 +39,8 @@ struct StudioParameters {
     static QStringList colorSpaces();
     static QStringList referenceMeasures();
     static QStringList precisions();
+    // Why a solve cannot run on `device` ("cpu" or "gpu:N") here; empty when it can.
+    static QString deviceUnavailableReason(const QString& device);
 
     // True when the two differ only in what a re-map can apply without a new
     // solve (strength, preserve luminance, smoothing, auto-run).

@@ -18,9 +18,9 @@
 #include <functional>
 #include <memory>
 
-#include "core/registry/device_registry.h"
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
+#include "ui/studio_parameters.h"
 
 namespace {
 
@@ -205,20 +205,10 @@ int main(int argc, char** argv)
                          qPrintable(parser.value(deviceOption)));
             return 2;
         }
-        if (device != "cpu") {
-            const std::string reason = uot::gpuUnavailableReason();
-            if (!reason.empty()) {
-                std::fprintf(stderr, "uot-studio: --device %s: no GPU device: %s\n", qPrintable(device), reason.c_str());
-                return 3;
-            }
-            const int ordinal = device.mid(4).toInt();
-            const uot::DeviceBackend* gpu = uot::findDeviceBackend(uot::DeviceKind::Gpu);
-            const std::size_t count = gpu ? gpu->listDevices().size() : 0;
-            if (ordinal < 0 || std::size_t(ordinal) >= count) {
-                std::fprintf(stderr, "uot-studio: --device %s: no GPU device %d (this machine has %zu; use gpu:0 to gpu:%zu)\n",
-                             qPrintable(device), ordinal, count, count ? count - 1 : 0);
-                return 3;
-            }
+        const QString unavailable = uot::ui::StudioParameters::deviceUnavailableReason(device);
+        if (!unavailable.isEmpty()) {
+            std::fprintf(stderr, "uot-studio: --device %s: %s\n", qPrintable(device), qPrintable(unavailable));
+            return 3;
         }
     }
     QSize size = script.screenshot.isEmpty() ? QSize() : QSize(1600, 1000);
