@@ -11,6 +11,8 @@
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_solver.h"
+#include "gpu/mapreduce_kernels.h"
+#include "gpu/mapreduce_solver.h"
 
 namespace uot::gpu {
 
@@ -113,6 +115,7 @@ std::unique_ptr<UotSolver> createSolver(const std::string& name) { return create
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& tuning)
 {
+    if (name == "gpu-mapreduce") return createMapReduceSolver(0);
     Variant variant;
     Storage storage = Storage::Native;
     if (name == "gpu-pot-style")
@@ -129,7 +132,7 @@ std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& t
     else
         throw Error(ErrorCode::InvalidArgument,
                     "unknown GPU solver '" + name +
-                        "': choose gpu-pot-style, gpu-mapuot, gpu-fused, gpu-fused-bf16 or gpu-log");
+                        "': choose gpu-pot-style, gpu-mapuot, gpu-fused, gpu-fused-bf16, gpu-log or gpu-mapreduce");
     if (tuning.mapTx < 1 || tuning.mapTy < 1 || tuning.mapNy < 1 || tuning.mapTx * tuning.mapTy > 1024 ||
         tuning.rowTx < 32 || tuning.rowTx % 32 != 0 || tuning.rowTx > 1024 || tuning.rowNy < 1 ||
         tuning.fusedPartials < 0 || tuning.fusedCluster < 0 || tuning.fusedCluster > 8 || tuning.finalizeLanes < 0 ||
@@ -140,6 +143,19 @@ std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& t
     const std::string reason = unavailableReason();
     if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
     return std::make_unique<GpuSolver>(variant, name, tuning, storage);
+}
+
+std::unique_ptr<UotSolver> createMapReduceSolver(int polyEvery)
+{
+    const std::string reason = unavailableReason();
+    if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
+    return std::make_unique<MapReduceSolver>(polyEvery);
+}
+
+double measureExp2Throughput(int device)
+{
+    requireDevice(device);
+    return measureExp2PerSecond(device);
 }
 
 void setDefaultTuning(const Tuning& tuning)

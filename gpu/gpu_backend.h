@@ -39,6 +39,14 @@ std::string unavailableReason();
 // without a device, uot::Error(InvalidArgument) for an unknown name.
 std::unique_ptr<UotSolver> createSolver(const std::string& name);
 
+// gpu-mapreduce with every polyEvery-th exponential of its fast pass computed as a
+// polynomial on the FMA units (0: all on the special-function units; 8 or 16).
+std::unique_ptr<UotSolver> createMapReduceSolver(int polyEvery);
+
+// Exponentials per second of the device's special-function units (ex2.approx,
+// fp32), measured with a probe kernel: the limit of gpu-mapreduce's passes.
+double measureExp2Throughput(int device);
+
 // Measures the device's streaming-read and device-to-device-copy bandwidth in
 // GB/s (bytes read, and bytes read + written, per second), and its fp32 FMA
 // rate in GFLOP/s (the roofline's compute roof). Throws Unavailable.

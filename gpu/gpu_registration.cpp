@@ -89,6 +89,20 @@ bool registerCudaBackend()
     registerGpu("gpu-log", "log-domain passes on the GPU (rows, then columns): stable for any eps (used automatically on underflow)",
                 log, detail::Variant::Log);
 
+    SolverCapabilities mapreduce;
+    mapreduce.device = DeviceKind::Gpu;
+    mapreduce.algorithm = "mapreduce";
+    mapreduce.fp64 = false;
+    mapreduce.denseCost = false;
+    mapreduce.storesMatrix = false;
+    mapreduce.logDomain = true;
+    mapreduce.matrixSweepsPerIteration = 0;
+    mapreduce.transcendentalsPerEntry = 2;  // one exponential per entry in each of the two passes
+    registerSolver({"gpu-mapreduce",
+                    "matrix-free log-domain passes on the GPU (KeOps-style map-reduce over two point clouds, fp32): "
+                    "memory O(M + N), any eps",
+                    mapreduce, [] { return createSolver("gpu-mapreduce"); }, [] { return unavailableReason(); }});
+
     DeviceBackend device;
     device.kind = DeviceKind::Gpu;
     device.displayName = "CUDA";

@@ -6,7 +6,8 @@ gpu/, ui/ or app/; within core/ the lower layers (transport, color, npy) never
 include the upper ones (registry, backends, pipeline, ...); backends (core/backends,
 gpu/) are reached only through core/registry, so nothing above them includes
 them; Qt stays out of core/ and gpu/, OpenCV out of everything but image I/O,
-CUDA headers out of everything but gpu/. tests/ and bench/ may include anything.
+CUDA headers out of everything but gpu/, MPI out of everything but app/mpi.
+tests/ and bench/ may include anything.
 
 Usage: scripts/check_layering.py [repository root]   (exit 1 and one line per
 violation: file:line: what is included and why that is not allowed)
@@ -32,11 +33,13 @@ ALLOWED = {
     "app/cli": {"core/transport", "core/color", "core/npy", "core/io", "core/registry", "core/perf",
                 "core/imageio", "core/pipeline"},
     "app/studio": {"ui"},
+    "app/mpi": {"app/cli", "core/transport", "core/npy"},
 }
 # folders whose files may include OpenCV / Qt / CUDA headers
 OPENCV_OK = {"core/imageio", "core/pipeline/batch_engine", "app/cli", "ui", "app/studio"}
 QT_OK = {"ui", "app/studio"}
 CUDA_OK = {"gpu"}
+MPI_OK = {"app/mpi"}  # core/ reaches MPI only through core/transport/row_block_reduction.h
 UNCHECKED = ("tests/", "bench/", "build")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -98,6 +101,8 @@ def main() -> int:
                 problems.append(f"{where}: includes <{target}>: Qt belongs to ui/ and app/studio only")
             elif re.match(r"(cuda|cublas|cupti|nccl|nvtx)", target) and not allowed_by(CUDA_OK, relative):
                 problems.append(f"{where}: includes <{target}>: CUDA headers belong to gpu/ only")
+            elif re.match(r"mpi\.h$|mpi/", target) and not allowed_by(MPI_OK, relative):
+                problems.append(f"{where}: includes <{target}>: MPI belongs to app/mpi (uot-mpi) only")
     for p in problems:
         print(p)
     if problems:

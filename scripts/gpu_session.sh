@@ -9,6 +9,9 @@
 # carried with the work tree); without it, the test step fails and says so.
 #
 #   scripts/gpu_session.sh [all|test|bench] [extra gpu_bench arguments...]
+#   scripts/gpu_session.sh mpi [extra bench/mpi_scaling.py arguments...]
+#     uot-mpi on the host cores (the build finds the machine's OpenMPI): ctest -L mpi,
+#     then strong and weak scaling at 16384^2 fp32 for P = 1, 2, 4, 8, 16 (one rank a core).
 set -u
 MODE=${1:-all}
 shift || true
@@ -50,6 +53,17 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
     timeout 200 "$BUILD/app/cli/uot" bench --device gpu --solver gpu-fused,gpu-mapuot,gpu-pot-style --size 4096x4096 \
       --size 16384x16384 --iterations 100 --repeats 3 --json > "$OUT/uot_bench.txt" 2>&1
     grep -v '^{' "$OUT/uot_bench.txt" | tail -12
+  fi
+fi
+if [ "$MODE" = mpi ]; then
+  if [ -x "$BUILD/app/mpi/uot-mpi" ]; then
+    (cd "$BUILD" && ctest -L mpi --output-on-failure --timeout 600) > "$OUT/ctest_mpi.log" 2>&1 || status=1
+    tail -4 "$OUT/ctest_mpi.log"
+    python3 bench/mpi_scaling.py --uot-mpi "$BUILD/app/mpi/uot-mpi" --mpirun-args "--bind-to core --map-by core" \
+      --json-out "$OUT/mpi_scaling.jsonl" "$@" 2> "$OUT/mpi_scaling.err" | tee "$OUT/mpi_scaling.txt" || status=1
+  else
+    echo "uot-mpi was not built: CMake found no MPI (see $OUT/build.log)"
+    status=1
   fi
 fi
 exit $status

@@ -5,7 +5,7 @@
 #
 # Environment knobs (all optional):
 #   UOT_BUILD_DIR=build   UOT_BUILD_GUI=ON   UOT_WITH_OPENCV=ON   UOT_CUDA=AUTO
-#   UOT_JOBS=<n>          UOT_WARNINGS_AS_ERRORS=OFF (CI sets ON)
+#   UOT_MPI=AUTO          UOT_JOBS=<n>       UOT_WARNINGS_AS_ERRORS=OFF (CI sets ON)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,12 +13,15 @@ build_dir=${UOT_BUILD_DIR:-build}
 gui=${UOT_BUILD_GUI:-ON}
 opencv=${UOT_WITH_OPENCV:-ON}
 cuda=${UOT_CUDA:-AUTO}
+mpi=${UOT_MPI:-AUTO}
 werror=${UOT_WARNINGS_AS_ERRORS:-OFF}
 [ "${CI:-}" = "true" ] && werror=ON
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot qt6-base-dev)
 [ "$opencv" = "ON" ] && packages+=(libopencv-dev)
 [ "$gui" = "ON" ] && packages+=(qt6-charts-dev libgl-dev libqt6opengl6-dev)
+# OpenMPI for uot-mpi and its test (mpirun from openmpi-bin)
+[ "$mpi" != "OFF" ] && packages+=(libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -39,6 +42,6 @@ fi
 
 jobs=${UOT_JOBS:-$(nproc)}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DUOT_BUILD_GUI="$gui" -DUOT_WITH_OPENCV="$opencv" -DUOT_CUDA="$cuda" \
+  -DUOT_BUILD_GUI="$gui" -DUOT_WITH_OPENCV="$opencv" -DUOT_CUDA="$cuda" -DUOT_MPI="$mpi" \
   -DUOT_WARNINGS_AS_ERRORS="$werror" >/dev/null
 cmake --build "$build_dir" -j "$jobs"

@@ -50,7 +50,7 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table = new QTableWidget(6, 2);
-    m_table->setVerticalHeaderLabels({tr("iterations"), tr("converged"), tr("wall time (s)"), tr("ms / iteration"),
+    m_table->setVerticalHeaderLabels({tr("iterations"), tr("converged"), tr("wall time"), tr("ms / iteration"),
                                       tr("bandwidth (GB/s)"), tr("final error")});
     m_table->setHorizontalHeaderLabels({tr("A"), tr("B")});
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
@@ -119,6 +119,7 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         if (m_generation != 0) m_worker->cancel();
     });
+    connect(m_b, &QComboBox::currentIndexChanged, this, [this] { showRoofFor(m_b->currentData().toString()); });
     connect(m_axis, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_charts->setConvergenceAxis(index == 0 ? LiveCharts::XAxis::Iteration : LiveCharts::XAxis::WallTime);
     });
@@ -159,10 +160,19 @@ void ComparisonView::setVariants(const QString& a, const QString& b)
 
 void ComparisonView::setConcurrent(bool concurrent) { m_concurrent->setChecked(concurrent); }
 
-void ComparisonView::setBandwidthRoof(double gbps)
+void ComparisonView::setMachinePeaks(const MachinePeaks& peaks)
 {
-    m_roofGBps = gbps;
-    m_charts->setBandwidthRoof(gbps, tr("memory roof %1 GB/s").arg(gbps, 0, 'f', 1));
+    m_peaks = peaks;
+    showRoofFor(m_b->currentData().toString());
+}
+
+// The roofline shows the roofs of variant B's device (the GPU in a CPU-GPU comparison).
+void ComparisonView::showRoofFor(const QString& variant)
+{
+    const std::string name = variant.toStdString();
+    const double gbps = m_peaks.bandwidthFor(name, true), gflops = m_peaks.computeFor(name);
+    const QString where = runsOnGpu(name) ? tr("GPU") : tr("host");
+    m_charts->setBandwidthRoof(gbps, tr("%1 memory roof %2 GB/s").arg(where).arg(gbps, 0, 'f', 1), gflops);
 }
 
 void ComparisonView::setRunning(bool running)
@@ -202,9 +212,10 @@ void ComparisonView::showOutput(const JobOutput& output)
         if (r.bytesPerIteration > 0) cost.bytes = r.bytesPerIteration;
         const double seconds = r.iterations > 0 ? r.timings.iterateSeconds / r.iterations : 0;
         msPerIteration[k] = 1e3 * seconds;
-        const perf::RooflineFigures f = seconds > 0 ? perf::rooflineFigures(cost, seconds, m_roofGBps) : perf::RooflineFigures{};
+        const double peak = m_peaks.bandwidthFor(run.solver.toStdString(), cost.readOnly);
+        const perf::RooflineFigures f = seconds > 0 ? perf::rooflineFigures(cost, seconds, peak) : perf::RooflineFigures{};
         const QStringList values = {QString::number(r.iterations), r.converged ? tr("yes") : tr("no"),
-                                    QString::number(run.wallSeconds, 'f', 3), QString::number(msPerIteration[k], 'g', 4),
+                                    durationText(run.wallSeconds), QString::number(msPerIteration[k], 'g', 4),
                                     QString::number(f.gbps, 'f', 2), QString::number(r.error, 'g', 3)};
         for (int row = 0; row < values.size(); ++row) m_table->setItem(row, k, new QTableWidgetItem(values[row]));
         m_table->horizontalHeaderItem(k)->setText(run.label);

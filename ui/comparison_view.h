@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 
+#include "ui/machine_peaks.h"
 #include "ui/solve_worker.h"
 #include "ui/studio_jobs.h"
 
@@ -37,7 +38,8 @@ public:
     void setJobFactory(JobFactory factory) { m_factory = std::move(factory); }
     void setVariants(const QString& a, const QString& b);
     void setConcurrent(bool concurrent);
-    void setBandwidthRoof(double gbps);
+    // The peaks each side's run is held against (its own device's).
+    void setMachinePeaks(const MachinePeaks& peaks);
     // Starts a comparison with the chosen variants.
     void start();
     bool isRunning() const { return m_generation != 0; }
@@ -53,6 +55,7 @@ signals:
 private:
     void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
     void showOutput(const JobOutput& output);
+    void showRoofFor(const QString& variant);
     void setRunning(bool running);
 
     SolveWorker* m_worker;
@@ -71,7 +74,7 @@ private:
     LiveCharts* m_charts = nullptr;
     ImageView* m_imageA = nullptr;
     ImageView* m_imageB = nullptr;
-    double m_roofGBps = 0;
+    MachinePeaks m_peaks;
 };
 
 }  // namespace uot::ui

@@ -265,17 +265,27 @@ void LiveCharts::rescale()
     m_timeY->applyNiceNumbers();
 }
 
-void LiveCharts::setBandwidthRoof(double gbps, const QString& label)
+void LiveCharts::setBandwidthRoof(double gbps, const QString& label, double computeGflops)
 {
     m_roofGBps = gbps;
     m_roof->clear();
     if (!(gbps > 0)) return;
     m_roof->setName(label);
-    // GFLOP/s = GB/s * flop/byte across the visible intensity range.
+    // GFLOP/s = GB/s * flop/byte across the visible intensity range, capped by
+    // the compute roof where one is known (the ridge point is where they meet).
     QList<QPointF> roof;
-    for (double x : {0.01, 0.1, 1.0, 10.0, 100.0}) roof.append({x, gbps * x});
+    const bool flat = computeGflops > 0;
+    for (double x : {0.01, 0.1, 1.0, 10.0, 100.0}) {
+        if (flat && gbps * x > computeGflops) {
+            roof.append({computeGflops / gbps, computeGflops});
+            roof.append({100.0, computeGflops});
+            break;
+        }
+        roof.append({x, gbps * x});
+    }
     m_roof->replace(roof);
-    m_rooflineY->setRange(0.01, std::pow(10.0, std::ceil(std::log10(gbps * 100))));
+    const double top = flat ? computeGflops * 2 : gbps * 100;
+    m_rooflineY->setRange(0.01, std::pow(10.0, std::ceil(std::log10(top))));
 }
 
 void LiveCharts::setRooflinePoint(int index, double intensity, double gflops)

@@ -50,8 +50,9 @@ public:
     void setConvergenceAxis(XAxis axis);
     XAxis convergenceAxis() const { return m_axis; }
 
-    // The bandwidth roof of the roofline chart in GB/s (0 = unknown, not drawn).
-    void setBandwidthRoof(double gbps, const QString& label);
+    // The roofs of the roofline chart: bandwidth in GB/s (0 = unknown, not
+    // drawn) and, where known, the compute roof in GFLOP/s (0 = none drawn).
+    void setBandwidthRoof(double gbps, const QString& label, double computeGflops = 0);
     // Places the run of `channel` on the roofline (moves while it runs).
     void setRooflinePoint(int channel, double operationalIntensity, double gflops);
     // Keeps the current roofline points as "previous runs" (at most a few).

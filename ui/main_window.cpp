@@ -31,6 +31,7 @@
 #include "core/perf/bandwidth_probe.h"
 #include "core/transport/uot_error.h"
 #include "core/registry/device_registry.h"
+#include "core/registry/solver_registry.h"
 #include "ui/batch_dialog.h"
 #include "ui/comparison_view.h"
 #include "ui/image_view.h"
@@ -151,27 +152,20 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
 
     m_statistics->setCountersUnavailable(cacheCountersUnavailableReason());
     if (m_options.measureBandwidth) {
-        // Measured once per process (core/perf caches it), off the GUI thread.
-        auto* watcher = new QFutureWatcher<std::pair<double, double>>(this);
-        connect(watcher, &QFutureWatcher<std::pair<double, double>>::finished, this, [this, watcher] {
-            const auto [read, readWrite] = watcher->result();
-            m_statistics->setPeakBandwidth(read, readWrite, tr("could not be measured"));
-            m_charts->setBandwidthRoof(read, tr("memory roof %1 GB/s").arg(read, 0, 'f', 1));
-            m_comparison->setBandwidthRoof(read);
+        // Measured once per process (core/perf and core/registry cache them), off the GUI thread.
+        auto* watcher = new QFutureWatcher<MachinePeaks>(this);
+        connect(watcher, &QFutureWatcher<MachinePeaks>::finished, this, [this, watcher] {
+            m_peaks = watcher->result();
+            m_statistics->setMachinePeaks(m_peaks, tr("could not be measured"));
+            showRoofFor(m_parameters->parameters());
+            m_comparison->setMachinePeaks(m_peaks);
             watcher->deleteLater();
             m_bandwidthKnown = true;
             emit bandwidthMeasured();
         });
-        watcher->setFuture(QtConcurrent::run([]() -> std::pair<double, double> {
-            try {
-                const perf::BandwidthResult& r = perf::cachedHostBandwidth();
-                return {r.readGBps, r.readWriteGBps};
-            } catch (const std::exception&) {
-                return {0.0, 0.0};
-            }
-        }));
+        watcher->setFuture(QtConcurrent::run([] { return measureMachinePeaks(true); }));
     } else {
-        m_statistics->setPeakBandwidth(0, 0, tr("not measured"));
+        m_statistics->setMachinePeaks({}, tr("not measured"));
         m_bandwidthKnown = true;
     }
 
@@ -402,6 +396,7 @@ void MainWindow::onRunStarted(quint64 generation, const RunInfo& info)
     if (generation != m_runGeneration) return;
     m_charts->beginRun(0, info.label);
     m_statistics->beginRun(info);
+    showRoofFor(m_parameters->parameters());
 }
 
 void MainWindow::onProgress(quint64 generation, const QVector<ProgressSample>& samples)
@@ -615,6 +610,15 @@ void MainWindow::updateRecentMenu()
         entry->addAction(tr("Open as Reference"), this, [this, path] { openReference(path); });
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+// The roofline's roofs for the device the current settings solve on.
+void MainWindow::showRoofFor(const StudioParameters& parameters)
+{
+    const std::string variant = solverNameFor(parameters).toStdString();
+    const double gbps = m_peaks.bandwidthFor(variant, true), gflops = m_peaks.computeFor(variant);
+    const QString where = runsOnGpu(variant) ? tr("GPU") : tr("host");
+    m_charts->setBandwidthRoof(gbps, tr("%1 memory roof %2 GB/s").arg(where).arg(gbps, 0, 'f', 1), gflops);
 }
 
 void MainWindow::showAbout()

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/imageio/image_io.h"
+#include "ui/machine_peaks.h"
 #include "ui/pipeline_jobs.h"
 #include "ui/solve_worker.h"
 #include "ui/studio_parameters.h"
@@ -111,6 +112,7 @@ private:
     void onFailed(quint64 generation, const QString& message);
     void onCancelled(quint64 generation);
     void onParametersChanged();
+    void showRoofFor(const StudioParameters& parameters);
     void setBusy(bool busy);
     void showError(const QString& title, const QString& message);
     void saveResult(bool askPath);
@@ -137,6 +139,7 @@ private:
     bool m_haveSolved = false;
     bool m_busy = false;
     bool m_bandwidthKnown = false;
+    MachinePeaks m_peaks;  // host and GPU peaks, measured once at start-up
     QString m_lastError;
     QTimer m_autoRunTimer;
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/perf/roofline.h"
+#include "core/registry/solver_registry.h"
 
 namespace uot::ui {
 
@@ -55,16 +56,22 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
     add("msPerIteration", tr("Time / iteration"), tr("Over the last check interval."));
     add("iterationsPerSecond", tr("Iterations / s"), tr("Over the last check interval."));
     add("bytesPerIteration", tr("Bytes / iteration"), tr("Matrix bytes the variant must move per iteration."));
-    add("bandwidth", tr("Bandwidth"), tr("Bytes moved per second, and its share of the peak measured at start-up."));
-    add("peak", tr("Machine peak"), tr("Host memory bandwidth measured once at start-up (streaming read; read+write)."));
+    add("bandwidth", tr("Bandwidth"),
+        tr("Bytes moved per second, and its share of the peak of the device the run used (measured once)."));
+    add("peak", tr("Machine peak"),
+        tr("The peak this run is held against, measured once: host memory bandwidth for CPU runs; the GPU's own "
+           "streaming read, copy bandwidth and fp32 rate for GPU runs."));
     add("intensity", tr("Op. intensity"), tr("Floating-point operations per byte of matrix traffic."));
     add("gflops", tr("GFLOP/s"), tr("Attained floating-point rate (4 M N flops per iteration)."));
     add("memory", tr("Peak memory"), tr("Peak resident memory of the process during the run (GPU: device memory)."));
     add("l1d", tr("L1D misses"), tr("L1 data cache read misses during the run, and per 1000 instructions."));
     add("llc", tr("LLC misses"), tr("Last-level cache misses during the run, and per 1000 instructions."));
+    add("gpuCounters", tr("GPU counters"),
+        tr("GPU runs: DRAM bytes read and written per iteration, L2 and L1 hit rates, read by CUPTI's range profiler "
+           "over a few extra iterations apart from the timed ones, next to the traffic model's bytes."));
     add("result", tr("Result"), tr("Mass, marginal violations and objective of the final plan."));
     add("timings", tr("Phases"), tr("Seconds spent in each phase of the last run."));
-    setPeakBandwidth(0, 0, tr("measuring..."));
+    setMachinePeaks({}, tr("measuring..."));
     setCountersUnavailable(QString());
 }
 
@@ -89,15 +96,39 @@ QString StatisticsPanel::text(const QString& field) const
 
 void StatisticsPanel::setStatus(const QString& text) { m_values["status"]->setText(text); }
 
-void StatisticsPanel::setPeakBandwidth(double readGBps, double readWriteGBps, const QString& note)
+void StatisticsPanel::setMachinePeaks(const MachinePeaks& peaks, const QString& note)
 {
-    m_peakRead = readGBps;
-    m_peakReadWrite = readWriteGBps;
-    m_values["peak"]->setText(readGBps > 0 ? tr("%1 GB/s read, %2 GB/s read+write")
-                                                 .arg(readGBps, 0, 'f', 1)
-                                                 .arg(readWriteGBps, 0, 'f', 1)
-                                           : note);
+    m_peaks = peaks;
+    m_peakNote = note;
+    showPeak(m_run.variant);
     if (m_finished) finishRun(*m_finished, m_finishedTimings);  // show the share of the peak
+}
+
+void StatisticsPanel::showPeak(const QString& variant)
+{
+    const std::string name = variant.toStdString();
+    const bool measured = m_peaks.bandwidthFor(name, true) > 0;
+    m_values["peak"]->setText(measured || m_peakNote.isEmpty() ? m_peaks.describeFor(name) : m_peakNote);
+}
+
+void StatisticsPanel::showHardwareCounters(const SolveResult& r)
+{
+    const HardwareCounters& c = r.counters;
+    if (!runsOnGpu(r.solver)) {
+        m_values["gpuCounters"]->setText(QStringLiteral("-"));
+        return;
+    }
+    if (!c.sampled) {
+        m_values["gpuCounters"]->setText(c.note.empty() ? tr("not read") : tr("not read: %1").arg(QString::fromStdString(c.note)));
+        return;
+    }
+    m_values["gpuCounters"]->setText(
+        tr("DRAM %1 read + %2 written per iteration (model %3); L2 hit %4 %, L1 hit %5 %")
+            .arg(bytesText(c.dramReadBytesPerIteration))
+            .arg(bytesText(c.dramWriteBytesPerIteration))
+            .arg(bytesText(double(r.bytesPerIteration)))
+            .arg(100 * c.l2HitRate, 0, 'f', 1)
+            .arg(100 * c.l1HitRate, 0, 'f', 1));
 }
 
 void StatisticsPanel::setCountersUnavailable(const QString& reason)
@@ -125,6 +156,8 @@ void StatisticsPanel::beginRun(const RunInfo& info)
     m_intensity = perf::operationalIntensity(cost);
     m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(m_intensity, 0, 'g', 3));
     setCountersUnavailable(m_countersReason);
+    showPeak(info.variant);
+    m_values["gpuCounters"]->setText(runsOnGpu(info.variant.toStdString()) ? tr("read after the run") : QStringLiteral("-"));
 }
 
 void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int channel)
@@ -134,12 +167,12 @@ void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int cha
         if (s.channel == channel) last = &s;
     if (!last) return;
     const SolveProgress& p = last->progress;
-    m_values["elapsed"]->setText(tr("%1 s").arg(p.elapsedSeconds, 0, 'f', 2));
+    m_values["elapsed"]->setText(durationText(p.elapsedSeconds));
     m_values["status"]->setText(tr("iteration %1, error %2").arg(p.iteration).arg(p.error, 0, 'g', 3));
     if (p.secondsPerIteration > 0) {
         perf::IterationCost cost = perf::iterationCost(m_run.variant.toStdString(), m_run.rows, m_run.cols, m_run.precision);
         if (p.bytesPerIteration > 0) cost.bytes = p.bytesPerIteration;  // the solver's own figure is authoritative
-        const double peak = cost.readOnly ? m_peakRead : m_peakReadWrite;
+        const double peak = m_peaks.bandwidthFor(m_run.variant.toStdString(), cost.readOnly);
         const perf::RooflineFigures f = perf::rooflineFigures(cost, p.secondsPerIteration, peak);
         m_intensity = f.operationalIntensity;
         m_gflops = f.gflops;
@@ -188,7 +221,7 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
         // Figures of the whole run, for the variant that finished it (after any automatic switch).
         perf::IterationCost cost = perf::iterationCost(run.solver.toStdString(), run.rows, run.cols, run.precision);
         if (r.bytesPerIteration > 0) cost.bytes = r.bytesPerIteration;
-        const double peak = cost.readOnly ? m_peakRead : m_peakReadWrite;
+        const double peak = m_peaks.bandwidthFor(run.solver.toStdString(), cost.readOnly);
         const perf::RooflineFigures f = perf::rooflineFigures(cost, r.timings.msPerIteration * 1e-3, peak);
         m_intensity = f.operationalIntensity;
         m_gflops = f.gflops;
@@ -199,8 +232,11 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
         m_values["gflops"]->setText(QString::number(f.gflops, 'f', 2));
         m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
         m_values["msPerIteration"]->setText(tr("%1 ms (mean)").arg(r.timings.msPerIteration, 0, 'g', 4));
-        m_values["elapsed"]->setText(tr("%1 s iterating, %2 s setup").arg(r.timings.iterateSeconds, 0, 'f', 2).arg(r.timings.setupSeconds, 0, 'f', 2));
+        m_values["elapsed"]->setText(
+            tr("%1 iterating, %2 setup").arg(durationText(r.timings.iterateSeconds), durationText(r.timings.setupSeconds)));
     }
+    showPeak(run.solver);
+    showHardwareCounters(r);
     if (r.peakDeviceBytes > 0) m_values["memory"]->setText(tr("%1 on the device").arg(bytesText(double(r.peakDeviceBytes))));
     if (std::isfinite(r.mass)) {
         QString text = tr("mass %1, marginal violation %2 (source) / %3 (reference)")

@@ -10,6 +10,7 @@
 #include <optional>
 #include <QWidget>
 
+#include "ui/machine_peaks.h"
 #include "ui/solve_worker.h"
 #include "ui/studio_jobs.h"
 
@@ -26,8 +27,9 @@ public:
     explicit StatisticsPanel(QWidget* parent = nullptr);
     Q_DISABLE_COPY_MOVE(StatisticsPanel)
 
-    // Peak host bandwidth in GB/s (streaming read, read+write); 0 = not measured yet.
-    void setPeakBandwidth(double readGBps, double readWriteGBps, const QString& note = {});
+    // The peaks runs are held against (host for CPU variants, the GPU's own for
+    // GPU variants); `note` is shown while nothing is measured.
+    void setMachinePeaks(const MachinePeaks& peaks, const QString& note = {});
     void setCountersUnavailable(const QString& reason);
     void beginRun(const RunInfo& info);
     void addSamples(const QVector<ProgressSample>& samples, int channel = 0);
@@ -42,13 +44,16 @@ public:
 
 private:
     QLabel* add(const QString& key, const QString& title, const QString& tip);
+    void showPeak(const QString& variant);
+    void showHardwareCounters(const SolveResult& result);
 
     QFormLayout* m_form = nullptr;
     QHash<QString, QLabel*> m_values;
     RunInfo m_run;
     std::optional<RunOutcome> m_finished;  // the last finished run, re-shown when the peak arrives
     QString m_finishedTimings;
-    double m_peakRead = 0, m_peakReadWrite = 0;
+    MachinePeaks m_peaks;
+    QString m_peakNote;
     QString m_countersReason;
     double m_intensity = 0, m_gflops = 0, m_gbps = 0;
 };

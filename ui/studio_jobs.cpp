@@ -62,6 +62,9 @@ SolveOptions solveOptionsFor(const StudioParameters& p)
     options.mode = resolveIterationMode("auto", p.solver.toStdString());  // as `uot recolor` does
     options.threads = p.threads;
     options.device = p.device.startsWith("gpu:") ? p.device.mid(4).toInt() : 0;
+    // GPU runs read DRAM bytes and cache hit rates (CUPTI) for the statistics
+    // panel, over a few extra iterations apart from the timed ones.
+    options.sampleHardwareCounters = p.device.startsWith("gpu:");
     return options;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -28,11 +29,13 @@
 #include "app/cli/solver_flags.h"
 #include "core/perf/bandwidth_probe.h"
 #include "core/perf/cache_counters.h"
+#include "core/perf/compute_probe.h"
 #include "core/perf/isolated_run.h"
 #include "core/perf/peak_memory.h"
 #include "core/perf/roofline.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
+#include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -142,6 +145,20 @@ private:
 
 bool isGpuSolver(const std::string& name) { return runsOnGpu(name); }
 
+// Matrix-free variants (no K): compute-bound, compared with the compute probe
+// instead of the bandwidth probe.
+bool isMatrixFree(const std::string& name)
+{
+    const std::optional<SolverCapabilities> caps = solverCapabilities(name);
+    return caps && !caps->storesMatrix;
+}
+
+// The stored-matrix variant a matrix-free one is compared with: the default of its device (fused / gpu-fused).
+std::string storedMatrixCounterpart(const std::string& name)
+{
+    return defaultSolver(isGpuSolver(name) ? DeviceKind::Gpu : DeviceKind::Cpu);
+}
+
 // The 1-minute load average (NaN when unknown): a busy machine explains a low figure.
 double loadAverage1m()
 {
@@ -186,17 +203,7 @@ struct RandomProblem {
         for (double v : b) sb += v;
         for (double& v : a) v /= sa;
         for (double& v : b) v *= 1.5 / sb;
-        double maxCost = 0;
-        for (std::size_t i = 0; i < m; ++i) {
-            for (std::size_t j = 0; j < n; ++j) {
-                double c = 0;
-                for (std::size_t d = 0; d < dim; ++d) {
-                    const double t = x[i * dim + d] - y[j * dim + d];
-                    c += t * t;
-                }
-                maxCost = std::max(maxCost, c);
-            }
-        }
+        const double maxCost = maxSquaredDistance(x.data(), m, y.data(), n, dim, settings.options.threads);
         PointCloudCost cost{x.data(), y.data(), m, n, dim, maxCost > 0 ? 1.0 / maxCost : 1.0};
         problem.cost = cost;
         problem.a = a;
@@ -254,7 +261,11 @@ Record runCase(const BenchCase& c, const BenchConfig& cfg)
     // 1. The machine's bandwidth, measured right here, before the case.
     double peakRead = std::nan(""), peakRw = std::nan(""), wsRead = std::nan("");
     double bestRead = std::nan(""), bestRw = std::nan("");
-    if (cfg.probe) {
+    const bool matrixFree = isMatrixFree(c.solver);
+    perf::ComputePeak computePeak;
+    if (cfg.probe && matrixFree && !gpu) {
+        computePeak = perf::measureComputePeak(threads, c.precision);
+    } else if (cfg.probe) {
         if (gpu) {
             const DeviceBandwidth bw = findDeviceBackend(DeviceKind::Gpu)->measureBandwidth(cfg.settings.options.device);
             peakRead = bw.readGBps;
@@ -368,6 +379,24 @@ Record runCase(const BenchCase& c, const BenchConfig& cfg)
         r.set("peak_best_gbps", bestPeak, 2);
         r.set("pct_of_peak_best", std::isfinite(bestPeak) ? 100.0 * bestGbps / bestPeak : std::nan(""), 1);
     }
+    if (matrixFree) {
+        // Each iteration evaluates every pair twice (row pass, column pass), one
+        // exponential each.
+        const double entries = 2.0 * double(c.m) * double(c.n);
+        r.set("pairs_per_s", entries / seconds, 4);
+        r.set("exps_per_s", entries / seconds, 4);
+        r.set("exps_per_s_best", fastest > 0 ? entries / fastest : std::nan(""), 4);
+        if (computePeak.expsPerSecond > 0) {
+            r.set("peak_exps_per_s", computePeak.expsPerSecond, 4);
+            r.set("pct_of_exp_peak", 100.0 * entries / seconds / computePeak.expsPerSecond, 1);
+            r.set("pct_of_exp_peak_best", 100.0 * entries / fastest / computePeak.expsPerSecond, 1);
+            r.set("peak_pairs_per_s", computePeak.pairsPerSecond, 4);
+            r.set("pct_of_pair_peak", 100.0 * entries / seconds / computePeak.pairsPerSecond, 1);
+            r.set("pct_of_pair_peak_best", 100.0 * entries / fastest / computePeak.pairsPerSecond, 1);
+            r.set("peak_fma_gflops", computePeak.fmaGflops, 2);
+            r.set("pct_of_fma_peak", 100.0 * f.gflops / computePeak.fmaGflops, 1);
+        }
+    }
     r.set("flops_per_iter", cost.flops, 0);
     r.set("operational_intensity", f.operationalIntensity, 3);
     r.set("gflops", f.gflops, 2);
@@ -413,6 +442,80 @@ std::pair<std::size_t, std::size_t> parseSize(const std::string& text)
     throw UsageError("option '--size' needs MxN with positive integers (e.g. 4096x4096), got '" + text + "'");
 }
 
+// The matrix-free cases against the compute probe of the same run, and against
+// `fused` (stored matrix) at the same size: the crossover is the smallest size
+// measured from which mapreduce is at least as fast.
+void printMatrixFreeTable(std::FILE* to, const std::vector<Record>& rows)
+{
+    bool any = false;
+    for (const Record& r : rows) any = any || isMatrixFree(r.text("solver"));
+    if (!any) return;
+    std::fprintf(to, "\n%-14s %-12s %-5s %3s %10s %10s %10s %7s %10s %7s %8s %9s %7s %9s\n", "matrix-free", "size",
+                 "prec", "thr", "ms/iter", "pairs/s", "peak exp/s", "%exp", "peak pair/s", "%pair", "%pair-b", "GFLOP/s",
+                 "%fma", "vs fused");
+    for (const Record& r : rows) {
+        if (!isMatrixFree(r.text("solver"))) continue;
+        double fusedMs = std::nan("");
+        for (const Record& o : rows) {
+            if (o.text("solver") == storedMatrixCounterpart(r.text("solver")) &&
+                o.number("m") == r.number("m") && o.number("n") == r.number("n") &&
+                o.text("precision") == r.text("precision") && o.number("threads") == r.number("threads"))
+                fusedMs = o.number("ms_per_iter");
+        }
+        char size[32], ratio[16] = "-";
+        std::snprintf(size, sizeof size, "%.0fx%.0f", r.number("m"), r.number("n"));
+        if (std::isfinite(fusedMs)) std::snprintf(ratio, sizeof ratio, "%.2fx", fusedMs / r.number("ms_per_iter"));
+        std::fprintf(to, "%-14s %-12s %-5s %3.0f %10.3f %10.3g %10.3g %6.1f%% %11.3g %6.1f%% %7.1f%% %9.1f %6.1f%% %9s\n",
+                     r.text("solver").c_str(), size, r.text("precision").c_str(), r.number("threads"),
+                     r.number("ms_per_iter"), r.number("pairs_per_s"), r.number("peak_exps_per_s"),
+                     r.number("pct_of_exp_peak"), r.number("peak_pairs_per_s"), r.number("pct_of_pair_peak"),
+                     r.number("pct_of_pair_peak_best"), r.number("gflops"), r.number("pct_of_fma_peak"), ratio);
+    }
+    // Crossover per (solver, precision, threads), over the sizes where both ran.
+    std::vector<std::string> seen;
+    for (const Record& r : rows) {
+        if (!isMatrixFree(r.text("solver"))) continue;
+        const std::string key = r.text("solver") + " " + r.text("precision") + " threads=" +
+                                std::to_string(static_cast<int>(r.number("threads")));
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        double crossover = std::nan(""), largestSlower = 0;
+        int compared = 0;
+        for (const Record& a : rows) {
+            if (a.text("solver") != r.text("solver") || a.text("precision") != r.text("precision") ||
+                a.number("threads") != r.number("threads"))
+                continue;
+            for (const Record& o : rows) {
+                if (o.text("solver") != storedMatrixCounterpart(r.text("solver")) ||
+                    o.number("m") != a.number("m") || o.number("n") != a.number("n") ||
+                    o.text("precision") != a.text("precision") || o.number("threads") != a.number("threads"))
+                    continue;
+                ++compared;
+                const double entries = a.number("m") * a.number("n");
+                if (a.number("ms_per_iter") <= o.number("ms_per_iter")) {
+                    if (!(entries >= crossover)) crossover = entries;
+                } else {
+                    largestSlower = std::max(largestSlower, entries);
+                }
+            }
+        }
+        if (compared == 0) continue;
+        if (std::isfinite(crossover) && crossover > largestSlower)
+            std::fprintf(to, "crossover %s: mapreduce at least as fast as fused from %.0f entries (%.0f^2) on\n",
+                         key.c_str(), crossover, std::sqrt(crossover));
+        else if (std::isfinite(crossover))
+            std::fprintf(to, "crossover %s: no clean crossover (faster at %.0f entries, slower at %.0f)\n", key.c_str(),
+                         crossover, largestSlower);
+        else
+            std::fprintf(to, "crossover %s: fused faster at every size measured (up to %.0f entries)\n", key.c_str(),
+                         largestSlower);
+    }
+    std::fprintf(to, "pairs/s: cost evaluations (one exponential each) per second, 2 M N per iteration. Compute probe "
+                 "run just before each case (same threads, same 2^x, all in registers): %%exp of its exponentials/s; "
+                 "%%pair of its pairs/s for the kernel's whole arithmetic per 3-D pair (3 FMAs + 2^x + add); "
+                 "%%pair-b: fastest repeat. %%fma: GFLOP/s of its peak FMA rate. vs fused: fused ms / this ms.\n");
+}
+
 void printTable(std::FILE* to, const std::vector<Record>& rows)
 {
     std::fprintf(to, "%-14s %-12s %-5s %3s %10s %9s %9s %9s %7s %8s %9s %9s %9s\n", "solver", "size", "prec", "thr",
@@ -440,6 +543,7 @@ void printTable(std::FILE* to, const std::vector<Record>& rows)
     std::fprintf(to, "ms/iter: median over repeats of (T(warm-up + N) - T(warm-up)) / N, iteration loop only. "
                 "%%peak: against the streaming read (r) or in-place read+write (rw) bandwidth measured just "
                 "before each case. vs pot: pot-style ms / this ms.\n");
+    printMatrixFreeTable(to, rows);
 }
 
 }  // namespace

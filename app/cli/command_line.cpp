@@ -16,23 +16,24 @@ namespace uot::cli {
 
 namespace {
 
-void printUsage(std::FILE* to, std::span<const Command> commands)
+void printUsage(std::FILE* to, std::span<const Command> commands, const char* program)
 {
-    std::fprintf(to, "usage: uot COMMAND [options]   (uot COMMAND --help for its options)\n\ncommands:\n");
+    std::fprintf(to, "usage: %s COMMAND [options]   (%s COMMAND --help for its options)\n\ncommands:\n", program,
+                 program);
     for (const Command& c : commands) std::fprintf(to, "  %-8s %s\n", c.name, c.summary);
 }
 
 }  // namespace
 
-int runCommandLine(int argc, char** argv, std::span<const Command> commands)
+int runCommandLine(int argc, char** argv, std::span<const Command> commands, const char* program)
 {
     if (argc < 2) {
-        printUsage(stderr, commands);
+        printUsage(stderr, commands, program);
         return kExitUsage;
     }
     const std::string name = argv[1];
     if (name == "--help" || name == "-h" || name == "help") {
-        printUsage(stdout, commands);
+        printUsage(stdout, commands, program);
         return kExitOk;
     }
     const std::vector<std::string> args(argv + 2, argv + argc);
@@ -41,20 +42,20 @@ int runCommandLine(int argc, char** argv, std::span<const Command> commands)
         try {
             return c.run(args);
         } catch (const UsageError& e) {
-            std::fprintf(stderr, "uot %s: %s\n", c.name, e.what());
+            std::fprintf(stderr, "%s %s: %s\n", program, c.name, e.what());
             return kExitUsage;
         } catch (const Error& e) {
-            std::fprintf(stderr, "uot %s: %s\n", c.name, e.what());
+            std::fprintf(stderr, "%s %s: %s\n", program, c.name, e.what());
             if (e.code() == ErrorCode::InvalidArgument) return kExitUsage;
             if (e.code() == ErrorCode::Unavailable) return kExitUnavailable;
             return kExitFailure;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "uot %s: %s\n", c.name, e.what());
+            std::fprintf(stderr, "%s %s: %s\n", program, c.name, e.what());
             return kExitFailure;
         }
     }
-    std::fprintf(stderr, "uot: unknown command '%s'\n", name.c_str());
-    printUsage(stderr, commands);
+    std::fprintf(stderr, "%s: unknown command '%s'\n", program, name.c_str());
+    printUsage(stderr, commands, program);
     return kExitUsage;
 }
 

@@ -15,7 +15,8 @@ struct Command {
 };
 
 // Runs argv[1] from `commands` with the rest of argv; prints usage for none or --help.
-int runCommandLine(int argc, char** argv, std::span<const Command> commands);
+// Messages start with `program` ("uot", "uot-mpi").
+int runCommandLine(int argc, char** argv, std::span<const Command> commands, const char* program = "uot");
 
 // `uot recolor` / `uot batch` live in the sibling executable uot-image (it links
 // OpenCV, which `uot` itself does not load, so that solve, bench and devices start

@@ -55,7 +55,10 @@ void addRecolorOptions(ArgParser& parser)
 {
     const RecolorSettings d;
     parser.addOption("space", "lab|oklab|linear-rgb", "working colour space of palettes, costs and displacements", "lab");
-    parser.addOption("palette-size", "N", "maximum colours per palette (1..65536)", std::to_string(d.palette.size));
+    parser.addOption("palette-size", "N",
+                     "maximum colours per palette (1.." + std::to_string(kMaxPaletteSize) +
+                         "; palettes whose matrix would not fit in memory are solved matrix-free)",
+                     std::to_string(d.palette.size));
     parser.addOption("palette-method", "histogram|kmeans",
                      "histogram: adaptive 3-D histogram (fast, deterministic); kmeans: weighted k-means on it (slower)",
                      "histogram");

@@ -7,18 +7,21 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/cli/arg_parser.h"
-#include "app/cli/json_text.h"
 #include "app/cli/commands.h"
+#include "app/cli/json_text.h"
+#include "app/cli/solve_report.h"
 #include "app/cli/solver_flags.h"
 #include "core/npy/npy_io.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -27,14 +30,30 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void onInterrupt(int) { g_interrupted.store(true); }
 
-std::vector<double> readWeights(const std::string& path, const char* name)
+// A point cloud file: M x d (a 1-D array is M points of dimension 1), as float64.
+struct Cloud {
+    std::vector<double> points;
+    std::size_t count = 0, dim = 0;
+};
+
+Cloud readCloud(const std::string& path, const char* name)
 {
     const npy::Array array = npy::readNpy(path);
-    if (array.shape.size() == 2 && array.shape[0] != 1 && array.shape[1] != 1)
-        throw Error(ErrorCode::Io, "'" + path + "': " + name + " must be a 1-D array (got a 2-D array)");
-    return array.toDouble();
+    Cloud c;
+    c.count = array.rows();
+    c.dim = array.shape.size() == 2 ? array.cols() : 1;
+    if (c.count == 0 || c.dim == 0)
+        throw Error(ErrorCode::Io, "'" + path + "': the point cloud " + name + " is empty (expected M x d points)");
+    c.points = array.toDouble();
+    return c;
 }
 
+std::string gib(double bytes)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
 
 // Why a result has no counters, for a person.
 std::string countersMissing(const SolveResult& r)
@@ -79,24 +98,22 @@ std::string countersText(const SolveResult& r)
 
 int runSolveCommand(const std::vector<std::string>& args)
 {
-    ArgParser parser("uot solve --cost C.npy --a a.npy --b b.npy --out-dir DIR [options]",
+    ArgParser parser("uot solve (--cost C.npy | --x X.npy --y Y.npy) --a a.npy --b b.npy --out-dir DIR [options]",
                      "Solves the entropic unbalanced OT problem\n"
                      "  min <P,C> + eps KL(P|R) + tau_a KL(P1|a) + tau_b KL(P^T1|b)\n"
-                     "for a cost matrix C (M x N) and weights a (M), b (N) given as .npy files (float32 or\n"
+                     "for a cost matrix C (M x N), or two point clouds X (M x d) and Y (N x d) with\n"
+                     "C_ij = s |x_i - y_j|^2, and weights a (M), b (N) given as .npy files (float32 or\n"
                      "float64, C order), and writes DIR/u.npy, DIR/v.npy (float64 scalings: P = diag(u) K diag(v),\n"
                      "K = exp(-C/eps) R), DIR/logu.npy, DIR/logv.npy (their logarithms, always finite), and\n"
                      "DIR/plan.npy with --plan. Ctrl-C stops the iterations and writes the current iterate.");
-    parser.addOption("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0");
-    parser.addOption("a", "a.npy", "source weights, M entries > 0");
-    parser.addOption("b", "b.npy", "target weights, N entries > 0");
-    parser.addOption("out-dir", "DIR", "output directory (created if missing)");
-    parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy");
-    parser.addFlag("json", "print one JSON object instead of the human summary");
+    addSolveIoOptions(parser, true);
+    parser.addOption("x", "X.npy", "source points, M x d (instead of --cost; --solver mapreduce never stores C)");
+    parser.addOption("y", "Y.npy", "target points, N x d (same d as --x)");
+    parser.addOption("cost-scale", "S",
+                     "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so costs are in [0, 1])");
     parser.addFlag("counters",
                    "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
                    "untimed iterations, and report them next to the traffic model's bytes");
-    parser.addFlag("allow-unconverged",
-                   "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)");
     SolverFlagConfig config;
     config.warmStart = true;
     addSolverOptions(parser, config);
@@ -106,23 +123,52 @@ int runSolveCommand(const std::vector<std::string>& args)
         return kExitOk;
     }
     if (!parser.positionals().empty()) throw UsageError("unexpected argument '" + parser.positionals()[0] + "'");
-    for (const char* required : {"cost", "a", "b", "out-dir"})
+    const bool clouds = parser.has("x") || parser.has("y");
+    if (clouds && parser.has("cost")) throw UsageError("give either --cost or --x and --y, not both");
+    if (clouds && !(parser.has("x") && parser.has("y"))) throw UsageError("--x and --y go together (see --help)");
+    if (!clouds && parser.has("cost-scale")) throw UsageError("--cost-scale applies to --x/--y point clouds only");
+    if (!clouds && !parser.has("cost")) throw UsageError("missing --cost (or --x and --y) (see --help)");
+    for (const char* required : {"a", "b", "out-dir"})
         if (!parser.has(required)) throw UsageError(std::string("missing --") + required + " (see --help)");
     const SolverSettings settings = readSolverOptions(parser, config);
 
-    const npy::Array cost = npy::readNpy(parser.value("cost"));
-    if (cost.shape.size() != 2)
-        throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+    UotProblem problem;
+    npy::Array cost;
+    Cloud x, y;
+    double costScale = 0;
+    if (clouds) {
+        x = readCloud(parser.value("x"), "X");
+        y = readCloud(parser.value("y"), "Y");
+        if (x.dim != y.dim) {
+            throw UsageError("the point clouds have different dimensions: --x is " + std::to_string(x.count) + " x " +
+                             std::to_string(x.dim) + ", --y is " + std::to_string(y.count) + " x " +
+                             std::to_string(y.dim) + "; both must be M x d and N x d with the same d");
+        }
+        if (parser.has("cost-scale")) {
+            const std::string text = parser.value("cost-scale");
+            char* end = nullptr;
+            costScale = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !std::isfinite(costScale) || costScale <= 0)
+                throw UsageError("--cost-scale '" + text + "' is not valid: give a finite number > 0");
+        } else {
+            const double maxCost = maxSquaredDistance(x.points.data(), x.count, y.points.data(), y.count, x.dim,
+                                                      settings.options.threads);
+            costScale = maxCost > 0 && std::isfinite(maxCost) ? 1.0 / maxCost : 1.0;
+        }
+        problem.cost = PointCloudCost{x.points.data(), y.points.data(), x.count, y.count, x.dim, costScale};
+    } else {
+        cost = npy::readNpy(parser.value("cost"));
+        if (cost.shape.size() != 2)
+            throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+        DenseCost dense;
+        dense.rows = cost.rows();
+        dense.cols = cost.cols();
+        if (cost.dtype == npy::DType::Float32) dense.f32 = cost.f32.data();
+        else dense.f64 = cost.f64.data();
+        problem.cost = dense;
+    }
     const std::vector<double> a = readWeights(parser.value("a"), "a");
     const std::vector<double> b = readWeights(parser.value("b"), "b");
-
-    UotProblem problem;
-    DenseCost dense;
-    dense.rows = cost.rows();
-    dense.cols = cost.cols();
-    if (cost.dtype == npy::DType::Float32) dense.f32 = cost.f32.data();
-    else dense.f64 = cost.f64.data();
-    problem.cost = dense;
     problem.a = a;
     problem.b = b;
     applyProblemParameters(settings, problem);
@@ -137,17 +183,21 @@ int runSolveCommand(const std::vector<std::string>& args)
     }
     validateProblem(problem);  // before touching the output directory
 
-    const std::filesystem::path outDir = parser.value("out-dir");
-    std::error_code ec;
-    std::filesystem::create_directories(outDir, ec);
-    if (ec || !std::filesystem::is_directory(outDir))
-        throw Error(ErrorCode::Io, "cannot create the output directory '" + outDir.string() + "': " + ec.message());
+    const std::filesystem::path outDir = prepareOutputDirectory(parser.value("out-dir"));
 
     if (parser.flag("counters")) options.sampleHardwareCounters = true;
     SolveControl control;
     control.cancel = &g_interrupted;
     auto previous = std::signal(SIGINT, onInterrupt);
-    std::unique_ptr<UotSolver> solver = createSolver(settings.solver);
+    // Point clouds whose K would not fit: "auto" on the CPU solves them matrix-free.
+    std::string solverName = settings.solver;
+    if (clouds && solverName == "auto" &&
+        shouldUseMatrixFree(problem.rows(), problem.cols(), options.precision, false)) {
+        solverName = "mapreduce";
+        std::fprintf(stderr, "uot solve: the %zu x %zu kernel would not fit in memory: solving matrix-free with "
+                             "mapreduce\n", problem.rows(), problem.cols());
+    }
+    std::unique_ptr<UotSolver> solver = createSolver(solverName);
     SolveResult result;
     try {
         result = solver->solve(problem, options, control);
@@ -158,71 +208,43 @@ int runSolveCommand(const std::vector<std::string>& args)
     std::signal(SIGINT, previous);
 
     const std::size_t m = problem.rows(), n = problem.cols();
-    const std::vector<double> u = result.u(), v = result.v();
-    npy::writeNpy((outDir / "u.npy").string(), u.data(), {m});
-    npy::writeNpy((outDir / "v.npy").string(), v.data(), {n});
-    npy::writeNpy((outDir / "logu.npy").string(), result.logU.data(), {m});
-    npy::writeNpy((outDir / "logv.npy").string(), result.logV.data(), {n});
+    writeScalings(outDir, result);
+    // The plan is materialised only on request, and only when it fits.
+    bool planWritten = false;
+    std::string planNote;
     if (parser.flag("plan")) {
-        std::vector<double> plan(m * n);
-        computePlan(problem, result.logU, result.logV, plan.data(), options.threads);
-        npy::writeNpy((outDir / "plan.npy").string(), plan.data(), {m, n});
+        const double planBytes = 8.0 * static_cast<double>(m) * static_cast<double>(n);
+        if (planBytes < 1.8e19 && fitsInMemory(static_cast<std::uint64_t>(planBytes))) {
+            std::vector<double> plan(m * n);
+            computePlan(problem, result.logU, result.logV, plan.data(), options.threads);
+            npy::writeNpy((outDir / "plan.npy").string(), plan.data(), {m, n});
+            planWritten = true;
+        } else {
+            planNote = "no plan written: the " + std::to_string(m) + " x " + std::to_string(n) + " plan needs " +
+                       gib(planBytes) + " in float64 and only " + gib(static_cast<double>(availableMemoryBytes())) +
+                       " of memory is available (at most half is used); logu.npy and logv.npy define it: "
+                       "P_ij = exp(logu_i + logv_j - C_ij / eps) R_ij";
+            std::fprintf(stderr, "uot solve: %s\n", planNote.c_str());
+        }
     }
 
-    if (parser.flag("json")) {
-        std::ostringstream j;
-        j << "{\"solver\": " << jsonString(result.solver) << ", \"requested_solver\": " << jsonString(settings.solver)
-          << ", \"m\": " << m << ", \"n\": " << n << ", \"precision\": " << jsonString(toString(options.precision))
-          << ", \"eps\": " << jsonNumber(problem.eps) << ", \"tau_a\": "
-          << (std::isinf(problem.tauA) ? "\"inf\"" : jsonNumber(problem.tauA))
-          << ", \"tau_b\": " << (std::isinf(problem.tauB) ? "\"inf\"" : jsonNumber(problem.tauB))
-          << ", \"reference_measure\": " << jsonString(toString(problem.reference))
-          << ", \"mode\": " << jsonString(result.mode) << ", \"iterations\": " << result.iterations
-          << ", \"passes\": " << result.passes << ", \"error\": " << jsonNumber(result.error)
-          << ", \"mass\": " << jsonNumber(result.mass) << ", \"marginal_error_a\": " << jsonNumber(result.marginalErrorA)
-          << ", \"marginal_error_b\": " << jsonNumber(result.marginalErrorB)
-          << ", \"objective\": " << jsonNumber(result.objective)
-          << ", \"ms_per_iter\": " << jsonNumber(result.timings.msPerIteration)
-          << ", \"setup_ms\": " << jsonNumber(1e3 * result.timings.setupSeconds)
-          << ", \"iterate_ms\": " << jsonNumber(1e3 * result.timings.iterateSeconds)
-          << ", \"status\": " << jsonString(toString(result.status)) << ", \"message\": " << jsonString(result.message)
-          << ", \"converged\": " << (result.converged ? "true" : "false")
-          << ", \"cancelled\": " << (result.cancelled ? "true" : "false");
-        if (parser.flag("counters")) j << ", \"counters\": " << countersJson(result);
-        j << "}\n";
-        std::fputs(j.str().c_str(), stdout);
-    } else {
-        std::printf("solver      %s (requested %s), %s, %zu x %zu\n", result.solver.c_str(), settings.solver.c_str(),
-                    toString(options.precision).c_str(), m, n);
-        std::printf("iterations  %d%s%s, error %.3g, %s mode, %llu passes over K\n", result.iterations,
-                    result.converged ? " (converged)" : "", result.cancelled ? " (cancelled)" : "", result.error,
-                    result.mode.c_str(), static_cast<unsigned long long>(result.passes));
-        std::printf("mass        %.10g   |P1-a|_1 %.3g   |P^T1-b|_1 %.3g   objective %.10g\n", result.mass,
-                    result.marginalErrorA, result.marginalErrorB, result.objective);
-        std::printf("time        %.3f ms/iteration, set-up %.1f ms\n", result.timings.msPerIteration,
-                    1e3 * result.timings.setupSeconds);
-        std::printf("status      %s%s%s\n", toString(result.status).c_str(), result.message.empty() ? "" : ": ",
-                    result.message.c_str());
-        if (parser.flag("counters")) std::printf("counters    %s\n", countersText(result).c_str());
-        std::printf("written     %s/{u,v,logu,logv}.npy%s\n", outDir.string().c_str(),
-                    parser.flag("plan") ? " and plan.npy" : "");
+    SolveSummaryContext summary;
+    summary.requestedSolver = settings.solver;
+    summary.rows = m;
+    summary.cols = n;
+    summary.precision = options.precision;
+    summary.problem = &problem;
+    summary.outDir = outDir;
+    summary.planWritten = planWritten;
+    if (parser.flag("plan")) summary.extraJsonMembers = std::string("\"plan_written\": ") + (planWritten ? "true" : "false");
+    if (parser.flag("counters")) {
+        summary.extraJsonMembers +=
+            (summary.extraJsonMembers.empty() ? "" : ", ") + std::string("\"counters\": ") + countersJson(result);
+        summary.extraLines.push_back("counters    " + countersText(result));
     }
-    if (parser.flag("allow-unconverged") || result.cancelled) return kExitOk;
-    if (result.status == NumericalStatus::Underflow || result.status == NumericalStatus::NotFinite) {
-        std::fprintf(stderr, "uot solve: stopped on %s after %d iterations (%s); the last finite iterate was "
-                             "written. Use the log-domain solver (--solver log or auto), or pass --allow-unconverged "
-                             "to accept it.\n",
-                     toString(result.status).c_str(), result.iterations, result.message.c_str());
-        return kExitNumerical;
-    }
-    if (options.tolerance > 0 && !result.converged) {
-        std::fprintf(stderr, "uot solve: not converged: error %.3g after the --max-iter cap of %d iterations is above "
-                             "--tol %g; the last iterate was written. Raise --max-iter, or pass --allow-unconverged "
-                             "to accept it.\n",
-                     result.error, result.iterations, options.tolerance);
-        return kExitNotConverged;
-    }
-    return kExitOk;
+    if (parser.flag("json")) std::fputs(solveSummaryJson(result, summary).c_str(), stdout);
+    else printSolveSummary(result, summary);
+    return solveExitCode(result, options, parser.flag("allow-unconverged"), "uot solve");
 }
 
 }  // namespace uot::cli

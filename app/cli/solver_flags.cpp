@@ -67,7 +67,8 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      std::string("storage and arithmetic of the kernel matrix") + (lists ? " (a list: one case each)" : ""),
                      config.defaultPrecision);
     parser.addOption("threads", lists ? "N[,N...]" : "N",
-                     std::string("CPU threads, 0 = all cores") + (lists ? " (a list: one case each)" : ""), "0");
+                     std::string("CPU threads, 0 = all cores") + (lists ? " (a list: one case each)" : ""),
+                     config.defaultThreads);
     if (config.iterationLimits) {
         parser.addOption("max-iter", "N", "maximum number of iterations", config.defaultMaxIter);
         parser.addOption("tol", "X", "stopping tolerance on POT's criterion; 0 = run exactly --max-iter iterations",

@@ -34,6 +34,7 @@ struct SolverFlagConfig {
     std::string defaultTauB;  // empty: --tau-b defaults to --tau
     std::string defaultMaxIter = "1000";
     std::string defaultTol = "1e-6";
+    std::string defaultThreads = "0";  // uot-mpi: one thread per rank
     std::string tauBHelp;     // replaces the help of --tau-b when not empty
 };
 

@@ -4,6 +4,7 @@
 #include "core/registry/solver_registry.h"
 #include "core/transport/fused_solver.h"
 #include "core/transport/log_solver.h"
+#include "core/transport/mapreduce_solver.h"
 #include "core/transport/mapuot_solver.h"
 #include "core/transport/pot_style_solver.h"
 #include "core/transport/reference_solver.h"
@@ -54,6 +55,17 @@ bool registerCpuBackend()
     log.transcendentalsPerEntry = 2;
     registerCpu<LogDomainSolver>(
         "log", "log-domain single pass with online max: stable for any eps (used automatically on underflow)", log);
+
+    SolverCapabilities mapreduce;
+    mapreduce.denseCost = false;  // point clouds only
+    mapreduce.storesMatrix = false;
+    mapreduce.logDomain = true;
+    mapreduce.matrixSweepsPerIteration = 0;  // matrix-free: a row and a column pass over the clouds
+    mapreduce.transcendentalsPerEntry = 2;
+    registerCpu<MapReduceSolver>("mapreduce",
+                                 "matrix-free log-domain passes over two point clouds (costs recomputed, K never "
+                                 "stored): O(M + N) memory, any eps",
+                                 mapreduce);
     return true;
 }
 

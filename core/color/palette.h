@@ -20,9 +20,13 @@ enum class PaletteMethod {
 std::string toString(PaletteMethod method);
 PaletteMethod parsePaletteMethod(const std::string& text);  // "histogram" | "kmeans"
 
+// The largest palette: 2^20 points. Palettes whose transport matrix would not
+// fit in memory are solved matrix-free (mapreduce, core/transport/point_cloud_cost.h).
+inline constexpr int kMaxPaletteSize = 1 << 20;
+
 struct PaletteSettings {
     PaletteMethod method = PaletteMethod::Histogram;
-    int size = 4096;               // maximum number of points, 1..65536
+    int size = 4096;               // maximum number of points, 1..kMaxPaletteSize
     int finestBins = 64;           // bins per axis of the finest histogram level (power of two, 8..256)
     std::uint64_t seed = 1;        // k-means seeding and pixel sampling
     std::size_t sampleLimit = 2'000'000;  // at most this many pixels are read (regular stride), 0 = all

@@ -136,10 +136,20 @@ std::vector<double> Array::toDouble() const
     return std::vector<double>(f32.begin(), f32.end());
 }
 
-Array readNpy(const std::string& path)
+namespace {
+
+// An open .npy file positioned anywhere, with its header parsed and the data
+// size checked against the file size.
+struct OpenNpy {
+    std::ifstream in;
+    Header header;
+};
+
+OpenNpy openNpy(const std::string& path)
 {
     static_assert(sizeof(float) == 4 && sizeof(double) == 8);
-    std::ifstream in(path, std::ios::binary);
+    OpenNpy file{std::ifstream(path, std::ios::binary), {}};
+    std::ifstream& in = file.in;
     if (!in) fail(path, std::string("cannot open the file: ") + std::strerror(errno));
     char magic[8];
     if (!in.read(magic, 8)) fail(path, "the file is too short to be a .npy file");
@@ -161,12 +171,12 @@ Array readNpy(const std::string& path)
     std::string header(headerLen, '\0');
     if (!in.read(header.data(), static_cast<std::streamsize>(headerLen))) fail(path, "the .npy header is truncated");
 
+    Header& info = file.header;
     const std::string descr = headerField(header, "descr", path);
-    Array array;
     if (descr == "'<f8'" || descr == "'=f8'" || descr == "'f8'") {
-        array.dtype = DType::Float64;
+        info.dtype = DType::Float64;
     } else if (descr == "'<f4'" || descr == "'=f4'" || descr == "'f4'") {
-        array.dtype = DType::Float32;
+        info.dtype = DType::Float32;
     } else {
         fail(path, "dtype " + descr + " is not supported: save the array as float32 or float64 "
                    "(e.g. np.save(path, x.astype(np.float64)))");
@@ -174,23 +184,36 @@ Array readNpy(const std::string& path)
     const std::string order = headerField(header, "fortran_order", path);
     if (order == "True") fail(path, "the array is in Fortran order: save it in C order (np.ascontiguousarray)");
     if (order != "False") fail(path, "the .npy header has an invalid fortran_order");
-    array.shape = parseShape(headerField(header, "shape", path), path);
-    if (array.shape.empty() || array.shape.size() > 2)
-        fail(path, "the array has " + std::to_string(array.shape.size()) + " dimensions; a 1-D or 2-D array is needed");
+    info.shape = parseShape(headerField(header, "shape", path), path);
+    if (info.shape.empty() || info.shape.size() > 2)
+        fail(path, "the array has " + std::to_string(info.shape.size()) + " dimensions; a 1-D or 2-D array is needed");
 
-    const std::size_t count = product(array.shape);
-    const std::size_t elem = array.dtype == DType::Float32 ? 4 : 8;
+    const std::size_t count = product(info.shape);
+    const std::size_t elem = info.elementBytes();
     in.seekg(0, std::ios::end);
     const std::streamoff end = in.tellg();
     const std::streamoff dataStart = static_cast<std::streamoff>((major == 1 ? 10 : 12) + headerLen);
     const std::size_t available = end > dataStart ? static_cast<std::size_t>(end - dataStart) : 0;
     if (count > 0 && available / elem < count) {
         std::ostringstream msg;
-        msg << "the file is truncated: shape " << shapeText(array.shape) << " needs " << count * elem
+        msg << "the file is truncated: shape " << shapeText(info.shape) << " needs " << count * elem
             << " bytes of data but only " << available << " are present";
         fail(path, msg.str());
     }
-    in.seekg(dataStart);
+    info.dataOffset = static_cast<std::size_t>(dataStart);
+    return file;
+}
+
+// Reads `count` elements starting at element `first` of the data into a new array of `shape`.
+Array readElements(OpenNpy& file, const std::string& path, std::size_t first, std::size_t count,
+                   std::vector<std::size_t> shape)
+{
+    Array array;
+    array.dtype = file.header.dtype;
+    array.shape = std::move(shape);
+    const std::size_t elem = file.header.elementBytes();
+    file.in.clear();
+    file.in.seekg(static_cast<std::streamoff>(file.header.dataOffset + first * elem));
     char* dst = nullptr;
     if (array.dtype == DType::Float32) {
         array.f32.resize(count);
@@ -199,8 +222,33 @@ Array readNpy(const std::string& path)
         array.f64.resize(count);
         dst = reinterpret_cast<char*>(array.f64.data());
     }
-    if (count > 0 && !in.read(dst, static_cast<std::streamsize>(count * elem))) fail(path, "reading the data failed");
+    if (count > 0 && !file.in.read(dst, static_cast<std::streamsize>(count * elem)))
+        fail(path, "reading the data failed");
     return array;
+}
+
+}  // namespace
+
+Header readNpyHeader(const std::string& path) { return openNpy(path).header; }
+
+Array readNpy(const std::string& path)
+{
+    OpenNpy file = openNpy(path);
+    return readElements(file, path, 0, product(file.header.shape), file.header.shape);
+}
+
+Array readNpyRows(const std::string& path, std::size_t firstRow, std::size_t rowCount)
+{
+    OpenNpy file = openNpy(path);
+    const Header& h = file.header;
+    if (h.shape.size() != 2) fail(path, "a 2-D array is needed to read a block of rows");
+    if (firstRow > h.shape[0] || rowCount > h.shape[0] - firstRow) {
+        std::ostringstream msg;
+        msg << "rows " << firstRow << " to " << firstRow + rowCount << " were asked for but the array has only "
+            << h.shape[0] << " rows";
+        fail(path, msg.str());
+    }
+    return readElements(file, path, firstRow * h.shape[1], rowCount * h.shape[1], {rowCount, h.shape[1]});
 }
 
 void writeNpy(const std::string& path, const double* data, const std::vector<std::size_t>& shape)

@@ -25,6 +25,22 @@ struct Array {
     std::vector<double> toDouble() const;
 };
 
+// What the header of a .npy file says (checked against the file's size).
+struct Header {
+    DType dtype = DType::Float64;
+    std::vector<std::size_t> shape;  // 1 or 2 entries
+    std::size_t dataOffset = 0;      // bytes before the first element
+    std::size_t elementBytes() const { return dtype == DType::Float32 ? 4 : 8; }
+};
+
+// The header alone (same checks and errors as readNpy); reads no data.
+Header readNpyHeader(const std::string& path);
+
+// Rows firstRow .. firstRow + rowCount - 1 of a 2-D array, read by seeking to
+// them (the rest of the file is not read): an array of shape (rowCount, cols).
+// Throws uot::Error(Io) like readNpy, and for a 1-D array or rows out of range.
+Array readNpyRows(const std::string& path, std::size_t firstRow, std::size_t rowCount);
+
 // Reads path. Throws uot::Error(Io) for a missing/unreadable file, a bad
 // magic string or header, an unsupported dtype (anything but '<f4' / '<f8'),
 // Fortran order, more than 2 dimensions, or data shorter than the header says.

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "core/registry/solver_registry.h"
+#include "core/transport/mapreduce_solver.h"
 
 namespace uot::perf {
 
@@ -20,6 +21,9 @@ IterationCost iterationCost(const std::string& variant, std::size_t rows, std::s
     cost.bytes = bytesPerIteration(variant, rows, cols, precision);
     cost.readOnly = caps->readOnlyMatrix;
     cost.transcendentals += caps->transcendentalsPerEntry * mn;
+    // Matrix-free variants: no matrix traffic; a row and a column pass, each
+    // recomputing the cost (points of dimension 3, the bench's) and one exponential.
+    if (!caps->storesMatrix) cost.flops = 2.0 * mn * mapReduceFlopsPerEntry(3, precision);
     return cost;
 }
 

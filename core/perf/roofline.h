@@ -7,7 +7,9 @@
 // matrix element twice with a multiply-add (K v and K^T u, or their fused /
 // in-place equivalents), i.e. 4 M N flops; the M + N scaling updates
 // ((a_i / r_i)^f and the like) are counted as transcendentals, not flops. The
-// log-domain variant additionally evaluates about 2 M N exponentials.
+// log-domain variant additionally evaluates about 2 M N exponentials. The
+// matrix-free `mapreduce` moves no matrix bytes and is counted by its own
+// kernel's operations (mapReduceFlopsPerEntry, d = 3) and 2 M N exponentials.
 
 #include <cstddef>
 #include <cstdint>

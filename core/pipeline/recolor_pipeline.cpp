@@ -8,11 +8,13 @@
 #include <exception>
 #include <future>
 #include <map>
+#include <optional>
 
 #include "core/color/float_buffer.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/kernel_matrix.h"
+#include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -56,6 +58,9 @@ std::string cpuFallbackSolver(const std::string& gpuName)
     return solverOnDevice(gpuName, DeviceKind::Cpu).value_or("auto");
 }
 
+// The CPU variant that never stores the palette matrix (core/transport/mapreduce_solver.h).
+constexpr const char* kMatrixFreeSolver = "mapreduce";
+
 void addNote(std::string& notes, const std::string& note)
 {
     if (!notes.empty()) notes += "; ";
@@ -89,7 +94,8 @@ bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
 void validateSettings(const RecolorSettings& s)
 {
     auto bad = [](const std::string& what) { throw Error(ErrorCode::InvalidArgument, what); };
-    if (s.palette.size < 1 || s.palette.size > 65536) bad("palette size must be between 1 and 65536");
+    if (s.palette.size < 1 || s.palette.size > kMaxPaletteSize)
+        bad("palette size must be between 1 and " + std::to_string(kMaxPaletteSize));
     const int bins = s.palette.finestBins;
     if (bins < 8 || bins > 256 || (bins & (bins - 1)) != 0) bad("palette bins must be a power of two between 8 and 256");
     if (!(s.transport.eps > 0) || !std::isfinite(s.transport.eps)) bad("eps must be a positive number");
@@ -446,6 +452,16 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
             solverName = cpuFallbackSolver(ts.solver);
             s.solveNote = "GPU unavailable (" + reason + "): solved on the CPU with '" + solverName + "'";
         }
+    }
+    // A CPU solve whose palette matrix would not fit in memory (or, for "auto",
+    // is past the measured crossover) runs matrix-free.
+    const std::optional<SolverCapabilities> caps = solverCapabilities(solverName);
+    if (!runsOnGpu(solverName) && caps && caps->storesMatrix && solverCapabilities(kMatrixFreeSolver) &&
+        shouldUseMatrixFree(s.problem.rows(), s.problem.cols(), ts.options.precision, ts.solver == "auto")) {
+        addNote(s.solveNote, "the " + std::to_string(s.problem.rows()) + " x " + std::to_string(s.problem.cols()) +
+                                 " palette matrix is solved matrix-free with '" + kMatrixFreeSolver + "' instead of '" +
+                                 solverName + "' (it would not fit in memory, or it is faster at this size)");
+        solverName = kMatrixFreeSolver;
     }
     SolveOptions baseOptions = ts.options;
     if (baseOptions.threads == 0) baseOptions.threads = s.settings.threads;

@@ -3,11 +3,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
 #include "core/transport/multiplicative_solve.h"
 #include "core/transport/pass_reductions.h"
+#include "core/transport/plan_evaluation.h"
 #include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
 
@@ -22,15 +24,20 @@ constexpr std::size_t kParallelThreshold = 1 << 15;
 template <typename T>
 class FusedPasses final : public ScalingPasses {
 public:
-    FusedPasses(const UotProblem& problem, const T* k, std::size_t ld, int threads)
-        : m_k(k), m_m(problem.rows()), m_n(problem.cols()), m_ld(ld), m_threads(resolveThreadCount(threads)),
+    // rowBlocks: set when problem is this process's block of rows of a solve
+    // distributed by rows (the column sums are then summed over all blocks).
+    FusedPasses(const UotProblem& problem, const T* k, std::size_t ld, int threads,
+                RowBlockReduction* rowBlocks = nullptr)
+        : m_k(k), m_m(problem.a.size()), m_n(problem.cols()), m_ld(ld), m_threads(resolveThreadCount(threads)),
           m_a(problem.a), m_b(problem.b), m_fa(problem.exponentA()), m_fb(problem.exponentB()),
-          m_kernels(kernels::rowKernels<T>()), m_sums(m_threads)
+          m_kernels(kernels::rowKernels<T>()), m_sums(m_threads), m_rowBlocks(rowBlocks)
     {
         m_v.resize(ld);
         for (std::size_t j = 0; j < ld; ++j) m_v.data()[j] = T(0);
         m_partials.resize(static_cast<std::size_t>(m_threads) * ld);
-        m_col.resize(ld);
+        // Two more slots after the column sums travel in the same reduction: the
+        // row-side error and the count of blocks whose u left the range.
+        m_col.resize(ld + 2);
         m_parallel = m_m * m_ld >= kParallelThreshold;
     }
 
@@ -88,19 +95,59 @@ public:
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
             const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);
-            updateColumnScalings(c0, c1, partials, nt, ld, m_b, fb, kern, col, vNew, colMarginal, local);
+            if (m_rowBlocks) {
+                sumColumnPartials(c0, c1, partials, nt, ld, col);
+            } else {
+                updateColumnScalings(c0, c1, partials, nt, ld, m_b, fb, kern, col, vNew, colMarginal, local);
+            }
             sums[t] = local;
         }
-        return mergeThreadSums(sums, used, errA, errB);
+        const PassStatus status = mergeThreadSums(sums, used, errA, errB);
+        if (!m_rowBlocks) return status;
+        return finishColumnsOverBlocks(status, vNew, colMarginal, errA, errB);
     }
 
     double rowMarginalError(const double* u, const double* v) override
     {
         loadV(v);
-        return rowMarginalErrorOf(m_k, m_m, m_ld, m_v.data(), u, m_a, m_kernels, m_threads, m_parallel);
+        const double err = rowMarginalErrorOf(m_k, m_m, m_ld, m_v.data(), u, m_a, m_kernels, m_threads, m_parallel);
+        return m_rowBlocks ? m_rowBlocks->sum(err) : err;
     }
 
 private:
+    // The column step of a pass distributed by rows: this block's column sums
+    // (in m_col), its row-side error and its u status are summed over all
+    // blocks in one reduction, then every block computes the same whole v.
+    PassStatus finishColumnsOverBlocks(PassStatus rowStatus, double* vNew, bool colMarginal, double& errA,
+                                       double& errB)
+    {
+        double* col = m_col.data();
+        const std::size_t n = m_n;
+        col[n] = errA;
+        col[n + 1] = rowStatus == PassStatus::Ok ? 0.0 : 1.0;
+        m_rowBlocks->sum(std::span<double>(col, n + 2));
+        errA = col[n];
+        const bool rowsBad = col[n + 1] > 0;
+        const double fb = m_fb;
+        const auto& kern = m_kernels;
+        ThreadSums* sums = m_sums.data();
+        int used = 1;
+#pragma omp parallel num_threads(m_threads) if (m_parallel)
+        {
+            const int t = omp_get_thread_num();
+            const int nt = omp_get_num_threads();
+            if (t == 0) used = nt;
+            ThreadSums local;
+            const std::size_t line = kernels::kAlignBytes / sizeof(T);
+            const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);
+            updateColumnsFromSums<T>(c0, c1, col, m_b, fb, kern, vNew, colMarginal, local);
+            sums[t] = local;
+        }
+        double unusedA = 0;
+        const PassStatus colStatus = mergeThreadSums(sums, used, unusedA, errB);
+        return rowsBad || colStatus != PassStatus::Ok ? PassStatus::NotFinite : PassStatus::Ok;
+    }
+
     void loadV(const double* v)
     {
         T* vt = m_v.data();
@@ -117,6 +164,7 @@ private:
     AlignedBuffer<T> m_partials;
     AlignedBuffer<double> m_col;  // column sums K^T u of the last pass
     std::vector<ThreadSums> m_sums;
+    RowBlockReduction* m_rowBlocks = nullptr;
     bool m_parallel = true;
 };
 
@@ -136,5 +184,94 @@ SolveResult FusedSolver::solve(const UotProblem& problem, const SolveOptions& op
     };
     return solveInPrecision(problem, options, control, name(), bytes, m_k32, m_k64, make);
 }
+
+FusedRowBlockSolve::FusedRowBlockSolve(const UotProblem& block, const RowBlock& where, const SolveOptions& options)
+    : m_block(block), m_where(where), m_options(options)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t rows = block.a.size(), cols = block.cols();
+    // A block without rows has nothing of its own to check: b, eps and tau are
+    // the same on every process and the blocks with rows check them.
+    if (rows > 0) validateSolveOptions(block, options);
+    if (options.precision == Precision::Fp32) {
+        m_ld = kernels::paddedLength<float>(cols);
+        if (rows > 0) m_report = buildPaddedKernel<float>(block, m_k32, m_ld, options.threads);
+    } else {
+        m_ld = kernels::paddedLength<double>(cols);
+        if (rows > 0) m_report = buildPaddedKernel<double>(block, m_k64, m_ld, options.threads);
+    }
+    if (rows == 0) m_report.nonZeroColumns.assign(cols, 0);
+    m_setupSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+SolveResult FusedRowBlockSolve::run(RowBlockReduction& loop, RowBlockReduction& other)
+{
+    if (m_options.precision == Precision::Fp32) return runIn(m_k32, loop, other);
+    return runIn(m_k64, loop, other);
+}
+
+template <typename T>
+SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockReduction& loop,
+                                      RowBlockReduction& other)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const std::size_t rows = m_block.a.size(), cols = m_block.cols(), allRows = m_where.allA.size();
+    SolveResult result;
+    result.solver = "fused";
+    result.mode = toString(m_options.mode);
+    result.bytesPerIteration = static_cast<std::uint64_t>(rows) * cols * sizeof(T);
+
+    // The underflow test of the whole kernel: a row is zero in its own block, a
+    // column only when it is zero in every block.
+    ScalingLoopSetup setup;
+    setup.bytesPerIteration = result.bytesPerIteration;
+    setup.rowBlocks = &loop;
+    std::vector<double> nonZero(cols);
+    for (std::size_t j = 0; j < cols; ++j) nonZero[j] = m_report.nonZeroColumns[j];
+    other.max(nonZero);
+    setup.kernel.zeroRows = static_cast<std::size_t>(other.sum(static_cast<double>(m_report.zeroRows)));
+    setup.kernel.zeroCols = static_cast<std::size_t>(std::count(nonZero.begin(), nonZero.end(), 0.0));
+
+    std::vector<double> u = initialScaling(m_options.warmU, rows);
+    std::vector<double> v = initialScaling(m_options.warmV, cols);
+    FusedPasses<T> passes(m_block, matrix.data(), m_ld, m_options.threads, &loop);
+    result.timings.setupSeconds = m_setupSeconds + std::chrono::duration<double>(Clock::now() - start).count();
+    if (setup.kernel.underflows()) {
+        markUnderflow(result, setup.kernel, 0);
+    } else {
+        runScalingLoop(m_block, m_options, SolveControl{}, passes, setup, u, v, result);
+    }
+
+    // Rows' figures of the plan are gathered whole (a sum of zero-padded blocks
+    // is exact), the column sums summed; then the same evaluation as one process.
+    auto gatherRows = [&](std::span<const double> block) {
+        std::vector<double> whole(allRows, 0.0);
+        std::copy(block.begin(), block.end(), whole.begin() + static_cast<std::ptrdiff_t>(m_where.firstRow));
+        other.sum(whole);
+        return whole;
+    };
+    auto evaluator = [&](const UotProblem& block, std::span<const double> logU, std::span<const double> logV) {
+        PlanSums sums = planSums(block, logU, logV, m_options.threads);
+        other.sum(sums.colSums);
+        const double scaledLogSum = other.sum(sums.scaledLogSum);
+        const std::vector<double> rowSums = gatherRows(sums.rowSums);
+        UotProblem whole = block;
+        DenseCost shape;
+        shape.rows = allRows;
+        shape.cols = cols;
+        whole.cost = shape;
+        whole.a = m_where.allA;
+        return evaluationFromSums(whole, rowSums, sums.colSums, scaledLogSum);
+    };
+    finishResult(m_block, m_options, u, v, result, evaluator);
+    result.logU = gatherRows(result.logU);
+    return result;
+}
+
+template SolveResult FusedRowBlockSolve::runIn<float>(const AlignedBuffer<float>&, RowBlockReduction&,
+                                                      RowBlockReduction&);
+template SolveResult FusedRowBlockSolve::runIn<double>(const AlignedBuffer<double>&, RowBlockReduction&,
+                                                       RowBlockReduction&);
 
 }  // namespace uot

@@ -5,7 +5,10 @@
 // are reduced (in parallel over column blocks) and v_j = (b_j / s_j)^fb.
 // Same iterates as POT's sinkhorn_unbalanced; K is never written.
 
+#include <span>
+
 #include "core/transport/cpu_buffers.h"
+#include "core/transport/row_block_reduction.h"
 #include "core/transport/uot_solver.h"
 
 namespace uot {
@@ -21,6 +24,50 @@ public:
 
 private:
     AlignedBuffer<float> m_k32;  // kept between solves of the same size
+    AlignedBuffer<double> m_k64;
+};
+
+// Where a block of rows sits in the whole problem.
+struct RowBlock {
+    std::size_t firstRow = 0;      // global index of the block's first row
+    std::span<const double> allA;  // a of every row of the whole problem
+};
+
+// This process's share of a `fused` solve distributed by rows (uot-mpi): each
+// process holds a contiguous block of rows of C (possibly none), the a of its
+// rows and the whole b. Every process runs the same single-pass kernel on its
+// block; per iteration the column sums (with the row-side error and the
+// validity of u) are summed over all blocks in one reduction, so every process
+// computes the same v. Same iterates as FusedSolver on the whole problem up to
+// the order of the column sums' additions (float64: agreement to ~1e-15).
+// Plain and translation-invariant modes; no cancel, no fallback to the log domain.
+class FusedRowBlockSolve {
+public:
+    // Validates this block and the options and builds its kernel: throws
+    // uot::Error (bad entry, size mismatch, memory) before any communication,
+    // so that the caller can agree on errors across processes first. block
+    // holds the block's rows (a = its rows' weights; cost rows = 0 allowed);
+    // options.warmU, if given, holds the block's rows of u.
+    FusedRowBlockSolve(const UotProblem& block, const RowBlock& where, const SolveOptions& options);
+
+    // The iterations and the final evaluation. Collective: every process calls
+    // it. `loop` carries the reductions of the iterations, `other` those of the
+    // set-up and the end (two objects so that their costs can be told apart;
+    // they may be the same). On every process the result holds logU of all
+    // rows, logV, and the figures of the whole plan.
+    SolveResult run(RowBlockReduction& loop, RowBlockReduction& other);
+
+private:
+    template <typename T>
+    SolveResult runIn(const AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other);
+
+    UotProblem m_block;
+    RowBlock m_where;
+    SolveOptions m_options;
+    std::size_t m_ld = 0;
+    KernelBuildReport m_report;
+    double m_setupSeconds = 0;
+    AlignedBuffer<float> m_k32;
     AlignedBuffer<double> m_k64;
 };
 

@@ -133,6 +133,7 @@ KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threa
     KernelBuildReport report;
     report.zeroRows = zeroRows;
     report.zeroCols = static_cast<std::size_t>(std::count(colNonZero.begin(), colNonZero.end(), 0));
+    report.nonZeroColumns = std::move(colNonZero);
     return report;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/transport/uot_problem.h"
 
@@ -19,6 +20,9 @@ double logReference(const UotProblem& problem, std::size_t i, std::size_t j);
 struct KernelBuildReport {
     std::size_t zeroRows = 0;     // rows of K that underflowed to all zeros
     std::size_t zeroCols = 0;     // columns of K that underflowed to all zeros
+    // 1 where column j of the built rows has a non-zero entry (a solve
+    // distributed by rows combines these to count the columns zero in every block).
+    std::vector<unsigned char> nonZeroColumns;
     bool underflows() const { return zeroRows != 0 || zeroCols != 0; }
 };
 

@@ -63,20 +63,25 @@ void updateRowScalings(std::size_t i0, std::size_t stride, std::size_t nb, const
 }
 
 // Columns c0 .. c1-1 after every thread's column partials (rows of length ld,
-// `threads` of them) are complete: s_j = sum of the partials (in float64),
-// vNew_j = (b_j / s_j)^fb rounded to T; adds |v_j s_j - b_j| to local.errB when
-// colMarginal; marks local.bad on a non-positive or non-finite v. col receives s.
-template <typename T, typename Kernels>
-void updateColumnScalings(std::size_t c0, std::size_t c1, const T* partials, int threads, std::size_t ld,
-                          std::span<const double> b, double fb, const Kernels& kern, double* col, double* vNew,
-                          bool colMarginal, ThreadSums& local)
+// `threads` of them) are complete: col_j = s_j = sum of the partials (in float64).
+template <typename T>
+void sumColumnPartials(std::size_t c0, std::size_t c1, const T* partials, int threads, std::size_t ld, double* col)
 {
     for (std::size_t j = c0; j < c1; ++j) {
         double sum = 0;
         for (int p = 0; p < threads; ++p) sum += static_cast<double>(partials[static_cast<std::size_t>(p) * ld + j]);
         col[j] = sum;
-        vNew[j] = b[j] / sum;
     }
+}
+
+// Columns c0 .. c1-1 from their sums s = col: vNew_j = (b_j / s_j)^fb rounded to
+// T; adds |v_j s_j - b_j| to local.errB when colMarginal; marks local.bad on a
+// non-positive or non-finite v.
+template <typename T, typename Kernels>
+void updateColumnsFromSums(std::size_t c0, std::size_t c1, const double* col, std::span<const double> b, double fb,
+                           const Kernels& kern, double* vNew, bool colMarginal, ThreadSums& local)
+{
+    for (std::size_t j = c0; j < c1; ++j) vNew[j] = b[j] / col[j];
     if (fb != 1.0 && c1 > c0) kern.powBatch(vNew + c0, fb, vNew + c0, c1 - c0);
     for (std::size_t j = c0; j < c1; ++j) {
         const T vjT = static_cast<T>(vNew[j]);
@@ -84,6 +89,16 @@ void updateColumnScalings(std::size_t c0, std::size_t c1, const T* partials, int
         if (!(vjT > T(0)) || !std::isfinite(vjT)) local.bad = true;
         if (colMarginal) local.errB += std::abs(vNew[j] * col[j] - b[j]);
     }
+}
+
+// Both of the above: the column step of a pass in one process. col receives s.
+template <typename T, typename Kernels>
+void updateColumnScalings(std::size_t c0, std::size_t c1, const T* partials, int threads, std::size_t ld,
+                          std::span<const double> b, double fb, const Kernels& kern, double* col, double* vNew,
+                          bool colMarginal, ThreadSums& local)
+{
+    sumColumnPartials(c0, c1, partials, threads, ld, col);
+    updateColumnsFromSums<T>(c0, c1, col, b, fb, kern, vNew, colMarginal, local);
 }
 
 // |P 1 - a|_1 for the plan diag(u) K diag(v): one parallel pass of row dot

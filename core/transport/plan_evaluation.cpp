@@ -11,16 +11,6 @@ namespace uot {
 
 namespace {
 
-double relativeChange(std::span<const double> x, std::span<const double> xPrev)
-{
-    double diff = 0, scale = 1.0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        diff = std::max(diff, std::abs(x[i] - xPrev[i]));
-        scale = std::max({scale, std::abs(x[i]), std::abs(xPrev[i])});
-    }
-    return diff / scale;
-}
-
 double relativeChangeFromLogs(std::span<const double> logX, std::span<const double> logXPrev)
 {
     double diff = 0, scale = 1.0;
@@ -52,10 +42,21 @@ double penaltyTerm(double tau, std::span<const double> marginal, std::span<const
 
 }  // namespace
 
+RelativeChange relativeChangeOf(std::span<const double> x, std::span<const double> xPrev)
+{
+    RelativeChange c;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        c.diff = std::max(c.diff, std::abs(x[i] - xPrev[i]));
+        c.scale = std::max({c.scale, std::abs(x[i]), std::abs(xPrev[i])});
+    }
+    return c;
+}
+
 double stoppingError(std::span<const double> u, std::span<const double> uPrev,
                      std::span<const double> v, std::span<const double> vPrev)
 {
-    return 0.5 * (relativeChange(u, uPrev) + relativeChange(v, vPrev));
+    const RelativeChange cu = relativeChangeOf(u, uPrev), cv = relativeChangeOf(v, vPrev);
+    return 0.5 * (cu.diff / cu.scale + cv.diff / cv.scale);
 }
 
 double stoppingErrorFromLogs(std::span<const double> logU, std::span<const double> logUPrev,
@@ -97,13 +98,13 @@ void computePlan(const UotProblem& problem, std::span<const double> logU, std::s
         [out, cols](std::size_t i, const double* row) { std::copy(row, row + cols, out + i * cols); }, threads);
 }
 
-PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
-                            std::span<const double> logV, int threads)
+PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV, int threads)
 {
     const std::size_t rows = problem.rows();
     const std::size_t cols = problem.cols();
     const int threadCount = resolveThreadCount(threads);
-    std::vector<double> rowSums(rows, 0.0);
+    PlanSums sums;
+    sums.rowSums.assign(rows, 0.0);
     std::vector<std::vector<double>> colPartials(threadCount, std::vector<double>(cols, 0.0));
     std::vector<double> entropy(threadCount, 0.0);
     // Each row is visited once; per-thread column partials avoid atomics.
@@ -118,17 +119,23 @@ PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> l
                 partial[j] += row[j];
                 cost += row[j] * (logU[i] + logV[j]);
             }
-            rowSums[i] = sum;
+            sums.rowSums[i] = sum;
             entropy[t] += cost;
         },
         threadCount);
 
-    std::vector<double> colSums(cols, 0.0);
+    sums.colSums.assign(cols, 0.0);
     for (const auto& partial : colPartials)
-        for (std::size_t j = 0; j < cols; ++j) colSums[j] += partial[j];
-    double scaledLogSum = 0;
-    for (double e : entropy) scaledLogSum += e;
-    return evaluationFromSums(problem, rowSums, colSums, scaledLogSum);
+        for (std::size_t j = 0; j < cols; ++j) sums.colSums[j] += partial[j];
+    for (double e : entropy) sums.scaledLogSum += e;
+    return sums;
+}
+
+PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
+                            std::span<const double> logV, int threads)
+{
+    const PlanSums sums = planSums(problem, logU, logV, threads);
+    return evaluationFromSums(problem, sums.rowSums, sums.colSums, sums.scaledLogSum);
 }
 
 PlanEvaluation evaluationFromSums(const UotProblem& problem, std::span<const double> rowSums,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "core/transport/uot_problem.h"
 
@@ -15,6 +16,15 @@ namespace uot {
 //   0.5 * ( max|u - uPrev| / max(max|u|, max|uPrev|, 1) + same for v )
 double stoppingError(std::span<const double> u, std::span<const double> uPrev,
                      std::span<const double> v, std::span<const double> vPrev);
+
+// One vector's half of stoppingError as its two maxima, so that a solve
+// distributed by rows can take them over all processes before dividing:
+// diff = max|x - xPrev|, scale = max(max|x|, max|xPrev|, 1); the half is diff / scale.
+struct RelativeChange {
+    double diff = 0;
+    double scale = 1;
+};
+RelativeChange relativeChangeOf(std::span<const double> x, std::span<const double> xPrev);
 
 // Same criterion from log-scalings (for log-domain variants).
 double stoppingErrorFromLogs(std::span<const double> logU, std::span<const double> logUPrev,
@@ -38,7 +48,17 @@ void forEachPlanRow(const UotProblem& problem, std::span<const double> logU, std
 void computePlan(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
                  double* out, int threads = 0);
 
-// One float64 pass over the plan.
+// The plan's row sums P 1, column sums P^T 1 and sum_ij P_ij (logU_i + logV_j),
+// in one float64 pass (what evaluationFromSums needs).
+struct PlanSums {
+    std::vector<double> rowSums;
+    std::vector<double> colSums;
+    double scaledLogSum = 0;
+};
+PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                  int threads = 0);
+
+// One float64 pass over the plan: evaluationFromSums of planSums.
 PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
                             std::span<const double> logV, int threads = 0);
 

@@ -20,6 +20,13 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
     std::vector<double> uNew(u.size()), vNew(v.size());
     auto stoppingErr = [&](const std::vector<double>& x, const std::vector<double>& xPrev,
                            const std::vector<double>& y, const std::vector<double>& yPrev) {
+        if (setup.rowBlocks) {
+            // x is this process's block of u: its maxima are taken over all blocks.
+            const RelativeChange cx = relativeChangeOf(x, xPrev), cy = relativeChangeOf(y, yPrev);
+            double maxima[2] = {cx.diff, cx.scale};
+            setup.rowBlocks->max(maxima);
+            return 0.5 * (maxima[0] / maxima[1] + cy.diff / cy.scale);
+        }
         return setup.logDomain ? stoppingErrorFromLogs(x, xPrev, y, yPrev) : stoppingError(x, xPrev, y, yPrev);
     };
     // Extra passes for reports are not iterations: their time is left out of iterateSeconds.
@@ -33,7 +40,7 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         return err;
     };
 
-    TranslationStep translation(problem, setup.logDomain, options.threads);
+    TranslationStep translation(problem, setup.logDomain, options.threads, setup.rowBlocks);
     const bool translate = options.mode == IterationMode::TranslationInvariant && translation.active();
     result.mode = toString(options.mode);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/transport/kernel_matrix.h"
+#include "core/transport/row_block_reduction.h"
 #include "core/transport/solve_options.h"
 #include "core/transport/solve_result.h"
 #include "core/transport/uot_problem.h"
@@ -57,6 +58,12 @@ struct ScalingLoopSetup {
     bool logDomain = false;          // scalings are log u, log v
     KernelBuildReport kernel;        // for the underflow message
     std::uint64_t bytesPerIteration = 0;
+    // Set when this process holds one block of rows of a solve distributed by
+    // rows (row_block_reduction.h; multiplicative form only). The passes then
+    // return status, errA and errB for all rows (they combine them in their own
+    // reduction), and the loop combines the stopping test's maxima and the
+    // translation-invariant step's row sums. Null: one process, nothing extra.
+    RowBlockReduction* rowBlocks = nullptr;
 };
 
 // Runs the iterations from (u, v) (in the variant's representation), leaving

@@ -33,18 +33,22 @@ namespace {
 // Below this many entries the O(M + N) steps run on one thread.
 constexpr std::size_t kParallelEntries = 1 << 14;
 
-// log sum_k exp(logW_k - r x_k), stable (shifted by the largest term).
-double logWeightedExpSum(const std::vector<double>& logW, const std::vector<double>& x, double r, int threads)
+// log sum_k exp(logW_k - r x_k), stable (shifted by the largest term). With
+// blocks, the sum runs over the entries of every process's block.
+double logWeightedExpSum(const std::vector<double>& logW, const std::vector<double>& x, double r, int threads,
+                         RowBlockReduction* blocks = nullptr)
 {
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(logW.size());
     const bool parallel = logW.size() >= kParallelEntries;
     double mx = -std::numeric_limits<double>::infinity();
 #pragma omp parallel for num_threads(threads) if (parallel) reduction(max : mx) schedule(static)
     for (std::ptrdiff_t k = 0; k < n; ++k) mx = std::max(mx, logW[k] - r * x[k]);
+    if (blocks) mx = blocks->max(mx);
     if (!std::isfinite(mx)) return mx;
     double s = 0;
 #pragma omp parallel for num_threads(threads) if (parallel) reduction(+ : s) schedule(static)
     for (std::ptrdiff_t k = 0; k < n; ++k) s += std::exp(logW[k] - r * x[k] - mx);
+    if (blocks) s = blocks->sum(s);
     return mx + std::log(s);
 }
 
@@ -57,10 +61,11 @@ std::vector<double> logsOfWeights(std::span<const double> w)
 
 }  // namespace
 
-TranslationStep::TranslationStep(const UotProblem& problem, bool logDomain, int threads)
+TranslationStep::TranslationStep(const UotProblem& problem, bool logDomain, int threads,
+                                 RowBlockReduction* rowBlocks)
     : m_b(problem.b), m_logA(logsOfWeights(problem.a)), m_logB(logsOfWeights(problem.b)),
       m_c(translationCoefficients(problem)), m_logDomain(logDomain), m_threads(resolveThreadCount(threads)),
-      m_x(problem.rows()), m_g(problem.cols())
+      m_rowBlocks(rowBlocks), m_x(problem.a.size()), m_g(problem.cols())
 {
 }
 
@@ -90,7 +95,7 @@ bool TranslationStep::afterPass(std::span<double> uNew, std::span<double> vNew, 
     if (!m_c.active) return true;
     // Row half-step: F = F^ + s.
     loadLogs(uNew, m_x);
-    const double logAHat = logWeightedExpSum(m_logA, m_x, m_c.ra, m_threads);
+    const double logAHat = logWeightedExpSum(m_logA, m_x, m_c.ra, m_threads, m_rowBlocks);
     const double s = m_c.cs * (m_logBIn - logAHat);
     // The pass's column half-step used u^; with u = e^s u^ the column sums are
     // e^s times larger, so G^ = G^pass - f_b s. Then G = G^ + t.
@@ -128,6 +133,8 @@ bool TranslationStep::afterPass(std::span<double> uNew, std::span<double> vNew, 
             }
         }
     }
+    // A u that left the range on one block stops every block (v is the same on all).
+    if (m_rowBlocks) bad = m_rowBlocks->max(bad ? 1.0 : 0.0) > 0;
     if (bad) return false;
     if (colMarginal) errB = err;
     // Every term of log B changed by exp(-rb t) from G^ to G: the next beforePass() needs no pass over v.

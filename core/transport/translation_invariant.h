@@ -19,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "core/transport/row_block_reduction.h"
 #include "core/transport/uot_problem.h"
 
 namespace uot {
@@ -38,7 +39,11 @@ class TranslationStep {
 public:
     // logDomain: the scalings handed to the calls below are log u, log v (else u, v).
     // threads: CPU threads for the O(M + N) steps (0 = all; one below 16k entries).
-    TranslationStep(const UotProblem& problem, bool logDomain, int threads = 0);
+    // rowBlocks: set when `problem` is this process's block of rows of a solve
+    // distributed by rows; the row-side sum A(F) and the validity of u are then
+    // combined over all blocks (null: one process).
+    TranslationStep(const UotProblem& problem, bool logDomain, int threads = 0,
+                    RowBlockReduction* rowBlocks = nullptr);
 
     bool active() const { return m_c.active; }
 
@@ -67,6 +72,7 @@ private:
     TranslationCoefficients m_c;
     bool m_logDomain = false;
     int m_threads = 1;
+    RowBlockReduction* m_rowBlocks = nullptr;
     std::vector<double> m_x, m_g;  // log u^ and log v of the current step
     // log B of the v the last afterPass() wrote (valid while m_carried, for that same vector).
     double m_logBNext = 0;

@@ -21,6 +21,9 @@
 //   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cN (Tuning::fusedCluster = N),
 //   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
+//   --mapreduce MxN[,MxN], --mapreduce-large MxN [--iterations K], --check-mapreduce:
+//   gpu-mapreduce's timings against the exp2 probe, one solve at a large size, and
+//   its checks against the float64 CPU solvers (tests/gpu/mapreduce_bench.h).
 //
 // ms_per_iter is device time from CUDA events around the iteration loop
 // (result.timings.iterateSeconds / iterations), the median of the repeats,
@@ -39,6 +42,7 @@
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
+#include "tests/gpu/mapreduce_bench.h"
 #include "tests/gpu/plan_distance.h"
 #include "tests/support/passes_to_target.h"
 
@@ -117,11 +121,14 @@ void runAccuracy(const std::string& sizes)
 }
 
 // --counters: CUPTI's DRAM bytes per iteration against the traffic model for each
-// solver and size. Exit 1 when a read figure is more than 10% off the model, or
-// when the counters could not be read (the note says why).
+// solver and size (reads + writes, since the model counts both). The model is a
+// DRAM figure only when K does not fit in L2: sizes whose matrix is at least
+// twice the L2 must be within 10% of the model, or the run exits 1; smaller
+// ones are reported (their L2 hit rate says how much the cache served).
 int runCounters(const std::string& sizes, const std::string& solvers)
 {
     int failures = 0;
+    const double l2Bytes = double(gpu::listDevices().at(0).l2CacheBytes);
     for (const std::string& size : split(sizes, ',')) {
         const auto dims = split(size, 'x');
         const std::size_t m = std::stoull(dims.at(0)), n = std::stoull(dims.at(1));
@@ -137,17 +144,19 @@ int runCounters(const std::string& sizes, const std::string& solvers)
             const SolveResult r = createSolver(name)->solve(bp.problem, o);
             const HardwareCounters& c = r.counters;
             const double model = double(r.bytesPerIteration);
-            const double ratio = c.sampled ? c.dramReadBytesPerIteration / model : 0.0;
-            // The read-only variants move K in; gpu-mapuot also writes it back.
+            const double moved = c.dramReadBytesPerIteration + c.dramWriteBytesPerIteration;
+            const double matrixBytes = model / solverCapabilities(name)->matrixSweepsPerIteration;
+            const bool enforced = matrixBytes >= 2 * l2Bytes;
+            const double ratio = c.sampled ? moved / model : 0.0;
             const bool ok = c.sampled && std::abs(ratio - 1.0) <= 0.10;
-            failures += ok ? 0 : 1;
+            if (enforced && !ok) ++failures;
             std::printf("{\"counters\": \"%s\", \"m\": %zu, \"n\": %zu, \"sampled\": %s, \"passes\": %d, "
                         "\"dram_read_mb_per_iter\": %.3f, \"dram_write_mb_per_iter\": %.3f, \"model_mb_per_iter\": %.3f, "
-                        "\"read_vs_model\": %.4f, \"l2_hit_rate\": %.4f, \"l1_hit_rate\": %.4f, \"ok\": %s, "
-                        "\"note\": \"%s\"}\n",
+                        "\"dram_vs_model\": %.4f, \"l2_hit_rate\": %.4f, \"l1_hit_rate\": %.4f, "
+                        "\"matrix_vs_l2\": %.2f, \"enforced\": %s, \"ok\": %s, \"note\": \"%s\"}\n",
                         name.c_str(), m, n, c.sampled ? "true" : "false", c.passes, c.dramReadBytesPerIteration / 1e6,
                         c.dramWriteBytesPerIteration / 1e6, model / 1e6, ratio, c.l2HitRate, c.l1HitRate,
-                        ok ? "true" : "false", c.note.c_str());
+                        matrixBytes / l2Bytes, enforced ? "true" : "false", ok ? "true" : "false", c.note.c_str());
             std::fflush(stdout);
         }
     }
@@ -218,6 +227,9 @@ int main(int argc, char** argv)
     std::string accuracySizes, solutionSizes, counterSizes;
     IterationMode mode = IterationMode::Plain;
     double eps = 0.01, tau = 1.0;
+    std::string mapReduceSizes, mapReduceLarge;
+    bool checkMapReduce = false;
+    int largeIterations = 3;
     for (int k = 1; k < argc; ++k) {
         const std::string arg = argv[k];
         auto next = [&]() -> std::string {
@@ -251,10 +263,19 @@ int main(int argc, char** argv)
             eps = std::atof(next().c_str());
         else if (arg == "--tau")
             tau = std::atof(next().c_str());
+        else if (arg == "--mapreduce")
+            mapReduceSizes = next();
+        else if (arg == "--mapreduce-large")
+            mapReduceLarge = next();
+        else if (arg == "--iterations")
+            largeIterations = std::max(1, std::atoi(next().c_str()));
+        else if (arg == "--check-mapreduce")
+            checkMapReduce = true;
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
                                  "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] "
-                                 "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]]\n");
+                                 "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]] "
+                                 "[--mapreduce MxN,..] [--mapreduce-large MxN [--iterations K]] [--check-mapreduce]\n");
             return 2;
         }
     }
@@ -264,6 +285,21 @@ int main(int argc, char** argv)
         return 4;
     }
     try {
+        if (checkMapReduce) return bench::runMapReduceCheck();
+        if (!mapReduceSizes.empty() || !mapReduceLarge.empty()) {
+            auto parse = [](const std::string& size) {
+                const auto dims = split(size, 'x');
+                return std::pair<std::size_t, std::size_t>(std::stoull(dims.at(0)), std::stoull(dims.at(1)));
+            };
+            std::vector<std::pair<std::size_t, std::size_t>> list;
+            for (const std::string& size : split(mapReduceSizes, ',')) list.push_back(parse(size));
+            if (!list.empty()) bench::runMapReduceBench(list);
+            if (!mapReduceLarge.empty()) {
+                const auto [m, n] = parse(mapReduceLarge);
+                bench::runMapReduceLarge(m, n, largeIterations);
+            }
+            return 0;
+        }
         if (!accuracySizes.empty()) {
             runAccuracy(accuracySizes);
             return 0;

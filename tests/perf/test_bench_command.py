@@ -79,6 +79,27 @@ else:
 t = run("--solver", "reference", "--size", "16x8", "--iterations", "2", "--single-solve", "--no-probe")
 check(t.returncode == 0 and "ms/iter" in t.stdout and "{" not in t.stdout, f"table mode: {t.stdout} {t.stderr}")
 
+# Matrix-free cases: the compute probe's peaks and the shares derived from them,
+# exact pair accounting, and the comparison with fused (table on stderr).
+mf = run("--solver", "mapreduce,fused", "--size", "96x80", "--iterations", "3", "--single-solve", "--json",
+         "--probe-mib", "16")
+check(mf.returncode == 0, f"mapreduce bench: exit {mf.returncode}: {mf.stderr}")
+rows = [json.loads(l) for l in mf.stdout.splitlines() if l.strip()]
+mr = [r for r in rows if r["solver"] == "mapreduce"]
+check(len(mr) == 1 and len(rows) == 2, f"mapreduce bench: {len(rows)} rows")
+for r in mr:
+    pairs = 2 * 96 * 80 / (r["ms_per_iter"] / 1e3)
+    check(abs(r["pairs_per_s"] - pairs) <= 1e-3 * pairs, f"pairs_per_s {r['pairs_per_s']} vs {pairs}")
+    check(r["bytes_per_iter"] == 0, "a matrix-free variant moves no matrix bytes")
+    for key in ("peak_exps_per_s", "peak_pairs_per_s", "peak_fma_gflops"):
+        check(isinstance(r.get(key), (int, float)) and r[key] > 0, f"{key} {r.get(key)}")
+    if r.get("peak_exps_per_s"):
+        check(abs(r["pct_of_exp_peak"] - 100 * r["pairs_per_s"] / r["peak_exps_per_s"]) <= 0.01 * r["pct_of_exp_peak"] + 0.1,
+              "pct_of_exp_peak")
+        check(abs(r["pct_of_pair_peak"] - 100 * r["pairs_per_s"] / r["peak_pairs_per_s"]) <= 0.01 * r["pct_of_pair_peak"] + 0.1,
+              "pct_of_pair_peak")
+check("matrix-free" in mf.stderr and "crossover" in mf.stderr, f"matrix-free table: {mf.stderr}")
+
 # Usage errors.
 for bad in (["--size", "12"], ["--solver", "no-such-solver"], ["--iterations", "0"], ["--precision", "fp16"]):
     b = run(*bad)

@@ -67,7 +67,7 @@ private slots:
         QVERIFY(fakeRegistered);
         const std::vector<std::string> all = names();
         for (const char* expected : {"reference", "pot-style", "mapuot", "fused", "log", "gpu-pot-style", "gpu-mapuot",
-                                     "gpu-fused", "gpu-fused-bf16", "gpu-log"})
+                                     "gpu-fused", "gpu-fused-bf16", "gpu-log", "gpu-mapreduce"})
             QVERIFY2(std::count(all.begin(), all.end(), expected) == 1, expected);
         bool seenGpu = false;
         for (const SolverInfo& info : listSolvers()) {
@@ -134,6 +134,11 @@ private slots:
         QCOMPARE(bytesPerIteration("gpu-mapuot", 10, 20, Precision::Fp64), std::uint64_t(4 * 10 * 20 * 8));
         QCOMPARE(bytesPerIteration("gpu-log", 10, 20, Precision::Fp32), std::uint64_t(2 * 10 * 20 * 4));
         QCOMPARE(bytesPerIteration("nonsense", 10, 20, Precision::Fp64), std::uint64_t(0));
+        // gpu-mapreduce is matrix-free: no matrix traffic, point clouds and fp32 only.
+        QCOMPARE(bytesPerIteration("gpu-mapreduce", 10, 20, Precision::Fp32), std::uint64_t(0));
+        const auto caps = solverCapabilities("gpu-mapreduce");
+        QVERIFY(caps.has_value());
+        QVERIFY(!caps->storesMatrix && !caps->denseCost && caps->pointClouds && !caps->fp64 && caps->logDomain);
     }
 
     void unknownAndUnavailableVariantsThrowClearErrors()

@@ -31,6 +31,12 @@ gives plans off by orders of magnitude at eps = 1e-3. Given b as an (N, 1)
 column ("n_hists = 1"), it absorbs log u, log v row by row, as intended; the
 plan is then rebuilt from the logu / logv it returns. That is what is used here.
 
+Point clouds (`uot solve --x X.npy --y Y.npy`, C_ij = s |x_i - y_j|^2): the
+matrix-free `mapreduce` variant and `fused` (which builds K from the clouds)
+against POT on the cost matrix numpy computes from the same clouds, with the
+default scale s = 1 / max C and an explicit --cost-scale; at eps = 1e-3 against
+POT's stabilized solver run to convergence.
+
 Exit status 0 when every case passes; 1 otherwise (also when POT is missing).
 """
 
@@ -384,6 +390,86 @@ def small_eps_cases(uot, workdir, rng):
                 check(distance <= 1e-8, "%s: plan rel L1 vs POT stabilized %.3g" % (what, distance))
 
 
+def point_cloud_cases(uot, workdir, rng):
+    """`uot solve --x --y`: mapreduce (matrix-free) and fused on the clouds vs POT on numpy's cost matrix."""
+    global runs
+    for case, (m, n, d, explicit_scale) in enumerate([(1, 7, 3, False), (7, 1, 3, True), (37, 53, 3, False),
+                                                      (64, 48, 5, True), (30, 40, 1, False), (20, 25, 8, False)]):
+        x = rng.random((m, d))
+        y = rng.random((n, d))
+        if case % 2:  # handed over as float32 (.npy '<f4'): the reference uses the same rounded points
+            y = y.astype(np.float32).astype(np.float64)
+        sq = ((x[:, None, :] - y[None, :, :]) ** 2).sum(axis=2)
+        scale = 0.37 if explicit_scale else 1.0 / sq.max()
+        cost = scale * sq
+        a = rng.random(m) + 0.5
+        b = rng.random(n) + 0.5
+        a /= a.sum()
+        b *= 1.5 / b.sum()
+        directory = os.path.join(workdir, "cloud%d" % case)
+        save_problem(directory, cost, a, b)
+        np.save(os.path.join(directory, "X.npy"), x)
+        np.save(os.path.join(directory, "Y.npy"), y.astype(np.float32) if case % 2 else y)
+        tau = 1.0
+        expected = pot_plan(cost, a, b, EPS, tau, "ones", ITERATIONS)
+        for variant, precision in (("mapreduce", "fp64"), ("mapreduce", "fp32"), ("fused", "fp64")):
+            what = "clouds %dx%d d=%d %s %s vs POT" % (m, n, d, variant, precision)
+            cmd = [uot, "solve", "--x", os.path.join(directory, "X.npy"), "--y", os.path.join(directory, "Y.npy"),
+                   "--a", os.path.join(directory, "a.npy"), "--b", os.path.join(directory, "b.npy"),
+                   "--out-dir", os.path.join(directory, "out"), "--plan", "--json",
+                   "--warm-u", os.path.join(directory, "u0.npy"), "--warm-v", os.path.join(directory, "v0.npy"),
+                   "--solver", variant, "--precision", precision, "--eps", repr(EPS), "--tau", repr(tau),
+                   "--tol", "0", "--max-iter", str(ITERATIONS), "--threads", "2"]
+            if explicit_scale:
+                cmd += ["--cost-scale", repr(scale)]
+            runs += 1
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                check(False, "%s: exit %d: %s" % (what, proc.returncode, proc.stderr.strip()))
+                continue
+            summary = json.loads(proc.stdout)
+            plan = np.load(os.path.join(directory, "out", "plan.npy"))
+            distance = rel_l1(plan, expected)
+            check(distance <= TOL[precision], "%s: plan rel L1 %.3g > %g" % (what, distance, TOL[precision]))
+            check(summary["plan_written"] and summary["cost"] == "point-clouds" and summary["dim"] == d,
+                  "%s: JSON summary does not describe the clouds" % what)
+            check(abs(summary["cost_scale"] - scale) <= 1e-12 * scale,
+                  "%s: cost scale %g, expected %g" % (what, summary["cost_scale"], scale))
+            check_summary(summary, what, ITERATIONS)
+    # Small eps: never NaN, and the converged plan of POT's stabilized solver.
+    x = rng.random((60, 3))
+    y = rng.random((50, 3))
+    sq = ((x[:, None, :] - y[None, :, :]) ** 2).sum(axis=2)
+    cost = sq / sq.max()
+    a = rng.random(60) + 0.5
+    b = rng.random(50) + 0.5
+    a /= a.sum()
+    b *= 1.5 / b.sum()
+    directory = os.path.join(workdir, "cloud-small-eps")
+    save_problem(directory, cost, a, b)
+    np.save(os.path.join(directory, "X.npy"), x)
+    np.save(os.path.join(directory, "Y.npy"), y)
+    eps, tau = 1e-3, 0.05
+    expected = pot_stabilized_plan(cost, a, b, eps, tau)
+    what = "clouds eps=1e-3 mapreduce fp64 vs POT stabilized"
+    runs += 1
+    proc = subprocess.run([uot, "solve", "--x", os.path.join(directory, "X.npy"), "--y",
+                           os.path.join(directory, "Y.npy"), "--a", os.path.join(directory, "a.npy"), "--b",
+                           os.path.join(directory, "b.npy"), "--out-dir", os.path.join(directory, "out"), "--plan",
+                           "--json", "--solver", "mapreduce", "--precision", "fp64", "--eps", repr(eps), "--tau",
+                           repr(tau), "--tol", "1e-13", "--max-iter", "20000", "--threads", "2"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        check(False, "%s: exit %d: %s" % (what, proc.returncode, proc.stderr.strip()))
+        return
+    summary = json.loads(proc.stdout)
+    plan = np.load(os.path.join(directory, "out", "plan.npy"))
+    check(np.isfinite(plan).all(), "%s: NaN or Inf in the plan" % what)
+    check(summary["converged"], "%s: did not converge" % what)
+    distance = rel_l1(plan, expected)
+    check(distance <= 1e-8, "%s: plan rel L1 %.3g" % (what, distance))
+
+
 def error_cases(uot, workdir, rng):
     """Bad input gives a message naming the problem and a non-zero exit, never NaN output."""
     cost, a, b = random_problem(rng, 4, 3, False)
@@ -447,6 +533,7 @@ def main():
         simd_path_cases(args.uot, workdir, rng)
         convergence_case(args.uot, workdir, rng)
         small_eps_cases(args.uot, workdir, rng)
+        point_cloud_cases(args.uot, workdir, rng)
         error_cases(args.uot, workdir, rng)
     print("%d solves in %.1f s, %d failures" % (runs, time.time() - start, len(failures)))
     return 1 if failures else 0

@@ -64,6 +64,7 @@ private slots:
     void readsVersion2HeadersAndNumpyStyleShapes();
     void unreadableFilesGiveIoErrorsNamingTheFile_data();
     void unreadableFilesGiveIoErrorsNamingTheFile();
+    void readsABlockOfRowsBySeeking();
     void writingIntoAMissingDirectoryFails();
 };
 
@@ -131,6 +132,41 @@ void TestNpyIo::unreadableFilesGiveIoErrorsNamingTheFile()
         QVERIFY2(what.find(part) != std::string::npos, ("'" + what + "' lacks '" + part + "'").c_str());
     }
     QVERIFY2(threw, ("no uot::Error for " + file).c_str());
+}
+
+void TestNpyIo::readsABlockOfRowsBySeeking()
+{
+    // A 4 x 3 matrix whose entry (i, j) is 10 i + j, in hand-made version 1 and 2 files.
+    std::vector<double> m;
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j) m.push_back(10.0 * i + j);
+    const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 3), }";
+    for (char major : {char(1), char(2)}) {
+        const std::string path = writeBytes("rows" + std::to_string(int(major)) + ".npy", npyBytes(dict, doubles(m), major));
+        const npy::Header h = npy::readNpyHeader(path);
+        QVERIFY(h.shape == (std::vector<std::size_t>{4, 3}));
+        QVERIFY(h.dtype == npy::DType::Float64);
+        const npy::Array block = npy::readNpyRows(path, 1, 2);
+        QVERIFY(block.shape == (std::vector<std::size_t>{2, 3}));
+        QVERIFY(block.f64 == (std::vector<double>{10, 11, 12, 20, 21, 22}));
+        const npy::Array last = npy::readNpyRows(path, 3, 1);
+        QVERIFY(last.f64 == (std::vector<double>{30, 31, 32}));
+        const npy::Array none = npy::readNpyRows(path, 4, 0);  // a block of no rows (more ranks than rows)
+        QVERIFY(none.shape == (std::vector<std::size_t>{0, 3}) && none.f64.empty());
+        UOT_QVERIFY_THROWS_WITH(npy::readNpyRows(path, 3, 2), "only 4 rows");
+    }
+    const std::vector<float> f{1.f, 2.f, 3.f, 4.f};
+    std::string fbytes(reinterpret_cast<const char*>(f.data()), f.size() * sizeof(float));
+    const std::string p32 =
+        writeBytes("rows32.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", fbytes));
+    QVERIFY(npy::readNpyRows(p32, 1, 1).f32 == (std::vector<float>{3.f, 4.f}));
+    const std::string p1d =
+        writeBytes("rows1d.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", doubles({1, 2})));
+    UOT_QVERIFY_THROWS_WITH(npy::readNpyRows(p1d, 0, 1), "2-D");
+    // The header of a truncated file is refused too (the data is checked against the file size).
+    const std::string truncated =
+        writeBytes("rows-truncated.npy", npyBytes(dict, doubles({1, 2, 3})));
+    UOT_QVERIFY_THROWS_WITH(npy::readNpyHeader(truncated), "truncated");
 }
 
 void TestNpyIo::writingIntoAMissingDirectoryFails()

@@ -1,0 +1,122 @@
+#include "app/cli/solve_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <system_error>
+
+#include "app/cli/commands.h"
+#include "app/cli/json_text.h"
+#include "core/npy/npy_io.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::cli {
+
+void addSolveIoOptions(ArgParser& parser, bool withPlan)
+{
+    parser.addOption("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0");
+    parser.addOption("a", "a.npy", "source weights, M entries > 0");
+    parser.addOption("b", "b.npy", "target weights, N entries > 0");
+    parser.addOption("out-dir", "DIR", "output directory (created if missing)");
+    if (withPlan)
+        parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy, when it fits in half of the "
+                               "available memory (otherwise a message says why it was not written)");
+    parser.addFlag("json", "print one JSON object instead of the human summary");
+    parser.addFlag("allow-unconverged",
+                   "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)");
+}
+
+std::vector<double> readWeights(const std::string& path, const char* name)
+{
+    const npy::Array array = npy::readNpy(path);
+    if (array.shape.size() == 2 && array.shape[0] != 1 && array.shape[1] != 1)
+        throw Error(ErrorCode::Io, "'" + path + "': " + name + " must be a 1-D array (got a 2-D array)");
+    return array.toDouble();
+}
+
+std::filesystem::path prepareOutputDirectory(const std::string& dir)
+{
+    const std::filesystem::path outDir = dir;
+    std::error_code ec;
+    std::filesystem::create_directories(outDir, ec);
+    if (ec || !std::filesystem::is_directory(outDir))
+        throw Error(ErrorCode::Io, "cannot create the output directory '" + outDir.string() + "': " + ec.message());
+    return outDir;
+}
+
+void writeScalings(const std::filesystem::path& dir, const SolveResult& result)
+{
+    const std::size_t m = result.logU.size(), n = result.logV.size();
+    const std::vector<double> u = result.u(), v = result.v();
+    npy::writeNpy((dir / "u.npy").string(), u.data(), {m});
+    npy::writeNpy((dir / "v.npy").string(), v.data(), {n});
+    npy::writeNpy((dir / "logu.npy").string(), result.logU.data(), {m});
+    npy::writeNpy((dir / "logv.npy").string(), result.logV.data(), {n});
+}
+
+std::string solveSummaryJson(const SolveResult& result, const SolveSummaryContext& c)
+{
+    const UotProblem& problem = *c.problem;
+    std::ostringstream j;
+    j << "{\"solver\": " << jsonString(result.solver) << ", \"requested_solver\": " << jsonString(c.requestedSolver)
+      << ", \"m\": " << c.rows << ", \"n\": " << c.cols << ", \"precision\": " << jsonString(toString(c.precision))
+      << ", \"eps\": " << jsonNumber(problem.eps) << ", \"tau_a\": "
+      << (std::isinf(problem.tauA) ? "\"inf\"" : jsonNumber(problem.tauA))
+      << ", \"tau_b\": " << (std::isinf(problem.tauB) ? "\"inf\"" : jsonNumber(problem.tauB))
+      << ", \"reference_measure\": " << jsonString(toString(problem.reference))
+      << ", \"mode\": " << jsonString(result.mode) << ", \"iterations\": " << result.iterations
+      << ", \"passes\": " << result.passes << ", \"error\": " << jsonNumber(result.error)
+      << ", \"mass\": " << jsonNumber(result.mass) << ", \"marginal_error_a\": " << jsonNumber(result.marginalErrorA)
+      << ", \"marginal_error_b\": " << jsonNumber(result.marginalErrorB)
+      << ", \"objective\": " << jsonNumber(result.objective)
+      << ", \"ms_per_iter\": " << jsonNumber(result.timings.msPerIteration)
+      << ", \"setup_ms\": " << jsonNumber(1e3 * result.timings.setupSeconds)
+      << ", \"iterate_ms\": " << jsonNumber(1e3 * result.timings.iterateSeconds)
+      << ", \"status\": " << jsonString(toString(result.status)) << ", \"message\": " << jsonString(result.message)
+      << ", \"converged\": " << (result.converged ? "true" : "false")
+      << ", \"cancelled\": " << (result.cancelled ? "true" : "false");
+    if (!c.extraJsonMembers.empty()) j << ", " << c.extraJsonMembers;
+    j << "}\n";
+    return j.str();
+}
+
+void printSolveSummary(const SolveResult& result, const SolveSummaryContext& c)
+{
+    std::printf("solver      %s (requested %s), %s, %zu x %zu\n", result.solver.c_str(), c.requestedSolver.c_str(),
+                toString(c.precision).c_str(), c.rows, c.cols);
+    std::printf("iterations  %d%s%s, error %.3g, %s mode, %llu passes over K\n", result.iterations,
+                result.converged ? " (converged)" : "", result.cancelled ? " (cancelled)" : "", result.error,
+                result.mode.c_str(), static_cast<unsigned long long>(result.passes));
+    std::printf("mass        %.10g   |P1-a|_1 %.3g   |P^T1-b|_1 %.3g   objective %.10g\n", result.mass,
+                result.marginalErrorA, result.marginalErrorB, result.objective);
+    std::printf("time        %.3f ms/iteration, set-up %.1f ms\n", result.timings.msPerIteration,
+                1e3 * result.timings.setupSeconds);
+    for (const std::string& line : c.extraLines) std::printf("%s\n", line.c_str());
+    std::printf("status      %s%s%s\n", toString(result.status).c_str(), result.message.empty() ? "" : ": ",
+                result.message.c_str());
+    std::printf("written     %s/{u,v,logu,logv}.npy%s\n", c.outDir.string().c_str(),
+                c.planWritten ? " and plan.npy" : "");
+}
+
+int solveExitCode(const SolveResult& result, const SolveOptions& options, bool allowUnconverged,
+                  const std::string& command, const std::string& underflowAdvice)
+{
+    if (allowUnconverged || result.cancelled) return kExitOk;
+    if (result.status == NumericalStatus::Underflow || result.status == NumericalStatus::NotFinite) {
+        std::fprintf(stderr, "%s: stopped on %s after %d iterations (%s); the last finite iterate was "
+                             "written. %s, or pass --allow-unconverged to accept it.\n",
+                     command.c_str(), toString(result.status).c_str(), result.iterations, result.message.c_str(),
+                     underflowAdvice.c_str());
+        return kExitNumerical;
+    }
+    if (options.tolerance > 0 && !result.converged) {
+        std::fprintf(stderr, "%s: not converged: error %.3g after the --max-iter cap of %d iterations is above "
+                             "--tol %g; the last iterate was written. Raise --max-iter, or pass --allow-unconverged "
+                             "to accept it.\n",
+                     command.c_str(), result.error, result.iterations, options.tolerance);
+        return kExitNotConverged;
+    }
+    return kExitOk;
+}
+
+}  // namespace uot::cli

@@ -1,0 +1,261 @@
+// `uot-mpi solve`: the `uot solve` problem distributed by rows over MPI ranks.
+// Rank r owns rows [M r / P, M (r + 1) / P) of C (possibly none): it reads only
+// those rows of C.npy (or generates them for --random), runs the fused
+// single-pass kernel on them, and the ranks sum their column sums with one
+// MPI_Allreduce per iteration (core/transport/row_block_reduction.h). Rank 0
+// writes u, v and the summary; the other ranks print nothing (uot-mpi's main
+// silences them): every error is agreed on first (collective_errors.h), so rank
+// 0 reports it for all and every rank exits with the same code.
+
+// GCC 12 reports a false -Wrestrict inside std::string assignment (GCC bug 105329).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli/arg_parser.h"
+#include "app/cli/commands.h"
+#include "app/cli/json_text.h"
+#include "app/cli/solve_report.h"
+#include "app/cli/solver_flags.h"
+#include "app/mpi/collective_errors.h"
+#include "app/mpi/distributed_solve_command.h"
+#include "app/mpi/mpi_row_reduction.h"
+#include "app/mpi/random_row_problem.h"
+#include "core/npy/npy_io.h"
+#include "core/transport/fused_solver.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::mpi {
+
+namespace {
+
+using cli::UsageError;
+
+// "MxN" -> (M, N), both > 0.
+std::pair<std::size_t, std::size_t> parseSize(const std::string& text)
+{
+    const auto x = text.find('x');
+    std::size_t m = 0, n = 0;
+    const char* end = text.data() + text.size();
+    if (x != std::string::npos) {
+        const auto rm = std::from_chars(text.data(), text.data() + x, m);
+        const auto rn = std::from_chars(text.data() + x + 1, end, n);
+        if (rm.ec == std::errc() && rm.ptr == text.data() + x && rn.ec == std::errc() && rn.ptr == end && m > 0 &&
+            n > 0)
+            return {m, n};
+    }
+    throw UsageError("option '--random' needs MxN with M, N > 0 (e.g. 16384x16384), got '" + text + "'");
+}
+
+// The first entry of a block of cost rows that is not finite and >= 0, as an error
+// naming its place in the whole matrix.
+template <typename T>
+void checkCostRows(const std::vector<T>& rows, std::size_t firstRow, std::size_t cols, const std::string& path)
+{
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        const double c = static_cast<double>(rows[k]);
+        if (c >= 0.0 && std::isfinite(c)) continue;
+        std::ostringstream msg;
+        msg << "'" << path << "': cost matrix entry (" << firstRow + k / cols << ", " << k % cols << ") is " << c
+            << ": costs must be finite and >= 0";
+        throw Error(ErrorCode::InvalidArgument, msg.str());
+    }
+}
+
+void checkLength(std::size_t have, std::size_t need, const std::string& what, const std::string& of)
+{
+    if (have == need) return;
+    std::ostringstream msg;
+    msg << "size mismatch: " << what << " has " << have << " entries but the cost has " << need << " " << of;
+    throw Error(ErrorCode::InvalidArgument, msg.str());
+}
+
+}  // namespace
+
+int runDistributedSolve(const std::vector<std::string>& args)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+
+    cli::ArgParser parser(
+        "mpirun -np P uot-mpi solve (--cost C.npy --a a.npy --b b.npy | --random MxN) --out-dir DIR [options]",
+        "Solves the problem of `uot solve` (same options, same outputs, same JSON fields) on P MPI ranks.\n"
+        "Rank r owns rows [M r / P, M (r + 1) / P) of C: it reads only those rows of C.npy (or generates\n"
+        "them for --random) and runs the fused single-pass solver on them; the column sums are summed\n"
+        "over the ranks with one MPI_Allreduce per iteration, so every P gives the single-process\n"
+        "iterates (float64: to ~1e-15). Rank 0 writes DIR/u.npy, v.npy, logu.npy, logv.npy and the\n"
+        "summary, which adds ranks, threads per rank and the communication time per iteration.\n"
+        "Solver: fused only (--solver fused or auto), --device cpu, no --plan, no log-domain fallback.");
+    cli::addSolveIoOptions(parser, false);
+    parser.addOption("random", "MxN",
+                     "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, "
+                     "C = squared distances, each rank generating its own rows (the same problem for every P)");
+    parser.addOption("seed", "S", "seed of the --random problem", "1");
+    parser.addOption("mpi-wait", "spin|sleep",
+                     "how a rank waits for the others in each reduction: spin (MPI's busy polling: lowest latency "
+                     "on dedicated cores) or sleep (20 us naps between tests of a non-blocking MPI_Iallreduce: "
+                     "for machines shared with other work, or more ranks than cores)",
+                     "spin");
+    cli::SolverFlagConfig config;
+    config.warmStart = true;
+    config.defaultSolver = "fused";
+    config.defaultThreads = "1";
+    cli::addSolverOptions(parser, config);
+    // Parsing sees the same arguments on every rank: it fails alike everywhere.
+    parser.parse(args);
+    if (parser.helpRequested()) {
+        std::fputs(parser.helpText().c_str(), stdout);
+        return cli::kExitOk;
+    }
+    if (!parser.positionals().empty()) throw UsageError("unexpected argument '" + parser.positionals()[0] + "'");
+    const bool random = parser.has("random");
+    if (!parser.has("out-dir")) throw UsageError("missing --out-dir (see --help)");
+    if (random && (parser.has("cost") || parser.has("a") || parser.has("b")))
+        throw UsageError("--random replaces --cost, --a and --b: give one or the other");
+    if (!random)
+        for (const char* required : {"cost", "a", "b"})
+            if (!parser.has(required))
+                throw UsageError(std::string("missing --") + required + " (or --random MxN; see --help)");
+    const cli::SolverSettings settings = cli::readSolverOptions(parser, config);
+    if (settings.gpu) throw UsageError("uot-mpi solves on the CPU of each rank: drop --device gpu");
+    if (settings.solver != "fused" && settings.solver != "auto")
+        throw UsageError("uot-mpi runs the fused solver only: --solver fused (or auto), got '" + settings.solver + "'");
+    const int seed = parser.integer("seed");
+    if (parser.value("mpi-wait") != "spin" && parser.value("mpi-wait") != "sleep")
+        throw UsageError("option '--mpi-wait' needs spin or sleep, got '" + parser.value("mpi-wait") + "'");
+
+    // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
+    std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;
+    std::vector<double> allA, b, warmU, warmV;
+    npy::Array costRows;
+    RandomRowProblem generated;
+    UotProblem block;
+    SolveOptions options = settings.options;
+    std::filesystem::path outDir;
+    std::unique_ptr<FusedRowBlockSolve> solve;
+    runCollectively(comm, [&] {
+        if (random) {
+            std::tie(m, n) = parseSize(parser.value("random"));
+        } else {
+            const npy::Header header = npy::readNpyHeader(parser.value("cost"));
+            if (header.shape.size() != 2)
+                throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+            m = header.shape[0];
+            n = header.shape[1];
+            allA = cli::readWeights(parser.value("a"), "a");
+            b = cli::readWeights(parser.value("b"), "b");
+            checkLength(allA.size(), m, "a", "rows");
+            checkLength(b.size(), n, "b", "columns");
+        }
+        if (m == 0 || n == 0)
+            throw Error(ErrorCode::InvalidArgument,
+                        "the cost matrix is empty: it needs at least one row and one column");
+        firstRow = m * static_cast<std::size_t>(rank) / static_cast<std::size_t>(ranks);
+        rowCount = m * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(ranks) - firstRow;
+        if (random) {
+            generated = makeRandomRowProblem(m, n, static_cast<std::uint64_t>(seed), firstRow, rowCount);
+            allA = generated.allA;
+            b = generated.b;
+            PointCloudCost cloud;
+            cloud.x = generated.x.data();
+            cloud.y = generated.y.data();
+            cloud.rows = rowCount;
+            cloud.cols = n;
+            cloud.dim = 2;
+            block.cost = cloud;
+        } else {
+            const std::string path = parser.value("cost");
+            costRows = npy::readNpyRows(path, firstRow, rowCount);
+            DenseCost dense;
+            dense.rows = rowCount;
+            dense.cols = n;
+            if (costRows.dtype == npy::DType::Float32) {
+                checkCostRows(costRows.f32, firstRow, n, path);
+                dense.f32 = costRows.f32.data();
+            } else {
+                checkCostRows(costRows.f64, firstRow, n, path);
+                dense.f64 = costRows.f64.data();
+            }
+            block.cost = dense;
+        }
+        block.a = std::span<const double>(allA).subspan(firstRow, rowCount);
+        block.b = b;
+        cli::applyProblemParameters(settings, block);
+        if (!settings.warmUPath.empty()) {
+            warmU = cli::readWeights(settings.warmUPath, "the warm start u");
+            warmV = cli::readWeights(settings.warmVPath, "the warm start v");
+            checkLength(warmU.size(), m, "the warm start u", "rows");
+            checkLength(warmV.size(), n, "the warm start v", "columns");
+            options.warmU = std::span<const double>(warmU).subspan(firstRow, rowCount);
+            options.warmV = warmV;
+        }
+        if (rank == 0) outDir = cli::prepareOutputDirectory(parser.value("out-dir"));
+        solve = std::make_unique<FusedRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
+    });
+
+    // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
+    const long sleepUs = parser.value("mpi-wait") == "sleep" ? 20 : 0;
+    MpiRowReduction loop(comm, sleepUs), other(comm, sleepUs);
+    const SolveResult result = solve->run(loop, other);
+    solve.reset();
+
+    // Communication per iteration: the slowest rank's (all take part in every call).
+    const double iterations = std::max(1, result.iterations);
+    double stats[3] = {1e3 * loop.seconds() / iterations, static_cast<double>(rowCount), -static_cast<double>(rowCount)};
+    other.max(stats);
+    const double commMsPerIter = stats[0];
+    const auto maxRows = static_cast<std::size_t>(stats[1]), minRows = static_cast<std::size_t>(-stats[2]);
+    const double callsPerIter = static_cast<double>(loop.calls()) / iterations;
+    const int threads = options.threads > 0 ? options.threads : resolveThreadCount(0);
+
+    int exitCode = cli::kExitOk;
+    runCollectively(comm, [&] {
+        if (rank != 0) return;
+        cli::writeScalings(outDir, result);
+        cli::SolveSummaryContext summary;
+        summary.requestedSolver = settings.solver;
+        summary.rows = m;
+        summary.cols = n;
+        summary.precision = options.precision;
+        summary.problem = &block;
+        summary.outDir = outDir;
+        const double share = result.timings.msPerIteration > 0 ? commMsPerIter / result.timings.msPerIteration : 0.0;
+        const std::string problemName = random ? "random " + parser.value("random") : parser.value("cost");
+        std::ostringstream j;
+        j << "\"ranks\": " << ranks << ", \"threads_per_rank\": " << threads << ", \"rows_per_rank_min\": " << minRows
+          << ", \"rows_per_rank_max\": " << maxRows << ", \"comm_ms_per_iter\": " << cli::jsonNumber(commMsPerIter)
+          << ", \"comm_share\": " << cli::jsonNumber(share)
+          << ", \"allreduce_per_iter\": " << cli::jsonNumber(callsPerIter)
+          << ", \"problem\": " << cli::jsonString(problemName);
+        summary.extraJsonMembers = j.str();
+        char line[256];
+        std::snprintf(line, sizeof line, "ranks       %d (%zu to %zu rows each), %d thread%s per rank", ranks, minRows,
+                      maxRows, threads, threads == 1 ? "" : "s");
+        summary.extraLines.emplace_back(line);
+        std::snprintf(line, sizeof line,
+                      "comm        %.3f ms/iteration (%.1f%% of it, waiting included), %.2f allreduce calls/iteration",
+                      commMsPerIter, 100.0 * share, callsPerIter);
+        summary.extraLines.emplace_back(line);
+        if (parser.flag("json")) std::fputs(cli::solveSummaryJson(result, summary).c_str(), stdout);
+        else cli::printSolveSummary(result, summary);
+    });
+    // The result (status, convergence) is the same on every rank, so is the code.
+    exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve",
+                                  "uot-mpi has no log-domain solver: use a larger eps, fp64, or `uot solve "
+                                  "--solver log` in one process");
+    return exitCode;
+}
+
+}  // namespace uot::mpi

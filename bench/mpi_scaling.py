@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Strong and weak scaling of `uot-mpi solve` (the fused solver distributed by
+rows over MPI ranks), with parallel efficiency and the communication share of
+each iteration. Python standard library only (runs on the headless GPU machine).
+
+Strong scaling: one problem (--size, default 16384x16384), P = --ranks.
+    speed-up S(P) = t(1) / t(P), efficiency E(P) = S(P) / P.
+Weak scaling: --weak-rows rows per rank, N = the columns of --size, M = rows x P.
+    efficiency E(P) = t(1) / t(P) (same work per rank).
+t = ms per iteration: the iteration loop's time over --iterations iterations
+(--tol 0: exactly that many; the kernel build is set-up and excluded), the
+median over --repeats runs. comm = the slowest rank's time inside MPI_Allreduce
+per iteration, waiting for the other ranks included; share = comm / t.
+
+The problem is uot-mpi's --random MxN (points in the unit square, squared
+distances): each rank generates its own rows, the same problem for every P.
+One thread per rank by default (--threads), as MAP-UOT's MPI runs: one process
+a core. With more ranks than cores mpirun gets --oversubscribe and the ranks
+share cores: the figures then measure sharing, not scaling.
+
+--pot runs POT 0.8.2's sinkhorn_unbalanced single-threaded on the strong-scaling
+problem size (bench/pot_compare.py --pot-only --threads 1; needs numpy and
+python3-pot) and adds "x POT-1t" = POT ms / our ms per iteration: the
+normalisation of MAP-UOT's MPI figures (speed-up over single-threaded POT).
+--pot-ms-per-iter X gives that time instead (measured elsewhere).
+
+Usage:
+  bench/mpi_scaling.py --uot-mpi build/app/mpi/uot-mpi [--size 16384x16384]
+      [--ranks 1,2,4,8,16] [--weak-rows 1024] [--precision fp32] [--iterations 50]
+      [--repeats 3] [--threads 1] [--mpi-wait spin|sleep] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
+      [--pot | --pot-ms-per-iter X] [--json-out FILE] [--skip-weak] [--skip-strong]
+"""
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--uot-mpi", required=True, help="path of the uot-mpi executable")
+    p.add_argument("--mpirun", default="mpirun")
+    p.add_argument("--mpirun-args", default="", help="extra mpirun arguments, e.g. '--bind-to core --map-by core'")
+    p.add_argument("--size", default="16384x16384", help="strong-scaling problem MxN")
+    p.add_argument("--ranks", default="1,2,4,8,16")
+    p.add_argument("--weak-rows", type=int, default=1024, help="rows per rank of the weak-scaling problems")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "fp64"])
+    p.add_argument("--iterations", type=int, default=50)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1, help="OpenMP threads per rank")
+    p.add_argument("--mpi-wait", default="spin", choices=["spin", "sleep"],
+                   help="uot-mpi --mpi-wait: sleep on machines shared with other work")
+    p.add_argument("--eps", default="0.05")
+    p.add_argument("--tau", default="1")
+    p.add_argument("--pot", action="store_true", help="time single-threaded POT on --size for the paper's normalisation")
+    p.add_argument("--pot-ms-per-iter", type=float, help="single-threaded POT ms per iteration at --size, measured elsewhere")
+    p.add_argument("--pot-python", default="/usr/bin/python3")
+    p.add_argument("--skip-strong", action="store_true")
+    p.add_argument("--skip-weak", action="store_true")
+    p.add_argument("--json-out", help="append one JSON object per run here")
+    return p.parse_args()
+
+
+def mpirun_command(args, ranks):
+    cmd = [args.mpirun, "-np", str(ranks)]
+    if ranks > (os.cpu_count() or 1):
+        cmd.append("--oversubscribe")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd + shlex.split(args.mpirun_args)
+
+
+def run_once(args, ranks, size, out_dir):
+    cmd = mpirun_command(args, ranks) + [
+        args.uot_mpi, "solve", "--random", size, "--precision", args.precision, "--threads", str(args.threads),
+        "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--mode", "plain", "--tol", "0", "--max-iter", str(args.iterations),
+        "--out-dir", out_dir, "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or len(lines) != 1:
+        sys.exit("mpi_scaling: failed (exit %d): %s\n%s%s" % (done.returncode, " ".join(cmd), done.stdout, done.stderr))
+    return json.loads(lines[0])
+
+
+def measure(args, ranks, size, out_dir, kind):
+    runs = [run_once(args, ranks, size, out_dir) for _ in range(args.repeats)]
+    runs.sort(key=lambda r: r["ms_per_iter"])
+    median = runs[len(runs) // 2]
+    record = {"kind": kind, "ranks": ranks, "size": size, "precision": args.precision, "threads_per_rank": args.threads,
+              "rows_per_rank_max": median["rows_per_rank_max"], "ms_per_iter": median["ms_per_iter"],
+              "comm_ms_per_iter": median["comm_ms_per_iter"], "comm_share": median["comm_share"],
+              "ms_per_iter_all": [r["ms_per_iter"] for r in runs], "iterations": median["iterations"],
+              "setup_ms": median["setup_ms"]}
+    print("  %-6s P=%-3d %-12s %9.3f ms/iter  comm %8.3f ms (%4.1f%%)" % (
+        kind, ranks, size, record["ms_per_iter"], record["comm_ms_per_iter"], 100 * record["comm_share"]),
+        file=sys.stderr, flush=True)
+    if args.json_out:
+        with open(args.json_out, "a") as f:
+            f.write(json.dumps(record) + "\n")
+    return record
+
+
+def pot_ms(args):
+    if args.pot_ms_per_iter:
+        return args.pot_ms_per_iter
+    if not args.pot:
+        return None
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pot_compare.py")
+    cmd = [args.pot_python, script, "--pot-only", "--size", args.size, "--precision", args.precision,
+           "--threads", "1", "--iterations", "10", "--warmup", "2", "--repeats", "1"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)["ms_per_iter"]
+    print("mpi_scaling: POT timing failed (%s): %s" % (" ".join(cmd), done.stderr.strip()[-500:]), file=sys.stderr)
+    return None
+
+
+def main():
+    args = parse_args()
+    ranks = [int(x) for x in args.ranks.split(",")]
+    cores = os.cpu_count() or 1
+    m, n = (int(x) for x in args.size.split("x"))
+    out_dir = tempfile.mkdtemp(prefix="uot-mpi-bench-")
+    load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"]
+    print("uot-mpi scaling: %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
+        args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+    if max(ranks) * args.threads > cores:
+        print("note: up to %d ranks x %d threads on %d cores: the ranks beyond %d share cores (oversubscribed)" % (
+            max(ranks), args.threads, cores, cores // max(1, args.threads)))
+    try:
+        if not args.skip_strong:
+            strong = [measure(args, p, args.size, out_dir, "strong") for p in ranks]
+            base = next((r for r in strong if r["ranks"] == 1), None)
+            pot = pot_ms(args)
+            print("\nstrong scaling, %s %s (speed-up and efficiency against P = 1)" % (args.size, args.precision))
+            header = "%5s %10s %11s %9s %8s %11s %7s" % ("P", "rows/rank", "ms/iter", "speed-up", "effic.",
+                                                         "comm ms", "comm%")
+            if pot:
+                header += " %9s" % "x POT-1t"
+            print(header)
+            for r in strong:
+                speedup = base["ms_per_iter"] / r["ms_per_iter"] if base else float("nan")
+                line = "%5d %10d %11.3f %9.2f %7.1f%% %11.3f %6.1f%%" % (
+                    r["ranks"], r["rows_per_rank_max"], r["ms_per_iter"], speedup, 100 * speedup / r["ranks"],
+                    r["comm_ms_per_iter"], 100 * r["comm_share"])
+                if pot:
+                    line += " %9.1f" % (pot / r["ms_per_iter"])
+                print(line)
+            if pot:
+                print("POT 0.8.2 single-threaded (numpy, 1 BLAS thread): %.3f ms/iter at %s %s" % (
+                    pot, args.size, args.precision))
+        if not args.skip_weak:
+            weak = [measure(args, p, "%dx%d" % (args.weak_rows * p, n), out_dir, "weak") for p in ranks]
+            base = next((r for r in weak if r["ranks"] == 1), None)
+            print("\nweak scaling, %d rows per rank x %d columns, %s (efficiency = t(1) / t(P))" % (
+                args.weak_rows, n, args.precision))
+            print("%5s %12s %11s %8s %11s %7s" % ("P", "problem", "ms/iter", "effic.", "comm ms", "comm%"))
+            for r in weak:
+                eff = base["ms_per_iter"] / r["ms_per_iter"] if base else float("nan")
+                print("%5d %12s %11.3f %7.1f%% %11.3f %6.1f%%" % (
+                    r["ranks"], r["size"], r["ms_per_iter"], 100 * eff, r["comm_ms_per_iter"], 100 * r["comm_share"]))
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    print("\nms/iter: iteration loop only (kernel build excluded), median of %d runs; comm: the slowest rank's time "
+          "in MPI_Allreduce per iteration, waiting for other ranks included." % args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,322 @@
+#include "core/transport/mapreduce_solver.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <sstream>
+#include <vector>
+
+#include "core/transport/cpu_buffers.h"
+#include "core/transport/mapreduce_kernels.h"
+#include "core/transport/scaling_loop.h"
+#include "core/transport/solve_setup.h"
+#include "core/transport/uot_error.h"
+
+namespace uot {
+
+namespace {
+
+constexpr double kLog2e = std::numbers::log2e;
+constexpr double kLn2 = std::numbers::ln2;
+constexpr std::size_t kTargetsPerTask = 64;           // targets one thread takes at a time
+constexpr std::size_t kParallelEntries = 1 << 14;     // below this many entries a pass runs on one thread
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorCode::InvalidArgument, message); }
+
+const PointCloudCost& requirePointClouds(const UotProblem& problem)
+{
+    const auto* cloud = std::get_if<PointCloudCost>(&problem.cost);
+    if (!cloud) {
+        fail("mapreduce needs point clouds (a PointCloudCost: `uot solve --x X.npy --y Y.npy`), not a cost matrix; "
+             "use fused or log for a dense cost");
+    }
+    if (cloud->dim < 1 || cloud->dim > static_cast<std::size_t>(kernels::kMaxCloudDim)) {
+        std::ostringstream msg;
+        msg << "mapreduce supports points of dimension 1 to " << kernels::kMaxCloudDim << ", got " << cloud->dim
+            << "; use fused or log (they store the matrix)";
+        fail(msg.str());
+    }
+    for (auto [points, count, name] : {std::tuple{cloud->x, cloud->rows, "x"}, std::tuple{cloud->y, cloud->cols, "y"}}) {
+        for (std::size_t k = 0; k < count * cloud->dim; ++k) {
+            if (!std::isfinite(points[k])) {
+                std::ostringstream msg;
+                msg << "point " << name << "[" << k / cloud->dim << "] coordinate " << k % cloud->dim << " is "
+                    << points[k] << ": coordinates must be finite";
+                fail(msg.str());
+            }
+        }
+    }
+    return *cloud;
+}
+
+// One point set in both roles: as sources (q, h, SoA, padded) and as targets
+// (weights w and offsets o). With k = scale / eps and p the centred points,
+//   -C_ts / eps * log2(e) = -k log2e |p_t|^2 - k log2e |q_s|^2 + 2 k log2e p_t . q_s
+//                          =        o_t     +   (part of h_s)  +      w_t . q_s
+template <typename T>
+struct CloudSide {
+    std::size_t count = 0, ld = 0;
+    AlignedBuffer<T> q, h;
+    std::vector<T> w, shift;
+    std::vector<double> o, norm, logWeight;  // norm_s = -k log2e |q_s|^2; logWeight: log a or log b
+    bool haveShift = false;
+
+    void build(const double* points, std::size_t n, std::size_t dim, const double* centre, double k,
+               std::span<const double> weights)
+    {
+        count = n;
+        ld = kernels::paddedLength<T>(n);
+        q.resize(dim * ld);
+        h.resize(ld);
+        w.assign(n * dim, T(0));
+        shift.assign(n, T(0));
+        o.assign(n, 0.0);
+        norm.assign(n, 0.0);
+        logWeight.resize(n);
+        for (std::size_t d = 0; d < dim; ++d)
+            for (std::size_t s = n; s < ld; ++s) q.data()[d * ld + s] = T(0);
+        for (std::size_t s = n; s < ld; ++s) h.data()[s] = std::numeric_limits<T>::lowest() / 4;
+        for (std::size_t s = 0; s < n; ++s) {
+            double sq = 0;
+            for (std::size_t d = 0; d < dim; ++d) {
+                const double c = points[s * dim + d] - centre[d];
+                sq += c * c;
+                q.data()[d * ld + s] = static_cast<T>(c);
+                w[s * dim + d] = static_cast<T>(2.0 * k * kLog2e * c);
+            }
+            o[s] = norm[s] = -k * kLog2e * sq;
+            logWeight[s] = std::log(weights[s]);
+        }
+        haveShift = false;
+    }
+};
+
+// The two log-sum-exp passes over the clouds.
+template <typename T>
+class MapReduceEngine {
+public:
+    MapReduceEngine(const UotProblem& problem, int threads, const SolveControl* control)
+        : m_threads(resolveThreadCount(threads)), m_control(control),
+          m_product(problem.reference == ReferenceMeasure::Product), m_kernels(kernels::mapReduceKernels<T>())
+    {
+        const PointCloudCost& cloud = std::get<PointCloudCost>(problem.cost);
+        m_dim = cloud.dim;
+        // Centre both clouds on their common mean: distances are unchanged and
+        // the expanded form |p|^2 + |q|^2 - 2 p.q loses the fewest digits.
+        std::vector<double> centre(m_dim, 0.0);
+        for (std::size_t s = 0; s < cloud.rows * m_dim; ++s) centre[s % m_dim] += cloud.x[s];
+        for (std::size_t s = 0; s < cloud.cols * m_dim; ++s) centre[s % m_dim] += cloud.y[s];
+        for (double& c : centre) c /= static_cast<double>(cloud.rows + cloud.cols);
+        const double k = cloud.scale / problem.eps;
+        m_sides[0].build(cloud.x, cloud.rows, m_dim, centre.data(), k, problem.a);
+        m_sides[1].build(cloud.y, cloud.cols, m_dim, centre.data(), k, problem.b);
+        m_parallel = cloud.rows * cloud.cols >= kParallelEntries;
+        m_sums.resize(std::max(cloud.rows, cloud.cols));
+    }
+
+    // out[t] = log sum_s exp(sourceLogs_s - C_ts / eps) R_ts for every target t
+    // of side `targets` (0: rows, sources the columns; 1: the reverse).
+    // Returns false when cancelled (out is then incomplete).
+    bool pass(int targets, const double* sourceLogs, double* out)
+    {
+        CloudSide<T>& tg = m_sides[targets];
+        CloudSide<T>& sr = m_sides[1 - targets];
+        for (std::size_t s = 0; s < sr.count; ++s) {
+            const double logW = sourceLogs[s] + (m_product ? sr.logWeight[s] : 0.0);
+            sr.h.data()[s] = static_cast<T>(kLog2e * logW + sr.norm[s]);
+        }
+        const kernels::CloudSources<T> src{sr.q.data(), sr.h.data(), sr.ld};
+        const std::size_t dim = m_dim;
+        const auto sums = m_kernels.shiftedSums[dim - 1];
+        const auto maxima = m_kernels.maxScores[dim - 1];
+        const std::size_t tasks = (tg.count + kTargetsPerTask - 1) / kTargetsPerTask;
+        const std::atomic<bool>* cancel = m_control ? m_control->cancel : nullptr;
+        std::atomic<bool> cancelled{false};
+        const bool fresh = !tg.haveShift;
+        double* sumsOut = m_sums.data();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(m_threads) if (m_parallel)
+        for (std::ptrdiff_t task = 0; task < static_cast<std::ptrdiff_t>(tasks); ++task) {
+            if (cancelled.load(std::memory_order_relaxed)) continue;
+            if (cancel && cancel->load(std::memory_order_relaxed)) {
+                cancelled.store(true, std::memory_order_relaxed);
+                continue;
+            }
+            const std::size_t t0 = static_cast<std::size_t>(task) * kTargetsPerTask;
+            const std::size_t n = std::min(kTargetsPerTask, tg.count - t0);
+            const T* w = tg.w.data() + t0 * dim;
+            T* shift = tg.shift.data() + t0;
+            if (fresh) {
+                maxima(src, w, n, shift);
+                for (std::size_t t = 0; t < n; ++t) shift[t] = std::nearbyint(shift[t]);
+            }
+            sums(src, w, shift, n, sumsOut + t0);
+            for (std::size_t t = 0; t < n; ++t) {
+                double s = sumsOut[t0 + t];
+                if (!(s >= kernels::MapReduceLimits<T>::kAcceptLow && s <= kernels::MapReduceLimits<T>::kAcceptHigh)) {
+                    // Out of range against the previous LSE: redo against the maximum.
+                    maxima(src, w + t * dim, 1, shift + t);
+                    shift[t] = std::nearbyint(shift[t]);
+                    sums(src, w + t * dim, shift + t, 1, &s);
+                }
+                const double l2 = static_cast<double>(shift[t]) + std::log2(s);
+                if (std::isfinite(l2)) shift[t] = static_cast<T>(std::nearbyint(l2));
+                out[t0 + t] = kLn2 * (l2 + tg.o[t0 + t]) + (m_product ? tg.logWeight[t0 + t] : 0.0);
+            }
+        }
+        if (cancelled.load()) {
+            tg.haveShift = false;  // some targets kept stale shifts
+            return false;
+        }
+        tg.haveShift = true;
+        return true;
+    }
+
+private:
+    int m_threads;
+    const SolveControl* m_control;
+    bool m_product;
+    const kernels::MapReduceKernels<T>& m_kernels;
+    std::size_t m_dim = 0;
+    CloudSide<T> m_sides[2];
+    std::vector<double> m_sums;
+    bool m_parallel = true;
+};
+
+template <typename T>
+class MapReducePasses final : public ScalingPasses {
+public:
+    MapReducePasses(const UotProblem& problem, MapReduceEngine<T>& engine)
+        : m_engine(engine), m_a(problem.a), m_b(problem.b), m_fa(problem.exponentA()), m_fb(problem.exponentB()),
+          m_lseRow(problem.rows()), m_lseCol(problem.cols())
+    {
+        m_logA.resize(problem.rows());
+        m_logB.resize(problem.cols());
+        for (std::size_t i = 0; i < m_logA.size(); ++i) m_logA[i] = std::log(m_a[i]);
+        for (std::size_t j = 0; j < m_logB.size(); ++j) m_logB[j] = std::log(m_b[j]);
+    }
+
+    PassStatus iterate(const double* logU, const double* logV, double* logUNew, double* logVNew, bool rowMarginal,
+                       bool colMarginal, double& errA, double& errB) override
+    {
+        if (!m_engine.pass(0, logV, m_lseRow.data())) return PassStatus::Cancelled;
+        bool bad = false;
+        double ea = 0;
+        for (std::size_t i = 0; i < m_lseRow.size(); ++i) {
+            const double lse = m_lseRow[i];
+            if (rowMarginal) ea += std::abs(std::exp(logU[i] + lse) - m_a[i]);
+            logUNew[i] = m_fa * (m_logA[i] - lse);
+            if (!std::isfinite(logUNew[i])) bad = true;
+        }
+        if (rowMarginal) errA = ea;
+        if (bad) return PassStatus::NotFinite;
+        if (!m_engine.pass(1, logUNew, m_lseCol.data())) return PassStatus::Cancelled;
+        double eb = 0;
+        for (std::size_t j = 0; j < m_lseCol.size(); ++j) {
+            const double lse = m_lseCol[j];
+            logVNew[j] = m_fb * (m_logB[j] - lse);
+            if (!std::isfinite(logVNew[j])) bad = true;
+            if (colMarginal) eb += std::abs(std::exp(logVNew[j] + lse) - m_b[j]);
+        }
+        if (colMarginal) errB = eb;
+        return bad ? PassStatus::NotFinite : PassStatus::Ok;
+    }
+
+    double rowMarginalError(const double* logU, const double* logV) override
+    {
+        if (!m_engine.pass(0, logV, m_lseRow.data())) return std::numeric_limits<double>::quiet_NaN();
+        double err = 0;
+        for (std::size_t i = 0; i < m_lseRow.size(); ++i) err += std::abs(std::exp(logU[i] + m_lseRow[i]) - m_a[i]);
+        return err;
+    }
+
+    // A row pass and a column pass over the clouds.
+    int sweepsPerIteration() const override { return 2; }
+
+private:
+    MapReduceEngine<T>& m_engine;
+    std::span<const double> m_a, m_b;
+    double m_fa, m_fb;
+    std::vector<double> m_lseRow, m_lseCol, m_logA, m_logB;
+};
+
+// Mass, marginals and objective of the plan of (logU, logV) from two float64
+// passes: P 1 = exp(logU + LSE_row), P^T 1 = exp(logV + LSE_col), and
+// sum_ij P_ij (logU_i + logV_j) = sum_i logU_i (P 1)_i + sum_j logV_j (P^T 1)_j.
+PlanEvaluation evaluateMatrixFree(MapReduceEngine<double>& engine, const UotProblem& problem,
+                                  std::span<const double> logU, std::span<const double> logV)
+{
+    std::vector<double> rowSums(logU.size()), colSums(logV.size());
+    engine.pass(0, logV.data(), rowSums.data());
+    engine.pass(1, logU.data(), colSums.data());
+    double scaledLogSum = 0;
+    for (std::size_t i = 0; i < rowSums.size(); ++i) {
+        rowSums[i] = std::exp(logU[i] + rowSums[i]);
+        scaledLogSum += logU[i] * rowSums[i];
+    }
+    for (std::size_t j = 0; j < colSums.size(); ++j) {
+        colSums[j] = std::exp(logV[j] + colSums[j]);
+        scaledLogSum += logV[j] * colSums[j];
+    }
+    return evaluationFromSums(problem, rowSums, colSums, scaledLogSum);
+}
+
+template <typename T>
+SolveResult solveMapReduce(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto setupStart = Clock::now();
+    validateSolveOptions(problem, options);
+    requirePointClouds(problem);
+    SolveResult result;
+    result.solver = "mapreduce";
+    result.mode = toString(options.mode);
+    result.bytesPerIteration = 0;
+    std::vector<double> logU = initialScaling(options.warmU, problem.rows());
+    std::vector<double> logV = initialScaling(options.warmV, problem.cols());
+    for (double& x : logU) x = std::log(x);
+    for (double& x : logV) x = std::log(x);
+    MapReduceEngine<T> engine(problem, options.threads, &control);
+    MapReducePasses<T> passes(problem, engine);
+    ScalingLoopSetup setup;
+    setup.logDomain = true;
+    setup.bytesPerIteration = 0;
+    result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
+    runScalingLoop(problem, options, control, passes, setup, logU, logV, result);
+    const PlanEvaluator evaluator = [&](const UotProblem& p, std::span<const double> lu, std::span<const double> lv) {
+        if constexpr (std::is_same_v<T, double>) {
+            return evaluateMatrixFree(engine, p, lu, lv);
+        } else {
+            MapReduceEngine<double> exact(p, options.threads, nullptr);
+            return evaluateMatrixFree(exact, p, lu, lv);
+        }
+    };
+    finishResultFromLogs(problem, options, std::move(logU), std::move(logV), result, evaluator);
+    return result;
+}
+
+}  // namespace
+
+std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t, std::size_t, Precision) const { return 0; }
+
+SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
+{
+    if (options.precision == Precision::Fp32) return solveMapReduce<float>(problem, options, control);
+    return solveMapReduce<double>(problem, options, control);
+}
+
+double mapReduceFlopsPerEntry(std::size_t dim, Precision precision)
+{
+    // Per entry: dim FMAs for the score, the shift, 3 adds of the range
+    // reduction, the polynomial (degree 5 in fp32, 12 in fp64; one FMA per
+    // degree) and the accumulation; an FMA counts 2, min/max and the integer
+    // exponent add count 0.
+    const double degree = precision == Precision::Fp32 ? 5 : 12;
+    return 2.0 * static_cast<double>(dim) + 1 + 3 + 2 * degree + 1;
+}
+
+}  // namespace uot

@@ -1,0 +1,397 @@
+// gpu-mapreduce behind the uot::UotSolver interface: uploads the two point
+// clouds once (centred, fp32, packed), then runs row and column passes
+// (gpu/mapreduce_kernels.h) in a device-resident loop replayed as CUDA graphs,
+// with the stopping error reduced on the device and read back only at checks.
+
+#include "gpu/mapreduce_solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <variant>
+#include <vector>
+
+#include "core/transport/iteration_monitor.h"
+#include "core/transport/solve_setup.h"
+#include "gpu/cuda_support.h"
+#include "gpu/gpu_kernels.h"
+#include "gpu/gpu_plan_evaluation.h"
+#include "gpu/mapreduce_kernels.h"
+#include "gpu/translation_kernels.h"
+
+namespace uot::gpu::detail {
+
+namespace {
+
+constexpr double kSliceSeconds = 0.005;  // device work queued between cancellation polls
+constexpr int kMaxSlice = 512;
+constexpr const char* kName = "gpu-mapreduce";
+
+void upload(void* dst, const void* src, std::size_t bytes, cudaStream_t stream)
+{
+    if (bytes) UOT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+}
+
+// Centred fp32 coordinates packed with a free slot per point (mapReduceStride),
+// padded to whole tiles with zero coordinates and w = -inf, and the float64
+// squared norms of the rounded coordinates.
+void packPoints(const double* points, std::size_t count, std::size_t dim, const std::vector<double>& centre,
+                std::vector<float>& packed, std::vector<double>& norm2)
+{
+    const std::size_t stride = dim + 1;
+    packed.assign(mapReducePadded(count) * stride, 0.f);
+    norm2.assign(count, 0.0);
+    for (std::size_t i = 0; i < packed.size() / stride; ++i) packed[i * stride + dim] = -INFINITY;
+    for (std::size_t i = 0; i < count; ++i) {
+        double n = 0;
+        for (std::size_t k = 0; k < dim; ++k) {
+            const float c = static_cast<float>(points[i * dim + k] - centre[k]);
+            packed[i * stride + k] = c;
+            n += double(c) * double(c);
+        }
+        norm2[i] = n;
+    }
+}
+
+}  // namespace
+
+struct MapReduceSolver::State {
+    explicit State(int device) : device(device) {}
+    int device;
+    AllocationTracker tracker;
+    Stream stream;
+    std::size_t rows = 0, cols = 0, dim = 0;
+    DeviceBuffer<float> packedX, packedY, shiftX, shiftY, partialSum, partialMax;
+    DeviceBuffer<double> normX, normY, a, b, logA, logB;
+    DeviceBuffer<double> lu, lv, luPrev, lvPrev, luGood, lvGood;
+    DeviceBuffer<int> flags;  // [0] row pass, [1] column pass: redo exactly
+    DeviceBuffer<CheckValues> check;
+    DeviceBuffer<double> translationState;
+    PinnedBuffer<CheckValues> hostCheck{1};
+    MapReduceSide sideX, sideY;
+    MapReduceLaunch rowPlan, colPlan;
+    double s2 = 0;
+    int polyEvery = 0;
+    bool translate = false;
+    TranslationParams translation;
+    std::string graphKey;
+    std::map<int, GraphExec> graphs;
+    bool graphsWork = true;
+
+    void prepare(std::size_t m, std::size_t n, std::size_t d)
+    {
+        if (m != rows || n != cols || d != dim) {
+            graphs.clear();
+            rows = cols = dim = 0;
+        }
+        AllocationTracker* t = &tracker;
+        const std::size_t stride = d + 1;
+        packedX.ensure(mapReducePadded(m) * stride, t);
+        packedY.ensure(mapReducePadded(n) * stride, t);
+        shiftX.ensure(m, t);
+        shiftY.ensure(n, t);
+        for (auto* buffer : {&normX, &a, &logA, &lu, &luPrev, &luGood}) buffer->ensure(m, t);
+        for (auto* buffer : {&normY, &b, &logB, &lv, &lvPrev, &lvGood}) buffer->ensure(n, t);
+        flags.ensure(2, t);
+        check.ensure(1, t);
+        rowPlan = planMapReducePass(static_cast<int>(d), m, n, device);
+        colPlan = planMapReducePass(static_cast<int>(d), n, m, device);
+        const std::size_t partials = std::max(std::size_t(rowPlan.splits) * m, std::size_t(colPlan.splits) * n);
+        partialSum.ensure(partials, t);
+        partialMax.ensure(partials, t);
+        rows = m;
+        cols = n;
+        dim = d;
+    }
+
+    void enqueueIteration()
+    {
+        const cudaStream_t s = stream.get();
+        const int d = static_cast<int>(dim);
+        launchMapReducePass(d, sideX, sideY, s2, rowPlan, {partialSum.get(), partialMax.get(), flags.get()},
+                            polyEvery, s);
+        launchMapReducePass(d, sideY, sideX, s2, colPlan, {partialSum.get(), partialMax.get(), flags.get() + 1},
+                            polyEvery, s);
+        if (translate) enqueueTranslation(false);
+    }
+
+    void enqueueTranslation(bool init)
+    {
+        launchTranslate<double>(lu.get(), rows, lv.get(), cols, a.get(), b.get(), translation, true, init, nullptr,
+                                translationState.get(), stream.get());
+    }
+
+    void launchIterations(int count)
+    {
+        if (count <= 0) return;
+        if (graphsWork) {
+            auto found = graphs.find(count);
+            if (found == graphs.end()) {
+                cudaGraph_t graph = nullptr;
+                bool captured = false;
+                UOT_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+                try {
+                    for (int k = 0; k < count; ++k) enqueueIteration();
+                    captured = true;
+                } catch (const Error&) {
+                    captured = false;
+                }
+                const cudaError_t end = cudaStreamEndCapture(stream.get(), &graph);
+                cudaGraphExec_t exec = nullptr;
+                if (captured && end == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess)
+                    found = graphs.emplace(count, GraphExec(exec)).first;
+                else {
+                    (void)cudaGetLastError();
+                    graphsWork = false;
+                }
+                if (graph) cudaGraphDestroy(graph);
+            }
+            if (graphsWork) {
+                UOT_CUDA_CHECK(cudaGraphLaunch(found->second.get(), stream.get()));
+                return;
+            }
+        }
+        for (int k = 0; k < count; ++k) enqueueIteration();
+    }
+};
+
+MapReduceSolver::MapReduceSolver(int polyEvery) : m_polyEvery(polyEvery)
+{
+    if (polyEvery != 0 && polyEvery != 8 && polyEvery != 16)
+        throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce: polyEvery must be 0, 8 or 16");
+}
+
+MapReduceSolver::~MapReduceSolver() = default;
+
+std::string MapReduceSolver::name() const { return kName; }
+
+std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t, std::size_t, Precision) const { return 0; }
+
+SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto setupStart = Clock::now();
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        throw Error(ErrorCode::Unavailable,
+                    std::string("no usable GPU: ") +
+                        (status != cudaSuccess ? cudaGetErrorString(status) : "the CUDA runtime reports no device") +
+                        "; use a CPU solver");
+    }
+    if (options.device < 0 || options.device >= count) {
+        std::ostringstream msg;
+        msg << "GPU " << options.device << " does not exist: this machine has " << count
+            << " device(s), numbered from 0";
+        throw Error(ErrorCode::InvalidArgument, msg.str());
+    }
+    if (options.precision != Precision::Fp32)
+        throw Error(ErrorCode::InvalidArgument,
+                    "gpu-mapreduce computes in fp32 only (its speed comes from fp32 exponentials); use --precision "
+                    "fp32, or gpu-log / a CPU solver for fp64");
+    const auto* pc = std::get_if<PointCloudCost>(&problem.cost);
+    if (!pc)
+        throw Error(ErrorCode::InvalidArgument,
+                    "gpu-mapreduce needs a point-cloud cost (two point sets, e.g. uot solve --x X.npy --y Y.npy); "
+                    "for a cost matrix use gpu-fused or gpu-log");
+    validateSolveOptions(problem, options);
+    if (pc->dim < 1 || pc->dim > kMapReduceMaxDim || !pc->x || !pc->y)
+        throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce takes two point sets of dimension 1 to 8");
+    if (!(pc->scale >= 0) || !std::isfinite(pc->scale))
+        throw Error(ErrorCode::InvalidArgument, "point-cloud cost: scale must be finite and >= 0");
+    const std::size_t M = pc->rows, N = pc->cols, d = pc->dim;
+    std::vector<double> centre(d, 0.0);
+    for (std::size_t k = 0; k < (M + N) * d; ++k) {
+        const double value = k < M * d ? pc->x[k] : pc->y[k - M * d];
+        if (!std::isfinite(value))
+            throw Error(ErrorCode::InvalidArgument, "point-cloud cost: a point coordinate is not finite");
+        centre[k % d] += value;
+    }
+    for (double& c : centre) c /= double(M + N);
+
+    DeviceGuard guard(options.device);
+    if (!m_state || m_state->device != options.device) m_state = std::make_unique<State>(options.device);
+    State& st = *m_state;
+    try {
+        st.prepare(M, N, d);
+    } catch (const Error&) {
+        m_state.reset();
+        throw;
+    }
+    st.tracker.resetPeak();
+    st.polyEvery = m_polyEvery;
+    const cudaStream_t s = st.stream.get();
+
+    SolveResult result;
+    result.solver = kName;
+    result.bytesPerIteration = 0;
+
+    // Points, weights, their logs; then the starting potentials.
+    std::vector<float> packedX, packedY;
+    std::vector<double> normX, normY;
+    packPoints(pc->x, M, d, centre, packedX, normX);
+    packPoints(pc->y, N, d, centre, packedY, normY);
+    std::vector<double> logA(M), logB(N), lu(M), lv(N);
+    for (std::size_t i = 0; i < M; ++i) logA[i] = std::log(problem.a[i]);
+    for (std::size_t j = 0; j < N; ++j) logB[j] = std::log(problem.b[j]);
+    const std::vector<double> u0 = initialScaling(options.warmU, M);
+    const std::vector<double> v0 = initialScaling(options.warmV, N);
+    for (std::size_t i = 0; i < M; ++i) lu[i] = std::log(u0[i]);
+    for (std::size_t j = 0; j < N; ++j) lv[j] = std::log(v0[j]);
+    upload(st.packedX.get(), packedX.data(), packedX.size() * sizeof(float), s);
+    upload(st.packedY.get(), packedY.data(), packedY.size() * sizeof(float), s);
+    upload(st.normX.get(), normX.data(), M * sizeof(double), s);
+    upload(st.normY.get(), normY.data(), N * sizeof(double), s);
+    upload(st.a.get(), problem.a.data(), M * sizeof(double), s);
+    upload(st.b.get(), problem.b.data(), N * sizeof(double), s);
+    upload(st.logA.get(), logA.data(), M * sizeof(double), s);
+    upload(st.logB.get(), logB.data(), N * sizeof(double), s);
+    upload(st.lu.get(), lu.data(), M * sizeof(double), s);
+    upload(st.lv.get(), lv.data(), N * sizeof(double), s);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(st.luGood.get(), st.lu.get(), M * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(st.lvGood.get(), st.lv.get(), N * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    const int exact[2] = {1, 1};  // the first pass of each side has no shift yet
+    upload(st.flags.get(), exact, sizeof(exact), s);
+    UOT_CUDA_CHECK(cudaStreamSynchronize(s));  // the host vectors above go out of scope after this
+
+    const bool product = problem.reference == ReferenceMeasure::Product;
+    st.s2 = pc->scale / problem.eps * 1.44269504088896340736;
+    st.sideX = {st.packedX.get(), st.normX.get(), st.lu.get(), st.logA.get(), product ? st.logA.get() : nullptr,
+                st.shiftX.get(), M, problem.exponentA()};
+    st.sideY = {st.packedY.get(), st.normY.get(), st.lv.get(), st.logB.get(), product ? st.logB.get() : nullptr,
+                st.shiftY.get(), N, problem.exponentB()};
+
+    st.translation = translationCoefficients(problem);
+    st.translate = options.mode == IterationMode::TranslationInvariant && st.translation.active;
+    result.mode = toString(st.translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
+    if (st.translate) {
+        st.translationState.ensure(translationStateDoubles(), &st.tracker);
+        st.enqueueTranslation(true);
+    }
+    {
+        // Graphs bake pointers and parameters in: keep them while these are unchanged.
+        std::ostringstream key;
+        key << M << ' ' << N << ' ' << d << ' ' << std::hexfloat << st.s2 << ' ' << st.sideX.exponent << ' '
+            << st.sideY.exponent << ' ' << product << ' ' << st.polyEvery << ' ' << st.translate << ' '
+            << st.translation.ra << ' ' << st.translation.rb << ' ' << st.translation.cs << ' '
+            << st.translation.ct << ' ' << static_cast<const void*>(st.translationState.get());
+        if (key.str() != st.graphKey) {
+            st.graphs.clear();
+            st.graphKey = key.str();
+        }
+    }
+    result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
+
+    int iterations = 0;
+    if (options.maxIterations > 0) {
+        IterationMonitor monitor(options, control, 0);
+        const int checkEvery = std::max(1, options.checkEvery);
+        // Two passes of M N terms at about 3e12 exponentials a second, plus launches.
+        const double estimate = 2.0 * double(M) * double(N) / 3e12 + 2e-5;
+        int slice = std::clamp(static_cast<int>(kSliceSeconds / estimate), 1, kMaxSlice);
+        Event chunkStart, chunkEnd, sliceDone[2] = {Event(false), Event(false)};
+        double gpuMs = 0;
+        int lastGood = 0;
+        const std::size_t len[2] = {M, N};
+        double* cur[2] = {st.lu.get(), st.lv.get()};
+        double* prev[2] = {st.luPrev.get(), st.lvPrev.get()};
+        double* good[2] = {st.luGood.get(), st.lvGood.get()};
+        auto copyAll = [&](double* const* dst, double* const* src) {
+            for (int k = 0; k < 2; ++k)
+                UOT_CUDA_CHECK(
+                    cudaMemcpyAsync(dst[k], src[k], len[k] * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        };
+        auto relative = [](double diff, double scale) {
+            const double r = diff / scale;
+            return std::isfinite(r) ? r : 1.0;
+        };
+        while (iterations < options.maxIterations) {
+            if (monitor.cancelRequested()) {
+                result.cancelled = true;
+                break;
+            }
+            const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
+            UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
+            int plain = toCheck - 1, done = 0, launched = 0;
+            bool cancelled = false;
+            while (plain > 0) {
+                const int n = std::min(plain, slice);
+                st.launchIterations(n);
+                UOT_CUDA_CHECK(cudaEventRecord(sliceDone[launched & 1].get(), s));
+                ++launched;
+                plain -= n;
+                done += n;
+                if (launched >= 2) UOT_CUDA_CHECK(cudaEventSynchronize(sliceDone[launched & 1].get()));
+                if (monitor.cancelRequested()) {
+                    cancelled = true;
+                    break;
+                }
+            }
+            if (!cancelled) {
+                copyAll(prev, cur);
+                st.launchIterations(1);
+                done += 1;
+            }
+            UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
+            launchCheck<double>(st.lu.get(), st.luPrev.get(), M, st.lv.get(), st.lvPrev.get(), N, true,
+                                st.check.get(), s);
+            UOT_CUDA_CHECK(cudaMemcpyAsync(st.hostCheck.get(), st.check.get(), sizeof(CheckValues),
+                                           cudaMemcpyDeviceToHost, s));
+            UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+            float ms = 0;
+            UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
+            gpuMs += ms;
+            iterations += done;
+            const CheckValues c = *st.hostCheck.get();
+            if (c.bad) {
+                // Not expected (the passes are log-domain); keep the last good iterate.
+                copyAll(cur, good);
+                UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+                result.status = NumericalStatus::NotFinite;
+                result.message = "gpu-mapreduce produced a non-finite potential; the last good iterate is kept";
+                iterations = lastGood;
+                break;
+            }
+            copyAll(good, cur);
+            lastGood = iterations;
+            if (cancelled) {
+                result.cancelled = true;
+                break;
+            }
+            result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
+            const double perIteration = ms * 1e-3 / std::max(1, done);
+            if (perIteration > 0) {
+                const int wanted = std::clamp(static_cast<int>(kSliceSeconds / perIteration), 1, kMaxSlice);
+                if (wanted > 2 * slice || 2 * wanted < slice) slice = wanted;
+            }
+            // Progress marginals would cost a further pass per check: not computed (NaN).
+            if (monitor.report(iterations, result.error)) {
+                result.converged = true;
+                break;
+            }
+        }
+        result.timings.iterateSeconds = gpuMs * 1e-3;
+    }
+    result.iterations = iterations;
+    result.passes = static_cast<std::uint64_t>(iterations) * 2;  // a row pass and a column pass
+
+    std::vector<double> hu(M), hv(N);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(hu.data(), st.lu.get(), M * sizeof(double), cudaMemcpyDeviceToHost, s));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(hv.data(), st.lv.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    result.peakDeviceBytes = st.tracker.peak();
+    // The final plan is evaluated matrix-free on the device (float64, cost from the points).
+    const int device = options.device;
+    const PlanEvaluator evaluator = [device](const UotProblem& p, std::span<const double> logU,
+                                             std::span<const double> logV) {
+        return evaluatePlanOnDevice(p, logU, logV, device);
+    };
+    finishResultFromLogs(problem, options, std::move(hu), std::move(hv), result, evaluator);
+    return result;
+}
+
+}  // namespace uot::gpu::detail

@@ -1,0 +1,33 @@
+#pragma once
+// Internal to gpu/: gpu-mapreduce, the matrix-free log-domain GPU solver for
+// point-cloud costs (gpu/mapreduce_kernels.h has the kernels and the
+// arithmetic). Memory O(M + N): the cost and the kernel are never stored.
+// fp32 arithmetic (potentials kept in float64 between passes); same options and
+// result fields as the other GPU variants. No CUDA types here.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/transport/uot_solver.h"
+
+namespace uot::gpu::detail {
+
+class MapReduceSolver final : public UotSolver {
+public:
+    // polyEvery: every polyEvery-th exponential of the fast pass is a polynomial on
+    // the FMA units instead of the special-function unit (0, 8 or 16).
+    explicit MapReduceSolver(int polyEvery = 0);
+    ~MapReduceSolver() override;
+    std::string name() const override;
+    // Matrix-free: no matrix traffic.
+    std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override;
+    SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override;
+
+private:
+    struct State;
+    int m_polyEvery;
+    std::unique_ptr<State> m_state;
+};
+
+}  // namespace uot::gpu::detail

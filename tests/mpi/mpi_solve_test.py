@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""`uot-mpi solve` on 1, 2 and 3 MPI ranks against the single-process `uot solve`
+and a float64 numpy implementation of the iteration.
+
+Run by CTest with Debian's /usr/bin/python3 (python3-numpy):
+
+    /usr/bin/python3 mpi_solve_test.py --uot path/to/uot --uot-mpi path/to/uot-mpi --mpirun mpirun
+
+Checks, on problems written as .npy files to a temporary directory:
+
+* every rank count P = 1, 2, 3 (`mpirun --oversubscribe`; the 2-core CI machine
+  runs the ranks on shared cores) gives u and v equal to the single-process
+  `uot solve --solver fused` result to 1e-12 relative L1 in float64 (1e-5 in
+  float32), with the same iteration count, and the same mass, marginal errors
+  and objective; this includes uneven row splits (7 rows on 2 and 3 ranks),
+  fewer rows than ranks (2 rows on 3 ranks: rank 0 owns none), tau_b = inf,
+  the product reference measure, a warm start, the translation-invariant mode and
+  --mpi-wait sleep;
+* after a fixed number of iterations (--tol 0) the scalings equal a float64
+  numpy implementation of POT's sinkhorn_unbalanced iteration written here
+  (numpy_plain_scalings) to 1e-10;
+* `--random MxN` (each rank generates its rows) gives the same solution for
+  every P;
+* a NaN in the rows of one rank, an unreadable weight file and a missing cost
+  file make every rank stop, within a timeout, with the same one message that
+  names the place and a non-zero exit code, and no output is written.
+
+With --uot-mpi none (uot-mpi not built: UOT_MPI=OFF or no MPI found) it exits
+77, which CTest reports as skipped. Exit 0 when every case passes, 1 otherwise.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError as error:
+    print("FAIL: needs numpy for /usr/bin/python3 (apt-get install python3-numpy): %s" % error)
+    sys.exit(1)
+
+TIMEOUT_S = 120  # per mpirun: a hung rank fails the test instead of hanging it
+
+
+class Runner:
+    def __init__(self, args, work):
+        self.uot = args.uot
+        self.uot_mpi = args.uot_mpi
+        self.mpirun = args.mpirun
+        self.work = work
+        self.failures = 0
+        self.checks = 0
+
+    def check(self, ok, what):
+        self.checks += 1
+        if not ok:
+            self.failures += 1
+            print("FAIL: " + what)
+        return ok
+
+    def mpi_command(self, ranks):
+        cmd = [self.mpirun, "--oversubscribe", "-np", str(ranks)]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        return cmd + [self.uot_mpi, "solve"]
+
+    def run(self, cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+def save(directory, name, array):
+    path = os.path.join(directory, name)
+    np.save(path, array)
+    return path
+
+
+def write_problem(directory, m, n, seed, dtype=np.float64):
+    """C = squared distances of random points, a, b in [0.5, 1.5); returns (arrays, cli args)."""
+    rng = np.random.default_rng(seed)
+    x = rng.random((m, 2))
+    y = rng.random((n, 2))
+    cost = ((x[:, None, :] - y[None, :, :]) ** 2).sum(-1)
+    a = rng.random(m) + 0.5
+    b = rng.random(n) + 0.5
+    os.makedirs(directory, exist_ok=True)
+    args = ["--cost", save(directory, "C.npy", cost.astype(dtype)),
+            "--a", save(directory, "a.npy", a), "--b", save(directory, "b.npy", b)]
+    return (cost.astype(dtype).astype(np.float64), a, b), args
+
+
+def numpy_plain_scalings(cost, a, b, eps, tau_a, tau_b, iterations):
+    """POT's sinkhorn_unbalanced iteration in float64, from u = v = 1."""
+    k = np.exp(-cost / eps)
+    fa = 1.0 if np.isinf(tau_a) else tau_a / (tau_a + eps)
+    fb = 1.0 if np.isinf(tau_b) else tau_b / (tau_b + eps)
+    u = np.ones(len(a))
+    v = np.ones(len(b))
+    for _ in range(iterations):
+        u = (a / (k @ v)) ** fa
+        v = (b / (k.T @ u)) ** fb
+    return u, v
+
+
+def rel_l1(x, y):
+    return float(np.abs(x - y).sum() / max(np.abs(y).sum(), 1e-300))
+
+
+def load_scalings(directory):
+    return np.load(os.path.join(directory, "u.npy")), np.load(os.path.join(directory, "v.npy"))
+
+
+def single_process(r, files, options, out):
+    cmd = [r.uot, "solve"] + files + ["--out-dir", out, "--solver", "fused", "--json"] + options
+    done = r.run(cmd)
+    if not r.check(done is not None and done.returncode == 0,
+                   "uot solve failed: %s\n%s" % (" ".join(cmd), done.stderr if done else "timeout")):
+        return None
+    return json.loads(done.stdout)
+
+
+def distributed(r, ranks, args, out):
+    cmd = r.mpi_command(ranks) + args + ["--out-dir", out, "--json"]
+    done = r.run(cmd)
+    if not r.check(done is not None and done.returncode == 0,
+                   "uot-mpi failed on %d ranks: %s\n%s" % (ranks, " ".join(cmd),
+                                                          (done.stdout + done.stderr) if done else "timeout")):
+        return None
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not r.check(len(lines) == 1, "expected one JSON summary (rank 0 only), got:\n" + done.stdout):
+        return None
+    return json.loads(lines[0])
+
+
+def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=(1, 2, 3), warm=False,
+                                mpi_only=()):
+    directory = os.path.join(r.work, name)
+    dtype = np.float32 if precision == "fp32" else np.float64
+    _, files = write_problem(directory, m, n, seed=m * 1000 + n, dtype=dtype)
+    options = options + ["--precision", precision]
+    if warm:
+        rng = np.random.default_rng(7)
+        options += ["--warm-u", save(directory, "wu.npy", rng.random(m) + 0.5),
+                    "--warm-v", save(directory, "wv.npy", rng.random(n) + 0.5)]
+    single = single_process(r, files, options, os.path.join(directory, "single"))
+    if single is None:
+        return
+    u1, v1 = load_scalings(os.path.join(directory, "single"))
+    tolerance = 1e-12 if precision == "fp64" else 1e-5
+    for p in ranks:
+        out = os.path.join(directory, "mpi%d" % p)
+        summary = distributed(r, p, files + options + list(mpi_only), out)
+        if summary is None:
+            continue
+        what = "%s on %d ranks (%s)" % (name, p, " ".join(options + list(mpi_only)))
+        u, v = load_scalings(out)
+        r.check(summary["ranks"] == p, what + ": summary says %s ranks" % summary["ranks"])
+        r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
+        r.check(summary["mode"] == single["mode"], what + ": mode %s vs %s" % (summary["mode"], single["mode"]))
+        r.check(summary["iterations"] == single["iterations"],
+                what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
+        r.check(u.shape == (m,) and v.shape == (n,), what + ": shapes %s %s" % (u.shape, v.shape))
+        r.check(rel_l1(u, u1) <= tolerance and rel_l1(v, v1) <= tolerance,
+                what + ": u off by %.3g, v by %.3g (relative L1) from uot solve" % (rel_l1(u, u1), rel_l1(v, v1)))
+        for key in ("mass", "marginal_error_a", "marginal_error_b", "objective"):
+            a, b = summary[key], single[key]
+            r.check(abs(a - b) <= 1e3 * tolerance * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
+        for key in ("comm_ms_per_iter", "comm_share", "threads_per_rank", "allreduce_per_iter"):
+            r.check(key in summary, what + ": summary lacks " + key)
+
+
+def compare_with_numpy(r):
+    directory = os.path.join(r.work, "numpy")
+    m, n, eps, tau, iterations = 40, 30, 0.05, 0.7, 60
+    (cost, a, b), files = write_problem(directory, m, n, seed=3)
+    u_ref, v_ref = numpy_plain_scalings(cost, a, b, eps, tau, tau, iterations)
+    for p in (1, 3):
+        out = os.path.join(directory, "mpi%d" % p)
+        summary = distributed(r, p, files + ["--eps", str(eps), "--tau", str(tau), "--precision", "fp64", "--tol",
+                                             "0", "--max-iter", str(iterations), "--mode", "plain"], out)
+        if summary is None:
+            continue
+        u, v = load_scalings(out)
+        r.check(summary["iterations"] == iterations, "numpy case: %d iterations" % summary["iterations"])
+        r.check(rel_l1(u, u_ref) <= 1e-10 and rel_l1(v, v_ref) <= 1e-10,
+                "numpy case on %d ranks: u off by %.3g, v by %.3g" % (p, rel_l1(u, u_ref), rel_l1(v, v_ref)))
+
+
+def random_problem_is_the_same_for_every_rank_count(r):
+    results = []
+    for p in (1, 2, 3):
+        out = os.path.join(r.work, "random%d" % p)
+        summary = distributed(r, p, ["--random", "50x40", "--seed", "5", "--precision", "fp64"], out)
+        if summary is None:
+            return
+        r.check(summary["m"] == 50 and summary["n"] == 40, "random: size %s x %s" % (summary["m"], summary["n"]))
+        results.append(load_scalings(out))
+    u1, v1 = results[0]
+    for p, (u, v) in zip((2, 3), results[1:]):
+        r.check(rel_l1(u, u1) <= 1e-12 and rel_l1(v, v1) <= 1e-12,
+                "random problem on %d ranks differs from 1 rank: u %.3g, v %.3g" % (p, rel_l1(u, u1), rel_l1(v, v1)))
+
+
+def expect_failure(r, name, ranks, args, fragments):
+    out = os.path.join(r.work, name + "-out")
+    cmd = r.mpi_command(ranks) + args + ["--out-dir", out]
+    done = r.run(cmd)
+    if not r.check(done is not None, "%s: no answer within %d s (a rank hangs): %s" % (name, TIMEOUT_S, " ".join(cmd))):
+        return
+    text = done.stdout + done.stderr
+    r.check(done.returncode != 0, "%s: exit code 0 for a bad input" % name)
+    message_lines = [line for line in text.splitlines() if line.startswith("uot-mpi solve:")]
+    r.check(len(message_lines) == 1, "%s: expected the error once (rank 0 speaks for all), got:\n%s" % (name, text))
+    for fragment in fragments:
+        r.check(fragment in text, "%s: message lacks '%s':\n%s" % (name, fragment, text))
+    r.check(not os.path.exists(os.path.join(out, "u.npy")), "%s: u.npy written despite the error" % name)
+
+
+def bad_inputs_stop_every_rank(r):
+    directory = os.path.join(r.work, "bad")
+    (cost, a, b), files = write_problem(directory, 6, 4, seed=11)
+    cost[4, 1] = np.nan  # row 4: rank 2 of 3 (rows 4 and 5)
+    save(directory, "C.npy", cost)
+    expect_failure(r, "nan-in-rank-2", 3, files, ["rank 2:", "cost matrix entry (4, 1) is nan", "C.npy"])
+    missing_a = list(files)
+    missing_a[3] = os.path.join(directory, "no-such-a.npy")
+    expect_failure(r, "missing-a", 2, missing_a, ["rank 0:", "no-such-a.npy", "cannot open"])
+    missing_cost = list(files)
+    missing_cost[1] = os.path.join(directory, "no-such-C.npy")
+    expect_failure(r, "missing-cost", 3, missing_cost, ["no-such-C.npy"])
+    expect_failure(r, "log-solver", 2, files + ["--solver", "log"], ["fused"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--uot", required=True)
+    parser.add_argument("--uot-mpi", required=True, help="path of uot-mpi, or 'none' when it is not built")
+    parser.add_argument("--mpirun", default="mpirun")
+    args = parser.parse_args()
+    if args.uot_mpi == "none":
+        print("SKIP: uot-mpi is not built (UOT_MPI=OFF, or CMake found no MPI: apt-get install libopenmpi-dev "
+              "openmpi-bin)")
+        return 77
+    work = tempfile.mkdtemp(prefix="uot-mpi-test-")
+    r = Runner(args, work)
+    try:
+        compare_with_single_process(r, "uneven-7x5", 7, 5, ["--mode", "plain"])
+        compare_with_single_process(r, "fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,))
+        compare_with_single_process(r, "sleeping-wait-33x20", 33, 20, ["--mode", "plain"], ranks=(2, 3),
+                                    mpi_only=("--mpi-wait", "sleep"))
+        compare_with_single_process(r, "one-row-1x9", 1, 9, ["--mode", "plain"], ranks=(2, 3))
+        compare_with_single_process(r, "taub-inf-product-65x33", 65, 33,
+                                    ["--mode", "plain", "--tau-b", "inf", "--reference-measure", "product"])
+        compare_with_single_process(r, "ti-120x90", 120, 90, ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2"])
+        compare_with_single_process(r, "warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"], ranks=(2,),
+                                    warm=True)
+        compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
+                                    ranks=(2, 3))
+        compare_with_numpy(r)
+        random_problem_is_the_same_for_every_rank_count(r)
+        bad_inputs_stop_every_rank(r)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if r.failures:
+        print("%d of %d checks failed" % (r.failures, r.checks))
+        return 1
+    print("PASS: %d checks" % r.checks)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
