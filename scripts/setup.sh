@@ -17,11 +17,11 @@ mpi=${UOT_MPI:-AUTO}
 werror=${UOT_WARNINGS_AS_ERRORS:-OFF}
 [ "${CI:-}" = "true" ] && werror=ON
 
-packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot)
+packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot qt6-base-dev)
 [ "$opencv" = "ON" ] && packages+=(libopencv-dev libexiv2-dev liblcms2-dev libimage-exiftool-perl)
 # LUT clients for test_lut_clients: the exported .cube applied by ffmpeg's lut3d and OpenColorIO.
 [ "$opencv" = "ON" ] && packages+=(ffmpeg opencolorio-tools)
-[ "$gui" = "ON" ] && packages+=(qt6-base-dev qt6-charts-dev libgl-dev libqt6opengl6-dev)
+[ "$gui" = "ON" ] && packages+=(qt6-charts-dev libgl-dev libqt6opengl6-dev)
 # OpenMPI for uot-mpi and its test (mpirun from openmpi-bin)
 [ "$mpi" != "OFF" ] && packages+=(libopenmpi-dev openmpi-bin)
 

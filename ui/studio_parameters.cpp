@@ -4,12 +4,29 @@
 
 #include <algorithm>
 
+#include "core/registry/device_registry.h"
+
 namespace uot::ui {
 
 QStringList StudioParameters::colorSpaces() { return {"lab", "linear-rgb", "oklab"}; }
 QStringList StudioParameters::referenceMeasures() { return {"ones", "product"}; }
 QStringList StudioParameters::precisions() { return {"fp32", "fp64"}; }
 QStringList StudioParameters::accelerations() { return {"none", "relax", "auto"}; }
+
+QString StudioParameters::deviceUnavailableReason(const QString& device)
+{
+    if (device == "cpu") return {};
+    if (!device.startsWith("gpu:")) return QStringLiteral("'%1' is neither cpu nor gpu:N").arg(device);
+    const std::string reason = gpuUnavailableReason();
+    if (!reason.empty()) return QStringLiteral("no GPU device: %1").arg(QString::fromStdString(reason));
+    bool isNumber = false;
+    const int ordinal = device.mid(4).toInt(&isNumber);
+    const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
+    const int count = gpu ? int(gpu->listDevices().size()) : 0;
+    if (!isNumber || ordinal < 0 || ordinal >= count)
+        return QStringLiteral("no GPU device %1 (this machine has %2: gpu:0 to gpu:%3)").arg(device.mid(4)).arg(count).arg(std::max(0, count - 1));
+    return {};
+}
 
 bool StudioParameters::sameSolveAs(const StudioParameters& o) const
 {

@@ -50,6 +50,8 @@ struct StudioParameters {
     static QStringList referenceMeasures();
     static QStringList precisions();
     static QStringList accelerations();
+    // Why a solve cannot run on `device` ("cpu" or "gpu:N") here; empty when it can.
+    static QString deviceUnavailableReason(const QString& device);
 
     // True when the two differ only in what a re-map can apply without a new
     // solve (strength, preserve luminance, smoothing, auto-run).

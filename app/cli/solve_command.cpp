@@ -236,7 +236,10 @@ int runSolveCommand(const std::vector<std::string>& args)
     summary.problem = &problem;
     summary.outDir = outDir;
     summary.planWritten = planWritten;
-    if (parser.flag("plan")) summary.extraJsonMembers = std::string("\"plan_written\": ") + (planWritten ? "true" : "false");
+    summary.extraJsonMembers = "\"cost\": " + jsonString(clouds ? "point-clouds" : "matrix") +
+                               ", \"dim\": " + std::to_string(clouds ? x.dim : 0) +
+                               ", \"cost_scale\": " + (clouds ? jsonNumber(costScale) : std::string("null")) +
+                               ", \"plan_written\": " + (planWritten ? "true" : "false");
     if (parser.flag("counters")) {
         summary.extraJsonMembers +=
             (summary.extraJsonMembers.empty() ? "" : ", ") + std::string("\"counters\": ") + countersJson(result);

@@ -1,8 +1,9 @@
 // `uot-studio`: the desktop application. Scriptable for demos, docs and tests:
-//   uot-studio [--source FILE] [--reference FILE] [--run] [--compare]
-//              [--screenshot FILE] [--size WxH] [--quit]
+//   uot-studio [--source FILE] [--reference FILE] [--device cpu|gpu|gpu:N]
+//              [--run] [--compare] [--screenshot FILE] [--size WxH] [--quit]
 // loads the images, runs, waits for the result, saves a screenshot of the
-// window and quits (exit code 0 on success, 1 when a step failed).
+// window and quits (exit code 0 on success, 1 when a step failed, 2 for a bad
+// argument, 3 when --device names a GPU that this machine does not have).
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -10,6 +11,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
+#include <QRegularExpression>
 #include <QTimer>
 
 #include <cstdio>
@@ -18,6 +20,7 @@
 
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
+#include "ui/studio_parameters.h"
 
 namespace {
 
@@ -131,6 +134,10 @@ private:
 
 const QCommandLineOption sourceOption("source", "Load FILE as the source image.", "FILE");
 const QCommandLineOption referenceOption("reference", "Load FILE as the reference image.", "FILE");
+const QCommandLineOption deviceOption("device",
+                                      "Solve on DEVICE: cpu, gpu (the first GPU) or gpu:N. Exits with code 3, saying "
+                                      "why, when that GPU is not usable here.",
+                                      "DEVICE");
 const QCommandLineOption runOption("run", "Recolor once the images are loaded (the bundled sample pair when no file is given).");
 const QCommandLineOption compareOption("compare", "Run the comparison view (CPU vs GPU, or two CPU variants).");
 const QCommandLineOption screenshotOption("screenshot", "Save a screenshot of the window to FILE when done.", "FILE");
@@ -142,7 +149,7 @@ void addOptions(QCommandLineParser& parser)
     parser.setApplicationDescription(QStringLiteral("Color transfer by unbalanced optimal transport."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({sourceOption, referenceOption, runOption, compareOption, screenshotOption, sizeOption, quitOption});
+    parser.addOptions({sourceOption, referenceOption, deviceOption, runOption, compareOption, screenshotOption, sizeOption, quitOption});
 }
 
 void setApplicationNames()
@@ -189,6 +196,21 @@ int main(int argc, char** argv)
             return 2;
         }
     }
+    QString device;  // empty: the saved choice
+    if (parser.isSet(deviceOption)) {
+        device = parser.value(deviceOption).trimmed().toLower();
+        if (device == "gpu") device = "gpu:0";
+        if (device != "cpu" && !QRegularExpression("^gpu:[0-9]+$").match(device).hasMatch()) {
+            std::fprintf(stderr, "uot-studio: --device wants cpu, gpu or gpu:N (e.g. gpu:0), not '%s'\n",
+                         qPrintable(parser.value(deviceOption)));
+            return 2;
+        }
+        const QString unavailable = uot::ui::StudioParameters::deviceUnavailableReason(device);
+        if (!unavailable.isEmpty()) {
+            std::fprintf(stderr, "uot-studio: --device %s: %s\n", qPrintable(device), qPrintable(unavailable));
+            return 3;
+        }
+    }
     QSize size = script.screenshot.isEmpty() ? QSize() : QSize(1600, 1000);
     if (parser.isSet(sizeOption)) {
         const QStringList parts = parser.value(sizeOption).split('x');
@@ -205,6 +227,11 @@ int main(int argc, char** argv)
     const bool scripted = script.run || script.compare || !script.screenshot.isEmpty();
     options.loadSamplesIfEmpty = script.source.isEmpty() && script.reference.isEmpty() && !scripted;
     uot::ui::MainWindow window(options);
+    if (!device.isEmpty()) {
+        uot::ui::StudioParameters parameters = window.parameters();
+        parameters.device = device;
+        window.setParameters(parameters);
+    }
     if (scripted && script.source.isEmpty() && script.reference.isEmpty()) {
         window.openSource(QStringLiteral(":/samples/home.jpg"));
         window.openReference(QStringLiteral(":/samples/starry_night.jpg"));

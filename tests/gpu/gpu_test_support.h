@@ -1,9 +1,11 @@
 #pragma once
-// Helpers shared by the GPU tests: the skip rule without a device, a
+// Helpers shared by the GPU tests (Qt Test): the skip rule without a device, a
 // deterministic random dense problem, solve options and the float64 plan
 // distance used to compare a GPU result with the CPU reference.
 
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -13,18 +15,22 @@
 #include "core/transport/uot_problem.h"
 #include "gpu/gpu_backend.h"
 #include "tests/gpu/plan_distance.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 namespace uot::test {
 
-// True when a GPU is usable; otherwise marks the executable skipped (exit 77).
-inline bool requireGpu()
-{
-    const std::string reason = gpu::unavailableReason();
-    if (reason.empty()) return true;
-    skip(reason);
-    return false;
-}
+}  // namespace uot::test
+
+// Skips the whole test case where no GPU is usable (call it in initTestCase();
+// QSKIP there skips every test function). Qt Test prints "SKIP" with the reason
+// and exits 0; CTest reports the test skipped through SKIP_REGULAR_EXPRESSION.
+#define UOT_QSKIP_WITHOUT_GPU()                                                  \
+    do {                                                                         \
+        const std::string uot_no_gpu = ::uot::gpu::unavailableReason();          \
+        if (!uot_no_gpu.empty()) QSKIP(("no GPU: " + uot_no_gpu).c_str());       \
+    } while (0)
+
+namespace uot::test {
 
 // A deterministic random problem; owns its data.
 struct TestProblem {
@@ -87,6 +93,21 @@ struct CloudTestProblem {
     CloudTestProblem(const CloudTestProblem&) = delete;
     CloudTestProblem& operator=(const CloudTestProblem&) = delete;
 };
+
+// Data rows of a test run once per variant: column "variant" (QString).
+inline void addVariantRows(const std::vector<std::string>& variants)
+{
+    QTest::addColumn<QString>("variant");
+    for (const std::string& v : variants) QTest::newRow(v.c_str()) << QString::fromStdString(v);
+}
+
+// Data rows of a test run once per shape: columns "rows" and "cols" (int), named "MxN".
+inline void addShapeRows(std::initializer_list<std::pair<int, int>> shapes)
+{
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    for (const auto& [m, n] : shapes) QTest::addRow("%dx%d", m, n) << m << n;
+}
 
 inline bool allFinite(const SolveResult& r)
 {

@@ -1,7 +1,7 @@
 // gpu-fused-bf16 (gpu-fused with K stored as bfloat16, float arithmetic) against
 // the float64 CPU reference: odd shapes, balanced and unbalanced, a point-cloud
 // cost built on the device, device memory and traffic halved, fp64 refused.
-// Skips (exit 77) where no GPU is usable, e.g. in CI.
+// Qt Test; every test is skipped where no GPU is usable, e.g. in CI.
 //
 // Tolerance: bf16 keeps 8 significant bits (7 stored), so each stored K_ij
 // carries a relative rounding error |d_ij| <= 2^-8 = 3.9e-3. The scalings u, v
@@ -33,7 +33,7 @@
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
 #include "tests/gpu/gpu_test_support.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 using namespace uot::test;
@@ -50,8 +50,8 @@ double bf16Tolerance(const UotProblem& p)
 
 double g_worst = 0;  // largest bf16 plan error seen (printed at the end of each test)
 
-// bf16 and fp32 gpu-fused against the reference; returns the bf16 distance.
-double checkAgainstReference(const TestProblem& tp, const SolveOptions& o, const char* label, bool wantConverged)
+// bf16 and fp32 gpu-fused against the reference.
+void checkAgainstReference(const TestProblem& tp, const SolveOptions& o, const char* label, bool wantConverged)
 {
     const SolveResult ref = createSolver("reference")->solve(tp.problem, o);
     const SolveResult bf = createSolver("gpu-fused-bf16")->solve(tp.problem, o);
@@ -62,42 +62,58 @@ double checkAgainstReference(const TestProblem& tp, const SolveOptions& o, const
     std::printf("  %-26s %5zux%-5zu bf16 iters %4d conv %d rel L1 %.3e | fp32 iters %4d rel L1 %.3e | ref iters %4d\n",
                 label, tp.problem.rows(), tp.problem.cols(), bf.iterations, bf.converged ? 1 : 0, dist,
                 f32.iterations, dist32, ref.iterations);
-    UOT_CHECK_MSG(bf.solver == "gpu-fused-bf16", label << ": " << bf.solver);
-    UOT_CHECK_MSG(bf.status == NumericalStatus::Ok, label << ": " << bf.message);
-    UOT_CHECK_MSG(allFinite(bf), label);
-    UOT_CHECK_MSG(dist <= bf16Tolerance(tp.problem), label << ": rel L1 " << dist);
+    UOT_QVERIFY_MSG(bf.solver == "gpu-fused-bf16", label << ": " << bf.solver);
+    UOT_QVERIFY_MSG(bf.status == NumericalStatus::Ok, label << ": " << bf.message);
+    UOT_QVERIFY_MSG(allFinite(bf), label);
+    UOT_QVERIFY_MSG(dist <= bf16Tolerance(tp.problem), label << ": rel L1 " << dist);
     if (wantConverged) {
-        UOT_CHECK_MSG(bf.converged && ref.converged, label);
+        UOT_QVERIFY_MSG(bf.converged && ref.converged, label);
         // The rounded matrix is another problem of the same kind: its iteration
         // contracts like the exact one, so it stops within a few checks of the reference.
-        UOT_CHECK_MSG(std::abs(bf.iterations - ref.iterations) <= std::max(30, ref.iterations / 5),
+        UOT_QVERIFY_MSG(std::abs(bf.iterations - ref.iterations) <= std::max(30, ref.iterations / 5),
                       label << ": " << bf.iterations << " vs " << ref.iterations);
     } else {
-        UOT_CHECK_MSG(bf.iterations == ref.iterations, label);
+        UOT_QVERIFY_MSG(bf.iterations == ref.iterations, label);
     }
-    return dist;
 }
 
 }  // namespace
 
-UOT_TEST(bf16MatchesReferenceOnOddShapes)
+class TestGpuBf16 : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { UOT_QSKIP_WITHOUT_GPU(); }
+    void bf16MatchesReferenceOnOddShapes_data();
+    void bf16MatchesReferenceOnOddShapes();
+    void bf16StorageIsReallyReducedPrecision();
+    void bf16LargeShapeFewIterations();
+    void bf16PointCloudCostIsBuiltOnTheDevice();
+    void bf16HalvesDeviceMemoryAndTraffic();
+    void bf16ProgressWarmStartAndCancellation();
+    void bf16RefusesFp64AndRowsTooWide();
+    void bf16PipelineRecolorsLikeFp32();
+};
+
+void TestGpuBf16::bf16MatchesReferenceOnOddShapes_data() { addShapeRows({{1, 1}, {1, 1000}, {1000, 1}, {333, 777}}); }
+
+void TestGpuBf16::bf16MatchesReferenceOnOddShapes()
 {
-    if (!requireGpu()) return;
+    QFETCH(int, rows);
+    QFETCH(int, cols);
     g_worst = 0;
-    const std::size_t shapes[][2] = {{1, 1}, {1, 1000}, {1000, 1}, {333, 777}};
-    for (const auto& s : shapes) {
+    {
+        const std::size_t s[2] = {std::size_t(rows), std::size_t(cols)};
         const SolveOptions o = options(Precision::Fp32, 3000, 1e-5);
         checkAgainstReference(TestProblem(s[0], s[1], 0.05, 1.0, 1.0, 3), o, "unbalanced tau=1", true);
         checkAgainstReference(TestProblem(s[0], s[1], 0.05, 0.5, 2.0, 4), o, "unbalanced tauA=0.5 tauB=2", true);
         checkAgainstReference(TestProblem(s[0], s[1], 0.1, kInfinity, kInfinity, 5), o, "balanced", true);
     }
-    std::printf("  largest bf16 plan rel L1 on odd shapes: %.3e (tolerances %.1e / %.1e)\n", g_worst,
+    std::printf("  largest bf16 plan rel L1 on %dx%d: %.3e (tolerances %.1e / %.1e)\n", rows, cols, g_worst,
                 kBf16SmallTolerance, kBf16LargeTolerance);
 }
 
-UOT_TEST(bf16StorageIsReallyReducedPrecision)
+void TestGpuBf16::bf16StorageIsReallyReducedPrecision()
 {
-    if (!requireGpu()) return;
     // A solve that silently stored fp32 would be as close to the reference as
     // gpu-fused; bf16 rounding must show as a clearly larger (but bounded) error.
     const TestProblem tp(333, 777, 0.05, 1.0, 1.0, 7);
@@ -106,14 +122,13 @@ UOT_TEST(bf16StorageIsReallyReducedPrecision)
     const double bf = planRelativeL1(tp.problem, createSolver("gpu-fused-bf16")->solve(tp.problem, o), ref);
     const double f32 = planRelativeL1(tp.problem, createSolver("gpu-fused")->solve(tp.problem, o), ref);
     std::printf("  333x777: bf16 rel L1 %.3e, fp32 rel L1 %.3e (ratio %.0f)\n", bf, f32, bf / std::max(f32, 1e-300));
-    UOT_CHECK(bf > 10 * f32);
-    UOT_CHECK(bf > 1e-5);  // 2^-8 rounding cannot vanish on 258 741 random entries
-    UOT_CHECK(bf <= kBf16LargeTolerance);
+    QVERIFY(bf > 10 * f32);
+    QVERIFY(bf > 1e-5);  // 2^-8 rounding cannot vanish on 258 741 random entries
+    QVERIFY(bf <= kBf16LargeTolerance);
 }
 
-UOT_TEST(bf16LargeShapeFewIterations)
+void TestGpuBf16::bf16LargeShapeFewIterations()
 {
-    if (!requireGpu()) return;
     g_worst = 0;
     // The reference is single-threaded float64: 20 iterations only.
     const SolveOptions o = options(Precision::Fp32, 20, 0.0, 5);
@@ -122,9 +137,8 @@ UOT_TEST(bf16LargeShapeFewIterations)
     std::printf("  largest bf16 plan rel L1 at 4097x4095: %.3e\n", g_worst);
 }
 
-UOT_TEST(bf16PointCloudCostIsBuiltOnTheDevice)
+void TestGpuBf16::bf16PointCloudCostIsBuiltOnTheDevice()
 {
-    if (!requireGpu()) return;
     const CloudTestProblem cloud;
     const UotProblem& p = cloud.problem;
     SolveOptions o = options(Precision::Fp32, 2000, 1e-5);
@@ -134,14 +148,13 @@ UOT_TEST(bf16PointCloudCostIsBuiltOnTheDevice)
     const double dist = planRelativeL1(p, got, ref);
     std::printf("  point cloud 300x211: rel L1 %.3e iters %d (ref %d), mass %.6f (ref %.6f)\n", dist,
                 got.iterations, ref.iterations, got.mass, ref.mass);
-    UOT_CHECK(got.converged && allFinite(got));
-    UOT_CHECK(dist <= kBf16SmallTolerance);
-    UOT_CHECK(std::abs(got.mass - ref.mass) <= kBf16SmallTolerance * ref.mass);
+    QVERIFY(got.converged && allFinite(got));
+    QVERIFY(dist <= kBf16SmallTolerance);
+    QVERIFY(std::abs(got.mass - ref.mass) <= kBf16SmallTolerance * ref.mass);
 }
 
-UOT_TEST(bf16HalvesDeviceMemoryAndTraffic)
+void TestGpuBf16::bf16HalvesDeviceMemoryAndTraffic()
 {
-    if (!requireGpu()) return;
     const std::size_t m = 3000, n = 2001;
     const TestProblem tp(m, n, 0.05, 1.0, 1.0, 13);
     const SolveOptions o = options(Precision::Fp32, 10, 0.0);
@@ -154,17 +167,16 @@ UOT_TEST(bf16HalvesDeviceMemoryAndTraffic)
                 bf.peakDeviceBytes / 1048576.0, bf.peakDeviceBytes / matrix, f32.peakDeviceBytes / 1048576.0,
                 double(bf.peakDeviceBytes) / double(f32.peakDeviceBytes),
                 static_cast<unsigned long long>(bf.bytesPerIteration));
-    UOT_CHECK(bf.peakDeviceBytes >= matrix);
-    UOT_CHECK(bf.peakDeviceBytes <= 1.05 * matrix + vectors);
-    UOT_CHECK(double(bf.peakDeviceBytes) <= 0.55 * double(f32.peakDeviceBytes));
-    UOT_CHECK(bf.bytesPerIteration == std::uint64_t(m) * n * 2);
-    UOT_CHECK(bfSolver->bytesPerIteration(m, n, Precision::Fp32) == std::uint64_t(m) * n * 2);
-    UOT_CHECK(bfSolver->name() == "gpu-fused-bf16");
+    QVERIFY(bf.peakDeviceBytes >= matrix);
+    QVERIFY(bf.peakDeviceBytes <= 1.05 * matrix + vectors);
+    QVERIFY(double(bf.peakDeviceBytes) <= 0.55 * double(f32.peakDeviceBytes));
+    QVERIFY(bf.bytesPerIteration == std::uint64_t(m) * n * 2);
+    QVERIFY(bfSolver->bytesPerIteration(m, n, Precision::Fp32) == std::uint64_t(m) * n * 2);
+    QVERIFY(bfSolver->name() == "gpu-fused-bf16");
 }
 
-UOT_TEST(bf16ProgressWarmStartAndCancellation)
+void TestGpuBf16::bf16ProgressWarmStartAndCancellation()
 {
-    if (!requireGpu()) return;
     const TestProblem tp(500, 201, 0.05, 0.5, 2.0, 25);
     // Progress marginals are computed from the bf16 matrix: finite, and close to
     // the reference's at the same iteration (measured: within 2e-5 relative).
@@ -183,14 +195,14 @@ UOT_TEST(bf16ProgressWarmStartAndCancellation)
         return reports;
     };
     const std::vector<Report> ref = record("reference", o), got = record("gpu-fused-bf16", o);
-    UOT_CHECK(got.size() == ref.size() && ref.size() == 4);
+    QVERIFY(got.size() == ref.size() && ref.size() == 4);
     for (std::size_t k = 0; k < std::min(got.size(), ref.size()); ++k) {
         std::printf("  it %2d |P1-a| %.5e (ref %.5e) |PT1-b| %.5e (ref %.5e)\n", got[k].iteration, got[k].errA,
                     ref[k].errA, got[k].errB, ref[k].errB);
-        UOT_CHECK(got[k].iteration == ref[k].iteration);
-        UOT_CHECK(std::isfinite(got[k].errA) && std::isfinite(got[k].errB));
-        UOT_CHECK(std::abs(got[k].errA - ref[k].errA) <= 2e-4 * ref[k].errA + 1e-6);
-        UOT_CHECK(std::abs(got[k].errB - ref[k].errB) <= 2e-4 * ref[k].errB + 1e-6);
+        QVERIFY(got[k].iteration == ref[k].iteration);
+        QVERIFY(std::isfinite(got[k].errA) && std::isfinite(got[k].errB));
+        QVERIFY(std::abs(got[k].errA - ref[k].errA) <= 2e-4 * ref[k].errA + 1e-6);
+        QVERIFY(std::abs(got[k].errB - ref[k].errB) <= 2e-4 * ref[k].errB + 1e-6);
     }
     // Warm start: 40 + 40 iterations land where 80 do.
     const SolveOptions o80 = options(Precision::Fp32, 80, 0.0, 10), o40 = options(Precision::Fp32, 40, 0.0, 10);
@@ -204,38 +216,36 @@ UOT_TEST(bf16ProgressWarmStartAndCancellation)
     const SolveResult second = solver->solve(tp.problem, rest);
     const double warm = planRelativeL1(tp.problem, second, full);
     std::printf("  warm start 40+40 vs 80: rel L1 %.3e\n", warm);
-    UOT_CHECK(warm <= 1e-6);  // same rounded matrix both ways: only fp32 rounding of u and v differs (6e-8)
+    QVERIFY(warm <= 1e-6);  // same rounded matrix both ways: only fp32 rounding of u and v differs (6e-8)
     // A cancelled solve stops and says so.
     std::atomic<bool> cancel{true};
     SolveControl control;
     control.cancel = &cancel;
     const SolveResult cancelled = solver->solve(tp.problem, o80, control);
-    UOT_CHECK(cancelled.cancelled && cancelled.iterations < 80);
+    QVERIFY(cancelled.cancelled && cancelled.iterations < 80);
 }
 
-UOT_TEST(bf16RefusesFp64AndRowsTooWide)
+void TestGpuBf16::bf16RefusesFp64AndRowsTooWide()
 {
-    if (!requireGpu()) return;
     const TestProblem tp(40, 30, 0.05, 1.0, 1.0, 30);
-    UOT_CHECK_THROWS_WITH(createSolver("gpu-fused-bf16")->solve(tp.problem, options(Precision::Fp64, 10, 0.0)),
+    UOT_QVERIFY_THROWS_WITH(createSolver("gpu-fused-bf16")->solve(tp.problem, options(Precision::Fp64, 10, 0.0)),
                           "fp32 only");
     try {
         createSolver("gpu-fused-bf16")->solve(tp.problem, options(Precision::Fp64, 10, 0.0));
     } catch (const Error& e) {
-        UOT_CHECK(e.code() == ErrorCode::InvalidArgument);
+        QVERIFY(e.code() == ErrorCode::InvalidArgument);
         std::printf("  fp64: %s\n", e.what());
     }
     const TestProblem wide(4, 20000, 0.05, 1.0, 1.0, 31);
-    UOT_CHECK_THROWS_WITH(createSolver("gpu-fused-bf16")->solve(wide.problem, options(Precision::Fp32, 10, 0.0)),
+    UOT_QVERIFY_THROWS_WITH(createSolver("gpu-fused-bf16")->solve(wide.problem, options(Precision::Fp32, 10, 0.0)),
                           "use gpu-fused");
     // The solver is still usable afterwards.
     const SolveResult ok = createSolver("gpu-fused-bf16")->solve(tp.problem, options(Precision::Fp32, 10, 0.0));
-    UOT_CHECK(ok.iterations == 10 && allFinite(ok));
+    QVERIFY(ok.iterations == 10 && allFinite(ok));
 }
 
-UOT_TEST(bf16PipelineRecolorsLikeFp32)
+void TestGpuBf16::bf16PipelineRecolorsLikeFp32()
 {
-    if (!requireGpu()) return;
     // The color pipeline (default settings: Lab palettes, eps 0.01) with the fine
     // solve in bf16: the recolored image against the same pipeline with gpu-fused.
     auto scene = [](int w, int h, unsigned seed) {
@@ -269,9 +279,9 @@ UOT_TEST(bf16PipelineRecolorsLikeFp32)
     };
     PipelineStats s32, s16;
     const Image a = recolor("gpu-fused", s32), b = recolor("gpu-fused-bf16", s16);
-    UOT_CHECK(a.data.size() == b.data.size());
-    UOT_CHECK_MSG(s16.solvedOnGpu, s16.gpuNote);
-    UOT_CHECK(s16.solve.has_value() && s16.solve->solver == "gpu-fused-bf16");
+    QVERIFY(a.data.size() == b.data.size());
+    UOT_QVERIFY_MSG(s16.solvedOnGpu, s16.gpuNote);
+    QVERIFY(s16.solve.has_value() && s16.solve->solver == "gpu-fused-bf16");
     int worst = 0;
     double mean = 0;
     std::size_t differ = 0;
@@ -287,5 +297,8 @@ UOT_TEST(bf16PipelineRecolorsLikeFp32)
                 src.width, src.height, s16.sourcePaletteSize, s16.referencePaletteSize,
                 s32.solve ? s32.solve->iterations : -1, s16.solve ? s16.solve->iterations : -1, worst, mean, differ,
                 a.data.size());
-    UOT_CHECK_MSG(worst <= 2, "bf16 changes the recolored image by " << worst << " levels");
+    UOT_QVERIFY_MSG(worst <= 2, "bf16 changes the recolored image by " << worst << " levels");
 }
+
+QTEST_GUILESS_MAIN(TestGpuBf16)
+#include "test_gpu_bf16.moc"

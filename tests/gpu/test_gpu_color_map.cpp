@@ -5,8 +5,8 @@
 // Tolerances: 1 level in 8-bit; 4 levels of 65535 in 16-bit (float rounding of
 // the conversions, which nvcc contracts into FMAs, near the sRGB curve's steep
 // dark end). Also the pipeline: gpu-fused solves and maps on the GPU; without a
-// device it falls back to the CPU and says so (checked before the skip).
-// Exits 77 (skipped) without a usable GPU.
+// device it falls back to the CPU and says so (checked without a device too).
+// Qt Test; the device tests are skipped (QSKIP) without a usable GPU.
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +21,7 @@
 #include "core/pipeline/recolor_pipeline.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_color_map.h"
-#include "tests/support/test_harness.h"
+#include "tests/gpu/gpu_test_support.h"
 
 using namespace uot;
 
@@ -113,14 +113,6 @@ Diff compare(const Image& a, const Image& b)
     return d;
 }
 
-bool requireGpu()
-{
-    const std::string reason = gpu::unavailableReason();
-    if (reason.empty()) return true;
-    test::skip(reason);
-    return false;
-}
-
 struct Case {
     WorkingSpace space;
     int channels;
@@ -157,11 +149,11 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
 
     const LowResolution gpuLow = mapper.setSource(src, c.space, sub);
     // The block means agree with the CPU's (same pixels, float conversions).
-    UOT_CHECK(gpuLow.width == low.width && gpuLow.height == low.height && gpuLow.colors.size() == low.colors.size());
+    QVERIFY(gpuLow.width == low.width && gpuLow.height == low.height && gpuLow.colors.size() == low.colors.size());
     double lowErr = 0;
     for (std::size_t i = 0; i < std::min(gpuLow.colors.size(), low.colors.size()); ++i)
         lowErr = std::max(lowErr, static_cast<double>(std::fabs(gpuLow.colors[i] - low.colors[i])));
-    UOT_CHECK_MSG(lowErr <= 1e-4 * nominalRange(c.space), "block means differ by " + std::to_string(lowErr));
+    UOT_QVERIFY_MSG(lowErr <= 1e-4 * nominalRange(c.space), "block means differ by " + std::to_string(lowErr));
 
     // Composition from the same field: the per-pixel steps alone.
     Image gpuOut = Image::allocate(w, h, outChannels, c.depth);
@@ -171,7 +163,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     Image chain = Image::allocate(w, h, outChannels, c.depth);
     const DisplacementField gpuField = sub > 0 ? mapper.computeField(lut, ms) : DisplacementField{};
     if (sub > 0) {
-        UOT_CHECK(gpuField.smoothed && gpuField.lowWidth == field.lowWidth && gpuField.lowHeight == field.lowHeight &&
+        QVERIFY(gpuField.smoothed && gpuField.lowWidth == field.lowWidth && gpuField.lowHeight == field.lowHeight &&
                   gpuField.coefficients.size() == field.coefficients.size());
         // Coefficients: a (per guide unit) and b (working-space units); relative to the field's scale.
         double scale = 1e-12, err = 0;
@@ -180,7 +172,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
             err = std::max(err, static_cast<double>(std::fabs(gpuField.coefficients[i] - field.coefficients[i])));
         }
         std::printf("  guided-filter coefficients: max |gpu-cpu| %.3g of max |coef| %.3g\n", err, scale);
-        UOT_CHECK_MSG(err <= 1e-3 * scale, "guided-filter coefficients differ by " + std::to_string(err));
+        UOT_QVERIFY_MSG(err <= 1e-3 * scale, "guided-filter coefficients differ by " + std::to_string(err));
     }
     mapper.compose(lut, gpuField, ms, chain);
     const Diff dc = compare(cpu, chain);
@@ -189,22 +181,31 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
                 "block means %.2g\n",
                 toString(c.space).c_str(), c.channels, c.depth, c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0,
                 c.strength, d.maxAbs, dc.maxAbs, d.meanAbs, lowErr);
-    UOT_CHECK_MSG(d.maxAbs <= tol, "max difference " + std::to_string(d.maxAbs));
-    UOT_CHECK_MSG(dc.maxAbs <= tol, "chain max difference " + std::to_string(dc.maxAbs));
+    UOT_QVERIFY_MSG(d.maxAbs <= tol, "max difference " + std::to_string(d.maxAbs));
+    UOT_QVERIFY_MSG(dc.maxAbs <= tol, "chain max difference " + std::to_string(dc.maxAbs));
     // The mapping must do something (a test that cannot fail is no test): the result differs from the source.
     if (c.strength > 0 && c.channels != 1) {
         const Diff moved = compare(src, gpuOut);
-        UOT_CHECK_MSG(moved.meanAbs > (c.depth == 16 ? 256.0 : 1.0), "the mapping left the image unchanged");
+        UOT_QVERIFY_MSG(moved.meanAbs > (c.depth == 16 ? 256.0 : 1.0), "the mapping left the image unchanged");
     }
     if (c.strength == 0 && c.channels != 1) {
         const Diff same = compare(src, gpuOut);
-        UOT_CHECK_MSG(same.maxAbs <= tol, "strength 0 changed the source by " + std::to_string(same.maxAbs));
+        UOT_QVERIFY_MSG(same.maxAbs <= tol, "strength 0 changed the source by " + std::to_string(same.maxAbs));
     }
 }
 
 }  // namespace
 
-UOT_TEST(pipeline_falls_back_or_runs_on_gpu)
+class TestGpuColorMap : public QObject {
+    Q_OBJECT
+private slots:
+    void pipeline_falls_back_or_runs_on_gpu();
+    void gpu_mapping_matches_cpu_data();
+    void gpu_mapping_matches_cpu();
+    void gpu_mapping_rejects_bad_calls();
+};
+
+void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
 {
     // Runs with and without a device: gpu-fused either solves and maps on the GPU,
     // or falls back to the CPU with a note and gives exactly the CPU result.
@@ -217,7 +218,7 @@ UOT_TEST(pipeline_falls_back_or_runs_on_gpu)
     cpuPipeline.setSource(src);
     cpuPipeline.setReference(ref);
     const Image cpu = cpuPipeline.run();
-    UOT_CHECK(!cpuPipeline.stats().mappedOnGpu && cpuPipeline.stats().gpuNote.empty());
+    QVERIFY(!cpuPipeline.stats().mappedOnGpu && cpuPipeline.stats().gpuNote.empty());
 
     settings.transport.solver = "gpu-fused";
     RecolorPipeline gpuPipeline(settings);
@@ -229,23 +230,28 @@ UOT_TEST(pipeline_falls_back_or_runs_on_gpu)
     std::printf("  pipeline gpu-fused: solved on GPU %d, mapped on GPU %d, vs CPU max %d mean %.4f, note '%s'\n",
                 st.solvedOnGpu ? 1 : 0, st.mappedOnGpu ? 1 : 0, d.maxAbs, d.meanAbs, st.gpuNote.c_str());
     if (gpu::unavailableReason().empty()) {
-        UOT_CHECK(st.solvedOnGpu);
-        UOT_CHECK(st.mappedOnGpu);
-        UOT_CHECK(st.gpuNote.empty());
+        QVERIFY(st.solvedOnGpu);
+        QVERIFY(st.mappedOnGpu);
+        QVERIFY(st.gpuNote.empty());
         // Different solvers (fp32 on the GPU) give slightly different plans.
-        UOT_CHECK_MSG(d.meanAbs < 1.0, "GPU pipeline differs from the CPU pipeline by " + std::to_string(d.meanAbs));
+        UOT_QVERIFY_MSG(d.meanAbs < 1.0, "GPU pipeline differs from the CPU pipeline by " + std::to_string(d.meanAbs));
     } else {
-        UOT_CHECK(!st.solvedOnGpu && !st.mappedOnGpu);
-        UOT_CHECK(st.gpuNote.find("GPU unavailable") != std::string::npos);
-        UOT_CHECK(d.maxAbs == 0);
-        UOT_CHECK_THROWS_WITH(gpu::ColorMapper(0), "GPU");
+        QVERIFY(!st.solvedOnGpu && !st.mappedOnGpu);
+        QVERIFY(st.gpuNote.find("GPU unavailable") != std::string::npos);
+        QVERIFY(d.maxAbs == 0);
+        UOT_QVERIFY_THROWS_WITH(gpu::ColorMapper(0), "GPU");
     }
 }
 
-UOT_TEST(gpu_mapping_matches_cpu)
+void TestGpuColorMap::gpu_mapping_matches_cpu_data()
 {
-    if (!requireGpu()) return;
-    gpu::ColorMapper mapper(0);
+    QTest::addColumn<int>("space");  // WorkingSpace
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<int>("depth");
+    QTest::addColumn<bool>("keepL");
+    QTest::addColumn<int>("gamut");  // GamutMode
+    QTest::addColumn<bool>("smooth");
+    QTest::addColumn<double>("strength");
     const Case cases[] = {
         {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0},
         {WorkingSpace::Lab, 3, 8, true, GamutMode::Compress, true, 1.0},
@@ -260,17 +266,37 @@ UOT_TEST(gpu_mapping_matches_cpu)
         {WorkingSpace::Lab, 4, 8, false, GamutMode::Compress, true, 0.0},
         {WorkingSpace::Lab, 3, 16, false, GamutMode::Compress, true, 0.0},
     };
-    for (const Case& c : cases) runCase(c, mapper);
+    for (const Case& c : cases)
+        QTest::addRow("%s ch%d %dbit keepL%d %s smooth%d strength%.1f", toString(c.space).c_str(), c.channels, c.depth,
+                      c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0, c.strength)
+            << int(c.space) << c.channels << c.depth << c.keepL << int(c.gamut) << c.smooth << c.strength;
 }
 
-UOT_TEST(gpu_mapping_rejects_bad_calls)
+void TestGpuColorMap::gpu_mapping_matches_cpu()
 {
-    if (!requireGpu()) return;
+    UOT_QSKIP_WITHOUT_GPU();
+    QFETCH(int, space);
+    QFETCH(int, channels);
+    QFETCH(int, depth);
+    QFETCH(bool, keepL);
+    QFETCH(int, gamut);
+    QFETCH(bool, smooth);
+    QFETCH(double, strength);
+    gpu::ColorMapper mapper(0);
+    runCase({WorkingSpace(space), channels, depth, keepL, GamutMode(gamut), smooth, strength}, mapper);
+}
+
+void TestGpuColorMap::gpu_mapping_rejects_bad_calls()
+{
+    UOT_QSKIP_WITHOUT_GPU();
     gpu::ColorMapper mapper(0);
     Image out = Image::allocate(10, 10, 3, 8);
-    UOT_CHECK_THROWS_WITH(mapper.compose(DisplacementLut{}, DisplacementField{}, MappingSettings{}, out), "no source");
+    UOT_QVERIFY_THROWS_WITH(mapper.compose(DisplacementLut{}, DisplacementField{}, MappingSettings{}, out), "no source");
     const Image src = syntheticImage(11, 9, 3, 8, 1);
     mapper.setSource(src, WorkingSpace::Lab, 0);
-    UOT_CHECK_THROWS_WITH(mapper.compose(DisplacementLut{}, DisplacementField{}, MappingSettings{}, out), "size");
-    UOT_CHECK_THROWS_WITH(gpu::ColorMapper(999), "does not exist");
+    UOT_QVERIFY_THROWS_WITH(mapper.compose(DisplacementLut{}, DisplacementField{}, MappingSettings{}, out), "size");
+    UOT_QVERIFY_THROWS_WITH(gpu::ColorMapper(999), "does not exist");
 }
+
+QTEST_GUILESS_MAIN(TestGpuColorMap)
+#include "test_gpu_color_map.moc"

@@ -1,6 +1,6 @@
 // The final plan evaluation on the device (gpu/gpu_plan_evaluation.h) against
 // the float64 host pass (evaluatePlan), and the GPU solvers' results using it.
-// Exits 77 (skipped) without a usable GPU.
+// Qt Test; every test is skipped without a usable GPU.
 #include <cmath>
 #include <random>
 #include <string>
@@ -12,7 +12,7 @@
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_plan_evaluation.h"
 #include "tests/gpu/gpu_test_support.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 using namespace uot::test;
@@ -54,63 +54,101 @@ double relative(double got, double expected) { return std::abs(got - expected) /
 
 }  // namespace
 
-UOT_TEST(device_evaluation_matches_the_host_pass)
+class TestGpuPlanEvaluation : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { UOT_QSKIP_WITHOUT_GPU(); }
+    void device_evaluation_matches_the_host_pass_data();
+    void device_evaluation_matches_the_host_pass();
+    void device_evaluation_refuses_a_dense_cost();
+    void gpu_solve_of_a_point_cloud_reports_the_host_evaluation_data();
+    void gpu_solve_of_a_point_cloud_reports_the_host_evaluation();
+};
+
+void TestGpuPlanEvaluation::device_evaluation_matches_the_host_pass_data()
 {
-    if (!requireGpu()) return;
-    struct Case {
-        std::size_t rows, cols;
-        ReferenceMeasure reference;
-        double eps;
-    };
-    const Case cases[] = {{1, 1, ReferenceMeasure::Ones, 0.05},      {1, 1000, ReferenceMeasure::Product, 0.05},
-                          {1000, 1, ReferenceMeasure::Ones, 0.01},    {333, 777, ReferenceMeasure::Ones, 0.02},
-                          {333, 777, ReferenceMeasure::Product, 0.2}, {4097, 131, ReferenceMeasure::Ones, 0.005}};
-    unsigned seed = 1;
-    for (const Case& k : cases) {
-        CloudProblem c = makeCloud(k.rows, k.cols, k.reference, k.eps, seed++);
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<bool>("product");  // reference measure a b^T (else ones)
+    QTest::addColumn<double>("eps");
+    QTest::addColumn<unsigned>("seed");
+    QTest::newRow("1x1 ones") << 1 << 1 << false << 0.05 << 1u;
+    QTest::newRow("1x1000 product") << 1 << 1000 << true << 0.05 << 2u;
+    QTest::newRow("1000x1 ones") << 1000 << 1 << false << 0.01 << 3u;
+    QTest::newRow("333x777 ones") << 333 << 777 << false << 0.02 << 4u;
+    QTest::newRow("333x777 product") << 333 << 777 << true << 0.2 << 5u;
+    QTest::newRow("4097x131 ones") << 4097 << 131 << false << 0.005 << 6u;
+}
+
+void TestGpuPlanEvaluation::device_evaluation_matches_the_host_pass()
+{
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    QFETCH(bool, product);
+    QFETCH(double, eps);
+    QFETCH(unsigned, seed);
+    {
+        const struct {
+            std::size_t rows, cols;
+        } k{std::size_t(rows), std::size_t(cols)};
+        CloudProblem c = makeCloud(k.rows, k.cols, product ? ReferenceMeasure::Product : ReferenceMeasure::Ones, eps, seed);
         const PlanEvaluation host = evaluatePlan(c.problem, c.logU, c.logV, 2);
         const PlanEvaluation dev = gpu::detail::evaluatePlanOnDevice(c.problem, c.logU, c.logV, 0);
-        UOT_CHECK_MSG(relative(dev.mass, host.mass) < 1e-12, k.rows << "x" << k.cols << ": mass " << dev.mass << " vs " << host.mass);
-        UOT_CHECK_MSG(relative(dev.marginalErrorA, host.marginalErrorA) < 1e-10,
+        UOT_QVERIFY_MSG(relative(dev.mass, host.mass) < 1e-12, k.rows << "x" << k.cols << ": mass " << dev.mass << " vs " << host.mass);
+        UOT_QVERIFY_MSG(relative(dev.marginalErrorA, host.marginalErrorA) < 1e-10,
                       k.rows << "x" << k.cols << ": |P1 - a| " << dev.marginalErrorA << " vs " << host.marginalErrorA);
-        UOT_CHECK_MSG(relative(dev.marginalErrorB, host.marginalErrorB) < 1e-10,
+        UOT_QVERIFY_MSG(relative(dev.marginalErrorB, host.marginalErrorB) < 1e-10,
                       k.rows << "x" << k.cols << ": |P'1 - b| " << dev.marginalErrorB << " vs " << host.marginalErrorB);
         // tau_a = inf with a violated marginal: both say +inf.
-        UOT_CHECK(std::isinf(host.objective) && std::isinf(dev.objective));
+        QVERIFY(std::isinf(host.objective) && std::isinf(dev.objective));
         c.problem.tauA = 0.5;
         const PlanEvaluation hostFinite = evaluatePlan(c.problem, c.logU, c.logV, 2);
         const PlanEvaluation devFinite = gpu::detail::evaluatePlanOnDevice(c.problem, c.logU, c.logV, 0);
-        UOT_CHECK_MSG(std::abs(devFinite.objective - hostFinite.objective) <= 1e-10 * (1 + std::abs(hostFinite.objective)),
+        UOT_QVERIFY_MSG(std::abs(devFinite.objective - hostFinite.objective) <= 1e-10 * (1 + std::abs(hostFinite.objective)),
                       k.rows << "x" << k.cols << ": objective " << devFinite.objective << " vs " << hostFinite.objective);
     }
+}
+
+void TestGpuPlanEvaluation::device_evaluation_refuses_a_dense_cost()
+{
     // A dense cost is not kept on the device: refused with a message.
     std::vector<float> dense(4, 1.0f);
     std::vector<double> w(2, 0.5);
     UotProblem p;
     p.cost = DenseCost{dense.data(), nullptr, 2, 2};
     p.a = w, p.b = w;
-    UOT_CHECK_THROWS_WITH(gpu::detail::evaluatePlanOnDevice(p, w, w, 0), "not a point cloud");
+    UOT_QVERIFY_THROWS_WITH(gpu::detail::evaluatePlanOnDevice(p, w, w, 0), "not a point cloud");
 }
 
-UOT_TEST(gpu_solve_of_a_point_cloud_reports_the_host_evaluation)
+void TestGpuPlanEvaluation::gpu_solve_of_a_point_cloud_reports_the_host_evaluation_data()
 {
+    addVariantRows({"gpu-fused", "gpu-pot-style", "gpu-mapuot", "gpu-log"});
+}
+
+void TestGpuPlanEvaluation::gpu_solve_of_a_point_cloud_reports_the_host_evaluation()
+{
+    QFETCH(QString, variant);
     // A GPU solve of a point-cloud problem evaluates its plan on the device: the
     // reported mass, marginal errors and objective must be the host pass's over
     // the same scalings.
-    if (!requireGpu()) return;
     CloudProblem c = makeCloud(1500, 1200, ReferenceMeasure::Ones, 0.02, 77);
     c.problem.tauA = 1.0;
-    for (const char* name : {"gpu-fused", "gpu-pot-style", "gpu-mapuot", "gpu-log"}) {
+    {
+        const std::string nameText = variant.toStdString();
+        const char* name = nameText.c_str();
         auto solver = createSolver(name);
         SolveOptions options;
         options.maxIterations = 200;
         options.tolerance = 1e-6;
         const SolveResult r = solver->solve(c.problem, options, {});
         const PlanEvaluation host = evaluatePlan(c.problem, r.logU, r.logV, 2);
-        UOT_CHECK_MSG(relative(r.mass, host.mass) < 1e-12, name << ": mass " << r.mass << " vs " << host.mass);
-        UOT_CHECK_MSG(relative(r.marginalErrorA, host.marginalErrorA) < 1e-9, name << ": " << r.marginalErrorA << " vs " << host.marginalErrorA);
-        UOT_CHECK_MSG(relative(r.marginalErrorB, host.marginalErrorB) < 1e-9, name << ": " << r.marginalErrorB << " vs " << host.marginalErrorB);
-        UOT_CHECK_MSG(relative(r.objective, host.objective) < 1e-10, name << ": objective " << r.objective << " vs " << host.objective);
-        UOT_CHECK(r.timings.evaluateSeconds > 0);
+        UOT_QVERIFY_MSG(relative(r.mass, host.mass) < 1e-12, name << ": mass " << r.mass << " vs " << host.mass);
+        UOT_QVERIFY_MSG(relative(r.marginalErrorA, host.marginalErrorA) < 1e-9, name << ": " << r.marginalErrorA << " vs " << host.marginalErrorA);
+        UOT_QVERIFY_MSG(relative(r.marginalErrorB, host.marginalErrorB) < 1e-9, name << ": " << r.marginalErrorB << " vs " << host.marginalErrorB);
+        UOT_QVERIFY_MSG(relative(r.objective, host.objective) < 1e-10, name << ": objective " << r.objective << " vs " << host.objective);
+        QVERIFY(r.timings.evaluateSeconds > 0);
     }
 }
+
+QTEST_GUILESS_MAIN(TestGpuPlanEvaluation)
+#include "test_gpu_plan_evaluation.moc"

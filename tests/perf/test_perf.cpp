@@ -20,7 +20,7 @@
 #include "core/perf/peak_memory.h"
 #include "core/perf/roofline.h"
 #include "core/transport/uot_error.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 using namespace uot::perf;
@@ -40,7 +40,21 @@ void doWork(std::size_t n, int threads)
 
 }  // namespace
 
-UOT_TEST(bandwidthProbeReturnsFinitePositiveRates)
+class TestPerf : public QObject {
+    Q_OBJECT
+private slots:
+    void bandwidthProbeReturnsFinitePositiveRates();
+    void bandwidthProbeRejectsBadOptions();
+    void failureDescriptionsNameTheCauseAndParanoidLevel();
+    void cacheCountersReportTheTruthOnThisMachine();
+    void cacheCountersCallingThreadScopeBehavesTheSame();
+    void peakRssGrowsWithTouchedMemoryInAChild();
+    void resetPeakRssForgetsAFreedBlock();
+    void isolatedRunReportsFailures();
+    void rooflineAccountingFollowsTheDocumentedTable();
+};
+
+void TestPerf::bandwidthProbeReturnsFinitePositiveRates()
 {
     BandwidthOptions options;
     options.bytes = std::size_t(8) << 20;  // small buffer: this checks plumbing, not the machine
@@ -48,40 +62,41 @@ UOT_TEST(bandwidthProbeReturnsFinitePositiveRates)
     options.warmups = 1;
     options.repetitions = 3;
     const BandwidthResult r = measureHostBandwidth(options);
-    UOT_CHECK(std::isfinite(r.readGBps) && r.readGBps > 0);
-    UOT_CHECK(std::isfinite(r.readWriteGBps) && r.readWriteGBps > 0);
-    UOT_CHECK(r.readWorstGBps <= r.readGBps && r.readGBps <= r.readBestGBps);
-    UOT_CHECK(r.readWriteGBps <= r.readWriteBestGBps);
-    UOT_CHECK(r.bytes == options.bytes);
-    UOT_CHECK(r.threads == 2);
+    UOT_QVERIFY_MSG(std::isfinite(r.readGBps) && r.readGBps > 0, r.readGBps);
+    UOT_QVERIFY_MSG(std::isfinite(r.readWriteGBps) && r.readWriteGBps > 0, r.readWriteGBps);
+    UOT_QVERIFY_MSG(r.readWorstGBps <= r.readGBps && r.readGBps <= r.readBestGBps,
+                    r.readWorstGBps << " " << r.readGBps << " " << r.readBestGBps);
+    UOT_QVERIFY_MSG(r.readWriteGBps <= r.readWriteBestGBps, r.readWriteGBps << " " << r.readWriteBestGBps);
+    QCOMPARE(r.bytes, options.bytes);
+    QVERIFY(r.threads == 2);
 }
 
-UOT_TEST(bandwidthProbeRejectsBadOptions)
+void TestPerf::bandwidthProbeRejectsBadOptions()
 {
     BandwidthOptions tiny;
     tiny.bytes = 100;
-    UOT_CHECK_THROWS_WITH(measureHostBandwidth(tiny), "at least 4 KiB");
+    UOT_QVERIFY_THROWS_WITH(measureHostBandwidth(tiny), "at least 4 KiB");
     BandwidthOptions noReps;
     noReps.bytes = 1 << 20;
     noReps.repetitions = 0;
-    UOT_CHECK_THROWS_WITH(measureHostBandwidth(noReps), "repetitions");
+    UOT_QVERIFY_THROWS_WITH(measureHostBandwidth(noReps), "repetitions");
 }
 
-UOT_TEST(failureDescriptionsNameTheCauseAndParanoidLevel)
+void TestPerf::failureDescriptionsNameTheCauseAndParanoidLevel()
 {
     const std::string pmu = describePerfEventFailure(ENOENT, "hardware cache counters", 2);
-    UOT_CHECK(pmu.find("hardware cache counters unavailable") == 0);
-    UOT_CHECK(pmu.find("does not expose") != std::string::npos);
-    UOT_CHECK(pmu.find(std::strerror(ENOENT)) != std::string::npos);
+    QVERIFY(pmu.find("hardware cache counters unavailable") == 0);
+    QVERIFY(pmu.find("does not expose") != std::string::npos);
+    QVERIFY(pmu.find(std::strerror(ENOENT)) != std::string::npos);
     const std::string denied = describePerfEventFailure(EACCES, "cycles", 3);
-    UOT_CHECK(denied.find("perf_event_paranoid is 3") != std::string::npos);
-    UOT_CHECK(denied.find("not permitted") != std::string::npos);
+    QVERIFY(denied.find("perf_event_paranoid is 3") != std::string::npos);
+    QVERIFY(denied.find("not permitted") != std::string::npos);
     const std::string unreadable = describePerfEventFailure(EPERM, "cycles", INT_MIN);
-    UOT_CHECK(unreadable.find("could not be read") != std::string::npos);
-    UOT_CHECK(describePerfEventFailure(EOPNOTSUPP, "x", 2).find("does not expose") != std::string::npos);
+    QVERIFY(unreadable.find("could not be read") != std::string::npos);
+    QVERIFY(describePerfEventFailure(EOPNOTSUPP, "x", 2).find("does not expose") != std::string::npos);
 }
 
-UOT_TEST(cacheCountersReportTheTruthOnThisMachine)
+void TestPerf::cacheCountersReportTheTruthOnThisMachine()
 {
     CacheCounters counters;
     counters.start();
@@ -90,28 +105,30 @@ UOT_TEST(cacheCountersReportTheTruthOnThisMachine)
     if (!counters.available()) {
         // The unavailable path (the development VM): a reason, invalid values, no crash.
         std::printf("counters unavailable here: %s\n", counters.unavailableReason().c_str());
-        UOT_CHECK(!counters.unavailableReason().empty());
-        UOT_CHECK(counters.unavailableReason().find("unavailable") != std::string::npos);
-        UOT_CHECK(!small.instructions.valid && !small.cycles.valid);
-        UOT_CHECK(std::isnan(small.instructionsPerCycle()));
-        UOT_CHECK(!counters.running());
+        QVERIFY(!counters.unavailableReason().empty());
+        QVERIFY(counters.unavailableReason().find("unavailable") != std::string::npos);
+        QVERIFY(!small.instructions.valid && !small.cycles.valid);
+        QVERIFY(std::isnan(small.instructionsPerCycle()));
+        QVERIFY(!counters.running());
         return;
     }
     // The available path: counts are positive and grow with the work, including
     // work done only by the OpenMP worker threads.
     std::printf("counters available%s%s\n", counters.unavailableReason().empty() ? "" : "; partly: ",
                 counters.unavailableReason().c_str());
-    UOT_CHECK(small.instructions.valid && small.instructions.value > 0);
-    UOT_CHECK(small.cycles.valid && small.cycles.value > 0);
+    QVERIFY(small.instructions.valid && small.instructions.value > 0);
+    QVERIFY(small.cycles.valid && small.cycles.value > 0);
     counters.start();
     doWork(std::size_t(16) << 20, 2);
     const CacheCounterSample mid = counters.read();  // readable while counting
     doWork(std::size_t(16) << 20, 2);
     const CacheCounterSample large = counters.stop();
-    UOT_CHECK(large.instructions.value > 8 * small.instructions.value);
-    UOT_CHECK(mid.instructions.value < large.instructions.value);
+    UOT_QVERIFY_MSG(large.instructions.value > 8 * small.instructions.value,
+                    large.instructions.value << " vs " << small.instructions.value);
+    UOT_QVERIFY_MSG(mid.instructions.value < large.instructions.value,
+                    mid.instructions.value << " vs " << large.instructions.value);
     const CacheCounterSample interval = large - mid;
-    UOT_CHECK(interval.instructions.valid && interval.instructions.value > 0);
+    QVERIFY(interval.instructions.valid && interval.instructions.value > 0);
     // Only a worker thread works: still counted (the team is covered).
     counters.start();
 #pragma omp parallel num_threads(2)
@@ -119,21 +136,22 @@ UOT_TEST(cacheCountersReportTheTruthOnThisMachine)
         if (omp_get_thread_num() == 1) doWork(std::size_t(16) << 20, 1);
     }
     const CacheCounterSample worker = counters.stop();
-    if (omp_get_max_threads() >= 2) UOT_CHECK(worker.instructions.value > 4 * small.instructions.value);
-    if (large.l1dReadMisses.valid) UOT_CHECK(large.l1dReadMisses.value > 0);
+    if (omp_get_max_threads() >= 2) UOT_QVERIFY_MSG(worker.instructions.value > 4 * small.instructions.value,
+                        worker.instructions.value << " vs " << small.instructions.value);
+    if (large.l1dReadMisses.valid) QVERIFY(large.l1dReadMisses.value > 0);
 }
 
-UOT_TEST(cacheCountersCallingThreadScopeBehavesTheSame)
+void TestPerf::cacheCountersCallingThreadScopeBehavesTheSame()
 {
     CacheCounters counters(CounterScope::CallingThread);
-    UOT_CHECK(counters.available() == CacheCounters().available());
+    QVERIFY(counters.available() == CacheCounters().available());
     counters.start();
     doWork(1 << 20, 1);
     const CacheCounterSample s = counters.stop();
-    UOT_CHECK(s.instructions.valid == counters.available());
+    QVERIFY(s.instructions.valid == counters.available());
 }
 
-UOT_TEST(peakRssGrowsWithTouchedMemoryInAChild)
+void TestPerf::peakRssGrowsWithTouchedMemoryInAChild()
 {
     // In a child, so the parent's own peak is not disturbed.
     const IsolatedOutcome out = runIsolated([] {
@@ -143,14 +161,14 @@ UOT_TEST(peakRssGrowsWithTouchedMemoryInAChild)
         const std::uint64_t after = peakRssBytes();
         return std::to_string(before) + " " + std::to_string(after) + " " + std::to_string(currentRssBytes());
     });
-    UOT_CHECK_MSG(out.ok, out.failure);
+    UOT_QVERIFY_MSG(out.ok, out.failure);
     unsigned long long before = 0, after = 0, current = 0;
-    UOT_CHECK(std::sscanf(out.output.c_str(), "%llu %llu %llu", &before, &after, &current) == 3);
-    UOT_CHECK(after >= before + (std::uint64_t(60) << 20));
-    UOT_CHECK(current > 0 && current <= after);
+    QVERIFY(std::sscanf(out.output.c_str(), "%llu %llu %llu", &before, &after, &current) == 3);
+    UOT_QVERIFY_MSG(after >= before + (std::uint64_t(60) << 20), before << " -> " << after);
+    UOT_QVERIFY_MSG(current > 0 && current <= after, current << " vs " << after);
 }
 
-UOT_TEST(resetPeakRssForgetsAFreedBlock)
+void TestPerf::resetPeakRssForgetsAFreedBlock()
 {
     const IsolatedOutcome out = runIsolated([] {
         {
@@ -161,45 +179,49 @@ UOT_TEST(resetPeakRssForgetsAFreedBlock)
         return std::string(reset ? "1 " : "0 ") + std::to_string(peakRssBytes()) + " " +
                std::to_string(currentRssBytes());
     });
-    UOT_CHECK_MSG(out.ok, out.failure);
+    UOT_QVERIFY_MSG(out.ok, out.failure);
     int reset = 0;
     unsigned long long peak = 0, current = 0;
-    UOT_CHECK(std::sscanf(out.output.c_str(), "%d %llu %llu", &reset, &peak, &current) == 3);
-    if (reset) UOT_CHECK(peak < current + (std::uint64_t(16) << 20));
+    QVERIFY(std::sscanf(out.output.c_str(), "%d %llu %llu", &reset, &peak, &current) == 3);
+    if (reset) UOT_QVERIFY_MSG(peak < current + (std::uint64_t(16) << 20), peak << " vs " << current);
     else std::printf("clear_refs not permitted here: peak RSS counts from process start\n");
 }
 
-UOT_TEST(isolatedRunReportsFailures)
+void TestPerf::isolatedRunReportsFailures()
 {
     const IsolatedOutcome thrown = runIsolated([]() -> std::string { throw Error(ErrorCode::Numerical, "boom 42"); });
-    UOT_CHECK(!thrown.ok);
-    UOT_CHECK(thrown.failure.find("boom 42") != std::string::npos);
+    QVERIFY(!thrown.ok);
+    QVERIFY(thrown.failure.find("boom 42") != std::string::npos);
     const IsolatedOutcome killed = runIsolated([]() -> std::string {
+        std::signal(SIGABRT, SIG_DFL);  // the child must die, not run Qt Test's crash handler (stack dump)
         std::raise(SIGABRT);
         return "unreachable";
     });
-    UOT_CHECK(!killed.ok);
-    UOT_CHECK(killed.failure.find("signal") != std::string::npos);
+    QVERIFY(!killed.ok);
+    QVERIFY(killed.failure.find("signal") != std::string::npos);
     const IsolatedOutcome fine = runIsolated([] { return std::string(100000, 'x'); });  // larger than a pipe buffer
-    UOT_CHECK(fine.ok && fine.output.size() == 100000);
+    UOT_QVERIFY_MSG(fine.ok && fine.output.size() == 100000, fine.failure << " size " << fine.output.size());
 }
 
-UOT_TEST(rooflineAccountingFollowsTheDocumentedTable)
+void TestPerf::rooflineAccountingFollowsTheDocumentedTable()
 {
     const IterationCost fused = iterationCost("fused", 4096, 4096, Precision::Fp32);
-    UOT_CHECK(fused.bytes == std::uint64_t(4096) * 4096 * 4);
-    UOT_CHECK(fused.readOnly);
-    UOT_CHECK_CLOSE(fused.flops, 4.0 * 4096 * 4096, 0.0);
-    UOT_CHECK_CLOSE(operationalIntensity(fused), 1.0, 1e-12);  // 4 flops per 4-byte element
+    QCOMPARE(fused.bytes, std::uint64_t(4096) * 4096 * 4);
+    QVERIFY(fused.readOnly);
+    UOT_QCOMPARE_CLOSE(fused.flops, 4.0 * 4096 * 4096, 0.0);
+    UOT_QCOMPARE_CLOSE(operationalIntensity(fused), 1.0, 1e-12);  // 4 flops per 4-byte element
     const IterationCost map64 = iterationCost("mapuot", 100, 30, Precision::Fp64);
-    UOT_CHECK(map64.bytes == 2u * 100 * 30 * 8);
-    UOT_CHECK(!map64.readOnly);
-    UOT_CHECK(iterationCost("gpu-pot-style", 10, 20, Precision::Fp32).bytes == 2u * 10 * 20 * 4);
-    UOT_CHECK(iterationCost("gpu-fused", 10, 20, Precision::Fp64).bytes == 10u * 20 * 8);
+    QVERIFY(map64.bytes == 2u * 100 * 30 * 8);
+    QVERIFY(!map64.readOnly);
+    QVERIFY(iterationCost("gpu-pot-style", 10, 20, Precision::Fp32).bytes == 2u * 10 * 20 * 4);
+    QVERIFY(iterationCost("gpu-fused", 10, 20, Precision::Fp64).bytes == 10u * 20 * 8);
     const RooflineFigures f = rooflineFigures(fused, 1e-3, 134.217728);
-    UOT_CHECK_CLOSE(f.gbps, 67.108864, 1e-9);
-    UOT_CHECK_CLOSE(f.pctOfPeak, 50.0, 1e-9);
-    UOT_CHECK_CLOSE(f.iterationsPerSecond, 1000.0, 1e-9);
-    UOT_CHECK_CLOSE(f.gflops, 67.108864, 1e-9);
-    UOT_CHECK(rooflineFigures(fused, 0.0, 1.0).gbps == 0.0);
+    UOT_QCOMPARE_CLOSE(f.gbps, 67.108864, 1e-9);
+    UOT_QCOMPARE_CLOSE(f.pctOfPeak, 50.0, 1e-9);
+    UOT_QCOMPARE_CLOSE(f.iterationsPerSecond, 1000.0, 1e-9);
+    UOT_QCOMPARE_CLOSE(f.gflops, 67.108864, 1e-9);
+    QVERIFY(rooflineFigures(fused, 0.0, 1.0).gbps == 0.0);
 }
+
+QTEST_APPLESS_MAIN(TestPerf)
+#include "test_perf.moc"

@@ -1,6 +1,7 @@
 // The recolor pipeline on decoded buffers (no files): smooth gradients stay
 // smooth, strength 0 is the identity, identical images give (nearly) the
 // source, results are reproducible, caches are reused and cancellation works.
+// Qt Test.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -9,8 +10,8 @@
 #include "core/color/color_space.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/transport/uot_error.h"
-#include "gpu/gpu_backend.h"
-#include "tests/support/test_harness.h"
+#include "core/registry/device_registry.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 
@@ -77,18 +78,40 @@ double labL(const Image& img, std::size_t p)
 
 }  // namespace
 
-UOT_TEST(gradient_stays_monotone_and_band_free)
+class TestPipeline : public QObject {
+    Q_OBJECT
+private slots:
+    void gradient_stays_monotone_and_band_free_data();
+    void gradient_stays_monotone_and_band_free();
+    void strength_zero_returns_the_source_exactly();
+    void identical_source_and_reference_give_nearly_the_source();
+    void same_seed_gives_identical_output_and_strength_change_reuses_the_plan();
+    void gpu_solver_gives_the_cpu_result();
+    void stage_calls_keep_the_timings_of_the_stages_that_ran();
+    void alpha_gray_and_16_bit_sources();
+    void cancellation_and_bad_input();
+};
+
+void TestPipeline::gradient_stays_monotone_and_band_free_data()
 {
+    QTest::addColumn<bool>("smooth");
+    QTest::newRow("smoothed") << true;
+    QTest::newRow("not smoothed") << false;
+}
+
+void TestPipeline::gradient_stays_monotone_and_band_free()
+{
+    QFETCH(bool, smooth);
     const double a0[3] = {0.05, 0.10, 0.35}, a1[3] = {0.95, 0.90, 0.60};  // dark blue -> light cream
     const double b0[3] = {0.30, 0.02, 0.05}, b1[3] = {0.70, 1.00, 0.95};  // dark red -> light cyan
-    for (bool smooth : {true, false}) {
+    {
         RecolorSettings s = fastSettings();
         s.mapping.smooth = smooth;
         RecolorPipeline pipeline(s);
         pipeline.setSource(gradient(512, 8, a0, a1));
         pipeline.setReference(gradient(300, 8, b0, b1));
         const Image out = pipeline.run();
-        UOT_CHECK(out.width == 512 && out.height == 8 && out.channels == 3 && out.depth == 8);
+        QVERIFY(out.width == 512 && out.height == 8 && out.channels == 3 && out.depth == 8);
         // Lightness along the middle row: monotone (within quantisation) and without jumps:
         // no step between neighbours above 4x the mean step (banding / posterisation).
         std::vector<double> L(512);
@@ -99,20 +122,20 @@ UOT_TEST(gradient_stays_monotone_and_band_free)
             maxStep = std::max(maxStep, std::abs(L[x] - L[x - 1]));
         }
         const double meanStep = std::abs(L[511] - L[0]) / 511;
-        UOT_CHECK_MSG(L[511] - L[0] > 40, "lightness range collapsed: " << L[0] << " .. " << L[511]);
-        UOT_CHECK_MSG(maxDrop < 0.6, "not monotone: drop of " << maxDrop << " L units (smooth=" << smooth << ")");
-        UOT_CHECK_MSG(maxStep < 4 * meanStep + 0.6,
+        UOT_QVERIFY_MSG(L[511] - L[0] > 40, "lightness range collapsed: " << L[0] << " .. " << L[511]);
+        UOT_QVERIFY_MSG(maxDrop < 0.6, "not monotone: drop of " << maxDrop << " L units (smooth=" << smooth << ")");
+        UOT_QVERIFY_MSG(maxStep < 4 * meanStep + 0.6,
                       "band: step " << maxStep << " vs mean " << meanStep << " (smooth=" << smooth << ")");
         // The colours moved toward the reference: the dark end is now reddish (a* > 0).
         const double rgb[3] = {srgbToLinear(out.data[4 * 512 * 3] / 255.0), srgbToLinear(out.data[4 * 512 * 3 + 1] / 255.0),
                                srgbToLinear(out.data[4 * 512 * 3 + 2] / 255.0)};
         double lab[3];
         linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
-        UOT_CHECK_MSG(lab[1] > 5, "dark end a* = " << lab[1]);
+        UOT_QVERIFY_MSG(lab[1] > 5, "dark end a* = " << lab[1]);
     }
 }
 
-UOT_TEST(strength_zero_returns_the_source_exactly)
+void TestPipeline::strength_zero_returns_the_source_exactly()
 {
     RecolorSettings s = fastSettings();
     s.mapping.strength = 0;
@@ -121,10 +144,10 @@ UOT_TEST(strength_zero_returns_the_source_exactly)
     pipeline.setSource(src);
     pipeline.setReference(scene(80, 60, 2));
     const Image out = pipeline.run();
-    UOT_CHECK(out.data == src.data && out.width == src.width && out.channels == src.channels);
+    QVERIFY(out.data == src.data && out.width == src.width && out.channels == src.channels);
 }
 
-UOT_TEST(identical_source_and_reference_give_nearly_the_source)
+void TestPipeline::identical_source_and_reference_give_nearly_the_source()
 {
     RecolorSettings s = fastSettings();
     s.transport.adherence = 10;
@@ -141,11 +164,11 @@ UOT_TEST(identical_source_and_reference_give_nearly_the_source)
         worst = std::max(worst, d);
     }
     const double mean = sum / src.data.size();
-    UOT_CHECK_MSG(mean < 2.0, "mean abs difference " << mean << " levels");
-    UOT_CHECK_MSG(worst < 40, "worst difference " << worst << " levels");
+    UOT_QVERIFY_MSG(mean < 2.0, "mean abs difference " << mean << " levels");
+    UOT_QVERIFY_MSG(worst < 40, "worst difference " << worst << " levels");
 }
 
-UOT_TEST(same_seed_gives_identical_output_and_strength_change_reuses_the_plan)
+void TestPipeline::same_seed_gives_identical_output_and_strength_change_reuses_the_plan()
 {
     RecolorSettings s = fastSettings();
     s.palette.method = PaletteMethod::KMeans;
@@ -155,36 +178,36 @@ UOT_TEST(same_seed_gives_identical_output_and_strength_change_reuses_the_plan)
     RecolorPipeline a(s), b(s);
     a.setSource(src), a.setReference(ref), b.setSource(src), b.setReference(ref);
     const Image ra = a.run(), rb = b.run();
-    UOT_CHECK(ra.data == rb.data);
+    QVERIFY(ra.data == rb.data);
     // A different seed changes the k-means palette (and so, in general, the output).
     s.palette.seed = 43;
     RecolorPipeline c(s);
     c.setSource(src), c.setReference(ref);
-    UOT_CHECK(c.run().data != ra.data || c.sourcePalette()->points != a.sourcePalette()->points);
+    QVERIFY(c.run().data != ra.data || c.sourcePalette()->points != a.sourcePalette()->points);
 
     // New strength: the plan and the smoothed field are reused, only composition runs.
     RecolorSettings half = a.settings();
     half.mapping.strength = 0.5;
     a.setSettings(half);
     const Image rh = a.render();
-    UOT_CHECK(a.stats().planFromCache && a.stats().fieldFromCache && a.stats().paletteFromCache);
-    UOT_CHECK(rh.data != ra.data);
+    QVERIFY(a.stats().planFromCache && a.stats().fieldFromCache && a.stats().paletteFromCache);
+    QVERIFY(rh.data != ra.data);
     // Halfway: each sample lies between the source and the full transfer (within rounding).
     std::size_t outside = 0;
     for (std::size_t k = 0; k < src.data.size(); ++k) {
         const int lo = std::min(src.data[k], ra.data[k]) - 2, hi = std::max(src.data[k], ra.data[k]) + 2;
         if (rh.data[k] < lo || rh.data[k] > hi) ++outside;
     }
-    UOT_CHECK_MSG(outside < src.data.size() / 100, outside << " samples outside [source, full]");
+    UOT_QVERIFY_MSG(outside < src.data.size() / 100, outside << " samples outside [source, full]");
     // New eps: palettes reused, the plan recomputed.
     RecolorSettings other = a.settings();
     other.transport.eps = 0.02;
     a.setSettings(other);
     a.render();
-    UOT_CHECK(a.stats().paletteFromCache && !a.stats().planFromCache);
+    QVERIFY(a.stats().paletteFromCache && !a.stats().planFromCache);
 }
 
-UOT_TEST(gpu_solver_gives_the_cpu_result)
+void TestPipeline::gpu_solver_gives_the_cpu_result()
 {
     // With a gpu-* solver the source palette converts only its sampled pixels,
     // the coarse warm start runs on the CPU, and the fine solve and the mapping
@@ -205,23 +228,23 @@ UOT_TEST(gpu_solver_gives_the_cpu_result)
     RecolorPipeline gpu(s);
     gpu.setSource(src), gpu.setReference(ref);
     const Image got = gpu.run();
-    UOT_CHECK(gpu.sourcePalette()->points == cpu.sourcePalette()->points);
-    UOT_CHECK(gpu.sourcePalette()->weights == cpu.sourcePalette()->weights);
-    UOT_CHECK(got.data.size() == expected.data.size());
-    if (!gpu::unavailableReason().empty()) {
-        UOT_CHECK(got.data == expected.data);
-        UOT_CHECK(!gpu.stats().solvedOnGpu && !gpu.stats().mappedOnGpu);
-        UOT_CHECK_MSG(gpu.stats().gpuNote.find("GPU unavailable") != std::string::npos, gpu.stats().gpuNote);
+    QVERIFY(gpu.sourcePalette()->points == cpu.sourcePalette()->points);
+    QVERIFY(gpu.sourcePalette()->weights == cpu.sourcePalette()->weights);
+    QVERIFY(got.data.size() == expected.data.size());
+    if (!gpuUnavailableReason().empty()) {
+        QVERIFY(got.data == expected.data);
+        QVERIFY(!gpu.stats().solvedOnGpu && !gpu.stats().mappedOnGpu);
+        UOT_QVERIFY_MSG(gpu.stats().gpuNote.find("GPU unavailable") != std::string::npos, gpu.stats().gpuNote);
         return;
     }
-    UOT_CHECK_MSG(gpu.stats().solvedOnGpu && gpu.stats().mappedOnGpu, gpu.stats().gpuNote);
+    UOT_QVERIFY_MSG(gpu.stats().solvedOnGpu && gpu.stats().mappedOnGpu, gpu.stats().gpuNote);
     int worst = 0;
     for (std::size_t k = 0; k < got.data.size() && k < expected.data.size(); ++k)
         worst = std::max(worst, std::abs(int(got.data[k]) - int(expected.data[k])));
-    UOT_CHECK_MSG(worst <= 3, "GPU and CPU outputs differ by " << worst << " levels");
+    UOT_QVERIFY_MSG(worst <= 3, "GPU and CPU outputs differ by " << worst << " levels");
 }
 
-UOT_TEST(stage_calls_keep_the_timings_of_the_stages_that_ran)
+void TestPipeline::stage_calls_keep_the_timings_of_the_stages_that_ran()
 {
     // Calling the stages one at a time (as the app does) must report what ran
     // since resetTimings(): a later stage call finds the earlier stages cached
@@ -234,18 +257,18 @@ UOT_TEST(stage_calls_keep_the_timings_of_the_stages_that_ran)
     p.solve();
     (void)p.render();
     const PhaseTimings t = p.stats().timings;
-    UOT_CHECK_MSG(t.palette > 0 && t.solve > 0 && t.map > 0, t.palette << " " << t.solve << " " << t.map);
-    UOT_CHECK(p.stats().paletteFromCache);  // the last palette call (inside render) found them cached
+    UOT_QVERIFY_MSG(t.palette > 0 && t.solve > 0 && t.map > 0, t.palette << " " << t.solve << " " << t.map);
+    QVERIFY(p.stats().paletteFromCache);  // the last palette call (inside render) found them cached
     // New eps after a reset: the palettes are cached (0), the solve and map run.
     s.transport.eps = 0.006;
     p.setSettings(s);
     p.resetTimings();
     p.solve();
     (void)p.render();
-    UOT_CHECK(p.stats().timings.palette == 0 && p.stats().timings.solve > 0 && p.stats().timings.map > 0);
+    QVERIFY(p.stats().timings.palette == 0 && p.stats().timings.solve > 0 && p.stats().timings.map > 0);
 }
 
-UOT_TEST(alpha_gray_and_16_bit_sources)
+void TestPipeline::alpha_gray_and_16_bit_sources()
 {
     // RGBA: alpha copied untouched.
     Image rgba = Image::allocate(40, 30, 4, 8);
@@ -260,32 +283,32 @@ UOT_TEST(alpha_gray_and_16_bit_sources)
     pipeline.setSource(rgba);
     pipeline.setReference(scene(50, 40, 7));
     const Image out = pipeline.run();
-    UOT_CHECK(out.channels == 4);
+    QVERIFY(out.channels == 4);
     bool alphaKept = true;
     for (std::size_t p = 0; p < out.pixelCount(); ++p) alphaKept = alphaKept && out.data[4 * p + 3] == rgba.data[4 * p + 3];
-    UOT_CHECK(alphaKept);
+    QVERIFY(alphaKept);
 
     // Gray source: becomes colour (RGB) with the reference's hues.
     Image gray = Image::allocate(64, 16, 1, 8);
     for (std::size_t p = 0; p < gray.pixelCount(); ++p) gray.data[p] = static_cast<std::uint8_t>(p % 64 * 4);
     pipeline.setSource(gray);
     const Image g = pipeline.run();
-    UOT_CHECK(g.channels == 3 && g.depth == 8);
+    QVERIFY(g.channels == 3 && g.depth == 8);
 
     // 16-bit: the result stays 16-bit and uses the extra precision (not only multiples of 257).
     const double a0[3] = {0.1, 0.2, 0.3}, a1[3] = {0.9, 0.8, 0.7};
     pipeline.setSource(gradient(600, 4, a0, a1, 16));
     const Image d = pipeline.run();
-    UOT_CHECK(d.depth == 16 && d.channels == 3);
+    QVERIFY(d.depth == 16 && d.channels == 3);
     std::size_t fine = 0;
     for (std::size_t k = 0; k < d.pixelCount() * 3; ++k) fine += d.samples16()[k] % 257 != 0;
-    UOT_CHECK(fine > d.pixelCount());
+    QVERIFY(fine > d.pixelCount());
 }
 
-UOT_TEST(cancellation_and_bad_input)
+void TestPipeline::cancellation_and_bad_input()
 {
     RecolorPipeline pipeline(fastSettings());
-    UOT_CHECK_THROWS_WITH(pipeline.run(), "no source");
+    UOT_QVERIFY_THROWS_WITH(pipeline.run(), "no source");
     pipeline.setSource(scene(32, 32, 8));
     pipeline.setReference(scene(32, 32, 9));
     std::atomic<bool> cancel{true};
@@ -297,13 +320,16 @@ UOT_TEST(cancellation_and_bad_input)
     } catch (const Cancelled&) {
         cancelled = true;
     }
-    UOT_CHECK(cancelled);
+    QVERIFY(cancelled);
     cancel = false;
-    UOT_CHECK(pipeline.run(control).width == 32);  // usable after a cancel
+    QVERIFY(pipeline.run(control).width == 32);  // usable after a cancel
     Image broken = Image::allocate(4, 4, 3, 8);
     broken.data.resize(5);
-    UOT_CHECK_THROWS_WITH(pipeline.setSource(broken), "bytes");
+    UOT_QVERIFY_THROWS_WITH(pipeline.setSource(broken), "bytes");
     RecolorSettings bad = fastSettings();
     bad.transport.eps = -1;
-    UOT_CHECK_THROWS_WITH(pipeline.setSettings(bad), "eps");
+    UOT_QVERIFY_THROWS_WITH(pipeline.setSettings(bad), "eps");
 }
+
+QTEST_GUILESS_MAIN(TestPipeline)
+#include "test_pipeline.moc"

@@ -13,7 +13,7 @@
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/uot_error.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 
@@ -78,53 +78,106 @@ bool allFinite(const std::vector<double>& x)
     return true;
 }
 
+void variantRows()
+{
+    QTest::addColumn<QString>("variant");
+    for (const char* name : kVariants) QTest::newRow(name) << QString(name);
+}
+
 }  // namespace
+
+class TestCpuSolvers : public QObject {
+    Q_OBJECT
+private slots:
+    void variantsMatchReference_data();
+    void variantsMatchReference();
+    void threadCountDoesNotChangeTheResult_data();
+    void threadCountDoesNotChangeTheResult();
+    void warmStartConvergesFasterToTheSameAnswer_data();
+    void warmStartConvergesFasterToTheSameAnswer();
+    void progressReportsMarginalViolations_data();
+    void progressReportsMarginalViolations();
+    void cancellationStopsPromptly_data();
+    void cancellationStopsPromptly();
+    void badInputIsRejectedWithAMessage_data();
+    void badInputIsRejectedWithAMessage();
+    void emptyProblemIsRejected();
+    void smallEpsUnderflowIsHandled();
+};
 
 // Every variant reproduces the float64 reference iterate for iterate, in
 // float64 (1e-12) and float32 (1e-4), with tau_a != tau_b and a balanced side.
-UOT_TEST(variantsMatchReference)
+void TestCpuSolvers::variantsMatchReference_data()
 {
-    for (const auto& [m, n] : {std::pair<std::size_t, std::size_t>{33, 65}, {1, 37}, {37, 1}, {130, 70}}) {
-        RandomProblem rp(m, n, static_cast<unsigned>(m * 100 + n));
-        rp.problem.tauA = 0.7;
-        rp.problem.tauB = m == 130 ? kInfinity : 2.0;
-        const SolveResult ref = createSolver("reference")->solve(rp.problem, fixedIterations(40));
-        for (const char* name : kVariants) {
-            for (Precision precision : {Precision::Fp64, Precision::Fp32}) {
-                const SolveResult r = createSolver(name)->solve(rp.problem, fixedIterations(40, precision, 2));
-                const double tol = precision == Precision::Fp64 ? 1e-12 : 1e-4;
-                const double d = planRelL1(rp.problem, r, ref);
-                UOT_CHECK_MSG(d <= tol, name << " " << toString(precision) << " " << m << "x" << n << ": " << d);
-                UOT_CHECK(r.iterations == 40);
-                UOT_CHECK(r.status == NumericalStatus::Ok);
-                UOT_CHECK_CLOSE(r.mass, ref.mass, (precision == Precision::Fp64 ? 1e-11 : 1e-4) * ref.mass);
-            }
-        }
-    }
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<QString>("variant");
+    QTest::addColumn<bool>("fp64");
+    for (const auto& [m, n] : {std::pair<int, int>{33, 65}, {1, 37}, {37, 1}, {130, 70}})
+        for (const char* name : kVariants)
+            for (bool fp64 : {true, false})
+                QTest::addRow("%dx%d %s %s", m, n, name, fp64 ? "fp64" : "fp32") << m << n << QString(name) << fp64;
+}
+
+void TestCpuSolvers::variantsMatchReference()
+{
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(QString, variant);
+    QFETCH(bool, fp64);
+    const std::string name = variant.toStdString();
+    const Precision precision = fp64 ? Precision::Fp64 : Precision::Fp32;
+    RandomProblem rp(std::size_t(m), std::size_t(n), static_cast<unsigned>(m * 100 + n));
+    rp.problem.tauA = 0.7;
+    rp.problem.tauB = m == 130 ? kInfinity : 2.0;
+    const SolveResult ref = createSolver("reference")->solve(rp.problem, fixedIterations(40));
+    const SolveResult r = createSolver(name)->solve(rp.problem, fixedIterations(40, precision, 2));
+    const double tol = precision == Precision::Fp64 ? 1e-12 : 1e-4;
+    const double d = planRelL1(rp.problem, r, ref);
+    UOT_QVERIFY_MSG(d <= tol, name << " " << toString(precision) << " " << m << "x" << n << ": " << d);
+    UOT_QVERIFY_MSG(r.iterations == 40, r.iterations);
+    UOT_QVERIFY_MSG(r.status == NumericalStatus::Ok, toString(r.status));
+    UOT_QCOMPARE_CLOSE(r.mass, ref.mass, (precision == Precision::Fp64 ? 1e-11 : 1e-4) * ref.mass);
 }
 
 // Same number of threads: same bits. 1 vs 2 threads: same float64 result to 1e-12.
-UOT_TEST(threadCountDoesNotChangeTheResult)
+void TestCpuSolvers::threadCountDoesNotChangeTheResult_data()
 {
+    variantRows();
+}
+
+void TestCpuSolvers::threadCountDoesNotChangeTheResult()
+{
+    QFETCH(QString, variant);
+    const std::string variantName = variant.toStdString();
+    const char* name = variantName.c_str();
     RandomProblem rp(300, 200, 7);
-    for (const char* name : kVariants) {
+    {
         auto solver = createSolver(name);
         const SolveResult one = solver->solve(rp.problem, fixedIterations(50, Precision::Fp64, 1));
         const SolveResult two = solver->solve(rp.problem, fixedIterations(50, Precision::Fp64, 2));
         const SolveResult twoAgain = createSolver(name)->solve(rp.problem, fixedIterations(50, Precision::Fp64, 2));
-        UOT_CHECK_MSG(planRelL1(rp.problem, one, two) <= 1e-12, name);
-        UOT_CHECK_MSG(two.logU == twoAgain.logU && two.logV == twoAgain.logV, name << ": not deterministic");
+        UOT_QVERIFY_MSG(planRelL1(rp.problem, one, two) <= 1e-12, name);
+        UOT_QVERIFY_MSG(two.logU == twoAgain.logU && two.logV == twoAgain.logV, name << ": not deterministic");
         const SolveResult f32a = solver->solve(rp.problem, fixedIterations(50, Precision::Fp32, 2));
         const SolveResult f32b = solver->solve(rp.problem, fixedIterations(50, Precision::Fp32, 2));
-        UOT_CHECK_MSG(f32a.logU == f32b.logU && f32a.logV == f32b.logV, name << ": fp32 not deterministic");
+        UOT_QVERIFY_MSG(f32a.logU == f32b.logU && f32a.logV == f32b.logV, name << ": fp32 not deterministic");
     }
 }
 
 // Warm start from a converged solve: converges again at once, to the same plan.
-UOT_TEST(warmStartConvergesFasterToTheSameAnswer)
+void TestCpuSolvers::warmStartConvergesFasterToTheSameAnswer_data()
 {
+    variantRows();
+}
+
+void TestCpuSolvers::warmStartConvergesFasterToTheSameAnswer()
+{
+    QFETCH(QString, variant);
+    const std::string variantName = variant.toStdString();
+    const char* name = variantName.c_str();
     RandomProblem rp(120, 90, 11);
-    for (const char* name : kVariants) {
+    {
         SolveOptions o;
         o.precision = Precision::Fp64;
         o.maxIterations = 5000;
@@ -142,43 +195,59 @@ UOT_TEST(warmStartConvergesFasterToTheSameAnswer)
         warm.warmU = u;
         warm.warmV = v;
         const SolveResult hot = solver->solve(rp.problem, warm);
-        UOT_CHECK_MSG(cold.converged && hot.converged, name);
-        UOT_CHECK_MSG(hot.iterations < cold.iterations, name << ": " << hot.iterations << " vs " << cold.iterations);
-        UOT_CHECK_MSG(planRelL1(rp.problem, hot, cold) < 1e-6, name << ": " << planRelL1(rp.problem, hot, cold));
+        UOT_QVERIFY_MSG(cold.converged && hot.converged, name);
+        UOT_QVERIFY_MSG(hot.iterations < cold.iterations, name << ": " << hot.iterations << " vs " << cold.iterations);
+        UOT_QVERIFY_MSG(planRelL1(rp.problem, hot, cold) < 1e-6, name << ": " << planRelL1(rp.problem, hot, cold));
     }
 }
 
 // Progress reports carry the marginal violations of the current plan.
-UOT_TEST(progressReportsMarginalViolations)
+void TestCpuSolvers::progressReportsMarginalViolations_data()
 {
+    variantRows();
+}
+
+void TestCpuSolvers::progressReportsMarginalViolations()
+{
+    QFETCH(QString, variant);
+    const std::string variantName = variant.toStdString();
+    const char* name = variantName.c_str();
     RandomProblem rp(50, 40, 3);
-    for (const char* name : kVariants) {
+    {
         std::vector<SolveProgress> reports;
         SolveControl control;
         control.onProgress = [&](const SolveProgress& p) { reports.push_back(p); };
         SolveOptions o = fixedIterations(30, Precision::Fp64, 2);
         o.checkEvery = 10;
         const SolveResult r = createSolver(name)->solve(rp.problem, o, control);
-        UOT_CHECK_MSG(reports.size() == 3, name << ": " << reports.size());
-        if (reports.empty()) continue;
+        UOT_QVERIFY_MSG(reports.size() == 3, name << ": " << reports.size());
+        if (reports.empty()) return;
         // The last report describes the final plan.
-        UOT_CHECK_CLOSE(reports.back().marginalErrorA, r.marginalErrorA, 1e-10);
-        UOT_CHECK_CLOSE(reports.back().marginalErrorB, r.marginalErrorB, 1e-10);
-        UOT_CHECK(reports.back().iteration == 30);
+        UOT_QCOMPARE_CLOSE(reports.back().marginalErrorA, r.marginalErrorA, 1e-10);
+        UOT_QCOMPARE_CLOSE(reports.back().marginalErrorB, r.marginalErrorB, 1e-10);
+        QVERIFY(reports.back().iteration == 30);
         // An intermediate one: compare with a solve stopped there.
         const SolveResult at10 = createSolver(name)->solve(rp.problem, fixedIterations(10, Precision::Fp64, 2));
-        UOT_CHECK_CLOSE(reports.front().marginalErrorA, at10.marginalErrorA, 1e-10);
-        UOT_CHECK_CLOSE(reports.front().marginalErrorB, at10.marginalErrorB, 1e-10);
-        UOT_CHECK(reports.front().bytesPerIteration == r.bytesPerIteration);
+        UOT_QCOMPARE_CLOSE(reports.front().marginalErrorA, at10.marginalErrorA, 1e-10);
+        UOT_QCOMPARE_CLOSE(reports.front().marginalErrorB, at10.marginalErrorB, 1e-10);
+        QVERIFY(reports.front().bytesPerIteration == r.bytesPerIteration);
     }
 }
 
 // A cancel requested from another thread after a few reports stops the solve
 // promptly with a result marked cancelled (finite scalings).
-UOT_TEST(cancellationStopsPromptly)
+void TestCpuSolvers::cancellationStopsPromptly_data()
 {
+    variantRows();
+}
+
+void TestCpuSolvers::cancellationStopsPromptly()
+{
+    QFETCH(QString, variant);
+    const std::string variantName = variant.toStdString();
+    const char* name = variantName.c_str();
     RandomProblem rp(400, 400, 5);
-    for (const char* name : kVariants) {
+    {
         std::atomic<bool> cancel{false};
         std::atomic<int> reports{0};
         SolveControl control;
@@ -189,12 +258,12 @@ UOT_TEST(cancellationStopsPromptly)
         SolveOptions o = fixedIterations(1000000, Precision::Fp32, 2);
         o.checkEvery = 2;
         const SolveResult r = createSolver(name)->solve(rp.problem, o, control);
-        UOT_CHECK_MSG(r.cancelled, name);
-        UOT_CHECK_MSG(r.iterations >= 6 && r.iterations <= 7, name << ": " << r.iterations);
-        UOT_CHECK(allFinite(r.logU) && allFinite(r.logV));
+        UOT_QVERIFY_MSG(r.cancelled, name);
+        UOT_QVERIFY_MSG(r.iterations >= 6 && r.iterations <= 7, name << ": " << r.iterations);
+        QVERIFY(allFinite(r.logU) && allFinite(r.logV));
     }
     // Cancelled from another thread, by wall clock.
-    for (const char* name : kVariants) {
+    {
         std::atomic<bool> cancel{false};
         SolveControl control;
         control.cancel = &cancel;
@@ -207,68 +276,80 @@ UOT_TEST(cancellationStopsPromptly)
         while (!started) std::this_thread::yield();
         cancel = true;
         worker.join();
-        UOT_CHECK_MSG(r.cancelled, name);
+        UOT_QVERIFY_MSG(r.cancelled, name);
     }
 }
 
-UOT_TEST(badInputIsRejectedWithAMessage)
+void TestCpuSolvers::badInputIsRejectedWithAMessage_data()
 {
-    for (const char* name : kVariants) {
+    variantRows();
+}
+
+void TestCpuSolvers::badInputIsRejectedWithAMessage()
+{
+    QFETCH(QString, variant);
+    const std::string variantName = variant.toStdString();
+    const char* name = variantName.c_str();
+    {
         auto solver = createSolver(name);
         RandomProblem rp(4, 3, 1);
         SolveOptions o = fixedIterations(5);
         rp.cost[5] = -0.5;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "(1, 2)");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "(1, 2)");
         rp.cost[5] = std::nan("");
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "(1, 2)");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "(1, 2)");
         rp.cost[5] = INFINITY;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "finite");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "finite");
         rp.cost[5] = 0.5;
         rp.a[2] = -1;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "a[2]");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "a[2]");
         rp.a[2] = std::nan("");
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "a[2]");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "a[2]");
         rp.a[2] = 0.2;
         rp.b[1] = INFINITY;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "b[1]");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "b[1]");
         rp.b[1] = 0;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "b[1]");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "b[1]");
         rp.b[1] = 0.3;
         rp.problem.eps = 0;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "eps");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "eps");
         rp.problem.eps = -0.1;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "eps");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "eps");
         rp.problem.eps = 0.05;
         rp.problem.tauA = 0;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "tau_a");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "tau_a");
         rp.problem.tauA = 1;
         rp.problem.b = std::span<const double>(rp.b.data(), 2);
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, o), "size mismatch");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, o), "size mismatch");
         rp.problem.b = rp.b;
         const std::vector<double> shortU{1.0, 1.0}, badV{1.0, std::nan(""), 1.0}, goodU(4, 1.0);
         SolveOptions warm = o;
         warm.warmU = shortU;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, warm), "warm start u");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, warm), "warm start u");
         warm.warmU = goodU;
         warm.warmV = badV;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, warm), "warm start v[1]");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, warm), "warm start v[1]");
         SolveOptions bad = o;
         bad.checkEvery = 0;
-        UOT_CHECK_THROWS_WITH(solver->solve(rp.problem, bad), "check");
+        UOT_QVERIFY_THROWS_WITH(solver->solve(rp.problem, bad), "check");
         // Still usable afterwards.
         const SolveResult r = solver->solve(rp.problem, o);
-        UOT_CHECK(r.iterations == 5 && allFinite(r.logU));
+        QVERIFY(r.iterations == 5 && allFinite(r.logU));
     }
-    // Zero total mass cannot be expressed with positive weights; an empty problem can.
+}
+
+// Zero total mass cannot be expressed with positive weights; an empty problem can.
+void TestCpuSolvers::emptyProblemIsRejected()
+{
     RandomProblem rp(2, 2, 2);
     rp.problem.cost = DenseCost{nullptr, rp.cost.data(), 0, 2};
     rp.problem.a = {};
-    UOT_CHECK_THROWS_WITH(createSolver("fused")->solve(rp.problem, fixedIterations(3)), "empty");
+    UOT_QVERIFY_THROWS_WITH(createSolver("fused")->solve(rp.problem, fixedIterations(3)), "empty");
 }
 
 // Tiny eps: a forced multiplicative variant stops with Underflow and finite
 // output; through the registry with fallback allowed it switches to log.
-UOT_TEST(smallEpsUnderflowIsHandled)
+void TestCpuSolvers::smallEpsUnderflowIsHandled()
 {
     // Costs in [0.75, 1] at eps = 1e-3: exp(-C/eps) is zero even in float64.
     RandomProblem rp(60, 50, 9, 1e-3);
@@ -278,17 +359,17 @@ UOT_TEST(smallEpsUnderflowIsHandled)
             SolveOptions forced = fixedIterations(200, precision, 2);
             forced.allowStabilizedFallback = false;
             const SolveResult r = createSolver(name)->solve(rp.problem, forced);
-            UOT_CHECK_MSG(r.status == NumericalStatus::Underflow, name << " " << toString(r.status));
-            UOT_CHECK(!r.message.empty());
-            UOT_CHECK(allFinite(r.logU) && allFinite(r.logV));
-            UOT_CHECK(std::isfinite(r.mass));
+            UOT_QVERIFY_MSG(r.status == NumericalStatus::Underflow, name << " " << toString(r.status));
+            QVERIFY(!r.message.empty());
+            QVERIFY(allFinite(r.logU) && allFinite(r.logV));
+            QVERIFY(std::isfinite(r.mass));
 
             SolveOptions automatic = fixedIterations(200, precision, 2);
             const SolveResult s = createSolver(name)->solve(rp.problem, automatic);
-            UOT_CHECK_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
-            UOT_CHECK(s.solver == "log");
-            UOT_CHECK(s.iterations == 200);
-            UOT_CHECK(allFinite(s.logU) && allFinite(s.logV) && std::isfinite(s.mass));
+            UOT_QVERIFY_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
+            QVERIFY(s.solver == "log");
+            QVERIFY(s.iterations == 200);
+            QVERIFY(allFinite(s.logU) && allFinite(s.logV) && std::isfinite(s.mass));
         }
     }
     // Costs in [0, 1]: K has no zero rows, but in float32 the scalings leave
@@ -300,12 +381,12 @@ UOT_TEST(smallEpsUnderflowIsHandled)
         SolveOptions forced = fixedIterations(500, Precision::Fp32, 2);
         forced.allowStabilizedFallback = false;
         const SolveResult r = createSolver(name)->solve(wide.problem, forced);
-        UOT_CHECK_MSG(r.status == NumericalStatus::Underflow, name << " " << toString(r.status));
-        UOT_CHECK_MSG(r.message.find("iteration") != std::string::npos, r.message);
-        UOT_CHECK(allFinite(r.logU) && allFinite(r.logV) && std::isfinite(r.mass));
+        UOT_QVERIFY_MSG(r.status == NumericalStatus::Underflow, name << " " << toString(r.status));
+        UOT_QVERIFY_MSG(r.message.find("iteration") != std::string::npos, r.message);
+        QVERIFY(allFinite(r.logU) && allFinite(r.logV) && std::isfinite(r.mass));
         const SolveResult s = createSolver(name)->solve(wide.problem, fixedIterations(500, Precision::Fp32, 2));
-        UOT_CHECK_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
-        UOT_CHECK(s.iterations == 500 && allFinite(s.logU) && allFinite(s.logV));
+        UOT_QVERIFY_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
+        QVERIFY(s.iterations == 500 && allFinite(s.logU) && allFinite(s.logV));
     }
     // mapuot keeps the rescaled plan itself (entries of order one), so its
     // float32 matrix does not overflow here: whatever it reports, no NaN/Inf.
@@ -313,15 +394,18 @@ UOT_TEST(smallEpsUnderflowIsHandled)
         SolveOptions forced = fixedIterations(500, Precision::Fp32, 2);
         forced.allowStabilizedFallback = false;
         const SolveResult r = createSolver("mapuot")->solve(wide.problem, forced);
-        UOT_CHECK(allFinite(r.logU) && allFinite(r.logV) && std::isfinite(r.mass));
+        QVERIFY(allFinite(r.logU) && allFinite(r.logV) && std::isfinite(r.mass));
     }
     // The log-domain result equals the reference's where the reference can still run (eps small but safe in fp64).
     RandomProblem mid(40, 30, 4, 0.004);
     const SolveResult ref = createSolver("reference")->solve(mid.problem, fixedIterations(100));
-    UOT_CHECK(ref.status == NumericalStatus::Ok);
+    QVERIFY(ref.status == NumericalStatus::Ok);
     const SolveResult lg = createSolver("log")->solve(mid.problem, fixedIterations(100, Precision::Fp64, 2));
-    UOT_CHECK_MSG(planRelL1(mid.problem, lg, ref) < 1e-10, planRelL1(mid.problem, lg, ref));
+    UOT_QVERIFY_MSG(planRelL1(mid.problem, lg, ref) < 1e-10, planRelL1(mid.problem, lg, ref));
     // auto at tiny eps in fp32 = fused, switched.
     const SolveResult au = createSolver("auto")->solve(rp.problem, fixedIterations(50, Precision::Fp32, 2));
-    UOT_CHECK(au.status == NumericalStatus::SwitchedToLogDomain);
+    QVERIFY(au.status == NumericalStatus::SwitchedToLogDomain);
 }
+
+QTEST_APPLESS_MAIN(TestCpuSolvers)
+#include "test_cpu_solvers.moc"

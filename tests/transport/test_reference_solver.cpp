@@ -6,7 +6,7 @@
 
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 
@@ -22,8 +22,16 @@ SolveOptions converging()
 }
 }  // namespace
 
+class TestReferenceSolver : public QObject {
+    Q_OBJECT
+private slots:
+    void scalarProblemMatchesClosedForm();
+    void balancedProblemMeetsBothMarginals();
+    void invalidInputNamesTheProblem();
+};
+
 // 1 x 1: the optimal mass solves c + eps log p + tauA log(p/a) + tauB log(p/b) = 0.
-UOT_TEST(scalarProblemMatchesClosedForm)
+void TestReferenceSolver::scalarProblemMatchesClosedForm()
 {
     const double c = 0.3, a = 2.0, b = 0.5, eps = 0.1, tauA = 1.5, tauB = 0.7;
     const std::vector<double> cost{c}, wa{a}, wb{b};
@@ -37,12 +45,12 @@ UOT_TEST(scalarProblemMatchesClosedForm)
     auto solver = createSolver("reference");
     const SolveResult r = solver->solve(p, converging());
     const double expected = std::exp((tauA * std::log(a) + tauB * std::log(b) - c) / (eps + tauA + tauB));
-    UOT_CHECK(r.converged);
-    UOT_CHECK_CLOSE(r.mass, expected, 1e-10 * expected);
+    QVERIFY2(r.converged, qPrintable(QString("not converged after %1 iterations").arg(r.iterations)));
+    UOT_QCOMPARE_CLOSE(r.mass, expected, 1e-10 * expected);
 }
 
 // Balanced on both sides: the plan's marginals are a and b exactly (equal masses).
-UOT_TEST(balancedProblemMeetsBothMarginals)
+void TestReferenceSolver::balancedProblemMeetsBothMarginals()
 {
     const std::size_t m = 7, n = 5;
     std::vector<double> cost(m * n), a(m), b(n);
@@ -57,13 +65,13 @@ UOT_TEST(balancedProblemMeetsBothMarginals)
     p.eps = 0.05;
     p.tauA = p.tauB = kInfinity;
     const SolveResult r = createSolver("reference")->solve(p, converging());
-    UOT_CHECK(r.converged);
-    UOT_CHECK_CLOSE(r.mass, 1.0, 1e-10);
-    UOT_CHECK(r.marginalErrorA < 1e-10);
-    UOT_CHECK(r.marginalErrorB < 1e-10);
+    QVERIFY2(r.converged, qPrintable(QString("not converged after %1 iterations").arg(r.iterations)));
+    UOT_QCOMPARE_CLOSE(r.mass, 1.0, 1e-10);
+    QVERIFY2(r.marginalErrorA < 1e-10, qPrintable(QString("marginalErrorA = %1").arg(r.marginalErrorA, 0, 'g', 17)));
+    QVERIFY2(r.marginalErrorB < 1e-10, qPrintable(QString("marginalErrorB = %1").arg(r.marginalErrorB, 0, 'g', 17)));
 }
 
-UOT_TEST(invalidInputNamesTheProblem)
+void TestReferenceSolver::invalidInputNamesTheProblem()
 {
     std::vector<double> cost{0.1, 0.2}, a{1.0}, b{0.5, 0.5};
     UotProblem p;
@@ -72,12 +80,15 @@ UOT_TEST(invalidInputNamesTheProblem)
     p.b = b;
     auto solver = createSolver("reference");
     p.eps = -1;
-    UOT_CHECK_THROWS_WITH(solver->solve(p, converging()), "eps");
+    UOT_QVERIFY_THROWS_WITH(solver->solve(p, converging()), "eps");
     p.eps = 0.1;
     cost[1] = std::nan("");
-    UOT_CHECK_THROWS_WITH(solver->solve(p, converging()), "(0, 1)");
+    UOT_QVERIFY_THROWS_WITH(solver->solve(p, converging()), "(0, 1)");
     cost[1] = 0.2;
     b[0] = 0;
-    UOT_CHECK_THROWS_WITH(solver->solve(p, converging()), "b[0]");
-    UOT_CHECK_THROWS_WITH(createSolver("no-such-solver"), "unknown solver");
+    UOT_QVERIFY_THROWS_WITH(solver->solve(p, converging()), "b[0]");
+    UOT_QVERIFY_THROWS_WITH(createSolver("no-such-solver"), "unknown solver");
 }
+
+QTEST_APPLESS_MAIN(TestReferenceSolver)
+#include "test_reference_solver.moc"

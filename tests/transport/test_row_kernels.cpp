@@ -9,7 +9,7 @@
 #include "core/transport/cpu_buffers.h"
 #include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 using namespace uot::kernels;
@@ -25,6 +25,13 @@ std::vector<SimdPath> supportedPaths()
     if (__builtin_cpu_supports("avx512f")) paths.push_back(SimdPath::Avx512);
 #endif
     return paths;
+}
+
+// One data row per SIMD path this CPU can run.
+void pathRows()
+{
+    QTest::addColumn<int>("path");
+    for (SimdPath path : supportedPaths()) QTest::newRow(toString(path).c_str()) << int(path);
 }
 
 template <typename T>
@@ -46,14 +53,14 @@ void checkKernels(const RowKernels<T>& k, const char* what, double tol)
         }
         double dot = 0;
         for (std::size_t j = 0; j < n; ++j) dot += double(x.data()[j]) * double(y.data()[j]);
-        UOT_CHECK_MSG(std::abs(double(k.dot(x.data(), y.data(), n)) - dot) <= tol * dot, what << " dot n=" << n);
+        UOT_QVERIFY_MSG(std::abs(double(k.dot(x.data(), y.data(), n)) - dot) <= tol * dot, what << " dot n=" << n);
 
         std::vector<double> expect(n);
         const T alpha = T(0.37);
         for (std::size_t j = 0; j < n; ++j) expect[j] = double(s.data()[j]) + double(alpha) * double(x.data()[j]);
         k.axpy(alpha, x.data(), s.data(), n);
         for (std::size_t j = 0; j < n; ++j)
-            UOT_CHECK_MSG(std::abs(double(s.data()[j]) - expect[j]) <= tol * expect[j], what << " axpy j=" << j);
+            UOT_QVERIFY_MSG(std::abs(double(s.data()[j]) - expect[j]) <= tol * expect[j], what << " axpy j=" << j);
 
         std::vector<double> scaled(n);
         for (std::size_t j = 0; j < n; ++j) {
@@ -62,34 +69,54 @@ void checkKernels(const RowKernels<T>& k, const char* what, double tol)
         }
         k.scaleAccumulate(x.data(), beta.data(), alpha, s.data(), n);
         for (std::size_t j = 0; j < n; ++j) {
-            UOT_CHECK_MSG(std::abs(double(x.data()[j]) - scaled[j]) <= tol * scaled[j], what << " scale j=" << j);
-            UOT_CHECK_MSG(std::abs(double(s.data()[j]) - expect[j]) <= tol * expect[j], what << " accumulate j=" << j);
+            UOT_QVERIFY_MSG(std::abs(double(x.data()[j]) - scaled[j]) <= tol * scaled[j], what << " scale j=" << j);
+            UOT_QVERIFY_MSG(std::abs(double(s.data()[j]) - expect[j]) <= tol * expect[j], what << " accumulate j=" << j);
         }
     }
 }
 
 }  // namespace
 
-UOT_TEST(everySupportedPathComputesTheSameKernels)
+class TestRowKernels : public QObject {
+    Q_OBJECT
+private slots:
+    void everySupportedPathComputesTheSameKernels_data() { pathRows(); }
+    void everySupportedPathComputesTheSameKernels();
+    void powBatchMatchesStdPow_data() { pathRows(); }
+    void powBatchMatchesStdPow();
+    void logSumExpKernelsOfEveryPath_data() { pathRows(); }
+    void logSumExpKernelsOfEveryPath();
+    void rowOrdersVisitEveryRowOnce();
+    void rowGroupKernelsDoNotDependOnTheGroupSize_data() { pathRows(); }
+    void rowGroupKernelsDoNotDependOnTheGroupSize();
+    void paddedKernelHasZeroPadding();
+};
+
+void TestRowKernels::everySupportedPathComputesTheSameKernels()
 {
-    for (SimdPath path : supportedPaths()) {
-        const std::string name = toString(path);
-        checkKernels(rowKernelsFloat(path), (name + " fp32").c_str(), 1e-5);
-        checkKernels(rowKernelsDouble(path), (name + " fp64").c_str(), 1e-13);
+    QFETCH(int, path);
+    {
+        const std::string name = toString(SimdPath(path));
+        checkKernels(rowKernelsFloat(SimdPath(path)), (name + " fp32").c_str(), 1e-5);
+        if (QTest::currentTestFailed()) return;
+        checkKernels(rowKernelsDouble(SimdPath(path)), (name + " fp64").c_str(), 1e-13);
+        if (QTest::currentTestFailed()) return;
     }
-    UOT_CHECK(!toString(activeSimdPath()).empty());
+    QVERIFY(!toString(activeSimdPath()).empty());
 }
 
 // The batched power (libmvec where available) against std::pow, on lengths
 // that are not multiples of the vector width, in place, and at the edges
 // that the solvers rely on (inf and NaN come out non-finite).
-UOT_TEST(powBatchMatchesStdPow)
+void TestRowKernels::powBatchMatchesStdPow()
 {
+    QFETCH(int, path);
+    const SimdPath simd = SimdPath(path);
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> logUnit(-30.0, 30.0);
-    for (SimdPath path : supportedPaths()) {
-        const auto& k = rowKernelsDouble(path);
-        UOT_CHECK(k.powBatch == rowKernelsFloat(path).powBatch);
+    {
+        const auto& k = rowKernelsDouble(simd);
+        QVERIFY(k.powBatch == rowKernelsFloat(simd).powBatch);
         for (std::size_t n : {1u, 3u, 8u, 9u, 33u}) {
             std::vector<double> x(n), out(n);
             for (double& e : x) e = std::exp(logUnit(rng));
@@ -97,17 +124,17 @@ UOT_TEST(powBatchMatchesStdPow)
                 k.powBatch(x.data(), y, out.data(), n);
                 for (std::size_t j = 0; j < n; ++j) {
                     const double expect = std::pow(x[j], y);
-                    UOT_CHECK_MSG(std::abs(out[j] - expect) <= 1e-14 * expect,
-                                  toString(path) << " " << x[j] << "^" << y << " = " << out[j] << " vs " << expect);
+                    UOT_QVERIFY_MSG(std::abs(out[j] - expect) <= 1e-14 * expect,
+                                  toString(simd) << " " << x[j] << "^" << y << " = " << out[j] << " vs " << expect);
                 }
             }
             std::vector<double> inPlace = x;
             k.powBatch(inPlace.data(), 0.9, inPlace.data(), n);
-            for (std::size_t j = 0; j < n; ++j) UOT_CHECK_CLOSE(inPlace[j], std::pow(x[j], 0.9), 1e-14 * inPlace[j]);
+            for (std::size_t j = 0; j < n; ++j) UOT_QCOMPARE_CLOSE(inPlace[j], std::pow(x[j], 0.9), 1e-14 * inPlace[j]);
         }
         std::vector<double> edge{INFINITY, std::nan(""), 0.0}, out(3);
         k.powBatch(edge.data(), 0.9, out.data(), 3);
-        UOT_CHECK(std::isinf(out[0]) && std::isnan(out[1]) && out[2] == 0.0);
+        QVERIFY(std::isinf(out[0]) && std::isnan(out[1]) && out[2] == 0.0);
     }
 }
 
@@ -135,7 +162,7 @@ void checkLogKernels(const RowKernels<T>& k, const std::string& what)
     for (std::size_t j = 0; j < n; ++j) mx = std::max(mx, double(logk.data()[j]) + logv.data()[j]);
     double sum = 0;
     for (std::size_t j = 0; j < n; ++j) sum += std::exp(double(logk.data()[j]) + logv.data()[j] - mx);
-    UOT_CHECK_MSG(std::abs(k.rowLogSumExp(logk.data(), logv.data(), n) - (mx + std::log(sum))) < 1e-12 * std::abs(mx),
+    UOT_QVERIFY_MSG(std::abs(k.rowLogSumExp(logk.data(), logv.data(), n) - (mx + std::log(sum))) < 1e-12 * std::abs(mx),
                   what);
     // Three rows with different offsets into the column accumulators.
     std::vector<double> expectMax(n, -INFINITY), values[3];
@@ -150,16 +177,16 @@ void checkLogKernels(const RowKernels<T>& k, const std::string& what)
         for (int r = 0; r < 3; ++r) m = std::max(m, values[r][j]);
         for (int r = 0; r < 3; ++r) s += std::exp(values[r][j] - m);
         const double got = cm.data()[j] + std::log(cs.data()[j]);
-        UOT_CHECK_MSG(std::abs(got - (m + std::log(s))) < 1e-12 * std::abs(m) + 1e-12, what << " column " << j);
+        UOT_QVERIFY_MSG(std::abs(got - (m + std::log(s))) < 1e-12 * std::abs(m) + 1e-12, what << " column " << j);
     }
 }
 
-UOT_TEST(logSumExpKernelsOfEveryPath)
+void TestRowKernels::logSumExpKernelsOfEveryPath()
 {
-    for (SimdPath path : supportedPaths()) {
-        checkLogKernels(rowKernelsFloat(path), toString(path) + " fp32");
-        checkLogKernels(rowKernelsDouble(path), toString(path) + " fp64");
-    }
+    QFETCH(int, path);
+    checkLogKernels(rowKernelsFloat(SimdPath(path)), toString(SimdPath(path)) + " fp32");
+    if (QTest::currentTestFailed()) return;
+    checkLogKernels(rowKernelsDouble(SimdPath(path)), toString(SimdPath(path)) + " fp64");
 }
 
 // Row-group kernels: the same bits whatever the group size (so results do not
@@ -189,17 +216,17 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
         k.dotRows(a.data() + r * ld, ld, 1, x.data(), n, single + r);
         double expect = 0;
         for (std::size_t j = 0; j < n; ++j) expect += double(a.data()[r * ld + j]) * double(x.data()[j]);
-        UOT_CHECK_MSG(grouped[r] == single[r], what << " dotRows row " << r);
-        UOT_CHECK_MSG(std::abs(double(grouped[r]) - expect) <= tol * expect, what << " dotRows value " << r);
+        UOT_QVERIFY_MSG(grouped[r] == single[r], what << " dotRows row " << r);
+        UOT_QVERIFY_MSG(std::abs(double(grouped[r]) - expect) <= tol * expect, what << " dotRows value " << r);
     }
     k.axpyRows(a.data(), ld, rows, alpha.data(), s1.data(), n);
     for (std::size_t r = 0; r < rows; ++r) k.axpyRows(a.data() + r * ld, ld, 1, alpha.data() + r, s2.data(), n);
-    for (std::size_t j = 0; j < n; ++j) UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " axpyRows " << j);
+    for (std::size_t j = 0; j < n; ++j) UOT_QVERIFY_MSG(s1.data()[j] == s2.data()[j], what << " axpyRows " << j);
     k.scaleAccumulateRows(a.data(), ld, rows, x.data(), alpha.data(), s1.data(), n, a2.data());
     for (std::size_t r = 0; r < rows; ++r)
         k.scaleAccumulateRows(a2.data() + r * ld, ld, 1, x.data(), alpha.data() + r, s2.data(), n, nullptr);
-    for (std::size_t j = 0; j < n; ++j) UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " scaleAccumulateRows " << j);
-    for (std::size_t e = 0; e < rows * ld; ++e) UOT_CHECK_MSG(a.data()[e] == a2.data()[e], what << " rescaled " << e);
+    for (std::size_t j = 0; j < n; ++j) UOT_QVERIFY_MSG(s1.data()[j] == s2.data()[j], what << " scaleAccumulateRows " << j);
+    for (std::size_t e = 0; e < rows * ld; ++e) UOT_QVERIFY_MSG(a.data()[e] == a2.data()[e], what << " rescaled " << e);
 
     // The fused pipeline step = dotRows of the next group + axpyRows of the current one, bit for bit.
     for (std::size_t nextRows = 1; nextRows <= 4; ++nextRows) {
@@ -212,9 +239,9 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
             k.dotRows(next, ld, nextRows, x.data(), n, plainOut);
             k.axpyRows(cur, ld, curRows, alpha.data(), s2.data(), n);
             for (std::size_t r = 0; r < nextRows; ++r)
-                UOT_CHECK_MSG(fusedOut[r] == plainOut[r], what << " fusedRows dot " << nextRows << "/" << curRows);
+                UOT_QVERIFY_MSG(fusedOut[r] == plainOut[r], what << " fusedRows dot " << nextRows << "/" << curRows);
             for (std::size_t j = 0; j < n; ++j)
-                UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " fusedRows axpy " << nextRows << "/" << curRows);
+                UOT_QVERIFY_MSG(s1.data()[j] == s2.data()[j], what << " fusedRows axpy " << nextRows << "/" << curRows);
 
             // The MAP-UOT step = dotRows against beta of the next group + scaleAccumulateRows of the current one.
             for (std::size_t e = 0; e < rows * ld; ++e) a2.data()[e] = a.data()[e];
@@ -223,11 +250,11 @@ void checkRowGroups(const RowKernels<T>& k, const std::string& what, double tol)
             k.dotRows(a2.data() + 3 * ld, ld, nextRows, x.data(), n, plainOut);
             k.scaleAccumulateRows(a2.data(), ld, curRows, x.data(), alpha.data(), s2.data(), n, a2.data());
             for (std::size_t r = 0; r < nextRows; ++r)
-                UOT_CHECK_MSG(fusedOut[r] == plainOut[r], what << " mapRows dot " << nextRows << "/" << curRows);
+                UOT_QVERIFY_MSG(fusedOut[r] == plainOut[r], what << " mapRows dot " << nextRows << "/" << curRows);
             for (std::size_t j = 0; j < n; ++j)
-                UOT_CHECK_MSG(s1.data()[j] == s2.data()[j], what << " mapRows sums " << nextRows << "/" << curRows);
+                UOT_QVERIFY_MSG(s1.data()[j] == s2.data()[j], what << " mapRows sums " << nextRows << "/" << curRows);
             for (std::size_t e = 0; e < rows * ld; ++e)
-                UOT_CHECK_MSG(a.data()[e] == a2.data()[e], what << " mapRows rescaled " << nextRows << "/" << curRows);
+                UOT_QVERIFY_MSG(a.data()[e] == a2.data()[e], what << " mapRows rescaled " << nextRows << "/" << curRows);
         }
     }
 }
@@ -241,44 +268,47 @@ void checkRowOrder(const RowGroups& groups, std::size_t r0, std::size_t rows, co
     std::vector<std::size_t> last(groups.maxCount(), 0);
     for (std::size_t g = 0; g < groups.size(); ++g) {
         const RowGroup group = groups[g];
-        UOT_CHECK_MSG(group.count >= 1 && group.count <= groups.maxCount(), what << " group " << g);
+        UOT_QVERIFY_MSG(group.count >= 1 && group.count <= groups.maxCount(), what << " group " << g);
         for (std::size_t q = 0; q < group.count; ++q) {
             const std::size_t i = group.first + q * groups.stride();
-            UOT_CHECK_MSG(i >= r0 && i < r0 + rows, what << " row " << i);
+            UOT_QVERIFY_MSG(i >= r0 && i < r0 + rows, what << " row " << i);
             if (i >= r0 && i < r0 + rows) ++seen[i - r0];
             if (groups.stride() > 1) {
-                UOT_CHECK_MSG(g == 0 || i == last[q] + 1, what << ": stretch " << q << " not in order");
+                UOT_QVERIFY_MSG(g == 0 || i == last[q] + 1, what << ": stretch " << q << " not in order");
                 last[q] = i;
             }
         }
     }
-    for (std::size_t i = 0; i < rows; ++i) UOT_CHECK_MSG(seen[i] == 1, what << " row " << r0 + i << " seen " << seen[i]);
+    for (std::size_t i = 0; i < rows; ++i) UOT_QVERIFY_MSG(seen[i] == 1, what << " row " << r0 + i << " seen " << seen[i]);
 }
 
-UOT_TEST(rowOrdersVisitEveryRowOnce)
+void TestRowKernels::rowOrdersVisitEveryRowOnce()
 {
     for (std::size_t r0 : {0u, 5u}) {
         for (std::size_t rows = 0; rows <= 41; ++rows) {
             const std::string what = "rows " + std::to_string(r0) + "+" + std::to_string(rows);
             checkRowOrder(RowGroups::adjacent(r0, r0 + rows, 8), r0, rows, what + " adjacent 8");
+            if (QTest::currentTestFailed()) return;
             checkRowOrder(RowGroups::adjacent(r0, r0 + rows, 4), r0, rows, what + " adjacent 4");
+            if (QTest::currentTestFailed()) return;
             checkRowOrder(RowGroups::stretches(r0, r0 + rows, 4), r0, rows, what + " stretches 4");
+            if (QTest::currentTestFailed()) return;
         }
     }
     // forRowLength: 16 KiB rows (4096 floats) go in 8 adjacent rows, 32 KiB rows (4096 doubles) in 4 stretches.
-    UOT_CHECK(RowGroups::forRowLength(0, 100, 16 << 10).stride() == 1);
-    UOT_CHECK(RowGroups::forRowLength(0, 100, 32 << 10).stride() == 25);
+    QVERIFY(RowGroups::forRowLength(0, 100, 16 << 10).stride() == 1);
+    QVERIFY(RowGroups::forRowLength(0, 100, 32 << 10).stride() == 25);
 }
 
-UOT_TEST(rowGroupKernelsDoNotDependOnTheGroupSize)
+void TestRowKernels::rowGroupKernelsDoNotDependOnTheGroupSize()
 {
-    for (SimdPath path : supportedPaths()) {
-        checkRowGroups(rowKernelsFloat(path), toString(path) + " fp32", 1e-5);
-        checkRowGroups(rowKernelsDouble(path), toString(path) + " fp64", 1e-13);
-    }
+    QFETCH(int, path);
+    checkRowGroups(rowKernelsFloat(SimdPath(path)), toString(SimdPath(path)) + " fp32", 1e-5);
+    if (QTest::currentTestFailed()) return;
+    checkRowGroups(rowKernelsDouble(SimdPath(path)), toString(SimdPath(path)) + " fp64", 1e-13);
 }
 
-UOT_TEST(paddedKernelHasZeroPadding)
+void TestRowKernels::paddedKernelHasZeroPadding()
 {
     const std::size_t m = 3, n = 5;
     std::vector<double> cost(m * n, 0.1), a(m, 1.0), b(n, 1.0);
@@ -288,9 +318,12 @@ UOT_TEST(paddedKernelHasZeroPadding)
     p.b = b;
     AlignedBuffer<float> k;
     const std::size_t ld = paddedLength<float>(n);
-    UOT_CHECK(ld == 16);
+    QCOMPARE(ld, std::size_t(16));
     buildPaddedKernel<float>(p, k, ld, 2);
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < ld; ++j)
-            UOT_CHECK_CLOSE(k.data()[i * ld + j], j < n ? std::exp(-0.1 / 0.05) : 0.0, 1e-7);
+            UOT_QCOMPARE_CLOSE(k.data()[i * ld + j], j < n ? std::exp(-0.1 / 0.05) : 0.0, 1e-7);
 }
+
+QTEST_APPLESS_MAIN(TestRowKernels)
+#include "test_row_kernels.moc"

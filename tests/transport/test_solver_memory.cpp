@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/registry/solver_registry.h"
-#include "tests/support/test_harness.h"
+#include "tests/support/qt_checks.h"
 
 using namespace uot;
 
@@ -23,7 +23,13 @@ double peakRssMiB()
 }
 }  // namespace
 
-UOT_TEST(peakMemoryIsOneMatrixPlusSmallChange)
+class TestSolverMemory : public QObject {
+    Q_OBJECT
+private slots:
+    void peakMemoryIsOneMatrixPlusSmallChange();
+};
+
+void TestSolverMemory::peakMemoryIsOneMatrixPlusSmallChange()
 {
     const std::size_t m = 3000, n = 3000, dim = 3;
     std::vector<double> x(m * dim), y(n * dim), a(m, 1.0 / m), b(n, 1.0 / n);
@@ -47,12 +53,17 @@ UOT_TEST(peakMemoryIsOneMatrixPlusSmallChange)
             o.tolerance = 0;
             o.threads = 2;
             const SolveResult r = createSolver(name)->solve(p, o);
-            UOT_CHECK(r.iterations == 3);
+            QVERIFY2(r.iterations == 3, qPrintable(QString("%1: %2 iterations, expected 3").arg(name).arg(r.iterations)));
             const double used = peakRssMiB() - baseline;
             std::printf("%-10s %s: peak %.1f MiB above baseline, matrix %.1f MiB\n", name,
                         toString(precision).c_str(), used, matrixMiB);
-            UOT_CHECK_MSG(used <= 1.1 * matrixMiB + 64.0, name << " " << toString(precision) << ": peak " << used
-                                                                << " MiB for a " << matrixMiB << " MiB matrix");
+            QVERIFY2(used <= 1.1 * matrixMiB + 64.0, qPrintable(QString("%1 %2: peak %3 MiB for a %4 MiB matrix")
+                                                                   .arg(name, QString::fromStdString(toString(precision)))
+                                                                   .arg(used)
+                                                                   .arg(matrixMiB)));
         }
     }
 }
+
+QTEST_APPLESS_MAIN(TestSolverMemory)
+#include "test_solver_memory.moc"

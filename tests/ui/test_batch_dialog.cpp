@@ -16,12 +16,13 @@
 #include <QTest>
 
 #include "ui/batch_dialog.h"
+#include "tests/support/relocatable_path.h"
 
 using namespace uot::ui;
 
 namespace {
 
-const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
 QByteArray digest(const QString& path)
 {

@@ -11,12 +11,13 @@
 #include "ui/comparison_view.h"
 #include "ui/live_charts.h"
 #include "ui/pipeline_jobs.h"
+#include "tests/support/relocatable_path.h"
 
 using namespace uot::ui;
 
 namespace {
 
-const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
 StudioParameters problem()
 {

@@ -21,12 +21,13 @@
 #include "ui/main_window.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
+#include "tests/support/relocatable_path.h"
 
 using namespace uot::ui;
 
 namespace {
 
-const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
 MainWindowOptions testOptions()
 {

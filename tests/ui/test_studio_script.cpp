@@ -13,9 +13,11 @@
 
 #include <set>
 
+#include "tests/support/relocatable_path.h"
+
 namespace {
-const QString kStudio = QStringLiteral(UOT_STUDIO_EXECUTABLE);
-const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kStudio = uot::test::relocatablePath("UOT_STUDIO_EXECUTABLE", QStringLiteral(UOT_STUDIO_EXECUTABLE));
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 }  // namespace
 
 class TestStudioScript : public QObject {
