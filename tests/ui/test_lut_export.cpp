@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "core/color/cube_lut.h"
+#include "tests/ui/studio_test_options.h"
 #include "ui/image_view.h"
 #include "ui/lut_actions.h"
 #include "ui/main_window.h"
@@ -28,15 +29,6 @@ using namespace uot::ui;
 namespace {
 
 const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
-
-MainWindowOptions testOptions()
-{
-    MainWindowOptions options;
-    options.interactive = false;
-    options.measureBandwidth = false;
-    options.loadSamplesIfEmpty = false;
-    return options;
-}
 
 StudioParameters quick()
 {

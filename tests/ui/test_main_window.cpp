@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "gpu/gpu_backend.h"
+#include "tests/ui/studio_test_options.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
 #include "ui/main_window.h"
@@ -28,15 +29,6 @@ using namespace uot::ui;
 namespace {
 
 const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
-
-MainWindowOptions testOptions()
-{
-    MainWindowOptions options;
-    options.interactive = false;
-    options.measureBandwidth = false;
-    options.loadSamplesIfEmpty = false;
-    return options;
-}
 
 StudioParameters quick()
 {

@@ -19,6 +19,7 @@
 
 #include <cmath>
 
+#include "tests/ui/studio_test_options.h"
 #include "ui/histogram.h"
 #include "ui/histogram_view.h"
 #include "ui/image_view.h"
@@ -32,15 +33,6 @@ using namespace uot::ui;
 namespace {
 
 const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
-
-MainWindowOptions testOptions()
-{
-    MainWindowOptions options;
-    options.interactive = false;
-    options.measureBandwidth = false;
-    options.loadSamplesIfEmpty = false;
-    return options;
-}
 
 StudioParameters quick()
 {

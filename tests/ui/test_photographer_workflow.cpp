@@ -22,6 +22,7 @@
 
 #include <cmath>
 
+#include "tests/ui/studio_test_options.h"
 #include "ui/image_view.h"
 #include "ui/main_window.h"
 #include "ui/parameters_panel.h"
@@ -33,15 +34,6 @@ using namespace uot::ui;
 namespace {
 
 const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
-
-MainWindowOptions testOptions()
-{
-    MainWindowOptions options;
-    options.interactive = false;
-    options.measureBandwidth = false;
-    options.loadSamplesIfEmpty = false;
-    return options;
-}
 
 StudioParameters quick()
 {
