@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -191,11 +192,12 @@ int runSolveCommand(const std::vector<std::string>& args)
     auto previous = std::signal(SIGINT, onInterrupt);
     // Point clouds whose K would not fit: "auto" on the CPU solves them matrix-free.
     std::string solverName = settings.solver;
-    if (clouds && solverName == "auto" &&
+    const std::optional<std::string> matrixFree = matrixFreeSolver(DeviceKind::Cpu);
+    if (clouds && solverName == "auto" && matrixFree &&
         shouldUseMatrixFree(problem.rows(), problem.cols(), options.precision, false)) {
-        solverName = "mapreduce";
+        solverName = *matrixFree;
         std::fprintf(stderr, "uot solve: the %zu x %zu kernel would not fit in memory: solving matrix-free with "
-                             "mapreduce\n", problem.rows(), problem.cols());
+                             "%s\n", problem.rows(), problem.cols(), solverName.c_str());
     }
     std::unique_ptr<UotSolver> solver = createSolver(solverName);
     SolveResult result;

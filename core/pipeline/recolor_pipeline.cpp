@@ -58,8 +58,6 @@ std::string cpuFallbackSolver(const std::string& gpuName)
     return solverOnDevice(gpuName, DeviceKind::Cpu).value_or("auto");
 }
 
-// The CPU variant that never stores the palette matrix (core/transport/mapreduce_solver.h).
-constexpr const char* kMatrixFreeSolver = "mapreduce";
 
 void addNote(std::string& notes, const std::string& note)
 {
@@ -456,12 +454,12 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
     // A CPU solve whose palette matrix would not fit in memory (or, for "auto",
     // is past the measured crossover) runs matrix-free.
     const std::optional<SolverCapabilities> caps = solverCapabilities(solverName);
-    if (!runsOnGpu(solverName) && caps && caps->storesMatrix && solverCapabilities(kMatrixFreeSolver) &&
+    if (!runsOnGpu(solverName) && caps && caps->storesMatrix && matrixFreeSolver(DeviceKind::Cpu) &&
         shouldUseMatrixFree(s.problem.rows(), s.problem.cols(), ts.options.precision, ts.solver == "auto")) {
         addNote(s.solveNote, "the " + std::to_string(s.problem.rows()) + " x " + std::to_string(s.problem.cols()) +
-                                 " palette matrix is solved matrix-free with '" + kMatrixFreeSolver + "' instead of '" +
+                                 " palette matrix is solved matrix-free with '" + *matrixFreeSolver(DeviceKind::Cpu) + "' instead of '" +
                                  solverName + "' (it would not fit in memory, or it is faster at this size)");
-        solverName = kMatrixFreeSolver;
+        solverName = *matrixFreeSolver(DeviceKind::Cpu);
     }
     SolveOptions baseOptions = ts.options;
     if (baseOptions.threads == 0) baseOptions.threads = s.settings.threads;

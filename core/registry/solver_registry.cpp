@@ -186,6 +186,15 @@ std::optional<std::string> solverOnDevice(const std::string& name, DeviceKind de
     return std::nullopt;
 }
 
+std::optional<std::string> matrixFreeSolver(DeviceKind device)
+{
+    for (const Entry& e : entries()) {
+        const SolverCapabilities& caps = e.registration.caps;
+        if (caps.device == device && caps.pointClouds && !caps.storesMatrix) return e.registration.name;
+    }
+    return std::nullopt;
+}
+
 bool runsOnGpu(const std::string& name)
 {
     const Entry* e = findEntry(name);

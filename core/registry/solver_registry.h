@@ -98,6 +98,10 @@ std::string defaultSolver(DeviceKind device);
 // device has no such variant.
 std::optional<std::string> solverOnDevice(const std::string& name, DeviceKind device);
 
+// The first registered variant of `device` that takes point clouds and never
+// stores the matrix (CPU: "mapreduce"), or nullopt when the build has none.
+std::optional<std::string> matrixFreeSolver(DeviceKind device);
+
 // True when `name` is a registered variant whose backend is the GPU.
 bool runsOnGpu(const std::string& name);
 

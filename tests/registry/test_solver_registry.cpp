@@ -110,6 +110,8 @@ private slots:
         QVERIFY(!runsOnGpu("log"));
         QVERIFY(!runsOnGpu("nonsense"));
         QCOMPARE(solverCapabilities("auto")->algorithm, std::string("fused"));
+        QCOMPARE(matrixFreeSolver(DeviceKind::Cpu).value_or(""), std::string("mapreduce"));
+        QCOMPARE(matrixFreeSolver(DeviceKind::Gpu).value_or(""), std::string("gpu-mapreduce"));
     }
 
     // The registry's traffic model against each CPU solver object's own figure.
