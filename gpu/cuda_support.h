@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -215,6 +216,58 @@ public:
 
 private:
     cudaGraphExec_t m_exec = nullptr;
+};
+
+// Runs `count` iterations of a solver loop as one CUDA graph per count, captured
+// on first use and replayed afterwards. When capture or instantiation fails once,
+// the iterations are enqueued directly from then on.
+class IterationGraphs {
+public:
+    template <typename EnqueueOne>
+    void launch(int count, cudaStream_t stream, EnqueueOne&& enqueueOne)
+    {
+        if (count <= 0) return;
+        if (m_working) {
+            auto found = m_graphs.find(count);
+            if (found == m_graphs.end()) found = capture(count, stream, enqueueOne);
+            if (m_working) {
+                UOT_CUDA_CHECK(cudaGraphLaunch(found->second.get(), stream));
+                return;
+            }
+        }
+        for (int k = 0; k < count; ++k) enqueueOne();
+    }
+    // Drops the captured graphs (the buffers they refer to are about to change).
+    void clear() { m_graphs.clear(); }
+
+private:
+    template <typename EnqueueOne>
+    std::map<int, GraphExec>::iterator capture(int count, cudaStream_t stream, EnqueueOne& enqueueOne)
+    {
+        cudaGraph_t graph = nullptr;
+        bool captured = false;
+        UOT_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        try {
+            for (int k = 0; k < count; ++k) enqueueOne();
+            captured = true;
+        } catch (const Error&) {
+            captured = false;
+        }
+        const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+        cudaGraphExec_t exec = nullptr;
+        auto found = m_graphs.end();
+        if (captured && end == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess) {
+            found = m_graphs.emplace(count, GraphExec(exec)).first;
+        } else {
+            (void)cudaGetLastError();
+            m_working = false;  // run without graphs from now on
+        }
+        if (graph) cudaGraphDestroy(graph);
+        return found;
+    }
+
+    std::map<int, GraphExec> m_graphs;
+    bool m_working = true;
 };
 
 // Makes `device` current for the lifetime of the guard, restoring the previous one.

@@ -192,8 +192,7 @@ private:
     bool m_translate = false;  // translation-invariant mode: launchTranslate after each pass
 
     std::string m_graphKey;
-    std::map<int, GraphExec> m_graphs;
-    bool m_graphsWork = true;
+    IterationGraphs m_graphs;
     bool m_programmatic = false;  // programmatic dependent launch between the fused passes
 };
 
@@ -425,36 +424,7 @@ int Engine<T>::sweepsPerIteration() const
 template <typename T>
 void Engine<T>::launchIterations(int count)
 {
-    if (count <= 0) return;
-    if (m_graphsWork) {
-        auto found = m_graphs.find(count);
-        if (found == m_graphs.end()) {
-            cudaGraph_t graph = nullptr;
-            bool captured = false;
-            UOT_CUDA_CHECK(cudaStreamBeginCapture(m_stream.get(), cudaStreamCaptureModeThreadLocal));
-            try {
-                for (int k = 0; k < count; ++k) enqueueIteration();
-                captured = true;
-            } catch (const Error&) {
-                captured = false;
-            }
-            const cudaError_t end = cudaStreamEndCapture(m_stream.get(), &graph);
-            cudaGraphExec_t exec = nullptr;
-            if (captured && end == cudaSuccess && graph &&
-                cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess) {
-                found = m_graphs.emplace(count, GraphExec(exec)).first;
-            } else {
-                (void)cudaGetLastError();
-                m_graphsWork = false;  // run without graphs from now on
-            }
-            if (graph) cudaGraphDestroy(graph);
-        }
-        if (m_graphsWork) {
-            UOT_CUDA_CHECK(cudaGraphLaunch(found->second.get(), m_stream.get()));
-            return;
-        }
-    }
-    for (int k = 0; k < count; ++k) enqueueIteration();
+    m_graphs.launch(count, m_stream.get(), [this] { enqueueIteration(); });
 }
 
 // Hardware counters over a few extra iterations, apart from the timed ones: one

@@ -78,8 +78,7 @@ struct MapReduceSolver::State {
     bool translate = false;
     TranslationParams translation;
     std::string graphKey;
-    std::map<int, GraphExec> graphs;
-    bool graphsWork = true;
+    IterationGraphs graphs;
 
     void prepare(std::size_t m, std::size_t n, std::size_t d)
     {
@@ -126,35 +125,7 @@ struct MapReduceSolver::State {
 
     void launchIterations(int count)
     {
-        if (count <= 0) return;
-        if (graphsWork) {
-            auto found = graphs.find(count);
-            if (found == graphs.end()) {
-                cudaGraph_t graph = nullptr;
-                bool captured = false;
-                UOT_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
-                try {
-                    for (int k = 0; k < count; ++k) enqueueIteration();
-                    captured = true;
-                } catch (const Error&) {
-                    captured = false;
-                }
-                const cudaError_t end = cudaStreamEndCapture(stream.get(), &graph);
-                cudaGraphExec_t exec = nullptr;
-                if (captured && end == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess)
-                    found = graphs.emplace(count, GraphExec(exec)).first;
-                else {
-                    (void)cudaGetLastError();
-                    graphsWork = false;
-                }
-                if (graph) cudaGraphDestroy(graph);
-            }
-            if (graphsWork) {
-                UOT_CUDA_CHECK(cudaGraphLaunch(found->second.get(), stream.get()));
-                return;
-            }
-        }
-        for (int k = 0; k < count; ++k) enqueueIteration();
+        graphs.launch(count, stream.get(), [this] { enqueueIteration(); });
     }
 };
 
