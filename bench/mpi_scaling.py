@@ -8,7 +8,7 @@ Strong scaling: one problem (--size, default 16384x16384), P = --ranks.
 Weak scaling: --weak-rows rows per rank, N = the columns of --size, M = rows x P.
     efficiency E(P) = t(1) / t(P) (same work per rank).
 t = ms per iteration: the iteration loop's time over --iterations iterations
-(--tol 0: exactly that many; the kernel build is set-up and excluded), the
+(--fixed-iterations: exactly that many; the kernel build is set-up and excluded), the
 median over --repeats runs. comm = the slowest rank's time inside MPI_Allreduce
 per iteration, waiting for the other ranks included; share = comm / t.
 
@@ -79,7 +79,7 @@ def mpirun_command(args, ranks):
 def run_once(args, ranks, size, out_dir):
     cmd = mpirun_command(args, ranks) + [
         args.uot_mpi, "solve", "--random", size, "--precision", args.precision, "--threads", str(args.threads),
-        "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--mode", "plain", "--tol", "0", "--max-iter", str(args.iterations),
+        "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--mode", "plain", "--fixed-iterations", "--max-iter", str(args.iterations),
         "--out-dir", out_dir, "--json"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]

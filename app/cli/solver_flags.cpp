@@ -70,9 +70,11 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      std::string("CPU threads, 0 = all cores") + (lists ? " (a list: one case each)" : ""),
                      config.defaultThreads);
     if (config.iterationLimits) {
-        parser.addOption("max-iter", "N", "maximum number of iterations", config.defaultMaxIter);
-        parser.addOption("tol", "X", "stopping tolerance: POT's criterion, or with --accel relax/auto the largest change of log u, log v and the marginal violation (README); 0 = run exactly --max-iter iterations",
+        parser.addOption("max-iter", "N", "maximum number of iterations (>= 1)", config.defaultMaxIter);
+        parser.addOption("tol", "X", "stopping tolerance, > 0: POT's criterion, or with --accel relax/auto the largest change of log u, log v and the marginal violation (README)",
                          config.defaultTol);
+        parser.addFlag("fixed-iterations", "run exactly --max-iter iterations, with no stopping test (for comparisons "
+                                           "iteration for iteration); --tol is then ignored");
     }
     parser.addOption("mode", "auto|plain|ti",
                      "iteration mode: plain (POT's sinkhorn_unbalanced) or ti, the translation-invariant iteration "
@@ -154,10 +156,13 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
     if (s.options.threads < 0) throw UsageError("option '--threads' must be >= 0 (0 = all cores)");
     if (config.iterationLimits) {
         s.options.maxIterations = parser.integer("max-iter");
-        if (s.options.maxIterations < 0) throw UsageError("option '--max-iter' must be >= 0");
+        if (s.options.maxIterations < 1)
+            throw UsageError("option '--max-iter' must be >= 1, got '" + parser.value("max-iter") + "'");
         s.options.tolerance = parser.number("tol");
-        if (!(s.options.tolerance >= 0) || !std::isfinite(s.options.tolerance))
-            throw UsageError("option '--tol' must be a finite number >= 0 (0 = run --max-iter iterations)");
+        if (!(s.options.tolerance > 0) || !std::isfinite(s.options.tolerance))
+            throw UsageError("option '--tol' must be a finite number > 0, got '" + parser.value("tol") +
+                             "' (to run exactly --max-iter iterations, pass --fixed-iterations)");
+        if (parser.flag("fixed-iterations")) s.options.tolerance = 0;  // the solvers' "no stopping test"
     }
     try {
         s.options.mode = resolveIterationMode(parser.value("mode"), solverText);

@@ -16,7 +16,7 @@ Checks, on problems written as .npy files to a temporary directory:
   fewer rows than ranks (2 rows on 3 ranks: rank 0 owns none), tau_b = inf,
   the product reference measure, a warm start, the translation-invariant mode and
   --mpi-wait sleep;
-* after a fixed number of iterations (--tol 0) the scalings equal a float64
+* after a fixed number of iterations (--fixed-iterations) the scalings equal a float64
   numpy implementation of POT's sinkhorn_unbalanced iteration written here
   (numpy_plain_scalings) to 1e-10;
 * `--random MxN` (each rank generates its rows) gives the same solution for
@@ -182,8 +182,8 @@ def compare_with_numpy(r):
     u_ref, v_ref = numpy_plain_scalings(cost, a, b, eps, tau, tau, iterations)
     for p in (1, 3):
         out = os.path.join(directory, "mpi%d" % p)
-        summary = distributed(r, p, files + ["--eps", str(eps), "--tau", str(tau), "--precision", "fp64", "--tol",
-                                             "0", "--max-iter", str(iterations), "--mode", "plain"], out)
+        summary = distributed(r, p, files + ["--eps", str(eps), "--tau", str(tau), "--precision", "fp64",
+                                             "--fixed-iterations", "--max-iter", str(iterations), "--mode", "plain"], out)
         if summary is None:
             continue
         u, v = load_scalings(out)

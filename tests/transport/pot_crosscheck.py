@@ -6,7 +6,7 @@ Run by CTest with Debian's /usr/bin/python3 (python3-numpy, python3-pot 0.8.2):
     /usr/bin/python3 pot_crosscheck.py --uot path/to/uot
 
 Random problems are written to a temporary directory as .npy files, solved
-with `uot solve --tol 0 --max-iter K` (a fixed number of iterations) and the
+with `uot solve --fixed-iterations --max-iter K` (a fixed number of iterations) and the
 plan is compared with
 
 * POT 0.8.2 ot.sinkhorn_unbalanced (tau_a == tau_b finite). POT 0.8.2 starts
@@ -240,7 +240,7 @@ def fixed_iteration_cases(uot, workdir, rng):
                 threads = 1 + (case + len(variant) + len(precision)) % 2
                 what = "%dx%d %s %s %s threads=%d vs %s" % (m, n, label, variant, precision, threads, source)
                 flags = ["--solver", variant, "--precision", precision, "--threads", str(threads), "--eps",
-                         repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
+                         repr(EPS), "--reference-measure", reference, "--fixed-iterations", "--max-iter",
                          str(ITERATIONS), "--check-every", "7"] + tau_flags_of(tau_a, tau_b)
                 summary = solve_and_compare(uot, directory, what, flags, expected, precision)
                 if summary:
@@ -263,7 +263,7 @@ def translation_invariant_cases(uot, workdir, rng):
             for variant, precision in variant_cases():
                 what = "ti %dx%d %s %s %s vs numpy TI" % (m, n, label, variant, precision)
                 flags = ["--solver", variant, "--mode", "ti", "--precision", precision, "--threads", "2",
-                         "--eps", repr(EPS), "--reference-measure", reference, "--tol", "0", "--max-iter",
+                         "--eps", repr(EPS), "--reference-measure", reference, "--fixed-iterations", "--max-iter",
                          str(ITERATIONS), "--check-every", "7"] + tau_flags_of(tau_a, tau_b)
                 summary = solve_and_compare(uot, directory, what, flags, expected, precision)
                 if summary:
@@ -310,7 +310,7 @@ def simd_path_cases(uot, workdir, rng):
             for variant in ("pot-style", "mapuot", "fused", "log"):
                 for precision in ("fp64", "fp32"):
                     what = "%dx%d UOT_SIMD=%s %s %s" % (m, n, path, variant, precision)
-                    flags = ["--solver", variant, "--precision", precision, "--threads", "2", "--tol", "0",
+                    flags = ["--solver", variant, "--precision", precision, "--threads", "2", "--fixed-iterations",
                              "--max-iter", str(ITERATIONS)]
                     summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags, env)
                     if error:
@@ -419,7 +419,7 @@ def point_cloud_cases(uot, workdir, rng):
                    "--out-dir", os.path.join(directory, "out"), "--plan", "--json",
                    "--warm-u", os.path.join(directory, "u0.npy"), "--warm-v", os.path.join(directory, "v0.npy"),
                    "--solver", variant, "--precision", precision, "--eps", repr(EPS), "--tau", repr(tau),
-                   "--tol", "0", "--max-iter", str(ITERATIONS), "--threads", "2"]
+                   "--fixed-iterations", "--max-iter", str(ITERATIONS), "--threads", "2"]
             if explicit_scale:
                 cmd += ["--cost-scale", repr(scale)]
             runs += 1
@@ -499,6 +499,13 @@ def error_cases(uot, workdir, rng):
         f.write(data[:-5])
     expect_failure(base + ["--cost", os.path.join(directory, "trunc.npy")], "truncated", "truncated cost")
     expect_failure(base + ["--cost", os.path.join(directory, "C.npy"), "--eps", "0"], "--eps", "eps = 0")
+    # Bad stopping and schedule parameters: a usage error naming the option, never a silent run.
+    for flags, needle, what in ((["--tol", "0"], "--tol", "tol = 0"), (["--tol", "-1e-6"], "--tol", "negative tol"),
+                                (["--tol", "nan"], "--tol", "tol NaN"), (["--max-iter", "0"], "--max-iter", "max-iter 0"),
+                                (["--eps", "nan"], "--eps", "eps NaN"),
+                                (["--eps-schedule", "0.001,0.5"], "--eps-schedule", "schedule below the target"),
+                                (["--eps-schedule", "1,1.5"], "--eps-schedule", "schedule that grows")):
+        expect_failure(base + ["--cost", os.path.join(directory, "C.npy")] + flags, needle, what)
     # Exit codes of a solve that did not reach a solution (outputs are written either way).
     far = np.full((4, 3), 0.9)
     np.save(os.path.join(directory, "far.npy"), far)
@@ -507,7 +514,7 @@ def error_cases(uot, workdir, rng):
             (["--cost", os.path.join(directory, "C.npy"), "--max-iter", "3", "--tol", "1e-12"], 6, "iteration cap"),
             (["--cost", os.path.join(directory, "C.npy"), "--max-iter", "3", "--tol", "1e-12", "--allow-unconverged"],
              0, "iteration cap allowed"),
-            (["--cost", os.path.join(directory, "C.npy"), "--max-iter", "3", "--tol", "0"], 0, "exact iteration count")):
+            (["--cost", os.path.join(directory, "C.npy"), "--max-iter", "3", "--fixed-iterations"], 0, "exact iteration count")):
         shutil.rmtree(os.path.join(directory, "out"), ignore_errors=True)
         proc = subprocess.run(base + args, capture_output=True, text=True)
         check(proc.returncode == code, "%s: exit %d, expected %d (%s)" % (what, proc.returncode, code,

@@ -325,7 +325,7 @@ private slots:
                                    QString::fromStdString(root + "/y.npy"), "--a", QString::fromStdString(root + "/a.npy"),
                                    "--b", QString::fromStdString(root + "/b.npy"), "--out-dir",
                                    QString::fromStdString(root + "/out-" + solver.toStdString()), "--solver", solver,
-                                   "--precision", "fp64", "--tau-b", "inf", "--max-iter", "30", "--tol", "0", "--plan"});
+                                   "--precision", "fp64", "--tau-b", "inf", "--max-iter", "30", "--fixed-iterations", "--plan"});
             QVERIFY(p.waitForFinished(60000));
             QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
             // The reference on the same clouds (y rounded to float32 as written),
