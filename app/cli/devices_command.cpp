@@ -29,7 +29,8 @@ std::string jsonString(const std::string& text)
 int runDevicesCommand(const std::vector<std::string>& args)
 {
     ArgParser parser("uot devices [--bandwidth] [--tune] [--json]",
-                     "Lists the GPUs this build can use. Exit 4 when there is none (or no CUDA in this build).");
+                     "Lists the GPUs this build can use. Exit 4 when there is none (or no CUDA in this build); with --json "
+                     "the object then has an empty \"devices\" list and the reason in \"unavailable\".");
     parser.addFlag("bandwidth", "measure each device's streaming-read and device-to-device copy bandwidth (1 GiB) and fp32 FMA rate");
     parser.addFlag("tune", "time the gpu-mapuot tile parameters on an 8192x8192 float32 matrix and print the best");
     parser.addOption("tune-device", "N", "device used by --tune", "0");
@@ -41,12 +42,14 @@ int runDevicesCommand(const std::vector<std::string>& args)
     }
     if (!parser.positionals().empty()) throw UsageError("unexpected argument '" + parser.positionals()[0] + "'");
 
+    const bool json = parser.flag("json");
     const std::string reason = gpuUnavailableReason();
     if (!reason.empty()) {
+        // A script asking for JSON still gets an object it can read, with the reason.
+        if (json) std::printf("{\"devices\": [], \"unavailable\": %s}\n", jsonString(reason).c_str());
         std::fprintf(stderr, "uot devices: %s\n", reason.c_str());
         return kExitUnavailable;
     }
-    const bool json = parser.flag("json");
     const bool bandwidth = parser.flag("bandwidth");
     const DeviceBackend& backend = *findDeviceBackend(DeviceKind::Gpu);
     const std::vector<DeviceDescription> devices = backend.listDevices();

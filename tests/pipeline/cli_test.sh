@@ -29,6 +29,10 @@ check "[ $rc -eq 2 ]" "a missing argument is a usage error (exit 2)"
 check "[ $rc -eq 2 ]" "an invalid value is a usage error (exit 2)"
 "$uot" recolor "$tmp/src.jpg" "$samples/starry_night.jpg" -o "$tmp/j.json.png" --json $small > "$tmp/out.json"; rc=$?
 check "[ $rc -eq 0 ] && grep -q '\"solve\"' '$tmp/out.json' && grep -q '\"iterations\"' '$tmp/out.json'" "--json prints timings and solver statistics"
+check "python3 -m json.tool '$tmp/out.json' > /dev/null" "recolor --json is well-formed JSON"
+"$uot" devices --json > "$tmp/devices.json" 2>/dev/null; rc=$?
+check "python3 -m json.tool '$tmp/devices.json' > /dev/null && { [ $rc -eq 0 ] || { [ $rc -eq 4 ] && grep -q unavailable '$tmp/devices.json'; }; }" \
+  "devices --json is well-formed JSON, with the reason when there is no GPU (exit 4)"
 check "\"$uot\" recolor --help | grep -q -- '--preserve-luminance'" "--help documents the options"
 
 mkdir -p "$tmp/in"
