@@ -1,7 +1,14 @@
 // The window never freezes: while the worker runs a large solve (8192 x 8192,
 // the size the issue names), the GUI thread's event loop keeps answering. A
 // 5 ms timer on the GUI thread records the largest gap between its ticks from
-// the submission (kernel set-up included) to the end of the solve; it must stay under 50 ms.
+// the submission (kernel set-up included) until the solve has iterated for a
+// while; then the solve is cancelled. The verdict is relative to a control
+// measured in the same run: the same timer while as many threads as the solve
+// uses spin on pure arithmetic (not our code). What the OS scheduler costs the
+// GUI thread on a loaded machine shows in both; what our code costs it shows
+// only in the solve's gap, which must stay under max(50 ms, 2 x control + 10 ms).
+// Nothing here depends on how fast this machine iterates, and the solve is
+// never waited out.
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -10,7 +17,10 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <thread>
+#include <vector>
 
 #include "ui/solve_worker.h"
 #include "ui/studio_jobs.h"
@@ -27,15 +37,16 @@ private slots:
         p.precision = "fp32";
         p.eps = 0.1;
         p.tau = 1.0;
-        p.maxIterations = 250;
-        p.tolerance = 0;  // run every iteration
+        p.maxIterations = 1'000'000;  // still running when it is cancelled
+        p.tolerance = 0;              // no stopping test
         const std::size_t n = 8192;
 
         SolveWorker worker;
         QSignalSpy finished(&worker, &SolveWorker::jobFinished);
         QSignalSpy failed(&worker, &SolveWorker::jobFailed);
+        QSignalSpy cancelled(&worker, &SolveWorker::jobCancelled);
         int deliveries = 0;
-        bool solving = false;  // from the submission (kernel set-up included) to the result
+        bool solving = false;  // from the submission (kernel set-up included) to the cancel
         connect(&worker, &SolveWorker::progress, this, [&] { ++deliveries; });
 
         QElapsedTimer clock;
@@ -47,7 +58,7 @@ private slots:
         timer.setInterval(5);
         connect(&timer, &QTimer::timeout, this, [&] {
             const qint64 now = clock.nsecsElapsed();
-            if (solving && finished.isEmpty()) {
+            if (solving) {
                 if (last >= 0) maxGap = std::max(maxGap, now - last);
                 ++ticks;
             }
@@ -72,19 +83,51 @@ private slots:
         }();
         if (idleGap > 25'000'000)
             QSKIP(qPrintable(QString("the machine is overloaded: the idle event loop already stalls %1 ms").arg(idleGap * 1e-6)));
+        // Control: the solve's thread count spinning on arithmetic for 1.5 s.
+        const qint64 controlGap = [&] {
+            std::atomic<bool> stop{false};
+            std::vector<std::thread> spinners;
+            for (unsigned k = 0; k < std::max(1u, std::thread::hardware_concurrency()); ++k)
+                spinners.emplace_back([&stop] {
+                    volatile double x = 1;
+                    while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
+                });
+            maxGap = 0;
+            last = -1;
+            solving = true;
+            QTest::qWait(1500);
+            solving = false;
+            stop = true;
+            for (std::thread& t : spinners) t.join();
+            const qint64 gap = maxGap;
+            maxGap = 0;
+            ticks = 0;
+            return gap;
+        }();
+        const qint64 allowedGap = std::max<qint64>(50'000'000, 2 * controlGap + 10'000'000);
+
         worker.submit("large", makeSyntheticSolveJob(n, n, p));
+        last = -1;
         solving = true;
-        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 120000);
-        timer.stop();
+        // The kernel build is over once iterations are reported; observe 20 deliveries
+        // of them (about 1 s at 25 a second). The waits only bound a hung worker.
+        QTRY_VERIFY_WITH_TIMEOUT(deliveries > 0 || !failed.isEmpty() || !finished.isEmpty(), 600000);
+        const int firstDeliveries = deliveries;
+        QTRY_VERIFY_WITH_TIMEOUT(deliveries >= firstDeliveries + 20 || !failed.isEmpty() || !finished.isEmpty(), 600000);
         if (!failed.isEmpty()) QFAIL(qPrintable(failed.at(0).at(1).toString()));
-        const auto output = finished.at(0).at(1).value<std::shared_ptr<const JobOutput>>();
-        QCOMPARE(output->runs.front().result.iterations, 250);
-        std::printf("8192x8192 %s: %d iterations, %.1f ms/iteration; GUI thread: %d ticks, largest gap %.1f ms, "
-                    "%d progress deliveries\n",
-                    qPrintable(output->runs.front().solver), output->runs.front().result.iterations,
-                    output->runs.front().result.timings.msPerIteration, ticks, maxGap * 1e-6, deliveries);
+        QVERIFY2(finished.isEmpty(), "the solve ended before it was cancelled");
+        worker.cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!cancelled.isEmpty() || !finished.isEmpty() || !failed.isEmpty(), 600000);
+        solving = false;
+        timer.stop();
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(1).toString()));
+        std::printf("8192x8192: GUI thread %d ticks, largest gap %.1f ms (control with spinning threads: %.1f ms, "
+                    "allowed %.1f ms), %d progress deliveries\n",
+                    ticks, maxGap * 1e-6, controlGap * 1e-6, allowedGap * 1e-6, deliveries);
         QVERIFY(ticks > 100);
-        QVERIFY2(maxGap < 50'000'000, qPrintable(QString("largest gap %1 ms").arg(maxGap * 1e-6)));
+        QVERIFY2(maxGap < allowedGap, qPrintable(QString("largest gap %1 ms, control %2 ms")
+                                                     .arg(maxGap * 1e-6)
+                                                     .arg(controlGap * 1e-6)));
     }
 };
 
