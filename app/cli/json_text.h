@@ -1,5 +1,14 @@
 #pragma once
 // The JSON literals every `uot` command prints with --json.
+//
+// Why not nlohmann-json (Debian nlohmann-json3-dev 3.11.2, evaluated
+// 2026-11-24): the commands only write flat JSON objects, never read JSON, and
+// these two functions produce the same text nlohmann's dump() does for them
+// (shortest round-trip numbers, null for NaN/Inf, \u00XX escapes). The library
+// is not on the GPU machine where `uot solve|bench|devices` and `uot-mpi` are
+// built, and its header cost 5.2 s of compile time per translation unit here.
+// The tests read the --json output of solve, bench, recolor, devices and
+// uot-mpi with Python's json module, so a malformed object fails them.
 
 #include <string>
 
