@@ -647,7 +647,7 @@ int runBenchCommand(const std::vector<std::string>& args)
         for (const auto& [m, n] : sizes) {
             for (Precision precision : precisions) {
                 for (int threads : threadCounts) {
-                    const BenchCase c{solverName == "auto" ? "fused" : solverName, m, n, precision, threads};
+                    const BenchCase c{solverName == "auto" ? defaultSolver(DeviceKind::Cpu) : solverName, m, n, precision, threads};
                     auto work = [&c, &cfg]() -> std::string {
                         try {
                             return "R" + runCase(c, cfg).serialize();
