@@ -1,0 +1,198 @@
+// The map stage of RecolorPipeline: the displacement LUT from the plan, the
+// edge-aware smoothing and the composition of the result, on the CPU or on the
+// GPU colour mapper (falling back to the CPU when the GPU fails).
+#include "core/pipeline/recolor_pipeline.h"
+
+#include <exception>
+#include <future>
+
+#include "core/pipeline/pipeline_state.h"
+#include "core/transport/uot_error.h"
+
+namespace uot {
+
+using namespace pipeline_detail;
+
+namespace {
+
+bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
+{
+    return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothRadius == b.smoothRadius &&
+           a.smoothEps == b.smoothEps && a.smoothSubsample == b.smoothSubsample;
+}
+
+}  // namespace
+
+// The GPU mapper of this pipeline when its settings ask for the GPU (a gpu-*
+// solver) and a device is usable; null otherwise (the note says why).
+DeviceColorMapper* RecolorPipeline::useGpuMapper(State& s)
+{
+    if (!runsOnGpu(s.settings.transport.solver)) return nullptr;
+    if (s.gpuMapper) return s.gpuMapper.get();
+    if (s.gpuMapperFailed) {
+        s.mapNote = "mapped on the CPU (the GPU mapping failed earlier in this pipeline)";
+        return nullptr;
+    }
+    const std::string reason = gpuUnavailableReason();
+    if (!reason.empty()) {
+        s.mapNote = "GPU unavailable (" + reason + "): mapped on the CPU";
+        return nullptr;
+    }
+    try {
+        s.gpuMapper = findDeviceBackend(DeviceKind::Gpu)->createColorMapper(s.settings.transport.options.device);
+    } catch (const Error& e) {
+        return gpuMappingFailed(s, e);
+    }
+    return s.gpuMapper.get();
+}
+
+// Drops the GPU mapper after a failure and records why; the caller continues on the CPU.
+DeviceColorMapper* RecolorPipeline::gpuMappingFailed(State& s, const Error& e)
+{
+    addNote(s.mapNote, std::string("the GPU mapping failed (") + e.what() + "): mapped on the CPU");
+    s.gpuMapper.reset();
+    s.gpuMapperFailed = true;
+    s.gpuSourceValid = false;
+    return nullptr;
+}
+
+Image RecolorPipeline::render(const PipelineControl& control)
+{
+    State& s = *m_state;
+    const MappingSettings& ms = s.settings.mapping;
+    if (ms.strength == 0.0) {
+        if (!s.source) throw Error(ErrorCode::InvalidArgument, "no source image set");
+        s.stats.timings.map = 0;
+        return *s.source;  // exactly the source
+    }
+    if (!s.source) throw Error(ErrorCode::InvalidArgument, "no source image set");
+    const Image& src = *s.source;
+    const std::size_t n = src.pixelCount();
+    const int threads = s.settings.threads;
+    // With smoothing, the LUT is read only at the block means of the fast guided
+    // filter; without, at every pixel.
+    const int radius = smoothingRadiusPixels(ms, src.width, src.height);
+    const int sub = radius >= 1 ? smoothingSubsample(ms, radius) : 0;
+    // GPU mapping: with a gpu-* solver and a usable device the source is kept on
+    // the device in the working space; block means and the composition run there.
+    s.mapNote.clear();
+    s.stats.gpuSourceSeconds = s.stats.gpuComposeSeconds = 0;
+    DeviceColorMapper* mapper = useGpuMapper(s);
+    const WorkingSpace space = s.settings.space;
+    const bool upload = mapper && (!s.gpuSourceValid || s.gpuSpace != space);
+    if (upload) s.gpuSourceValid = false;
+    // While the solve runs (on the GPU the host thread mostly waits), another
+    // thread allocates the result (the first touch of tens of MB) and, on the GPU
+    // path, uploads and converts the source (the device work does not depend on
+    // the plan). Not during the palettes: the page faults of both slow each other.
+    preparePalettes(control);
+    struct Prefetch {
+        Image result;
+        LowResolution low;
+        double seconds = 0;
+        std::exception_ptr gpuError;
+    };
+    std::future<Prefetch> prefetch = std::async(std::launch::async, [&src, mapper, upload, space, sub] {
+        Prefetch p;
+        p.result = Image::allocate(src.width, src.height, src.channels == 4 ? 4 : 3, src.depth);
+        if (upload) {
+            try {
+                p.low = mapper->setSource(src, space, sub);
+                p.seconds = mapper->lastSetSourceSeconds();
+            } catch (...) {
+                p.gpuError = std::current_exception();
+            }
+        }
+        return p;
+    });
+    solvePrepared(control);  // on an exception the future's destructor waits for the task
+    Prefetch pre = prefetch.get();
+    const auto start = Clock::now();
+    report(control, PipelineStage::Map, 0.0);
+    if (mapper) {
+        try {
+            if (pre.gpuError) std::rethrow_exception(pre.gpuError);
+            if (upload) {
+                s.stats.gpuSourceSeconds = pre.seconds;
+                s.gpuSourceValid = true;
+                s.gpuSpace = space;
+                if (sub > 0) {
+                    s.low = std::move(pre.low);
+                    s.lowSubsample = sub;
+                    s.lutValid = false;
+                }
+            } else if (sub > 0 && sub != s.lowSubsample) {
+                s.low = mapper->blockMeans(sub);
+                s.lowSubsample = sub;
+                s.lutValid = false;
+            }
+        } catch (const Error& e) {
+            mapper = gpuMappingFailed(s, e);
+        }
+    }
+    if (sub != s.lowSubsample) {
+        s.low = sub > 0 ? downsampleColors(s.fullSourceColors(), src.width, src.height, s.settings.space, sub, threads)
+                        : LowResolution{};
+        s.lowSubsample = sub;
+        s.lutValid = false;
+    }
+    if (!s.lutValid || s.lut.size != ms.lutSize) {
+        checkCancel(control);
+        const float* at = sub > 0 ? s.low.colors.data() : s.fullSourceColors();
+        const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
+        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads);
+        s.lutValid = true;
+        s.fieldValid = false;
+    }
+    report(control, PipelineStage::Map, 0.3);
+    if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
+        checkCancel(control);
+        bool done = false;
+        if (mapper && sub > 0) {
+            try {
+                s.field = mapper->computeField(s.lut, ms);
+                done = true;
+            } catch (const Error& e) {
+                mapper = gpuMappingFailed(s, e);
+            }
+        }
+        if (!done)
+            s.field = sub > 0 ? computeDisplacementField(s.lut, s.low, src.width, src.height, ms, threads) : DisplacementField{};
+        s.fieldValid = true;
+        s.fieldSettings = ms;
+        s.stats.fieldFromCache = false;
+    } else {
+        s.stats.fieldFromCache = true;
+    }
+    report(control, PipelineStage::Map, 0.6);
+    checkCancel(control);
+    Image result = std::move(pre.result);
+    if (mapper) {
+        try {
+            mapper->compose(s.lut, s.field, ms, result);
+            s.stats.gpuComposeSeconds = mapper->lastComposeSeconds();
+        } catch (const Error& e) {
+            mapper = gpuMappingFailed(s, e);
+        }
+    }
+    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, s.settings.space, ms, src, result, threads);
+    s.stats.mappedOnGpu = mapper != nullptr;
+    s.stats.gpuNote = s.solveNote;
+    if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);
+    s.stats.timings.map = secondsSince(start);
+    report(control, PipelineStage::Map, 1.0);
+    return result;
+}
+
+DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
+{
+    solve(control);
+    State& s = *m_state;
+    checkCancel(control);
+    // The box of every source pixel, as render() uses without smoothing, so that
+    // the lattice's nodes are the ones that recolor --no-smooth interpolates.
+    return buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
+                                s.source->pixelCount(), s.settings.mapping.lutSize, s.settings.threads, LatticeNodes::All);
+}
+
+}  // namespace uot

@@ -1,0 +1,132 @@
+#pragma once
+// Internal to core/pipeline: the caches of a RecolorPipeline, and the small
+// helpers its stage files share (recolor_pipeline.cpp: settings, inputs and
+// caches; pipeline_palettes.cpp: palettes and cost; pipeline_solve.cpp: the
+// UOT solve with its warm starts and CPU fallback; pipeline_render.cpp: the
+// colour map, smoothing and composition, on the CPU or the GPU mapper).
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/color/float_buffer.h"
+#include "core/pipeline/recolor_pipeline.h"
+#include "core/registry/device_registry.h"
+#include "core/registry/solver_registry.h"
+
+namespace uot {
+namespace pipeline_detail {
+
+using Clock = std::chrono::steady_clock;
+inline double secondsSince(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Throws Cancelled when the control's flag is set.
+inline void checkCancel(const PipelineControl& control)
+{
+    if (control.cancel && control.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+}
+
+// Reports a stage's progress (fraction in [0, 1]) to the control's callback, if any.
+inline void report(const PipelineControl& control, PipelineStage stage, double fraction)
+{
+    if (!control.onProgress) return;
+    PipelineProgress p;
+    p.stage = stage;
+    p.fraction = fraction;
+    control.onProgress(p);
+}
+
+// The CPU variant standing in for a GPU one (the same algorithm: "gpu-fused" ->
+// "fused"; the CPU default when the CPU has no such variant).
+inline std::string cpuFallbackSolver(const std::string& gpuName)
+{
+    return solverOnDevice(gpuName, DeviceKind::Cpu).value_or("auto");
+}
+
+// Appends a note to a "; "-separated list of notes.
+inline void addNote(std::string& notes, const std::string& note)
+{
+    if (!notes.empty()) notes += "; ";
+    notes += note;
+}
+
+}  // namespace pipeline_detail
+
+struct RecolorPipeline::State {
+    RecolorSettings settings;
+    PipelineStats stats;
+
+    std::shared_ptr<const Image> source;
+    std::shared_ptr<const Image> reference;
+    bool externalReferencePalette = false;
+
+    // Source in the working space (n x 3) and the space it is in, converted only
+    // when the CPU mapping needs it (fullSourceColors); the palettes convert just
+    // the pixels they sample.
+    // Not value-initialised: a 12 MP image would spend a pass zeroing 144 MB.
+    FloatBuffer sourceColors;
+    bool sourceColorsValid = false;
+    WorkingSpace sourceColorsSpace = WorkingSpace::Lab;
+
+    // The source at full resolution in settings.space (converted on first use).
+    const float* fullSourceColors()
+    {
+        if (!sourceColorsValid || sourceColorsSpace != settings.space) {
+            sourceColors = FloatBuffer(source->pixelCount() * 3);
+            imageToSpace(*source, settings.space, sourceColors.data(), settings.threads);
+            sourceColorsValid = true;
+            sourceColorsSpace = settings.space;
+        }
+        return sourceColors.data();
+    }
+
+    std::shared_ptr<const Palette> sourcePalette, referencePalette;
+    PaletteSettings sourcePaletteSettings, referencePaletteSettings;
+
+    UotProblem problem;
+    bool problemValid = false;
+
+    std::optional<SolveResult> plan;
+    TransportSettings planSettings;
+    std::map<std::string, std::unique_ptr<UotSolver>> solvers;
+
+    LowResolution low;      // block means for the fast guided filter
+    int lowSubsample = 0;   // 0: none computed
+    DisplacementLut lut;
+    bool lutValid = false;
+    DisplacementField field;  // compact smoothed displacement (guided-filter coefficients)
+    bool fieldValid = false;
+    MappingSettings fieldSettings;
+
+    // GPU mapping (with a gpu-* solver and a usable device): the source kept on
+    // the device in the working space, and its block means.
+    std::unique_ptr<DeviceColorMapper> gpuMapper;
+    bool gpuMapperFailed = false;     // do not retry creating it for this pipeline
+    bool gpuSourceValid = false;
+    WorkingSpace gpuSpace = WorkingSpace::Lab;
+    std::string solveNote, mapNote;   // why the GPU was not used (empty when it was or was not asked for)
+
+    void dropFromPalettes()
+    {
+        problemValid = false;
+        plan.reset();
+        dropFromPlan();
+    }
+    void dropFromPlan()
+    {
+
+        low = {};
+        lowSubsample = 0;
+        lutValid = false;
+        lut = {};
+        fieldValid = false;
+        field = {};
+    }
+};
+
+}  // namespace uot
