@@ -204,6 +204,7 @@ private:
     bool m_accelerate = false;  // over-relaxed: relaxed row pass, then launchRelaxedStep (its own TI shifts)
     RelaxedParams m_relaxed;
     DeviceBuffer<RelaxedState> m_relaxedState;
+    DeviceBuffer<double> m_relaxedWork;  // the step kernels' per-block partials
     PinnedBuffer<RelaxedState> m_hostRelaxed{1};
 
     std::string m_graphKey;
@@ -427,10 +428,11 @@ void Engine<T>::enqueueIteration()
     if (m_accelerate) {
         if (isLog())
             launchRelaxedStep<double>(m_lu.get(), m_lv.get(), m_luPrev.get(), m_lvPrev.get(), M, N, m_a.get(),
-                                      m_b.get(), m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(), s);
+                                      m_b.get(), m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(),
+                                      m_relaxedWork.get(), s);
         else
             launchRelaxedStep<T>(m_u.get(), m_v.get(), m_uPrev.get(), m_vPrev.get(), M, N, m_a.get(), m_b.get(),
-                                 m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(), s);
+                                 m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(), m_relaxedWork.get(), s);
     } else if (m_translate && m_variant != Variant::MapUot) {
         enqueueTranslation(false);
     }
@@ -651,6 +653,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     result.acceleration = toString(m_accelerate ? options.acceleration : Acceleration::None);
     if (m_accelerate) {
         m_relaxedState.ensure(1, &m_tracker);
+        m_relaxedWork.ensure(relaxedWorkDoubles(), &m_tracker);
         m_relaxed = RelaxedParams{};
         m_relaxed.ra = m_translation.ra;
         m_relaxed.rb = m_translation.rb;
@@ -680,7 +683,8 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
             << m_translate << ' ' << m_translation.ra << ' ' << m_translation.rb << ' ' << m_translation.cs << ' '
             << m_translation.ct << ' ' << static_cast<const void*>(m_translationState.get()) << ' ' << m_accelerate;
         if (m_accelerate)
-            key << ' ' << static_cast<const void*>(m_relaxedState.get()) << ' ' << m_relaxed.fb << ' '
+            key << ' ' << static_cast<const void*>(m_relaxedState.get()) << ' '
+                << static_cast<const void*>(m_relaxedWork.get()) << ' ' << m_relaxed.fb << ' '
                 << m_relaxed.translate << ' ' << m_relaxed.safeguard << ' ' << m_relaxed.eps << ' ' << m_relaxed.tauA
                 << ' ' << m_relaxed.tauB << ' ' << m_relaxed.slack << ' ' << m_relaxed.tolerance << ' '
                 << m_relaxed.maxIterations << ' ' << m_relaxed.sweeps;

@@ -2,7 +2,7 @@
 // Internal to gpu/: the over-relaxed iteration (--accel relax|auto) on the
 // device, in plain and translation-invariant mode. The pass applies the row
 // relaxation per row (it reads omega from RelaxedState::omega on the device);
-// one small kernel after it (launchRelaxedStep) does everything else of
+// short O(M + N) kernels after it (launchRelaxedStep) do everything else of
 // core/transport/relaxed_step.cpp's afterPass, the safeguard and the omega rule
 // (core/transport/relaxed_rules.h, the same code as the CPU's) and the
 // convergence test, all on the device: no host sync per iteration, so the
@@ -47,14 +47,19 @@ struct RelaxedParams {
     int sweeps = 1;           // passes over K of one iteration
 };
 
+// Doubles of the scratch buffer launchRelaxedStep needs (per-block partials).
+std::size_t relaxedWorkDoubles();
+
 // After a pass that left F~ (relaxed rows, with omega = state->omega) in u and the
 // plain column update G^pass in v, computed from the iterate (uSaved, vSaved):
 // turns (u, v) into the accelerated iterate, decides on it (accept: (uSaved,
 // vSaved) = (u, v); reject or frozen: (u, v) = (uSaved, vSaved)) and updates the
-// state. V: T for multiplicative variants, double for gpu-log. One block.
+// state. V: T for multiplicative variants, double for gpu-log. Six short kernels
+// (four O(M + N) phases over up to 128 blocks, the decision in one block, the
+// commit); work: relaxedWorkDoubles() doubles.
 template <typename V>
 void launchRelaxedStep(V* u, V* v, V* uSaved, V* vSaved, std::size_t rows, std::size_t cols, const double* a,
                        const double* b, const double* logA, const double* logB, const RelaxedParams& params,
-                       RelaxedState* state, cudaStream_t stream);
+                       RelaxedState* state, double* work, cudaStream_t stream);
 
 }  // namespace uot::gpu::detail
