@@ -7,6 +7,7 @@
 // against the CPU reference in TI mode, step for step. Qt Test; every test is
 // skipped where no GPU is usable.
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -60,6 +61,18 @@ const SolveResult& convergedPlan(const char* name, const TestProblem& tp, Iterat
     }
     return found->second;
 }
+
+// Three problems of one shape: unbalanced (tau 1), mixed (tau 0.5 / `tauB`, product
+// reference measure), semi-balanced (tau_a = inf, tau_b 0.7). Seeds seed, seed + 1, seed + 2.
+struct TauCases {
+    TestProblem unbalanced, mixed, semi;
+    TauCases(int rows, int cols, double eps, double tauB, unsigned seed)
+        : unbalanced(rows, cols, eps, 1.0, 1.0, seed), mixed(rows, cols, eps, 0.5, tauB, seed + 1, ReferenceMeasure::Product),
+          semi(rows, cols, eps, kInfinity, 0.7, seed + 2)
+    {
+    }
+    std::array<const TestProblem*, 3> all() const { return {&unbalanced, &mixed, &semi}; }
+};
 
 bool statusOk(const SolveResult& r)
 {
@@ -129,10 +142,8 @@ void TestGpuAcceleration::stepForStepLikeTheCpu()
 {
     QFETCH(int, rows);
     QFETCH(int, cols);
-    const TestProblem unbalanced(rows, cols, 0.02, 1.0, 1.0, 41);
-    const TestProblem mixed(rows, cols, 0.02, 0.5, 3.0, 42, ReferenceMeasure::Product);
-    const TestProblem semi(rows, cols, 0.02, kInfinity, 0.7, 43);
-    for (const TestProblem* tp : {&unbalanced, &mixed, &semi})
+    const TauCases cases(rows, cols, 0.02, 3.0, 41);
+    for (const TestProblem* tp : cases.all())
         for (IterationMode mode : {IterationMode::Plain, IterationMode::TranslationInvariant})
             for (Acceleration acc : {Acceleration::Relax, Acceleration::Auto}) {
                 SolveOptions o = accelerated(Precision::Fp64, mode, 80, 0, acc);
@@ -271,10 +282,8 @@ void TestGpuAcceleration::mapuotTiStepForStepLikeTheReference()
 {
     QFETCH(int, rows);
     QFETCH(int, cols);
-    const TestProblem unbalanced(rows, cols, 0.05, 1.0, 1.0, 11);
-    const TestProblem mixed(rows, cols, 0.05, 0.5, 2.0, 12, ReferenceMeasure::Product);
-    const TestProblem semi(rows, cols, 0.05, kInfinity, 0.7, 13);
-    for (const TestProblem* tp : {&unbalanced, &mixed, &semi}) {
+    const TauCases cases(rows, cols, 0.05, 2.0, 11);
+    for (const TestProblem* tp : cases.all()) {
         SolveOptions o = options(Precision::Fp64, 60, 0, 5);
         o.mode = IterationMode::TranslationInvariant;
         const SolveResult ref = createSolver("reference")->solve(tp->problem, o);
