@@ -66,9 +66,11 @@ template <typename T>
 void launchCountZeroLines(const T* K, std::size_t rows, std::size_t cols, std::size_t pitch, int* zeroRows,
                           int* zeroCols, cudaStream_t stream);
 
-// x_k = (w_k / s_k)^f for k < n (w float64).
+// x_k = (w_k / s_k)^f for k < n (w float64). omega (device, may be null = 1):
+// over-relaxed, x_k = x_k^(1 - omega) ((w_k / s_k)^f)^omega with x_k the input x.
 template <typename T>
-void launchScalingUpdate(const T* s, const double* w, T* x, std::size_t n, double f, cudaStream_t stream);
+void launchScalingUpdate(const T* s, const double* w, T* x, std::size_t n, double f, cudaStream_t stream,
+                         const double* omega = nullptr);
 
 // A_ij *= u_i v_j (mapuot warm start).
 template <typename T>
@@ -97,11 +99,13 @@ template <typename T, typename S = T>
 FusedPlan planFused(std::size_t rows, std::size_t cols, std::size_t pitch, int device, int cluster, bool evenGroups);
 // programmatic: launch with programmatic dependent launch (the kernel prefetches K
 // before waiting for its predecessor; Hopper and later). S: the stored type of K
-// (T, or Bf16 with T = float; the plan must come from planFused<T, S>).
+// (T, or Bf16 with T = float; the plan must come from planFused<T, S>). omega
+// (device, may be null = 1): over-relaxed rows, u_i = u_i^(1 - w) ((a_i / r_i)^fa)^w
+// with u_i the input u (relaxed_kernels.h); the partials then sum K_ij of that u.
 template <typename T, typename S = T>
 void launchFused(const FusedPlan& plan, const S* K, std::size_t rows, std::size_t pitch, const T* v,
                  const double* a, double fa, T* u, T* partials, int partialRows, bool programmatic,
-                 cudaStream_t stream);
+                 cudaStream_t stream, const double* omega = nullptr);
 
 // Second stage of the column reduction: s_j = sum_p partials[p][j] (partials
 // zeroed again when partialRows > 0, i.e. shared rows), v_j = (b_j / s_j)^fb;
@@ -130,10 +134,12 @@ void launchMapApplyCols(T* A, std::size_t rows, std::size_t pitch, const T* beta
 template <typename T>
 void launchRowSums(const T* A, std::size_t rows, std::size_t cols, std::size_t pitch, T* s, cudaStream_t stream);
 
-// gpu-log: lu_i = fa (log a_i - LSE_j(logK_ij + lv_j)) (one warp per row).
+// gpu-log: lu_i = fa (log a_i - LSE_j(logK_ij + lv_j)) (one warp per row). omega
+// (device, may be null = 1): over-relaxed, lu_i = (1 - omega) lu_i + omega (that).
 template <typename T>
 void launchLogRows(const T* logK, std::size_t rows, std::size_t cols, std::size_t pitch, const double* lv,
-                   const double* logWeightA, double fa, double* lu, cudaStream_t stream);
+                   const double* logWeightA, double fa, double* lu, cudaStream_t stream,
+                   const double* omega = nullptr);
 
 // gpu-log columns: per band partial (max, sum) of logK_ij + lu_i, then
 // lv_j = fb (log b_j - LSE_i(...)). partialMax/partialSum hold bands x cols.

@@ -10,8 +10,9 @@ namespace {
 template <typename T>
 __global__ void logRowsKernel(const T* __restrict__ logK, std::size_t rows, std::size_t cols, std::size_t pitch,
                               const double* __restrict__ lv, const double* __restrict__ logWeightA, double fa,
-                              double* __restrict__ lu)
+                              double* __restrict__ lu, const double* __restrict__ omega)
 {
+    const double w = omega ? *omega : 1.0;  // over-relaxation (relaxed_kernels.h)
     const int lane = threadIdx.x & 31;
     const std::size_t warpsTotal = std::size_t(gridDim.x) * (blockDim.x / 32);
     for (std::size_t row = (blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32; row < rows; row += warpsTotal) {
@@ -23,7 +24,10 @@ __global__ void logRowsKernel(const T* __restrict__ logK, std::size_t rows, std:
             const double s2 = __shfl_xor_sync(0xffffffffu, s, offset);
             lseMerge(m, s, m2, s2);
         }
-        if (lane == 0) lu[row] = fa * (logWeightA[row] - (m + log(s)));
+        if (lane == 0) {
+            const double plain = fa * (logWeightA[row] - (m + log(s)));
+            lu[row] = w == 1.0 ? plain : (1.0 - w) * lu[row] + w * plain;
+        }
     }
 }
 
@@ -69,9 +73,10 @@ __global__ void logColsFinalizeKernel(const double* __restrict__ partialMax, con
 
 template <typename T>
 void launchLogRows(const T* logK, std::size_t rows, std::size_t cols, std::size_t pitch, const double* lv,
-                   const double* logWeightA, double fa, double* lu, cudaStream_t stream)
+                   const double* logWeightA, double fa, double* lu, cudaStream_t stream, const double* omega)
 {
-    logRowsKernel<T><<<gridFor(rows * 32, 256), 256, 0, stream>>>(logK, rows, cols, pitch, lv, logWeightA, fa, lu);
+    logRowsKernel<T><<<gridFor(rows * 32, 256), 256, 0, stream>>>(logK, rows, cols, pitch, lv, logWeightA, fa, lu,
+                                                                   omega);
     UOT_CUDA_CHECK_LAUNCH();
 }
 
@@ -109,7 +114,7 @@ void launchLogCols(const T* logK, std::size_t rows, std::size_t cols, std::size_
 
 #define UOT_INSTANTIATE(T)                                                                                          \
     template void launchLogRows<T>(const T*, std::size_t, std::size_t, std::size_t, const double*, const double*,   \
-                                   double, double*, cudaStream_t);                                                 \
+                                   double, double*, cudaStream_t, const double*);                                  \
     template void launchLogColPartials<T>(const T*, std::size_t, std::size_t, std::size_t, const double*, double*, \
                                           double*, int, cudaStream_t);                                            \
     template void launchLogCols<T>(const T*, std::size_t, std::size_t, std::size_t, const double*, const double*,   \

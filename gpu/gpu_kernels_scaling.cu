@@ -10,10 +10,15 @@ namespace {
 
 template <typename T>
 __global__ void scalingUpdateKernel(const T* __restrict__ s, const double* __restrict__ w, T* __restrict__ x,
-                                    std::size_t n, double f)
+                                    std::size_t n, double f, const double* __restrict__ omega)
 {
     const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (k < n) x[k] = static_cast<T>(pow(w[k] / static_cast<double>(s[k]), f));
+    if (k >= n) return;
+    const double plain = pow(w[k] / static_cast<double>(s[k]), f);
+    const double relax = omega ? *omega : 1.0;
+    // Over-relaxed: x^(1 - omega) plain^omega (relaxed_kernels.h).
+    x[k] = static_cast<T>(relax == 1.0 ? plain
+                                       : exp((1.0 - relax) * log(static_cast<double>(x[k])) + relax * log(plain)));
 }
 
 template <typename T>
@@ -189,9 +194,10 @@ __global__ void rowSumsKernel(const T* __restrict__ A, std::size_t rows, std::si
 // ================================================================ launchers
 
 template <typename T>
-void launchScalingUpdate(const T* s, const double* w, T* x, std::size_t n, double f, cudaStream_t stream)
+void launchScalingUpdate(const T* s, const double* w, T* x, std::size_t n, double f, cudaStream_t stream,
+                         const double* omega)
 {
-    scalingUpdateKernel<T><<<gridFor(n, 256), 256, 0, stream>>>(s, w, x, n, f);
+    scalingUpdateKernel<T><<<gridFor(n, 256), 256, 0, stream>>>(s, w, x, n, f, omega);
     UOT_CUDA_CHECK_LAUNCH();
 }
 
@@ -247,7 +253,8 @@ void launchRowSums(const T* A, std::size_t rows, std::size_t cols, std::size_t p
 // ---------------------------------------------------------------- instantiations
 
 #define UOT_INSTANTIATE(T)                                                                                          \
-    template void launchScalingUpdate<T>(const T*, const double*, T*, std::size_t, double, cudaStream_t);           \
+    template void launchScalingUpdate<T>(const T*, const double*, T*, std::size_t, double, cudaStream_t,            \
+                                         const double*);                                                            \
     template void launchScaleMatrix<T>(T*, std::size_t, std::size_t, const T*, const T*, cudaStream_t);             \
     template void launchMapFactors<T>(T*, const double*, T*, T*, std::size_t, double, cudaStream_t);                \
     template void launchMapApplyRows<T>(T*, std::size_t, std::size_t, const T*, T*, int, int, int, cudaStream_t);   \

@@ -55,6 +55,7 @@ bool registerCudaBackend()
 {
     SolverCapabilities potStyle;
     potStyle.algorithm = "pot-style";
+    potStyle.overRelaxation = true;
     potStyle.stabilizedFallback = "gpu-log";
     registerGpu("gpu-pot-style", "two cuBLAS matrix-vector passes per iteration on the GPU (the POT-style baseline)",
                 potStyle, detail::Variant::PotStyle);
@@ -62,13 +63,14 @@ bool registerCudaBackend()
     SolverCapabilities mapuot;
     mapuot.algorithm = "mapuot";
     mapuot.readOnlyMatrix = false;
-    mapuot.translationInvariant = false;
+    mapuot.overRelaxation = false;  // its matrix holds the plan: a rejected step could not be undone cheaply
     mapuot.stabilizedFallback = "gpu-log";
     registerGpu("gpu-mapuot", "MAP-UOT's in-place rescaling kernels on the GPU (exact UOT form): two kernels, each a read and a write of K",
                 mapuot, detail::Variant::MapUot);
 
     SolverCapabilities fused;
     fused.algorithm = "fused";
+    fused.overRelaxation = true;
     fused.stabilizedFallback = "gpu-log";
     fused.deviceDefault = true;
     registerGpu("gpu-fused", "one read-only pass over K per iteration on the GPU: the fastest exact GPU variant", fused,
@@ -76,6 +78,7 @@ bool registerCudaBackend()
 
     SolverCapabilities bf16;
     bf16.algorithm = "fused-bf16";
+    bf16.overRelaxation = true;
     bf16.fp64 = false;
     bf16.storedEntryBytes = 2;
     bf16.stabilizedFallback = "gpu-log";
@@ -84,6 +87,7 @@ bool registerCudaBackend()
 
     SolverCapabilities log;
     log.algorithm = "log";
+    log.overRelaxation = true;
     log.logDomain = true;
     log.transcendentalsPerEntry = 2;
     registerGpu("gpu-log", "log-domain passes on the GPU (rows, then columns): stable for any eps (used automatically on underflow)",

@@ -26,6 +26,7 @@
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
+#include "gpu/relaxed_kernels.h"
 #include "gpu/translation_kernels.h"
 
 namespace uot::gpu::detail {
@@ -140,6 +141,16 @@ private:
     template <typename C>
     void buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params);
     void enqueueIteration();
+    // The accelerated loop (--accel relax|auto): returns the accepted iterations.
+    int runRelaxed(const SolveOptions& options, const SolveControl& control, const KernelBuildReport& report,
+                   SolveResult& result);
+    // Device pointer of the omega the relaxed pass reads (null when not accelerating).
+    const double* relaxedOmega() const
+    {
+        return m_accelerate ? reinterpret_cast<const double*>(reinterpret_cast<const char*>(m_relaxedState.get()) +
+                                                              offsetof(RelaxedState, omega))
+                            : nullptr;
+    }
     // The TI correction after a pass (init: only its state for the starting v).
     void enqueueTranslation(bool init);
     // Reads of K per iteration (gpu-fused: 1; two-pass forms, gpu-mapuot's two kernels, gpu-log: 2).
@@ -190,6 +201,11 @@ private:
     double m_fa = 1, m_fb = 1;
     TranslationParams m_translation;
     bool m_translate = false;  // translation-invariant mode: launchTranslate after each pass
+    bool m_accelerate = false;  // over-relaxed: relaxed row pass, then launchRelaxedStep (its own TI shifts)
+    RelaxedParams m_relaxed;
+    DeviceBuffer<RelaxedState> m_relaxedState;
+    DeviceBuffer<double> m_relaxedWork;  // the step kernels' per-block partials
+    PinnedBuffer<RelaxedState> m_hostRelaxed{1};
 
     std::string m_graphKey;
     IterationGraphs m_graphs;
@@ -367,12 +383,13 @@ void Engine<T>::enqueueIteration()
 {
     cudaStream_t s = m_stream.get();
     const std::size_t M = m_rows, N = m_cols, P = m_pitch;
+    const double* omega = relaxedOmega();
     switch (m_variant) {
     case Variant::Fused:
         if (m_fused.usable) {
             withK([&](const auto* K) {
                 launchFused<T>(m_fused, K, M, P, m_v.get(), m_a.get(), m_fa, m_u.get(), m_partials.get(),
-                               m_partialRows, m_programmatic, s);
+                               m_partialRows, m_programmatic, s, omega);
             });
             const bool exclusive = m_partialRows >= m_fused.blocks / m_fused.cluster;
             launchFinalizeColumns<T>(m_partials.get(), exclusive ? -m_partialRows : m_partialRows, P, N, m_b.get(),
@@ -383,25 +400,42 @@ void Engine<T>::enqueueIteration()
     case Variant::PotStyle:
         UOT_CUBLAS_CHECK(gemv(m_cublas->get(), CUBLAS_OP_T, static_cast<int>(N), static_cast<int>(M), m_K.get(),
                               static_cast<int>(P), m_v.get(), m_rowSum.get()));
-        launchScalingUpdate<T>(m_rowSum.get(), m_a.get(), m_u.get(), M, m_fa, s);
+        launchScalingUpdate<T>(m_rowSum.get(), m_a.get(), m_u.get(), M, m_fa, s, omega);
         UOT_CUBLAS_CHECK(gemv(m_cublas->get(), CUBLAS_OP_N, static_cast<int>(N), static_cast<int>(M), m_K.get(),
                               static_cast<int>(P), m_u.get(), m_colSum.get()));
         launchScalingUpdate<T>(m_colSum.get(), m_b.get(), m_v.get(), N, m_fb, s);
         break;
     case Variant::MapUot:
+        // TI: each half-step's shift goes into its factors before they scale the matrix.
         launchMapFactors<T>(m_rowSum.get(), m_a.get(), m_u.get(), m_alpha.get(), M, m_fa, s);
+        if (m_translate)
+            launchTranslateHalf<T>(m_u.get(), m_alpha.get(), M, N, m_a.get(), m_translation, false,
+                                   m_translationState.get(), s);
         launchMapApplyRows<T>(m_K.get(), M, P, m_alpha.get(), m_colSum.get(), m_tuning.mapTx, m_tuning.mapTy,
                               m_tuning.mapNy, s);
         launchMapFactors<T>(m_colSum.get(), m_b.get(), m_v.get(), m_beta.get(), N, m_fb, s);
+        if (m_translate)
+            launchTranslateHalf<T>(m_v.get(), m_beta.get(), M, N, m_b.get(), m_translation, true,
+                                   m_translationState.get(), s);
         launchMapApplyCols<T>(m_K.get(), M, P, m_beta.get(), m_rowSum.get(), m_tuning.rowTx, m_tuning.rowNy, s);
         break;
     case Variant::Log:
-        launchLogRows<T>(m_K.get(), M, N, P, m_lv.get(), m_logA.get(), m_fa, m_lu.get(), s);
+        launchLogRows<T>(m_K.get(), M, N, P, m_lv.get(), m_logA.get(), m_fa, m_lu.get(), s, omega);
         launchLogCols<T>(m_K.get(), M, N, P, m_lu.get(), m_logB.get(), m_fb, m_lv.get(), m_logPartMax.get(),
                          m_logPartSum.get(), m_logBands, s);
         break;
     }
-    if (m_translate) enqueueTranslation(false);
+    if (m_accelerate) {
+        if (isLog())
+            launchRelaxedStep<double>(m_lu.get(), m_lv.get(), m_luPrev.get(), m_lvPrev.get(), M, N, m_a.get(),
+                                      m_b.get(), m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(),
+                                      m_relaxedWork.get(), s);
+        else
+            launchRelaxedStep<T>(m_u.get(), m_v.get(), m_uPrev.get(), m_vPrev.get(), M, N, m_a.get(), m_b.get(),
+                                 m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(), m_relaxedWork.get(), s);
+    } else if (m_translate && m_variant != Variant::MapUot) {
+        enqueueTranslation(false);
+    }
 }
 
 template <typename T>
@@ -450,6 +484,86 @@ void Engine<T>::sampleCounters(const SolveOptions& options, int& iterations, Sol
         ++runs;
     });
     iterations += runs * kCounterIterations;
+}
+
+// The accelerated loop. The iteration graph holds the relaxed pass and the step
+// kernel, which accepts or undoes the step, updates omega and tests convergence
+// on the device; the host reads the state back only every checkEvery iterations
+// (a check): there it reports progress and stops. Iterations the graph runs after
+// the device stopped (converged, the cap, a non-finite value) are undone by the
+// step kernel and not counted.
+template <typename T>
+int Engine<T>::runRelaxed(const SolveOptions& options, const SolveControl& control, const KernelBuildReport& report,
+                          SolveResult& result)
+{
+    cudaStream_t s = m_stream.get();
+    const std::size_t M = m_rows, N = m_cols;
+    // The saved iterate (the step kernel's uSaved, vSaved) starts as the initial one.
+    if (isLog()) {
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_luPrev.get(), m_lu.get(), M * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_lvPrev.get(), m_lv.get(), N * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    } else {
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_uPrev.get(), m_u.get(), M * sizeof(T), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_vPrev.get(), m_v.get(), N * sizeof(T), cudaMemcpyDeviceToDevice, s));
+    }
+    RelaxedState& host = *m_hostRelaxed.get();
+    host = RelaxedState{};
+    host.rule.start(options.acceleration,
+                    options.acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
+    host.omega = host.rule.omega;
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m_relaxedState.get(), &host, sizeof(RelaxedState), cudaMemcpyHostToDevice, s));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (options.sampleHardwareCounters)
+        result.counters.note = "not sampled: the accelerated iteration (--accel none samples them)";
+
+    IterationMonitor monitor(options, control, result.bytesPerIteration);
+    Event chunkStart, chunkEnd;
+    double gpuMs = 0;
+    const int chunk = std::clamp(options.checkEvery, 1, kMaxSlice);
+    int reported = 0;
+    RelaxedState state = host;
+    while (true) {
+        if (monitor.cancelRequested()) {
+            result.cancelled = true;
+            break;
+        }
+        const int count = std::min(chunk, std::max(1, options.maxIterations - state.iterations));
+        UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
+        launchIterations(count);
+        UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
+        UOT_CUDA_CHECK(
+            cudaMemcpyAsync(m_hostRelaxed.get(), m_relaxedState.get(), sizeof(RelaxedState), cudaMemcpyDeviceToHost, s));
+        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+        float ms = 0;
+        UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
+        gpuMs += ms;
+        state = host;
+        result.error = state.error;
+        if (state.stop == kNotFinite) {
+            if (isLog()) {
+                result.status = NumericalStatus::NotFinite;
+                result.message = "a non-finite value appeared in the log-domain iteration at iteration " +
+                                 std::to_string(state.iterations + 1) + "; the last finite iterate is kept";
+            } else {
+                markUnderflow(result, report, state.iterations + 1);
+            }
+            break;
+        }
+        if (state.iterations > reported) {
+            monitor.report(state.iterations, state.error, state.marginalA, state.marginalB);
+            reported = state.iterations;
+        }
+        if (state.stop == kConverged) {
+            result.converged = true;
+            break;
+        }
+        if (state.stop == kIterationCap || state.iterations >= options.maxIterations) break;
+    }
+    result.omega = state.omega;
+    result.rejectedSteps = state.rule.rejections;
+    result.passes = static_cast<std::uint64_t>(state.passes);
+    result.timings.iterateSeconds = gpuMs * 1e-3;
+    return state.iterations;
 }
 
 template <typename T>
@@ -528,13 +642,35 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         UOT_CUDA_CHECK(cudaStreamSynchronize(s));
     }
 
-    // Translation-invariant mode: every variant but gpu-mapuot, whose matrix holds
-    // the plan itself (a common factor of u and v would mean rescaling all of K).
+    // Translation-invariant mode: every variant (gpu-mapuot shifts its half-step
+    // factors, launchTranslateHalf). Over-relaxation: every variant but gpu-mapuot,
+    // whose matrix holds the plan, so that a rejected step could not be undone
+    // without another read and write of K (docs/TIME_TO_SOLUTION.md).
     m_translation = translationCoefficients(problem);
-    m_translate = options.mode == IterationMode::TranslationInvariant && m_translation.active &&
-                  m_variant != Variant::MapUot;
+    m_translate = options.mode == IterationMode::TranslationInvariant && m_translation.active;
+    m_accelerate = options.acceleration != Acceleration::None && m_variant != Variant::MapUot;
     result.mode = toString(m_translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
-    if (m_translate) {
+    result.acceleration = toString(m_accelerate ? options.acceleration : Acceleration::None);
+    if (m_accelerate) {
+        m_relaxedState.ensure(1, &m_tracker);
+        m_relaxedWork.ensure(relaxedWorkDoubles(), &m_tracker);
+        m_relaxed = RelaxedParams{};
+        m_relaxed.ra = m_translation.ra;
+        m_relaxed.rb = m_translation.rb;
+        m_relaxed.fb = m_fb;
+        m_relaxed.cs = m_translation.cs;
+        m_relaxed.ct = m_translation.ct;
+        m_relaxed.translate = m_translate;
+        m_relaxed.logDomain = isLog();
+        m_relaxed.safeguard = options.relaxationSafeguard;
+        m_relaxed.eps = problem.eps;
+        m_relaxed.tauA = problem.tauA;
+        m_relaxed.tauB = problem.tauB;
+        m_relaxed.slack = objectiveSlack(std::is_same_v<T, float>);
+        m_relaxed.tolerance = options.tolerance;
+        m_relaxed.maxIterations = options.maxIterations;
+        m_relaxed.sweeps = sweepsPerIteration();
+    } else if (m_translate) {
         m_translationState.ensure(translationStateDoubles(), &m_tracker);
         enqueueTranslation(true);
     }
@@ -545,7 +681,13 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         key << M << ' ' << N << ' ' << kData() << ' '
             << static_cast<const void*>(m_partials.get()) << ' ' << std::hexfloat << m_fa << ' ' << m_fb << ' '
             << m_translate << ' ' << m_translation.ra << ' ' << m_translation.rb << ' ' << m_translation.cs << ' '
-            << m_translation.ct << ' ' << static_cast<const void*>(m_translationState.get());
+            << m_translation.ct << ' ' << static_cast<const void*>(m_translationState.get()) << ' ' << m_accelerate;
+        if (m_accelerate)
+            key << ' ' << static_cast<const void*>(m_relaxedState.get()) << ' '
+                << static_cast<const void*>(m_relaxedWork.get()) << ' ' << m_relaxed.fb << ' '
+                << m_relaxed.translate << ' ' << m_relaxed.safeguard << ' ' << m_relaxed.eps << ' ' << m_relaxed.tauA
+                << ' ' << m_relaxed.tauB << ' ' << m_relaxed.slack << ' ' << m_relaxed.tolerance << ' '
+                << m_relaxed.maxIterations << ' ' << m_relaxed.sweeps;
         if (key.str() != m_graphKey) {
             clearGraphs();
             m_graphKey = key.str();
@@ -556,6 +698,8 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     int iterations = 0;
     if (!isLog() && report.underflows()) {
         markUnderflow(result, report, 0);
+    } else if (options.maxIterations > 0 && m_accelerate) {
+        iterations = runRelaxed(options, control, report, result);
     } else if (options.maxIterations > 0) {
         IterationMonitor monitor(options, control, result.bytesPerIteration);
         const bool wantMarginals = static_cast<bool>(control.onProgress);
@@ -680,7 +824,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         result.timings.iterateSeconds = gpuMs * 1e-3;
     }
     result.iterations = iterations;
-    result.passes = static_cast<std::uint64_t>(iterations) * sweepsPerIteration();
+    if (!m_accelerate) result.passes = static_cast<std::uint64_t>(iterations) * sweepsPerIteration();
 
     // Read back the scalings.
     std::vector<double> hu(M), hv(N);

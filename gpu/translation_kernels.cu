@@ -136,6 +136,35 @@ __global__ void applyKernel(V* u, std::size_t rows, V* v, std::size_t cols, Tran
     if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = logBHat - p.rb * t;
 }
 
+// gpu-mapuot's half-step shift (launchTranslateHalf): the shift from the partials,
+// applied to the scalings x and to the half-step's pending matrix factors.
+template <typename V>
+__global__ void halfShiftKernel(V* x, V* factor, std::size_t n, TranslationParams p, bool column,
+                                const double2* rowParts, int rowCount, const double2* colParts, int colCount,
+                                double* state)
+{
+    __shared__ double sharedM[32], sharedS[32];
+    const double logA = reducePartials(rowParts, rowCount, sharedM, sharedS);
+    double shift;
+    if (!column) {
+        shift = p.cs * (state[0] - logA);  // s; log A(F^) stays in the row partials
+        if (blockIdx.x == 0 && threadIdx.x == 0) state[1] = shift;
+    } else {
+        const double logBHat = reducePartials(colParts, colCount, sharedM, sharedS);
+        shift = p.ct * (logA - p.ra * state[1] - logBHat);  // t, with log A(F) = log A(F^) - ra s
+        if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = logBHat - p.rb * shift;
+    }
+    if (!isfinite(shift)) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) x[0] = static_cast<V>(NAN);  // the check flags it
+        return;
+    }
+    const double e = exp(shift);
+    for (std::size_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += std::size_t(gridDim.x) * blockDim.x) {
+        x[k] = static_cast<V>(static_cast<double>(x[k]) * e);
+        factor[k] = static_cast<V>(static_cast<double>(factor[k]) * e);
+    }
+}
+
 int partialBlocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 2047) / 2048, 1, kMaxPartials)); }
 
 }  // namespace
@@ -165,6 +194,32 @@ void launchTranslate(V* u, std::size_t rows, V* v, std::size_t cols, const doubl
                                                          colParts, colBlocks, colSum, state);
     UOT_CUDA_CHECK_LAUNCH();
 }
+
+template <typename V>
+void launchTranslateHalf(V* x, V* factor, std::size_t rows, std::size_t cols, const double* weights,
+                         const TranslationParams& params, bool column, double* state, cudaStream_t stream)
+{
+    double2* rowParts = reinterpret_cast<double2*>(state + 2);
+    double2* colParts = rowParts + kMaxPartials;
+    const int rowBlocks = partialBlocks(rows), colBlocks = partialBlocks(cols);
+    const std::size_t n = column ? cols : rows;
+    if (!column) {
+        rowPartialsKernel<V><<<rowBlocks, kThreads, 0, stream>>>(x, rows, weights, params.ra, false, rowParts);
+    } else {
+        colPartialsKernel<V><<<colBlocks, kThreads, 0, stream>>>(x, cols, weights, params, false, nullptr, 0, state,
+                                                                 colParts);
+    }
+    UOT_CUDA_CHECK_LAUNCH();
+    const unsigned blocks = static_cast<unsigned>(std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, 1024));
+    halfShiftKernel<V><<<blocks, kThreads, 0, stream>>>(x, factor, n, params, column, rowParts, rowBlocks, colParts,
+                                                        colBlocks, state);
+    UOT_CUDA_CHECK_LAUNCH();
+}
+
+template void launchTranslateHalf<float>(float*, float*, std::size_t, std::size_t, const double*,
+                                         const TranslationParams&, bool, double*, cudaStream_t);
+template void launchTranslateHalf<double>(double*, double*, std::size_t, std::size_t, const double*,
+                                          const TranslationParams&, bool, double*, cudaStream_t);
 
 template void launchTranslate<float>(float*, std::size_t, float*, std::size_t, const double*, const double*,
                                      const TranslationParams&, bool, bool, float*, double*, cudaStream_t);

@@ -31,4 +31,16 @@ void launchTranslate(V* u, std::size_t rows, V* v, std::size_t cols, const doubl
                      const TranslationParams& params, bool logDomain, bool init, V* colSum, double* state,
                      cudaStream_t stream);
 
+// gpu-mapuot, whose matrix holds the plan: the TI shift of one half-step, applied
+// to the scalings and to that half-step's factors before they scale the matrix, so
+// that the matrix is never rescaled apart and the iterates are the TI ones exactly.
+// Row half (column = false), after the row factors (x = u^, factor = alpha, length
+// rows, weights a): s = cs (state[0] - log A(F^)); x, factor *= e^s. Column half
+// (x = v^ computed from the shifted rows, factor = beta, length cols, weights b):
+// t = ct (log A(F) - log B(G^)); x, factor *= e^t; state[0] = log B of the new v.
+// state as launchTranslate's (its init call sets state[0] for the starting v).
+template <typename V>
+void launchTranslateHalf(V* x, V* factor, std::size_t rows, std::size_t cols, const double* weights,
+                         const TranslationParams& params, bool column, double* state, cudaStream_t stream);
+
 }  // namespace uot::gpu::detail

@@ -32,6 +32,7 @@ bool registerCpuBackend()
     SolverCapabilities potStyle;
     potStyle.algorithm = "pot-style";
     potStyle.matrixSweepsPerIteration = 2;
+    potStyle.overRelaxation = true;
     potStyle.stabilizedFallback = "log";
     registerCpu<PotStyleSolver>(
         "pot-style", "two parallel SIMD matrix-vector passes per iteration (K v, then K^T u), as POT: the baseline",
@@ -45,6 +46,7 @@ bool registerCpuBackend()
         "mapuot", "MAP-UOT's fused double loop rescaling the matrix in place (exact UOT form): 1 read + 1 write", mapuot);
 
     SolverCapabilities fused;
+    fused.overRelaxation = true;
     fused.stabilizedFallback = "log";
     fused.deviceDefault = true;
     registerCpu<FusedSolver>("fused", "one read-only SIMD pass over K per iteration (K never written): the fastest exact variant",
@@ -52,6 +54,7 @@ bool registerCpuBackend()
 
     SolverCapabilities log;
     log.logDomain = true;
+    log.overRelaxation = true;
     log.transcendentalsPerEntry = 2;
     registerCpu<LogDomainSolver>(
         "log", "log-domain single pass with online max: stable for any eps (used automatically on underflow)", log);

@@ -37,6 +37,9 @@ struct SolverCapabilities {
     bool pointClouds = true;       // accepts two point sets (PointCloudCost)
     bool storesMatrix = true;      // keeps a rows x cols kernel in memory
     bool translationInvariant = true;  // honours IterationMode::TranslationInvariant
+    // Honours SolveOptions::acceleration (over-relaxation, relax|auto); the others
+    // run the unrelaxed step and report acceleration "none".
+    bool overRelaxation = false;
     bool logDomain = false;        // never underflows (works at any eps)
     bool readOnlyMatrix = true;    // an iteration only reads the stored matrix
     // Traffic model (docs/ALGORITHMS.md section 3): full sweeps over the stored

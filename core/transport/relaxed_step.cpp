@@ -8,55 +8,6 @@ namespace uot {
 
 double RelaxedStepFigures::error() const { return std::max({change, violationA, violationB}); }
 
-OmegaController::OmegaController(Acceleration acceleration, double omega) : m_acceleration(acceleration)
-{
-    if (acceleration == Acceleration::Relax) m_omega = omega;
-    m_estimating = acceleration == Acceleration::Auto;
-    if (m_estimating && omega > 1.0) {
-        m_omega = std::min(omega, kMaxOmega);
-        m_estimating = false;
-    }
-}
-
-void OmegaController::accepted(double change)
-{
-    if (m_acceleration != Acceleration::Auto || m_rejections > 0) return;
-    m_changes.push_back(change);
-    const std::size_t n = m_changes.size();
-    if (n < 7) return;
-    const double c1 = m_changes[n - 1], c4 = m_changes[n - 4], c7 = m_changes[n - 7];
-    if (!(c4 > 0) || !(c7 > 0) || !(c1 > 0)) return;
-    // Linear rate over the last 3 iterations and the 3 before.
-    const double r1 = std::pow(c1 / c4, 1.0 / 3.0), r0 = std::pow(c4 / c7, 1.0 / 3.0);
-    if (!(r1 < 1)) return;
-    if (m_estimating) {
-        if (std::abs(r1 - r0) >= 0.03 && n < 24) return;
-        // Optimal successive over-relaxation for a Gauss-Seidel-like rate r: 2 / (1 + sqrt(1 - r)).
-        m_omega = std::clamp(2.0 / (1.0 + std::sqrt(1.0 - r1)), 1.0, kMaxOmega);
-        m_estimating = false;
-        m_changes.clear();
-        return;
-    }
-    // Relaxed: below the optimum, the rate rho of omega obeys Young's relation
-    // (rho + omega - 1)^2 = rho omega^2 r; above it rho = omega - 1. A settled rate
-    // clearly above omega - 1 means omega is too small: solve for r and move up.
-    if (std::abs(r1 - r0) >= 0.02 || !(r1 > m_omega - 1.0 + 0.02)) return;
-    const double r = std::min(0.9999, (r1 + m_omega - 1.0) * (r1 + m_omega - 1.0) / (r1 * m_omega * m_omega));
-    const double better = std::clamp(2.0 / (1.0 + std::sqrt(1.0 - r)), 1.0, kMaxOmega);
-    if (better > m_omega + 0.01) {
-        m_omega = better;
-        m_changes.clear();
-    }
-}
-
-void OmegaController::rejected()
-{
-    ++m_rejections;
-    m_estimating = false;
-    m_omega = 1.0 + 0.5 * (m_omega - 1.0);
-    if (m_omega - 1.0 < 0.02 || m_rejections >= kMaxRejections) m_omega = 1.0;
-}
-
 namespace {
 std::vector<double> logsOf(std::span<const double> w)
 {
@@ -69,7 +20,7 @@ std::vector<double> logsOf(std::span<const double> w)
 RelaxedStep::RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32)
     : m_problem(problem), m_c(translationCoefficients(problem)), m_logDomain(logDomain),
       m_translate(translate && m_c.active), m_fa(problem.exponentA()), m_fb(problem.exponentB()),
-      m_slack(fp32 ? 1e-5 : 1e-11), m_logA(logsOf(problem.a)), m_logB(logsOf(problem.b)), m_F(problem.rows()),
+      m_slack(objectiveSlack(fp32)), m_logA(logsOf(problem.a)), m_logB(logsOf(problem.b)), m_F(problem.rows()),
       m_G(problem.cols()), m_Fhat(problem.rows()), m_Gnew(problem.cols()), m_rowMarginal(problem.rows()),
       m_rowTarget(problem.rows()), m_colMarginal(problem.cols()), m_colTarget(problem.cols())
 {
@@ -165,8 +116,6 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         gMin = std::min(gMin, g);
         vNew[j] = g;
     }
-    change = std::max(std::abs(dFmax + dGmax), std::abs(dFmin + dGmin)) /
-             std::max({1.0, std::abs(fMax + gMax), std::abs(fMin + gMin)});
     double violB = 0;
     for (std::size_t j = 0; j < n; ++j) violB += std::abs(m_colMarginal[j] / mass - m_colTarget[j] / targetB);
     double sumA = 0, linearA = 0, targetNewA = 0;
@@ -175,19 +124,25 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         linearA += a[i] * uNew[i];
         targetNewA += a[i] * std::exp(-ra * uNew[i]);
     }
-    // Dual objective (up to a constant): -tau_a (A(F) - |a|) - tau_b (B(G) - |b|) - eps mass,
-    // a side with infinite tau contributing eps <a, F> instead. In TI mode, at its best
-    // translation (F + c, G - c), which is what the TI half-steps increase.
-    const double eps = m_problem.eps, tauA = m_problem.tauA, tauB = m_problem.tauB;
-    const bool finA = std::isfinite(tauA), finB = std::isfinite(tauB);
-    double c = 0;
-    if (m_translate) {
-        if (finA && finB) c = (std::log(targetNewA) - std::log(targetB)) / (ra + rb);
-        else if (finB) c = (std::log(sumA) - std::log(targetB)) / rb;
-        else c = (std::log(targetNewA) - std::log(sumB)) / ra;
-    }
-    const double termA = finA ? -tauA * (targetNewA * std::exp(-ra * c) - sumA) : eps * (linearA + sumA * c);
-    const double termB = finB ? -tauB * (targetB * std::exp(rb * c) - sumB) : eps * (linearB - sumB * c);
+    RelaxedTotals totals;
+    totals.logTargetA = std::log(targetNewA);
+    totals.logTargetB = std::log(targetB);
+    totals.sumA = sumA;
+    totals.sumB = sumB;
+    totals.linearA = linearA;
+    totals.linearB = linearB;
+    totals.mass = mass;
+    totals.dFmax = dFmax;
+    totals.dFmin = dFmin;
+    totals.dGmax = dGmax;
+    totals.dGmin = dGmin;
+    totals.fMax = fMax;
+    totals.fMin = fMin;
+    totals.gMax = gMax;
+    totals.gMin = gMin;
+    change = relaxedChange(totals);
+    const RelaxedObjective objective = relaxedObjective(totals, m_problem.eps, m_problem.tauA, m_problem.tauB, ra, rb,
+                                                        m_translate);
     m_logUFactor = w * s;
     m_logVFactor = t - fb * w * s;
     out.change = change;
@@ -195,8 +150,8 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     out.violationB = violB / targetB;
     out.marginalErrorA = errA;
     out.marginalErrorB = errB;
-    out.objective = termA + termB - m_problem.eps * mass;
-    out.objectiveScale = std::abs(termA) + std::abs(termB) + m_problem.eps * mass;
+    out.objective = objective.value;
+    out.objectiveScale = objective.scale;
     bool finite = std::isfinite(out.objective);
     for (std::size_t i = 0; i < m && finite; ++i) {
         if (!m_logDomain) uNew[i] = std::exp(uNew[i]);
@@ -211,8 +166,8 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
 
 bool RelaxedStep::acceptable(const RelaxedStepFigures& previous, const RelaxedStepFigures& candidate) const
 {
-    const double slack = m_slack * std::max(previous.objectiveScale, candidate.objectiveScale);
-    return candidate.objective >= previous.objective - slack;
+    return objectiveAcceptable(previous.objective, previous.objectiveScale, candidate.objective,
+                               candidate.objectiveScale, m_slack);
 }
 
 }  // namespace uot

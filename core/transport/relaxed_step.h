@@ -26,6 +26,7 @@
 #include <span>
 #include <vector>
 
+#include "core/transport/relaxed_rules.h"
 #include "core/transport/solve_options.h"
 #include "core/transport/translation_invariant.h"
 #include "core/transport/uot_problem.h"
@@ -49,28 +50,25 @@ struct RelaxedStepFigures {
 };
 
 // Chooses omega: fixed (Relax) or from the observed rate of the unrelaxed step
-// (Auto), and shrinks it on the safeguard's rejections.
+// (Auto), and shrinks it on the safeguard's rejections (the rule is OmegaRule of
+// relaxed_rules.h, which the GPU's device-resident step runs too).
 class OmegaController {
 public:
     // omega: Relax's omega; Auto's starting omega when > 1 (else measured first).
-    OmegaController(Acceleration acceleration, double omega);
+    OmegaController(Acceleration acceleration, double omega) { m_rule.start(acceleration, omega); }
 
-    double omega() const { return m_omega; }
+    double omega() const { return m_rule.omega; }
     // After an accepted step with this change (max |dF|, |dG|).
-    void accepted(double change);
+    void accepted(double change) { m_rule.accepted(change); }
     // After a rejected step: omega moves halfway to 1 (to 1 after kMaxRejections).
-    void rejected();
-    int rejections() const { return m_rejections; }
+    void rejected() { m_rule.rejected(); }
+    int rejections() const { return m_rule.rejections; }
 
-    static constexpr int kMaxRejections = 8;
-    static constexpr double kMaxOmega = 1.9;
+    static constexpr int kMaxRejections = OmegaRule::kMaxRejections;
+    static constexpr double kMaxOmega = OmegaRule::kMaxOmega;
 
 private:
-    Acceleration m_acceleration;
-    double m_omega = 1;
-    bool m_estimating = false;  // Auto: still measuring the rate with omega = 1
-    std::vector<double> m_changes;
-    int m_rejections = 0;
+    OmegaRule m_rule;
 };
 
 class RelaxedStep {

@@ -10,11 +10,13 @@
 //   iterations (converged: fp64 meets tolerance 1e-9 after 160), so the
 //   differences are precision, not stopping points.
 //   --mode plain|ti: the iteration mode of the timed cases (ti: translation-invariant).
-//   --to-solution MxN[,MxN] (instead of timings): for gpu-fused, iterations (= passes
-//   over K) until the plan is within 1e-6 relative L1 of the converged float64
-//   plan, plain vs ti (fp64, checked every 10 iterations), then the device time of
-//   an fp32 solve to POT's criterion 1e-6 in each mode and its distance from the
-//   converged plan; --eps X and --tau X set the problem (0.01 and 1 by default).
+//   --to-solution MxN[,MxN] (instead of timings): for gpu-fused (or each of --solvers),
+//   plain, ti, plain+accel and ti+accel (over-relaxation, automatic omega) side by
+//   side: passes over K until the plan is within 1e-6 relative L1 of the converged
+//   float64 plan (plain gpu-fused fp64), in fp64 and fp32 (the smallest from-scratch
+//   solve that reaches it), the device time of that fp32 solve, and an fp32 solve
+//   to tolerance 1e-5 by the solver's own criterion; then the ratios.
+//   --eps X and --tau X set the problem (0.01 and 1 by default).
 //   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //   Any GPU solver name may carry '/'-separated tuning options in brackets:
@@ -163,48 +165,101 @@ int runCounters(const std::string& sizes, const std::string& solvers)
     return failures == 0 ? 0 : 1;
 }
 
-// --to-solution: passes and device time to a converged plan, plain vs translation-invariant.
-void runToSolution(const std::string& sizes, double eps, double tau)
+// --to-solution: plain, translation-invariant and over-relaxed (automatic omega)
+// iterations of one solver side by side: passes over K until the plan is within
+// 1e-6 (relative L1) of the converged float64 plan, in fp64 and fp32, the device
+// time of that fp32 solve, and an fp32 solve to tolerance 1e-5 by the solver's own
+// criterion (POT's rule without acceleration, docs/TIME_TO_SOLUTION.md's with it).
+void runToSolution(const std::string& sizes, double eps, double tau, const std::string& solverName)
 {
+    constexpr double kTarget = 1e-6;
+    struct Mode {
+        const char* name;
+        IterationMode mode;
+        Acceleration acceleration;
+    };
+    const Mode modes[] = {{"plain", IterationMode::Plain, Acceleration::None},
+                          {"ti", IterationMode::TranslationInvariant, Acceleration::None},
+                          {"plain+accel", IterationMode::Plain, Acceleration::Auto},
+                          {"ti+accel", IterationMode::TranslationInvariant, Acceleration::Auto}};
     for (const std::string& size : split(sizes, ',')) {
         const auto dims = split(size, 'x');
         const std::size_t m = std::stoull(dims.at(0)), n = std::stoull(dims.at(1));
         BenchProblem bp(m, n);
         bp.problem.eps = eps;
         bp.problem.tauA = bp.problem.tauB = tau;
-        auto opts = [](Precision precision, IterationMode mode, int iterations, double tol, int every) {
+        auto opts = [](Precision precision, const Mode& mode, int iterations, double tol, int every) {
             SolveOptions o;
             o.precision = precision;
-            o.mode = mode;
+            o.mode = mode.mode;
+            o.acceleration = mode.acceleration;
             o.maxIterations = iterations;
             o.tolerance = tol;
             o.checkEvery = every;
             o.evaluateFinalPlan = false;
             return o;
         };
-        auto fused = createSolver("gpu-fused");
-        const SolveResult converged =
-            fused->solve(bp.problem, opts(Precision::Fp64, IterationMode::Plain, 200000, 1e-13, 50));
+        auto solver = createSolver(solverName);
+        auto oracle = createSolver("gpu-fused");  // plain float64, unaccelerated: independent of the modes timed
+        const SolveResult converged = oracle->solve(bp.problem, opts(Precision::Fp64, modes[0], 400000, 1e-13, 50));
         std::printf("{\"to_solution\": \"reference\", \"m\": %zu, \"n\": %zu, \"eps\": %g, \"tau\": %g, "
                     "\"iterations\": %d, \"converged\": %s, \"error\": %.2e}\n",
                     m, n, eps, tau, converged.iterations, converged.converged ? "true" : "false", converged.error);
-        for (IterationMode mode : {IterationMode::Plain, IterationMode::TranslationInvariant}) {
-            // Passes to 1e-6, in fp64, counted in chunks of 10 iterations.
-            const test::PassCount count = test::passesToTarget(*fused, bp.problem, opts(Precision::Fp64, mode, 10, 0, 10),
-                                                               converged, 1e-6, 10);
-            // Device time of an fp32 solve to POT's criterion, after a warm-up solve.
-            const SolveOptions timed = opts(Precision::Fp32, mode, 200000, 1e-6, 10);
-            fused->solve(bp.problem, timed);
-            const SolveResult r32 = fused->solve(bp.problem, timed);
-            std::printf("{\"to_solution\": \"%s\", \"solver\": \"gpu-fused\", \"m\": %zu, \"n\": %zu, "
-                        "\"eps\": %g, \"tau\": %g, \"passes_to_1e-6_fp64\": %d, \"rel_l1_at_stop\": %.2e, "
-                        "\"fp32_tol1e-6_iterations\": %d, \"fp32_tol1e-6_ms\": %.3f, \"fp32_rel_l1\": %.2e, "
-                        "\"fp32_ms_per_iter\": %.5f}\n",
-                        toString(mode).c_str(), m, n, eps, tau, static_cast<int>(count.passes), count.distance, r32.iterations,
-                        1e3 * r32.timings.iterateSeconds, planRelativeL1(bp.problem, r32, converged),
-                        r32.iterations > 0 ? 1e3 * r32.timings.iterateSeconds / r32.iterations : 0.0);
+        std::fflush(stdout);
+        std::uint64_t passes64[4] = {0, 0, 0, 0}, passes32[4] = {0, 0, 0, 0};
+        double ms32[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 4; ++k) {
+            const Mode& mode = modes[k];
+            // Passes to the target in fp64, each count the smallest from-scratch solve reaching it.
+            const test::PassCount p64 = test::passesToTargetFromScratch(
+                *solver, bp.problem, opts(Precision::Fp64, mode, 10, 0, 10), converged, kTarget);
+            passes64[k] = p64.passes;
+            // fp32: the same where fp32 reaches the target (tried first with 4x the fp64 passes).
+            const int tryIterations = std::max(64, 4 * p64.iterations);
+            const SolveResult probe =
+                solver->solve(bp.problem, opts(Precision::Fp32, mode, tryIterations, 0, tryIterations));
+            const double probeDistance = planRelativeL1(bp.problem, probe, converged);
+            test::PassCount p32;
+            double iterateMs = 0, wallMs = 0;
+            if (probeDistance <= kTarget) {
+                p32 = test::passesToTargetFromScratch(*solver, bp.problem, opts(Precision::Fp32, mode, 10, 0, 10),
+                                                      converged, kTarget, &wallMs);
+                const SolveResult again = solver->solve(
+                    bp.problem, opts(Precision::Fp32, mode, p32.iterations, 0, std::max(1, p32.iterations)));
+                iterateMs = 1e3 * again.timings.iterateSeconds;
+            }
+            passes32[k] = p32.passes;
+            ms32[k] = iterateMs;
+            // To tolerance 1e-5 (the recolor and studio default) by the solver's own criterion,
+            // after a warm-up solve; at most 20000 iterations.
+            const SolveOptions timed = opts(Precision::Fp32, mode, 20000, 1e-5, 10);
+            solver->solve(bp.problem, timed);
+            const SolveResult r32 = solver->solve(bp.problem, timed);
+            std::printf("{\"to_solution\": \"%s\", \"solver\": \"%s\", \"m\": %zu, \"n\": %zu, \"eps\": %g, "
+                        "\"tau\": %g, \"passes_to_1e-6_fp64\": %llu, \"fp64_iterations\": %d, "
+                        "\"fp32_reaches_1e-6\": %s, \"fp32_probe_iterations\": %d, \"fp32_probe_rel_l1\": %.2e, \"passes_to_1e-6_fp32\": %llu, "
+                        "\"fp32_ms_to_1e-6\": %.3f, \"fp32_wall_ms_to_1e-6\": %.3f, "
+                        "\"tol1e-5_fp32_iterations\": %d, \"tol1e-5_fp32_passes\": %llu, \"tol1e-5_fp32_ms\": %.3f, "
+                        "\"tol1e-5_fp32_rel_l1\": %.2e, \"tol1e-5_converged\": %s, \"omega\": %.3f, "
+                        "\"rejected\": %d, \"acceleration\": \"%s\"}\n",
+                        mode.name, solverName.c_str(), m, n, eps, tau, static_cast<unsigned long long>(p64.passes),
+                        p64.iterations, probeDistance <= kTarget ? "true" : "false", tryIterations, probeDistance,
+                        static_cast<unsigned long long>(p32.passes), iterateMs, wallMs, r32.iterations,
+                        static_cast<unsigned long long>(r32.passes), 1e3 * r32.timings.iterateSeconds,
+                        planRelativeL1(bp.problem, r32, converged), r32.converged ? "true" : "false", r32.omega,
+                        r32.rejectedSteps, r32.acceleration.c_str());
             std::fflush(stdout);
         }
+        auto ratio = [](std::uint64_t x, std::uint64_t y) { return y > 0 ? double(x) / double(y) : 0.0; };
+        std::printf("{\"to_solution\": \"summary\", \"solver\": \"%s\", \"m\": %zu, \"n\": %zu, \"eps\": %g, "
+                    "\"tau\": %g, \"fp64_passes_plain_ti_tiaccel\": [%llu, %llu, %llu], "
+                    "\"plain_over_tiaccel\": %.1f, \"ti_over_tiaccel\": %.1f, "
+                    "\"fp32_ms_to_1e-6_plain_ti_tiaccel\": [%.3f, %.3f, %.3f]}\n",
+                    solverName.c_str(), m, n, eps, tau, static_cast<unsigned long long>(passes64[0]),
+                    static_cast<unsigned long long>(passes64[1]), static_cast<unsigned long long>(passes64[3]),
+                    ratio(passes64[0], passes64[3]), ratio(passes64[1], passes64[3]), ms32[0], ms32[1], ms32[3]);
+        (void)passes32;
+        std::fflush(stdout);
     }
 }
 
@@ -225,6 +280,7 @@ int main(int argc, char** argv)
     int repeats = 3;
     bool tune = false, atomics = false;
     std::string accuracySizes, solutionSizes, counterSizes;
+    bool solversGiven = false;
     IterationMode mode = IterationMode::Plain;
     double eps = 0.01, tau = 1.0;
     std::string mapReduceSizes, mapReduceLarge;
@@ -241,8 +297,10 @@ int main(int argc, char** argv)
         };
         if (arg == "--sizes")
             sizes = next();
-        else if (arg == "--solvers")
+        else if (arg == "--solvers") {
             solvers = next();
+            solversGiven = true;
+        }
         else if (arg == "--precision")
             precisionText = next();
         else if (arg == "--repeats")
@@ -305,7 +363,9 @@ int main(int argc, char** argv)
             return 0;
         }
         if (!solutionSizes.empty()) {
-            runToSolution(solutionSizes, eps, tau);
+            // gpu-fused unless --solvers names others.
+            for (const std::string& name : split(solversGiven ? solvers : std::string("gpu-fused"), ','))
+                runToSolution(solutionSizes, eps, tau, name);
             return 0;
         }
         if (!counterSizes.empty()) return runCounters(counterSizes, solvers);

@@ -1,0 +1,65 @@
+#pragma once
+// Internal to gpu/: the over-relaxed iteration (--accel relax|auto) on the
+// device, in plain and translation-invariant mode. The pass applies the row
+// relaxation per row (it reads omega from RelaxedState::omega on the device);
+// short O(M + N) kernels after it (launchRelaxedStep) do everything else of
+// core/transport/relaxed_step.cpp's afterPass, the safeguard and the omega rule
+// (core/transport/relaxed_rules.h, the same code as the CPU's) and the
+// convergence test, all on the device: no host sync per iteration, so the
+// iteration stays inside the CUDA graph. docs/TIME_TO_SOLUTION.md ("GPU") says why.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "core/transport/relaxed_rules.h"
+
+namespace uot::gpu::detail {
+
+// Why the device stopped iterating (the iterate is then frozen: every later pass
+// of the replayed graph is undone by the step kernel until the host notices).
+enum RelaxedStop : int { kRunning = 0, kConverged = 1, kIterationCap = 2, kNotFinite = 3 };
+
+// The loop's state, kept on the device between iterations and read back at checks.
+struct RelaxedState {
+    OmegaRule rule;
+    double omega = 1;          // the omega the next pass uses (the pass kernels read it)
+    double lastObjective = 0;  // dual objective and its scale of the last accepted iterate
+    double lastScale = 0;
+    int haveLast = 0;
+    int iterations = 0;        // accepted steps
+    long long passes = 0;      // passes over K that were not frozen (rejected ones included)
+    int stop = kRunning;
+    double error = 1;          // max(change, violationA, violationB) of the last accepted step
+    double marginalA = 0;      // |P 1 - a|_1 of the input plan of the last accepted step
+    double marginalB = 0;      // |P^T 1 - b|_1 of its new plan
+};
+
+struct RelaxedParams {
+    double ra = 0, rb = 0, fb = 1, cs = 0, ct = 0;  // TranslationCoefficients and f_b
+    bool translate = false;   // add the TI shifts
+    bool logDomain = false;   // the scalings are log u, log v (gpu-log)
+    bool safeguard = true;    // SolveOptions::relaxationSafeguard
+    double eps = 1, tauA = 1, tauB = 1;
+    double slack = 1e-11;     // objectiveSlack(fp32)
+    double tolerance = 0;     // 0: never converged, run to maxIterations
+    int maxIterations = 0;
+    int sweeps = 1;           // passes over K of one iteration
+};
+
+// Doubles of the scratch buffer launchRelaxedStep needs (per-block partials).
+std::size_t relaxedWorkDoubles();
+
+// After a pass that left F~ (relaxed rows, with omega = state->omega) in u and the
+// plain column update G^pass in v, computed from the iterate (uSaved, vSaved):
+// turns (u, v) into the accelerated iterate, decides on it (accept: (uSaved,
+// vSaved) = (u, v); reject or frozen: (u, v) = (uSaved, vSaved)) and updates the
+// state. V: T for multiplicative variants, double for gpu-log. Six short kernels
+// (four O(M + N) phases over up to 128 blocks, the decision in one block, the
+// commit); work: relaxedWorkDoubles() doubles.
+template <typename V>
+void launchRelaxedStep(V* u, V* v, V* uSaved, V* vSaved, std::size_t rows, std::size_t cols, const double* a,
+                       const double* b, const double* logA, const double* logB, const RelaxedParams& params,
+                       RelaxedState* state, double* work, cudaStream_t stream);
+
+}  // namespace uot::gpu::detail
