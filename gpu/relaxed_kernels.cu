@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(kThreads) stepDecide(StepArgs<V> x, int blocks
         st.haveLast = 1;
         st.rule.accepted(change);
         st.omega = st.rule.omega;
-        st.error = fmax(change, fmax(viol2[0] / rowSums[1], col4[0] / col[0]));
+        st.error = fmax(change, fmax(viol2[0], col4[0]));  // each an L1 distance of normalised marginals
         st.marginalA = rowSums[2];
         st.marginalB = col[1];
         if (p.tolerance > 0 && st.error < p.tolerance) st.stop = kConverged;

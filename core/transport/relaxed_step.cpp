@@ -146,8 +146,8 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     m_logUFactor = w * s;
     m_logVFactor = t - fb * w * s;
     out.change = change;
-    out.violationA = violA / targetA;
-    out.violationB = violB / targetB;
+    out.violationA = violA;  // already between normalised marginals (in [0, 2])
+    out.violationB = violB;
     out.marginalErrorA = errA;
     out.marginalErrorB = errB;
     out.objective = objective.value;

@@ -89,6 +89,8 @@ private slots:
     void badParametersAreRejected_data();
     void badParametersAreRejected();
     void scheduleStagesEndAtTheTarget();
+    void stoppingMeansTheMarginalConditionsHold_data();
+    void stoppingMeansTheMarginalConditionsHold();
 };
 
 void TestAcceleration::reachesTheReferencePlan_data()
@@ -259,6 +261,71 @@ void TestAcceleration::scheduleStagesEndAtTheTarget()
         threw = std::string(e.what()).find("is not a number") != std::string::npos;
     }
     QVERIFY(threw);
+}
+
+
+// The criterion's violation terms are L1 distances between normalised marginals
+// and their optimality targets, whatever the problem's total mass: a solve that
+// reports convergence at --tol must have its plan's marginals within a small
+// multiple of the tolerance of the optimality conditions P 1 = a e^{-F eps / tau_a},
+// P^T 1 = b e^{-G eps / tau_b}, computed here from the returned potentials and
+// the cost. (An earlier criterion divided them once more by the target mass and
+// stopped masses of 1e4 about 1e4 times too early.)
+void TestAcceleration::stoppingMeansTheMarginalConditionsHold_data()
+{
+    QTest::addColumn<QString>("variant");
+    QTest::addColumn<double>("mass");
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<double>("tau");
+    for (const char* v : {"fused", "log"})
+        for (double mass : {1.0, 1e6})
+            for (int mode : {0, 1})
+                for (double tau : {0.5, 10.0})
+                    QTest::newRow((std::string(v) + " mass " + std::to_string(mass) + (mode ? " ti" : " plain") + " tau " +
+                                   std::to_string(tau)).c_str())
+                        << QString(v) << mass << mode << tau;
+}
+
+void TestAcceleration::stoppingMeansTheMarginalConditionsHold()
+{
+    QFETCH(QString, variant);
+    QFETCH(double, mass);
+    QFETCH(int, mode);
+    QFETCH(double, tau);
+    CloudProblem cp(50, 70, 0.005, tau, tau, 11);
+    for (double& t : cp.a) t *= mass;
+    for (double& t : cp.b) t *= mass;
+    cp.problem.a = cp.a;
+    cp.problem.b = cp.b;
+    const double tol = 1e-6;
+    auto solver = createSolver(variant.toStdString());
+    SolveOptions o = fp64Options(100000, tol);
+    o.mode = static_cast<IterationMode>(mode);
+    o.acceleration = Acceleration::Auto;
+    const SolveResult r = solver->solve(cp.problem, o);
+    QVERIFY(r.converged);
+    const std::size_t m = cp.a.size(), n = cp.b.size();
+    std::vector<double> rows(m, 0.0), cols(n, 0.0);
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            double d = 0;
+            for (int k = 0; k < 3; ++k) d += (cp.x[3 * i + k] - cp.y[3 * j + k]) * (cp.x[3 * i + k] - cp.y[3 * j + k]);
+            const double p = std::exp(r.logU[i] + r.logV[j] - d / 3.0 / cp.problem.eps);
+            rows[i] += p;
+            cols[j] += p;
+        }
+    const auto violation = [](const std::vector<double>& marginal, const std::vector<double>& target) {
+        double sm = 0, st = 0, v = 0;
+        for (std::size_t k = 0; k < marginal.size(); ++k) sm += marginal[k], st += target[k];
+        for (std::size_t k = 0; k < marginal.size(); ++k) v += std::abs(marginal[k] / sm - target[k] / st);
+        return v;
+    };
+    std::vector<double> targetA(m), targetB(n);
+    for (std::size_t i = 0; i < m; ++i) targetA[i] = cp.a[i] * std::exp(-r.logU[i] * cp.problem.eps / cp.problem.tauA);
+    for (std::size_t j = 0; j < n; ++j) targetB[j] = cp.b[j] * std::exp(-r.logV[j] * cp.problem.eps / cp.problem.tauB);
+    const double vA = violation(rows, targetA), vB = violation(cols, targetB);
+    QVERIFY2(vA <= 10 * tol && vB <= 10 * tol,
+             qPrintable(QString("violations %1 / %2 at tol %3 after %4 iterations").arg(vA).arg(vB).arg(tol).arg(r.iterations)));
 }
 
 QTEST_GUILESS_MAIN(TestAcceleration)
