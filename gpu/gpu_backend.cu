@@ -115,7 +115,7 @@ std::unique_ptr<UotSolver> createSolver(const std::string& name) { return create
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& tuning)
 {
-    if (name == "gpu-mapreduce") return createMapReduceSolver(0);
+    if (name == "gpu-mapreduce") return createMapReduceSolver(tuning.mapReduce);
     Variant variant;
     Storage storage = Storage::Native;
     if (name == "gpu-pot-style")
@@ -145,11 +145,11 @@ std::unique_ptr<UotSolver> createSolver(const std::string& name, const Tuning& t
     return std::make_unique<GpuSolver>(variant, name, tuning, storage);
 }
 
-std::unique_ptr<UotSolver> createMapReduceSolver(int polyEvery)
+std::unique_ptr<UotSolver> createMapReduceSolver(const MapReduceConfig& config)
 {
     const std::string reason = unavailableReason();
     if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
-    return std::make_unique<MapReduceSolver>(polyEvery);
+    return std::make_unique<MapReduceSolver>(config);
 }
 
 double measureExp2Throughput(int device)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/transport/uot_solver.h"
+#include "gpu/mapreduce_config.h"
 
 namespace uot::gpu {
 
@@ -39,9 +40,10 @@ std::string unavailableReason();
 // without a device, uot::Error(InvalidArgument) for an unknown name.
 std::unique_ptr<UotSolver> createSolver(const std::string& name);
 
-// gpu-mapreduce with every polyEvery-th exponential of its fast pass computed as a
-// polynomial on the FMA units (0: all on the special-function units; 8 or 16).
-std::unique_ptr<UotSolver> createMapReduceSolver(int polyEvery);
+// gpu-mapreduce in a given kernel configuration (gpu/mapreduce_config.h; the
+// registry's "gpu-mapreduce" is the default one). Throws Unavailable without a
+// device, InvalidArgument for an unsupported configuration.
+std::unique_ptr<UotSolver> createMapReduceSolver(const MapReduceConfig& config);
 
 // Exponentials per second of the device's special-function units (ex2.approx,
 // fp32), measured with a probe kernel: the limit of gpu-mapreduce's passes.
@@ -90,6 +92,8 @@ struct Tuning {
     // gpu-fused: the fewest blocks that keep the largest rows-per-block count, so
     // that all blocks finish together (false: one block per free slot, up to two per SM).
     bool fusedEvenGroups = true;
+    // gpu-mapreduce: the compiled variant of its fast pass (gpu/mapreduce_config.h).
+    MapReduceConfig mapReduce;
 };
 
 // Creates a GPU variant with explicit launch parameters (see createSolver above).

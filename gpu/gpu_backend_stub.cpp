@@ -26,7 +26,7 @@ std::unique_ptr<UotSolver> createSolver(const std::string&, const Tuning&)
     throw Error(ErrorCode::Unavailable, kNoCuda);
 }
 
-std::unique_ptr<UotSolver> createMapReduceSolver(int) { throw Error(ErrorCode::Unavailable, kNoCuda); }
+std::unique_ptr<UotSolver> createMapReduceSolver(const MapReduceConfig&) { throw Error(ErrorCode::Unavailable, kNoCuda); }
 double measureExp2Throughput(int) { throw Error(ErrorCode::Unavailable, kNoCuda); }
 
 BandwidthMeasurement measureBandwidth(int, std::size_t) { throw Error(ErrorCode::Unavailable, kNoCuda); }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "core/transport/uot_error.h"
@@ -33,23 +34,24 @@ __device__ __forceinline__ float sfuExp2(float x)
     return y;
 }
 
-// 2^x on the FMA units: x = j + f with j integer, |f| <= 1/2; 2^f by its
-// degree-6 Taylor polynomial (relative error below 1.3e-7), 2^j added into the
-// exponent bits. x is clamped to [-126, 126] (a sum that reaches 2^126 is
-// rejected by the range check anyway).
+// 2^x on the FMA units: x = j + f with j integer, |f| <= 1/2; 2^f by a degree-5
+// polynomial fitted for least relative error on [-1/2, 1/2] (7.5e-8 in exact
+// arithmetic, about 1.5e-7 in fp32, as good as ex2.approx), 2^j added into the
+// exponent bits. x is clamped to [-127, 127]: below, the term is negligible
+// next to any accepted sum (>= 2^-40); above, the sum is rejected anyway
+// (> 2^60). The clamps are FMNMX on the integer/ALU pipe, the rest 3 adds and 5 FMAs.
 __device__ __forceinline__ float fmaExp2(float x)
 {
-    x = fminf(fmaxf(x, -126.f), 126.f);
+    x = fminf(fmaxf(x, -127.f), 127.f);
     constexpr float kMagic = 12582912.f;  // 1.5 * 2^23: adding it rounds to an integer in the low bits
     const float r = x + kMagic;
     const float f = x - (r - kMagic);
-    float p = 1.5403530393381609e-4f;  // ln2^6 / 720
-    p = fmaf(p, f, 1.3333558146428443e-3f);
-    p = fmaf(p, f, 9.6181291076284772e-3f);
-    p = fmaf(p, f, 5.5504108664821580e-2f);
-    p = fmaf(p, f, 2.4022650695910071e-1f);
-    p = fmaf(p, f, 6.9314718055994531e-1f);
-    p = fmaf(p, f, 1.f);
+    float p = 1.3276374666020274e-3f;
+    p = fmaf(p, f, 9.675533510744572e-3f);
+    p = fmaf(p, f, 5.550713464617729e-2f);
+    p = fmaf(p, f, 2.4022120237350464e-1f);
+    p = fmaf(p, f, 6.931469440460205e-1f);
+    p = fmaf(p, f, 1.0000001192092896f);
     return __int_as_float(__float_as_int(p) + (__float_as_int(r) << 23));
 }
 
@@ -79,21 +81,68 @@ __device__ __forceinline__ void loadPoint(const float* tile, int q, float (&y)[S
     }
 }
 
+// A tile of the other side (kMapReduceTile points, S floats each) moves from
+// global to shared memory in S floats per thread (kThreads == kMapReduceTile),
+// coalesced. With PREFETCH, the next tile is loaded into registers while the
+// current one is reduced, so the global-memory latency is off the critical path.
 template <int S>
-__device__ __forceinline__ void stageTile(float* tile, const float* __restrict__ src)
+struct TileStager {
+    static_assert(kMapReduceTile == kThreads, "one point's worth of floats per thread");
+    static constexpr int kVec = S % 4 == 0 ? 4 : 1;
+    static constexpr int kLoads = S / kVec;
+    using Piece = std::conditional_t<kVec == 4, float4, float>;
+    Piece staged[kLoads];
+
+    __device__ __forceinline__ void fetch(const float* __restrict__ src)
+    {
+        const Piece* from = reinterpret_cast<const Piece*>(src);
+#pragma unroll
+        for (int k = 0; k < kLoads; ++k) staged[k] = from[threadIdx.x + k * kThreads];
+    }
+    __device__ __forceinline__ void store(float* tile) const
+    {
+        Piece* to = reinterpret_cast<Piece*>(tile);
+#pragma unroll
+        for (int k = 0; k < kLoads; ++k) to[threadIdx.x + k * kThreads] = staged[k];
+    }
+};
+
+// Walks the tiles [t0, t1) of the other side through shared memory, calling
+// reduceTile() for each once it is staged.
+template <int S, bool PREFETCH, typename F>
+__device__ __forceinline__ void forEachTile(float* tile, const float* __restrict__ other, std::size_t t0,
+                                            std::size_t t1, F&& reduceTile)
 {
-    for (int k = threadIdx.x; k < kMapReduceTile * S; k += kThreads) tile[k] = src[k];
+    TileStager<S> stager;
+    if (PREFETCH && t0 < t1) stager.fetch(other + t0 * kMapReduceTile * S);
+    for (std::size_t t = t0; t < t1; ++t) {
+        __syncthreads();
+        if constexpr (PREFETCH) {
+            stager.store(tile);
+            if (t + 1 < t1) stager.fetch(other + (t + 1) * kMapReduceTile * S);
+        } else {
+            stager.fetch(other + t * kMapReduceTile * S);
+            stager.store(tile);
+        }
+        __syncthreads();
+        reduceTile();
+    }
 }
 
+// 2^e by fmaExp2 when onFma, else by the special-function unit (onFma is a
+// constant once the caller's loops are unrolled: no branch remains).
+__device__ __forceinline__ float pow2(bool onFma, float e) { return onFma ? fmaExp2(e) : sfuExp2(e); }
+
 // The fast reduction: sum_j 2^(t_ij - shift_i) over the tiles of this block's split.
-template <int D, int POLY>
+// R own points per thread; every POLY-th term (0: none) by fmaExp2 on the FMA units.
+template <int D, int R, int POLY, bool PREFETCH>
 __global__ void __launch_bounds__(kThreads)
 fastPassKernel(const float* __restrict__ own, std::size_t ownCount, const float* __restrict__ shift,
                const float* __restrict__ other, std::size_t otherTiles, float twoS2, int tilesPerSplit,
                float* __restrict__ partialSum, const int* __restrict__ exactFlag)
 {
     if (*exactFlag) return;
-    constexpr int S = D + 1, R = rowsPerThread<D>();
+    constexpr int S = D + 1;
     __shared__ __align__(16) float tile[kMapReduceTile * S];
     float coef[R][D], negShift[R], acc[R];
     const std::size_t base = std::size_t(blockIdx.x) * (kThreads * R) + threadIdx.x;
@@ -108,10 +157,8 @@ fastPassKernel(const float* __restrict__ own, std::size_t ownCount, const float*
     }
     const std::size_t t0 = std::size_t(blockIdx.y) * tilesPerSplit;
     const std::size_t t1 = std::min<std::size_t>(t0 + tilesPerSplit, otherTiles);
-    for (std::size_t t = t0; t < t1; ++t) {
-        __syncthreads();
-        stageTile<S>(tile, other + t * kMapReduceTile * S);
-        __syncthreads();
+    const auto poly = [](int q, int r) { return POLY > 0 && (q * R + r) % POLY == POLY - 1; };
+    forEachTile<S, PREFETCH>(tile, other, t0, t1, [&] {
         for (int jb = 0; jb < kMapReduceTile; jb += kUnroll) {
 #pragma unroll
             for (int q = 0; q < kUnroll; ++q) {
@@ -122,19 +169,11 @@ fastPassKernel(const float* __restrict__ own, std::size_t ownCount, const float*
                     float e = negShift[r];
 #pragma unroll
                     for (int k = 0; k < D; ++k) e = fmaf(coef[r][k], y[k], e);
-                    e += y[D];
-                    if constexpr (POLY > 0) {
-                        if ((q * R + r) % POLY == POLY - 1)
-                            acc[r] += fmaExp2(e);
-                        else
-                            acc[r] += sfuExp2(e);
-                    } else {
-                        acc[r] += sfuExp2(e);
-                    }
+                    acc[r] += pow2(poly(q, r), e + y[D]);
                 }
             }
         }
-    }
+    });
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         const std::size_t i = base + std::size_t(r) * kThreads;
@@ -143,14 +182,14 @@ fastPassKernel(const float* __restrict__ own, std::size_t ownCount, const float*
 }
 
 // The exact reduction: online log-sum-exp (running max m, sum of 2^(t - m)).
-template <int D>
+template <int D, int R, bool PREFETCH>
 __global__ void __launch_bounds__(kThreads)
 exactPassKernel(const float* __restrict__ own, std::size_t ownCount, const float* __restrict__ other,
                 std::size_t otherTiles, float twoS2, int tilesPerSplit, float* __restrict__ partialSum,
                 float* __restrict__ partialMax, const int* __restrict__ exactFlag)
 {
     if (!*exactFlag) return;
-    constexpr int S = D + 1, R = rowsPerThread<D>();
+    constexpr int S = D + 1;
     __shared__ __align__(16) float tile[kMapReduceTile * S];
     float coef[R][D], runMax[R], acc[R];
     const std::size_t base = std::size_t(blockIdx.x) * (kThreads * R) + threadIdx.x;
@@ -165,10 +204,7 @@ exactPassKernel(const float* __restrict__ own, std::size_t ownCount, const float
     }
     const std::size_t t0 = std::size_t(blockIdx.y) * tilesPerSplit;
     const std::size_t t1 = std::min<std::size_t>(t0 + tilesPerSplit, otherTiles);
-    for (std::size_t t = t0; t < t1; ++t) {
-        __syncthreads();
-        stageTile<S>(tile, other + t * kMapReduceTile * S);
-        __syncthreads();
+    forEachTile<S, PREFETCH>(tile, other, t0, t1, [&] {
         for (int q = 0; q < kMapReduceTile; ++q) {
             float y[S];
             loadPoint<S>(tile, q, y);
@@ -185,7 +221,7 @@ exactPassKernel(const float* __restrict__ own, std::size_t ownCount, const float
                 }
             }
         }
-    }
+    });
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         const std::size_t i = base + std::size_t(r) * kThreads;
@@ -242,54 +278,6 @@ __global__ void finalizeKernel(MapReduceSide own, int splits, const float* __res
     own.pot[i] = own.exponent * (own.logW[i] - lse);
 }
 
-template <int D, int POLY>
-void fastPass(const MapReduceSide& own, const MapReduceSide& other, float twoS2, const MapReduceLaunch& plan,
-              const MapReduceScratch& scratch, cudaStream_t stream)
-{
-    const dim3 grid(static_cast<unsigned>(plan.rowBlocks), static_cast<unsigned>(plan.splits));
-    fastPassKernel<D, POLY><<<grid, kThreads, 0, stream>>>(own.packed, own.count, own.shift, other.packed,
-                                                           mapReducePadded(other.count) / kMapReduceTile, twoS2,
-                                                           plan.tilesPerSplit, scratch.partialSum, scratch.exactFlag);
-    UOT_CUDA_CHECK_LAUNCH();
-}
-
-template <int D>
-void pass(const MapReduceSide& own, const MapReduceSide& other, double s2, const MapReduceLaunch& plan,
-          const MapReduceScratch& scratch, int polyEvery, cudaStream_t stream)
-{
-    const float twoS2 = static_cast<float>(2 * s2);
-    packPotentialKernel<D><<<static_cast<unsigned>((other.count + 255) / 256), 256, 0, stream>>>(other, s2);
-    UOT_CUDA_CHECK_LAUNCH();
-    if (polyEvery == 8)
-        fastPass<D, 8>(own, other, twoS2, plan, scratch, stream);
-    else if (polyEvery == 16)
-        fastPass<D, 16>(own, other, twoS2, plan, scratch, stream);
-    else
-        fastPass<D, 0>(own, other, twoS2, plan, scratch, stream);
-    const unsigned finalizeBlocks = static_cast<unsigned>((own.count + 255) / 256);
-    finalizeKernel<false><<<finalizeBlocks, 256, 0, stream>>>(own, plan.splits, scratch.partialSum, nullptr,
-                                                              scratch.exactFlag, s2);
-    UOT_CUDA_CHECK_LAUNCH();
-    const dim3 grid(static_cast<unsigned>(plan.rowBlocks), static_cast<unsigned>(plan.splits));
-    exactPassKernel<D><<<grid, kThreads, 0, stream>>>(own.packed, own.count, other.packed,
-                                                      mapReducePadded(other.count) / kMapReduceTile, twoS2,
-                                                      plan.tilesPerSplit, scratch.partialSum, scratch.partialMax,
-                                                      scratch.exactFlag);
-    UOT_CUDA_CHECK_LAUNCH();
-    finalizeKernel<true><<<finalizeBlocks, 256, 0, stream>>>(own, plan.splits, scratch.partialSum,
-                                                             scratch.partialMax, scratch.exactFlag, s2);
-    UOT_CUDA_CHECK_LAUNCH();
-    UOT_CUDA_CHECK(cudaMemsetAsync(scratch.exactFlag, 0, sizeof(int), stream));
-}
-
-template <int D>
-int blocksPerSm()
-{
-    int blocks = 0;
-    UOT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fastPassKernel<D, 0>, kThreads, 0));
-    return std::max(1, blocks);
-}
-
 template <typename F>
 decltype(auto) withDim(int dim, F&& f)
 {
@@ -304,6 +292,83 @@ decltype(auto) withDim(int dim, F&& f)
     case 8: return f(std::integral_constant<int, 8>{});
     default: throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce takes points of dimension 1 to 8");
     }
+}
+
+// One compiled configuration of the pass kernels.
+template <int D, int R, int POLY, bool PREFETCH>
+struct Variant {
+    static constexpr int kDim = D, kRows = R, kPoly = POLY;
+    static constexpr bool kPrefetch = PREFETCH;
+};
+
+template <bool PREFETCH, typename F>
+decltype(auto) withPoly3(int polyEvery, F&& f)
+{
+    constexpr int R = rowsPerThread<3>();
+    switch (polyEvery) {
+    case 6: return f(Variant<3, R, 6, PREFETCH>{});
+    case 8: return f(Variant<3, R, 8, PREFETCH>{});
+    case 10: return f(Variant<3, R, 10, PREFETCH>{});
+    case 12: return f(Variant<3, R, 12, PREFETCH>{});
+    case 16: return f(Variant<3, R, 16, PREFETCH>{});
+    case 32: return f(Variant<3, R, 32, PREFETCH>{});
+    default: return f(Variant<3, R, 0, PREFETCH>{});
+    }
+}
+
+// Calls f with the Variant for this dimension and configuration: d = 3 (the
+// colour case) has every configuration of MapReduceConfig; other dimensions use
+// all-SFU exponentials and their own rows per thread.
+template <typename F>
+decltype(auto) withVariant(int dim, const MapReduceConfig& config, F&& f)
+{
+    if (dim == 3)
+        return config.prefetch ? withPoly3<true>(config.polyEvery, f) : withPoly3<false>(config.polyEvery, f);
+    return withDim(dim, [&](auto d) -> decltype(auto) {
+        constexpr int D = decltype(d)::value;
+        return config.prefetch ? f(Variant<D, rowsPerThread<D>(), 0, true>{})
+                               : f(Variant<D, rowsPerThread<D>(), 0, false>{});
+    });
+}
+
+template <typename V>
+void pass(const MapReduceSide& own, const MapReduceSide& other, double s2, const MapReduceLaunch& plan,
+          const MapReduceScratch& scratch, cudaStream_t stream)
+{
+    constexpr int D = V::kDim;
+    const float twoS2 = static_cast<float>(2 * s2);
+    const std::size_t otherTiles = mapReducePadded(other.count) / kMapReduceTile;
+    const dim3 grid(static_cast<unsigned>(plan.rowBlocks), static_cast<unsigned>(plan.splits));
+    packPotentialKernel<D><<<static_cast<unsigned>((other.count + 255) / 256), 256, 0, stream>>>(other, s2);
+    UOT_CUDA_CHECK_LAUNCH();
+    fastPassKernel<D, V::kRows, V::kPoly, V::kPrefetch><<<grid, kThreads, 0, stream>>>(
+        own.packed, own.count, own.shift, other.packed, otherTiles, twoS2, plan.tilesPerSplit, scratch.partialSum,
+        scratch.exactFlag);
+    UOT_CUDA_CHECK_LAUNCH();
+    const unsigned finalizeBlocks = static_cast<unsigned>((own.count + 255) / 256);
+    finalizeKernel<false><<<finalizeBlocks, 256, 0, stream>>>(own, plan.splits, scratch.partialSum, nullptr,
+                                                              scratch.exactFlag, s2);
+    UOT_CUDA_CHECK_LAUNCH();
+    exactPassKernel<D, V::kRows, V::kPrefetch><<<grid, kThreads, 0, stream>>>(
+        own.packed, own.count, other.packed, otherTiles, twoS2, plan.tilesPerSplit, scratch.partialSum,
+        scratch.partialMax, scratch.exactFlag);
+    UOT_CUDA_CHECK_LAUNCH();
+    finalizeKernel<true><<<finalizeBlocks, 256, 0, stream>>>(own, plan.splits, scratch.partialSum,
+                                                             scratch.partialMax, scratch.exactFlag, s2);
+    UOT_CUDA_CHECK_LAUNCH();
+    UOT_CUDA_CHECK(cudaMemsetAsync(scratch.exactFlag, 0, sizeof(int), stream));
+}
+
+// Resident blocks per SM of the slower-to-fit of the two pass kernels.
+template <typename V>
+int blocksPerSm()
+{
+    int fast = 0, exact = 0;
+    UOT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &fast, fastPassKernel<V::kDim, V::kRows, V::kPoly, V::kPrefetch>, kThreads, 0));
+    UOT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &exact, exactPassKernel<V::kDim, V::kRows, V::kPrefetch>, kThreads, 0));
+    return std::max(1, std::min(fast, exact));
 }
 
 __global__ void exp2ProbeKernel(float* sink, int iterations, float seed)
@@ -323,12 +388,13 @@ __global__ void exp2ProbeKernel(float* sink, int iterations, float seed)
 
 }  // namespace
 
-MapReduceLaunch planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount, int device)
+MapReduceLaunch planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount,
+                                  const MapReduceConfig& config, int device)
 {
     int sms = 0;
     UOT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const int perSm = withDim(dim, [](auto d) { return blocksPerSm<decltype(d)::value>(); });
-    const int rows = kThreads * withDim(dim, [](auto d) { return rowsPerThread<decltype(d)::value>(); });
+    const int perSm = withVariant(dim, config, [](auto v) { return blocksPerSm<decltype(v)>(); });
+    const int rows = kThreads * withVariant(dim, config, [](auto v) { return decltype(v)::kRows; });
     MapReduceLaunch plan;
     const std::size_t rowBlocks = (ownCount + rows - 1) / rows;
     if (rowBlocks > 0x7fffffffu)
@@ -344,10 +410,10 @@ MapReduceLaunch planMapReducePass(int dim, std::size_t ownCount, std::size_t oth
 }
 
 void launchMapReducePass(int dim, const MapReduceSide& own, const MapReduceSide& other, double s2,
-                         const MapReduceLaunch& plan, const MapReduceScratch& scratch, int polyEvery,
-                         cudaStream_t stream)
+                         const MapReduceLaunch& plan, const MapReduceScratch& scratch,
+                         const MapReduceConfig& config, cudaStream_t stream)
 {
-    withDim(dim, [&](auto d) { pass<decltype(d)::value>(own, other, s2, plan, scratch, polyEvery, stream); });
+    withVariant(dim, config, [&](auto v) { pass<decltype(v)>(own, other, s2, plan, scratch, stream); });
 }
 
 double measureExp2PerSecond(int device)

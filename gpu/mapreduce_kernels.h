@@ -23,6 +23,8 @@
 
 #include <cstddef>
 
+#include "gpu/mapreduce_config.h"
+
 namespace uot::gpu::detail {
 
 constexpr int kMapReduceMaxDim = 8;
@@ -55,7 +57,8 @@ struct MapReduceLaunch {
     int splits = 1;       // slices of the other side, each a whole number of tiles
     int tilesPerSplit = 1;
 };
-MapReduceLaunch planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount, int device);
+MapReduceLaunch planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount,
+                                  const MapReduceConfig& config, int device);
 
 // Scratch of a pass: splits x ownCount partial sums (and maxima), and the flag
 // that asks for the exact reduction (1 = redo exactly; set by the host before the
@@ -67,11 +70,11 @@ struct MapReduceScratch {
 };
 
 // One pass: writes own.pot (and own.shift) from other.pot. s2 = scale/eps log2(e).
-// polyEvery: every polyEvery-th term of the fast kernel uses a polynomial exp2 on
-// the FMA units instead of the special-function unit (0: never; 4, 8, 16 allowed).
+// config picks the compiled variant (gpu/mapreduce_config.h); plan must come from
+// planMapReducePass with the same config.
 void launchMapReducePass(int dim, const MapReduceSide& own, const MapReduceSide& other, double s2,
-                         const MapReduceLaunch& plan, const MapReduceScratch& scratch, int polyEvery,
-                         cudaStream_t stream);
+                         const MapReduceLaunch& plan, const MapReduceScratch& scratch,
+                         const MapReduceConfig& config, cudaStream_t stream);
 
 // Exp-throughput probe: exp2 evaluations per second of the special-function
 // units (ex2.approx), measured over `seconds`-ish of work.

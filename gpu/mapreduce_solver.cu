@@ -74,7 +74,7 @@ struct MapReduceSolver::State {
     MapReduceSide sideX, sideY;
     MapReduceLaunch rowPlan, colPlan;
     double s2 = 0;
-    int polyEvery = 0;
+    MapReduceConfig config;
     bool translate = false;
     TranslationParams translation;
     std::string graphKey;
@@ -96,8 +96,8 @@ struct MapReduceSolver::State {
         for (auto* buffer : {&normY, &b, &logB, &lv, &lvPrev, &lvGood}) buffer->ensure(n, t);
         flags.ensure(2, t);
         check.ensure(1, t);
-        rowPlan = planMapReducePass(static_cast<int>(d), m, n, device);
-        colPlan = planMapReducePass(static_cast<int>(d), n, m, device);
+        rowPlan = planMapReducePass(static_cast<int>(d), m, n, config, device);
+        colPlan = planMapReducePass(static_cast<int>(d), n, m, config, device);
         const std::size_t partials = std::max(std::size_t(rowPlan.splits) * m, std::size_t(colPlan.splits) * n);
         partialSum.ensure(partials, t);
         partialMax.ensure(partials, t);
@@ -111,9 +111,9 @@ struct MapReduceSolver::State {
         const cudaStream_t s = stream.get();
         const int d = static_cast<int>(dim);
         launchMapReducePass(d, sideX, sideY, s2, rowPlan, {partialSum.get(), partialMax.get(), flags.get()},
-                            polyEvery, s);
+                            config, s);
         launchMapReducePass(d, sideY, sideX, s2, colPlan, {partialSum.get(), partialMax.get(), flags.get() + 1},
-                            polyEvery, s);
+                            config, s);
         if (translate) enqueueTranslation(false);
     }
 
@@ -129,10 +129,10 @@ struct MapReduceSolver::State {
     }
 };
 
-MapReduceSolver::MapReduceSolver(int polyEvery) : m_polyEvery(polyEvery)
+MapReduceSolver::MapReduceSolver(const MapReduceConfig& config) : m_config(config)
 {
-    if (polyEvery != 0 && polyEvery != 8 && polyEvery != 16)
-        throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce: polyEvery must be 0, 8 or 16");
+    const std::string problem = mapReduceConfigProblem(config);
+    if (!problem.empty()) throw Error(ErrorCode::InvalidArgument, problem);
 }
 
 MapReduceSolver::~MapReduceSolver() = default;
@@ -187,6 +187,7 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
     DeviceGuard guard(options.device);
     if (!m_state || m_state->device != options.device) m_state = std::make_unique<State>(options.device);
     State& st = *m_state;
+    st.config = m_config;
     try {
         st.prepare(M, N, d);
     } catch (const Error&) {
@@ -194,7 +195,6 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
         throw;
     }
     st.tracker.resetPeak();
-    st.polyEvery = m_polyEvery;
     const cudaStream_t s = st.stream.get();
 
     SolveResult result;
@@ -247,7 +247,7 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
         // Graphs bake pointers and parameters in: keep them while these are unchanged.
         std::ostringstream key;
         key << M << ' ' << N << ' ' << d << ' ' << std::hexfloat << st.s2 << ' ' << st.sideX.exponent << ' '
-            << st.sideY.exponent << ' ' << product << ' ' << st.polyEvery << ' ' << st.translate << ' '
+            << st.sideY.exponent << ' ' << product << ' ' << st.config.polyEvery << ' ' << st.config.prefetch << ' ' << st.translate << ' '
             << st.translation.ra << ' ' << st.translation.rb << ' ' << st.translation.cs << ' '
             << st.translation.ct << ' ' << static_cast<const void*>(st.translationState.get());
         if (key.str() != st.graphKey) {

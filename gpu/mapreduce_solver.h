@@ -10,14 +10,15 @@
 #include <string>
 
 #include "core/transport/uot_solver.h"
+#include "gpu/mapreduce_config.h"
 
 namespace uot::gpu::detail {
 
 class MapReduceSolver final : public UotSolver {
 public:
-    // polyEvery: every polyEvery-th exponential of the fast pass is a polynomial on
-    // the FMA units instead of the special-function unit (0, 8 or 16).
-    explicit MapReduceSolver(int polyEvery = 0);
+    // config: the compiled variant of the fast pass (gpu/mapreduce_config.h);
+    // throws InvalidArgument for an unsupported one.
+    explicit MapReduceSolver(const MapReduceConfig& config = {});
     ~MapReduceSolver() override;
     std::string name() const override;
     // Matrix-free: no matrix traffic.
@@ -26,7 +27,7 @@ public:
 
 private:
     struct State;
-    int m_polyEvery;
+    MapReduceConfig m_config;
     std::unique_ptr<State> m_state;
 };
 

@@ -268,23 +268,29 @@ void LiveCharts::rescale()
 void LiveCharts::setBandwidthRoof(double gbps, const QString& label, double computeGflops)
 {
     m_roofGBps = gbps;
+    m_roofGflops = computeGflops;
+    if (gbps > 0) m_roof->setName(label);
+    drawRoof();
+}
+
+void LiveCharts::drawRoof()
+{
     m_roof->clear();
-    if (!(gbps > 0)) return;
-    m_roof->setName(label);
+    if (!(m_roofGBps > 0)) return;
     // GFLOP/s = GB/s * flop/byte across the visible intensity range, capped by
     // the compute roof where one is known (the ridge point is where they meet).
     QList<QPointF> roof;
-    const bool flat = computeGflops > 0;
-    for (double x : {0.01, 0.1, 1.0, 10.0, 100.0}) {
-        if (flat && gbps * x > computeGflops) {
-            roof.append({computeGflops / gbps, computeGflops});
-            roof.append({100.0, computeGflops});
+    const bool flat = m_roofGflops > 0;
+    for (double x = 0.01; x <= m_rooflineXMax * 1.0001; x *= 10) {
+        if (flat && m_roofGBps * x > m_roofGflops) {
+            roof.append({m_roofGflops / m_roofGBps, m_roofGflops});
+            roof.append({m_rooflineXMax, m_roofGflops});
             break;
         }
-        roof.append({x, gbps * x});
+        roof.append({x, m_roofGBps * x});
     }
     m_roof->replace(roof);
-    const double top = flat ? computeGflops * 2 : gbps * 100;
+    const double top = flat ? m_roofGflops * 2 : m_roofGBps * m_rooflineXMax;
     m_rooflineY->setRange(0.01, std::pow(10.0, std::ceil(std::log10(top))));
 }
 
@@ -293,6 +299,17 @@ void LiveCharts::setRooflinePoint(int index, double intensity, double gflops)
     if (!(intensity > 0) || !(gflops > 0)) return;
     Channel& c = channel(index);
     c.roofline->replace(QList<QPointF>{{intensity, gflops}});
+    if (intensity * 2 > m_rooflineXMax) {
+        m_rooflineXMax = std::pow(10.0, std::ceil(std::log10(intensity * 2)));
+        m_rooflineX->setRange(0.01, m_rooflineXMax);
+        drawRoof();
+    }
+    if (gflops * 2 > m_rooflineY->max()) m_rooflineY->setMax(std::pow(10.0, std::ceil(std::log10(gflops * 2))));
+}
+
+QList<QPointF> LiveCharts::roofPoints() const
+{
+    return m_roof->points();
 }
 
 void LiveCharts::archiveRooflinePoints()

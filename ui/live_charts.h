@@ -53,7 +53,9 @@ public:
     // The roofs of the roofline chart: bandwidth in GB/s (0 = unknown, not
     // drawn) and, where known, the compute roof in GFLOP/s (0 = none drawn).
     void setBandwidthRoof(double gbps, const QString& label, double computeGflops = 0);
-    // Places the run of `channel` on the roofline (moves while it runs).
+    // Places the run of `channel` on the roofline (moves while it runs). The
+    // intensity axis (and the roof) grows to take compute-bound points such as
+    // the matrix-free variants' (thousands of flop/byte).
     void setRooflinePoint(int channel, double operationalIntensity, double gflops);
     // Keeps the current roofline points as "previous runs" (at most a few).
     void archiveRooflinePoints();
@@ -62,6 +64,8 @@ public:
     int errorPointCount(int channel) const;
     int timePointCount(int channel) const;
     int rooflinePointCount() const;
+    double rooflineMaxIntensity() const { return m_rooflineXMax; }  // right end of the intensity axis
+    QList<QPointF> roofPoints() const;                              // the drawn roof, left to right
     int channelCount() const { return int(m_channels.size()); }
     QChartView* convergenceView() const { return m_convergenceView; }
 
@@ -77,6 +81,7 @@ private:
     Channel& channel(int index);
     void refreshConvergence();
     void rescale();
+    void drawRoof();
 
     XAxis m_axis = XAxis::Iteration;
     QChart* m_convergence = nullptr;
@@ -93,6 +98,8 @@ private:
     QScatterSeries* m_previous = nullptr;
     QList<QPointF> m_previousPoints;
     double m_roofGBps = 0;
+    double m_roofGflops = 0;
+    double m_rooflineXMax = 100;
     QHash<int, Channel> m_channels;
 };
 

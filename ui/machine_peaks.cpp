@@ -3,8 +3,11 @@
 #include <QObject>
 
 #include <exception>
+#include <optional>
 
 #include "core/perf/bandwidth_probe.h"
+#include "core/perf/compute_probe.h"
+#include "core/perf/roofline.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
 
@@ -18,7 +21,10 @@ double MachinePeaks::bandwidthFor(const std::string& variant, bool readOnly) con
 
 double MachinePeaks::computeFor(const std::string& variant) const
 {
-    return runsOnGpu(variant) ? gpuFp32Gflops : 0.0;
+    const std::optional<SolverCapabilities> caps = solverCapabilities(variant);
+    const bool gpu = runsOnGpu(variant);
+    if (caps && !caps->storesMatrix) return perf::matrixFreeRoofGflops(gpu ? gpuExp2PerSecond : hostPairsPerSecond);
+    return gpu ? gpuFp32Gflops : 0.0;
 }
 
 QString MachinePeaks::describeFor(const std::string& variant) const
@@ -42,6 +48,7 @@ MachinePeaks measureMachinePeaks(bool gpu)
         const perf::BandwidthResult& host = perf::cachedHostBandwidth();
         peaks.hostReadGBps = host.readGBps;
         peaks.hostReadWriteGBps = host.readWriteGBps;
+        peaks.hostPairsPerSecond = perf::measureComputePeak(0, Precision::Fp32, 0.1).pairsPerSecond;
     } catch (const std::exception&) {
     }
     if (gpu && gpuUnavailableReason().empty()) {
@@ -50,6 +57,7 @@ MachinePeaks measureMachinePeaks(bool gpu)
             peaks.gpuReadGBps = bw.readGBps;
             peaks.gpuCopyGBps = bw.copyGBps;
             peaks.gpuFp32Gflops = bw.fp32Gflops;
+            peaks.gpuExp2PerSecond = bw.exp2PerSecond;
             const auto devices = findDeviceBackend(DeviceKind::Gpu)->listDevices();
             if (!devices.empty()) peaks.gpuName = QString::fromStdString(devices.front().name);
         } catch (const std::exception&) {

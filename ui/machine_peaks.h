@@ -15,12 +15,16 @@ struct MachinePeaks {
     double gpuReadGBps = 0;        // 0 = no GPU or not measured
     double gpuCopyGBps = 0;        // device-to-device copy (read + write)
     double gpuFp32Gflops = 0;      // fp32 FMA rate: the GPU's compute roof
+    double gpuExp2PerSecond = 0;   // the GPU's exp2 probe: its matrix-free variant's limit
+    double hostPairsPerSecond = 0; // the host's exp-and-FMA pair probe (core/perf/compute_probe.h), fp32
     QString gpuName;
 
     // The bandwidth a run of `variant` is held against: its device's streaming
     // read for a read-only iteration, else its read+write (copy) rate.
     double bandwidthFor(const std::string& variant, bool readOnly) const;
-    // The compute roof for `variant` in GFLOP/s (0 when not measured: CPU).
+    // The compute roof for `variant` in GFLOP/s (0 when not measured): the GPU's
+    // fp32 FMA rate for a stored-matrix GPU variant, none for a CPU one; for a
+    // matrix-free variant its device's exp-and-FMA roof (perf::matrixFreeRoofGflops).
     double computeFor(const std::string& variant) const;
     // "GPU H100: 3016 GB/s read, ..." or the host's figures, for a person.
     QString describeFor(const std::string& variant) const;

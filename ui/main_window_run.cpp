@@ -191,7 +191,13 @@ void MainWindow::showRoofFor(const StudioParameters& parameters)
     const std::string variant = solverNameFor(parameters).toStdString();
     const double gbps = m_peaks.bandwidthFor(variant, true), gflops = m_peaks.computeFor(variant);
     const QString where = runsOnGpu(variant) ? tr("GPU") : tr("host");
-    m_charts->setBandwidthRoof(gbps, tr("%1 memory roof %2 GB/s").arg(where).arg(gbps, 0, 'f', 1), gflops);
+    // A matrix-free variant's compute roof is its device's exp-and-FMA peak (MachinePeaks::computeFor).
+    const QString label = gflops > 0 ? tr("%1 memory roof %2 GB/s, compute roof %3 GFLOP/s")
+                                           .arg(where)
+                                           .arg(gbps, 0, 'f', 1)
+                                           .arg(gflops, 0, 'f', 0)
+                                     : tr("%1 memory roof %2 GB/s").arg(where).arg(gbps, 0, 'f', 1);
+    m_charts->setBandwidthRoof(gbps, label, gflops);
 }
 
 }  // namespace uot::ui

@@ -1,10 +1,13 @@
 // uot_mapreduce_kernel_bench [--size N] [--threads T] [--rounds R] [--dims 1,3,8] [--precision fp32|fp64]
 //
 // One map-reduce pass (N targets x N sources, the `mapreduce` variant's
-// shiftedSums kernel on the active SIMD path) against the compute probe
-// (core/perf/compute_probe.h's probes: pure 2^x, and the kernel's whole
-// arithmetic per 3-D pair in registers), run alternately R times on T threads;
-// prints the best rate of each and their ratios. Best-of-R, alternating, is the
+// shiftedSums kernel on the active SIMD path) against the compute probes
+// (mapreduce_kernels.h: pure 2^x; the kernel's whole arithmetic per 3-D pair in
+// registers; pure vector FMAs), run alternately R times on T threads; prints
+// the best rate of each and the pass as a share of each. The FMA probe gives
+// the port bound of a pair: the fewest vector operations a d = 3 pair needs on
+// the FMA ports (kPairVectorOps) at the measured FMA rate. docs/BENCHMARKS.md
+// (map-reduce) says which probe is the peak and why. Best-of-R, alternating, is the
 // figure that survives other tenants on a shared VM (each side gets its quiet
 // moments); `uot bench` gives the solver-level medians.
 
@@ -26,6 +29,14 @@ using namespace uot;
 using namespace uot::kernels;
 
 namespace {
+
+// Vector operations of one d = 3 pair-vector: 3 FMAs, 2^x (range reduction,
+// degree-5 polynomial: 5 FMAs, exponent insertion: 7 on AVX-512 with
+// vreduce/vscalef, 8-9 elsewhere; 7 taken, the fewest), and 2 adds (the shift
+// and the accumulation). Cores with separate FP adders (Golden Cove and later)
+// run the adds off the FMA ports: the port bound lies between the two counts.
+constexpr double kPairVectorOps = 3 + 7 + 2;
+constexpr double kPairFmaPortOps = 3 + 7;
 
 double seconds(std::chrono::steady_clock::time_point a)
 {
@@ -54,7 +65,7 @@ void run(std::size_t n, int threads, int rounds, const std::vector<int>& dims)
     // Probe rounds of about the same duration as a pass.
     const std::size_t probeRounds = std::max<std::size_t>(1, static_cast<std::size_t>(pairs / probeUnits / threads / 2));
     for (int d : dims) {
-        double bestPass = 0, bestExp = 0, bestPair = 0;
+        double bestPass = 0, bestExp = 0, bestPair = 0, bestFma = 0;
         for (int r = 0; r < rounds; ++r) {
             auto t0 = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -63,20 +74,25 @@ void run(std::size_t n, int threads, int rounds, const std::vector<int>& dims)
                 k.shiftedSums[d - 1](src, w.data() + t0i * d, shift.data() + t0i, cnt, sums.data() + t0i);
             }
             bestPass = std::max(bestPass, pairs / seconds(t0));
-            for (int probe = 0; probe < 2; ++probe) {
+            double* best[3] = {&bestExp, &bestPair, &bestFma};
+            double (*probes[3])(std::size_t) = {k.probeExp, k.probePair, k.probeFma};
+            for (int probe = 0; probe < 3; ++probe) {
                 double sink = 0;
                 t0 = std::chrono::steady_clock::now();
 #pragma omp parallel num_threads(threads) reduction(+ : sink)
-                sink += (probe == 0 ? k.probeExp : k.probePair)(probeRounds);
-                const double rate = probeUnits * double(probeRounds) * threads / seconds(t0);
-                (probe == 0 ? bestExp : bestPair) = std::max(probe == 0 ? bestExp : bestPair, rate);
+                sink += probes[probe](probe == 2 ? 4 * probeRounds : probeRounds);
+                const double rate = probeUnits * double(probe == 2 ? 4 * probeRounds : probeRounds) * threads / seconds(t0);
+                *best[probe] = std::max(*best[probe], rate);
                 if (sink == 12345.678) std::printf(" ");
             }
         }
+        // Lane-FMAs/s over the operations of a pair: all of them on the FMA ports, or the adds elsewhere.
+        const double boundAll = bestFma / kPairVectorOps, boundFma = bestFma / kPairFmaPortOps;
         std::printf("%s d=%d threads=%d %zux%zu: pass %.3g pairs/s | probe 2^x %.3g/s -> %.1f%% | probe pair(3-D) "
-                    "%.3g/s -> %.1f%%\n",
+                    "%.3g/s -> %.1f%% | probe FMA %.3g lane-FMA/s: port bound (d=3) %.3g-%.3g pairs/s -> %.0f-%.0f%%\n",
                     sizeof(T) == 4 ? "fp32" : "fp64", d, threads, n, n, bestPass, bestExp, 100 * bestPass / bestExp,
-                    bestPair, 100 * bestPass / bestPair);
+                    bestPair, 100 * bestPass / bestPair, bestFma, boundAll, boundFma, 100 * bestPass / boundFma,
+                    100 * bestPass / boundAll);
     }
 }
 

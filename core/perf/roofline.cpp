@@ -23,13 +23,22 @@ IterationCost iterationCost(const std::string& variant, std::size_t rows, std::s
     cost.transcendentals += caps->transcendentalsPerEntry * mn;
     // Matrix-free variants: no matrix traffic; a row and a column pass, each
     // recomputing the cost (points of dimension 3, the bench's) and one exponential.
-    if (!caps->storesMatrix) cost.flops = 2.0 * mn * mapReduceFlopsPerEntry(3, precision);
+    if (!caps->storesMatrix) {
+        cost.flops = 2.0 * mn * mapReduceFlopsPerEntry(3, precision);
+        cost.pointBytes = std::uint64_t(2.0 * (double(rows) + double(cols)) * 4 * sizeof(float));
+    }
     return cost;
 }
 
 double operationalIntensity(const IterationCost& cost)
 {
-    return cost.bytes == 0 ? 0.0 : cost.flops / double(cost.bytes);
+    if (cost.bytes > 0) return cost.flops / double(cost.bytes);
+    return cost.pointBytes > 0 ? cost.flops / double(cost.pointBytes) : 0.0;
+}
+
+double matrixFreeRoofGflops(double entriesPerSecond)
+{
+    return entriesPerSecond > 0 ? entriesPerSecond * mapReduceFlopsPerEntry(3, Precision::Fp32) / 1e9 : 0.0;
 }
 
 RooflineFigures rooflineFigures(const IterationCost& cost, double secondsPerIteration, double peakGBps)

@@ -170,15 +170,16 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
             s.solveNote = "GPU unavailable (" + reason + "): solved on the CPU with '" + solverName + "'";
         }
     }
-    // A CPU solve whose palette matrix would not fit in memory (or, for "auto",
-    // is past the measured crossover) runs matrix-free.
-    const std::optional<SolverCapabilities> caps = solverCapabilities(solverName);
-    if (!runsOnGpu(solverName) && caps && caps->storesMatrix && matrixFreeSolver(DeviceKind::Cpu) &&
-        shouldUseMatrixFree(s.problem.rows(), s.problem.cols(), ts.options.precision, ts.solver == "auto")) {
+    // A solve whose palette matrix would not fit in its device's memory (or, for
+    // the device's default variant, is past the measured crossover) runs matrix-free.
+    const DeviceKind solveDevice = runsOnGpu(solverName) ? DeviceKind::Gpu : DeviceKind::Cpu;
+    if (const std::optional<std::string> matrixFree =
+            matrixFreeInstead(solverName, s.problem.rows(), s.problem.cols(), ts.options.precision,
+                              memoryForMatrix(solveDevice, ts.options.device))) {
         addNote(s.solveNote, "the " + std::to_string(s.problem.rows()) + " x " + std::to_string(s.problem.cols()) +
-                                 " palette matrix is solved matrix-free with '" + *matrixFreeSolver(DeviceKind::Cpu) + "' instead of '" +
+                                 " palette matrix is solved matrix-free with '" + *matrixFree + "' instead of '" +
                                  solverName + "' (it would not fit in memory, or it is faster at this size)");
-        solverName = *matrixFreeSolver(DeviceKind::Cpu);
+        solverName = *matrixFree;
     }
     SolveOptions baseOptions = ts.options;
     if (baseOptions.threads == 0) baseOptions.threads = s.settings.threads;

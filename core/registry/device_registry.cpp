@@ -4,6 +4,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -37,6 +38,16 @@ std::string gpuUnavailableReason()
     const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
     if (!gpu) return "this program was built without a GPU backend";
     return gpu->unavailableReason();
+}
+
+std::uint64_t memoryForMatrix(DeviceKind kind, int ordinal)
+{
+    if (kind == DeviceKind::Cpu) return availableMemoryBytes() / 2;
+    const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
+    if (!gpu || !gpu->unavailableReason().empty()) return 0;
+    for (const DeviceDescription& d : gpu->listDevices())
+        if (d.ordinal == ordinal) return d.freeMemoryBytes / 10 * 8;
+    return 0;
 }
 
 DeviceBandwidth cachedGpuBandwidth(int ordinal)

@@ -5,6 +5,7 @@
 // colours on them through this interface, without including the backend.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,11 +30,14 @@ struct DeviceDescription {
 };
 
 // Streaming-read and device-to-device copy bandwidth in GB/s (bytes read, and
-// bytes read + written, per second), and the fp32 FMA rate in GFLOP/s.
+// bytes read + written, per second), the fp32 FMA rate in GFLOP/s, and the
+// exponentials per second of the device's fast exp2 (0 = not measured): the
+// limit of its matrix-free variant.
 struct DeviceBandwidth {
     double readGBps = 0;
     double copyGBps = 0;
     double fp32Gflops = 0;
+    double exp2PerSecond = 0;
 };
 
 // The per-pixel stages of the colour mapping (core/color/color_map.h) on a
@@ -82,6 +86,11 @@ const DeviceBackend* findDeviceBackend(DeviceKind kind);
 
 // Convenience for the GPU: empty when a GPU is usable, otherwise why not.
 std::string gpuUnavailableReason();
+
+// The memory a stored kernel matrix may take on a device (for
+// matrixFreeInstead): on the CPU half of the available memory, on a GPU 80% of
+// the free memory of device `ordinal`; 0 when unknown.
+std::uint64_t memoryForMatrix(DeviceKind kind, int ordinal);
 
 // The GPU's bandwidth and compute rate, measured once per device and process
 // (later calls return the first measurement). Throws Unavailable without a GPU.

@@ -195,6 +195,23 @@ std::optional<std::string> matrixFreeSolver(DeviceKind device)
     return std::nullopt;
 }
 
+std::optional<std::string> matrixFreeInstead(const std::string& solver, std::size_t rows, std::size_t cols,
+                                             Precision precision, std::uint64_t memoryBytes)
+{
+    const Entry* from = findEntry(solver);
+    if (!from || !from->registration.caps.storesMatrix) return std::nullopt;
+    const SolverCapabilities& caps = from->registration.caps;
+    const std::optional<std::string> matrixFree = matrixFreeSolver(caps.device);
+    if (!matrixFree) return std::nullopt;
+    const double entries = double(rows) * double(cols);
+    const double entryBytes =
+        caps.storedEntryBytes > 0 ? caps.storedEntryBytes : (precision == Precision::Fp32 ? 4.0 : 8.0);
+    if (memoryBytes > 0 && entries * entryBytes > double(memoryBytes)) return matrixFree;
+    const std::uint64_t crossover = findEntry(*matrixFree)->registration.caps.fasterFromEntries;
+    if (caps.deviceDefault && crossover > 0 && entries >= double(crossover)) return matrixFree;
+    return std::nullopt;
+}
+
 bool runsOnGpu(const std::string& name)
 {
     const Entry* e = findEntry(name);

@@ -56,6 +56,12 @@ struct SolverCapabilities {
     std::string stabilizedFallback;
     // True for the variant "auto" means on this device (one per device).
     bool deviceDefault = false;
+    // Matrix-free variants: rows x cols from which one iteration was measured at
+    // least as fast as its device's default (stored-matrix) variant, on the
+    // reference machine of that device (docs/BENCHMARKS.md, map-reduce); the
+    // pipeline switches to it from there on (matrixFreeInstead). 0 = never
+    // measured faster: only memory makes it switch.
+    std::uint64_t fasterFromEntries = 0;
 };
 
 struct SolverInfo {
@@ -104,6 +110,15 @@ std::optional<std::string> solverOnDevice(const std::string& name, DeviceKind de
 // The first registered variant of `device` that takes point clouds and never
 // stores the matrix (CPU: "mapreduce"), or nullopt when the build has none.
 std::optional<std::string> matrixFreeSolver(DeviceKind device);
+
+// The matrix-free variant (same device) to solve a rows x cols point-cloud
+// problem with instead of `solver`, or nullopt to keep `solver`: when `solver`
+// stores the matrix and either that matrix (rows x cols entries of its stored
+// size) would not fit in `memoryBytes` (what its device has for it; 0 =
+// unknown, memory never decides), or `solver` is its device's default and
+// rows x cols reaches the matrix-free variant's fasterFromEntries.
+std::optional<std::string> matrixFreeInstead(const std::string& solver, std::size_t rows, std::size_t cols,
+                                             Precision precision, std::uint64_t memoryBytes);
 
 // True when `name` is a registered variant whose backend is the GPU.
 bool runsOnGpu(const std::string& name);

@@ -23,9 +23,11 @@
 //   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cN (Tuning::fusedCluster = N),
 //   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
-//   --mapreduce MxN[,MxN], --mapreduce-large MxN [--iterations K], --check-mapreduce:
-//   gpu-mapreduce's timings against the exp2 probe, one solve at a large size, and
-//   its checks against the float64 CPU solvers (tests/gpu/mapreduce_bench.h).
+//   --mapreduce MxN[,MxN] [--mr-configs p16f1,..], --mapreduce-large MxN [--iterations K],
+//   --check-mapreduce: gpu-mapreduce's timings against the exp2 probe (per kernel
+//   configuration, gpu/mapreduce_config.h), one solve at a large size, and its checks
+//   against the float64 CPU solvers (tests/gpu/mapreduce_bench.h); --mr-config sets the
+//   configuration that "gpu-mapreduce" (checks, large solve) uses.
 //
 // ms_per_iter is device time from CUDA events around the iteration loop
 // (result.timings.iterateSeconds / iterations), the median of the repeats,
@@ -285,6 +287,7 @@ int main(int argc, char** argv)
     double eps = 0.01, tau = 1.0;
     std::string mapReduceSizes, mapReduceLarge;
     bool checkMapReduce = false;
+    std::string mapReduceConfigs, mapReduceDefault;
     int largeIterations = 3;
     for (int k = 1; k < argc; ++k) {
         const std::string arg = argv[k];
@@ -329,11 +332,16 @@ int main(int argc, char** argv)
             largeIterations = std::max(1, std::atoi(next().c_str()));
         else if (arg == "--check-mapreduce")
             checkMapReduce = true;
+        else if (arg == "--mr-configs")
+            mapReduceConfigs = next();
+        else if (arg == "--mr-config")
+            mapReduceDefault = next();
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
                                  "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] "
                                  "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]] "
-                                 "[--mapreduce MxN,..] [--mapreduce-large MxN [--iterations K]] [--check-mapreduce]\n");
+                                 "[--mapreduce MxN,.. [--mr-configs p16f1,..]] [--mapreduce-large MxN [--iterations K]] "
+                                 "[--check-mapreduce] [--mr-config p16f1 (gpu-mapreduce's configuration)]\n");
             return 2;
         }
     }
@@ -343,6 +351,11 @@ int main(int argc, char** argv)
         return 4;
     }
     try {
+        if (!mapReduceDefault.empty()) {
+            gpu::Tuning t = gpu::defaultTuning();
+            t.mapReduce = bench::parseMapReduceConfig(mapReduceDefault);
+            gpu::setDefaultTuning(t);
+        }
         if (checkMapReduce) return bench::runMapReduceCheck();
         if (!mapReduceSizes.empty() || !mapReduceLarge.empty()) {
             auto parse = [](const std::string& size) {
@@ -351,7 +364,9 @@ int main(int argc, char** argv)
             };
             std::vector<std::pair<std::size_t, std::size_t>> list;
             for (const std::string& size : split(mapReduceSizes, ',')) list.push_back(parse(size));
-            if (!list.empty()) bench::runMapReduceBench(list);
+            std::vector<gpu::MapReduceConfig> configs;
+            for (const std::string& c : split(mapReduceConfigs, ',')) configs.push_back(bench::parseMapReduceConfig(c));
+            if (!list.empty()) bench::runMapReduceBench(list, configs);
             if (!mapReduceLarge.empty()) {
                 const auto [m, n] = parse(mapReduceLarge);
                 bench::runMapReduceLarge(m, n, largeIterations);

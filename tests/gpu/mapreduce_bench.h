@@ -1,11 +1,11 @@
 #pragma once
 // gpu_bench's gpu-mapreduce modes (Qt-free, for the device machine):
-//  --mapreduce MxN[,MxN]: the exp2 probe of the special-function units, then per
-//    size (d = 3, points in the unit cube, eps 0.05): ms per iteration (row pass
-//    + column pass) of gpu-mapreduce, with 1/16 and 1/8 of its exponentials as
-//    FMA polynomials, and of gpu-fused on the same point-cloud problem where its
-//    matrix fits (the crossover); exponentials per second as a share of the probe
-//    and GFLOP/s; all from one run.
+//  --mapreduce MxN[,MxN] [--mr-configs p16f1,..]: the exp2 probe of the
+//    special-function units, then per size (d = 3, points in the unit cube, eps
+//    0.05): ms per iteration (row pass + column pass) of gpu-mapreduce (the
+//    default configuration, or each one listed) and of gpu-fused on the same
+//    point-cloud problem where its matrix fits (the crossover); exponentials per
+//    second as a share of the probe and GFLOP/s; all from one run.
 //  --mapreduce-large MxN: one solve at that size (a few iterations and the final
 //    plan evaluation), with peak device memory.
 //  --check-mapreduce: every check of tests/gpu/mapreduce_cases.h; exit 1 on a failure.
@@ -49,21 +49,43 @@ struct LargeCloud {
 inline double termsPerIteration(std::size_t m, std::size_t n) { return 2.0 * double(m) * double(n); }
 inline double flopsPerTerm(std::size_t d) { return 2.0 * double(d) + 3.0; }
 
-inline void runMapReduceBench(const std::vector<std::pair<std::size_t, std::size_t>>& sizes)
+// "p16f1": polyEvery 16, prefetch on (gpu/mapreduce_config.h).
+inline gpu::MapReduceConfig parseMapReduceConfig(const std::string& text)
+{
+    gpu::MapReduceConfig c;
+    int prefetch = 1;
+    if (std::sscanf(text.c_str(), "p%df%d", &c.polyEvery, &prefetch) != 2)
+        throw Error(ErrorCode::InvalidArgument,
+                    "gpu_bench: a map-reduce configuration reads pPOLYfPREFETCH, e.g. p16f1, not '" + text + "'");
+    c.prefetch = prefetch != 0;
+    return c;
+}
+
+inline std::string configLabel(const gpu::MapReduceConfig& c)
+{
+    return "gpu-mapreduce[p" + std::to_string(c.polyEvery) + "f" + std::to_string(c.prefetch ? 1 : 0) + "]";
+}
+
+// configs: the gpu-mapreduce variants to time (empty: the default one); gpu-fused follows.
+inline void runMapReduceBench(const std::vector<std::pair<std::size_t, std::size_t>>& sizes,
+                              const std::vector<gpu::MapReduceConfig>& configs)
 {
     const double probe = gpu::measureExp2Throughput(0);
     std::printf("{\"probe\": \"mufu_ex2\", \"exp2_per_second\": %.4e}\n", probe);
     std::fflush(stdout);
     struct Variant {
-        const char* label;
-        int poly;  // -1: gpu-fused (stored K)
+        std::string label;
+        gpu::MapReduceConfig config;
+        bool fused = false;  // gpu-fused (stored K)
     };
-    const Variant variants[] = {{"gpu-mapreduce", 0}, {"gpu-mapreduce[poly16]", 16}, {"gpu-mapreduce[poly8]", 8},
-                                {"gpu-fused", -1}};
+    std::vector<Variant> variants;
+    for (const gpu::MapReduceConfig& c : configs.empty() ? std::vector<gpu::MapReduceConfig>{{}} : configs)
+        variants.push_back({configs.empty() ? std::string("gpu-mapreduce") : configLabel(c), c, false});
+    variants.push_back({"gpu-fused", {}, true});
     for (const auto& [m, n] : sizes) {
         const LargeCloud cloud(m, n, 0.05);
         for (const Variant& v : variants) {
-            if (v.poly < 0) {
+            if (v.fused) {
                 const gpu::DeviceMemory mem = gpu::deviceMemory(0);
                 if (double(m) * double(n) * 4.0 > 0.8 * double(mem.freeBytes)) {
                     std::printf("{\"solver\": \"gpu-fused\", \"m\": %zu, \"n\": %zu, \"skipped\": \"K does not fit\"}\n",
@@ -71,7 +93,7 @@ inline void runMapReduceBench(const std::vector<std::pair<std::size_t, std::size
                     continue;
                 }
             }
-            auto solver = v.poly < 0 ? createSolver("gpu-fused") : gpu::createMapReduceSolver(v.poly);
+            auto solver = v.fused ? createSolver("gpu-fused") : gpu::createMapReduceSolver(v.config);
             const double estimate = termsPerIteration(m, n) / 3e12 + 3e-5;
             const int iterations = std::clamp(static_cast<int>(0.3 / estimate), 10, 2000);
             SolveOptions o = test::cloudOptions(Precision::Fp32, iterations, 0, iterations);
@@ -88,7 +110,7 @@ inline void runMapReduceBench(const std::vector<std::pair<std::size_t, std::size
             std::printf("{\"solver\": \"%s\", \"m\": %zu, \"n\": %zu, \"d\": 3, \"iterations\": %d, "
                         "\"ms_per_iter\": %.5f, \"exp_per_second\": %.4e, \"share_of_probe\": %.4f, "
                         "\"gflops\": %.1f, \"peak_device_mb\": %.1f}\n",
-                        v.label, m, n, r.iterations, perIter, expsPerSecond, expsPerSecond / probe,
+                        v.label.c_str(), m, n, r.iterations, perIter, expsPerSecond, expsPerSecond / probe,
                         expsPerSecond * flopsPerTerm(3) / 1e9, double(r.peakDeviceBytes) / 1048576.0);
             std::fflush(stdout);
         }
@@ -98,7 +120,7 @@ inline void runMapReduceBench(const std::vector<std::pair<std::size_t, std::size
 inline void runMapReduceLarge(std::size_t m, std::size_t n, int iterations)
 {
     const LargeCloud cloud(m, n, 0.05);
-    auto solver = gpu::createMapReduceSolver(0);
+    auto solver = createSolver("gpu-mapreduce");
     SolveOptions o = test::cloudOptions(Precision::Fp32, iterations, 0, iterations);
     o.evaluateFinalPlan = true;
     const gpu::DeviceMemory before = gpu::deviceMemory(0);

@@ -195,6 +195,51 @@ private slots:
         options.allowStabilizedFallback = false;  // a forced variant stops on underflow
         QVERIFY(createSolver("test-underflowing")->solve(problem, options).status == NumericalStatus::Underflow);
     }
+    // matrixFreeInstead against the H100 and VM measurements of docs/BENCHMARKS.md
+    // (map-reduce): gpu-mapreduce was faster than gpu-fused at 8192^2 and 16384^2,
+    // slower at 4096^2; the CPU mapreduce was never faster than fused. Memory in
+    // bytes; 0 = unknown.
+    void matrixFreeInsteadFollowsMemoryAndTheMeasuredCrossover_data()
+    {
+        QTest::addColumn<QString>("solver");
+        QTest::addColumn<qulonglong>("side");
+        QTest::addColumn<qulonglong>("memory");
+        QTest::addColumn<QString>("expected");  // empty: keep the solver
+        const qulonglong plenty = 1ull << 40, mib = 1ull << 20;
+        QTest::newRow("gpu default past the crossover") << "gpu-fused" << 16384ull << plenty << "gpu-mapreduce";
+        QTest::newRow("gpu default at the crossover") << "gpu-fused" << 8192ull << plenty << "gpu-mapreduce";
+        QTest::newRow("gpu default below the crossover") << "gpu-fused" << 4096ull << plenty << "";
+        QTest::newRow("gpu default, unknown memory") << "gpu-fused" << 4096ull << 0ull << "";
+        QTest::newRow("gpu: 64 MiB of K, 48 MiB free") << "gpu-fused" << 4096ull << 48 * mib << "gpu-mapreduce";
+        QTest::newRow("gpu bf16: 32 MiB of K fit 48 MiB") << "gpu-fused-bf16" << 4096ull << 48 * mib << "";
+        QTest::newRow("gpu non-default: speed never decides") << "gpu-log" << 16384ull << plenty << "";
+        QTest::newRow("gpu non-default that does not fit") << "gpu-log" << 16384ull << 512 * mib << "gpu-mapreduce";
+        QTest::newRow("matrix-free stays") << "gpu-mapreduce" << 65536ull << mib << "";
+        QTest::newRow("cpu default: no cpu crossover") << "fused" << 65536ull << plenty << "";
+        QTest::newRow("cpu: 16 GiB of K, 1 GiB free") << "fused" << 65536ull << 1024 * mib << "mapreduce";
+        QTest::newRow("cpu auto: 16 GiB of K, 1 GiB free") << "auto" << 65536ull << 1024 * mib << "mapreduce";
+    }
+
+    void matrixFreeInsteadFollowsMemoryAndTheMeasuredCrossover()
+    {
+        QFETCH(QString, solver);
+        QFETCH(qulonglong, side);
+        QFETCH(qulonglong, memory);
+        QFETCH(QString, expected);
+        const std::optional<std::string> got =
+            matrixFreeInstead(solver.toStdString(), side, side, Precision::Fp32, memory);
+        QCOMPARE(QString::fromStdString(got.value_or("")), expected);
+    }
+
+    void gpuCrossoverIsDeclaredByTheMatrixFreeVariant()
+    {
+        const std::optional<SolverCapabilities> caps = solverCapabilities("gpu-mapreduce");
+        QVERIFY(caps);
+        // Between the measured sizes: slower at 4096^2, faster at 8192^2.
+        QVERIFY(caps->fasterFromEntries > 4096ull * 4096ull);
+        QVERIFY(caps->fasterFromEntries <= 8192ull * 8192ull);
+        QCOMPARE(solverCapabilities("mapreduce")->fasterFromEntries, std::uint64_t(0));
+    }
 };
 
 QTEST_GUILESS_MAIN(SolverRegistryTest)

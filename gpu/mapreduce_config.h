@@ -1,0 +1,31 @@
+#pragma once
+// How gpu-mapreduce's fast pass is compiled and launched (no CUDA types: the
+// public gpu_backend.h passes it through). Every field is validated by
+// validateMapReduceConfig; only d = 3, the colour case, has the tuned variants:
+// other dimensions use all-SFU exponentials and their own rows per thread.
+
+#include <string>
+
+namespace uot::gpu {
+
+// The defaults are the fastest measured on the H100 at 65536^2 (docs/BENCHMARKS.md,
+// map-reduce): every polynomial share was 0.7-6 % slower than none (1/32 within
+// the run-to-run noise), the prefetch 2.7 % faster.
+struct MapReduceConfig {
+    // Every polyEvery-th exponential of the fast pass (d = 3) is a polynomial on the
+    // FMA units instead of the special-function unit: 0 (never), 6, 8, 10, 12, 16 or 32.
+    int polyEvery = 0;
+    // Load the next tile of the other side into registers while reducing the current one.
+    bool prefetch = true;
+};
+
+// Empty when the configuration is supported, else what is wrong, for a person.
+inline std::string mapReduceConfigProblem(const MapReduceConfig& c)
+{
+    const int p = c.polyEvery;
+    if (p != 0 && p != 6 && p != 8 && p != 10 && p != 12 && p != 16 && p != 32)
+        return "gpu-mapreduce: polyEvery must be 0, 6, 8, 10, 12, 16 or 32";
+    return {};
+}
+
+}  // namespace uot::gpu
