@@ -78,14 +78,9 @@ void MainWindow::cancel()
 
 void MainWindow::compare()
 {
-    const bool firstTime = !m_comparisonDock->property("sized").toBool();
+    // Its height is what the user gave it (at most a third of a 720-pixel window at first).
     m_comparisonDock->show();
     m_comparisonDock->raise();
-    if (firstTime) {
-        // A third of the window the first time; after that it keeps the height the user gave it.
-        resizeDocks({m_comparisonDock}, {height() / 3}, Qt::Vertical);
-        m_comparisonDock->setProperty("sized", true);
-    }
     m_comparison->start();
 }
 
