@@ -137,11 +137,11 @@ private slots:
         QCOMPARE(exiftool(source).value("ProfileDescription").toString(), QString("Adobe RGB (1998) test"));
 
         // Strength 0: the recolor returns the source's colours, so the output must render as the original.
-        const QString output = dir.filePath("out." + format);
+        const QString output = dir.filePath((batch ? "out_source." : "out.") + format);
         const QStringList settings = {"--strength", "0", "--palette-size", "128", "--max-iter", "20", "--quiet"};
         if (batch)
             QVERIFY(run(kUot, QStringList{"batch", kSamples + "/starry_night.jpg", source, "--out-dir", dir.path(),
-                                          "--pattern", "out.{ext}"} + settings));
+                                          "--pattern", "out_{name}.{ext}"} + settings));
         else
             QVERIFY(run(kUot, QStringList{"recolor", source, kSamples + "/starry_night.jpg", "-o", output} + settings));
         const QJsonObject tagsOut = exiftool(output);
