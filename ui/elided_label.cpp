@@ -18,7 +18,8 @@ ElidedLabel::ElidedLabel(int maxLines, QWidget* parent) : QLabel(parent), m_maxL
 {
     setWordWrap(false);
     setTextFormat(Qt::PlainText);
-    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // Asks for its width up to kPreferredWidth, and can be squeezed down to "-…".
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
 
 void ElidedLabel::setFullText(const QString& text)

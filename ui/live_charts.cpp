@@ -40,7 +40,7 @@ QChartView* makeView(QChart* chart)
     view->setRenderHint(QPainter::Antialiasing);
     // Short enough that a bottom dock of charts (Charts, Comparison) fits in a third of a
     // 720-pixel window instead of taking almost half of it (issue 16, defect 7).
-    view->setMinimumSize(240, 170);
+    view->setMinimumSize(240, 200);
     return view;
 }
 
@@ -322,17 +322,24 @@ void LiveCharts::placeStageMarks()
 {
     const double yLow = m_convergenceY->min(), yHigh = m_convergenceY->max();
     const QRectF plot = m_convergence->plotArea();
-    int row = 0;
+    constexpr int kRows = 3;  // short stages put their labels on the next line down instead of overlapping
+    int channelRow = 0;
     for (Channel& c : m_channels) {
+        double rowEnd[kRows];
+        std::fill(std::begin(rowEnd), std::end(rowEnd), -std::numeric_limits<double>::infinity());
         for (DrawnStage& drawn : c.stages) {
             const double x = m_axis == XAxis::Iteration ? drawn.mark.iteration : drawn.mark.seconds;
             if (drawn.line) drawn.line->replace(QList<QPointF>{{x, yLow}, {x, yHigh}});
-            // The label just right of the line, at the top of the plot (channels one line apart).
+            // The label just right of its line, near the top of the plot.
             const QPointF at = m_convergence->mapToPosition(QPointF(x, yHigh), c.error);
-            drawn.label->setPos(at.x() + 3, plot.top() + 2 + row * drawn.label->boundingRect().height());
+            const QRectF box = drawn.label->boundingRect();
+            int row = 0;
+            while (row + 1 < kRows && at.x() + 3 < rowEnd[row]) ++row;
+            rowEnd[row] = at.x() + 3 + box.width() + 4;
+            drawn.label->setPos(at.x() + 3, plot.top() + 2 + (channelRow * kRows + row) * box.height());
             drawn.label->setVisible(plot.isValid() && at.x() >= plot.left() - 1 && at.x() <= plot.right());
         }
-        ++row;
+        ++channelRow;
     }
 }
 

@@ -78,8 +78,7 @@ void MainWindow::cancel()
 
 void MainWindow::compare()
 {
-    // Its height is what the user gave it (at most a third of a 720-pixel window at first).
-    m_comparisonDock->show();
+    m_comparisonDock->show();  // at a third of the window the first time (createDocks)
     m_comparisonDock->raise();
     m_comparison->start();
 }
@@ -142,7 +141,18 @@ void MainWindow::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
         m_phase->setText(output->notice);
         if (m_options.interactive) QMessageBox::information(this, tr("Solved on the CPU"), output->notice);
     } else {
-        m_phase->setText(tr("Done. %1").arg(output->timings));
+        // Whether the plan behind the picture converged, in words a photographer can act on.
+        QString done = tr("Done");
+        if (!output->runs.empty()) {
+            const RunOutcome& run = output->runs.front();
+            if (run.result.converged)
+                done += tr(" · converged in %1 iterations").arg(run.result.iterations);
+            else if (!run.result.cancelled && run.tolerance > 0)
+                done += tr(" · NOT converged (error %1 > tolerance %2): raise Max iterations under Advanced settings")
+                            .arg(run.result.error, 0, 'g', 2)
+                            .arg(run.tolerance, 0, 'g', 2);
+        }
+        m_phase->setText(tr("%1. %2").arg(done, output->timings));
     }
     emit resultReady();
 }

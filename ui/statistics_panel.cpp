@@ -107,7 +107,7 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
            "cancelled; iterations and passes over the matrix, all eps stages included."));
     add("stages", tr("eps stages"),
         tr("eps-scaling: each stage's eps, iterations, passes over the matrix and final error. Stages before the\n"
-           "target eps stop at a looser tolerance; the target eps is solved to the tolerance."), 8);
+           "target eps stop at a looser tolerance; the target eps is solved to the tolerance."), 12);
     add("elapsed", tr("Elapsed"), tr("Wall time of the iterations so far."));
     add("msPerIteration", tr("Time / iteration"), tr("Over the last check interval."));
     add("iterationsPerSecond", tr("Iterations / s"), tr("Over the last check interval."));
