@@ -644,6 +644,11 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         for (double factor : {2.0, 8.0, 30.0}) {
             view.zoomBy(factor);
+            // Pan well to the right: the image's middle (where a divider at 0.5 of the whole
+            // image would be) leaves the pane.
+            QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(20, 100));
+            for (int x = 40; x <= 280; x += 40) QTest::mouseMove(&view, QPoint(x, 100));
+            QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(280, 100));
             QVERIFY(view.dividerX() > 0 && view.dividerX() < view.width());
             QCOMPARE(view.zoomText(), QStringLiteral("%1 %").arg(std::lround(view.zoom() * 100)));
             // What is drawn: blue (before) left of the divider, red (after) right of it.
