@@ -389,6 +389,8 @@ private slots:
         p.strength = 0.4;
         p.preserveLuminance = true;
         p.smoothing = 0.25;
+        p.epsScalingRatio = 64;
+        p.epsScalingFactor = 0.25;
         {
             MainWindow window(testOptions());
             window.setParameters(p);
@@ -407,10 +409,16 @@ private slots:
         settings.setValue("parameters/paletteSize", 10'000'000);
         settings.setValue("parameters/colorSpace", "no-such-space");
         settings.setValue("parameters/strength", 7.5);
+        settings.setValue("parameters/epsScalingRatio", -5);
+        settings.setValue("parameters/epsScalingFactor", 3.0);  // would never reach the target eps
         const StudioParameters loaded = StudioParameters::load(settings);
         QCOMPARE(loaded.paletteSize, StudioParameters::kMaxPalette);
         QCOMPARE(loaded.colorSpace, QString("lab"));
         QCOMPARE(loaded.strength, 1.0);
+        QCOMPARE(loaded.epsScalingRatio, 0);
+        QCOMPARE(loaded.epsScalingFactor, StudioParameters::kMaxEpsScalingFactor);
+        panel.epsScalingBox()->setValue(-1);
+        QCOMPARE(panel.parameters().epsScalingRatio, 0);
     }
 
     void droppingAFileOnTheReferencePaneLoadsIt()
