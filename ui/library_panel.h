@@ -31,8 +31,12 @@ signals:
     void savePresetRequested();
 
 private:
+    void refreshButtons();
+
     QListWidget* m_references = nullptr;
     QListWidget* m_presets = nullptr;
+    QPushButton* m_removeReference = nullptr;  // off while nothing is selected
+    QPushButton* m_removePreset = nullptr;
 };
 
 }  // namespace uot::ui

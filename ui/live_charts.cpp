@@ -2,6 +2,8 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsSimpleTextItem>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
@@ -36,7 +38,9 @@ QChartView* makeView(QChart* chart)
 {
     auto* view = new QChartView(chart);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumSize(240, 250);
+    // Short enough that a bottom dock of charts (Charts, Comparison) fits in a third of a
+    // 720-pixel window instead of taking almost half of it (issue 16, defect 7).
+    view->setMinimumSize(240, 200);
     return view;
 }
 
@@ -100,6 +104,7 @@ LiveCharts::LiveCharts(Layout layout, QWidget* parent) : QWidget(parent)
     m_previous->attachAxis(m_rooflineY);
 
     m_convergenceView = makeView(m_convergence);
+    connect(m_convergence, &QChart::plotAreaChanged, this, [this] { placeStageMarks(); });
     auto* box = new QVBoxLayout(this);
     box->setContentsMargins(0, 0, 0, 0);
     if (layout == Layout::Tabs) {
@@ -170,6 +175,7 @@ void LiveCharts::beginRun(int index, const QString& label)
     for (QList<QPointF>* buffer :
          {&c.errorByIteration, &c.errorByTime, &c.marginalByIteration, &c.marginalByTime, &c.timeBuffer})
         buffer->clear();  // keeps the capacity
+    clearStageMarks(c);
     c.error->clear();
     c.marginal->clear();
     c.time->clear();
@@ -180,6 +186,7 @@ void LiveCharts::beginRun(int index, const QString& label)
 void LiveCharts::clearRuns()
 {
     for (Channel& c : m_channels) {
+        clearStageMarks(c);
         m_convergence->removeSeries(c.error);
         m_convergence->removeSeries(c.marginal);
         m_time->removeSeries(c.time);
@@ -199,6 +206,15 @@ void LiveCharts::addSamples(const QVector<ProgressSample>& samples)
         Channel& c = channel(s.channel);
         if (!touched.contains(s.channel)) touched << s.channel;
         const double it = s.progress.iteration, t = s.progress.elapsedSeconds;
+        if (s.progress.stageCount > 1 && s.progress.stage != c.lastStage) {
+            // A new eps stage starts where the previous one's last check was (0 for the first).
+            const bool first = c.lastStage < 0;
+            addStageMark(c, s.channel, {s.progress.stage, s.progress.stageEps, first ? 0.0 : c.lastIteration,
+                                        first ? 0.0 : c.lastSeconds});
+            c.lastStage = s.progress.stage;
+        }
+        c.lastIteration = it;
+        c.lastSeconds = t;
         const double error = positive(s.progress.error);
         if (std::isfinite(error)) {
             c.errorByIteration.append({it, error});
@@ -259,10 +275,90 @@ void LiveCharts::rescale()
     m_convergenceX->setRange(0, xMax > 0 ? xMax : 1.0);
     m_convergenceX->applyNiceNumbers();
     if (yMax > 0) logRange(m_convergenceY, yMin, yMax);
+    placeStageMarks();
     m_timeX->setRange(0, itMax > 0 ? itMax : 1.0);
     m_timeX->applyNiceNumbers();
     m_timeY->setRange(0, tMax > 0 ? tMax * 1.15 : 1.0);
     m_timeY->applyNiceNumbers();
+}
+
+void LiveCharts::addStageMark(Channel& c, int index, const StageMark& mark)
+{
+    DrawnStage drawn;
+    drawn.mark = mark;
+    const QColor color = kChannelColors[index % 4].darker(130);
+    if (!c.stages.isEmpty()) {
+        drawn.line = new QLineSeries;
+        drawn.line->setPen(QPen(color, 1, Qt::DashLine));
+        m_convergence->addSeries(drawn.line);
+        drawn.line->attachAxis(m_convergenceX);
+        drawn.line->attachAxis(m_convergenceY);
+        for (QLegendMarker* marker : m_convergence->legend()->markers(drawn.line)) marker->setVisible(false);
+    }
+    drawn.label = new QGraphicsSimpleTextItem(tr("eps %1").arg(mark.eps, 0, 'g', 3), m_convergence);
+    QFont font = drawn.label->font();
+    font.setPointSizeF(font.pointSizeF() * 0.85);
+    drawn.label->setFont(font);
+    drawn.label->setBrush(color);
+    drawn.label->setZValue(10);
+    c.stages.append(drawn);
+}
+
+void LiveCharts::clearStageMarks(Channel& c)
+{
+    for (DrawnStage& drawn : c.stages) {
+        if (drawn.line) {
+            m_convergence->removeSeries(drawn.line);
+            delete drawn.line;
+        }
+        delete drawn.label;
+    }
+    c.stages.clear();
+    c.lastStage = -1;
+    c.lastIteration = c.lastSeconds = 0;
+}
+
+void LiveCharts::placeStageMarks()
+{
+    const double yLow = m_convergenceY->min(), yHigh = m_convergenceY->max();
+    const QRectF plot = m_convergence->plotArea();
+    constexpr int kRows = 3;  // short stages put their labels on the next line down instead of overlapping
+    int channelRow = 0;
+    for (Channel& c : m_channels) {
+        double rowEnd[kRows];
+        std::fill(std::begin(rowEnd), std::end(rowEnd), -std::numeric_limits<double>::infinity());
+        for (DrawnStage& drawn : c.stages) {
+            const double x = m_axis == XAxis::Iteration ? drawn.mark.iteration : drawn.mark.seconds;
+            if (drawn.line) drawn.line->replace(QList<QPointF>{{x, yLow}, {x, yHigh}});
+            // The label just right of its line, near the top of the plot.
+            const QPointF at = m_convergence->mapToPosition(QPointF(x, yHigh), c.error);
+            const QRectF box = drawn.label->boundingRect();
+            int row = 0;
+            while (row + 1 < kRows && at.x() + 3 < rowEnd[row]) ++row;
+            rowEnd[row] = at.x() + 3 + box.width() + 4;
+            drawn.label->setPos(at.x() + 3, plot.top() + 2 + (channelRow * kRows + row) * box.height());
+            drawn.label->setVisible(plot.isValid() && at.x() >= plot.left() - 1 && at.x() <= plot.right());
+        }
+        ++channelRow;
+    }
+}
+
+QList<LiveCharts::StageMark> LiveCharts::stageMarks(int index) const
+{
+    QList<StageMark> marks;
+    const auto it = m_channels.find(index);
+    if (it != m_channels.end())
+        for (const DrawnStage& drawn : it->stages) marks.append(drawn.mark);
+    return marks;
+}
+
+QStringList LiveCharts::stageLabels(int index) const
+{
+    QStringList labels;
+    const auto it = m_channels.find(index);
+    if (it != m_channels.end())
+        for (const DrawnStage& drawn : it->stages) labels.append(drawn.label->text());
+    return labels;
 }
 
 void LiveCharts::setBandwidthRoof(double gbps, const QString& label, double computeGflops)

@@ -1,7 +1,8 @@
 #pragma once
 // Every chart of the studio lives in this class (so that a later move from
 // Qt Charts to Qt Graphs touches one place): convergence (error and marginal
-// violation against iteration or wall time, log axis), time per iteration, and
+// violation against iteration or wall time, log axis, with a dashed line and
+// the eps at the start of each eps-scaling stage), time per iteration, and
 // a roofline (operational intensity against attained GFLOP/s under the measured
 // bandwidth roof) placing the current and previous runs.
 //
@@ -14,6 +15,7 @@
 #include <QList>
 #include <QPointF>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 
@@ -22,6 +24,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QChartView;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QScatterSeries;
 class QLogValueAxis;
@@ -66,12 +69,31 @@ public:
     int rooflinePointCount() const;
     double rooflineMaxIntensity() const { return m_rooflineXMax; }  // right end of the intensity axis
     QList<QPointF> roofPoints() const;                              // the drawn roof, left to right
+    // The eps-scaling stages marked on the convergence chart for a channel: where
+    // each stage starts (iteration, counted across stages) and its eps, and the
+    // label drawn there.
+    struct StageMark {
+        int stage = 0;
+        double eps = 0;
+        double iteration = 0;
+        double seconds = 0;
+    };
+    QList<StageMark> stageMarks(int channel) const;
+    QStringList stageLabels(int channel) const;
     int channelCount() const { return int(m_channels.size()); }
     QChartView* convergenceView() const { return m_convergenceView; }
 
 private:
+    struct DrawnStage {
+        StageMark mark;
+        QLineSeries* line = nullptr;               // the dashed vertical line (none for the first stage)
+        QGraphicsSimpleTextItem* label = nullptr;  // "eps 0.04" near the top
+    };
     struct Channel {
         QString label;
+        QList<DrawnStage> stages;
+        int lastStage = -1;
+        double lastIteration = 0, lastSeconds = 0;  // the latest sample
         QLineSeries* error = nullptr;
         QLineSeries* marginal = nullptr;
         QLineSeries* time = nullptr;
@@ -82,6 +104,9 @@ private:
     void refreshConvergence();
     void rescale();
     void drawRoof();
+    void addStageMark(Channel& channel, int index, const StageMark& mark);
+    void clearStageMarks(Channel& channel);
+    void placeStageMarks();
 
     XAxis m_axis = XAxis::Iteration;
     QChart* m_convergence = nullptr;

@@ -62,6 +62,10 @@ struct SavePrompts {
     std::function<bool(const QString& path, WriteOptions& options)> chooseOptions;
 };
 
+// File > Open Source / Open Reference, replaceable by tests: the file chosen in a
+// dialog titled `title` that starts in `folder`; empty when the user cancels.
+using OpenPrompt = std::function<QString(const QString& title, const QString& folder)>;
+
 struct MainWindowOptions {
     bool interactive = true;        // false: errors go to the status bar and stderr, never a modal box
     bool measureBandwidth = true;   // measure the host's peak bandwidth once in the background
@@ -104,6 +108,7 @@ public:
     // The file Ctrl+S writes to (empty: Ctrl+S asks).
     QString savePath() const { return m_savePath; }
     void setSavePrompts(const SavePrompts& prompts) { m_prompts = prompts; }
+    void setOpenPrompt(const OpenPrompt& prompt) { m_openPrompt = prompt; }
 
     // Edit > Swap Source and Reference.
     void swapImages();
@@ -178,6 +183,10 @@ private:
     void saveSettings();
     void rememberSession();
     QString openDialog(const QString& title, const QString& key);
+    // Where a file dialog starts: `remembered` (the folder it was last used in),
+    // else the folder of `imagePath`, else Pictures, else home; never a folder that
+    // does not exist (the dialog would fall back to "/").
+    static QString startFolder(const QString& remembered, const QString& imagePath);
     bool checkSaveTarget(const QString& path, QString& why) const;
     SavePrompts defaultPrompts();
     void loadFile(const QString& path, bool source);
@@ -218,6 +227,7 @@ private:
     QString m_savePath;        // where Ctrl+S writes; cleared when the source changes
     WriteOptions m_saveOptions;
     SavePrompts m_prompts;
+    OpenPrompt m_openPrompt;
     QByteArray m_defaultLayout;  // saveState() of the first-start layout
     ProgressEstimate m_estimate;
     QUndoStack* m_undo = nullptr;

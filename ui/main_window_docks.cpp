@@ -10,6 +10,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 
 #include "ui/comparison_view.h"
@@ -24,6 +25,9 @@
 namespace uot::ui {
 
 namespace {
+
+// Width the Statistics dock opens at, so that its values show whole at 1280 pixels.
+constexpr int kStatisticsWidth = 400;
 
 QDockWidget* makeDock(QMainWindow* window, const QString& title, const char* name, QWidget* content)
 {
@@ -79,6 +83,18 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, m_comparisonDock);
     tabifyDockWidget(m_chartsDock, m_comparisonDock);
     m_chartsDock->raise();
+    // The bottom docks open at about a third of the window the first time after start
+    // or Reset Layout, however they are opened (Compare, View menu, toolbar), instead of
+    // the half Qt gives a new dock; after that they keep the height the user gave them.
+    for (QDockWidget* dock : {m_chartsDock, m_comparisonDock}) {
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+            if (!visible || dock->property("sized").toBool()) return;
+            dock->setProperty("sized", true);
+            QTimer::singleShot(0, this, [this, dock] {
+                if (dock->isVisible()) resizeDocks({dock}, {height() / 3}, Qt::Vertical);
+            });
+        });
+    }
 
     // Advanced: hidden at first start, one click away (toolbar, View menu).
     for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock, m_histogramDock}) dock->hide();
@@ -127,8 +143,17 @@ QDockWidget* MainWindow::dock(const QString& objectName) const
 
 void MainWindow::setAdvancedPanelsVisible(bool visible)
 {
+    const bool firstTime = visible && m_statisticsDock->isHidden() && !m_statisticsDock->property("sized").toBool();
     m_statisticsDock->setVisible(visible);
     m_chartsDock->setVisible(visible);
+    if (firstTime) {
+        // Wide enough for the statistics' values (they elide past that) the first time it opens.
+        m_statisticsDock->setProperty("sized", true);
+        QTimer::singleShot(0, this, [this] {
+            if (m_statisticsDock->isVisible() && m_statisticsDock->width() < kStatisticsWidth)
+                resizeDocks({m_statisticsDock}, {kStatisticsWidth}, Qt::Horizontal);
+        });
+    }
     if (!visible) m_comparisonDock->hide();
     if (m_advancedAction->isChecked() != visible) m_advancedAction->setChecked(visible);
 }
@@ -136,6 +161,7 @@ void MainWindow::setAdvancedPanelsVisible(bool visible)
 void MainWindow::resetLayout()
 {
     restoreState(m_defaultLayout);
+    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock}) dock->setProperty("sized", false);
     for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock, m_histogramDock}) dock->hide();
     m_parametersDock->show();
     m_libraryDock->show();

@@ -78,14 +78,8 @@ void MainWindow::cancel()
 
 void MainWindow::compare()
 {
-    const bool firstTime = !m_comparisonDock->property("sized").toBool();
-    m_comparisonDock->show();
+    m_comparisonDock->show();  // at a third of the window the first time (createDocks)
     m_comparisonDock->raise();
-    if (firstTime) {
-        // A third of the window the first time; after that it keeps the height the user gave it.
-        resizeDocks({m_comparisonDock}, {height() / 3}, Qt::Vertical);
-        m_comparisonDock->setProperty("sized", true);
-    }
     m_comparison->start();
 }
 
@@ -147,7 +141,18 @@ void MainWindow::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
         m_phase->setText(output->notice);
         if (m_options.interactive) QMessageBox::information(this, tr("Solved on the CPU"), output->notice);
     } else {
-        m_phase->setText(tr("Done. %1").arg(output->timings));
+        // Whether the plan behind the picture converged, in words a photographer can act on.
+        QString done = tr("Done");
+        if (!output->runs.empty()) {
+            const RunOutcome& run = output->runs.front();
+            if (run.result.converged)
+                done += tr(" · converged in %1 iterations").arg(run.result.iterations);
+            else if (!run.result.cancelled && run.tolerance > 0)
+                done += tr(" · NOT converged (error %1 > tolerance %2): raise Max iterations under Advanced settings")
+                            .arg(run.result.error, 0, 'g', 2)
+                            .arg(run.tolerance, 0, 'g', 2);
+        }
+        m_phase->setText(tr("%1. %2").arg(done, output->timings));
     }
     emit resultReady();
 }

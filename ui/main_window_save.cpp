@@ -17,7 +17,6 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace uot::ui {
@@ -159,12 +158,7 @@ void MainWindow::saveAs()
     QSettings settings;
     QString filter = settings.value("dialogs/save/filter", saveFilters().first()).toString();
     if (!saveFilters().contains(filter)) filter = saveFilters().first();
-    QString folder = settings.value("dialogs/save/folder").toString();
-    if (folder.isEmpty() || !QFileInfo(folder).isDir()) {
-        folder = !m_source.path.isEmpty() && !m_source.path.startsWith(":/")
-                     ? QFileInfo(m_source.path).absolutePath()
-                     : QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    }
+    const QString folder = startFolder(settings.value("dialogs/save/folder").toString(), m_source.path);
     const QString base = m_source.path.isEmpty() ? QStringLiteral("result") : QFileInfo(m_source.path).completeBaseName();
     QString path = !m_savePath.isEmpty() ? m_savePath
                                          : QDir(folder).filePath(base + "_recolored." + extensionOf(filter));

@@ -4,6 +4,7 @@
 #include "ui/main_window.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -52,19 +53,24 @@ void MainWindow::rememberSession()
     settings.setValue("session/reference", stored(m_reference.path));
 }
 
+QString MainWindow::startFolder(const QString& remembered, const QString& imagePath)
+{
+    const QString image = !imagePath.isEmpty() && !imagePath.startsWith(":/") ? QFileInfo(imagePath).absolutePath() : QString();
+    for (const QString& folder : {remembered, image, QStandardPaths::writableLocation(QStandardPaths::PicturesLocation)})
+        if (!folder.isEmpty() && QFileInfo(folder).isDir()) return QFileInfo(folder).absoluteFilePath();
+    return QDir::homePath();
+}
+
 QString MainWindow::openDialog(const QString& title, const QString& key)
 {
     // The folder this dialog was last used in, else the current image's, else Pictures.
     QSettings settings;
     const QString setting = "dialogs/" + key + "/folder";
-    QString folder = settings.value(setting).toString();
-    const QString current = key == "reference" ? m_reference.path : m_source.path;
-    if (folder.isEmpty() || !QFileInfo(folder).isDir())
-        folder = !current.isEmpty() && !current.startsWith(":/") ? QFileInfo(current).absolutePath() : QString();
-    if (folder.isEmpty() || !QFileInfo(folder).isDir())
-        folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString path = QFileDialog::getOpenFileName(this, title, folder,
-                                                      tr("Images (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.bmp)"));
+    const QString folder =
+        startFolder(settings.value(setting).toString(), key == "reference" ? m_reference.path : m_source.path);
+    const QString path = m_openPrompt ? m_openPrompt(title, folder)
+                                      : QFileDialog::getOpenFileName(this, title, folder,
+                                                                     tr("Images (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.bmp)"));
     if (!path.isEmpty()) settings.setValue(setting, QFileInfo(path).absolutePath());
     return path;
 }

@@ -160,6 +160,27 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_acceleration->setToolTip(tr("Over-relaxation of each half-step with a safeguard: the same solution in far\n"
                                   "fewer passes. auto picks omega from the observed rate."));
     form->addRow(tr("Acceleration"), m_acceleration);
+    auto* scalingRow = new QHBoxLayout;
+    m_epsScaling = new QSpinBox;
+    m_epsScaling->setRange(0, P::kMaxEpsScalingRatio);
+    m_epsScaling->setSingleStep(4);
+    m_epsScaling->setPrefix(tr("from "));
+    m_epsScaling->setSuffix(tr(" x eps"));
+    m_epsScaling->setSpecialValueText(tr("off"));
+    m_epsScalingFactor = new QDoubleSpinBox;
+    m_epsScalingFactor->setDecimals(2);
+    m_epsScalingFactor->setRange(P::kMinEpsScalingFactor, P::kMaxEpsScalingFactor);
+    m_epsScalingFactor->setSingleStep(0.05);
+    m_epsScalingFactor->setPrefix(tr("x "));
+    const QString scalingTip = tr("eps-scaling: solve first at a larger eps (this many times eps), then smaller ones,\n"
+                                  "each stage multiplying eps by the factor and starting from the last, down to eps,\n"
+                                  "which is solved to the tolerance. Same result; off by default (it did not pay on\n"
+                                  "the sample photos). Statistics and the convergence chart show each stage.");
+    m_epsScaling->setToolTip(scalingTip);
+    m_epsScalingFactor->setToolTip(scalingTip);
+    scalingRow->addWidget(m_epsScaling, 3);
+    scalingRow->addWidget(m_epsScalingFactor, 2);
+    form->addRow(tr("eps scaling"), scalingRow);
     advancedLayout->addWidget(transport);
 
     m_advanced->setVisible(false);
@@ -176,8 +197,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     };
     for (QComboBox* box : {m_space, m_reference, m_solver, m_device, m_precision, m_acceleration})
         connect(box, &QComboBox::currentIndexChanged, this, changed);
-    for (QSpinBox* box : {m_palette, m_iterations, m_threads}) connect(box, &QSpinBox::valueChanged, this, changed);
-    for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing})
+    for (QSpinBox* box : {m_palette, m_iterations, m_threads, m_epsScaling}) connect(box, &QSpinBox::valueChanged, this, changed);
+    for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing, m_epsScalingFactor})
         connect(box, &QDoubleSpinBox::valueChanged, this, changed);
     for (QCheckBox* box : {m_balanced, m_luminance, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
     connect(m_strength, &QSlider::valueChanged, this, changed);
@@ -226,6 +247,8 @@ StudioParameters ParametersPanel::parameters() const
     p.threads = m_threads->value();
     p.precision = m_precision->currentData().toString();
     p.acceleration = m_acceleration->currentData().toString();
+    p.epsScalingRatio = m_epsScaling->value();
+    p.epsScalingFactor = m_epsScalingFactor->value();
     p.strength = m_strength->value() / 100.0;
     p.preserveLuminance = m_luminance->isChecked();
     p.smoothing = m_smoothing->value();
@@ -257,6 +280,8 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     m_threads->setValue(p.threads);
     selectData(m_precision, p.precision);
     selectData(m_acceleration, p.acceleration);
+    m_epsScaling->setValue(p.epsScalingRatio);
+    m_epsScalingFactor->setValue(p.epsScalingFactor);
     m_strength->setValue(int(std::lround(p.strength * 100)));
     m_luminance->setChecked(p.preserveLuminance);
     m_smoothing->setValue(p.smoothing);
@@ -287,6 +312,7 @@ void ParametersPanel::updateEnabled()
 {
     m_tau->setEnabled(!m_balanced->isChecked());
     m_threads->setEnabled(m_device->currentData().toString() == "cpu");
+    m_epsScalingFactor->setEnabled(m_epsScaling->value() > 1);
 }
 
 }  // namespace uot::ui

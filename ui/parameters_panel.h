@@ -48,6 +48,7 @@ public:
     QSpinBox* iterationsBox() const { return m_iterations; }
     QCheckBox* luminanceBox() const { return m_luminance; }
     QDoubleSpinBox* smoothingBox() const { return m_smoothing; }
+    QSpinBox* epsScalingBox() const { return m_epsScaling; }
 
 signals:
     void parametersChanged();
@@ -73,6 +74,8 @@ private:
     QSpinBox* m_threads = nullptr;
     QComboBox* m_precision = nullptr;
     QComboBox* m_acceleration = nullptr;
+    QSpinBox* m_epsScaling = nullptr;
+    QDoubleSpinBox* m_epsScalingFactor = nullptr;
     QSlider* m_strength = nullptr;
     QLabel* m_strengthValue = nullptr;
     QToolButton* m_advancedToggle = nullptr;

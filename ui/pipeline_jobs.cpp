@@ -69,6 +69,8 @@ RunOutcome outcomeOf(const RecolorPipeline& pipeline, const RecolorSettings& set
     run.rows = stats.sourcePaletteSize;
     run.cols = stats.referencePaletteSize;
     run.precision = settings.transport.options.precision;
+    run.tolerance = settings.transport.options.tolerance;
+    run.maxIterations = settings.transport.options.maxIterations;
     run.wallSeconds = wallSeconds;
     return run;
 }
@@ -89,6 +91,9 @@ RecolorSettings recolorSettingsFor(const StudioParameters& p)
     o.precision = fromParameters.precision;
     o.maxIterations = fromParameters.maxIterations;
     o.tolerance = fromParameters.tolerance;
+    o.mode = fromParameters.mode;
+    o.acceleration = fromParameters.acceleration;
+    o.epsSchedule = fromParameters.epsSchedule;
     o.threads = fromParameters.threads;
     o.device = fromParameters.device;
     s.mapping.strength = p.strength;
@@ -195,6 +200,7 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             info.rows = pipeline.stats().sourcePaletteSize;
             info.cols = pipeline.stats().referencePaletteSize;
             info.precision = settings.transport.options.precision;
+            info.eps = settings.transport.eps;
             context.beginRun(info);
         };
         QElapsedTimer timer;

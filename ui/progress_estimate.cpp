@@ -17,7 +17,8 @@ void ProgressEstimate::begin(int maxIterations, double tolerance)
 
 void ProgressEstimate::add(const SolveProgress& progress)
 {
-    if (!m_haveFirst) {
+    // A new eps-scaling stage starts from a larger error: extrapolate within the stage.
+    if (!m_haveFirst || progress.stage != m_last.stage) {
         m_first = progress;
         m_haveFirst = true;
     }
@@ -51,6 +52,8 @@ double ProgressEstimate::secondsLeft() const
 QString ProgressEstimate::text() const
 {
     QString text = QObject::tr("iteration %1 of %2").arg(m_last.iteration).arg(m_maxIterations);
+    if (m_last.stageCount > 1)
+        text += QObject::tr(" · eps stage %1 of %2").arg(m_last.stage + 1).arg(m_last.stageCount);
     if (m_haveFirst) text += QObject::tr(" · error %1").arg(m_last.error, 0, 'g', 2);
     const double seconds = secondsLeft();
     if (seconds >= 0) {

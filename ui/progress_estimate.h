@@ -2,7 +2,8 @@
 // What the status bar says while a solve runs: "iteration k of N", the current
 // error and an estimate of the time left. The estimate extrapolates the error's
 // geometric decay (Sinkhorn converges linearly) to the tolerance, capped by the
-// iteration limit, at the measured time per iteration.
+// iteration limit, at the measured time per iteration. Under eps-scaling the
+// extrapolation restarts with each stage.
 
 #include <QString>
 

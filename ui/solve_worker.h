@@ -54,6 +54,7 @@ struct RunInfo {
     std::size_t rows = 0;
     std::size_t cols = 0;
     Precision precision = Precision::Fp32;
+    double eps = 0;  // the target eps (0 = not known)
 };
 
 // What a job hands back to the GUI thread. Jobs fill what they have.

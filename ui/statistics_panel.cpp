@@ -3,11 +3,13 @@
 #include <QFormLayout>
 #include <QHash>
 #include <QLabel>
+#include <QStringList>
 
 #include <cmath>
 
 #include "core/perf/roofline.h"
 #include "core/registry/solver_registry.h"
+#include "ui/elided_label.h"
 
 namespace uot::ui {
 
@@ -44,6 +46,55 @@ QString bandwidthText(const perf::RooflineFigures& f, double peak)
     return text;
 }
 
+// How the solve ended, held against what was asked: converged (error below the
+// tolerance), the iteration cap reached, stopped for another reason, or cancelled.
+QString outcomeText(const RunOutcome& run)
+{
+    const SolveResult& r = run.result;
+    const QString error = QString::number(r.error, 'g', 3), tolerance = QString::number(run.tolerance, 'g', 3);
+    const auto passes = static_cast<qulonglong>(r.passes);
+    QString text;
+    if (r.cancelled)
+        text = QObject::tr("cancelled after %1 iterations").arg(r.iterations);
+    else if (r.converged)
+        text = QObject::tr("converged: error %1 < tolerance %2 after %3 iterations, %4 passes")
+                   .arg(error, tolerance).arg(r.iterations).arg(passes);
+    else if (!(run.tolerance > 0))
+        text = QObject::tr("ran the %1 iterations asked (tolerance 0), %2 passes, error %3").arg(r.iterations).arg(passes).arg(error);
+    else if (run.maxIterations > 0 && r.iterations >= run.maxIterations)
+        text = QObject::tr("NOT converged: cap of %1 iterations reached, error %2 > tolerance %3")
+                   .arg(r.iterations).arg(error, tolerance);
+    else
+        text = QObject::tr("NOT converged: stopped after %1 iterations, error %2 > tolerance %3")
+                   .arg(r.iterations).arg(error, tolerance);
+    if (!r.message.empty()) text += " - " + QString::fromStdString(r.message);
+    return text;
+}
+
+// One line per eps-scaling stage: eps, iterations, passes, error and whether it
+// reached its tolerance (the stages before the target stop at a looser one).
+QString stagesText(const RunOutcome& run, double targetEps)
+{
+    const SolveResult& r = run.result;
+    if (r.stages.empty())
+        return targetEps > 0 ? QObject::tr("one stage at eps %1 (eps scaling off)").arg(targetEps, 0, 'g', 3)
+                             : QObject::tr("one stage (eps scaling off)");
+    QStringList lines;
+    for (std::size_t k = 0; k < r.stages.size(); ++k) {
+        const SolveStage& stage = r.stages[k];
+        const bool target = k + 1 == r.stages.size();
+        lines << QObject::tr("%1. eps %2: %3 it, %4 passes, error %5%6")
+                     .arg(k + 1)
+                     .arg(stage.eps, 0, 'g', 3)
+                     .arg(stage.iterations)
+                     .arg(static_cast<qulonglong>(stage.passes))
+                     .arg(stage.error, 0, 'g', 2)
+                     .arg(stage.converged ? (target ? QObject::tr(" (target, converged)") : QObject::tr(" (done)"))
+                                          : (target ? QObject::tr(" (target, NOT converged)") : QObject::tr(" (cut short)")));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 }  // namespace
 
 StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
@@ -51,7 +102,12 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
     m_form = new QFormLayout(this);
     m_form->setLabelAlignment(Qt::AlignRight);
     add("run", tr("Run"), tr("Solver variant and problem size (source palette x reference palette)."));
-    add("status", tr("Status"), tr("Iterations done, convergence and numerical status."));
+    add("status", tr("Status"),
+        tr("Converged (final error below the tolerance), NOT converged (the iteration cap or another stop), or\n"
+           "cancelled; iterations and passes over the matrix, all eps stages included."));
+    add("stages", tr("eps stages"),
+        tr("eps-scaling: each stage's eps, iterations, passes over the matrix and final error. Stages before the\n"
+           "target eps stop at a looser tolerance; the target eps is solved to the tolerance."), 12);
     add("elapsed", tr("Elapsed"), tr("Wall time of the iterations so far."));
     add("msPerIteration", tr("Time / iteration"), tr("Over the last check interval."));
     add("iterationsPerSecond", tr("Iterations / s"), tr("Over the last check interval."));
@@ -75,12 +131,13 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
     setCountersUnavailable(QString());
 }
 
-QLabel* StatisticsPanel::add(const QString& key, const QString& title, const QString& tip)
+ElidedLabel* StatisticsPanel::add(const QString& key, const QString& title, const QString& tip, int maxLines)
 {
-    auto* value = new QLabel(QStringLiteral("-"));
+    // Long values wrap over maxLines lines and end in "…" past that; the tooltip then holds them whole.
+    auto* value = new ElidedLabel(maxLines);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    value->setWordWrap(true);
-    value->setToolTip(tip);
+    value->setDescription(tip);
+    value->setFullText(QStringLiteral("-"));
     auto* label = new QLabel(title);
     label->setToolTip(tip);
     m_form->addRow(label, value);
@@ -90,11 +147,11 @@ QLabel* StatisticsPanel::add(const QString& key, const QString& title, const QSt
 
 QString StatisticsPanel::text(const QString& field) const
 {
-    const QLabel* label = m_values.value(field);
-    return label ? label->text() : QString();
+    const ElidedLabel* label = m_values.value(field);
+    return label ? label->fullText() : QString();
 }
 
-void StatisticsPanel::setStatus(const QString& text) { m_values["status"]->setText(text); }
+void StatisticsPanel::setStatus(const QString& text) { m_values["status"]->setFullText(text); }
 
 void StatisticsPanel::setMachinePeaks(const MachinePeaks& peaks, const QString& note)
 {
@@ -108,21 +165,21 @@ void StatisticsPanel::showPeak(const QString& variant)
 {
     const std::string name = variant.toStdString();
     const bool measured = m_peaks.bandwidthFor(name, true) > 0;
-    m_values["peak"]->setText(measured || m_peakNote.isEmpty() ? m_peaks.describeFor(name) : m_peakNote);
+    m_values["peak"]->setFullText(measured || m_peakNote.isEmpty() ? m_peaks.describeFor(name) : m_peakNote);
 }
 
 void StatisticsPanel::showHardwareCounters(const SolveResult& r)
 {
     const HardwareCounters& c = r.counters;
     if (!runsOnGpu(r.solver)) {
-        m_values["gpuCounters"]->setText(QStringLiteral("-"));
+        m_values["gpuCounters"]->setFullText(QStringLiteral("-"));
         return;
     }
     if (!c.sampled) {
-        m_values["gpuCounters"]->setText(c.note.empty() ? tr("not read") : tr("not read: %1").arg(QString::fromStdString(c.note)));
+        m_values["gpuCounters"]->setFullText(c.note.empty() ? tr("not read") : tr("not read: %1").arg(QString::fromStdString(c.note)));
         return;
     }
-    m_values["gpuCounters"]->setText(
+    m_values["gpuCounters"]->setFullText(
         tr("DRAM %1 read + %2 written per iteration (model %3); L2 hit %4 %, L1 hit %5 %")
             .arg(bytesText(c.dramReadBytesPerIteration))
             .arg(bytesText(c.dramWriteBytesPerIteration))
@@ -135,29 +192,29 @@ void StatisticsPanel::setCountersUnavailable(const QString& reason)
 {
     m_countersReason = reason;
     const QString text = reason.isEmpty() ? QStringLiteral("-") : tr("unavailable: %1").arg(reason);
-    m_values["l1d"]->setText(text);
-    m_values["llc"]->setText(reason.isEmpty() ? text : tr("unavailable (same reason)"));
+    m_values["l1d"]->setFullText(text);
+    m_values["llc"]->setFullText(reason.isEmpty() ? text : tr("unavailable (same reason)"));
 }
 
 void StatisticsPanel::beginRun(const RunInfo& info)
 {
     m_finished.reset();
     m_run = info;
-    m_values["run"]->setText(tr("%1, %2 x %3, %4")
+    m_values["run"]->setFullText(tr("%1, %2 x %3, %4")
                                  .arg(info.label)
                                  .arg(info.rows)
                                  .arg(info.cols)
                                  .arg(QString::fromStdString(toString(info.precision))));
-    for (const char* key : {"elapsed", "msPerIteration", "iterationsPerSecond", "bandwidth", "gflops", "result"})
-        m_values[key]->setText(QStringLiteral("-"));
+    for (const char* key : {"elapsed", "msPerIteration", "iterationsPerSecond", "bandwidth", "gflops", "result", "stages"})
+        m_values[key]->setFullText(QStringLiteral("-"));
     setStatus(tr("running"));
     const perf::IterationCost cost = perf::iterationCost(info.variant.toStdString(), info.rows, info.cols, info.precision);
-    m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
+    m_values["bytesPerIteration"]->setFullText(bytesText(double(cost.bytes)));
     m_intensity = perf::operationalIntensity(cost);
-    m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(m_intensity, 0, 'g', 3));
+    m_values["intensity"]->setFullText(QStringLiteral("%1 flop/byte").arg(m_intensity, 0, 'g', 3));
     setCountersUnavailable(m_countersReason);
     showPeak(info.variant);
-    m_values["gpuCounters"]->setText(runsOnGpu(info.variant.toStdString()) ? tr("read after the run") : QStringLiteral("-"));
+    m_values["gpuCounters"]->setFullText(runsOnGpu(info.variant.toStdString()) ? tr("read after the run") : QStringLiteral("-"));
 }
 
 void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int channel)
@@ -167,8 +224,14 @@ void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int cha
         if (s.channel == channel) last = &s;
     if (!last) return;
     const SolveProgress& p = last->progress;
-    m_values["elapsed"]->setText(durationText(p.elapsedSeconds));
-    m_values["status"]->setText(tr("iteration %1, error %2").arg(p.iteration).arg(p.error, 0, 'g', 3));
+    m_values["elapsed"]->setFullText(durationText(p.elapsedSeconds));
+    QString status = tr("iteration %1, error %2").arg(p.iteration).arg(p.error, 0, 'g', 3);
+    if (p.stageCount > 1) {
+        status += tr(" (eps stage %1 of %2)").arg(p.stage + 1).arg(p.stageCount);
+        m_values["stages"]->setFullText(
+            tr("stage %1 of %2 at eps %3").arg(p.stage + 1).arg(p.stageCount).arg(p.stageEps, 0, 'g', 3));
+    }
+    m_values["status"]->setFullText(status);
     if (p.secondsPerIteration > 0) {
         perf::IterationCost cost = perf::iterationCost(m_run.variant.toStdString(), m_run.rows, m_run.cols, m_run.precision);
         if (p.bytesPerIteration > 0) cost.bytes = p.bytesPerIteration;  // the solver's own figure is authoritative
@@ -177,21 +240,21 @@ void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int cha
         m_intensity = f.operationalIntensity;
         m_gflops = f.gflops;
         m_gbps = f.gbps;
-        m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
-        m_values["msPerIteration"]->setText(tr("%1 ms").arg(f.msPerIteration, 0, 'g', 4));
-        m_values["iterationsPerSecond"]->setText(QString::number(f.iterationsPerSecond, 'f', 1));
-        m_values["bandwidth"]->setText(bandwidthText(f, peak));
-        m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(f.operationalIntensity, 0, 'g', 3));
-        m_values["gflops"]->setText(QString::number(f.gflops, 'f', 2));
+        m_values["bytesPerIteration"]->setFullText(bytesText(double(cost.bytes)));
+        m_values["msPerIteration"]->setFullText(tr("%1 ms").arg(f.msPerIteration, 0, 'g', 4));
+        m_values["iterationsPerSecond"]->setFullText(QString::number(f.iterationsPerSecond, 'f', 1));
+        m_values["bandwidth"]->setFullText(bandwidthText(f, peak));
+        m_values["intensity"]->setFullText(QStringLiteral("%1 flop/byte").arg(f.operationalIntensity, 0, 'g', 3));
+        m_values["gflops"]->setFullText(QString::number(f.gflops, 'f', 2));
     }
     const CounterSnapshot& c = last->counters;
-    if (c.peakRssBytes > 0) m_values["memory"]->setText(bytesText(double(c.peakRssBytes)));
+    if (c.peakRssBytes > 0) m_values["memory"]->setFullText(bytesText(double(c.peakRssBytes)));
     if (c.valid) {
         auto show = [&](const char* key, double misses) {
             if (!std::isfinite(misses)) return;
             QString text = countText(misses);
             if (c.instructions > 0) text += tr(" (%1 per 1000 instructions)").arg(1000.0 * misses / c.instructions, 0, 'f', 2);
-            m_values[key]->setText(text);
+            m_values[key]->setFullText(text);
         };
         show("l1d", c.l1dMisses);
         show("llc", c.llcMisses);
@@ -207,17 +270,9 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
         m_finishedTimings = timings;
     }
     const SolveResult& r = run.result;
-    QString status = r.cancelled ? tr("cancelled after %1 iterations").arg(r.iterations)
-                     : r.converged ? tr("converged in %1 iterations, %2 passes (error %3)")
-                                         .arg(r.iterations)
-                                         .arg(static_cast<qulonglong>(r.passes))
-                                         .arg(r.error, 0, 'g', 3)
-                                   : tr("NOT converged: stopped at the cap of %1 iterations (error %2)")
-                                         .arg(r.iterations)
-                                         .arg(r.error, 0, 'g', 3);
-    if (!r.message.empty()) status += " - " + QString::fromStdString(r.message);
-    setStatus(status);
-    m_values["run"]->setText(tr("%1, %2 x %3, %4")
+    setStatus(outcomeText(run));
+    m_values["stages"]->setFullText(stagesText(run, m_run.eps));
+    m_values["run"]->setFullText(tr("%1, %2 x %3, %4")
                                  .arg(run.label)
                                  .arg(run.rows)
                                  .arg(run.cols)
@@ -231,18 +286,18 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
         m_intensity = f.operationalIntensity;
         m_gflops = f.gflops;
         m_gbps = f.gbps;
-        m_values["iterationsPerSecond"]->setText(QString::number(f.iterationsPerSecond, 'f', 1));
-        m_values["bandwidth"]->setText(bandwidthText(f, peak));
-        m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(f.operationalIntensity, 0, 'g', 3));
-        m_values["gflops"]->setText(QString::number(f.gflops, 'f', 2));
-        m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
-        m_values["msPerIteration"]->setText(tr("%1 ms (mean)").arg(r.timings.msPerIteration, 0, 'g', 4));
-        m_values["elapsed"]->setText(
+        m_values["iterationsPerSecond"]->setFullText(QString::number(f.iterationsPerSecond, 'f', 1));
+        m_values["bandwidth"]->setFullText(bandwidthText(f, peak));
+        m_values["intensity"]->setFullText(QStringLiteral("%1 flop/byte").arg(f.operationalIntensity, 0, 'g', 3));
+        m_values["gflops"]->setFullText(QString::number(f.gflops, 'f', 2));
+        m_values["bytesPerIteration"]->setFullText(bytesText(double(cost.bytes)));
+        m_values["msPerIteration"]->setFullText(tr("%1 ms (mean)").arg(r.timings.msPerIteration, 0, 'g', 4));
+        m_values["elapsed"]->setFullText(
             tr("%1 iterating, %2 setup").arg(durationText(r.timings.iterateSeconds), durationText(r.timings.setupSeconds)));
     }
     showPeak(run.solver);
     showHardwareCounters(r);
-    if (r.peakDeviceBytes > 0) m_values["memory"]->setText(tr("%1 on the device").arg(bytesText(double(r.peakDeviceBytes))));
+    if (r.peakDeviceBytes > 0) m_values["memory"]->setFullText(tr("%1 on the device").arg(bytesText(double(r.peakDeviceBytes))));
     if (std::isfinite(r.mass)) {
         QString text = tr("mass %1, marginal violation %2 (source) / %3 (reference)")
                            .arg(r.mass, 0, 'g', 4)
@@ -250,9 +305,9 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
                            .arg(r.marginalErrorB, 0, 'g', 3);
         // A balanced side makes the objective infinite unless its marginal is met exactly.
         if (std::isfinite(r.objective)) text += tr(", objective %1").arg(r.objective, 0, 'g', 5);
-        m_values["result"]->setText(text);
+        m_values["result"]->setFullText(text);
     }
-    m_values["timings"]->setText(timings.isEmpty() ? QStringLiteral("-") : timings);
+    m_values["timings"]->setFullText(timings.isEmpty() ? QStringLiteral("-") : timings);
 }
 
 }  // namespace uot::ui

@@ -21,6 +21,8 @@ QT_END_NAMESPACE
 
 namespace uot::ui {
 
+class ElidedLabel;
+
 class StatisticsPanel final : public QWidget {
     Q_OBJECT
 public:
@@ -40,15 +42,17 @@ public:
     double lastOperationalIntensity() const { return m_intensity; }
     double lastGflops() const { return m_gflops; }
     double lastBandwidthGBps() const { return m_gbps; }
-    QString text(const QString& field) const;  // the shown value of a field, for tests
+    QString text(const QString& field) const;  // the whole value of a field, for tests
+    // The label showing a field (elided when long), for tests.
+    const ElidedLabel* valueLabel(const QString& field) const { return m_values.value(field); }
 
 private:
-    QLabel* add(const QString& key, const QString& title, const QString& tip);
+    ElidedLabel* add(const QString& key, const QString& title, const QString& tip, int maxLines = 2);
     void showPeak(const QString& variant);
     void showHardwareCounters(const SolveResult& result);
 
     QFormLayout* m_form = nullptr;
-    QHash<QString, QLabel*> m_values;
+    QHash<QString, ElidedLabel*> m_values;
     RunInfo m_run;
     std::optional<RunOutcome> m_finished;  // the last finished run, re-shown when the peak arrives
     QString m_finishedTimings;

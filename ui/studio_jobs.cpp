@@ -61,6 +61,8 @@ SolveOptions solveOptionsFor(const StudioParameters& p)
     options.checkEvery = 10;
     options.mode = resolveIterationMode("auto", p.solver.toStdString());  // as `uot recolor` does
     options.acceleration = parseAcceleration(p.acceleration.toStdString());
+    // eps-scaling stages (off at ratio 0 or 1: the target eps is the only stage).
+    if (p.epsScalingRatio > 1) options.epsSchedule = EpsSchedule{p.epsScalingRatio * p.eps, p.epsScalingFactor};
     options.threads = p.threads;
     options.device = p.device.startsWith("gpu:") ? p.device.mid(4).toInt() : 0;
     // GPU runs read DRAM bytes and cache hit rates (CUPTI) for the statistics
@@ -151,6 +153,7 @@ RunOutcome solveOnce(const UotProblem& problem, const QString& name, SolveOption
         info.rows = problem.rows();
         info.cols = problem.cols();
         info.precision = options.precision;
+        info.eps = problem.eps;
         context.beginRun(info);
     }
     RunOutcome run;
@@ -159,6 +162,8 @@ RunOutcome solveOnce(const UotProblem& problem, const QString& name, SolveOption
     run.rows = problem.rows();
     run.cols = problem.cols();
     run.precision = options.precision;
+    run.tolerance = options.tolerance;
+    run.maxIterations = options.maxIterations;
     std::unique_ptr<UotSolver> solver = createSolver(name.toStdString());
     QElapsedTimer timer;
     timer.start();

@@ -29,6 +29,8 @@ struct RunOutcome {
     std::size_t cols = 0;
     Precision precision = Precision::Fp32;
     double wallSeconds = 0;  // whole solve() call
+    double tolerance = 0;    // what the solve was asked for (0 = run maxIterations)
+    int maxIterations = 0;
     QImage image;            // recolored with this run's plan (comparisons), may be null
 };
 

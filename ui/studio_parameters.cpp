@@ -33,7 +33,8 @@ bool StudioParameters::sameSolveAs(const StudioParameters& o) const
     return colorSpace == o.colorSpace && paletteSize == o.paletteSize && eps == o.eps && tau == o.tau &&
            balanced == o.balanced && referenceMeasure == o.referenceMeasure && maxIterations == o.maxIterations &&
            tolerance == o.tolerance && solver == o.solver && device == o.device && threads == o.threads &&
-           precision == o.precision && acceleration == o.acceleration;
+           precision == o.precision && acceleration == o.acceleration && epsScalingRatio == o.epsScalingRatio &&
+           epsScalingFactor == o.epsScalingFactor;
 }
 
 void StudioParameters::save(QSettings& s) const
@@ -52,6 +53,8 @@ void StudioParameters::save(QSettings& s) const
     s.setValue("threads", threads);
     s.setValue("precision", precision);
     s.setValue("acceleration", acceleration);
+    s.setValue("epsScalingRatio", epsScalingRatio);
+    s.setValue("epsScalingFactor", epsScalingFactor);
     s.setValue("strength", strength);
     s.setValue("preserveLuminance", preserveLuminance);
     s.setValue("smoothingScale", smoothing);  // "smoothing" was a fraction of 0.02 before
@@ -87,6 +90,9 @@ StudioParameters StudioParameters::load(QSettings& s)
     p.threads = std::max(0, s.value("threads", d.threads).toInt());
     p.precision = oneOf(s.value("precision", d.precision), precisions(), d.precision);
     p.acceleration = oneOf(s.value("acceleration", d.acceleration), accelerations(), d.acceleration);
+    p.epsScalingRatio = std::clamp(s.value("epsScalingRatio", d.epsScalingRatio).toInt(), 0, kMaxEpsScalingRatio);
+    p.epsScalingFactor =
+        std::clamp(s.value("epsScalingFactor", d.epsScalingFactor).toDouble(), kMinEpsScalingFactor, kMaxEpsScalingFactor);
     p.strength = std::clamp(s.value("strength", d.strength).toDouble(), 0.0, 1.0);
     p.preserveLuminance = s.value("preserveLuminance", d.preserveLuminance).toBool();
     p.smoothing = std::clamp(s.value("smoothingScale", d.smoothing).toDouble(), 0.0, kMaxSmoothing);

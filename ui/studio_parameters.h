@@ -27,6 +27,10 @@ struct StudioParameters {
     int maxIterations = 5000;
     double tolerance = 1e-5;
     QString acceleration = QStringLiteral("auto");  // none | relax | auto (--accel)
+    // eps-scaling (--eps-schedule): stages from epsScalingRatio x eps down to eps by
+    // epsScalingFactor per stage, then eps to the tolerance. 0 = off (as `uot recolor`).
+    int epsScalingRatio = 0;
+    double epsScalingFactor = 0.5;
     QString solver = QStringLiteral("auto");
     QString device = QStringLiteral("cpu");  // "cpu" or "gpu:N"
     int threads = 0;                          // 0 = all
@@ -45,6 +49,8 @@ struct StudioParameters {
     static constexpr int kMinIterations = 1, kMaxIterations = 100000;
     static constexpr double kMinTolerance = 0.0, kMaxTolerance = 1.0;
     static constexpr double kMaxSmoothing = 4.0;
+    static constexpr int kMaxEpsScalingRatio = 10000;
+    static constexpr double kMinEpsScalingFactor = 0.05, kMaxEpsScalingFactor = 0.95;
 
     static QStringList colorSpaces();
     static QStringList referenceMeasures();

@@ -110,7 +110,8 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
         if (stats.solve) {
             const SolveResult& r = *stats.solve;
             o << ",\n  \"solver\": {\"name\": " << jsonString(r.solver) << ", \"iterations\": " << r.iterations
-              << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"error\": " << jsonNumber(r.error)
+              << ", \"passes\": " << r.passes << ", \"mode\": " << jsonString(r.mode)
+              << ", \"acceleration\": " << jsonString(r.acceleration) << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"error\": " << jsonNumber(r.error)
               << ", \"status\": " << jsonString(toString(r.status)) << ", \"mass\": " << jsonNumber(r.mass)
               << ", \"marginal_error_a\": " << jsonNumber(r.marginalErrorA)
               << ", \"marginal_error_b\": " << jsonNumber(r.marginalErrorB) << ", \"objective\": " << jsonNumber(r.objective)

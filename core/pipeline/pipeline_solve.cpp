@@ -28,7 +28,9 @@ bool sameTransport(const TransportSettings& a, const TransportSettings& b)
            a.reference == b.reference && a.multiscale == b.multiscale && a.coarseSize == b.coarseSize &&
            x.precision == y.precision && x.maxIterations == y.maxIterations &&
            x.tolerance == y.tolerance && x.checkEvery == y.checkEvery && x.device == y.device &&
-           x.allowStabilizedFallback == y.allowStabilizedFallback;
+           x.allowStabilizedFallback == y.allowStabilizedFallback && x.mode == y.mode &&
+           x.acceleration == y.acceleration && x.omega == y.omega && x.epsSchedule.start == y.epsSchedule.start &&
+           x.epsSchedule.factor == y.epsSchedule.factor;
 }
 
 }  // namespace

@@ -112,6 +112,13 @@ struct SolveProgress {
     double secondsPerIteration = 0;    // over the last check interval
     std::uint64_t bytesPerIteration = 0;  // matrix bytes the variant moves per iteration
     std::uint64_t bytesMoved = 0;      // cumulative since the start of the iterations
+    // eps-scaling (SolveOptions::epsSchedule): this check is in stage `stage`
+    // (0-based) of `stageCount`, solved at `stageEps`; iteration, elapsedSeconds and
+    // bytesMoved then count from the start of the first stage. Without a schedule:
+    // stage 0 of 1 and stageEps 0 (the problem's eps).
+    int stage = 0;
+    int stageCount = 1;
+    double stageEps = 0;
 };
 
 using ProgressObserver = std::function<void(const SolveProgress&)>;

@@ -102,8 +102,10 @@ private slots:
         QTest::addColumn<int>("orientation");
         QTest::addColumn<bool>("iptc");
         QTest::addColumn<double>("tolerance");  // mean |difference| in 8-bit levels
-        QTest::newRow("jpeg, rotated") << "jpg" << 6 << true << 2.0;
-        QTest::newRow("png") << "png" << 0 << false << 1.0;
+        QTest::addColumn<bool>("batch");        // through `uot batch` instead of `uot recolor`
+        QTest::newRow("jpeg, rotated") << "jpg" << 6 << true << 2.0 << false;
+        QTest::newRow("png") << "png" << 0 << false << 1.0 << false;
+        QTest::newRow("batch, jpeg, rotated") << "jpg" << 6 << true << 2.0 << true;
     }
     void tagsAndProfileSurviveARecolor()
     {
@@ -111,6 +113,7 @@ private slots:
         QFETCH(int, orientation);
         QFETCH(bool, iptc);
         QFETCH(double, tolerance);
+        QFETCH(bool, batch);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QImage original = QImage(kSamples + "/home.jpg").convertToFormat(QImage::Format_RGB888);
@@ -134,9 +137,13 @@ private slots:
         QCOMPARE(exiftool(source).value("ProfileDescription").toString(), QString("Adobe RGB (1998) test"));
 
         // Strength 0: the recolor returns the source's colours, so the output must render as the original.
-        const QString output = dir.filePath("out." + format);
-        QVERIFY(run(kUot, {"recolor", source, kSamples + "/starry_night.jpg", "-o", output, "--strength", "0",
-                           "--palette-size", "128", "--max-iter", "20", "--quiet"}));
+        const QString output = dir.filePath((batch ? "out_source." : "out.") + format);
+        const QStringList settings = {"--strength", "0", "--palette-size", "128", "--max-iter", "20", "--quiet"};
+        if (batch)
+            QVERIFY(run(kUot, QStringList{"batch", kSamples + "/starry_night.jpg", source, "--out-dir", dir.path(),
+                                          "--pattern", "out_{name}.{ext}"} + settings));
+        else
+            QVERIFY(run(kUot, QStringList{"recolor", source, kSamples + "/starry_night.jpg", "-o", output} + settings));
         const QJsonObject tagsOut = exiftool(output);
         QCOMPARE(tagsOut.value("Artist").toString(), QString("Ansel Test"));
         QCOMPARE(tagsOut.value("Copyright").toString(), QString("CC-BY test"));

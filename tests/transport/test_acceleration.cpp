@@ -91,6 +91,7 @@ private slots:
     void scheduleStagesEndAtTheTarget();
     void stoppingMeansTheMarginalConditionsHold_data();
     void stoppingMeansTheMarginalConditionsHold();
+    void scheduleProgressCountsAcrossStages();
 };
 
 void TestAcceleration::reachesTheReferencePlan_data()
@@ -326,6 +327,46 @@ void TestAcceleration::stoppingMeansTheMarginalConditionsHold()
     const double vA = violation(rows, targetA), vB = violation(cols, targetB);
     QVERIFY2(vA <= 10 * tol && vB <= 10 * tol,
              qPrintable(QString("violations %1 / %2 at tol %3 after %4 iterations").arg(vA).arg(vB).arg(tol).arg(r.iterations)));
+}
+
+// The progress of a schedule (what the studio's chart and statistics draw): one
+// iteration count across the stages, each check tagged with its stage and that
+// stage's eps (the schedule worked out by hand: 0.08 halved down to 0.01).
+void TestAcceleration::scheduleProgressCountsAcrossStages()
+{
+    const CloudProblem cp(30, 40, 0.01, 1.0, 1.0, 7);
+    SolveOptions o = fp64Options(20000, 1e-8);
+    o.epsSchedule = EpsSchedule{0.08, 0.5};
+    std::vector<SolveProgress> seen;
+    SolveControl control;
+    control.onProgress = [&seen](const SolveProgress& p) { seen.push_back(p); };
+    auto solver = createSolver("auto");
+    const SolveResult r = solver->solve(cp.problem, o, control);
+    QVERIFY(r.converged);
+    const std::vector<double> eps = {0.08, 0.04, 0.02, 0.01};
+    QCOMPARE(r.stages.size(), eps.size());
+    QVERIFY(!seen.empty());
+    int lastIteration = 0, lastStage = 0;
+    double lastSeconds = 0;
+    std::vector<int> stageEnd(eps.size(), 0);
+    for (const SolveProgress& p : seen) {
+        QCOMPARE(p.stageCount, int(eps.size()));
+        QVERIFY(p.stage >= lastStage && p.stage < int(eps.size()));
+        QCOMPARE(p.stageEps, eps[std::size_t(p.stage)]);
+        QVERIFY(p.iteration > lastIteration);
+        QVERIFY(p.elapsedSeconds >= lastSeconds);
+        lastIteration = p.iteration;
+        lastStage = p.stage;
+        lastSeconds = p.elapsedSeconds;
+        stageEnd[std::size_t(p.stage)] = p.iteration;
+    }
+    QCOMPARE(lastIteration, r.iterations);
+    // Each stage's last check is where the iterations of it and the earlier stages add up to.
+    int sum = 0;
+    for (std::size_t k = 0; k < eps.size(); ++k) {
+        sum += r.stages[k].iterations;
+        QCOMPARE(stageEnd[k], sum);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAcceleration)

@@ -8,12 +8,15 @@
 #include <QMimeData>
 #include <QUrl>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <memory>
+#include <numeric>
 
 #include "gpu/gpu_backend.h"
 #include "tests/ui/studio_test_options.h"
@@ -61,6 +64,13 @@ bool loadPair(MainWindow& window)
 
 QImage rgb(const QImage& image) { return image.convertToFormat(QImage::Format_RGB888); }
 
+// True when a stage line's "error E" is below `tolerance`.
+bool stageErrorBelow(const QString& stageLine, double tolerance)
+{
+    const QRegularExpressionMatch m = QRegularExpression(R"(error ([0-9.e+-]+))").match(stageLine);
+    return m.hasMatch() && m.captured(1).toDouble() < tolerance;
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -98,6 +108,119 @@ private slots:
         QVERIFY(window.statisticsPanel()->text("bytesPerIteration") != "-");
         QVERIFY(window.parametersPanel()->runButton()->isEnabled());
         QVERIFY(!window.parametersPanel()->cancelButton()->isEnabled());
+    }
+
+    // Issue 10 item 6: with eps-scaling, the statistics list every stage (eps, iterations,
+    // passes, error) and the convergence chart marks where each stage starts, counting
+    // iterations across the stages. The eps are the schedule's, worked out by hand:
+    // 16 x 0.01 = 0.16 halved down to 0.01.
+    void statisticsAndChartShowTheEpsStages()
+    {
+        MainWindow window(testOptions());
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.setAdvancedPanelsVisible(true);
+        QVERIFY(loadPair(window));
+        StudioParameters p = quick();
+        p.epsScalingRatio = 16;
+        p.epsScalingFactor = 0.5;
+        p.maxIterations = 5000;
+        p.tolerance = 1e-5;
+        window.setParameters(p);
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        QSignalSpy progress(window.worker(), &SolveWorker::progress);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 5000);
+
+        const QList<double> eps = {0.16, 0.08, 0.04, 0.02, 0.01};
+        const QStringList lines = window.statisticsPanel()->text("stages").split('\n');
+        QCOMPARE(lines.size(), eps.size());
+        QList<int> stageIterations;
+        const QRegularExpression line(R"(^(\d)\. eps ([0-9.e-]+): (\d+) it, (\d+) passes, error ([0-9.e+-]+) \((.*)\)$)");
+        for (int k = 0; k < lines.size(); ++k) {
+            const QRegularExpressionMatch m = line.match(lines[k]);
+            QVERIFY2(m.hasMatch(), qPrintable(lines[k]));
+            QCOMPARE(m.captured(1).toInt(), k + 1);
+            QVERIFY2(std::abs(m.captured(2).toDouble() - eps[k]) < 1e-12, qPrintable(lines[k]));
+            QVERIFY(m.captured(3).toInt() > 0);
+            QVERIFY(m.captured(4).toInt() >= m.captured(3).toInt());  // at least one pass per iteration
+            stageIterations << m.captured(3).toInt();
+            QCOMPARE(m.captured(6), k + 1 == lines.size() ? QStringLiteral("target, converged") : QStringLiteral("done"));
+        }
+        QVERIFY(stageErrorBelow(lines.last(), 1e-5));
+        const int total = std::accumulate(stageIterations.begin(), stageIterations.end(), 0);
+        const QString status = window.statisticsPanel()->text("status");
+        QVERIFY2(status.startsWith(QStringLiteral("converged: error")) && status.contains("< tolerance 1e-05") &&
+                     status.contains(QStringLiteral("after %1 iterations").arg(total)),
+                 qPrintable(status));
+
+        // The chart: one mark per stage, at the iteration where the stage starts (the
+        // sum of the earlier stages' iterations), labelled with its eps.
+        const QList<LiveCharts::StageMark> marks = window.charts()->stageMarks(0);
+        QCOMPARE(marks.size(), eps.size());
+        int start = 0;
+        for (int k = 0; k < marks.size(); ++k) {
+            QCOMPARE(marks[k].stage, k);
+            QVERIFY(std::abs(marks[k].eps - eps[k]) < 1e-12);
+            QCOMPARE(int(marks[k].iteration), start);
+            start += stageIterations[k];
+        }
+        QCOMPARE(window.charts()->stageLabels(0),
+                 (QStringList{"eps 0.16", "eps 0.08", "eps 0.04", "eps 0.02", "eps 0.01"}));
+        // Iterations count on across the stages: the samples never go back.
+        int last = -1;
+        for (const QList<QVariant>& args : progress)
+            for (const ProgressSample& sample : args.at(1).value<QVector<ProgressSample>>()) {
+                QVERIFY(sample.progress.iteration > last);
+                last = sample.progress.iteration;
+            }
+        QCOMPARE(last, total);
+
+        // Off again: one stage, no marks.
+        p.epsScalingRatio = 0;
+        window.setParameters(p);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 5000);
+        QCOMPARE(window.statisticsPanel()->text("stages"), QStringLiteral("one stage at eps 0.01 (eps scaling off)"));
+        QVERIFY(window.charts()->stageMarks(0).isEmpty());
+    }
+
+    // Issue 10 item 6: the status says whether the result converged, held against the
+    // tolerance, or that the iteration cap was reached.
+    void statusSaysConvergedOrCapReached_data()
+    {
+        QTest::addColumn<int>("maxIterations");
+        QTest::addColumn<double>("tolerance");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("converged") << 5000 << 1e-4 << "converged: error ";
+        QTest::newRow("cap") << 20 << 1e-8 << "NOT converged: cap of 20 iterations reached, error ";
+        QTest::newRow("no tolerance") << 30 << 0.0 << "ran the 30 iterations asked (tolerance 0)";
+    }
+    void statusSaysConvergedOrCapReached()
+    {
+        QFETCH(int, maxIterations);
+        QFETCH(double, tolerance);
+        QFETCH(QString, expected);
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        StudioParameters p = quick();
+        p.maxIterations = maxIterations;
+        p.tolerance = tolerance;
+        window.setParameters(p);
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        const QString status = window.statisticsPanel()->text("status");
+        QVERIFY2(status.startsWith(expected), qPrintable(status));
+        if (tolerance > 0 && maxIterations == 20) {
+            // The error shown is above the tolerance it is held against.
+            const QRegularExpression e(R"(error ([0-9.e+-]+) > tolerance ([0-9.e+-]+))");
+            const QRegularExpressionMatch m = e.match(status);
+            QVERIFY2(m.hasMatch() && m.captured(1).toDouble() > m.captured(2).toDouble(), qPrintable(status));
+        }
     }
 
     void savesTheResultButNeverOverTheSource()
@@ -266,6 +389,8 @@ private slots:
         p.strength = 0.4;
         p.preserveLuminance = true;
         p.smoothing = 0.25;
+        p.epsScalingRatio = 64;
+        p.epsScalingFactor = 0.25;
         {
             MainWindow window(testOptions());
             window.setParameters(p);
@@ -284,10 +409,16 @@ private slots:
         settings.setValue("parameters/paletteSize", 10'000'000);
         settings.setValue("parameters/colorSpace", "no-such-space");
         settings.setValue("parameters/strength", 7.5);
+        settings.setValue("parameters/epsScalingRatio", -5);
+        settings.setValue("parameters/epsScalingFactor", 3.0);  // would never reach the target eps
         const StudioParameters loaded = StudioParameters::load(settings);
         QCOMPARE(loaded.paletteSize, StudioParameters::kMaxPalette);
         QCOMPARE(loaded.colorSpace, QString("lab"));
         QCOMPARE(loaded.strength, 1.0);
+        QCOMPARE(loaded.epsScalingRatio, 0);
+        QCOMPARE(loaded.epsScalingFactor, StudioParameters::kMaxEpsScalingFactor);
+        panel.epsScalingBox()->setValue(-1);
+        QCOMPARE(panel.parameters().epsScalingRatio, 0);
     }
 
     void droppingAFileOnTheReferencePaneLoadsIt()

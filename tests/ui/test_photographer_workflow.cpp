@@ -4,10 +4,17 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileInfo>
+#include <QFontMetrics>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -15,6 +22,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -23,6 +31,8 @@
 #include <cmath>
 
 #include "tests/ui/studio_test_options.h"
+#include "ui/comparison_view.h"
+#include "ui/elided_label.h"
 #include "ui/image_view.h"
 #include "ui/main_window.h"
 #include "ui/parameters_panel.h"
@@ -275,6 +285,139 @@ private slots:
         QCOMPARE(script.offeredFilter, QStringLiteral("JPEG (*.jpg *.jpeg)"));
     }
 
+    // Defect 12: the open dialogs started at "/" and Save As in the working directory.
+    // Each starts in the folder it was last used in, else the current image's folder;
+    // never in a folder that does not exist.
+    void openAndSaveDialogsStartInTheLastFolderOrTheImages()
+    {
+        QTemporaryDir dir;
+        const QString picked = dir.filePath("picked.jpg");
+        QVERIFY(QFile::copy(kSamples + "/fruits.jpg", picked));
+        const QString samples = QFileInfo(kSamples).absoluteFilePath();
+        QStringList offered;
+        QStringList answers;
+        auto prompt = [&](const QString&, const QString& folder) {
+            offered << folder;
+            return answers.isEmpty() ? QString() : answers.takeFirst();
+        };
+        {
+            MainWindow window(testOptions());
+            window.setOpenPrompt(prompt);
+            // Nothing open, nothing remembered: an existing folder, not "/" nor the working directory.
+            window.action("openSourceAction")->trigger();
+            QCOMPARE(offered.size(), 1);
+            QVERIFY2(QFileInfo(offered[0]).isDir() && offered[0] != "/", qPrintable(offered[0]));
+            QVERIFY(offered[0] != QDir::currentPath() || QDir::currentPath() == QDir::homePath());
+
+            QVERIFY(loadPair(window));
+            window.action("openSourceAction")->trigger();  // the source's folder
+            window.action("openReferenceAction")->trigger();  // the reference's folder
+            QCOMPARE(offered.mid(1), (QStringList{samples, samples}));
+
+            answers = {picked};
+            window.action("openSourceAction")->trigger();  // chooses a file elsewhere
+            QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading() && window.sourceView()->image().size() == QSize(512, 480), 20000);
+            window.action("openSourceAction")->trigger();  // starts where it was last used
+            QCOMPARE(offered.last(), QFileInfo(dir.path()).absoluteFilePath());
+            window.action("openReferenceAction")->trigger();  // the reference dialog keeps its own folder
+            QCOMPARE(offered.last(), samples);
+
+            // Save As: the source's folder when nothing is remembered, not the working directory.
+            ScriptedPrompts script;
+            window.setSavePrompts(script.prompts());
+            window.setParameters(quick());
+            QVERIFY(runToResult(window));
+            window.saveAs();
+            QCOMPARE(script.pathCalls, 1);
+            QCOMPARE(QFileInfo(script.offeredPath).absolutePath(), QFileInfo(dir.path()).absoluteFilePath());
+            QCOMPARE(QFileInfo(script.offeredPath).fileName(), QStringLiteral("picked_recolored.png"));
+        }
+        MainWindow again(testOptions());  // the next session remembers the folder
+        again.setOpenPrompt(prompt);
+        again.action("openSourceAction")->trigger();
+        QCOMPARE(offered.last(), QFileInfo(dir.path()).absoluteFilePath());
+        // A remembered folder that is gone falls back to an existing one.
+        QSettings().setValue("dialogs/source/folder", dir.filePath("gone"));
+        again.action("openSourceAction")->trigger();
+        QVERIFY2(QFileInfo(offered.last()).isDir() && offered.last() != "/", qPrintable(offered.last()));
+    }
+
+    // Defect 7: the Comparison panel reopened at half the window height (its charts asked
+    // for so much, and Qt gives a new dock half), and there was no Reset Layout. It takes about a third,
+    // however it is opened, keeps its height when closed and reopened, and Reset Layout
+    // brings back the first-start layout.
+    void comparisonDockTakesAThirdAndResetLayoutRestoresIt_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x720") << QSize(1280, 720);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+    }
+    void comparisonDockTakesAThirdAndResetLayoutRestoresIt()
+    {
+        QFETCH(QSize, size);
+        MainWindow window(testOptions());
+        QVERIFY(showActive(window, size));
+        QDockWidget* dock = window.dock("comparisonDock");
+        QAction* toggle = dock->toggleViewAction();
+        // About a third (0.36 leaves room for the window's own height, which the platform may round).
+        const auto atMostAThird = [&] { return dock->height() > 0 && dock->height() <= window.height() * 36 / 100; };
+        const auto heights = [&] { return QStringLiteral("dock %1 of %2").arg(dock->height()).arg(window.height()); };
+        toggle->trigger();  // View > Comparison
+        QTRY_VERIFY(dock->isVisible());
+        QTest::qWait(50);
+        QVERIFY2(atMostAThird(), qPrintable(heights()));
+        const int first = dock->height();
+        toggle->trigger();
+        QTRY_VERIFY(dock->isHidden());
+        toggle->trigger();
+        QTRY_VERIFY(dock->isVisible());
+        QTest::qWait(50);
+        QCOMPARE(dock->height(), first);
+        // Reset Layout: hidden again; opened by Compare, at most a third again.
+        window.action("resetLayoutAction")->trigger();
+        QVERIFY(dock->isHidden());
+        QVERIFY(window.dock("chartsDock")->isHidden());
+        window.compare();
+        QTRY_VERIFY(dock->isVisible());
+        QTest::qWait(50);
+        QVERIFY2(atMostAThird(), qPrintable(heights()));
+        window.cancel();
+        // The images keep most of the window.
+        QVERIFY(window.resultView()->height() > window.height() / 3);
+    }
+
+    // Defect 4 (tail): Statistics values were clipped without "…". A value longer than
+    // its column ends in "…" and the tooltip holds it whole; a short one is shown as is.
+    void longStatisticsValuesEndInAnEllipsis()
+    {
+        StatisticsPanel panel;
+        panel.resize(300, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QString token = QStringLiteral("unavailable:perf_event_paranoid=4_forbids_cache_counters_") + QString(40, 'x');
+        const QString long_ = QStringLiteral("NOT converged: cap of 5000 iterations reached, error 0.0137 > tolerance 1e-05 - ") +
+                              token + QStringLiteral(" and more words after it ") + QString(60, 'y');
+        panel.setStatus(long_);
+        QApplication::processEvents();
+        const ElidedLabel* label = panel.valueLabel("status");
+        QVERIFY(label);
+        QCOMPARE(panel.text("status"), long_);
+        const QString shown = label->text();
+        QVERIFY2(shown.endsWith(QStringLiteral("…")), qPrintable(shown));
+        QVERIFY(label->isElided());
+        QVERIFY2(label->toolTip().contains(long_), qPrintable(label->toolTip()));
+        const QFontMetrics fm(label->font());
+        for (const QString& line : shown.split('\n'))
+            QVERIFY2(fm.horizontalAdvance(line) <= label->contentsRect().width(), qPrintable(line));
+        QVERIFY(label->geometry().right() <= panel.width());
+        // Wider: more of it shows; a short value is not elided and its tooltip only explains.
+        panel.setStatus(QStringLiteral("running"));
+        QApplication::processEvents();
+        QCOMPARE(label->text(), QStringLiteral("running"));
+        QVERIFY(!label->isElided());
+        QVERIFY(!label->toolTip().contains(QStringLiteral("running")));
+    }
+
     // Defect 3: the wheel changed tolerance and iterations while scrolling the panel.
     void wheelScrollsThePanelAndLeavesUnfocusedFieldsAlone()
     {
@@ -379,6 +522,40 @@ private slots:
         QVERIFY(window.imageInfoLabel()->isVisible());
     }
 
+    // Defect 1 (studio part): EXIF/XMP were dropped on save and no profile was embedded.
+    // Tags written by exiftool into the source come back out of File > Save, read by
+    // exiftool, with an sRGB profile (the pixels are sRGB).
+    void saveKeepsTheSourceTagsAndEmbedsSrgb()
+    {
+        if (QStandardPaths::findExecutable("exiftool").isEmpty())
+            QSKIP("exiftool is not installed (apt-get install libimage-exiftool-perl)");
+        QTemporaryDir dir;
+        const QString source = dir.filePath("tagged.jpg");
+        QVERIFY(QFile::copy(kSamples + "/home.jpg", source));
+        QFile::setPermissions(source, QFile::ReadOwner | QFile::WriteOwner);
+        QProcess tag;
+        tag.start("exiftool", {"-overwrite_original", "-EXIF:Artist=Ansel Test", "-XMP-dc:Creator=Ansel Test",
+                               "-Copyright=CC-BY test", source});
+        QVERIFY(tag.waitForFinished(60000) && tag.exitCode() == 0);
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window, source));
+        window.setParameters(quick());
+        QVERIFY(runToResult(window));
+        QSignalSpy saved(&window, &MainWindow::resultSaved);
+        const QString output = dir.filePath("out.jpg");
+        window.saveResultTo(output);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 20000);
+        QProcess read;
+        read.start("exiftool", {"-j", "-Artist", "-Creator", "-Copyright", "-ProfileDescription", output});
+        QVERIFY(read.waitForFinished(60000) && read.exitCode() == 0);
+        const QJsonObject tags = QJsonDocument::fromJson(read.readAllStandardOutput()).array().first().toObject();
+        QCOMPARE(tags.value("Artist").toString(), QStringLiteral("Ansel Test"));
+        QCOMPARE(tags.value("Creator").toString(), QStringLiteral("Ansel Test"));
+        QCOMPARE(tags.value("Copyright").toString(), QStringLiteral("CC-BY test"));
+        QVERIFY2(tags.value("ProfileDescription").toString().contains("sRGB"),
+                 qPrintable(tags.value("ProfileDescription").toString()));
+    }
+
     // Defect 9: the statistics kept the last solve's status (e.g. "cancelled") after a re-map.
     void statisticsRefreshAfterARemap()
     {
@@ -467,6 +644,11 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         for (double factor : {2.0, 8.0, 30.0}) {
             view.zoomBy(factor);
+            // Pan well to the right: the image's middle (where a divider at 0.5 of the whole
+            // image would be) leaves the pane.
+            QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(20, 100));
+            for (int x = 40; x <= 280; x += 40) QTest::mouseMove(&view, QPoint(x, 100));
+            QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(280, 100));
             QVERIFY(view.dividerX() > 0 && view.dividerX() < view.width());
             QCOMPARE(view.zoomText(), QStringLiteral("%1 %").arg(std::lround(view.zoom() * 100)));
             // What is drawn: blue (before) left of the divider, red (after) right of it.
