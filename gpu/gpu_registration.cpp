@@ -6,8 +6,10 @@
 
 #include <cstdio>
 
+#include "core/registry/batched_solver_registry.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
+#include "gpu/batched_solver.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_color_map.h"
 #include "gpu/gpu_solver.h"
@@ -102,6 +104,13 @@ bool registerCudaBackend()
                     "matrix-free log-domain passes on the GPU (KeOps-style map-reduce over two point clouds, fp32): "
                     "memory O(M + N), any eps",
                     mapreduce, [] { return createSolver("gpu-mapreduce"); }, [] { return unavailableReason(); }});
+
+    // Many palette problems per launch (the batch engine's GPU path).
+    registerBatchedSolver({"gpu-batched",
+                           "many point-cloud problems (dimension <= 3) in one launch sequence on the GPU: "
+                           "log-domain, matrix-free, per-problem convergence and over-relaxation",
+                           BatchedSolverCapabilities{}, [] { return createBatchedSolver(); },
+                           [] { return unavailableReason(); }});
 
     DeviceBackend device;
     device.kind = DeviceKind::Gpu;
