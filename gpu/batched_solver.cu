@@ -228,22 +228,41 @@ public:
         }
 
         DeviceGuard guard(options.device);
-        AllocationTracker tracker;
-        Stream stream;
-        const cudaStream_t st = stream.get();
-        DeviceBuffer<ProblemDesc> deviceDescs(count, &tracker);
-        DeviceBuffer<float4> devRowPoints(rowPoints.size(), &tracker), devColPoints(colPoints.size(), &tracker);
-        DeviceBuffer<double> devLogA(logA.size(), &tracker), devLogB(logB.size(), &tracker);
-        DeviceBuffer<double> potU(logA.size(), &tracker), potV(logB.size(), &tracker);
-        DeviceBuffer<unsigned long long> change(count, &tracker);
-        PinnedBuffer<unsigned long long> hostChange(count);
+        if (!m_state || m_state->device != options.device) {
+            m_state.reset();
+            m_state = std::make_unique<State>(options.device);
+        }
+        State& state = *m_state;
+        AllocationTracker& tracker = state.tracker;
+        tracker.resetPeak();
+        const cudaStream_t st = state.stream.get();
+        // Buffers grow and are kept between calls: a cudaFree would wait for the
+        // whole device (the batch engine's mapping runs on it meanwhile).
+        reserve(state.descs, count, tracker);
+        reserve(state.rowPoints, rowPoints.size(), tracker);
+        reserve(state.colPoints, colPoints.size(), tracker);
+        reserve(state.logA, logA.size(), tracker);
+        reserve(state.logB, logB.size(), tracker);
+        reserve(state.potU, logA.size(), tracker);
+        reserve(state.potV, logB.size(), tracker);
+        reserve(state.change, count, tracker);
+        if (state.hostChangeCount < count) {
+            state.hostChange.allocate(count);
+            state.hostChangeCount = count;
+        }
+        DeviceBuffer<ProblemDesc>& deviceDescs = state.descs;
+        DeviceBuffer<float4>&devRowPoints = state.rowPoints, &devColPoints = state.colPoints;
+        DeviceBuffer<double>&devLogA = state.logA, &devLogB = state.logB, &potU = state.potU, &potV = state.potV;
+        DeviceBuffer<unsigned long long>& change = state.change;
+        PinnedBuffer<unsigned long long>& hostChange = state.hostChange;
+        const std::size_t changeBytes = count * sizeof(unsigned long long);
         upload(deviceDescs.get(), descs.data(), count * sizeof(ProblemDesc), st);
         upload(devRowPoints.get(), rowPoints.data(), rowPoints.size() * sizeof(float4), st);
         upload(devColPoints.get(), colPoints.data(), colPoints.size() * sizeof(float4), st);
         upload(devLogA.get(), logA.data(), logA.size() * sizeof(double), st);
         upload(devLogB.get(), logB.data(), logB.size() * sizeof(double), st);
-        UOT_CUDA_CHECK(cudaMemsetAsync(potU.get(), 0, potU.bytes(), st));  // u = v = 1
-        UOT_CUDA_CHECK(cudaMemsetAsync(potV.get(), 0, potV.bytes(), st));
+        UOT_CUDA_CHECK(cudaMemsetAsync(potU.get(), 0, logA.size() * sizeof(double), st));  // u = v = 1
+        UOT_CUDA_CHECK(cudaMemsetAsync(potV.get(), 0, logB.size() * sizeof(double), st));
         UOT_CUDA_CHECK(cudaStreamSynchronize(st));
         const double setupSeconds = secondsSince(setupStart);
 
@@ -265,7 +284,7 @@ public:
                 break;
             }
             const bool check = (iteration + 1) % options.checkEvery == 0 || iteration + 1 == options.maxIterations;
-            if (check) UOT_CUDA_CHECK(cudaMemsetAsync(change.get(), 0, change.bytes(), st));
+            if (check) UOT_CUDA_CHECK(cudaMemsetAsync(change.get(), 0, changeBytes, st));
             unsigned long long* sink = check ? change.get() : nullptr;
             halfStepKernel<true><<<grid, kThreads, 0, st>>>(deviceDescs.get(), rowSide, colSide, sink);
             UOT_CUDA_CHECK_LAUNCH();
@@ -273,7 +292,7 @@ public:
             UOT_CUDA_CHECK_LAUNCH();
             ++iteration;
             if (!check) continue;
-            UOT_CUDA_CHECK(cudaMemcpyAsync(hostChange.get(), change.get(), change.bytes(), cudaMemcpyDeviceToHost, st));
+            UOT_CUDA_CHECK(cudaMemcpyAsync(hostChange.get(), change.get(), changeBytes, cudaMemcpyDeviceToHost, st));
             UOT_CUDA_CHECK(cudaStreamSynchronize(st));
             double worst = 0;
             for (std::size_t p = 0; p < count; ++p) {
@@ -324,8 +343,9 @@ public:
         const double iterateSeconds = secondsSince(iterateStart);
 
         std::vector<double> hostU(logA.size()), hostV(logB.size());
-        UOT_CUDA_CHECK(cudaMemcpy(hostU.data(), potU.get(), potU.bytes(), cudaMemcpyDeviceToHost));
-        UOT_CUDA_CHECK(cudaMemcpy(hostV.data(), potV.get(), potV.bytes(), cudaMemcpyDeviceToHost));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(hostU.data(), potU.get(), hostU.size() * sizeof(double), cudaMemcpyDeviceToHost, st));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(hostV.data(), potV.get(), hostV.size() * sizeof(double), cudaMemcpyDeviceToHost, st));
+        UOT_CUDA_CHECK(cudaStreamSynchronize(st));
         const double nan = std::numeric_limits<double>::quiet_NaN();
         for (std::size_t p = 0; p < count; ++p) {
             const ProblemDesc& d = descs[p];
@@ -348,6 +368,29 @@ public:
         }
         return results;
     }
+
+private:
+    // Device buffers kept between calls (grown when a batch needs more).
+    struct State {
+        explicit State(int device) : device(device) {}
+        int device;
+        AllocationTracker tracker;
+        Stream stream;
+        DeviceBuffer<ProblemDesc> descs;
+        DeviceBuffer<float4> rowPoints, colPoints;
+        DeviceBuffer<double> logA, logB, potU, potV;
+        DeviceBuffer<unsigned long long> change;
+        PinnedBuffer<unsigned long long> hostChange;
+        std::size_t hostChangeCount = 0;
+    };
+
+    template <typename T>
+    static void reserve(DeviceBuffer<T>& buffer, std::size_t count, AllocationTracker& tracker)
+    {
+        if (buffer.size() < count) buffer.allocate(count + count / 4, &tracker);
+    }
+
+    std::unique_ptr<State> m_state;
 };
 
 }  // namespace

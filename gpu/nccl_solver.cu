@@ -17,6 +17,7 @@
 #include "core/transport/iteration_monitor.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/uot_error.h"
+#include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_kernels.h"
@@ -94,6 +95,12 @@ struct Part {
     std::vector<std::size_t> chunkBegin, chunkRows;
     std::vector<FusedPlan> plans;
     std::vector<int> partialRows;
+    // Rows too wide for the fused pass's shared memory: two cuBLAS passes per
+    // chunk (K v, then K^T u), as gpu-fused's own fallback.
+    bool wide = false;
+    std::unique_ptr<CublasHandle> cublas;
+    DeviceBuffer<char> cublasWorkspace;
+    DeviceBuffer<float> rowSum;
 };
 
 // Partial rows of a chunk's fused pass: gpu-fused's rule (one private row per
@@ -203,15 +210,22 @@ public:
                 int partials = 0;
                 if (b1 > b0) {
                     plan = planFused<float>(b1 - b0, N, pitch, p.device, 1, true);
-                    if (!plan.usable)
-                        throw Error(ErrorCode::InvalidArgument,
-                                    "gpu-nccl: rows of " + std::to_string(N) +
-                                        " columns do not fit the fused pass's shared memory (use gpu-fused)");
-                    partials = partialRowsFor(plan, b1 - b0);
-                    maxPartials = std::max(maxPartials, partials);
+                    if (plan.usable) {
+                        partials = partialRowsFor(plan, b1 - b0);
+                        maxPartials = std::max(maxPartials, partials);
+                    } else {
+                        p.wide = true;
+                    }
                 }
                 p.plans.push_back(plan);
                 p.partialRows.push_back(partials);
+            }
+            if (p.wide) {
+                p.cublas = std::make_unique<CublasHandle>();
+                p.cublasWorkspace.allocate(kCublasWorkspaceBytes, &p.tracker);
+                UOT_CUBLAS_CHECK(cublasLibrary().setStream(p.cublas->get(), s));
+                UOT_CUBLAS_CHECK(cublasLibrary().setWorkspace(p.cublas->get(), p.cublasWorkspace.get(), kCublasWorkspaceBytes));
+                p.rowSum.allocate(rows, &p.tracker);
             }
             p.partials.allocate(std::size_t(maxPartials) * pitch, &p.tracker);
             UOT_CUDA_CHECK(cudaMemsetAsync(p.partials.get(), 0, p.partials.bytes(), s));
@@ -221,7 +235,8 @@ public:
 
         SolveResult result;
         result.solver = kName;
-        result.bytesPerIteration = bytesPerIteration(M, N, Precision::Fp32);
+        const bool wide = std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p->wide; });
+        result.bytesPerIteration = (wide ? 2 : 1) * bytesPerIteration(M, N, Precision::Fp32);
         result.timings.setupSeconds = secondsSince(setupStart);
         const auto iterateStart = Clock::now();
         int iterations = 0, lastGood = 0;
@@ -301,7 +316,7 @@ public:
         forEach([](Part& p) { UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get())); });
         result.timings.iterateSeconds = secondsSince(iterateStart);
         result.iterations = iterations;
-        result.passes = static_cast<std::uint64_t>(iterations);
+        result.passes = static_cast<std::uint64_t>(iterations) * (wide ? 2 : 1);
         std::vector<double> hu(M), hvOut(N);
         std::size_t peak = 0;
         forEach([&](Part& p) {
@@ -379,7 +394,13 @@ private:
                 DeviceGuard guard(p.device);
                 cudaStream_t s = p.compute->get();
                 const std::size_t rows = p.chunkRows[c], b0 = p.chunkBegin[c];
-                if (rows) {
+                if (rows && p.wide) {
+                    const int n = static_cast<int>(N), m = static_cast<int>(rows), ld = static_cast<int>(pitch);
+                    const float* K = p.K.get() + b0 * pitch;
+                    UOT_CUBLAS_CHECK(gemv(p.cublas->get(), CUBLAS_OP_T, n, m, K, ld, p.v.get(), p.rowSum.get() + b0));
+                    launchScalingUpdate<float>(p.rowSum.get() + b0, p.a.get() + b0, p.u.get() + b0, rows, fa, s);
+                    UOT_CUBLAS_CHECK(gemv(p.cublas->get(), CUBLAS_OP_N, n, m, K, ld, p.u.get() + b0, p.send.get() + c * pitch));
+                } else if (rows) {
                     const FusedPlan& plan = p.plans[c];
                     launchFused<float>(plan, p.K.get() + b0 * pitch, rows, pitch, p.v.get(), p.a.get() + b0, fa,
                                        p.u.get() + b0, p.partials.get(), p.partialRows[c], false, s);

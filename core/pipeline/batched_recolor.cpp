@@ -179,6 +179,29 @@ private:
         }
     }
 
+    // Pipelines are reused image after image: each keeps its GPU mapper, whose
+    // device and pinned buffers would otherwise be allocated and freed per image
+    // (a free waits for the whole device, the batched solve included).
+    std::unique_ptr<RecolorPipeline> acquirePipeline()
+    {
+        {
+            std::lock_guard lock(m_poolMutex);
+            if (!m_pool.empty()) {
+                std::unique_ptr<RecolorPipeline> p = std::move(m_pool.back());
+                m_pool.pop_back();
+                return p;
+            }
+        }
+        return std::make_unique<RecolorPipeline>(m_settings);
+    }
+
+    void releasePipeline(std::unique_ptr<RecolorPipeline> pipeline)
+    {
+        if (!pipeline) return;
+        std::lock_guard lock(m_poolMutex);
+        m_pool.push_back(std::move(pipeline));
+    }
+
     // Load and palette of image k; false when it failed or was cancelled.
     bool prepareItem(std::size_t k)
     {
@@ -188,11 +211,13 @@ private:
             out.message = "cancelled before it started";
             return false;
         }
+        std::unique_ptr<RecolorPipeline> pipeline;
         try {
             const auto start = Clock::now();
             Image image = m_job.load(k);
             out.timings.decode = secondsSince(start);
-            auto pipeline = std::make_unique<RecolorPipeline>(m_settings);
+            pipeline = acquirePipeline();
+            pipeline->resetTimings();
             pipeline->setSource(std::move(image));
             pipeline->setReferencePalette(m_reference);
             PipelineControl pc;
@@ -207,6 +232,7 @@ private:
             out.status = BatchedItemStatus::Failed;
             out.message = e.what();
         }
+        releasePipeline(std::move(pipeline));
         return false;
     }
 
@@ -218,6 +244,7 @@ private:
         if (m_solveCancelled[k] || cancelRequested()) {
             out.status = BatchedItemStatus::Cancelled;
             out.message = "cancelled";
+            releasePipeline(std::move(pipeline));
             return;
         }
         try {
@@ -241,6 +268,7 @@ private:
             out.status = BatchedItemStatus::Failed;
             out.message = e.what();
         }
+        releasePipeline(std::move(pipeline));
     }
 
     std::shared_ptr<const Palette> m_reference;
@@ -254,6 +282,8 @@ private:
     std::size_t m_maxInFlight = 1;
 
     std::vector<std::unique_ptr<RecolorPipeline>> m_pipelines;  // each touched by one thread at a time
+    std::mutex m_poolMutex;
+    std::vector<std::unique_ptr<RecolorPipeline>> m_pool;       // idle pipelines, reused
     std::vector<bool> m_solveCancelled;                         // written by the solving thread before hand-off
 
     std::mutex m_mutex;

@@ -3,7 +3,7 @@
 //
 //   batched_bench --check
 //       the checks of tests/gpu/batched_cases.h (exit 1 when one fails);
-//   batched_bench [--images N] [--size WxH] [--group G] [--workers W]
+//   batched_bench [--images N] [--size WxH] [--group G[,G...]] [--workers W]
 //       images per second of the batched engine (runBatchedRecolor with
 //       gpu-batched) against the per-image GPU loop (one RecolorPipeline with
 //       gpu-fused, image after image, as `uot batch --device gpu --gpu-batch 1`),
@@ -13,11 +13,13 @@
 // What is measured: everything of `uot batch` but the file decode and encode
 // (the images are decoded buffers in memory; "load" is a copy, "store" keeps
 // nothing). Timings are wall clock on the host, one run each after a warm-up.
+// --group takes a list: the engine runs once per group size.
 // Exit 4 when no GPU is usable.
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,7 +66,7 @@ std::vector<Image> makeImages(int count, int width, int height)
     return images;
 }
 
-int runBench(int count, int width, int height, std::size_t group, int workers)
+int runBench(int count, int width, int height, const std::vector<std::size_t>& groups, int workers)
 {
     const auto genStart = Clock::now();
     const std::vector<Image> images = makeImages(count, width, height);
@@ -102,38 +104,41 @@ int runBench(int count, int width, int height, std::size_t group, int workers)
     }
     const double loopSeconds = secondsSince(loopStart);
 
-    // The batched engine.
-    BatchedRecolorJob job;
-    job.count = static_cast<std::size_t>(count);
-    job.load = [&](std::size_t k) { return images[k]; };
-    job.store = [](std::size_t, const Image& result) {
-        if (result.data.empty()) std::abort();
-    };
-    BatchedRecolorOptions options;
-    options.batchedSolver = "gpu-batched";
-    options.groupSize = group;
-    options.workers = workers;
-    const auto batchStart = Clock::now();
-    const BatchedRecolorReport report = runBatchedRecolor(reference, settings, job, options);
-    const double batchSeconds = secondsSince(batchStart);
-    std::size_t done = 0;
-    PhaseTimings batchSum;
-    for (const BatchedItemOutcome& o : report.items) {
-        done += o.status == BatchedItemStatus::Done ? 1 : 0;
-        batchSum.palette += o.timings.palette;
-        batchSum.map += o.timings.map;
-        if (!o.message.empty()) std::printf("note: %s\n", o.message.c_str());
+    // The batched engine, for each group size.
+    for (const std::size_t group : groups) {
+        BatchedRecolorJob job;
+        job.count = static_cast<std::size_t>(count);
+        job.load = [&](std::size_t k) { return images[k]; };
+        job.store = [](std::size_t, const Image& result) {
+            if (result.data.empty()) std::abort();
+        };
+        BatchedRecolorOptions options;
+        options.batchedSolver = "gpu-batched";
+        options.groupSize = group;
+        options.workers = workers;
+        const auto batchStart = Clock::now();
+        const BatchedRecolorReport report = runBatchedRecolor(reference, settings, job, options);
+        const double batchSeconds = secondsSince(batchStart);
+        std::size_t done = 0;
+        PhaseTimings batchSum;
+        for (const BatchedItemOutcome& o : report.items) {
+            done += o.status == BatchedItemStatus::Done ? 1 : 0;
+            batchSum.palette += o.timings.palette;
+            batchSum.map += o.timings.map;
+            if (!o.message.empty()) std::printf("note: %s\n", o.message.c_str());
+        }
+        std::printf("{\"what\": \"engine\", \"images\": %d, \"mean_source_palette\": %.0f, "
+                    "\"per_image_loop_s\": %.3f, \"per_image_loop_images_per_s\": %.2f, "
+                    "\"loop_mean_palette_ms\": %.2f, \"loop_mean_solve_ms\": %.2f, \"loop_mean_map_ms\": %.2f, "
+                    "\"batched_s\": %.3f, \"batched_images_per_s\": %.2f, \"batched_done\": %zu, \"groups\": %zu, "
+                    "\"group_size\": %zu, \"batched_solve_s\": %.3f, \"batched_mean_palette_ms\": %.2f, "
+                    "\"batched_mean_map_ms\": %.2f, \"speedup\": %.2f}\n",
+                    count, double(paletteSum) / count, loopSeconds, count / loopSeconds, 1e3 * loopSum.palette / count,
+                    1e3 * loopSum.solve / count, 1e3 * loopSum.map / count, batchSeconds, count / batchSeconds, done,
+                    report.groups, group, report.solveSeconds, 1e3 * batchSum.palette / count,
+                    1e3 * batchSum.map / count, loopSeconds / batchSeconds);
+        std::fflush(stdout);
     }
-    std::printf("{\"what\": \"engine\", \"images\": %d, \"mean_source_palette\": %.0f, "
-                "\"per_image_loop_s\": %.3f, \"per_image_loop_images_per_s\": %.2f, "
-                "\"loop_mean_palette_ms\": %.2f, \"loop_mean_solve_ms\": %.2f, \"loop_mean_map_ms\": %.2f, "
-                "\"batched_s\": %.3f, \"batched_images_per_s\": %.2f, \"batched_done\": %zu, \"groups\": %zu, "
-                "\"group_size\": %zu, \"batched_solve_s\": %.3f, \"batched_mean_palette_ms\": %.2f, "
-                "\"batched_mean_map_ms\": %.2f, \"speedup\": %.2f}\n",
-                count, double(paletteSum) / count, loopSeconds, count / loopSeconds, 1e3 * loopSum.palette / count,
-                1e3 * loopSum.solve / count, 1e3 * loopSum.map / count, batchSeconds, count / batchSeconds, done,
-                report.groups, group, report.solveSeconds, 1e3 * batchSum.palette / count, 1e3 * batchSum.map / count,
-                loopSeconds / batchSeconds);
 
     // The solves alone: the same palette problems, one by one vs one batched call.
     std::vector<std::unique_ptr<RecolorPipeline>> prepared;
@@ -179,7 +184,7 @@ int main(int argc, char** argv)
 {
     bool check = false;
     int count = 100, width = 1024, height = 1024, workers = 0;
-    std::size_t group = 64;
+    std::vector<std::size_t> groups = {64};
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool hasValue = i + 1 < argc;
@@ -189,8 +194,12 @@ int main(int argc, char** argv)
             count = std::atoi(argv[++i]);
         else if (arg == "--size" && hasValue && std::sscanf(argv[i + 1], "%dx%d", &width, &height) == 2)
             ++i;
-        else if (arg == "--group" && hasValue)
-            group = static_cast<std::size_t>(std::atoi(argv[++i]));
+        else if (arg == "--group" && hasValue) {
+            groups.clear();
+            std::stringstream list(argv[++i]);
+            std::string item;
+            while (std::getline(list, item, ',')) groups.push_back(static_cast<std::size_t>(std::atoi(item.c_str())));
+        }
         else if (arg == "--workers" && hasValue)
             workers = std::atoi(argv[++i]);
         else {
@@ -198,7 +207,8 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    if (count < 1 || width < 1 || height < 1 || group < 1) {
+    const bool badGroup = groups.empty() || std::find(groups.begin(), groups.end(), 0u) != groups.end();
+    if (count < 1 || width < 1 || height < 1 || badGroup) {
         std::fprintf(stderr, "batched_bench: --images, --size and --group need positive values\n");
         return 2;
     }
@@ -208,7 +218,7 @@ int main(int argc, char** argv)
         return 4;
     }
     try {
-        return check ? runChecks() : runBench(count, width, height, group, workers);
+        return check ? runChecks() : runBench(count, width, height, groups, workers);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "batched_bench: %s\n", e.what());
         return 1;

@@ -25,10 +25,13 @@
 
 namespace uot::test {
 
-// Converged solves: the batched one to 1e-7 in the log-scalings, the references to 1e-12.
+// Converged solves: the batched one to the pipeline's tolerance, 1e-5 in the
+// log-scalings (its fp32 log-domain terms carry an absolute rounding of about
+// |potential| x 6e-8, which puts a floor near 1e-6 under the largest change
+// between iterations at eps 0.01), the references to 1e-12.
 inline SolveOptions batchedOptions()
 {
-    SolveOptions o = cloudOptions(Precision::Fp32, 20000, 1e-7, 10);
+    SolveOptions o = cloudOptions(Precision::Fp32, 20000, 1e-5, 10);
     o.acceleration = Acceleration::Auto;
     return o;
 }
