@@ -61,15 +61,23 @@ void count(BatchSummary& summary, BatchItemStatus status)
     }
 }
 
-void notifyFinished(const BatchControl& control, std::size_t index, std::size_t total, const BatchItemResult& item)
+// Reports a stage of item `index` (stage set) or its end (finished set).
+void notifyProgress(const BatchControl& control, std::size_t index, std::size_t total, const std::string& input,
+                    const PipelineProgress* stage, const BatchItemResult* finished)
 {
     if (!control.onProgress) return;
     BatchProgress bp;
     bp.index = index;
     bp.total = total;
-    bp.input = item.input;
-    bp.finished = &item;
+    bp.input = input;
+    bp.stage = stage;
+    bp.finished = finished;
     control.onProgress(bp);
+}
+
+void notifyFinished(const BatchControl& control, std::size_t index, std::size_t total, const BatchItemResult& item)
+{
+    notifyProgress(control, index, total, item.input, nullptr, &item);
 }
 
 // The GPU path: every palette problem solved in batched calls (core/pipeline/
@@ -201,13 +209,7 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
         item.input = inputs[index];
         item.output = batchOutputPath(item.input, settings);
         const auto notifyStage = [&](const PipelineProgress& p) {
-            if (!control.onProgress) return;
-            BatchProgress bp;
-            bp.index = index;
-            bp.total = total;
-            bp.input = item.input;
-            bp.stage = &p;
-            control.onProgress(bp);
+            notifyProgress(control, index, total, item.input, &p, nullptr);
         };
         if (!cancelled && control.cancel && control.cancel->load()) cancelled = true;
         if (cancelled) {

@@ -24,6 +24,24 @@ void appendNote(std::string& notes, const std::string& note)
     notes += note;
 }
 
+// Runs `work` for one image; a cancellation or an error ends up in its outcome.
+// Returns true when `work` completed.
+template <typename Work>
+bool recordOutcome(BatchedItemOutcome& out, Work&& work)
+{
+    try {
+        work();
+        return true;
+    } catch (const Cancelled&) {
+        out.status = BatchedItemStatus::Cancelled;
+        out.message = "cancelled";
+    } catch (const std::exception& e) {
+        out.status = BatchedItemStatus::Failed;
+        out.message = e.what();
+    }
+    return false;
+}
+
 // The shared state of one batch: the queues between the stages and the items.
 class BatchedRun {
 public:
@@ -212,7 +230,7 @@ private:
             return false;
         }
         std::unique_ptr<RecolorPipeline> pipeline;
-        try {
+        const bool ready = recordOutcome(out, [&] {
             const auto start = Clock::now();
             Image image = m_job.load(k);
             out.timings.decode = secondsSince(start);
@@ -223,14 +241,10 @@ private:
             PipelineControl pc;
             pc.cancel = m_control.cancel;
             pipeline->preparePalettes(pc);
+        });
+        if (ready) {
             m_pipelines[k] = std::move(pipeline);
             return true;
-        } catch (const Cancelled&) {
-            out.status = BatchedItemStatus::Cancelled;
-            out.message = "cancelled";
-        } catch (const std::exception& e) {
-            out.status = BatchedItemStatus::Failed;
-            out.message = e.what();
         }
         releasePipeline(std::move(pipeline));
         return false;
@@ -247,7 +261,7 @@ private:
             releasePipeline(std::move(pipeline));
             return;
         }
-        try {
+        recordOutcome(out, [&] {
             PipelineControl pc;
             pc.cancel = m_control.cancel;
             const Image result = pipeline->render(pc);
@@ -261,13 +275,7 @@ private:
             m_job.store(k, result);
             out.timings.encode = secondsSince(start);
             out.status = BatchedItemStatus::Done;
-        } catch (const Cancelled&) {
-            out.status = BatchedItemStatus::Cancelled;
-            out.message = "cancelled";
-        } catch (const std::exception& e) {
-            out.status = BatchedItemStatus::Failed;
-            out.message = e.what();
-        }
+        });
         releasePipeline(std::move(pipeline));
     }
 
