@@ -23,6 +23,7 @@ OUT=${OUT:-$PWD/out/scaleout}
 BUILD=${BUILD:-build-device}
 JOBS=${JOBS:-$(nproc)}
 IMAGES=${IMAGES:-100}
+GROUP_SIZES=${GROUP_SIZES:-16,32,64}
 NCCL_SIZES=${NCCL_SIZES:-16384x16384,32768x32768}
 export NCCL_NVLS_ENABLE=0
 mkdir -p "$OUT"
@@ -47,7 +48,7 @@ if [ "$MODE" = all ] || [ "$MODE" = check ]; then
   fi
 fi
 if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
-  "$BUILD/tests/gpu/batched_bench" --images "$IMAGES" --size 1024x1024 > "$OUT/batched_bench.jsonl" 2> "$OUT/batched_bench.err" || status=1
+  "$BUILD/tests/gpu/batched_bench" --images "$IMAGES" --size 1024x1024 --group "$GROUP_SIZES" > "$OUT/batched_bench.jsonl" 2> "$OUT/batched_bench.err" || status=1
   cat "$OUT/batched_bench.jsonl"; tail -3 "$OUT/batched_bench.err"
   "$BUILD/tests/gpu/nccl_bench" --sizes "$NCCL_SIZES" --iterations 100 > "$OUT/nccl_bench.jsonl" 2> "$OUT/nccl_bench.err" || status=1
   cat "$OUT/nccl_bench.jsonl"; tail -3 "$OUT/nccl_bench.err"
