@@ -51,7 +51,8 @@ public:
           m_solver(createBatchedSolver(options.batchedSolver)), m_pipelines(job.count), m_solveCancelled(job.count, false)
     {
         const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-        m_workers = options.workers > 0 ? options.workers : hardware;
+        // One hardware thread is left to the calling thread, which drives the device.
+        m_workers = options.workers > 0 ? options.workers : std::max(1, hardware - 1);
         m_group = std::max<std::size_t>(1, options.groupSize);
         m_maxInFlight = options.maxInFlight > 0 ? options.maxInFlight : 2 * m_group + static_cast<std::size_t>(m_workers);
         m_settings = settings;
