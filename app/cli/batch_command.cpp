@@ -32,7 +32,7 @@ int runBatchCommand(const std::vector<std::string>& args)
     parser.addOption("gpu-batch", "N",
                      "with --device gpu: palette problems solved per batched GPU call (decoding, palettes, mapping "
                      "and writing run on worker threads meanwhile); 1 = image by image",
-                     "64");
+                     "16");
     addRecolorOptions(parser);
     parser.parse(args);
     if (parser.helpRequested()) {

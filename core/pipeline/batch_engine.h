@@ -27,7 +27,7 @@ struct BatchSettings {
     // solved in one batched call, decoding, palettes, mapping and encoding running
     // on worker threads meanwhile (core/pipeline/batched_recolor.h). 1 = image by
     // image, as on the CPU.
-    std::size_t gpuBatchSize = 64;
+    std::size_t gpuBatchSize = 16;
 };
 
 enum class BatchItemStatus { Done, Skipped, Failed, Cancelled };

@@ -184,7 +184,7 @@ int main(int argc, char** argv)
 {
     bool check = false;
     int count = 100, width = 1024, height = 1024, workers = 0;
-    std::vector<std::size_t> groups = {64};
+    std::vector<std::size_t> groups = {16};
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool hasValue = i + 1 < argc;
