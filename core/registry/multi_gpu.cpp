@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <mutex>
-#include <sstream>
 
 #include "core/transport/uot_error.h"
 
@@ -48,9 +47,14 @@ std::vector<int> parseDeviceList(const std::string& text)
 {
     if (text == "all") return {};
     std::vector<int> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
+    std::vector<std::string> items;
+    for (std::size_t start = 0;;) {  // every item, an empty one before or after a comma included
+        const std::size_t comma = text.find(',', start);
+        items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    for (const std::string& item : items) {
         std::size_t used = 0;
         int ordinal = -1;
         try {
