@@ -44,13 +44,7 @@ int runChecks()
     add(checkCancellation());
     add({checkRejectsDenseCost()});
     add(checkEngine());
-    int failures = 0;
-    for (const CheckOutcome& o : all) {
-        std::printf("%s %s\n", o.ok ? "PASS" : "FAIL", o.detail.c_str());
-        failures += o.ok ? 0 : 1;
-    }
-    std::printf("batched checks: %zu, failures: %d\n", all.size(), failures);
-    return failures == 0 ? 0 : 1;
+    return reportOutcomes(all, "batched");
 }
 
 std::vector<Image> makeImages(int count, int width, int height)

@@ -38,13 +38,7 @@ int runChecks()
     } else {
         std::printf("SKIP two-GPU checks: %d GPU visible (test_gpu_nccl_two exits 77 here)\n", gpus);
     }
-    int failures = 0;
-    for (const CheckOutcome& o : all) {
-        std::printf("%s %s\n", o.ok ? "PASS" : "FAIL", o.detail.c_str());
-        failures += o.ok ? 0 : 1;
-    }
-    std::printf("nccl checks: %zu, failures: %d\n", all.size(), failures);
-    return failures == 0 ? 0 : 1;
+    return reportOutcomes(all, "nccl");
 }
 
 double msPerIteration(UotSolver& solver, const UotProblem& problem, int iterations)
