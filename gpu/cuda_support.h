@@ -160,9 +160,24 @@ private:
     T* m_data = nullptr;
 };
 
+// The highest scheduling priority a stream can have on the current device
+// (CUDA: the lower number; streams are created at the lowest, 0, by default).
+inline int highestStreamPriority()
+{
+    int least = 0, greatest = 0;
+    UOT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    return greatest;
+}
+
 class Stream {
 public:
     Stream() { UOT_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking)); }
+    // A stream whose pending blocks the device schedules before those of
+    // lower-priority streams (see highestStreamPriority).
+    explicit Stream(int priority)
+    {
+        UOT_CUDA_CHECK(cudaStreamCreateWithPriority(&m_stream, cudaStreamNonBlocking, priority));
+    }
     ~Stream()
     {
         if (m_stream) cudaStreamDestroy(m_stream);

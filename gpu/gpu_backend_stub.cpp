@@ -2,6 +2,7 @@
 // every entry point says plainly that there is no GPU support in this build.
 
 #include "core/transport/uot_error.h"
+#include "gpu/batched_solver.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_plan_evaluation.h"
 
@@ -27,6 +28,7 @@ std::unique_ptr<UotSolver> createSolver(const std::string&, const Tuning&)
 }
 
 std::unique_ptr<UotSolver> createMapReduceSolver(const MapReduceConfig&) { throw Error(ErrorCode::Unavailable, kNoCuda); }
+std::unique_ptr<BatchedUotSolver> createBatchedSolver() { throw Error(ErrorCode::Unavailable, kNoCuda); }
 double measureExp2Throughput(int) { throw Error(ErrorCode::Unavailable, kNoCuda); }
 
 BandwidthMeasurement measureBandwidth(int, std::size_t) { throw Error(ErrorCode::Unavailable, kNoCuda); }

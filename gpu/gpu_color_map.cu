@@ -229,7 +229,10 @@ constexpr std::size_t kChunkBytes = std::size_t(4) << 20;  // overlap granularit
 
 struct ColorMapper::Impl {
     int device = 0;
-    Stream stream;
+    // High priority: the mapping of an image goes ahead of long solver kernels
+    // sharing the device (the batched recolor engine solves the next group while
+    // it maps the images of the last one).
+    Stream stream{detail::highestStreamPriority()};
     DeviceBuffer<float> decode8, decode16, encode;
     DeviceBuffer<std::uint8_t> pixels, output;
     DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut, packed, packedMean, scratch, coefRaw;

@@ -6,11 +6,15 @@
 
 #include <cstdio>
 
+#include "core/registry/batched_solver_registry.h"
 #include "core/registry/device_registry.h"
+#include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
+#include "gpu/batched_solver.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_color_map.h"
 #include "gpu/gpu_solver.h"
+#include "gpu/nccl_solver.h"
 
 namespace uot::gpu {
 namespace {
@@ -108,6 +112,25 @@ bool registerCudaBackend()
                     "matrix-free log-domain passes on the GPU (KeOps-style map-reduce over two point clouds, fp32): "
                     "memory O(M + N), any eps",
                     mapreduce, [] { return createSolver("gpu-mapreduce"); }, [] { return unavailableReason(); }});
+
+    // One solve over several GPUs (NCCL); the GPUs are core/registry/multi_gpu.h's choice.
+    SolverCapabilities nccl;
+    nccl.device = DeviceKind::Gpu;
+    nccl.algorithm = "fused-nccl";
+    nccl.fp64 = false;
+    nccl.translationInvariant = false;
+    registerSolver({"gpu-nccl",
+                    "gpu-fused with the rows split over several GPUs (--devices 0,1 or --device gpu:all), the column "
+                    "sums all-reduced by NCCL (fp32, plain iteration)",
+                    nccl, [] { return createNcclSolver(); }, [] { return ncclUnavailableReason(); }});
+    registerMultiGpuVariant("gpu-nccl");
+
+    // Many palette problems per launch (the batch engine's GPU path).
+    registerBatchedSolver({"gpu-batched",
+                           "many point-cloud problems (dimension <= 3) in one launch sequence on the GPU: "
+                           "log-domain, matrix-free, per-problem convergence and over-relaxation",
+                           BatchedSolverCapabilities{}, [] { return createBatchedSolver(); },
+                           [] { return unavailableReason(); }});
 
     DeviceBackend device;
     device.kind = DeviceKind::Gpu;

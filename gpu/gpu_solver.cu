@@ -50,46 +50,6 @@ namespace uot::gpu::detail {
 
 namespace {
 
-#define UOT_CUBLAS_CHECK(call)                                                                              \
-    do {                                                                                                    \
-        const cublasStatus_t uot_cublas_status = (call);                                                    \
-        if (uot_cublas_status != CUBLAS_STATUS_SUCCESS) {                                                   \
-            throw Error(uot_cublas_status == CUBLAS_STATUS_ALLOC_FAILED ? ErrorCode::OutOfMemory            \
-                                                                        : ErrorCode::Device,                \
-                        std::string("cuBLAS failure: ") + cublasLibrary().statusString(uot_cublas_status) + " in " \
-                            #call);                                                                         \
-        }                                                                                                   \
-    } while (0)
-
-class CublasHandle {
-public:
-    CublasHandle() { UOT_CUBLAS_CHECK(cublasLibrary().create(&m_handle)); }
-    ~CublasHandle()
-    {
-        if (m_handle) cublasLibrary().destroy(m_handle);
-    }
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    cublasHandle_t get() const { return m_handle; }
-
-private:
-    cublasHandle_t m_handle = nullptr;
-};
-
-cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const float* A, int lda, const float* x,
-                    float* y)
-{
-    const float one = 1.f, zero = 0.f;
-    return cublasLibrary().sgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
-}
-cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const double* A, int lda, const double* x,
-                    double* y)
-{
-    const double one = 1.0, zero = 0.0;
-    return cublasLibrary().dgemv(h, op, m, n, &one, A, lda, x, 1, &zero, y, 1);
-}
-
-constexpr std::size_t kCublasWorkspaceBytes = std::size_t(4) << 20;
 constexpr double kSliceSeconds = 0.005;  // device work queued between cancellation polls
 constexpr int kMaxSlice = 512;
 

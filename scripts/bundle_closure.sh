@@ -10,12 +10,13 @@
 # (libcuda, libnvidia-*), and the vdso. libstdc++, libgcc_s and libgomp travel:
 # they are small and a different compiler on the target could bring older ones.
 # libcudart travels too; cuBLAS and CUPTI are loaded at run time from the
-# target's CUDA toolkit (too large to carry: libcublasLt alone is ~500 MB).
+# target's CUDA toolkit (too large to carry: libcublasLt alone is ~500 MB), and
+# NCCL (libnccl, ~200 MB) is the target's own: the GPU machines have it.
 
 bundle_is_system_library() {
   case "$(basename "$1")" in
     linux-vdso.so*|ld-linux*|libc.so*|libm.so*|libmvec.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|libresolv.so*) return 0 ;;
-    libcuda.so*|libnvidia-*|libcublas*|libcupti*) return 0 ;;
+    libcuda.so*|libnvidia-*|libcublas*|libcupti*|libnccl.so*) return 0 ;;
   esac
   return 1
 }

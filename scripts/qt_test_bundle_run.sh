@@ -55,6 +55,10 @@ while IFS=$'\t' read -r name labels limit; do
       verdict=SKIP
     fi
     totals="$reason"
+  elif [ "$rc" -eq 77 ]; then
+    # CTest's skip code: the test needs more than this machine has (e.g. 2 GPUs).
+    verdict=SKIP
+    totals=$(grep -m1 "^SKIP" "$log" || echo "exit 77: skipped")
   elif [ "$rc" -eq 0 ]; then
     verdict=PASS
   elif [ "$rc" -eq 124 ]; then

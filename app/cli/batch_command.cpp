@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <sstream>
+#include <string>
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
@@ -28,6 +29,10 @@ int runBatchCommand(const std::vector<std::string>& args)
     parser.addOption("pattern", "TEXT", "output file name; {name} = input name without extension, {ext} = its extension",
                      "{name}_recolored.{ext}");
     parser.addFlag("overwrite", "replace existing outputs (else they are skipped)");
+    parser.addOption("gpu-batch", "N",
+                     "with --device gpu: palette problems solved per batched GPU call (decoding, palettes, mapping "
+                     "and writing run on worker threads meanwhile); 1 = image by image",
+                     "16");
     addRecolorOptions(parser);
     parser.parse(args);
     if (parser.helpRequested()) {
@@ -45,6 +50,10 @@ int runBatchCommand(const std::vector<std::string>& args)
     settings.pattern = parser.value("pattern");
     settings.overwrite = parser.flag("overwrite");
     settings.overwriteSource = parser.flag("overwrite-source");
+    const int gpuBatch = parser.integer("gpu-batch");
+    if (gpuBatch < 1 || gpuBatch > 65535)
+        throw UsageError("option '--gpu-batch' needs a whole number from 1 to 65535, got " + std::to_string(gpuBatch));
+    settings.gpuBatchSize = static_cast<std::size_t>(gpuBatch);
     const std::string reference = parser.positionals()[0];
     const std::vector<std::string> inputs =
         collectBatchInputs(std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()));

@@ -4,6 +4,7 @@
 #include <optional>
 #include <cstdlib>
 
+#include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 
@@ -29,7 +30,7 @@ int readDevice(const std::string& text, bool& gpu)
         gpu = false;
         return 0;
     }
-    if (text == "gpu") {
+    if (text == "gpu" || text == "gpu:all") {  // gpu:all: readSolverOptions spreads the solve over every GPU
         gpu = true;
         return 0;
     }
@@ -42,7 +43,7 @@ int readDevice(const std::string& text, bool& gpu)
             return static_cast<int>(value);
         }
     }
-    throw UsageError("option '--device' needs cpu, gpu or gpu:N (N = GPU ordinal), got '" + text + "'");
+    throw UsageError("option '--device' needs cpu, gpu, gpu:N (N = GPU ordinal) or gpu:all, got '" + text + "'");
 }
 
 }  // namespace
@@ -91,12 +92,28 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      "last, then --eps to --tol (the answer is exact at --eps); e.g. 0.1,0.5",
                      "none");
     parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
-    parser.addOption("device", "cpu|gpu|gpu:N",
-                     "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused)", "cpu");
+    parser.addOption("device", "cpu|gpu|gpu:N|gpu:all",
+                     "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused); gpu:all splits one fused "
+                     "solve over every GPU (gpu-nccl, NCCL builds)",
+                     "cpu");
+    parser.addOption("devices", "N,M,...",
+                     "split one fused solve over these GPUs (gpu-nccl: rows split, column sums all-reduced by NCCL)");
     if (config.warmStart) {
         parser.addOption("warm-u", "U.npy", "warm start: scalings u of a previous solve (float64, M entries)");
         parser.addOption("warm-v", "V.npy", "warm start: scalings v of a previous solve (float64, N entries)");
     }
+}
+
+// The multi-GPU variant for `name` (auto, or any variant of the fused algorithm).
+static std::string multiGpuSolverFor(const std::string& name)
+{
+    const std::string variant = multiGpuVariant();
+    if (variant.empty()) throw UsageError("this build has no multi-GPU solver (--devices, --device gpu:all)");
+    if (name == "auto" || name == variant) return variant;
+    const std::optional<SolverCapabilities> caps = solverCapabilities(name);
+    if (caps && caps->algorithm == "fused") return variant;
+    throw UsageError("solver '" + name + "' does not run over several GPUs: only the fused solver does (" + variant +
+                     "); drop --devices / gpu:all or use --solver auto");
 }
 
 std::string solverForDevice(const std::string& name, bool gpu)
@@ -125,10 +142,20 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
         throw UsageError("option '--solver' needs a name: " + solverNamesForHelp());
     if (!config.allowSolverList && solverText.find(',') != std::string::npos)
         throw UsageError("option '--solver' takes one name here, got '" + solverText + "'");
+    // Several GPUs: --devices LIST or --device gpu:all (core/registry/multi_gpu.h).
+    const bool multi = parser.has("devices") || parser.value("device") == "gpu:all";
+    if (multi) {
+        try {
+            setMultiGpuDevices(parser.has("devices") ? parseDeviceList(parser.value("devices")) : std::vector<int>{});
+        } catch (const Error& e) {
+            throw UsageError(std::string("option '--devices': ") + e.what());
+        }
+        s.gpu = true;
+    }
     std::string mapped;
     for (const std::string& name : names) {
         if (!mapped.empty()) mapped += ',';
-        mapped += solverForDevice(name, s.gpu);
+        mapped += multi ? multiGpuSolverFor(name) : solverForDevice(name, s.gpu);
     }
     s.solver = mapped;
     s.solverForced = parser.has("solver") && solverText != "auto";

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/pipeline/batched_recolor.h"
+#include "core/registry/batched_solver_registry.h"
 #include "core/transport/uot_error.h"
 
 namespace fs = std::filesystem;
@@ -25,6 +27,107 @@ std::string toString(BatchItemStatus status)
 namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Why an item is skipped by the existence policy (empty: it is done).
+std::string skipReason(const BatchItemResult& item, const BatchSettings& settings)
+{
+    std::error_code ec;
+    if (fs::exists(item.output, ec) && fs::exists(item.input, ec) && fs::equivalent(item.output, item.input, ec) &&
+        !settings.overwriteSource)
+        return "the output would replace the input (pass --overwrite-source to allow it)";
+    if (fs::exists(item.output, ec) && !settings.overwrite &&
+        !(settings.overwriteSource && fs::equivalent(item.output, item.input, ec)))
+        return "output exists (pass --overwrite to replace it)";
+    return {};
+}
+
+WriteOptions writeOptionsFor(const BatchItemResult& item, const BatchSettings& settings)
+{
+    WriteOptions wo = settings.write;
+    wo.overwrite = true;  // the existence policy was applied before
+    if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
+    wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
+    wo.embedSrgbProfile = true;
+    return wo;
+}
+
+void count(BatchSummary& summary, BatchItemStatus status)
+{
+    switch (status) {
+    case BatchItemStatus::Done: ++summary.done; break;
+    case BatchItemStatus::Skipped: ++summary.skipped; break;
+    case BatchItemStatus::Failed: ++summary.failed; break;
+    case BatchItemStatus::Cancelled: ++summary.cancelled; break;
+    }
+}
+
+// Reports a stage of item `index` (stage set) or its end (finished set).
+void notifyProgress(const BatchControl& control, std::size_t index, std::size_t total, const std::string& input,
+                    const PipelineProgress* stage, const BatchItemResult* finished)
+{
+    if (!control.onProgress) return;
+    BatchProgress bp;
+    bp.index = index;
+    bp.total = total;
+    bp.input = input;
+    bp.stage = stage;
+    bp.finished = finished;
+    control.onProgress(bp);
+}
+
+void notifyFinished(const BatchControl& control, std::size_t index, std::size_t total, const BatchItemResult& item)
+{
+    notifyProgress(control, index, total, item.input, nullptr, &item);
+}
+
+// The GPU path: every palette problem solved in batched calls (core/pipeline/
+// batched_recolor.h), decoding and encoding on worker threads.
+void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<const Palette>& referencePalette,
+                     const std::vector<std::string>& inputs, const BatchSettings& settings, const BatchControl& control,
+                     BatchSummary& summary)
+{
+    const std::size_t total = inputs.size();
+    std::vector<BatchItemResult> items(total);
+    std::vector<std::size_t> todo;  // input index of each image of the batched job
+    for (std::size_t index = 0; index < total; ++index) {
+        BatchItemResult& item = items[index];
+        item.input = inputs[index];
+        item.output = batchOutputPath(item.input, settings);
+        if (const std::string why = skipReason(item, settings); !why.empty()) {
+            item.status = BatchItemStatus::Skipped;
+            item.message = why;
+            notifyFinished(control, index, total, item);
+        } else {
+            todo.push_back(index);
+        }
+    }
+    BatchedRecolorJob job;
+    job.count = todo.size();
+    job.load = [&](std::size_t k) { return readImage(items[todo[k]].input, settings.read); };
+    job.store = [&](std::size_t k, const Image& result) {
+        const BatchItemResult& item = items[todo[k]];
+        writeImage(item.output, result, writeOptionsFor(item, settings));
+    };
+    BatchedRecolorOptions options;
+    options.batchedSolver = batchedSolver;
+    options.groupSize = settings.gpuBatchSize;
+    BatchedRecolorControl batchedControl;
+    batchedControl.cancel = control.cancel;
+    batchedControl.onFinished = [&](std::size_t k, const BatchedItemOutcome& outcome) {
+        BatchItemResult& item = items[todo[k]];
+        item.status = outcome.status == BatchedItemStatus::Done     ? BatchItemStatus::Done
+                      : outcome.status == BatchedItemStatus::Failed ? BatchItemStatus::Failed
+                                                                    : BatchItemStatus::Cancelled;
+        item.message = outcome.message;
+        item.timings = outcome.timings;
+        notifyFinished(control, todo[k], total, item);
+    };
+    runBatchedRecolor(referencePalette, settings.recolor, job, options, batchedControl);
+    for (const BatchItemResult& item : items) {
+        count(summary, item.status);
+        summary.items.push_back(item);
+    }
+}
 }  // namespace
 
 std::vector<std::string> collectBatchInputs(const std::vector<std::string>& paths)
@@ -89,6 +192,15 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
     const std::shared_ptr<const Palette> referencePalette = computePalette(reference, settings.recolor, refControl);
     summary.referenceTimings.palette = secondsSince(start);
 
+    // A GPU solve with a batched solver at hand: the palette problems go to it in groups.
+    if (runsOnGpu(settings.recolor.transport.solver) && settings.gpuBatchSize > 1) {
+        if (const std::optional<std::string> batched = batchedSolverFor(DeviceKind::Gpu)) {
+            runBatchedOnGpu(*batched, referencePalette, inputs, settings, control, summary);
+            summary.seconds = secondsSince(batchStart);
+            return summary;
+        }
+    }
+
     RecolorPipeline pipeline(settings.recolor);
     const std::size_t total = inputs.size();
     bool cancelled = false;
@@ -97,26 +209,15 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
         item.input = inputs[index];
         item.output = batchOutputPath(item.input, settings);
         const auto notifyStage = [&](const PipelineProgress& p) {
-            if (!control.onProgress) return;
-            BatchProgress bp;
-            bp.index = index;
-            bp.total = total;
-            bp.input = item.input;
-            bp.stage = &p;
-            control.onProgress(bp);
+            notifyProgress(control, index, total, item.input, &p, nullptr);
         };
         if (!cancelled && control.cancel && control.cancel->load()) cancelled = true;
         if (cancelled) {
             item.status = BatchItemStatus::Cancelled;
             item.message = "cancelled before it started";
-        } else if (fs::exists(item.output, ec) && fs::exists(item.input, ec) && fs::equivalent(item.output, item.input, ec) &&
-                   !settings.overwriteSource) {
+        } else if (const std::string why = skipReason(item, settings); !why.empty()) {
             item.status = BatchItemStatus::Skipped;
-            item.message = "the output would replace the input (pass --overwrite-source to allow it)";
-        } else if (fs::exists(item.output, ec) && !settings.overwrite &&
-                   !(settings.overwriteSource && fs::equivalent(item.output, item.input, ec))) {
-            item.status = BatchItemStatus::Skipped;
-            item.message = "output exists (pass --overwrite to replace it)";
+            item.message = why;
         } else {
             try {
                 auto t0 = Clock::now();
@@ -134,12 +235,7 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
                 item.timings.solve = pt.solve;
                 item.timings.map = pt.map;
                 t0 = Clock::now();
-                WriteOptions wo = settings.write;
-                wo.overwrite = true;  // the existence policy was applied above
-                if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
-                wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
-                wo.embedSrgbProfile = true;
-                writeImage(item.output, result, wo);
+                writeImage(item.output, result, writeOptionsFor(item, settings));
                 item.timings.encode = secondsSince(t0);
                 item.status = BatchItemStatus::Done;
             } catch (const Error& e) {
@@ -155,21 +251,9 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
                 item.message = e.what();
             }
         }
-        switch (item.status) {
-        case BatchItemStatus::Done: ++summary.done; break;
-        case BatchItemStatus::Skipped: ++summary.skipped; break;
-        case BatchItemStatus::Failed: ++summary.failed; break;
-        case BatchItemStatus::Cancelled: ++summary.cancelled; break;
-        }
+        count(summary, item.status);
         summary.items.push_back(item);
-        if (control.onProgress) {
-            BatchProgress bp;
-            bp.index = index;
-            bp.total = total;
-            bp.input = item.input;
-            bp.finished = &summary.items.back();
-            control.onProgress(bp);
-        }
+        notifyFinished(control, index, total, summary.items.back());
     }
     summary.seconds = secondsSince(batchStart);
     return summary;

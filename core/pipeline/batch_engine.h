@@ -22,6 +22,12 @@ struct BatchSettings {
     bool overwriteSource = false;  // allow an output to replace its own input
     ReadOptions read;
     WriteOptions write;            // overwrite/protectedPaths are set per file by the engine
+    // With a GPU solver (recolor.transport.solver runs on the GPU) and a batched
+    // GPU solver in the build: the palette problems of up to this many images are
+    // solved in one batched call, decoding, palettes, mapping and encoding running
+    // on worker threads meanwhile (core/pipeline/batched_recolor.h). 1 = image by
+    // image, as on the CPU.
+    std::size_t gpuBatchSize = 16;
 };
 
 enum class BatchItemStatus { Done, Skipped, Failed, Cancelled };

@@ -255,4 +255,29 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
     report(control, PipelineStage::Solve, 1.0);
 }
 
+void RecolorPipeline::adoptPlan(SolveResult plan, double solveSeconds)
+{
+    State& s = *m_state;
+    if (!s.problemValid) throw Error(ErrorCode::InvalidArgument, "adoptPlan: call preparePalettes() first");
+    if (plan.logU.size() != s.problem.rows() || plan.logV.size() != s.problem.cols())
+        throw Error(ErrorCode::InvalidArgument, "adoptPlan: the plan is " + std::to_string(plan.logU.size()) + " x " +
+                                                    std::to_string(plan.logV.size()) + ", the palettes " +
+                                                    std::to_string(s.problem.rows()) + " x " +
+                                                    std::to_string(s.problem.cols()));
+    const TransportSettings& ts = s.settings.transport;
+    s.problem.eps = ts.eps;  // the mapping reads the problem's parameters
+    s.problem.tauA = ts.sourceAdherence;
+    s.problem.tauB = ts.adherence;
+    s.problem.reference = ts.reference;
+    s.solveNote.clear();
+    s.stats.solvedOnGpu = runsOnGpu(ts.solver);
+    s.stats.gpuNote.clear();
+    s.dropFromPlan();
+    s.plan = std::move(plan);
+    s.planSettings = ts;
+    s.stats.solve = s.plan;
+    s.stats.planFromCache = false;
+    s.stats.timings.solve = solveSeconds;
+}
+
 }  // namespace uot

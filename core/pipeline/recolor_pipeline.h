@@ -196,6 +196,14 @@ public:
     // preparePalettes().
     std::optional<UotProblem> transportProblem() const;
 
+    // Uses a plan solved elsewhere for the current palettes and transport settings
+    // (the batch engine solves the palette problems of many images in one batched
+    // GPU call): render() then maps with it instead of solving. Call after
+    // preparePalettes(); `solveSeconds` is recorded as the solve time. Throws
+    // uot::Error(InvalidArgument) when the palettes are missing or the plan's
+    // sizes do not match them.
+    void adoptPlan(SolveResult plan, double solveSeconds = 0);
+
     // Drops every cached result (keeps images and settings).
     void clearCaches();
 

@@ -68,6 +68,19 @@ struct CheckOutcome {
     std::string detail;
 };
 
+// Prints one PASS/FAIL line per outcome and a summary line ("<what> checks: N,
+// failures: F"); returns the exit status of a check driver (0 = all passed).
+inline int reportOutcomes(const std::vector<CheckOutcome>& outcomes, const char* what)
+{
+    int failures = 0;
+    for (const CheckOutcome& o : outcomes) {
+        std::printf("%s %s\n", o.ok ? "PASS" : "FAIL", o.detail.c_str());
+        failures += o.ok ? 0 : 1;
+    }
+    std::printf("%s checks: %zu, failures: %d\n", what, outcomes.size(), failures);
+    return failures == 0 ? 0 : 1;
+}
+
 inline SolveOptions cloudOptions(Precision precision, int iterations, double tolerance, int checkEvery = 10)
 {
     SolveOptions o;

@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/registry/batched_solver_registry.h"
 #include "core/registry/device_registry.h"
+#include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 
@@ -239,6 +241,54 @@ private slots:
         QVERIFY(caps->fasterFromEntries > 4096ull * 4096ull);
         QVERIFY(caps->fasterFromEntries <= 8192ull * 8192ull);
         QCOMPARE(solverCapabilities("mapreduce")->fasterFromEntries, std::uint64_t(0));
+    }
+
+    // The batched GPU solver is registered by gpu/ with what it takes; without a
+    // GPU it is listed as unavailable with the reason, never created.
+    void batchedSolverIsRegisteredWithItsCapabilities()
+    {
+        const auto caps = batchedSolverCapabilities("gpu-batched");
+        QVERIFY(caps.has_value());
+        QVERIFY(caps->device == DeviceKind::Gpu && caps->pointClouds && !caps->denseCost && caps->maxDim == 3);
+        const std::vector<double> x{0, 0, 0}, y{1, 1, 1, 2, 2, 2}, a{1}, b{0.5, 0.5}, cost{1, 2};
+        UotProblem cloud;
+        cloud.cost = PointCloudCost{x.data(), y.data(), 1, 2, 3, 1.0};
+        cloud.a = a;
+        cloud.b = b;
+        QVERIFY(batchedSolverAccepts("gpu-batched", cloud));
+        UotProblem wide = cloud;
+        wide.cost = PointCloudCost{x.data(), y.data(), 1, 1, 4, 1.0};  // dimension 4
+        QVERIFY(!batchedSolverAccepts("gpu-batched", wide));
+        UotProblem dense = cloud;
+        dense.cost = DenseCost{nullptr, cost.data(), 1, 2};
+        QVERIFY(!batchedSolverAccepts("gpu-batched", dense));
+        QVERIFY(!batchedSolverAccepts("nonsense", cloud));
+        QVERIFY(!batchedSolverFor(DeviceKind::Cpu).has_value());
+        if (!gpuUnavailableReason().empty()) {
+            std::string why;
+            QVERIFY(!batchedSolverFor(DeviceKind::Gpu, &why).has_value());
+            QVERIFY(why.find("gpu-batched") != std::string::npos);
+            QVERIFY_THROWS_EXCEPTION(Error, createBatchedSolver("gpu-batched"));
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, createBatchedSolver("nonsense"));
+    }
+
+    // --devices: ordinals without repeats, or all (= every visible GPU).
+    void deviceListsParseOrSayWhatIsWrong()
+    {
+        QVERIFY(parseDeviceList("0,1,3") == (std::vector<int>{0, 1, 3}));
+        QVERIFY(parseDeviceList("all").empty());
+        for (const char* bad : {"", "0,0", "x", "1,", "-1", "0;1"}) {
+            try {
+                parseDeviceList(bad);
+                QFAIL(qPrintable(QString("accepted '%1'").arg(bad)));
+            } catch (const Error& e) {
+                QVERIFY(e.code() == ErrorCode::InvalidArgument);
+            }
+        }
+        QCOMPARE(multiGpuVariant(), std::string("gpu-nccl"));
+        const auto caps = solverCapabilities("gpu-nccl");
+        QVERIFY(caps && caps->device == DeviceKind::Gpu && !caps->fp64);
     }
 };
 

@@ -1,0 +1,31 @@
+# Finds NVIDIA's NCCL (collective communication across GPUs): nccl.h and libnccl.
+# Looks in NCCL_ROOT / $ENV{NCCL_ROOT}, beside the CUDA Toolkit, then the system
+# paths. Defines NCCL_FOUND, NCCL_INCLUDE_DIR, NCCL_LIBRARY, NCCL_VERSION and the
+# imported target NCCL::nccl.
+set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT})
+if(CUDAToolkit_LIBRARY_ROOT)
+  list(APPEND _nccl_hints ${CUDAToolkit_LIBRARY_ROOT})
+endif()
+if(CUDAToolkit_INCLUDE_DIRS)
+  foreach(_dir ${CUDAToolkit_INCLUDE_DIRS})
+    get_filename_component(_parent "${_dir}" DIRECTORY)
+    list(APPEND _nccl_hints "${_parent}")
+  endforeach()
+endif()
+find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} PATH_SUFFIXES include)
+find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_nccl_hints} PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
+if(NCCL_INCLUDE_DIR AND EXISTS "${NCCL_INCLUDE_DIR}/nccl.h")
+  file(STRINGS "${NCCL_INCLUDE_DIR}/nccl.h" _nccl_lines REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+  foreach(_part MAJOR MINOR PATCH)
+    string(REGEX REPLACE ".*#define NCCL_${_part} ([0-9]+).*" "\\1" _nccl_${_part} "${_nccl_lines}")
+  endforeach()
+  set(NCCL_VERSION "${_nccl_MAJOR}.${_nccl_MINOR}.${_nccl_PATCH}")
+endif()
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(NCCL REQUIRED_VARS NCCL_LIBRARY NCCL_INCLUDE_DIR VERSION_VAR NCCL_VERSION)
+if(NCCL_FOUND AND NOT TARGET NCCL::nccl)
+  add_library(NCCL::nccl UNKNOWN IMPORTED)
+  set_target_properties(NCCL::nccl PROPERTIES IMPORTED_LOCATION "${NCCL_LIBRARY}"
+                                              INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
+endif()
+mark_as_advanced(NCCL_INCLUDE_DIR NCCL_LIBRARY)

@@ -1,0 +1,15 @@
+# UOT_NCCL: AUTO builds the multi-GPU solver (gpu-nccl) where the CUDA backend is
+# built and FindNCCL finds NCCL, ON requires it, OFF never looks. Sets UOT_HAVE_NCCL.
+set(UOT_HAVE_NCCL OFF)
+if(UOT_HAVE_CUDA AND NOT UOT_NCCL STREQUAL "OFF")
+  if(UOT_NCCL STREQUAL "ON")
+    find_package(NCCL REQUIRED)
+  else()
+    find_package(NCCL QUIET)
+  endif()
+  if(NCCL_FOUND)
+    set(UOT_HAVE_NCCL ON)
+  endif()
+elseif(UOT_NCCL STREQUAL "ON")
+  message(FATAL_ERROR "UOT_NCCL=ON needs the CUDA backend (UOT_CUDA)")
+endif()

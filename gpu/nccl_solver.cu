@@ -1,0 +1,453 @@
+// gpu-nccl: gpu-fused with the rows split over several GPUs and the column sums
+// all-reduced by NCCL (contract: gpu/nccl_solver.h).
+
+#include "gpu/nccl_solver.h"
+
+#include <nccl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+#include <variant>
+
+#include "core/registry/multi_gpu.h"
+#include "core/transport/iteration_monitor.h"
+#include "core/transport/solve_setup.h"
+#include "core/transport/uot_error.h"
+#include "gpu/cublas_library.h"
+#include "gpu/cuda_support.h"
+#include "gpu/gpu_backend.h"
+#include "gpu/gpu_kernels.h"
+
+#define UOT_NCCL_CHECK(call)                                                                              \
+    do {                                                                                                  \
+        const ncclResult_t uot_nccl_status = (call);                                                      \
+        if (uot_nccl_status != ncclSuccess)                                                               \
+            throw ::uot::Error(::uot::ErrorCode::Device,                                                  \
+                               std::string("NCCL: ") + #call + ": " + ncclGetErrorString(uot_nccl_status)); \
+    } while (0)
+
+namespace uot::gpu {
+
+namespace detail {
+namespace {
+
+constexpr const char* kName = "gpu-nccl";
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// v_j = (b_j / sum_c reduced[c][j])^fb: the column update from the all-reduced sums of the chunks.
+__global__ void combineColumnsKernel(const float* __restrict__ reduced, int chunks, std::size_t pitch, std::size_t cols,
+                                     const double* __restrict__ b, double fb, float* __restrict__ v)
+{
+    const std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (j >= cols) return;
+    double s = 0;
+    for (int c = 0; c < chunks; ++c) s += reduced[c * pitch + j];
+    v[j] = static_cast<float>(fb == 1.0 ? b[j] / s : pow(b[j] / s, fb));
+}
+
+std::size_t roundUp(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
+
+template <typename T>
+void upload(T* dst, const T* src, std::size_t count, cudaStream_t stream)
+{
+    if (count) UOT_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+}
+
+// One NCCL communicator per device of a list, in one process.
+class Communicators {
+public:
+    explicit Communicators(const std::vector<int>& devices) : m_devices(devices), m_comms(devices.size(), nullptr)
+    {
+        UOT_NCCL_CHECK(ncclCommInitAll(m_comms.data(), static_cast<int>(devices.size()), devices.data()));
+    }
+    ~Communicators()
+    {
+        for (ncclComm_t c : m_comms)
+            if (c) ncclCommDestroy(c);
+    }
+    Communicators(const Communicators&) = delete;
+    Communicators& operator=(const Communicators&) = delete;
+    const std::vector<int>& devices() const { return m_devices; }
+    ncclComm_t operator[](std::size_t k) const { return m_comms[k]; }
+
+private:
+    std::vector<int> m_devices;
+    std::vector<ncclComm_t> m_comms;
+};
+
+// The rows of one GPU and everything it holds for a solve.
+struct Part {
+    int device = 0;
+    std::size_t r0 = 0, rows = 0;
+    AllocationTracker tracker;
+    std::unique_ptr<Stream> compute, comm;
+    std::unique_ptr<Event> computed, communicated;
+    DeviceBuffer<float> K, u, uPrev, uGood, v, vPrev, vGood, vScratch, partials, send, recv;
+    DeviceBuffer<double> a, b, logA, logB;
+    DeviceBuffer<unsigned long long> firstBad;
+    DeviceBuffer<CheckValues> check;
+    PinnedBuffer<CheckValues> hostCheck{1};
+    std::vector<std::size_t> chunkBegin, chunkRows;
+    std::vector<FusedPlan> plans;
+    std::vector<int> partialRows;
+    // Rows too wide for the fused pass's shared memory: two cuBLAS passes per
+    // chunk (K v, then K^T u), as gpu-fused's own fallback.
+    bool wide = false;
+    std::unique_ptr<CublasHandle> cublas;
+    DeviceBuffer<char> cublasWorkspace;
+    DeviceBuffer<float> rowSum;
+};
+
+// Partial rows of a chunk's fused pass: gpu-fused's rule (one private row per
+// block when cheap, else rows shared through atomics).
+int partialRowsFor(const FusedPlan& plan, std::size_t rows)
+{
+    const int units = plan.blocks / plan.cluster;
+    const int wanted = units <= static_cast<int>(rows / 30) ? units : static_cast<int>(std::max<std::size_t>(1, rows / 64));
+    return std::min(wanted, units);
+}
+
+std::vector<int> resolveDevices(std::vector<int> devices)
+{
+    if (devices.empty()) devices = multiGpuDevices();
+    int count = 0;
+    UOT_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (devices.empty())
+        for (int d = 0; d < count; ++d) devices.push_back(d);
+    for (int d : devices)
+        if (d < 0 || d >= count)
+            throw Error(ErrorCode::InvalidArgument, "gpu-nccl: GPU " + std::to_string(d) + " does not exist (this machine has " +
+                                                        std::to_string(count) + ")");
+    return devices;
+}
+
+class NcclSolver final : public UotSolver {
+public:
+    NcclSolver(std::vector<int> devices, int chunks) : m_requested(std::move(devices)), m_chunks(std::max(1, chunks)) {}
+
+    std::string name() const override { return kName; }
+
+    std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override
+    {
+        return std::uint64_t(rows) * cols * (precision == Precision::Fp32 ? 4 : 8);
+    }
+
+    SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override
+    {
+        validateSolveOptions(problem, options);
+        if (options.precision != Precision::Fp32)
+            throw Error(ErrorCode::InvalidArgument, "gpu-nccl solves in fp32 only (use gpu-fused for fp64)");
+        const auto setupStart = Clock::now();
+        const std::vector<int> devices = resolveDevices(m_requested);
+        if (!m_comms || m_comms->devices() != devices) {
+            m_comms.reset();
+            m_comms = std::make_unique<Communicators>(devices);
+        }
+        const std::size_t M = problem.rows(), N = problem.cols(), G = devices.size();
+        const std::size_t pitch = roundUp(N, vectorWidth<float>());
+        const double fa = problem.exponentA(), fb = problem.exponentB();
+        const std::vector<double> u0 = initialScaling(options.warmU, options.warmLogU, M);
+        const std::vector<double> v0 = initialScaling(options.warmV, options.warmLogV, N);
+        if (!allFiniteAndPositive(u0) || !allFiniteAndPositive(v0))
+            throw Error(ErrorCode::InvalidArgument, "gpu-nccl: the warm start leaves the fp32 range");
+        std::vector<double> logA(M), logB(N);
+        for (std::size_t i = 0; i < M; ++i) logA[i] = std::log(problem.a[i]);
+        for (std::size_t j = 0; j < N; ++j) logB[j] = std::log(problem.b[j]);
+        const std::vector<float> hv(v0.begin(), v0.end());
+
+        std::vector<std::unique_ptr<Part>> parts;
+        for (std::size_t g = 0; g < G; ++g) {
+            auto part = std::make_unique<Part>();
+            Part& p = *part;
+            p.device = devices[g];
+            p.r0 = M * g / G;
+            p.rows = M * (g + 1) / G - p.r0;
+            DeviceGuard guard(p.device);
+            p.compute = std::make_unique<Stream>();
+            p.comm = std::make_unique<Stream>();
+            p.computed = std::make_unique<Event>(false);
+            p.communicated = std::make_unique<Event>(false);
+            cudaStream_t s = p.compute->get();
+            const std::size_t rows = p.rows;
+            p.K.allocate(std::max<std::size_t>(1, rows) * pitch, &p.tracker);
+            p.u.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.uPrev.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.uGood.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.v.allocate(pitch, &p.tracker);
+            p.vPrev.allocate(pitch, &p.tracker);
+            p.vGood.allocate(pitch, &p.tracker);
+            p.vScratch.allocate(pitch, &p.tracker);
+            p.send.allocate(std::size_t(m_chunks) * pitch, &p.tracker);
+            p.recv.allocate(std::size_t(m_chunks) * pitch, &p.tracker);
+            p.a.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.b.allocate(N, &p.tracker);
+            p.logA.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.logB.allocate(N, &p.tracker);
+            p.firstBad.allocate(1, &p.tracker);
+            p.check.allocate(1, &p.tracker);
+            UOT_CUDA_CHECK(cudaMemsetAsync(p.send.get(), 0, p.send.bytes(), s));
+            UOT_CUDA_CHECK(cudaMemsetAsync(p.v.get(), 0, p.v.bytes(), s));
+            upload(p.a.get(), problem.a.data() + p.r0, rows, s);
+            upload(p.b.get(), problem.b.data(), N, s);
+            upload(p.logA.get(), logA.data() + p.r0, rows, s);
+            upload(p.logB.get(), logB.data(), N, s);
+            const std::vector<float> hu(u0.begin() + p.r0, u0.begin() + p.r0 + rows);
+            upload(p.u.get(), hu.data(), rows, s);
+            upload(p.v.get(), hv.data(), N, s);
+            buildRows(problem, p, pitch);
+            // Chunks of the local rows, each with its fused plan.
+            int maxPartials = 1;
+            for (int c = 0; c < m_chunks; ++c) {
+                const std::size_t b0 = rows * c / m_chunks, b1 = rows * (c + 1) / m_chunks;
+                p.chunkBegin.push_back(b0);
+                p.chunkRows.push_back(b1 - b0);
+                FusedPlan plan;
+                int partials = 0;
+                if (b1 > b0) {
+                    plan = planFused<float>(b1 - b0, N, pitch, p.device, 1, true);
+                    if (plan.usable) {
+                        partials = partialRowsFor(plan, b1 - b0);
+                        maxPartials = std::max(maxPartials, partials);
+                    } else {
+                        p.wide = true;
+                    }
+                }
+                p.plans.push_back(plan);
+                p.partialRows.push_back(partials);
+            }
+            if (p.wide) {
+                p.cublas = std::make_unique<CublasHandle>();
+                p.cublasWorkspace.allocate(kCublasWorkspaceBytes, &p.tracker);
+                UOT_CUBLAS_CHECK(cublasLibrary().setStream(p.cublas->get(), s));
+                UOT_CUBLAS_CHECK(cublasLibrary().setWorkspace(p.cublas->get(), p.cublasWorkspace.get(), kCublasWorkspaceBytes));
+                p.rowSum.allocate(rows, &p.tracker);
+            }
+            p.partials.allocate(std::size_t(maxPartials) * pitch, &p.tracker);
+            UOT_CUDA_CHECK(cudaMemsetAsync(p.partials.get(), 0, p.partials.bytes(), s));
+            UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+            parts.push_back(std::move(part));
+        }
+
+        SolveResult result;
+        result.solver = kName;
+        const bool wide = std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p->wide; });
+        result.bytesPerIteration = (wide ? 2 : 1) * bytesPerIteration(M, N, Precision::Fp32);
+        result.timings.setupSeconds = secondsSince(setupStart);
+        const auto iterateStart = Clock::now();
+        int iterations = 0, lastGood = 0;
+        const int checkEvery = std::max(1, options.checkEvery);
+        IterationMonitor monitor(options, control, result.bytesPerIteration);
+        const auto relative = [](double diff, double scale) {
+            const double r = diff / scale;
+            return std::isfinite(r) ? r : 1.0;
+        };
+        const auto forEach = [&parts](auto&& f) {
+            for (auto& part : parts) {
+                DeviceGuard guard(part->device);
+                f(*part);
+            }
+        };
+        const auto copyScalings = [&](bool toGood, bool fromGood) {
+            forEach([&](Part& p) {
+                cudaStream_t s = p.compute->get();
+                float* uDst = toGood ? p.uGood.get() : p.u.get();
+                const float* uSrc = fromGood ? p.uGood.get() : p.u.get();
+                float* vDst = toGood ? p.vGood.get() : p.v.get();
+                const float* vSrc = fromGood ? p.vGood.get() : p.v.get();
+                if (p.rows) UOT_CUDA_CHECK(cudaMemcpyAsync(uDst, uSrc, p.rows * sizeof(float), cudaMemcpyDeviceToDevice, s));
+                UOT_CUDA_CHECK(cudaMemcpyAsync(vDst, vSrc, N * sizeof(float), cudaMemcpyDeviceToDevice, s));
+            });
+        };
+        copyScalings(true, false);
+        while (iterations < options.maxIterations) {
+            if (monitor.cancelRequested()) {
+                result.cancelled = true;
+                break;
+            }
+            const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
+            for (int k = 0; k + 1 < toCheck; ++k) enqueueIteration(parts, N, pitch, fa, fb);
+            forEach([&](Part& p) {
+                cudaStream_t s = p.compute->get();
+                if (p.rows)
+                    UOT_CUDA_CHECK(cudaMemcpyAsync(p.uPrev.get(), p.u.get(), p.rows * sizeof(float), cudaMemcpyDeviceToDevice, s));
+                UOT_CUDA_CHECK(cudaMemcpyAsync(p.vPrev.get(), p.v.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, s));
+            });
+            enqueueIteration(parts, N, pitch, fa, fb);
+            iterations += toCheck;
+            CheckValues all{0, 1, 0, 1, 0, 0, 0, 0};
+            forEach([&](Part& p) {
+                if (!p.rows) return;
+                launchCheck<float>(p.u.get(), p.uPrev.get(), p.rows, p.v.get(), p.vPrev.get(), N, false, p.check.get(),
+                                   p.compute->get());
+                UOT_CUDA_CHECK(cudaMemcpyAsync(p.hostCheck.get(), p.check.get(), sizeof(CheckValues),
+                                               cudaMemcpyDeviceToHost, p.compute->get()));
+            });
+            forEach([&](Part& p) {
+                UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get()));
+                if (!p.rows) return;
+                const CheckValues& c = *p.hostCheck.get();
+                all.diffU = std::max(all.diffU, c.diffU);
+                all.scaleU = std::max(all.scaleU, c.scaleU);
+                all.diffV = std::max(all.diffV, c.diffV);
+                all.scaleV = std::max(all.scaleV, c.scaleV);
+                all.bad = all.bad || c.bad;
+            });
+            if (all.bad) {
+                copyScalings(false, true);
+                forEach([](Part& p) { UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get())); });
+                markUnderflow(result, KernelBuildReport{}, iterations);
+                iterations = lastGood;
+                break;
+            }
+            copyScalings(true, false);
+            lastGood = iterations;
+            result.error = 0.5 * (relative(all.diffU, all.scaleU) + relative(all.diffV, all.scaleV));
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            if (monitor.report(iterations, result.error, nan, nan)) {
+                result.converged = true;
+                break;
+            }
+        }
+        forEach([](Part& p) { UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get())); });
+        result.timings.iterateSeconds = secondsSince(iterateStart);
+        result.iterations = iterations;
+        result.passes = static_cast<std::uint64_t>(iterations) * (wide ? 2 : 1);
+        std::vector<double> hu(M), hvOut(N);
+        std::size_t peak = 0;
+        forEach([&](Part& p) {
+            std::vector<float> tu(p.rows);
+            if (p.rows) UOT_CUDA_CHECK(cudaMemcpy(tu.data(), p.u.get(), p.rows * sizeof(float), cudaMemcpyDeviceToHost));
+            for (std::size_t i = 0; i < p.rows; ++i) hu[p.r0 + i] = tu[i];
+            peak = std::max(peak, p.tracker.peak());
+        });
+        {
+            DeviceGuard guard(parts[0]->device);
+            std::vector<float> tv(N);
+            UOT_CUDA_CHECK(cudaMemcpy(tv.data(), parts[0]->v.get(), N * sizeof(float), cudaMemcpyDeviceToHost));
+            for (std::size_t j = 0; j < N; ++j) hvOut[j] = tv[j];
+        }
+        result.peakDeviceBytes = peak;
+        finishResult(problem, options, hu, hvOut, result);
+        return result;
+    }
+
+private:
+    // K of the part's rows from the problem's cost (dense rows travel in chunks; point clouds as points).
+    static void buildRows(const UotProblem& problem, Part& p, std::size_t pitch)
+    {
+        if (!p.rows) return;
+        cudaStream_t s = p.compute->get();
+        const std::size_t N = problem.cols();
+        BuildParams params;
+        params.invEps = 1.0 / problem.eps;
+        if (problem.reference == ReferenceMeasure::Product) {
+            params.logA = p.logA.get();
+            params.logB = p.logB.get();
+        }
+        if (const auto* dense = std::get_if<DenseCost>(&problem.cost)) {
+            UOT_CUDA_CHECK(cudaMemsetAsync(p.firstBad.get(), 0xff, sizeof(unsigned long long), s));
+            const auto build = [&](const auto* host) {
+                using C = std::remove_const_t<std::remove_pointer_t<decltype(host)>>;
+                const std::size_t chunkRows = std::clamp<std::size_t>((std::size_t(64) << 20) / (N * sizeof(C)), 1, p.rows);
+                DeviceBuffer<C> staging(chunkRows * N, &p.tracker);
+                for (std::size_t r = 0; r < p.rows; r += chunkRows) {
+                    const std::size_t n = std::min(chunkRows, p.rows - r);
+                    upload(staging.get(), host + (p.r0 + r) * N, n * N, s);
+                    launchBuildFromDense<float, C>(staging.get(), r, n, N, pitch, p.K.get(), params, p.firstBad.get(), s);
+                    UOT_CUDA_CHECK(cudaStreamSynchronize(s));  // the staging buffer is reused
+                }
+            };
+            if (dense->f32)
+                build(dense->f32);
+            else
+                build(dense->f64);
+            unsigned long long bad = 0;
+            UOT_CUDA_CHECK(cudaMemcpy(&bad, p.firstBad.get(), sizeof(bad), cudaMemcpyDeviceToHost));
+            if (bad != std::numeric_limits<unsigned long long>::max()) {
+                std::ostringstream msg;
+                msg << "cost matrix entry (" << p.r0 + bad / N << ", " << bad % N << ") is not a finite cost >= 0";
+                throw Error(ErrorCode::InvalidArgument, msg.str());
+            }
+        } else {
+            const auto& pc = std::get<PointCloudCost>(problem.cost);
+            DeviceBuffer<double> x(p.rows * pc.dim, &p.tracker), y(N * pc.dim, &p.tracker);
+            upload(x.get(), pc.x + p.r0 * pc.dim, p.rows * pc.dim, s);
+            upload(y.get(), pc.y, N * pc.dim, s);
+            launchBuildFromPoints<float>(x.get(), y.get(), p.rows, N, pc.dim, pc.scale, pitch, p.K.get(), params, s);
+            UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+        }
+    }
+
+    // One iteration on every GPU: per chunk, the fused pass and the local column
+    // sums, whose all-reduce (communication stream) overlaps the next chunk; then v.
+    void enqueueIteration(std::vector<std::unique_ptr<Part>>& parts, std::size_t N, std::size_t pitch, double fa,
+                          double fb)
+    {
+        for (int c = 0; c < m_chunks; ++c) {
+            for (auto& part : parts) {
+                Part& p = *part;
+                DeviceGuard guard(p.device);
+                cudaStream_t s = p.compute->get();
+                const std::size_t rows = p.chunkRows[c], b0 = p.chunkBegin[c];
+                if (rows && p.wide) {
+                    const int n = static_cast<int>(N), m = static_cast<int>(rows), ld = static_cast<int>(pitch);
+                    const float* K = p.K.get() + b0 * pitch;
+                    UOT_CUBLAS_CHECK(gemv(p.cublas->get(), CUBLAS_OP_T, n, m, K, ld, p.v.get(), p.rowSum.get() + b0));
+                    launchScalingUpdate<float>(p.rowSum.get() + b0, p.a.get() + b0, p.u.get() + b0, rows, fa, s);
+                    UOT_CUBLAS_CHECK(gemv(p.cublas->get(), CUBLAS_OP_N, n, m, K, ld, p.u.get() + b0, p.send.get() + c * pitch));
+                } else if (rows) {
+                    const FusedPlan& plan = p.plans[c];
+                    launchFused<float>(plan, p.K.get() + b0 * pitch, rows, pitch, p.v.get(), p.a.get() + b0, fa,
+                                       p.u.get() + b0, p.partials.get(), p.partialRows[c], false, s);
+                    const bool exclusive = p.partialRows[c] >= plan.blocks / plan.cluster;
+                    launchFinalizeColumns<float>(p.partials.get(), exclusive ? -p.partialRows[c] : p.partialRows[c],
+                                                 pitch, N, p.b.get(), fb, p.vScratch.get(), p.send.get() + c * pitch, 0,
+                                                 false, s);
+                }
+                UOT_CUDA_CHECK(cudaEventRecord(p.computed->get(), s));
+                UOT_CUDA_CHECK(cudaStreamWaitEvent(p.comm->get(), p.computed->get(), 0));
+            }
+            UOT_NCCL_CHECK(ncclGroupStart());
+            for (std::size_t g = 0; g < parts.size(); ++g) {
+                Part& p = *parts[g];
+                UOT_NCCL_CHECK(ncclAllReduce(p.send.get() + c * pitch, p.recv.get() + c * pitch, N, ncclFloat, ncclSum,
+                                             (*m_comms)[g], p.comm->get()));
+            }
+            UOT_NCCL_CHECK(ncclGroupEnd());
+        }
+        for (auto& part : parts) {
+            Part& p = *part;
+            DeviceGuard guard(p.device);
+            UOT_CUDA_CHECK(cudaEventRecord(p.communicated->get(), p.comm->get()));
+            UOT_CUDA_CHECK(cudaStreamWaitEvent(p.compute->get(), p.communicated->get(), 0));
+            combineColumnsKernel<<<static_cast<unsigned>((N + 255) / 256), 256, 0, p.compute->get()>>>(
+                p.recv.get(), m_chunks, pitch, N, p.b.get(), fb, p.v.get());
+            UOT_CUDA_CHECK_LAUNCH();
+        }
+    }
+
+    std::vector<int> m_requested;
+    int m_chunks;
+    std::unique_ptr<Communicators> m_comms;
+};
+
+}  // namespace
+}  // namespace detail
+
+bool builtWithNccl() { return true; }
+
+std::string ncclUnavailableReason() { return unavailableReason(); }
+
+std::unique_ptr<UotSolver> createNcclSolver(std::vector<int> devices, int chunks)
+{
+    const std::string reason = unavailableReason();
+    if (!reason.empty()) throw Error(ErrorCode::Unavailable, reason);
+    return std::make_unique<detail::NcclSolver>(std::move(devices), chunks);
+}
+
+}  // namespace uot::gpu
