@@ -20,6 +20,7 @@ class TestColor : public QObject {
 private slots:
     void lab_of_known_colors();
     void oklab_of_known_colors();
+    void exact_conversions_round_trip();
     void fast_image_conversion_matches_exact_formulas_data();
     void fast_image_conversion_matches_exact_formulas();
     void palette_weights_and_means_are_exact();
@@ -65,6 +66,25 @@ void TestColor::oklab_of_known_colors()
     UOT_QCOMPARE_CLOSE(ok[0], 0.4520, 1e-3);
     UOT_QCOMPARE_CLOSE(ok[1], -0.0325, 1e-3);
     UOT_QCOMPARE_CLOSE(ok[2], -0.3115, 1e-3);
+}
+
+void TestColor::exact_conversions_round_trip()
+{
+    // The reverse matrices are the inverses of the forward ones: sRGB -> XYZ -> sRGB
+    // and sRGB -> Oklab -> sRGB return the colour to rounding (the published
+    // 7-digit XYZ -> sRGB matrix alone is off by about 1e-7).
+    const double colors[][3] = {{0.2, 0.5, 0.9}, {1, 0, 0}, {0.01, 0.02, 0.005}, {0.7, 0.7, 0.1}};
+    for (const auto& c : colors) {
+        double xyz[3], back[3], ok[3];
+        linearRgbToXyz(c, xyz);
+        xyzToLinearRgb(xyz, back);
+        for (int i = 0; i < 3; ++i) UOT_QCOMPARE_CLOSE(back[i], c[i], 1e-14);
+        linearRgbToOklab(c, ok);
+        oklabToLinearRgb(ok, back);
+        for (int i = 0; i < 3; ++i) UOT_QCOMPARE_CLOSE(back[i], c[i], 1e-12);
+    }
+    const double white[3] = {1, 1, 1};
+    UOT_QCOMPARE_CLOSE(luminance(white), 1.0, 1e-6);
 }
 
 void TestColor::fast_image_conversion_matches_exact_formulas_data()
