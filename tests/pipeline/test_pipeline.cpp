@@ -219,6 +219,7 @@ void TestPipeline::gpu_solver_gives_the_cpu_result()
     s.palette.sampleLimit = 1000;  // a sampling stride
     s.palette.size = 300;
     s.transport.coarseSize = 40;   // exercises the multiscale warm start
+    s.mapping.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
     const Image src = scene(96, 64, 6), ref = scene(70, 50, 7);
     s.transport.solver = "fused";
     RecolorPipeline cpu(s);
