@@ -146,6 +146,16 @@ std::vector<double> referenceColorGuidedFilter(const std::vector<double>& I, con
     return q;
 }
 
+// The columns of both data-driven tests: image size, field channels, radius, eps.
+void addSizeColumns()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<int>("radius");
+    QTest::addColumn<double>("eps");
+}
+
 }  // namespace
 
 class TestGuidedFilter : public QObject {
@@ -153,11 +163,7 @@ class TestGuidedFilter : public QObject {
 private slots:
     void matchesFloat64Reference_data()
     {
-        QTest::addColumn<int>("width");
-        QTest::addColumn<int>("height");
-        QTest::addColumn<int>("channels");
-        QTest::addColumn<int>("radius");
-        QTest::addColumn<double>("eps");
+        addSizeColumns();
         QTest::newRow("7x5 gray r1") << 7 << 5 << 1 << 1 << 0.01;
         QTest::newRow("16x12 rgb r2") << 16 << 12 << 3 << 2 << 0.01;
         QTest::newRow("13x9 rgb r3 eps0.1") << 13 << 9 << 3 << 3 << 0.1;
@@ -192,11 +198,7 @@ private slots:
 
     void colorGuideMatchesFloat64Reference_data()
     {
-        QTest::addColumn<int>("width");
-        QTest::addColumn<int>("height");
-        QTest::addColumn<int>("channels");
-        QTest::addColumn<int>("radius");
-        QTest::addColumn<double>("eps");
+        addSizeColumns();
         QTest::newRow("7x5 one channel r1") << 7 << 5 << 1 << 1 << 0.01;
         QTest::newRow("16x12 rgb r2") << 16 << 12 << 3 << 2 << 0.01;
         QTest::newRow("13x9 rgb r3 eps1e-4") << 13 << 9 << 3 << 3 << 1e-4;
