@@ -146,14 +146,34 @@ std::vector<double> referenceColorGuidedFilter(const std::vector<double>& I, con
     return q;
 }
 
-// The columns of both data-driven tests: image size, field channels, radius, eps.
-void addSizeColumns()
+// The rows of both data-driven tests: image size, field channels, radius, eps.
+void addCases()
 {
     QTest::addColumn<int>("width");
     QTest::addColumn<int>("height");
     QTest::addColumn<int>("channels");
     QTest::addColumn<int>("radius");
     QTest::addColumn<double>("eps");
+    QTest::newRow("7x5 one channel r1") << 7 << 5 << 1 << 1 << 0.01;
+    QTest::newRow("16x12 rgb r2") << 16 << 12 << 3 << 2 << 0.01;
+    QTest::newRow("13x9 rgb r3 eps0.1") << 13 << 9 << 3 << 3 << 0.1;
+    QTest::newRow("13x9 rgb r3 eps1e-4") << 13 << 9 << 3 << 3 << 1e-4;
+    QTest::newRow("20x3 rgb r4 (window wider than the image)") << 20 << 3 << 3 << 4 << 0.001;
+}
+
+struct Case {
+    int width, height, channels, radius;
+    double eps;
+};
+
+Case fetchCase()
+{
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(int, channels);
+    QFETCH(int, radius);
+    QFETCH(double, eps);
+    return {width, height, channels, radius, eps};
 }
 
 }  // namespace
@@ -161,21 +181,10 @@ void addSizeColumns()
 class TestGuidedFilter : public QObject {
     Q_OBJECT
 private slots:
-    void matchesFloat64Reference_data()
-    {
-        addSizeColumns();
-        QTest::newRow("7x5 gray r1") << 7 << 5 << 1 << 1 << 0.01;
-        QTest::newRow("16x12 rgb r2") << 16 << 12 << 3 << 2 << 0.01;
-        QTest::newRow("13x9 rgb r3 eps0.1") << 13 << 9 << 3 << 3 << 0.1;
-        QTest::newRow("20x3 rgb r4 (window wider than the image)") << 20 << 3 << 3 << 4 << 0.001;
-    }
+    void matchesFloat64Reference_data() { addCases(); }
     void matchesFloat64Reference()
     {
-        QFETCH(int, width);
-        QFETCH(int, height);
-        QFETCH(int, channels);
-        QFETCH(int, radius);
-        QFETCH(double, eps);
+        const auto [width, height, channels, radius, eps] = fetchCase();
         const std::size_t n = static_cast<std::size_t>(width) * height;
         std::mt19937 rng(7 + width * 31 + radius);
         std::uniform_real_distribution<double> unit(0, 1), field(-20, 20);
@@ -196,21 +205,10 @@ private slots:
         QVERIFY2(worst < 2e-3, qPrintable(QString("max abs difference %1").arg(worst)));
     }
 
-    void colorGuideMatchesFloat64Reference_data()
-    {
-        addSizeColumns();
-        QTest::newRow("7x5 one channel r1") << 7 << 5 << 1 << 1 << 0.01;
-        QTest::newRow("16x12 rgb r2") << 16 << 12 << 3 << 2 << 0.01;
-        QTest::newRow("13x9 rgb r3 eps1e-4") << 13 << 9 << 3 << 3 << 1e-4;
-        QTest::newRow("20x3 rgb r4 (window wider than the image)") << 20 << 3 << 3 << 4 << 0.001;
-    }
+    void colorGuideMatchesFloat64Reference_data() { addCases(); }
     void colorGuideMatchesFloat64Reference()
     {
-        QFETCH(int, width);
-        QFETCH(int, height);
-        QFETCH(int, channels);
-        QFETCH(int, radius);
-        QFETCH(double, eps);
+        const auto [width, height, channels, radius, eps] = fetchCase();
         const std::size_t n = static_cast<std::size_t>(width) * height;
         std::mt19937 rng(11 + width * 17 + radius);
         std::uniform_real_distribution<double> unit(0, 1), noise(-2, 2);
