@@ -366,6 +366,7 @@ LowResolution ColorMapper::blockMeans(int subsample)
     cudaStream_t st = m.stream.get();
     LowResolution low;
     const int s = subsample;
+    low.space = m.space;
     low.subsample = s;
     low.width = (m.width + s - 1) / s;
     low.height = (m.height + s - 1) / s;
@@ -392,6 +393,8 @@ DisplacementField ColorMapper::computeField(const DisplacementLut& lut, const Ma
     Impl& m = *m_impl;
     if (!m.hasSource || m.lowSubsample < 1)
         throw Error(ErrorCode::InvalidArgument, "ColorMapper::computeField: no block means on the device");
+    if (settings.smoothGuide != SmoothingGuide::Lightness)
+        throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the colour guide runs on the CPU only");
     if (lut.size < 2 || lut.values.size() != 3 * std::size_t(lut.size) * lut.size * lut.size)
         throw Error(ErrorCode::InvalidArgument, "computeField: the LUT is empty or inconsistent");
     DisplacementField field;
@@ -438,6 +441,8 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
 {
     Impl& m = *m_impl;
     if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::compose: no source set");
+    if (field.colorGuided)
+        throw Error(ErrorCode::Unavailable, "ColorMapper::compose: colour-guided fields are composed on the CPU only");
     if (result.width != m.width || result.height != m.height || (result.channels != 3 && result.channels != 4))
         throw Error(ErrorCode::InvalidArgument, "compose: the result must have the source's size and 3 or 4 channels");
     validateImage(result, "result");

@@ -94,9 +94,13 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
     if (full) {
         parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
+        parser.addOption("smooth-guide", "lightness|color|split",
+                         "what the smoothing follows: the source's lightness, its colour (3x3 guided filter), or "
+                         "split (lightness for the lightness shift, colour for the chroma shift)",
+                         toString(d.mapping.smoothGuide));
         parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
                          number(d.mapping.smoothRadius));
-        parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (lightness/range)^2 units",
+        parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
                          number(d.mapping.smoothEps));
     }
     addSolverOptions(parser, recolorSolverConfig());
@@ -134,6 +138,7 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     s.mapping.lutSize = parser.integer("lut-size");
     if (full) {
         s.mapping.smooth = !parser.flag("no-smooth");
+        s.mapping.smoothGuide = asUsage("smooth-guide", [&] { return parseSmoothingGuide(parser.value("smooth-guide")); });
         s.mapping.smoothRadius = parser.number("smooth-radius");
         s.mapping.smoothEps = parser.number("smooth-eps");
     } else {

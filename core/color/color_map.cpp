@@ -8,6 +8,7 @@
 
 #include "core/color/color_map_inline.h"
 #include "core/color/color_space_inline.h"
+#include "core/color/guided_filter.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/uot_error.h"
@@ -15,6 +16,24 @@
 namespace uot {
 
 std::string toString(GamutMode mode) { return mode == GamutMode::Clip ? "clip" : "compress"; }
+
+std::string toString(SmoothingGuide guide)
+{
+    switch (guide) {
+    case SmoothingGuide::Lightness: return "lightness";
+    case SmoothingGuide::Color: return "color";
+    case SmoothingGuide::Split: return "split";
+    }
+    return "?";
+}
+
+SmoothingGuide parseSmoothingGuide(const std::string& text)
+{
+    if (text == "lightness") return SmoothingGuide::Lightness;
+    if (text == "color" || text == "colour") return SmoothingGuide::Color;
+    if (text == "split") return SmoothingGuide::Split;
+    throw Error(ErrorCode::InvalidArgument, "unknown smoothing guide '" + text + "' (expected lightness, color or split)");
+}
 
 GamutMode parseGamutMode(const std::string& text)
 {
@@ -210,161 +229,10 @@ void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::
 
 namespace {
 
-// Mean over the (2r+1)^2 window clipped to the image, for `ch` interleaved channels.
-void boxFilter(const float* in, float* out, int w, int h, int ch, int r, int threads)
-{
-    const std::size_t rowLen = static_cast<std::size_t>(w) * ch;
-    std::vector<double> colSum(static_cast<std::size_t>(h + 1) * rowLen);
-    // Vertical prefix sums per column (double: exact enough for any size here).
-    for (std::size_t k = 0; k < rowLen; ++k) colSum[k] = 0;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(rowLen); ++k) {
-        double acc = 0;
-        for (int y = 0; y < h; ++y) {
-            acc += in[static_cast<std::size_t>(y) * rowLen + k];
-            colSum[static_cast<std::size_t>(y + 1) * rowLen + k] = acc;
-        }
-    }
-#pragma omp parallel num_threads(threads)
-    {
-        std::vector<double> rowSum(static_cast<std::size_t>(w + 1) * ch);
-#pragma omp for schedule(static)
-        for (int y = 0; y < h; ++y) {
-            const int y0 = std::max(0, y - r), y1 = std::min(h - 1, y + r);
-            const double* top = &colSum[static_cast<std::size_t>(y0) * rowLen];
-            const double* bottom = &colSum[static_cast<std::size_t>(y1 + 1) * rowLen];
-            for (int c = 0; c < ch; ++c) rowSum[c] = 0;
-            for (int x = 0; x < w; ++x)
-                for (int c = 0; c < ch; ++c)
-                    rowSum[static_cast<std::size_t>(x + 1) * ch + c] =
-                        rowSum[static_cast<std::size_t>(x) * ch + c] + bottom[static_cast<std::size_t>(x) * ch + c] -
-                        top[static_cast<std::size_t>(x) * ch + c];
-            const double rows = y1 - y0 + 1;
-            for (int x = 0; x < w; ++x) {
-                const int x0 = std::max(0, x - r), x1 = std::min(w - 1, x + r);
-                const double norm = 1.0 / (rows * (x1 - x0 + 1));
-                for (int c = 0; c < ch; ++c)
-                    out[static_cast<std::size_t>(y) * rowLen + static_cast<std::size_t>(x) * ch + c] = static_cast<float>(
-                        (rowSum[static_cast<std::size_t>(x1 + 1) * ch + c] - rowSum[static_cast<std::size_t>(x0) * ch + c]) *
-                        norm);
-            }
-        }
-    }
-}
-
-// Block means (s x s blocks, partial blocks at the right and bottom edges).
-void downsample(const float* in, float* out, int w, int h, int ch, int s, int wl, int hl, int threads)
-{
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int ly = 0; ly < hl; ++ly) {
-        std::vector<double> acc(static_cast<std::size_t>(ch));
-        for (int lx = 0; lx < wl; ++lx) {
-            std::fill(acc.begin(), acc.end(), 0.0);
-            const int y1 = std::min(h, (ly + 1) * s), x1 = std::min(w, (lx + 1) * s);
-            int cnt = 0;
-            for (int y = ly * s; y < y1; ++y)
-                for (int x = lx * s; x < x1; ++x, ++cnt)
-                    for (int c = 0; c < ch; ++c)
-                        acc[c] += in[(static_cast<std::size_t>(y) * w + x) * ch + c];
-            for (int c = 0; c < ch; ++c)
-                out[(static_cast<std::size_t>(ly) * wl + lx) * ch + c] = static_cast<float>(acc[c] / cnt);
-        }
-    }
-}
-
-}  // namespace
-
-namespace {
-
-// He et al.'s guided filter on low-resolution inputs I (wl x hl) and P (ch
-// channels): returns the box means of the coefficients, [mean a (ch), mean b (ch)]
-// per pixel, so that q = mean_a * I + mean_b.
-std::vector<float> guidedCoefficients(const std::vector<float>& I, const std::vector<float>& P, int wl, int hl, int channels,
-                                      int r, double eps, int t)
-{
-    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
-    const std::size_t ch = static_cast<std::size_t>(channels);
-    // Packed per-pixel: [I, I*I, P_0..P_ch-1, I*P_0..I*P_ch-1]
-    const std::size_t packed = 2 + 2 * ch;
-    std::vector<float> in(nl * packed), mean(nl * packed);
-#pragma omp parallel for num_threads(t) schedule(static)
-    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(nl); ++k) {
-        float* q = &in[static_cast<std::size_t>(k) * packed];
-        const float i = I[static_cast<std::size_t>(k)];
-        q[0] = i;
-        q[1] = i * i;
-        for (std::size_t c = 0; c < ch; ++c) {
-            const float p = P[static_cast<std::size_t>(k) * ch + c];
-            q[2 + c] = p;
-            q[2 + ch + c] = i * p;
-        }
-    }
-    boxFilter(in.data(), mean.data(), wl, hl, static_cast<int>(packed), r, t);
-    const std::size_t coefLen = 2 * ch;
-    std::vector<float> coef(nl * coefLen), coefMean(nl * coefLen);
-#pragma omp parallel for num_threads(t) schedule(static)
-    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(nl); ++k) {
-        const float* m = &mean[static_cast<std::size_t>(k) * packed];
-        float* o = &coef[static_cast<std::size_t>(k) * coefLen];
-        const double var = std::max(0.0, static_cast<double>(m[1]) - static_cast<double>(m[0]) * m[0]);
-        for (std::size_t c = 0; c < ch; ++c) {
-            const double cov = static_cast<double>(m[2 + ch + c]) - static_cast<double>(m[0]) * m[2 + c];
-            const double a = cov / (var + eps);
-            o[c] = static_cast<float>(a);
-            o[ch + c] = static_cast<float>(m[2 + c] - a * m[0]);
-        }
-    }
-    boxFilter(coef.data(), coefMean.data(), wl, hl, static_cast<int>(coefLen), r, t);
-    return coefMean;
-}
-
 using color_detail::Bilinear;
 inline Bilinear bilinear(int x, int s, int lowSize) { return color_detail::bilinearAt(x, s, lowSize); }
 
 }  // namespace
-
-void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
-                  int subsample, int threads)
-{
-    if (width <= 0 || height <= 0 || channels <= 0 || radius < 0 || !(eps > 0) || subsample < 1)
-        throw Error(ErrorCode::InvalidArgument, "guidedFilter: invalid size, radius, eps or subsample");
-    if (radius == 0) return;
-    const int t = resolveThreadCount(threads);
-    const int s = subsample;
-    const int wl = (width + s - 1) / s, hl = (height + s - 1) / s;
-    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
-    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
-    const std::size_t ch = static_cast<std::size_t>(channels);
-    std::vector<float> I(nl), P(nl * ch);
-    if (s == 1) {
-        std::copy(guide, guide + nl, I.begin());
-        std::copy(field, field + nl * ch, P.begin());
-    } else {
-        downsample(guide, I.data(), width, height, 1, s, wl, hl, t);
-        downsample(field, P.data(), width, height, channels, s, wl, hl, t);
-    }
-    const std::vector<float> coefMean = guidedCoefficients(I, P, wl, hl, channels, r, eps, t);
-    const std::size_t coefLen = 2 * ch;
-#pragma omp parallel for num_threads(t) schedule(static)
-    for (int y = 0; y < height; ++y) {
-        const Bilinear by = bilinear(y, s, hl);
-        for (int x = 0; x < width; ++x) {
-            const Bilinear bx = bilinear(x, s, wl);
-            const float* c00 = &coefMean[(static_cast<std::size_t>(by.i0) * wl + bx.i0) * coefLen];
-            const float* c01 = &coefMean[(static_cast<std::size_t>(by.i0) * wl + bx.i1) * coefLen];
-            const float* c10 = &coefMean[(static_cast<std::size_t>(by.i1) * wl + bx.i0) * coefLen];
-            const float* c11 = &coefMean[(static_cast<std::size_t>(by.i1) * wl + bx.i1) * coefLen];
-            const std::size_t px = static_cast<std::size_t>(y) * width + x;
-            const float g = guide[px];
-            for (std::size_t c = 0; c < ch; ++c) {
-                const float a = (1 - by.w) * ((1 - bx.w) * c00[c] + bx.w * c01[c]) + by.w * ((1 - bx.w) * c10[c] + bx.w * c11[c]);
-                const float b = (1 - by.w) * ((1 - bx.w) * c00[ch + c] + bx.w * c01[ch + c]) +
-                                by.w * ((1 - bx.w) * c10[ch + c] + bx.w * c11[ch + c]);
-                field[px * ch + c] = a * g + b;
-            }
-        }
-    }
-}
 
 namespace {
 
@@ -465,6 +333,44 @@ int smoothingSubsample(const MappingSettings& settings, int radius)
     return settings.smoothSubsample > 0 ? settings.smoothSubsample : std::clamp(radius / 4, 1, 8);
 }
 
+namespace {
+
+// The guided-filter coefficients of the field from the block means: the
+// colours (wl x hl x 3), their lightness guide and the block displacements P.
+void fitField(DisplacementField& field, const float* lowColors, const float* lowGuide, const float* P, int wl, int hl,
+              int s, int r, WorkingSpace space, const MappingSettings& settings, int t)
+{
+    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
+    if (settings.smoothGuide != SmoothingGuide::Lightness) {
+        // Guide = colour / nominal range, so that eps has the lightness guide's units.
+        const float k = static_cast<float>(1.0 / nominalRange(space));
+        std::vector<float> g(3 * nl);
+        for (std::size_t i = 0; i < g.size(); ++i) g[i] = lowColors[i] * k;
+        field.coefficients = colorGuidedCoefficients(g.data(), P, wl, hl, 3, r, settings.smoothEps, t);
+        for (std::size_t node = 0; node < nl; ++node)
+            for (int j = 0; j < 9; ++j) field.coefficients[12 * node + j] *= k;  // A acts on the unscaled colour
+        if (settings.smoothGuide == SmoothingGuide::Split && hasLightnessAxis(space)) {
+            // The lightness guide is the first channel / nominal range (Lab, Oklab): row 0 of A
+            // becomes (a k, 0, 0) with the gray filter's a, b of the lightness displacement.
+            const std::vector<float> gray = grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t);
+            for (std::size_t node = 0; node < nl; ++node) {
+                float* m = &field.coefficients[12 * node];
+                m[0] = gray[6 * node] * k, m[1] = 0, m[2] = 0;
+                m[9] = gray[6 * node + 3];
+            }
+        }
+        field.colorGuided = true;
+    } else {
+        field.coefficients = grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t);
+    }
+    field.smoothed = true;
+    field.subsample = s;
+    field.lowWidth = wl;
+    field.lowHeight = hl;
+}
+
+}  // namespace
+
 DisplacementField computeDisplacementField(const DisplacementLut& lut, const float* colors, int width, int height,
                                            WorkingSpace space, const MappingSettings& settings, int threads)
 {
@@ -477,14 +383,14 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const flo
     const int s = smoothingSubsample(settings, radius);
     const int wl = (width + s - 1) / s, hl = (height + s - 1) / s;
     const std::size_t nl = static_cast<std::size_t>(wl) * hl;
-    std::vector<float> I(nl), P(nl * 3);
-    // Block means of the guide and of the LUT displacement, in one pass over the pixels.
+    std::vector<float> I(nl), C(nl * 3), P(nl * 3);
+    // Block means of the colours, the guide and the LUT displacement, in one pass over the pixels.
 #pragma omp parallel for num_threads(t) schedule(static)
     for (int ly = 0; ly < hl; ++ly) {
         const int y1 = std::min(height, (ly + 1) * s);
         for (int lx = 0; lx < wl; ++lx) {
             const int x1 = std::min(width, (lx + 1) * s);
-            double g = 0, d0 = 0, d1 = 0, d2 = 0;
+            double g = 0, d0 = 0, d1 = 0, d2 = 0, c0 = 0, c1 = 0, c2 = 0;
             int cnt = 0;
             for (int y = ly * s; y < y1; ++y)
                 for (int x = lx * s; x < x1; ++x, ++cnt) {
@@ -493,20 +399,20 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const flo
                     lutLookup(lut, c, d);
                     g += guideValue(space, c);
                     d0 += d[0], d1 += d[1], d2 += d[2];
+                    c0 += c[0], c1 += c[1], c2 += c[2];
                 }
             const std::size_t k = static_cast<std::size_t>(ly) * wl + lx;
             I[k] = static_cast<float>(g / cnt);
             P[3 * k] = static_cast<float>(d0 / cnt);
             P[3 * k + 1] = static_cast<float>(d1 / cnt);
             P[3 * k + 2] = static_cast<float>(d2 / cnt);
+            C[3 * k] = static_cast<float>(c0 / cnt);
+            C[3 * k + 1] = static_cast<float>(c1 / cnt);
+            C[3 * k + 2] = static_cast<float>(c2 / cnt);
         }
     }
     const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
-    field.coefficients = guidedCoefficients(I, P, wl, hl, 3, r, settings.smoothEps, t);
-    field.smoothed = true;
-    field.subsample = s;
-    field.lowWidth = wl;
-    field.lowHeight = hl;
+    fitField(field, C.data(), I.data(), P.data(), wl, hl, s, r, space, settings, t);
     return field;
 }
 
@@ -517,6 +423,7 @@ LowResolution downsampleColors(const float* colors, int width, int height, Worki
     const int t = resolveThreadCount(threads);
     const int s = subsample;
     LowResolution low;
+    low.space = space;
     low.subsample = s;
     low.width = (width + s - 1) / s;
     low.height = (height + s - 1) / s;
@@ -569,11 +476,7 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const Low
     std::vector<float> P(nl * 3);
     applyDisplacementLut(lut, low.colors.data(), nl, P.data(), t);
     const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
-    field.coefficients = guidedCoefficients(low.guide, P, low.width, low.height, 3, r, settings.smoothEps, t);
-    field.smoothed = true;
-    field.subsample = s;
-    field.lowWidth = low.width;
-    field.lowHeight = low.height;
+    fitField(field, low.colors.data(), low.guide.data(), P.data(), low.width, low.height, s, r, low.space, settings, t);
     return field;
 }
 
@@ -599,28 +502,37 @@ void composeMapped(const float* colors, const DisplacementLut& lut, const Displa
     std::vector<Bilinear> bxs(static_cast<std::size_t>(width));
     for (int x = 0; x < width; ++x) bxs[static_cast<std::size_t>(x)] = bilinear(x, s, wl);
     const float* coef = field.coefficients.data();
+    const std::size_t len = field.colorGuided ? 12 : 6;
+    if (field.coefficients.size() != len * static_cast<std::size_t>(wl) * hl)
+        throw Error(ErrorCode::InvalidArgument, "composeMapped: the field's coefficients do not match its size");
 #pragma omp parallel num_threads(t)
     {
         // The coefficients interpolated along y once per row, then along x per pixel.
-        std::vector<float> row(static_cast<std::size_t>(wl) * 6);
+        std::vector<float> row(static_cast<std::size_t>(wl) * len);
 #pragma omp for schedule(static)
         for (int y = 0; y < height; ++y) {
             const Bilinear by = bilinear(y, s, hl);
-            const float* r0 = coef + static_cast<std::size_t>(by.i0) * wl * 6;
-            const float* r1 = coef + static_cast<std::size_t>(by.i1) * wl * 6;
+            const float* r0 = coef + static_cast<std::size_t>(by.i0) * wl * len;
+            const float* r1 = coef + static_cast<std::size_t>(by.i1) * wl * len;
             for (std::size_t k = 0; k < row.size(); ++k) row[k] = r0[k] + by.w * (r1[k] - r0[k]);
             for (int x = 0; x < width; ++x) {
                 const Bilinear& bx = bxs[static_cast<std::size_t>(x)];
-                const float* c0 = &row[static_cast<std::size_t>(bx.i0) * 6];
-                const float* c1 = &row[static_cast<std::size_t>(bx.i1) * 6];
+                const float* c0 = &row[static_cast<std::size_t>(bx.i0) * len];
+                const float* c1 = &row[static_cast<std::size_t>(bx.i1) * len];
                 const std::size_t p = static_cast<std::size_t>(y) * width + x;
                 const float* c = colors + 3 * p;
-                const float g = guideValue(space, c);
                 float d[3];
-                for (int k = 0; k < 3; ++k) {
-                    const float a = c0[k] + bx.w * (c1[k] - c0[k]);
-                    const float b = c0[3 + k] + bx.w * (c1[3 + k] - c0[3 + k]);
-                    d[k] = a * g + b;
+                if (field.colorGuided) {
+                    float m[12];
+                    for (int k = 0; k < 12; ++k) m[k] = c0[k] + bx.w * (c1[k] - c0[k]);
+                    for (int k = 0; k < 3; ++k) d[k] = m[3 * k] * c[0] + m[3 * k + 1] * c[1] + m[3 * k + 2] * c[2] + m[9 + k];
+                } else {
+                    const float g = guideValue(space, c);
+                    for (int k = 0; k < 3; ++k) {
+                        const float a = c0[k] + bx.w * (c1[k] - c0[k]);
+                        const float b = c0[3 + k] + bx.w * (c1[3 + k] - c0[3 + k]);
+                        d[k] = a * g + b;
+                    }
                 }
                 composer.pixel(p, c, d);
             }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/color/color_space.h"
+#include "core/color/guided_filter.h"
 #include "core/color/image.h"
 #include "core/color/palette.h"
 #include "core/transport/uot_problem.h"
@@ -33,16 +34,30 @@ enum class GamutMode {
 std::string toString(GamutMode mode);
 GamutMode parseGamutMode(const std::string& text);  // "clip" | "compress"
 
+// What the guided filter on the displacement field follows.
+enum class SmoothingGuide {
+    Lightness,  // the source's lightness: the displacement is affine in L within each window
+    Color,      // the source's colour (He et al.'s colour guide): affine in the colour within each window
+    Split       // the lightness displacement guided by lightness, the chroma displacement by colour
+                // (Lab / Oklab; linear RGB, with no lightness axis, uses the colour guide throughout)
+};
+std::string toString(SmoothingGuide guide);
+SmoothingGuide parseSmoothingGuide(const std::string& text);  // "lightness" | "color" | "split"
+
 struct MappingSettings {
     double strength = 1.0;           // 0 returns the source exactly, 1 the full transfer (values above 1 extrapolate)
     bool preserveLuminance = false;  // keep the source's lightness (Lab/Oklab L; luminance Y for linear RGB)
     GamutMode gamut = GamutMode::Compress;
     int lutSize = 25;                // lattice nodes per axis of the color-space map (9..129)
-    // Guided filter on the displacement field, guided by the source lightness.
+    // Guided filter on the displacement field, guided by the source's lightness or colour.
     bool smooth = true;
+    // Split: chosen on the tuning half of the quality bench's broader set (better palette,
+    // same structure as the lightness guide). The GPU mapping implements the lightness
+    // guide only: with another guide a gpu-* solve is mapped on the CPU.
+    SmoothingGuide smoothGuide = SmoothingGuide::Split;
     double smoothRadius = 0.02;      // box radius as a fraction of the image's longer side (>= 1 pixel)
-    // Regularisation, in (lightness / nominal range)^2 units: smaller follows the guide
-    // more closely (the displacement stays affine in lightness within each window, so
+    // Regularisation, in (guide / nominal range)^2 units: smaller follows the guide
+    // more closely (the displacement stays affine in the guide within each window, so
     // structure is kept). 1e-4 chosen on the tuning half of the quality bench's broader set.
     double smoothEps = 1e-4;
     int smoothSubsample = 0;         // fast guided filter subsampling factor, 0 = automatic
@@ -85,13 +100,6 @@ DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const 
 // Per-pixel displacement by trilinear interpolation: out (n x 3 floats).
 void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::size_t n, float* out, int threads = 0);
 
-// Guided filter (He, Sun, Tang 2013; fast variant with subsampling): filters the
-// `channels`-channel field (width x height, interleaved floats) guided by the
-// single-channel guide (width x height). radius in pixels, eps in guide units^2.
-// In place. subsample 1 = exact filter.
-void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
-                  int subsample, int threads = 0);
-
 // The lightness guide of a working-space color, in [0, 1]: L / range for Lab and
 // Oklab, luminance Y for linear RGB.
 float guideValue(WorkingSpace space, const float* color);
@@ -103,16 +111,19 @@ int smoothingSubsample(const MappingSettings& settings, int radius);
 
 // The displacement field of an image in compact form. With smoothing: the
 // low-resolution coefficients of the guided filter (fast variant: guide and LUT
-// displacement averaged over subsample x subsample blocks), so that the smoothed
-// displacement at a pixel is a * guide + b with a, b interpolated bilinearly;
-// about 24 / subsample^2 bytes per pixel. Without smoothing: empty (the LUT is read
-// per pixel).
+// displacement averaged over subsample x subsample blocks), interpolated
+// bilinearly per pixel. Lightness guide: 6 per node, [a (3), b (3)], displacement
+// a * guide + b (about 24 / subsample^2 bytes per pixel). Colour guide: 12 per
+// node, [A (3 x 3, row-major), b (3)], displacement A c + b with c the pixel's
+// working-space colour (the guide's 1 / nominalRange scale folded into A).
+// Without smoothing: empty (the LUT is read per pixel).
 struct DisplacementField {
     bool smoothed = false;
+    bool colorGuided = false;
     int width = 0, height = 0;        // full resolution
     int subsample = 1;
     int lowWidth = 0, lowHeight = 0;
-    std::vector<float> coefficients;  // lowWidth * lowHeight x 6: mean a (3 channels), mean b (3)
+    std::vector<float> coefficients;  // lowWidth * lowHeight x 6 (lightness guide) or x 12 (colour guide)
 };
 
 // Computes the field for an image whose working-space colors are `colors`
@@ -124,6 +135,7 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const flo
 // Block means over subsample x subsample blocks of the working-space colors and
 // of their lightness guide (the inputs of the fast guided filter).
 struct LowResolution {
+    WorkingSpace space = WorkingSpace::Lab;  // of the colors
     int width = 0, height = 0;  // of the low-resolution grid
     int subsample = 1;
     std::vector<float> colors;  // width * height x 3

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include <Eigen/Dense>
+
 #include "core/color/color_space_inline.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
@@ -39,19 +41,61 @@ double srgbToLinear(double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 
 
 double linearToSrgb(double v) { return v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055; }
 
-void linearRgbToXyz(const double c[3], double xyz[3])
+namespace {
+
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+
+// Linear sRGB (D65) to CIE XYZ; the reverse map is its inverse, so the two are
+// exact inverses of each other (the published 7-digit inverse is not).
+const Mat3& rgbToXyz()
 {
-    xyz[0] = 0.4124564 * c[0] + 0.3575761 * c[1] + 0.1804375 * c[2];
-    xyz[1] = 0.2126729 * c[0] + 0.7151522 * c[1] + 0.0721750 * c[2];
-    xyz[2] = 0.0193339 * c[0] + 0.1191920 * c[1] + 0.9503041 * c[2];
+    static const Mat3 m = (Mat3() << 0.4124564, 0.3575761, 0.1804375,  //
+                           0.2126729, 0.7151522, 0.0721750,             //
+                           0.0193339, 0.1191920, 0.9503041)
+                              .finished();
+    return m;
+}
+const Mat3& xyzToRgb()
+{
+    static const Mat3 m = rgbToXyz().inverse();
+    return m;
 }
 
-void xyzToLinearRgb(const double xyz[3], double c[3])
+// Oklab (Ottosson 2020): linear sRGB -> LMS (M1), cube root, -> Lab (M2); back
+// through the inverses.
+const Mat3& oklabM1()
 {
-    c[0] = 3.2404542 * xyz[0] - 1.5371385 * xyz[1] - 0.4985314 * xyz[2];
-    c[1] = -0.9692660 * xyz[0] + 1.8760108 * xyz[1] + 0.0415560 * xyz[2];
-    c[2] = 0.0556434 * xyz[0] - 0.2040259 * xyz[1] + 1.0572252 * xyz[2];
+    static const Mat3 m = (Mat3() << 0.4122214708, 0.5363325363, 0.0514459929,  //
+                           0.2119034982, 0.6806995451, 0.1073969566,              //
+                           0.0883024619, 0.2817188376, 0.6299787005)
+                              .finished();
+    return m;
 }
+const Mat3& oklabM2()
+{
+    static const Mat3 m = (Mat3() << 0.2104542553, 0.7936177850, -0.0040720468,  //
+                           1.9779984951, -2.4285922050, 0.4505937099,              //
+                           0.0259040371, 0.7827717662, -0.8086757660)
+                              .finished();
+    return m;
+}
+const Mat3& oklabM1Inverse()
+{
+    static const Mat3 m = oklabM1().inverse();
+    return m;
+}
+const Mat3& oklabM2Inverse()
+{
+    static const Mat3 m = oklabM2().inverse();
+    return m;
+}
+
+}  // namespace
+
+void linearRgbToXyz(const double c[3], double xyz[3]) { Vec3::Map(xyz) = rgbToXyz() * Eigen::Map<const Vec3>(c); }
+
+void xyzToLinearRgb(const double xyz[3], double c[3]) { Vec3::Map(c) = xyzToRgb() * Eigen::Map<const Vec3>(xyz); }
 
 namespace {
 constexpr double kDelta = 6.0 / 29.0;
@@ -81,23 +125,14 @@ void labToXyz(const double lab[3], double xyz[3])
 
 void linearRgbToOklab(const double c[3], double lab[3])
 {
-    const double l = std::cbrt(0.4122214708 * c[0] + 0.5363325363 * c[1] + 0.0514459929 * c[2]);
-    const double m = std::cbrt(0.2119034982 * c[0] + 0.6806995451 * c[1] + 0.1073969566 * c[2]);
-    const double s = std::cbrt(0.0883024619 * c[0] + 0.2817188376 * c[1] + 0.6299787005 * c[2]);
-    lab[0] = 0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s;
-    lab[1] = 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s;
-    lab[2] = 0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s;
+    const Vec3 lms = (oklabM1() * Eigen::Map<const Vec3>(c)).unaryExpr([](double v) { return std::cbrt(v); });
+    Vec3::Map(lab) = oklabM2() * lms;
 }
 
 void oklabToLinearRgb(const double lab[3], double c[3])
 {
-    const double l = lab[0] + 0.3963377774 * lab[1] + 0.2158037573 * lab[2];
-    const double m = lab[0] - 0.1055613458 * lab[1] - 0.0638541728 * lab[2];
-    const double s = lab[0] - 0.0894841775 * lab[1] - 1.2914855480 * lab[2];
-    const double l3 = l * l * l, m3 = m * m * m, s3 = s * s * s;
-    c[0] = 4.0767416621 * l3 - 3.3077115913 * m3 + 0.2309699292 * s3;
-    c[1] = -1.2684380046 * l3 + 2.6097574011 * m3 - 0.3413193965 * s3;
-    c[2] = -0.0041960863 * l3 - 0.7034186147 * m3 + 1.7076147010 * s3;
+    const Vec3 lms = (oklabM2Inverse() * Eigen::Map<const Vec3>(lab)).array().cube().matrix();
+    Vec3::Map(c) = oklabM1Inverse() * lms;
 }
 
 void linearRgbToSpace(WorkingSpace space, const double rgb[3], double out[3])
@@ -128,7 +163,7 @@ void spaceToLinearRgb(WorkingSpace space, const double in[3], double rgb[3])
     }
 }
 
-double luminance(const double rgb[3]) { return 0.2126729 * rgb[0] + 0.7151522 * rgb[1] + 0.0721750 * rgb[2]; }
+double luminance(const double rgb[3]) { return rgbToXyz().row(1).dot(Eigen::Map<const Vec3>(rgb)); }
 
 namespace {
 

@@ -26,7 +26,9 @@ inline constexpr int kMaxPaletteSize = 1 << 20;
 
 struct PaletteSettings {
     PaletteMethod method = PaletteMethod::Histogram;
-    int size = 4096;               // maximum number of points, 1..kMaxPaletteSize
+    // Maximum number of points, 1..kMaxPaletteSize. 512: chosen on the tuning half of the
+    // quality bench's broader set (256..1024 score alike there, 4096 worse; docs/BENCHMARKS.md).
+    int size = 512;
     int finestBins = 64;           // bins per axis of the finest histogram level (power of two, 8..256)
     std::uint64_t seed = 1;        // k-means seeding and pixel sampling
     std::size_t sampleLimit = 2'000'000;  // at most this many pixels are read (regular stride), 0 = all

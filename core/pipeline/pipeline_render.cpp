@@ -17,8 +17,8 @@ namespace {
 
 bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
 {
-    return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothRadius == b.smoothRadius &&
-           a.smoothEps == b.smoothEps && a.smoothSubsample == b.smoothSubsample;
+    return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothGuide == b.smoothGuide &&
+           a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps && a.smoothSubsample == b.smoothSubsample;
 }
 
 }  // namespace
@@ -78,6 +78,10 @@ Image RecolorPipeline::render(const PipelineControl& control)
     s.mapNote.clear();
     s.stats.gpuSourceSeconds = s.stats.gpuComposeSeconds = 0;
     DeviceColorMapper* mapper = useGpuMapper(s);
+    if (mapper && sub > 0 && ms.smoothGuide != SmoothingGuide::Lightness) {
+        addNote(s.mapNote, "the colour-guided smoothing runs on the CPU: mapped on the CPU");
+        mapper = nullptr;
+    }
     const WorkingSpace space = s.settings.space;
     const bool upload = mapper && (!s.gpuSourceValid || s.gpuSpace != space);
     if (upload) s.gpuSourceValid = false;

@@ -52,8 +52,11 @@ struct TransportSettings {
     // |x - y|^2 / D^2 with D = nominalRange(space) (Lab: 100), so eps = 0.01
     // blurs colors over about sqrt(eps) * D = 10 Lab units. Below about 0.005 the
     // fp32 kernel underflows for distant palettes and the solve switches to the
-    // (much slower) log-domain variant.
-    double eps = 0.01;
+    // (much slower) log-domain variant; with the default 512-point palettes that
+    // solve is small. Default 0.003 (about 5.5 Lab units): chosen on the tuning half
+    // of the quality bench's broader set (the sharper map keeps more of the
+    // reference's spread; 0.002 dropped structure below MKL's; docs/BENCHMARKS.md).
+    double eps = 0.003;
     // "Adherence to the reference palette": the marginal penalty tau on the
     // reference side (kInfinity = the result uses the reference colors in exactly
     // their proportions; small values let it drop reference colors the source has

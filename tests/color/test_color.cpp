@@ -20,6 +20,7 @@ class TestColor : public QObject {
 private slots:
     void lab_of_known_colors();
     void oklab_of_known_colors();
+    void exact_conversions_round_trip();
     void fast_image_conversion_matches_exact_formulas_data();
     void fast_image_conversion_matches_exact_formulas();
     void palette_weights_and_means_are_exact();
@@ -33,6 +34,7 @@ private slots:
     void guided_filter_keeps_constants_and_linear_functions_of_the_guide();
     void guided_filter_smooths_noise_but_keeps_an_edge();
     void lut_equals_barycentric_projection_at_palette_points();
+    void compact_field_matches_full_resolution_guided_filter_data();
     void compact_field_matches_full_resolution_guided_filter();
 };
 
@@ -65,6 +67,25 @@ void TestColor::oklab_of_known_colors()
     UOT_QCOMPARE_CLOSE(ok[0], 0.4520, 1e-3);
     UOT_QCOMPARE_CLOSE(ok[1], -0.0325, 1e-3);
     UOT_QCOMPARE_CLOSE(ok[2], -0.3115, 1e-3);
+}
+
+void TestColor::exact_conversions_round_trip()
+{
+    // The reverse matrices are the inverses of the forward ones: sRGB -> XYZ -> sRGB
+    // and sRGB -> Oklab -> sRGB return the colour to rounding (the published
+    // 7-digit XYZ -> sRGB matrix alone is off by about 1e-7).
+    const double colors[][3] = {{0.2, 0.5, 0.9}, {1, 0, 0}, {0.01, 0.02, 0.005}, {0.7, 0.7, 0.1}};
+    for (const auto& c : colors) {
+        double xyz[3], back[3], ok[3];
+        linearRgbToXyz(c, xyz);
+        xyzToLinearRgb(xyz, back);
+        for (int i = 0; i < 3; ++i) UOT_QCOMPARE_CLOSE(back[i], c[i], 1e-14);
+        linearRgbToOklab(c, ok);
+        oklabToLinearRgb(ok, back);
+        for (int i = 0; i < 3; ++i) UOT_QCOMPARE_CLOSE(back[i], c[i], 1e-12);
+    }
+    const double white[3] = {1, 1, 1};
+    UOT_QCOMPARE_CLOSE(luminance(white), 1.0, 1e-6);
 }
 
 void TestColor::fast_image_conversion_matches_exact_formulas_data()
@@ -331,11 +352,23 @@ void TestColor::lut_equals_barycentric_projection_at_palette_points()
     for (int k = 0; k < 9; ++k) UOT_QCOMPARE_CLOSE(d[k], target[k] - x[k], 1e-3);
 }
 
+void TestColor::compact_field_matches_full_resolution_guided_filter_data()
+{
+    QTest::addColumn<int>("guideKind");
+    for (SmoothingGuide g : {SmoothingGuide::Lightness, SmoothingGuide::Color, SmoothingGuide::Split})
+        QTest::newRow(toString(g).c_str()) << int(g);
+}
+
 void TestColor::compact_field_matches_full_resolution_guided_filter()
 {
     // Two routes to the same result when no subsampling happens: (a) the LUT at every
-    // pixel, guidedFilter, composeResult; (b) downsampleColors(1), computeDisplacementField,
-    // composeMapped (what the pipeline runs). They must agree to a quantisation level.
+    // pixel, the full-resolution filter (lightness: guidedFilter on L / 100; colour:
+    // colorGuidedFilter on the colour / 100; split: channel 0 from the first, 1 and 2
+    // from the second), composeResult; (b) downsampleColors(1),
+    // computeDisplacementField, composeMapped (what the pipeline runs). They must agree
+    // to a quantisation level.
+    QFETCH(int, guideKind);
+    const SmoothingGuide kind = static_cast<SmoothingGuide>(guideKind);
     const int w = 48, h = 32;
     Image src = Image::allocate(w, h, 3, 8);
     for (int y = 0; y < h; ++y)
@@ -362,6 +395,7 @@ void TestColor::compact_field_matches_full_resolution_guided_filter()
     const DisplacementLut lut = buildDisplacementLut(problem, logV, ref, colors.data(), src.pixelCount(), 17, 1);
 
     MappingSettings ms;
+    ms.smoothGuide = kind;
     ms.smoothRadius = 0.1;  // 5 pixels
     ms.smoothSubsample = 1;
     const int radius = smoothingRadiusPixels(ms, w, h);
@@ -369,13 +403,20 @@ void TestColor::compact_field_matches_full_resolution_guided_filter()
     std::vector<float> field(src.pixelCount() * 3), guide(src.pixelCount());
     applyDisplacementLut(lut, colors.data(), src.pixelCount(), field.data(), 1);
     for (std::size_t p = 0; p < src.pixelCount(); ++p) guide[p] = guideValue(WorkingSpace::Lab, &colors[3 * p]);
+    std::vector<float> byColor = field, colorGuide(colors.size());
+    for (std::size_t k = 0; k < colors.size(); ++k) colorGuide[k] = colors[k] / 100.0f;
     guidedFilter(guide.data(), field.data(), w, h, 3, radius, ms.smoothEps, 1, 1);
+    colorGuidedFilter(colorGuide.data(), byColor.data(), w, h, 3, radius, ms.smoothEps, 1, 1);
+    for (std::size_t p = 0; p < src.pixelCount(); ++p)
+        for (int c = 0; c < 3; ++c)
+            if (kind == SmoothingGuide::Color || (kind == SmoothingGuide::Split && c > 0)) field[3 * p + c] = byColor[3 * p + c];
     Image a = Image::allocate(w, h, 3, 8), b = Image::allocate(w, h, 3, 8);
     composeResult(colors.data(), field.data(), WorkingSpace::Lab, ms, src, a, 1);
 
     const LowResolution low = downsampleColors(colors.data(), w, h, WorkingSpace::Lab, 1, 1);
     const DisplacementField compact = computeDisplacementField(lut, low, w, h, ms, 1);
     QVERIFY(compact.smoothed && compact.lowWidth == w);
+    QVERIFY(compact.colorGuided == (kind != SmoothingGuide::Lightness));
     composeMapped(colors.data(), lut, compact, WorkingSpace::Lab, ms, src, b, 1);
     int worst = 0;
     for (std::size_t k = 0; k < a.data.size(); ++k) worst = std::max(worst, std::abs(int(a.data[k]) - int(b.data[k])));

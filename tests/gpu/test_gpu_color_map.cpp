@@ -130,6 +130,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     std::vector<float> colors(src.pixelCount() * 3);
     imageToSpace(src, c.space, colors.data());
     MappingSettings ms;
+    ms.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
     ms.strength = c.strength;
     ms.preserveLuminance = c.keepL;
     ms.gamut = c.gamut;
@@ -213,6 +214,7 @@ void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
     const Image ref = syntheticImage(257, 191, 3, 8, 2);
     RecolorSettings settings;
     settings.palette.size = 512;
+    settings.mapping.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
     settings.transport.solver = "fused";
     RecolorPipeline cpuPipeline(settings);
     cpuPipeline.setSource(src);

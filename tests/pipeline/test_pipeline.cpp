@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "core/color/color_space.h"
@@ -64,15 +65,21 @@ RecolorSettings fastSettings()
     return s;
 }
 
-double labL(const Image& img, std::size_t p)
+// CIELAB of pixel p of an 8- or 16-bit image.
+void labOf(const Image& img, std::size_t p, double lab[3])
 {
     double rgb[3];
     for (int c = 0; c < 3; ++c) {
         const double v = img.depth == 16 ? img.samples16()[p * img.channels + c] / 65535.0 : img.data[p * img.channels + c] / 255.0;
         rgb[c] = srgbToLinear(v);
     }
-    double lab[3];
     linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+}
+
+double labL(const Image& img, std::size_t p)
+{
+    double lab[3];
+    labOf(img, p, lab);
     return lab[0];
 }
 
@@ -87,6 +94,7 @@ private slots:
     void identical_source_and_reference_give_nearly_the_source();
     void same_seed_gives_identical_output_and_strength_change_reuses_the_plan();
     void gpu_solver_gives_the_cpu_result();
+    void colour_guide_keeps_an_edge_that_lightness_does_not_see();
     void stage_calls_keep_the_timings_of_the_stages_that_ran();
     void alpha_gray_and_16_bit_sources();
     void cancellation_and_bad_input();
@@ -219,6 +227,7 @@ void TestPipeline::gpu_solver_gives_the_cpu_result()
     s.palette.sampleLimit = 1000;  // a sampling stride
     s.palette.size = 300;
     s.transport.coarseSize = 40;   // exercises the multiscale warm start
+    s.mapping.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
     const Image src = scene(96, 64, 6), ref = scene(70, 50, 7);
     s.transport.solver = "fused";
     RecolorPipeline cpu(s);
@@ -242,6 +251,71 @@ void TestPipeline::gpu_solver_gives_the_cpu_result()
     for (std::size_t k = 0; k < got.data.size() && k < expected.data.size(); ++k)
         worst = std::max(worst, std::abs(int(got.data[k]) - int(expected.data[k])));
     UOT_QVERIFY_MSG(worst <= 3, "GPU and CPU outputs differ by " << worst << " levels");
+}
+
+void TestPipeline::colour_guide_keeps_an_edge_that_lightness_does_not_see()
+{
+    // Source: red | teal of equal lightness, so the lightness guide sees no edge; the
+    // reference: blue and yellow. The plan sends each half to one reference colour,
+    // and the unsmoothed map (--no-smooth: the LUT per pixel) is the reference for the
+    // chroma next to the edge. The lightness guide blends the two chroma shifts over
+    // the filter's radius; the colour guide must keep them apart, split most of it.
+    const int w = 64, h = 32;
+    const auto labOfRgb = [](int r, int g, int b, double lab[3]) {
+        const double rgb[3] = {srgbToLinear(r / 255.0), srgbToLinear(g / 255.0), srgbToLinear(b / 255.0)};
+        linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+    };
+    double red[3], best = 1e9;
+    labOfRgb(200, 60, 60, red);
+    int green = 0;
+    for (int g = 0; g < 256; ++g) {
+        double lab[3];
+        labOfRgb(40, g, 140, lab);
+        if (std::abs(lab[0] - red[0]) < best) best = std::abs(lab[0] - red[0]), green = g;
+    }
+    QVERIFY(best < 0.5);
+    Image src = Image::allocate(w, h, 3, 8), ref = Image::allocate(w, h, 3, 8);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t p = static_cast<std::size_t>(y) * w + x;
+            const bool left = x < w / 2;
+            const std::uint8_t s[3] = {std::uint8_t(left ? 200 : 40), std::uint8_t(left ? 60 : green), std::uint8_t(left ? 60 : 140)};
+            const std::uint8_t r[3] = {std::uint8_t(left ? 40 : 230), std::uint8_t(left ? 60 : 200), std::uint8_t(left ? 200 : 40)};
+            for (int c = 0; c < 3; ++c) src.data[3 * p + c] = s[c], ref.data[3 * p + c] = r[c];
+        }
+    const auto recolor = [&](bool smooth, SmoothingGuide guide) {
+        RecolorSettings s = fastSettings();
+        s.mapping.smooth = smooth;
+        s.mapping.smoothGuide = guide;
+        s.mapping.smoothRadius = 0.1;  // 6 pixels
+        RecolorPipeline pipeline(s);
+        pipeline.setSource(src), pipeline.setReference(ref);
+        return pipeline.run();
+    };
+    const Image exact = recolor(false, SmoothingGuide::Lightness);
+    // Worst chroma difference to the unsmoothed map over the columns next to the edge.
+    const auto chromaError = [&](const Image& img) {
+        double worst = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = w / 2 - 6; x < w / 2 + 6; ++x) {
+                const std::size_t p = static_cast<std::size_t>(y) * w + x;
+                double a[3], b[3];
+                labOf(img, p, a), labOf(exact, p, b);
+                worst = std::max(worst, std::hypot(a[1] - b[1], a[2] - b[2]));
+            }
+        return worst;
+    };
+    const double byLightness = chromaError(recolor(true, SmoothingGuide::Lightness));
+    const double byColour = chromaError(recolor(true, SmoothingGuide::Color));
+    const double split = chromaError(recolor(true, SmoothingGuide::Split));
+    std::printf("  chroma error next to the edge: lightness guide %.2f, colour %.2f, split %.2f (Lab units)\n", byLightness,
+                byColour, split);
+    QVERIFY2(byLightness > 20, "the lightness guide should blend the two chroma shifts at this edge");
+    QVERIFY2(byColour < 3, "the colour guide should keep the edge");
+    // Split keeps the chroma shift but smooths the lightness shift by lightness, which
+    // blends here (the targets differ by about 60 L); the blue at the yellow's
+    // lightness leaves the gamut and the compression costs some chroma.
+    QVERIFY2(split < byLightness / 3, "the split guide should keep most of the chroma edge");
 }
 
 void TestPipeline::stage_calls_keep_the_timings_of_the_stages_that_ran()
