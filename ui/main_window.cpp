@@ -123,7 +123,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(m_parameters, &ParametersPanel::runRequested, this, &MainWindow::run);
     connect(m_parameters, &ParametersPanel::cancelRequested, this, &MainWindow::cancel);
 
-    m_statistics->setCountersUnavailable(cacheCountersUnavailableReason());
+    m_statistics->setCountersUnavailable(cacheCountersUnavailableSummary(), cacheCountersUnavailableReason());
     if (m_options.measureBandwidth) {
         // Measured once per process (core/perf and core/registry cache them), off the GUI thread.
         auto* watcher = new QFutureWatcher<MachinePeaks>(this);

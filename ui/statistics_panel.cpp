@@ -8,6 +8,7 @@
 
 #include "core/perf/roofline.h"
 #include "core/registry/solver_registry.h"
+#include "ui/cache_simulation_row.h"
 
 namespace uot::ui {
 
@@ -66,6 +67,11 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
     add("memory", tr("Peak memory"), tr("Peak resident memory of the process during the run (GPU: device memory)."));
     add("l1d", tr("L1D misses"), tr("L1 data cache read misses during the run, and per 1000 instructions."));
     add("llc", tr("LLC misses"), tr("Last-level cache misses during the run, and per 1000 instructions."));
+    m_simulation = new CacheSimulationRow;
+    auto* simulatedLabel = new QLabel(tr("Simulated caches"));
+    simulatedLabel->setToolTip(tr("CPU runs: L1D and last-level misses simulated by valgrind's cachegrind on a "
+                                  "scaled-down copy of the problem, on request (for where the counters are hidden)."));
+    m_form->addRow(simulatedLabel, m_simulation);
     add("gpuCounters", tr("GPU counters"),
         tr("GPU runs: DRAM bytes read and written per iteration, L2 and L1 hit rates, read by CUPTI's range profiler "
            "over a few extra iterations apart from the timed ones, next to the traffic model's bytes."));
@@ -81,6 +87,7 @@ QLabel* StatisticsPanel::add(const QString& key, const QString& title, const QSt
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     value->setWordWrap(true);
     value->setToolTip(tip);
+    value->setProperty("baseToolTip", tip);
     auto* label = new QLabel(title);
     label->setToolTip(tip);
     m_form->addRow(label, value);
@@ -131,12 +138,18 @@ void StatisticsPanel::showHardwareCounters(const SolveResult& r)
             .arg(100 * c.l1HitRate, 0, 'f', 1));
 }
 
-void StatisticsPanel::setCountersUnavailable(const QString& reason)
+void StatisticsPanel::setCountersUnavailable(const QString& summary, const QString& details)
 {
-    m_countersReason = reason;
-    const QString text = reason.isEmpty() ? QStringLiteral("-") : tr("unavailable: %1").arg(reason);
+    m_countersReason = summary;
+    m_countersDetails = details;
+    const QString text = summary.isEmpty() ? QStringLiteral("-") : tr("unavailable: %1").arg(summary);
     m_values["l1d"]->setText(text);
-    m_values["llc"]->setText(reason.isEmpty() ? text : tr("unavailable (same reason)"));
+    m_values["llc"]->setText(summary.isEmpty() ? text : tr("unavailable (same reason)"));
+    for (const char* key : {"l1d", "llc"}) {
+        QString tip = m_values[key]->property("baseToolTip").toString();
+        if (!details.isEmpty()) tip += QStringLiteral("\n\n") + details + tr("\n\nSimulated caches > Simulate runs cachegrind instead.");
+        m_values[key]->setToolTip(tip);
+    }
 }
 
 void StatisticsPanel::beginRun(const RunInfo& info)
@@ -155,7 +168,8 @@ void StatisticsPanel::beginRun(const RunInfo& info)
     m_values["bytesPerIteration"]->setText(bytesText(double(cost.bytes)));
     m_intensity = perf::operationalIntensity(cost);
     m_values["intensity"]->setText(QStringLiteral("%1 flop/byte").arg(m_intensity, 0, 'g', 3));
-    setCountersUnavailable(m_countersReason);
+    setCountersUnavailable(m_countersReason, m_countersDetails);
+    m_simulation->setProblem(info.variant, info.rows, info.cols, info.precision);
     showPeak(info.variant);
     m_values["gpuCounters"]->setText(runsOnGpu(info.variant.toStdString()) ? tr("read after the run") : QStringLiteral("-"));
 }
@@ -242,6 +256,7 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
     }
     showPeak(run.solver);
     showHardwareCounters(r);
+    m_simulation->setProblem(run.solver, run.rows, run.cols, run.precision);
     if (r.peakDeviceBytes > 0) m_values["memory"]->setText(tr("%1 on the device").arg(bytesText(double(r.peakDeviceBytes))));
     if (std::isfinite(r.mass)) {
         QString text = tr("mass %1, marginal violation %2 (source) / %3 (reference)")
