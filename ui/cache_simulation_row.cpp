@@ -1,6 +1,6 @@
 #include "ui/cache_simulation_row.h"
 
-#include <QHBoxLayout>
+#include <QVBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 
@@ -9,14 +9,15 @@ namespace uot::ui {
 CacheSimulationRow::CacheSimulationRow(QWidget* parent) : QWidget(parent)
 {
     m_label = new QLabel(QStringLiteral("-"));
-    m_label->setWordWrap(false);  // short lines; the detail is in the tooltip
+    m_label->setWordWrap(true);  // a narrow dock must not clip it
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_button = new QPushButton;
     m_button->setObjectName(QStringLiteral("simulateCachesButton"));
-    auto* layout = new QHBoxLayout(this);
+    // The button under the figures: side by side they would widen the panel.
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_label, 1);
-    layout->addWidget(m_button, 0, Qt::AlignTop);
+    layout->addWidget(m_label);
+    layout->addWidget(m_button, 0, Qt::AlignLeft);
     m_simulation = new CacheSimulation(this);
     connect(m_button, &QPushButton::clicked, this, [this] {
         if (running()) cancel();
@@ -25,14 +26,12 @@ CacheSimulationRow::CacheSimulationRow(QWidget* parent) : QWidget(parent)
     connect(m_simulation, &CacheSimulation::progress, m_label, &QLabel::setText);
     connect(m_simulation, &CacheSimulation::finished, this, [this](const CacheSimulationResult& r) {
         showIdle();
-        m_label->setWordWrap(false);
         m_label->setText(r.summary());
         m_label->setToolTip(r.details());
         emit simulated(r);
     });
     connect(m_simulation, &CacheSimulation::failed, this, [this](const QString& message) {
         showIdle();
-        m_label->setWordWrap(true);  // a sentence
         m_label->setText(tr("simulation: %1").arg(message));
         m_label->setToolTip(message);
         emit simulationFailed(message);
