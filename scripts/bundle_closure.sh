@@ -34,11 +34,27 @@ bundle_needed_libraries() {
   awk '/=> \// { print $3 }' <<<"$out"
 }
 
+# BUNDLE_STUBS (optional): names of libraries (a prefix of the file name, e.g.
+# "libgdal.so libicudata.so") linked but never used by the bundle; each is
+# replaced by a stand-in from scripts/make_stub_library.py, and what only it
+# needed drops out of the closure.
 bundle_copy_closure() {
   local dest=$1
   shift
   mkdir -p "$dest"
-  local file lib
+  local file lib stubs="" prefix
+  if [ -n "${BUNDLE_STUBS:-}" ]; then
+    stubs=$(mktemp -d)
+    local -a full=()
+    mapfile -t full < <(for file in "$@"; do bundle_needed_libraries "$file"; done | sort -u)
+    for lib in "${full[@]}"; do
+      for prefix in $BUNDLE_STUBS; do
+        case "$(basename "$lib")" in
+          "$prefix"*) python3 "$(dirname "${BASH_SOURCE[0]}")/make_stub_library.py" "$lib" "$stubs" "${full[@]}" "$@" > /dev/null ;;
+        esac
+      done
+    done
+  fi
   declare -A seen=()
   for file in "$@"; do
     while read -r lib; do
@@ -48,6 +64,8 @@ bundle_copy_closure() {
       seen[$lib]=1
       # Keep the soname the executables ask for; copy the file it points to.
       cp -L "$lib" "$dest/$(basename "$lib")"
-    done < <(bundle_needed_libraries "$file")
+    done < <(if [ -n "$stubs" ]; then LD_LIBRARY_PATH="$stubs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" bundle_needed_libraries "$file"
+             else bundle_needed_libraries "$file"; fi)
   done
+  [ -z "$stubs" ] || rm -rf "$stubs"
 }

@@ -22,6 +22,8 @@ packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 pyt
 # LUT clients for test_lut_clients: the exported .cube applied by ffmpeg's lut3d and OpenColorIO.
 [ "$opencv" = "ON" ] && packages+=(ffmpeg opencolorio-tools)
 [ "$gui" = "ON" ] && packages+=(qt6-charts-dev libgl-dev libqt6opengl6-dev)
+# valgrind: the studio's simulated cache figures (cachegrind) and bench/cachegrind.sh
+[ "$gui" = "ON" ] && packages+=(valgrind)
 # OpenMPI for uot-mpi and its test (mpirun from openmpi-bin)
 [ "$mpi" != "OFF" ] && packages+=(libopenmpi-dev openmpi-bin)
 

@@ -3,6 +3,10 @@
 # packs them for the GPU machine, which has neither Qt nor OpenCV: executables,
 # their shared-library closure, Qt's offscreen platform plugin (and the JPEG
 # image plugin), a font with a fontconfig file, the sample images and a runner.
+# Libraries linked but never used (GDAL, GDCM and OpenJPEG behind OpenCV's
+# codecs, ICU's data) travel as stand-ins (scripts/make_stub_library.py), so
+# that the archive plus the work tree fit the 64 MiB that travel to the GPU
+# machine.
 #
 #   scripts/studio_bundle.sh             -> dist/studio-bundle.tar.xz
 #
@@ -46,12 +50,12 @@ for t in json.load(sys.stdin)["tests"]:
 mapfile -t tests < <(list_ui_tests | cut -f1)
 [ "${#tests[@]}" -gt 0 ] || { echo "no GUI tests found (label ui)" >&2; exit 1; }
 echo "== build uot-studio and ${#tests[@]} GUI tests: ${tests[*]}"
-cmake --build "$BUILD" -j "$JOBS" --target uot-studio "${tests[@]}" > "$DIST/$name.build.log" 2>&1 \
+cmake --build "$BUILD" -j "$JOBS" --target uot-studio uot "${tests[@]}" > "$DIST/$name.build.log" 2>&1 \
   || { grep -E "error|FAILED" "$DIST/$name.build.log" | head -40; exit 1; }
 
 rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/lib" "$stage/plugins/platforms" "$stage/plugins/imageformats" "$stage/fonts"
-cp "$BUILD/app/studio/uot-studio" "$stage/bin/"
+cp "$BUILD/app/studio/uot-studio" "$BUILD/app/cli/uot" "$stage/bin/"  # uot: the wrapped solve of simulated caches
 list_ui_tests > "$stage/tests.list"
 for test in "${tests[@]}"; do
   exe=$(find "$BUILD/tests" -type f -name "$test" -perm -u+x | head -1)
@@ -64,7 +68,9 @@ strip --strip-unneeded "$stage"/bin/* 2> /dev/null || true
 qt_plugins=$(qtpaths6 --query QT_INSTALL_PLUGINS 2> /dev/null || echo /usr/lib/x86_64-linux-gnu/qt6/plugins)
 cp "$qt_plugins/platforms/libqoffscreen.so" "$stage/plugins/platforms/"
 cp "$qt_plugins/imageformats/libqjpeg.so" "$stage/plugins/imageformats/" 2> /dev/null || true
-bundle_copy_closure "$stage/lib" "$stage"/bin/* "$stage"/plugins/*/*.so
+BUNDLE_STUBS="libgdal.so libgdcmMSFF.so libgdcmDSED.so libopenjp2.so libicudata.so" \
+  bundle_copy_closure "$stage/lib" "$stage"/bin/* "$stage"/plugins/*/*.so
+strip --strip-unneeded "$stage"/lib/* "$stage"/plugins/*/*.so 2> /dev/null || true
 
 # One font family (regular and bold) found through a fontconfig file written by the runner.
 for font in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
@@ -82,11 +88,16 @@ chmod +x "$stage/run_studio.sh"
 } > "$stage/MANIFEST.txt"
 
 echo "== pack"
-tar -C "$DIST" -cf - "$name" | xz -T0 -9 > "$DIST/$name.tar.xz"
+# One xz stream over the sorted files: the test executables share most of their code.
+tar -C "$DIST" --sort=name -cf - "$name" | xz -T1 -9e > "$DIST/$name.tar.xz"
 bytes=$(stat -c %s "$DIST/$name.tar.xz")
+# What else travels: the work tree without .git, build folders and dist/.
+tree=$(du -sb --exclude=.git --exclude='build*' --exclude=dist . | cut -f1)
+limit=$((64 * 1024 * 1024))
 echo "   $(ls "$stage/lib" | wc -l) libraries, $(du -sh "$stage" | cut -f1) unpacked"
-echo "   $DIST/$name.tar.xz: $bytes bytes ($(du -h "$DIST/$name.tar.xz" | cut -f1))"
-if [ "$bytes" -gt $((64 * 1024 * 1024)) ]; then
-  echo "   larger than the 64 MiB that travels to the GPU machine" >&2
+echo "   $DIST/$name.tar.xz: $bytes bytes ($(du -h "$DIST/$name.tar.xz" | cut -f1)); work tree $tree bytes;" \
+  "together $(( (bytes + tree) * 100 / limit )) % of the 64 MiB that travel"
+if [ $((bytes + tree)) -gt $((limit * 9 / 10)) ]; then
+  echo "   archive + work tree above 90 % of the 64 MiB that travel to the GPU machine" >&2
   exit 1
 fi

@@ -38,6 +38,7 @@ export QT_QPA_PLATFORM=offscreen
 export QT_QPA_FONTDIR="$here/fonts"
 export UOT_SAMPLES_DIR="$here/samples"
 export UOT_STUDIO_EXECUTABLE="$here/bin/uot-studio"
+export UOT_CLI="$here/bin/uot"
 # Fresh settings: nothing saved by an earlier run (or a user) changes the parameters.
 export HOME="$scratch/home" XDG_CONFIG_HOME="$scratch/config" XDG_CACHE_HOME="$scratch/cache"
 export XDG_RUNTIME_DIR="$scratch/runtime"

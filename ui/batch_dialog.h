@@ -38,6 +38,7 @@ public:
     Q_DISABLE_COPY_MOVE(BatchDialog)
 
     void setInputs(const QStringList& paths);
+    QString referencePath() const { return m_referencePath; }
     QStringList inputs() const;
     void setOutputDirectory(const QString& path);
     QString outputDirectory() const;

@@ -61,8 +61,9 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
 
     if (!anyGpu) {
         const std::string reason = gpuUnavailableReason();
-        m_notice->setText(tr("No GPU: %1. Comparing two CPU variants instead.")
-                              .arg(QString::fromStdString(reason.empty() ? "none found" : reason)));
+        // One short line; why there is no GPU (driver, toolkit) is for the tooltip.
+        m_notice->setText(tr("No GPU here: comparing two CPU variants."));
+        m_notice->setToolTip(tr("No usable GPU: %1").arg(QString::fromStdString(reason.empty() ? "none found" : reason)));
         // Two different CPU variants, the classic one against the fast one where both exist.
         const int pot = m_a->findData("pot-style"), fused = m_b->findData("fused");
         m_a->setCurrentIndex(pot >= 0 ? pot : 0);

@@ -29,6 +29,7 @@
 #include "ui/live_charts.h"
 #include "ui/lut_actions.h"
 #include "ui/parameters_panel.h"
+#include "ui/resource_file.h"
 #include "ui/statistics_panel.h"
 #include "ui/undo_commands.h"
 
@@ -123,7 +124,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(m_parameters, &ParametersPanel::runRequested, this, &MainWindow::run);
     connect(m_parameters, &ParametersPanel::cancelRequested, this, &MainWindow::cancel);
 
-    m_statistics->setCountersUnavailable(cacheCountersUnavailableReason());
+    m_statistics->setCountersUnavailable(cacheCountersUnavailableSummary(), cacheCountersUnavailableReason());
     if (m_options.measureBandwidth) {
         // Measured once per process (core/perf and core/registry cache them), off the GUI thread.
         auto* watcher = new QFutureWatcher<MachinePeaks>(this);
@@ -267,12 +268,18 @@ void MainWindow::showAbout()
 
 void MainWindow::openBatchDialog()
 {
-    if (!hasReference() || m_reference.path.startsWith(":/")) {
-        showError(tr("Batch Recolor"), tr("Open a reference image from a file first (File > Open Reference...): the batch "
-                                          "reads it from disk."));
+    if (!hasReference()) {
+        showError(tr("Batch Recolor"), tr("Open a reference image first (File > Open Reference...)."));
         return;
     }
-    BatchDialog dialog(m_worker.get(), m_reference.path, parameters(), this);
+    // The batch reads the reference from disk: the bundled sample gets a copy there.
+    QString error;
+    const QString reference = diskPathFor(m_reference.path, &error);
+    if (reference.isEmpty()) {
+        showError(tr("Batch Recolor"), tr("The reference cannot be read from disk: %1").arg(error));
+        return;
+    }
+    BatchDialog dialog(m_worker.get(), reference, parameters(), this);
     dialog.exec();
 }
 

@@ -28,6 +28,18 @@ namespace {
 
 // Width the Statistics dock opens at, so that its values show whole at 1280 pixels.
 constexpr int kStatisticsWidth = 400;
+// A panel in a vertical scroll area, so that its dock can be shorter than the
+// panel (at 1280x720 the Statistics panel is taller than its share).
+QScrollArea* verticallyScrolled(QWidget* panel)
+{
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(panel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(panel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+    return scroll;
+}
 
 QDockWidget* makeDock(QMainWindow* window, const QString& title, const char* name, QWidget* content)
 {
@@ -43,11 +55,7 @@ void MainWindow::createDocks()
 {
     m_parameters = new ParametersPanel;
     installWheelGuard(m_parameters);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(m_parameters);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QScrollArea* scroll = verticallyScrolled(m_parameters);
     scroll->setMinimumWidth(m_parameters->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
     // The short panel (advanced settings folded) always fits without scrolling.
     scroll->setMinimumHeight(m_parameters->sizeHint().height());
@@ -55,7 +63,7 @@ void MainWindow::createDocks()
     addDockWidget(Qt::LeftDockWidgetArea, m_parametersDock);
 
     m_library = new LibraryPanel;
-    m_libraryDock = makeDock(this, tr("Library"), "libraryDock", m_library);
+    m_libraryDock = makeDock(this, tr("Library"), "libraryDock", verticallyScrolled(m_library));
     addDockWidget(Qt::LeftDockWidgetArea, m_libraryDock);
     connect(m_library, &LibraryPanel::presetChosen, this, &MainWindow::applyPreset);
     connect(m_library, &LibraryPanel::referenceChosen, this, &MainWindow::applyNamedReference);
@@ -68,7 +76,7 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, m_histogramDock);
 
     m_statistics = new StatisticsPanel;
-    m_statisticsDock = makeDock(this, tr("Statistics"), "statisticsDock", m_statistics);
+    m_statisticsDock = makeDock(this, tr("Statistics"), "statisticsDock", verticallyScrolled(m_statistics));
     addDockWidget(Qt::RightDockWidgetArea, m_statisticsDock);
 
     m_charts = new LiveCharts(LiveCharts::Layout::Row);

@@ -14,7 +14,9 @@
 #include <QToolBar>
 #include <QUndoStack>
 
+#include "ui/cache_simulation_row.h"
 #include "ui/image_view.h"
+#include "ui/statistics_panel.h"
 
 namespace uot::ui {
 
@@ -79,6 +81,12 @@ void MainWindow::createActions()
     entry(m_runMenu, "runAction", tr("&Run"), {K(tr("Ctrl+R"))}, [this] { run(); });
     entry(m_runMenu, "cancelAction", tr("&Cancel"), {K(Qt::Key_Escape)}, [this] { cancel(); });
     entry(m_runMenu, "compareAction", tr("Co&mpare Variants..."), {K(tr("Ctrl+K"))}, [this] { compare(); });
+    m_runMenu->addSeparator();
+    entry(m_runMenu, "simulateCachesAction", tr("&Simulate CPU Caches (cachegrind)"), {}, [this] {
+        m_statisticsDock->show();
+        m_statisticsDock->raise();
+        m_statistics->cacheSimulation()->start();
+    });
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     entry(m_viewMenu, "zoomInAction", tr("Zoom &In"), {K(tr("Ctrl++")), K(tr("Ctrl+=")), K::ZoomIn},

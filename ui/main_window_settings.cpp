@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 
@@ -29,7 +30,11 @@ void MainWindow::restoreSettings()
 {
     QSettings settings;
     setParameters(StudioParameters::load(settings));
-    restoreGeometry(settings.value("window/geometry").toByteArray());
+    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
+        // First start: most of the screen. At its size hint the window takes a
+        // third of a large screen, and the images are thumbnails.
+        if (const QScreen* s = screen()) resize((s->availableGeometry().size() * 0.85).expandedTo(sizeHint()));
+    }
     restoreState(settings.value("window/state").toByteArray(), kLayoutVersion);
     m_parameters->setAdvancedVisible(settings.value("window/advancedSettings", false).toBool());
     m_advancedAction->setChecked(!m_statisticsDock->isHidden() || !m_chartsDock->isHidden());

@@ -10,6 +10,7 @@
 #include "core/perf/roofline.h"
 #include "core/registry/solver_registry.h"
 #include "ui/elided_label.h"
+#include "ui/cache_simulation_row.h"
 
 namespace uot::ui {
 
@@ -122,6 +123,11 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QWidget(parent)
     add("memory", tr("Peak memory"), tr("Peak resident memory of the process during the run (GPU: device memory)."));
     add("l1d", tr("L1D misses"), tr("L1 data cache read misses during the run, and per 1000 instructions."));
     add("llc", tr("LLC misses"), tr("Last-level cache misses during the run, and per 1000 instructions."));
+    m_simulation = new CacheSimulationRow;
+    auto* simulatedLabel = new QLabel(tr("Simulated caches"));
+    simulatedLabel->setToolTip(tr("CPU runs: L1D and last-level misses simulated by valgrind's cachegrind on a "
+                                  "scaled-down copy of the problem, on request (for where the counters are hidden)."));
+    m_form->addRow(simulatedLabel, m_simulation);
     add("gpuCounters", tr("GPU counters"),
         tr("GPU runs: DRAM bytes read and written per iteration, L2 and L1 hit rates, read by CUPTI's range profiler "
            "over a few extra iterations apart from the timed ones, next to the traffic model's bytes."));
@@ -138,6 +144,7 @@ ElidedLabel* StatisticsPanel::add(const QString& key, const QString& title, cons
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     value->setDescription(tip);
     value->setFullText(QStringLiteral("-"));
+    value->setProperty("baseToolTip", tip);
     auto* label = new QLabel(title);
     label->setToolTip(tip);
     m_form->addRow(label, value);
@@ -188,12 +195,18 @@ void StatisticsPanel::showHardwareCounters(const SolveResult& r)
             .arg(100 * c.l1HitRate, 0, 'f', 1));
 }
 
-void StatisticsPanel::setCountersUnavailable(const QString& reason)
+void StatisticsPanel::setCountersUnavailable(const QString& summary, const QString& details)
 {
-    m_countersReason = reason;
-    const QString text = reason.isEmpty() ? QStringLiteral("-") : tr("unavailable: %1").arg(reason);
+    m_countersReason = summary;
+    m_countersDetails = details;
+    const QString text = summary.isEmpty() ? QStringLiteral("-") : tr("unavailable: %1").arg(summary);
     m_values["l1d"]->setFullText(text);
-    m_values["llc"]->setFullText(reason.isEmpty() ? text : tr("unavailable (same reason)"));
+    m_values["llc"]->setFullText(summary.isEmpty() ? text : tr("unavailable (same reason)"));
+    for (const char* key : {"l1d", "llc"}) {
+        QString tip = m_values[key]->property("baseToolTip").toString();
+        if (!details.isEmpty()) tip += QStringLiteral("\n\n") + details + tr("\n\nSimulated caches > Simulate runs cachegrind instead.");
+        m_values[key]->setDescription(tip);
+    }
 }
 
 void StatisticsPanel::beginRun(const RunInfo& info)
@@ -212,7 +225,8 @@ void StatisticsPanel::beginRun(const RunInfo& info)
     m_values["bytesPerIteration"]->setFullText(bytesText(double(cost.bytes)));
     m_intensity = perf::operationalIntensity(cost);
     m_values["intensity"]->setFullText(QStringLiteral("%1 flop/byte").arg(m_intensity, 0, 'g', 3));
-    setCountersUnavailable(m_countersReason);
+    setCountersUnavailable(m_countersReason, m_countersDetails);
+    m_simulation->setProblem(info.variant, info.rows, info.cols, info.precision);
     showPeak(info.variant);
     m_values["gpuCounters"]->setFullText(runsOnGpu(info.variant.toStdString()) ? tr("read after the run") : QStringLiteral("-"));
 }
@@ -297,6 +311,7 @@ void StatisticsPanel::finishRun(const RunOutcome& run, const QString& timings)
     }
     showPeak(run.solver);
     showHardwareCounters(r);
+    m_simulation->setProblem(run.solver, run.rows, run.cols, run.precision);
     if (r.peakDeviceBytes > 0) m_values["memory"]->setFullText(tr("%1 on the device").arg(bytesText(double(r.peakDeviceBytes))));
     if (std::isfinite(r.mass)) {
         QString text = tr("mass %1, marginal violation %2 (source) / %3 (reference)")

@@ -2,7 +2,8 @@
 // Live figures of the running solve: elapsed time, time per iteration,
 // iterations per second, bytes per iteration, achieved bandwidth and its share
 // of the machine's peak (measured once, cached), operational intensity, peak
-// memory, and the hardware cache counters or why they are unavailable.
+// memory, and the hardware cache counters or, in one line, why they are
+// unavailable, with cachegrind's simulated figures on request.
 // The roofline accounting is core/perf's (iterationCost, rooflineFigures).
 
 #include <QString>
@@ -22,6 +23,7 @@ QT_END_NAMESPACE
 namespace uot::ui {
 
 class ElidedLabel;
+class CacheSimulationRow;
 
 class StatisticsPanel final : public QWidget {
     Q_OBJECT
@@ -32,7 +34,10 @@ public:
     // The peaks runs are held against (host for CPU variants, the GPU's own for
     // GPU variants); `note` is shown while nothing is measured.
     void setMachinePeaks(const MachinePeaks& peaks, const QString& note = {});
-    void setCountersUnavailable(const QString& reason);
+    // Why the hardware cache counters are unavailable: `summary` in the rows
+    // (a few words), `details` in their tooltips. Empty: they are available.
+    void setCountersUnavailable(const QString& summary, const QString& details = {});
+    CacheSimulationRow* cacheSimulation() const { return m_simulation; }
     void beginRun(const RunInfo& info);
     void addSamples(const QVector<ProgressSample>& samples, int channel = 0);
     void finishRun(const RunOutcome& run, const QString& timings);
@@ -59,6 +64,8 @@ private:
     MachinePeaks m_peaks;
     QString m_peakNote;
     QString m_countersReason;
+    QString m_countersDetails;
+    CacheSimulationRow* m_simulation = nullptr;
     double m_intensity = 0, m_gflops = 0, m_gbps = 0;
 };
 

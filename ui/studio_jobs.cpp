@@ -43,14 +43,20 @@ CounterSnapshot RunCounters::snapshot() const
 
 QString RunCounters::reason() const { return QString::fromStdString(m_state->counters.unavailableReason()); }
 
-QString cacheCountersUnavailableReason()
+namespace {
+
+// Probed once per process (opens and closes one counter).
+const perf::CacheCounters& countersProbe()
 {
-    static const QString reason = [] {
-        perf::CacheCounters probe;
-        return QString::fromStdString(probe.unavailableReason());
-    }();
-    return reason;
+    static const perf::CacheCounters probe;
+    return probe;
 }
+
+}  // namespace
+
+QString cacheCountersUnavailableReason() { return QString::fromStdString(countersProbe().unavailableReason()); }
+
+QString cacheCountersUnavailableSummary() { return QString::fromStdString(countersProbe().unavailableSummary()); }
 
 SolveOptions solveOptionsFor(const StudioParameters& p)
 {

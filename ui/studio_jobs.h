@@ -71,6 +71,8 @@ private:
 
 // Why cache counters are unavailable on this machine (empty when they are).
 QString cacheCountersUnavailableReason();
+// The same in a few words, for one line (empty when the counters work).
+QString cacheCountersUnavailableSummary();
 
 // A random point-cloud problem (rows x cols points in the unit cube, uniform
 // weights, fixed seed) solved with the chosen variant. Used by tests and by

@@ -6,12 +6,15 @@
 // argument, 3 when --device names a GPU that this machine does not have).
 
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
 #include <QPixmap>
 #include <QRegularExpression>
+#include <QTableWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -20,6 +23,7 @@
 
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
+#include "ui/statistics_panel.h"
 #include "ui/studio_parameters.h"
 
 namespace {
@@ -98,6 +102,7 @@ private:
         }
         // Let the last queued updates (charts, panes) paint first.
         QTimer::singleShot(300, &m_window, [this] {
+            printFigures();
             const QPixmap shot = m_window.grab();
             if (shot.isNull() || !shot.save(m_script.screenshot)) {
                 std::fprintf(stderr, "uot-studio: could not write the screenshot %s\n", qPrintable(m_script.screenshot));
@@ -107,6 +112,31 @@ private:
             }
             quitStep();
         });
+    }
+
+    // The figures the screenshot shows, as text (for logs of scripted runs).
+    void printFigures() const
+    {
+        const uot::ui::StatisticsPanel* stats = m_window.statisticsPanel();
+        for (const char* key : {"run", "status", "elapsed", "msPerIteration", "bandwidth", "peak", "memory", "gpuCounters",
+                                "timings"})
+            std::printf("uot-studio: statistics %s: %s\n", key, qPrintable(stats->text(QLatin1String(key))));
+        if (!m_script.compare) return;
+        const uot::ui::ComparisonView* view = m_window.comparisonView();
+        const QList<QComboBox*> variants = view->findChildren<QComboBox*>();
+        if (variants.size() >= 2)
+            std::printf("uot-studio: compare A = %s, B = %s\n", qPrintable(variants[0]->currentText()),
+                        qPrintable(variants[1]->currentText()));
+        if (const QTableWidget* table = view->findChild<QTableWidget*>()) {
+            for (int r = 0; r < table->rowCount(); ++r) {
+                auto cell = [&](int c) { return table->item(r, c) ? table->item(r, c)->text() : QStringLiteral("-"); };
+                std::printf("uot-studio: compare %s: A %s | B %s\n", qPrintable(table->verticalHeaderItem(r)->text()),
+                            qPrintable(cell(0)), qPrintable(cell(1)));
+            }
+        }
+        for (const QLabel* label : view->findChildren<QLabel*>())
+            if (label->wordWrap() && label->text().size() > 40)
+                std::printf("uot-studio: compare: %s\n", qPrintable(label->text().simplified()));
     }
 
     void quitStep()

@@ -193,6 +193,23 @@ std::string describePerfEventFailure(int errnoValue, const std::string& eventNam
     }
 }
 
+std::string summarizePerfEventFailure(int errnoValue, int paranoid)
+{
+    switch (errnoValue) {
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV: return "no PMU in this VM or container";
+    case EACCES:
+    case EPERM:
+        return paranoid == INT_MIN ? std::string("not permitted")
+                                   : "not permitted (perf_event_paranoid " + std::to_string(paranoid) + ")";
+    case ENOSYS: return "kernel without perf events";
+    case EMFILE:
+    case ENFILE: return "too many open files";
+    default: return std::string("perf_event_open: ") + std::strerror(errnoValue);
+    }
+}
+
 CacheCounters::CacheCounters(CounterScope scope) : m_scope(scope)
 {
     const Probe p = probeEvents();
@@ -202,14 +219,16 @@ CacheCounters::CacheCounters(CounterScope scope) : m_scope(scope)
     for (int k = 0; k < kKindCount; ++k) none = none && !p.ok[k];
     if (none) {
         // One sentence for the whole facility, from the first event's failure.
-        m_reason = describePerfEventFailure(p.firstErrno[kCycles] ? p.firstErrno[kCycles] : ENOENT,
-                                            "hardware cache counters", paranoid);
+        const int failure = p.firstErrno[kCycles] ? p.firstErrno[kCycles] : ENOENT;
+        m_reason = describePerfEventFailure(failure, "hardware cache counters", paranoid);
+        m_summary = summarizePerfEventFailure(failure, paranoid);
         return;
     }
     for (int k = 0; k < kKindCount; ++k) {
         if (p.ok[k]) continue;
         if (!m_reason.empty()) m_reason += "; ";
         m_reason += describePerfEventFailure(p.firstErrno[k] ? p.firstErrno[k] : ENOENT, kindName(k), paranoid);
+        m_summary += (m_summary.empty() ? "no " : ", no ") + std::string(kindName(k));
     }
     for (int k = 0; k < kKindCount; ++k) {
         m_configs.push_back({p.config[k].type, p.config[k].config});

@@ -64,6 +64,9 @@ public:
     // Empty when every event is available; otherwise why not (whole facility or
     // the events that are missing), for a person.
     const std::string& unavailableReason() const { return m_reason; }
+    // The same in a few words for one line of a panel (e.g. "no PMU in this VM
+    // or container"); empty when every event is available.
+    const std::string& unavailableSummary() const { return m_summary; }
 
     // Opens the counters on the threads of the scope, zeroes and enables them.
     // Calling start() again restarts from zero. No-op when unavailable.
@@ -88,6 +91,7 @@ private:
     bool m_available = false;
     bool m_running = false;
     std::string m_reason;
+    std::string m_summary;
     std::vector<Event> m_events;  // one per (event kind, thread)
     std::vector<EventEncoding> m_configs;  // working encoding per event kind
     std::vector<bool> m_opened;            // per event kind: can be counted here
@@ -101,5 +105,9 @@ int perfEventParanoid();
 // mentioning the paranoid level where it matters (EACCES/EPERM). Used by
 // CacheCounters; public so that the wording can be tested on every machine.
 std::string describePerfEventFailure(int errnoValue, const std::string& eventName, int paranoid);
+
+// The cause of that failure in a few words, without the event (e.g. "not
+// permitted (perf_event_paranoid 3)"), for a one-line display.
+std::string summarizePerfEventFailure(int errnoValue, int paranoid);
 
 }  // namespace uot::perf

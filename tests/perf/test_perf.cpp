@@ -94,6 +94,12 @@ void TestPerf::failureDescriptionsNameTheCauseAndParanoidLevel()
     const std::string unreadable = describePerfEventFailure(EPERM, "cycles", INT_MIN);
     QVERIFY(unreadable.find("could not be read") != std::string::npos);
     QVERIFY(describePerfEventFailure(EOPNOTSUPP, "x", 2).find("does not expose") != std::string::npos);
+    // The one-line summaries: the cause in a few words, short enough for one line of a panel.
+    QCOMPARE(summarizePerfEventFailure(ENOENT, 2), std::string("no PMU in this VM or container"));
+    QCOMPARE(summarizePerfEventFailure(EACCES, 3), std::string("not permitted (perf_event_paranoid 3)"));
+    QCOMPARE(summarizePerfEventFailure(EPERM, INT_MIN), std::string("not permitted"));
+    for (int e : {ENOENT, EOPNOTSUPP, ENODEV, EACCES, EPERM, ENOSYS, EMFILE, EINVAL, EIO})
+        QVERIFY(summarizePerfEventFailure(e, 4).size() <= 40);
 }
 
 void TestPerf::cacheCountersReportTheTruthOnThisMachine()
@@ -107,6 +113,7 @@ void TestPerf::cacheCountersReportTheTruthOnThisMachine()
         std::printf("counters unavailable here: %s\n", counters.unavailableReason().c_str());
         QVERIFY(!counters.unavailableReason().empty());
         QVERIFY(counters.unavailableReason().find("unavailable") != std::string::npos);
+        QVERIFY(!counters.unavailableSummary().empty() && counters.unavailableSummary().size() <= 40);
         QVERIFY(!small.instructions.valid && !small.cycles.valid);
         QVERIFY(std::isnan(small.instructionsPerCycle()));
         QVERIFY(!counters.running());

@@ -13,9 +13,16 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QAction>
+#include <QApplication>
+#include <QStandardPaths>
 #include <QTest>
+#include <QTimer>
 
+#include "tests/ui/studio_test_options.h"
 #include "ui/batch_dialog.h"
+#include "ui/main_window.h"
+#include "ui/resource_file.h"
 #include "tests/support/relocatable_path.h"
 
 using namespace uot::ui;
@@ -60,6 +67,38 @@ private slots:
         QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
     }
     void init() { QSettings().clear(); }
+
+    // Found by trying the studio as a new user: it starts on the bundled sample
+    // pair, and File > Batch Recolor refused it ("open a reference from a file
+    // first") although the reference was on screen. The sample now gets a copy
+    // on disk, byte for byte the bundled one.
+    void batchTakesTheBundledSampleReference()
+    {
+        const QString sample = QStringLiteral(":/samples/starry_night.jpg");
+        MainWindow window(testOptions());
+        if (!QFile::exists(sample)) QSKIP("this build has no bundled samples (resources/samples)");
+        QStandardPaths::setTestModeEnabled(true);  // the copy goes to a test cache folder
+        window.openReference(sample);
+        QVERIFY(QTest::qWaitFor([&] { return window.hasReference() && !window.isLoading(); }, 20000));
+        QString shownReference;
+        QTimer::singleShot(500, [&] {
+            if (auto* dialog = qobject_cast<BatchDialog*>(QApplication::activeModalWidget())) {
+                shownReference = dialog->referencePath();
+                dialog->close();
+            }
+        });
+        window.action("batchAction")->trigger();
+        QVERIFY2(!shownReference.isEmpty(), "File > Batch Recolor did not open the batch dialog");
+        QVERIFY(!shownReference.startsWith(":/"));
+        QFile copy(shownReference), bundled(sample);
+        QVERIFY(copy.open(QIODevice::ReadOnly) && bundled.open(QIODevice::ReadOnly));
+        QCOMPARE(copy.readAll(), bundled.readAll());
+        // A file on disk is used as it is.
+        QCOMPARE(diskPathFor(kSamples + "/home.jpg"), kSamples + "/home.jpg");
+        QString error;
+        QVERIFY(diskPathFor(QStringLiteral(":/samples/no-such-file.jpg"), &error).isEmpty());
+        QVERIFY(error.contains("not in this build"));
+    }
 
     void writesAllButTheCorruptFileAndReportsIt()
     {

@@ -2,11 +2,13 @@
 // both convergence curves fill, both runs are reported, and the two plans and
 // recolored images agree closely, as two exact solvers of one problem must.
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 
 #include <cmath>
 
+#include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
 #include "ui/comparison_view.h"
 #include "ui/live_charts.h"
@@ -83,6 +85,22 @@ private slots:
         QVERIFY(std::isfinite(output->imageMaxRelDiff));
         QVERIFY2(output->imageMaxRelDiff <= 2.0 / 255, qPrintable(QString::number(output->imageMaxRelDiff)));
         QVERIFY(!output->runs[0].image.isNull() && !output->runs[1].image.isNull());
+    }
+
+    // Found by trying the studio as a new user: without a GPU the notice was the
+    // CUDA runtime's sentence about driver versions, three lines above the controls.
+    void withoutAGpuTheNoticeIsOneShortLine()
+    {
+        const std::string reason = uot::gpuUnavailableReason();
+        if (reason.empty()) QSKIP("a usable GPU is present: no notice");
+        SolveWorker worker;
+        ComparisonView view(&worker);
+        QCOMPARE(view.gpuNotice(), QStringLiteral("No GPU here: comparing two CPU variants."));
+        QLabel* notice = nullptr;
+        for (QLabel* label : view.findChildren<QLabel*>())
+            if (label->text() == view.gpuNotice()) notice = label;
+        QVERIFY(notice);
+        QVERIFY2(notice->toolTip().contains(QString::fromStdString(reason)), qPrintable(notice->toolTip()));
     }
 
     void differentProblemsAreToldApart()

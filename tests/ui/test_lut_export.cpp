@@ -19,6 +19,7 @@
 
 #include "core/color/cube_lut.h"
 #include "tests/ui/studio_test_options.h"
+#include "tests/support/relocatable_path.h"
 #include "ui/image_view.h"
 #include "ui/lut_actions.h"
 #include "ui/main_window.h"
@@ -28,7 +29,7 @@ using namespace uot::ui;
 
 namespace {
 
-const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
 StudioParameters quick()
 {

@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "tests/ui/studio_test_options.h"
+#include "tests/support/relocatable_path.h"
 #include "ui/histogram.h"
 #include "ui/histogram_view.h"
 #include "ui/image_view.h"
@@ -32,7 +33,7 @@ using namespace uot::ui;
 
 namespace {
 
-const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
 StudioParameters quick()
 {

@@ -31,6 +31,7 @@
 #include <cmath>
 
 #include "tests/ui/studio_test_options.h"
+#include "tests/support/relocatable_path.h"
 #include "ui/comparison_view.h"
 #include "ui/elided_label.h"
 #include "ui/image_view.h"
@@ -43,7 +44,7 @@ using namespace uot::ui;
 
 namespace {
 
-const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
 StudioParameters quick()
 {
@@ -628,6 +629,23 @@ private slots:
     }
 
     // Defect 11: zoomed in, the split divider and its labels scrolled off; no zoom %.
+    // Found by trying the studio at 1280x720 under Xvfb: showing the Advanced
+    // Panels (Statistics and Charts) grew the window to about 810 pixels, past
+    // the bottom of a 720-pixel screen, because the docks would not shrink.
+    void advancedPanelsFitA720PixelWindow()
+    {
+        MainWindow window(testOptions());
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.setAdvancedPanelsVisible(true);
+        QTest::qWait(200);
+        QVERIFY2(window.minimumSizeHint().height() <= 720 && window.height() <= 720,
+                 qPrintable(QStringLiteral("window %1 px tall, at least %2 px")
+                                .arg(window.height())
+                                .arg(window.minimumSizeHint().height())));
+    }
+
     void dividerStaysOnScreenWhenZoomed()
     {
         ImageView view(QStringLiteral("empty"));
