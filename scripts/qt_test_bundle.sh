@@ -53,7 +53,8 @@ build_abs=$(cd "$BUILD" && pwd)
 mapfile -t targets < <(list_tests | awk -F'\t' -v b="$build_abs/" '$4 == "" || index($4, b) == 1 { print $1 }')
 [ "${#targets[@]}" -gt 0 ] || { echo "no test executables found" >&2; exit 1; }
 echo "== build ${#targets[@]} test executables: ${targets[*]}"
-cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" > "$DIST/$name.build.log" 2>&1 \
+# `uot` travels too: the CLI cases of the tests run it through $UOT_CLI (set by the runner).
+cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" uot > "$DIST/$name.build.log" 2>&1 \
   || { grep -E "error|FAILED" "$DIST/$name.build.log" | head -40; exit 1; }
 
 rm -rf "$stage"
@@ -72,6 +73,9 @@ done < <(list_tests)
 cp scripts/qt_test_bundle_run.sh "$stage/run_tests.sh"
 chmod +x "$stage/run_tests.sh"
 strip --strip-unneeded "$stage"/bin/* 2> /dev/null || true
+cp "$BUILD/app/cli/uot" "$stage/bin/uot"
+strip --strip-unneeded "$stage/bin/uot" 2> /dev/null || true
+executables+=("$stage/bin/uot")
 bundle_copy_closure "$stage/lib" "${executables[@]}"
 {
   echo "Qt Test bundle of UOT Color Studio"

@@ -33,6 +33,7 @@ done
 mkdir -p "$logs"
 export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QT_QPA_PLATFORM=offscreen
+export UOT_CLI="$here/bin/uot"  # the CLI cases of the tests run the bundled `uot`
 
 pass=0 skip=0 fail=0
 failed=()
