@@ -91,8 +91,8 @@ echo "== pack"
 # One xz stream over the sorted files: the test executables share most of their code.
 tar -C "$DIST" --sort=name -cf - "$name" | xz -T1 -9e > "$DIST/$name.tar.xz"
 bytes=$(stat -c %s "$DIST/$name.tar.xz")
-# What else travels: the work tree without .git, build folders and dist/.
-tree=$(du -sb --exclude=.git --exclude='build*' --exclude=dist . | cut -f1)
+# What else travels: the files git tracks and the untracked ones it does not ignore.
+tree=$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2> /dev/null | tail -n 1 | cut -f1)
 limit=$((64 * 1024 * 1024))
 echo "   $(ls "$stage/lib" | wc -l) libraries, $(du -sh "$stage" | cut -f1) unpacked"
 echo "   $DIST/$name.tar.xz: $bytes bytes ($(du -h "$DIST/$name.tar.xz" | cut -f1)); work tree $tree bytes;" \
