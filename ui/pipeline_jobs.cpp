@@ -164,6 +164,15 @@ void useSessionImages(PipelineSession& session, const LoadedImage& source, const
     }
 }
 
+QString gpuNotice(const PipelineStats& stats)
+{
+    if (stats.gpuNote.empty()) return {};
+    const QString note = QString::fromStdString(stats.gpuNote);
+    if (!stats.solvedOnGpu) return QObject::tr("The GPU could not be used: %1.").arg(note);
+    return QObject::tr("Solved on the GPU, mapped on the %1 (%2).")
+        .arg(stats.mappedOnGpu ? QObject::tr("GPU") : QObject::tr("CPU"), note);
+}
+
 JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
                            const StudioParameters& parameters)
 {
@@ -221,11 +230,8 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             result = pipeline.render(control);
             const PhaseTimings timings = pipeline.stats().timings;  // of this run's stages (reset above)
             output->timings = timingsText(timings);
-            if (!pipeline.stats().gpuNote.empty()) {
-                output->notice = QObject::tr("The GPU could not be used: %1.")
-                                     .arg(QString::fromStdString(pipeline.stats().gpuNote));
-                context.phase(output->notice);
-            }
+            output->notice = gpuNotice(pipeline.stats());
+            if (!output->notice.isEmpty()) context.phase(output->notice);
         } catch (const Cancelled&) {
             output->cancelled = true;
             return output;

@@ -41,6 +41,11 @@ void useSessionImages(PipelineSession& session, const LoadedImage& source, const
 // The pipeline settings the studio parameters describe.
 RecolorSettings recolorSettingsFor(const StudioParameters& parameters);
 
+// The status line for a run whose stats carry a GPU note (empty when none): which
+// part ran where, so a GPU solve whose mapping moved to the CPU is not reported
+// as "the GPU could not be used".
+QString gpuNotice(const PipelineStats& stats);
+
 // Recolors the source with the reference's palette. Only the stages whose
 // inputs changed run again (a strength change only re-maps). A GPU failure
 // falls back to the CPU with a notice in the output.
