@@ -103,7 +103,13 @@ KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threa
                 }
                 double logK = -c * invEps;
                 if (product) logK += logA + logB[j];
-                const T k = static_cast<T>(std::exp(logK));
+                T k = static_cast<T>(std::exp(logK));
+                // Subnormal entries are stored as 0: every later multiply-add that
+                // reads one takes a slow microcode path on x86 (fp32 palette problems
+                // at small eps ran 2.8x slower per pass), and below the smallest normal
+                // number the entry carries too few bits to matter next to the row's
+                // largest one. A row left all zero is the underflow the solvers detect.
+                if (k < std::numeric_limits<T>::min()) k = T(0);
                 krow[j] = k;
                 if (k > T(0)) {
                     anyNonZero = true;

@@ -5,12 +5,14 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/registry/solver_registry.h"
+#include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/uot_error.h"
 #include "tests/support/qt_checks.h"
@@ -103,6 +105,7 @@ private slots:
     void badInputIsRejectedWithAMessage();
     void emptyProblemIsRejected();
     void smallEpsUnderflowIsHandled();
+    void kernelMatrixHoldsNoSubnormals();
 };
 
 // Every variant reproduces the float64 reference iterate for iterate, in
@@ -405,6 +408,36 @@ void TestCpuSolvers::smallEpsUnderflowIsHandled()
     // auto at tiny eps in fp32 = fused, switched.
     const SolveResult au = createSolver("auto")->solve(rp.problem, fixedIterations(50, Precision::Fp32, 2));
     QVERIFY(au.status == NumericalStatus::SwitchedToLogDomain);
+}
+
+// K = exp(-C / eps) is stored without subnormal entries (they slow every later
+// pass on x86 and carry too few bits to matter): an entry below the smallest
+// normal number is 0, every other one is exp(-C / eps) rounded. The costs span
+// fp32's subnormal range (exp(-87.3) .. exp(-103.3)) and fp64's (exp(-708) ..).
+void TestCpuSolvers::kernelMatrixHoldsNoSubnormals()
+{
+    const std::vector<double> exponents{0.0, 10.0, 87.0, 88.0, 95.0, 103.0, 110.0, 700.0, 720.0, 745.0};
+    const std::size_t n = exponents.size();
+    std::vector<double> cost(n), a(1, 1.0), b(n, 1.0 / double(n));
+    for (std::size_t j = 0; j < n; ++j) cost[j] = exponents[j];  // eps = 1: K_j = exp(-cost_j)
+    UotProblem problem;
+    problem.cost = DenseCost{nullptr, cost.data(), 1, n};
+    problem.a = a;
+    problem.b = b;
+    problem.eps = 1.0;
+    std::vector<float> k32(n);
+    std::vector<double> k64(n);
+    buildKernelMatrix<float>(problem, k32.data(), 1);
+    buildKernelMatrix<double>(problem, k64.data(), 1);
+    for (std::size_t j = 0; j < n; ++j) {
+        QVERIFY2(std::fpclassify(k32[j]) != FP_SUBNORMAL, qPrintable(QString("fp32 entry %1 is subnormal").arg(j)));
+        QVERIFY2(std::fpclassify(k64[j]) != FP_SUBNORMAL, qPrintable(QString("fp64 entry %1 is subnormal").arg(j)));
+        const double exact = std::exp(-cost[j]);
+        QCOMPARE(k32[j], exact < double(std::numeric_limits<float>::min()) ? 0.0f : static_cast<float>(exact));
+        QCOMPARE(k64[j], exact < std::numeric_limits<double>::min() ? 0.0 : exact);
+    }
+    QVERIFY(k32[2] > 0.0f && k32[3] == 0.0f);  // exp(-87) is normal in fp32, exp(-88) is not
+    QVERIFY(k64[7] > 0.0 && k64[8] == 0.0);    // exp(-700) is normal in fp64, exp(-720) is not
 }
 
 QTEST_APPLESS_MAIN(TestCpuSolvers)
