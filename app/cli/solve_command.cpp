@@ -20,6 +20,7 @@
 #include "app/cli/solve_report.h"
 #include "app/cli/solver_flags.h"
 #include "core/npy/npy_io.h"
+#include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/point_cloud_cost.h"
@@ -190,11 +191,15 @@ int runSolveCommand(const std::vector<std::string>& args)
     SolveControl control;
     control.cancel = &g_interrupted;
     auto previous = std::signal(SIGINT, onInterrupt);
-    // Point clouds whose K would not fit: "auto" on the CPU solves them matrix-free.
+    // Point clouds whose K would not fit: "auto" on the CPU solves them matrix-free
+    // (the registry's rule, the same one the colour pipeline follows).
     std::string solverName = settings.solver;
-    const std::optional<std::string> matrixFree = matrixFreeSolver(DeviceKind::Cpu);
-    if (clouds && solverName == "auto" && matrixFree &&
-        shouldUseMatrixFree(problem.rows(), problem.cols(), options.precision, false)) {
+    const std::optional<std::string> matrixFree =
+        clouds && solverName == "auto"
+            ? matrixFreeInstead(solverName, problem.rows(), problem.cols(), options.precision,
+                                memoryForMatrix(DeviceKind::Cpu, 0))
+            : std::nullopt;
+    if (matrixFree) {
         solverName = *matrixFree;
         std::fprintf(stderr, "uot solve: the %zu x %zu kernel would not fit in memory: solving matrix-free with "
                              "%s\n", problem.rows(), problem.cols(), solverName.c_str());

@@ -47,21 +47,6 @@ std::uint64_t availableMemoryBytes()
     return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
-std::uint64_t matrixFreeCrossoverEntries(Precision precision)
-{
-    (void)precision;
-    return 0;
-}
-
-bool shouldUseMatrixFree(std::size_t rows, std::size_t cols, Precision precision, bool speedMatters)
-{
-    const double entries = static_cast<double>(rows) * static_cast<double>(cols);
-    const double bytes = entries * (precision == Precision::Fp32 ? 4.0 : 8.0);
-    if (bytes >= 1.8e19 || !fitsInMemory(static_cast<std::uint64_t>(bytes))) return true;
-    const std::uint64_t crossover = matrixFreeCrossoverEntries(precision);
-    return speedMatters && crossover > 0 && entries >= static_cast<double>(crossover);
-}
-
 bool fitsInMemory(std::uint64_t bytes)
 {
     const std::uint64_t available = availableMemoryBytes();

@@ -24,15 +24,5 @@ std::uint64_t availableMemoryBytes();
 // to the rest of the process and the machine).
 bool fitsInMemory(std::uint64_t bytes);
 
-// Rows x cols entries from which the matrix-free `mapreduce` is at least as fast
-// per iteration as the stored-matrix `fused` on the CPU (measured with `uot bench`,
-// docs/BENCHMARKS.md, map-reduce section). 0: never faster, memory decides alone.
-std::uint64_t matrixFreeCrossoverEntries(Precision precision);
-
-// Whether a point-cloud problem of rows x cols should be solved matrix-free on
-// the CPU: always when the stored kernel (rows x cols at the precision's entry
-// size) would not fit in memory (fitsInMemory); and, when speedMatters, from the
-// measured crossover size on.
-bool shouldUseMatrixFree(std::size_t rows, std::size_t cols, Precision precision, bool speedMatters);
 
 }  // namespace uot

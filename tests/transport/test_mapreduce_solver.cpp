@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/npy/npy_io.h"
+#include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/point_cloud_cost.h"
@@ -297,20 +298,22 @@ private slots:
         }
     }
 
-    // The switch the colour pipeline uses: a matrix that cannot fit (2^20 x 2^20
-    // fp32 is 4 TiB) always goes matrix-free; a small one only from the crossover.
+    // The switch `uot solve` and the colour pipeline use (the registry's): a matrix
+    // that cannot fit (2^20 x 2^20 fp32 is 4 TiB) goes matrix-free; a small one
+    // stays stored, as the CPU has no crossover (fused is faster where K fits).
     void matrixFreeDecision()
     {
-        QVERIFY(shouldUseMatrixFree(std::size_t(1) << 20, std::size_t(1) << 20, Precision::Fp32, false));
-        QVERIFY(shouldUseMatrixFree(std::size_t(1) << 22, std::size_t(1) << 21, Precision::Fp64, true));
-        QVERIFY(!shouldUseMatrixFree(100, 100, Precision::Fp32, false));
-        QVERIFY(!shouldUseMatrixFree(100, 100, Precision::Fp64, true));  // far below any crossover
-        const std::uint64_t crossover = matrixFreeCrossoverEntries(Precision::Fp32);
-        if (crossover > 0) {
-            const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(crossover))));
-            QVERIFY(shouldUseMatrixFree(side, side, Precision::Fp32, true));
-            QVERIFY(!shouldUseMatrixFree(side, side, Precision::Fp32, false) || !fitsInMemory(4ull * side * side));
+        const std::uint64_t memory = memoryForMatrix(DeviceKind::Cpu, 0);
+        if (memory > 0) {
+            QCOMPARE(matrixFreeInstead("auto", std::size_t(1) << 20, std::size_t(1) << 20, Precision::Fp32, memory)
+                         .value_or(""),
+                     std::string("mapreduce"));
+            QCOMPARE(matrixFreeInstead("auto", std::size_t(1) << 22, std::size_t(1) << 21, Precision::Fp64, memory)
+                         .value_or(""),
+                     std::string("mapreduce"));
         }
+        QVERIFY(!matrixFreeInstead("auto", 100, 100, Precision::Fp32, memory));
+        QVERIFY(!matrixFreeInstead("fused", 100, 100, Precision::Fp64, memory));  // far below any crossover
         // The largest squared distance of two clouds, against the analytic value.
         const double x[] = {0, 0, 1, 1}, y[] = {3, 4, -1, 0.5};  // d = 2: x0=(0,0) x1=(1,1); y0=(3,4) y1=(-1,0.5)
         QCOMPARE(maxSquaredDistance(x, 2, y, 2, 2, 1), 25.0);
