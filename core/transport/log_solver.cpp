@@ -14,6 +14,7 @@
 #include "core/transport/row_kernels.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/subnormal_flush.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -205,6 +206,7 @@ SolveResult solveLog(const UotProblem& problem, const SolveOptions& options, con
     const auto setupStart = Clock::now();
     validateSolveOptions(problem, options);
     SolveResult result;
+    const SubnormalFlushScope flushSubnormals(options.threads);
     result.solver = "log";
     result.mode = toString(options.mode);
     result.bytesPerIteration = bytes;

@@ -15,6 +15,7 @@
 #include "core/transport/mapreduce_kernels.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/subnormal_flush.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -272,6 +273,7 @@ SolveResult solveMapReduce(const UotProblem& problem, const SolveOptions& option
     const auto setupStart = Clock::now();
     validateSolveOptions(problem, options);
     requirePointClouds(problem);
+    const SubnormalFlushScope flushSubnormals(options.threads);
     SolveResult result;
     result.solver = "mapreduce";
     result.mode = toString(options.mode);

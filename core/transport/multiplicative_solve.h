@@ -10,6 +10,7 @@
 #include "core/transport/cpu_buffers.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/subnormal_flush.h"
 
 namespace uot {
 
@@ -23,6 +24,7 @@ SolveResult solveMultiplicative(const UotProblem& problem, const SolveOptions& o
     using Clock = std::chrono::steady_clock;
     const auto setupStart = Clock::now();
     validateSolveOptions(problem, options);
+    const SubnormalFlushScope flushSubnormals(options.threads);
     SolveResult result;
     result.solver = name;
     result.mode = toString(options.mode);

@@ -2,6 +2,8 @@
 // other: thread-count independence, warm start, cancellation, bad input,
 // underflow handling. (POT cross-checks: pot_crosscheck.py.)
 
+#include <omp.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -14,6 +16,7 @@
 #include "core/registry/solver_registry.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/subnormal_flush.h"
 #include "core/transport/uot_error.h"
 #include "tests/support/qt_checks.h"
 
@@ -106,6 +109,9 @@ private slots:
     void emptyProblemIsRejected();
     void smallEpsUnderflowIsHandled();
     void kernelMatrixHoldsNoSubnormals();
+    void flushScopeCoversTheTeamAndRestores();
+    void solvesFlushSubnormalsAndRestoreTheMode_data();
+    void solvesFlushSubnormalsAndRestoreTheMode();
 };
 
 // Every variant reproduces the float64 reference iterate for iterate, in
@@ -438,6 +444,67 @@ void TestCpuSolvers::kernelMatrixHoldsNoSubnormals()
     }
     QVERIFY(k32[2] > 0.0f && k32[3] == 0.0f);  // exp(-87) is normal in fp32, exp(-88) is not
     QVERIFY(k64[7] > 0.0 && k64[8] == 0.0);    // exp(-700) is normal in fp64, exp(-720) is not
+}
+
+// Products that underflow below the smallest normal number are flushed to 0
+// on the calling thread and on every thread of the team while a scope is
+// alive, and the previous (IEEE gradual underflow) mode is back afterwards.
+void TestCpuSolvers::flushScopeCoversTheTeamAndRestores()
+{
+#if !(defined(__SSE2__) || defined(__x86_64__))
+    QSKIP("no x86 floating-point control register on this target");
+#endif
+    const int threads = 2;
+    auto subnormalProducts = [&] {
+        int count = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : count)
+        {
+            volatile float tiny = 1e-30f, scale = 1e-10f;  // 1e-40 is subnormal in fp32
+            const float product = tiny * scale;
+            count += std::fpclassify(product) == FP_SUBNORMAL ? 1 : 0;
+        }
+        return count;
+    };
+    QVERIFY(!SubnormalFlushScope::callingThreadFlushes());
+    QCOMPARE(subnormalProducts(), threads);
+    {
+        const SubnormalFlushScope scope(threads);
+        QVERIFY(SubnormalFlushScope::callingThreadFlushes());
+        QCOMPARE(subnormalProducts(), 0);
+    }
+    QVERIFY(!SubnormalFlushScope::callingThreadFlushes());
+    QCOMPARE(subnormalProducts(), threads);
+}
+
+// Every CPU solver runs its iterations with subnormals flushed (a small-eps
+// pass ran at less than half speed without it) and leaves the caller's mode
+// as it found it.
+void TestCpuSolvers::solvesFlushSubnormalsAndRestoreTheMode_data()
+{
+    QTest::addColumn<QString>("variant");
+    for (const char* name : kVariants) QTest::newRow(name) << name;
+}
+
+void TestCpuSolvers::solvesFlushSubnormalsAndRestoreTheMode()
+{
+#if !(defined(__SSE2__) || defined(__x86_64__))
+    QSKIP("no x86 floating-point control register on this target");
+#endif
+    QFETCH(QString, variant);
+    RandomProblem rp(40, 30, 11);
+    int reports = 0, flushing = 0;
+    SolveControl control;
+    control.onProgress = [&](const SolveProgress&) {
+        ++reports;
+        flushing += SubnormalFlushScope::callingThreadFlushes() ? 1 : 0;
+    };
+    SolveOptions options = fixedIterations(20, Precision::Fp32, 2);
+    options.checkEvery = 1;
+    const SolveResult r = createSolver(variant.toStdString())->solve(rp.problem, options, control);
+    QVERIFY(r.status == NumericalStatus::Ok);
+    QVERIFY(reports > 0);
+    QCOMPARE(flushing, reports);
+    QVERIFY(!SubnormalFlushScope::callingThreadFlushes());
 }
 
 QTEST_APPLESS_MAIN(TestCpuSolvers)
