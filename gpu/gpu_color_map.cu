@@ -147,8 +147,10 @@ struct ComposeParams {
     int srcChannels, outChannels;
     bool copyAlpha;
     float maxValue;
-    // smoothed field
+    // smoothed field: 6 coefficients per node (lightness guide: d = a g + b) or
+    // 12 (colour guide: d = A c + b, A row-major then b)
     bool smoothed;
+    bool colorGuided;
     int subsample, lowWidth, lowHeight;
     // LUT
     int lutSize;
@@ -171,12 +173,20 @@ __global__ void composeKernel(ComposeParams prm, const float* __restrict__ color
         const color_detail::Bilinear by = color_detail::bilinearAt(y, prm.subsample, prm.lowHeight);
         const color_detail::Bilinear bx = color_detail::bilinearAt(x, prm.subsample, prm.lowWidth);
         const std::size_t wl = static_cast<std::size_t>(prm.lowWidth);
-        const float* r00 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i0) * 6;
-        const float* r10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * 6;
-        const float* r01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * 6;
-        const float* r11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * 6;
-        const float g = color_detail::guideOf(prm.space, c);
-        for (int k = 0; k < 3; ++k) {
+        const std::size_t len = prm.colorGuided ? 12 : 6;
+        const float* r00 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i0) * len;
+        const float* r10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * len;
+        const float* r01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * len;
+        const float* r11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * len;
+        auto at = [&](int k) {
+            const float v0 = r00[k] + by.w * (r10[k] - r00[k]);
+            const float v1 = r01[k] + by.w * (r11[k] - r01[k]);
+            return v0 + bx.w * (v1 - v0);
+        };
+        const float g = prm.colorGuided ? 0.0f : color_detail::guideOf(prm.space, c);
+        for (int k = 0; k < 3 && prm.colorGuided; ++k)
+            d[k] = at(3 * k) * c[0] + at(3 * k + 1) * c[1] + at(3 * k + 2) * c[2] + at(9 + k);
+        for (int k = 0; k < 3 && !prm.colorGuided; ++k) {
             const float a0 = r00[k] + by.w * (r10[k] - r00[k]);
             const float a1 = r01[k] + by.w * (r11[k] - r01[k]);
             const float b0 = r00[3 + k] + by.w * (r10[3 + k] - r00[3 + k]);
@@ -441,8 +451,6 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
 {
     Impl& m = *m_impl;
     if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::compose: no source set");
-    if (field.colorGuided)
-        throw Error(ErrorCode::Unavailable, "ColorMapper::compose: colour-guided fields are composed on the CPU only");
     if (result.width != m.width || result.height != m.height || (result.channels != 3 && result.channels != 4))
         throw Error(ErrorCode::InvalidArgument, "compose: the result must have the source's size and 3 or 4 channels");
     validateImage(result, "result");
@@ -466,7 +474,11 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
     prm.copyAlpha = result.channels == 4 && m.channels == 4 && m.depth == result.depth;
     prm.maxValue = result.depth == 16 ? 65535.0f : 255.0f;
     prm.smoothed = field.smoothed;
+    prm.colorGuided = field.colorGuided;
     if (field.smoothed) {
+        const std::size_t len = field.colorGuided ? 12 : 6;
+        if (field.coefficients.size() != len * static_cast<std::size_t>(field.lowWidth) * field.lowHeight)
+            throw Error(ErrorCode::InvalidArgument, "compose: the field's coefficients do not match its size");
         prm.subsample = field.subsample;
         prm.lowWidth = field.lowWidth;
         prm.lowHeight = field.lowHeight;

@@ -53,13 +53,17 @@ public:
     // al.'s guided filter (radius and eps of `settings`) on the device; the
     // coefficients are downloaded into the returned field (host memory, about
     // 24 / subsample^2 bytes per pixel). Matches the CPU to float rounding.
+    // The lightness guide only: for the colour and split guides it throws
+    // Unavailable, and the caller fits the field on the host from the block means
+    // (a low-resolution step) and composes it here.
     DisplacementField computeField(const DisplacementLut& lut, const MappingSettings& settings) override;
 
     // True after a successful setSource().
     bool hasSource() const override;
 
     // The composition of composeMapped() for the source given to setSource():
-    // displacement from `field` (when field.smoothed) or from `lut`, then
+    // displacement from `field` (when field.smoothed; lightness- or colour-guided)
+    // or from `lut`, then
     // strength, preserve luminance and gamut of `settings`, sRGB encoding into
     // `result` (host memory; the source's size, 3 or 4 channels, 8 or 16 bit;
     // alpha copied from the source when both have it and the depths match).

@@ -78,10 +78,6 @@ Image RecolorPipeline::render(const PipelineControl& control)
     s.mapNote.clear();
     s.stats.gpuSourceSeconds = s.stats.gpuComposeSeconds = 0;
     DeviceColorMapper* mapper = useGpuMapper(s);
-    if (mapper && sub > 0 && ms.smoothGuide != SmoothingGuide::Lightness) {
-        addNote(s.mapNote, "the colour-guided smoothing runs on the CPU: mapped on the CPU");
-        mapper = nullptr;
-    }
     const WorkingSpace space = s.settings.space;
     const bool upload = mapper && (!s.gpuSourceValid || s.gpuSpace != space);
     if (upload) s.gpuSourceValid = false;
@@ -152,7 +148,10 @@ Image RecolorPipeline::render(const PipelineControl& control)
     if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
         checkCancel(control);
         bool done = false;
-        if (mapper && sub > 0) {
+        // The device fits the lightness-guided field; the colour and split guides
+        // are fitted here from the block means (low resolution: a small share of
+        // the mapping), and the device composes either.
+        if (mapper && sub > 0 && ms.smoothGuide == SmoothingGuide::Lightness) {
             try {
                 s.field = mapper->computeField(s.lut, ms);
                 done = true;

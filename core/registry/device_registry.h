@@ -53,7 +53,8 @@ public:
     virtual LowResolution setSource(const Image& source, WorkingSpace space, int subsample) = 0;
     // Block means of the kept source (subsample >= 1), without uploading it again.
     virtual LowResolution blockMeans(int subsample) = 0;
-    // computeDisplacementField(lut, block means, settings) on the device.
+    // computeDisplacementField(lut, block means, settings) on the device; a
+    // backend may support only some guides and throw Unavailable for the others.
     virtual DisplacementField computeField(const DisplacementLut& lut, const MappingSettings& settings) = 0;
     virtual bool hasSource() const = 0;
     // composeMapped() of the kept source into `result` (host memory).

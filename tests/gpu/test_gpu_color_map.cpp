@@ -121,6 +121,7 @@ struct Case {
     GamutMode gamut;
     bool smooth;
     double strength;
+    SmoothingGuide guide = SmoothingGuide::Lightness;
 };
 
 void runCase(const Case& c, gpu::ColorMapper& mapper)
@@ -130,7 +131,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     std::vector<float> colors(src.pixelCount() * 3);
     imageToSpace(src, c.space, colors.data());
     MappingSettings ms;
-    ms.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
+    ms.smoothGuide = c.guide;
     ms.strength = c.strength;
     ms.preserveLuminance = c.keepL;
     ms.gamut = c.gamut;
@@ -160,10 +161,16 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     Image gpuOut = Image::allocate(w, h, outChannels, c.depth);
     mapper.compose(lut, field, ms, gpuOut);
     const Diff d = compare(cpu, gpuOut);
-    // The whole GPU chain (block means and guided filter on the device).
+    if (sub > 0) QCOMPARE(field.colorGuided, c.guide != SmoothingGuide::Lightness);
+    // The whole GPU chain (block means and guided filter on the device). The
+    // device fits lightness-guided fields only; the colour and split guides are
+    // fitted on the host (the pipeline does so) and must say so, not guess.
     Image chain = Image::allocate(w, h, outChannels, c.depth);
-    const DisplacementField gpuField = sub > 0 ? mapper.computeField(lut, ms) : DisplacementField{};
-    if (sub > 0) {
+    if (sub > 0 && c.guide != SmoothingGuide::Lightness)
+        UOT_QVERIFY_THROWS_WITH(mapper.computeField(lut, ms), "colour guide");
+    const bool deviceField = sub > 0 && c.guide == SmoothingGuide::Lightness;
+    const DisplacementField gpuField = deviceField ? mapper.computeField(lut, ms) : field;
+    if (deviceField) {
         QVERIFY(gpuField.smoothed && gpuField.lowWidth == field.lowWidth && gpuField.lowHeight == field.lowHeight &&
                   gpuField.coefficients.size() == field.coefficients.size());
         // Coefficients: a (per guide unit) and b (working-space units); relative to the field's scale.
@@ -178,10 +185,10 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     mapper.compose(lut, gpuField, ms, chain);
     const Diff dc = compare(cpu, chain);
     const int tol = c.depth == 16 ? 4 : 1;
-    std::printf("  %-10s ch %d depth %2d keepL %d gamut %-8s smooth %d strength %.1f: max |gpu-cpu| %d (chain %d), mean %.4f, "
-                "block means %.2g\n",
+    std::printf("  %-10s ch %d depth %2d keepL %d gamut %-8s smooth %d (%s) strength %.1f: max |gpu-cpu| %d (chain %d), "
+                "mean %.4f, block means %.2g\n",
                 toString(c.space).c_str(), c.channels, c.depth, c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0,
-                c.strength, d.maxAbs, dc.maxAbs, d.meanAbs, lowErr);
+                toString(c.guide).c_str(), c.strength, d.maxAbs, dc.maxAbs, d.meanAbs, lowErr);
     UOT_QVERIFY_MSG(d.maxAbs <= tol, "max difference " + std::to_string(d.maxAbs));
     UOT_QVERIFY_MSG(dc.maxAbs <= tol, "chain max difference " + std::to_string(dc.maxAbs));
     // The mapping must do something (a test that cannot fail is no test): the result differs from the source.
@@ -200,21 +207,33 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
 class TestGpuColorMap : public QObject {
     Q_OBJECT
 private slots:
+    void pipeline_falls_back_or_runs_on_gpu_data();
     void pipeline_falls_back_or_runs_on_gpu();
     void gpu_mapping_matches_cpu_data();
     void gpu_mapping_matches_cpu();
     void gpu_mapping_rejects_bad_calls();
 };
 
+void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu_data()
+{
+    QTest::addColumn<int>("guide");  // SmoothingGuide
+    QTest::newRow("default guide") << int(MappingSettings{}.smoothGuide);
+    QTest::newRow("lightness") << int(SmoothingGuide::Lightness);
+    QTest::newRow("color") << int(SmoothingGuide::Color);
+}
+
 void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
 {
-    // Runs with and without a device: gpu-fused either solves and maps on the GPU,
-    // or falls back to the CPU with a note and gives exactly the CPU result.
+    // Runs with and without a device: gpu-fused either solves and maps on the GPU
+    // (every guide: the colour and split fields are fitted on the host and
+    // composed on the device), or falls back to the CPU with a note and gives
+    // exactly the CPU result.
+    QFETCH(int, guide);
     const Image src = syntheticImage(301, 203, 3, 8, 1);
     const Image ref = syntheticImage(257, 191, 3, 8, 2);
     RecolorSettings settings;
     settings.palette.size = 512;
-    settings.mapping.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
+    settings.mapping.smoothGuide = SmoothingGuide(guide);
     settings.transport.solver = "fused";
     RecolorPipeline cpuPipeline(settings);
     cpuPipeline.setSource(src);
@@ -254,6 +273,7 @@ void TestGpuColorMap::gpu_mapping_matches_cpu_data()
     QTest::addColumn<int>("gamut");  // GamutMode
     QTest::addColumn<bool>("smooth");
     QTest::addColumn<double>("strength");
+    QTest::addColumn<int>("guide");  // SmoothingGuide
     const Case cases[] = {
         {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0},
         {WorkingSpace::Lab, 3, 8, true, GamutMode::Compress, true, 1.0},
@@ -267,11 +287,18 @@ void TestGpuColorMap::gpu_mapping_matches_cpu_data()
         {WorkingSpace::LinearRgb, 4, 16, true, GamutMode::Clip, true, 1.0},
         {WorkingSpace::Lab, 4, 8, false, GamutMode::Compress, true, 0.0},
         {WorkingSpace::Lab, 3, 16, false, GamutMode::Compress, true, 0.0},
+        // The colour and split guides (the default): fitted on the host, composed on the device.
+        {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Split},
+        {WorkingSpace::Lab, 4, 16, true, GamutMode::Clip, true, 0.7, SmoothingGuide::Split},
+        {WorkingSpace::Oklab, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Split},
+        {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Color},
+        {WorkingSpace::LinearRgb, 4, 8, true, GamutMode::Compress, true, 1.0, SmoothingGuide::Color},
+        {WorkingSpace::Lab, 1, 16, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Split},
     };
     for (const Case& c : cases)
-        QTest::addRow("%s ch%d %dbit keepL%d %s smooth%d strength%.1f", toString(c.space).c_str(), c.channels, c.depth,
-                      c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0, c.strength)
-            << int(c.space) << c.channels << c.depth << c.keepL << int(c.gamut) << c.smooth << c.strength;
+        QTest::addRow("%s ch%d %dbit keepL%d %s smooth%d strength%.1f %s", toString(c.space).c_str(), c.channels, c.depth,
+                      c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0, c.strength, toString(c.guide).c_str())
+            << int(c.space) << c.channels << c.depth << c.keepL << int(c.gamut) << c.smooth << c.strength << int(c.guide);
 }
 
 void TestGpuColorMap::gpu_mapping_matches_cpu()
@@ -284,8 +311,9 @@ void TestGpuColorMap::gpu_mapping_matches_cpu()
     QFETCH(int, gamut);
     QFETCH(bool, smooth);
     QFETCH(double, strength);
+    QFETCH(int, guide);
     gpu::ColorMapper mapper(0);
-    runCase({WorkingSpace(space), channels, depth, keepL, GamutMode(gamut), smooth, strength}, mapper);
+    runCase({WorkingSpace(space), channels, depth, keepL, GamutMode(gamut), smooth, strength, SmoothingGuide(guide)}, mapper);
 }
 
 void TestGpuColorMap::gpu_mapping_rejects_bad_calls()
@@ -297,6 +325,12 @@ void TestGpuColorMap::gpu_mapping_rejects_bad_calls()
     const Image src = syntheticImage(11, 9, 3, 8, 1);
     mapper.setSource(src, WorkingSpace::Lab, 0);
     UOT_QVERIFY_THROWS_WITH(mapper.compose(DisplacementLut{}, DisplacementField{}, MappingSettings{}, out), "size");
+    DisplacementField bad;  // a colour-guided field with a lightness field's coefficient count
+    bad.smoothed = bad.colorGuided = true;
+    bad.width = 11, bad.height = 9, bad.subsample = 4, bad.lowWidth = 3, bad.lowHeight = 3;
+    bad.coefficients.assign(6 * 9, 0.0f);
+    Image sameSize = Image::allocate(11, 9, 3, 8);
+    UOT_QVERIFY_THROWS_WITH(mapper.compose(DisplacementLut{}, bad, MappingSettings{}, sameSize), "coefficients");
     UOT_QVERIFY_THROWS_WITH(gpu::ColorMapper(999), "does not exist");
 }
 

@@ -192,19 +192,20 @@ private slots:
     // Issue 10 item 6: the status says whether the result converged, held against the
     // tolerance, or that the iteration cap was reached.
     // The status line after a run with a GPU note says which part ran where: a GPU
-    // solve whose mapping moved to the CPU (the colour-guided smoothing) used the
-    // GPU, so it must not read "the GPU could not be used".
+    // solve whose mapping moved to the CPU (the device mapping failed) used the
+    // GPU, so it must not read "the GPU could not be used". (The note is the one the
+    // pipeline gives when the device mapping fails half-way.)
     void gpuNoticeSaysWhichPartRanWhere()
     {
         uot::PipelineStats stats;
         QVERIFY(gpuNotice(stats).isEmpty());
-        stats.gpuNote = "the colour-guided smoothing runs on the CPU: mapped on the CPU";
+        stats.gpuNote = "the GPU mapping failed (out of device memory): mapped on the CPU";
         stats.solvedOnGpu = true;
         stats.mappedOnGpu = false;
         const QString mappedOnCpu = gpuNotice(stats);
         QVERIFY2(mappedOnCpu.startsWith("Solved on the GPU, mapped on the CPU"), qPrintable(mappedOnCpu));
         QVERIFY(!mappedOnCpu.contains("could not be used"));
-        QVERIFY(mappedOnCpu.contains("colour-guided"));
+        QVERIFY(mappedOnCpu.contains("GPU mapping failed"));
         stats.solvedOnGpu = false;
         stats.gpuNote = "GPU unavailable (no driver): solved on the CPU with 'fused'";
         QVERIFY(gpuNotice(stats).startsWith("The GPU could not be used: GPU unavailable"));
