@@ -17,6 +17,14 @@ struct MapReduceConfig {
     int polyEvery = 0;
     // Load the next tile of the other side into registers while reducing the current one.
     bool prefetch = true;
+    // Work schedule of a pass (gpu/mapreduce_schedule.h): true, balanced (stream-K:
+    // the resident blocks, equal shares of (row block, tile) units); false, the
+    // split grid of row blocks x column splits of session 19 (for comparison).
+    bool balanced = true;
+    // Balanced schedule only: blocks to launch; 0 (default) is every block slot
+    // that is resident at once (occupancy API). Tests set a few to make the
+    // blocks' ranges cross row blocks on small problems.
+    int blocks = 0;
 };
 
 // Empty when the configuration is supported, else what is wrong, for a person.
@@ -25,6 +33,8 @@ inline std::string mapReduceConfigProblem(const MapReduceConfig& c)
     const int p = c.polyEvery;
     if (p != 0 && p != 6 && p != 8 && p != 10 && p != 12 && p != 16 && p != 32)
         return "gpu-mapreduce: polyEvery must be 0, 6, 8, 10, 12, 16 or 32";
+    if (c.blocks < 0 || c.blocks > 1 << 20)
+        return "gpu-mapreduce: blocks must be 0 (the resident slots) or a count up to 2^20";
     return {};
 }
 
