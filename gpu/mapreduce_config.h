@@ -8,6 +8,13 @@
 
 namespace uot::gpu {
 
+// How a pass divides its (row block, column tile) units among thread blocks
+// (gpu/mapreduce_schedule.h): split is the grid of row blocks x column splits
+// of session 19; stream-K launches every resident block slot with shares that
+// differ by one unit; balanced (default) gives whole equal shares, as small as
+// the resident slots allow.
+enum class MapReduceWork { Split = 0, StreamK = 1, Balanced = 2 };
+
 // The defaults are the fastest measured on the H100 at 65536^2 (docs/BENCHMARKS.md,
 // map-reduce): every polynomial share was 0.7-6 % slower than none (1/32 within
 // the run-to-run noise), the prefetch 2.7 % faster.
@@ -17,13 +24,11 @@ struct MapReduceConfig {
     int polyEvery = 0;
     // Load the next tile of the other side into registers while reducing the current one.
     bool prefetch = true;
-    // Work schedule of a pass (gpu/mapreduce_schedule.h): true, balanced (stream-K:
-    // the resident blocks, equal shares of (row block, tile) units); false, the
-    // split grid of row blocks x column splits of session 19 (for comparison).
-    bool balanced = true;
-    // Balanced schedule only: blocks to launch; 0 (default) is every block slot
-    // that is resident at once (occupancy API). Tests set a few to make the
-    // blocks' ranges cross row blocks on small problems.
+    // Work schedule of a pass (gpu/mapreduce_schedule.h).
+    MapReduceWork schedule = MapReduceWork::Balanced;
+    // Balanced and stream-K schedules: the block slots to share the work among;
+    // 0 (default) is every block slot resident at once (occupancy API). Tests set
+    // a few to make the blocks' ranges cross row blocks on small problems.
     int blocks = 0;
 };
 
@@ -33,6 +38,9 @@ inline std::string mapReduceConfigProblem(const MapReduceConfig& c)
     const int p = c.polyEvery;
     if (p != 0 && p != 6 && p != 8 && p != 10 && p != 12 && p != 16 && p != 32)
         return "gpu-mapreduce: polyEvery must be 0, 6, 8, 10, 12, 16 or 32";
+    if (c.schedule != MapReduceWork::Split && c.schedule != MapReduceWork::StreamK &&
+        c.schedule != MapReduceWork::Balanced)
+        return "gpu-mapreduce: schedule must be split, stream-K or balanced";
     if (c.blocks < 0 || c.blocks > 1 << 20)
         return "gpu-mapreduce: blocks must be 0 (the resident slots) or a count up to 2^20";
     return {};

@@ -11,15 +11,20 @@
 // into a slot of its own: slots 0 .. segments(r) - 1 of row block r, laid out as
 // partial[slot * ownCount + row]; the finalize step merges the slots of each row.
 //
-// Two schedules:
-//  - balanced (stream-K): exactly the block slots that are resident at once (from
-//    the occupancy of the kernels), each with an equal share of the units (the
-//    shares differ by at most one unit); a range may cross row-block boundaries,
-//    so a block may write several partials;
+// Three schedules (gpu/mapreduce_config.h, MapReduceWork):
+//  - balanced (default): shares of q = ceil(units / slots) whole units, in
+//    ceil(units / q) blocks, where slots is every block slot resident at once
+//    (the occupancy of the kernels): the largest share is as small as any
+//    schedule of the resident slots allows, and every block but the last has
+//    exactly that share; ranges cross row-block boundaries, so a block may write
+//    several partials;
+//  - stream-K: exactly `slots` blocks with shares that differ by at most one unit
+//    (floor or ceil of units / slots). When a share is a few units, an SM that
+//    receives only the larger shares does up to 1/share more than the mean;
 //  - split: a grid of row blocks x column splits of whole tiles (the schedule of
-//    session 19, kept for comparison): each block one row block, one partial.
-//    Its block count is rounded to whole tiles per split and, when the row blocks
-//    outnumber the resident slots, runs in several waves.
+//    session 19): each block one row block, one partial. Its share is rounded to
+//    whole tiles per split and, when the row blocks outnumber the resident slots,
+//    it runs in several waves.
 
 #include <algorithm>
 #include <cstddef>
@@ -40,8 +45,9 @@ struct MapReduceSchedule {
     std::uint64_t tiles = 1;      // tiles of the other side (units per row block)
     int rowsPerBlock = 1;         // own points per row block
     int blocks = 1;               // blocks launched (a 1-D grid)
-    int splitTiles = 0;           // split schedule: tiles per split; 0: balanced
-    int splits = 1;               // split schedule: splits per row block
+    std::uint64_t share = 0;      // balanced: units per block (the last block: the rest); 0: not balanced
+    int splitTiles = 0;           // split: tiles per split; 0: not split
+    int splits = 1;               // split: splits per row block
     int maxSegments = 1;          // the most slots of any row block (scratch: maxSegments x ownCount)
 
     UOT_MAPREDUCE_HD std::uint64_t units() const { return rowBlocks * tiles; }
@@ -49,22 +55,26 @@ struct MapReduceSchedule {
     // The units [begin, end) of block b.
     UOT_MAPREDUCE_HD void range(int b, std::uint64_t& begin, std::uint64_t& end) const
     {
-        if (splitTiles == 0) {
+        if (share != 0) {
+            begin = std::uint64_t(b) * share;
+            end = begin + share < units() ? begin + share : units();
+        } else if (splitTiles == 0) {  // stream-K
             begin = units() * std::uint64_t(b) / std::uint64_t(blocks);
             end = units() * std::uint64_t(b + 1) / std::uint64_t(blocks);
-            return;
+        } else {
+            // Block b = split * rowBlocks + row block (row blocks vary fastest, as the
+            // former 2-D grid launched them).
+            const std::uint64_t row = std::uint64_t(b) % rowBlocks, split = std::uint64_t(b) / rowBlocks;
+            const std::uint64_t first = split * std::uint64_t(splitTiles);
+            begin = row * tiles + first;
+            end = row * tiles + (first + splitTiles < tiles ? first + splitTiles : tiles);
         }
-        // Block b = split * rowBlocks + row block (row blocks vary fastest, as the
-        // former 2-D grid launched them).
-        const std::uint64_t row = std::uint64_t(b) % rowBlocks, split = std::uint64_t(b) / rowBlocks;
-        const std::uint64_t first = split * std::uint64_t(splitTiles);
-        begin = row * tiles + first;
-        end = row * tiles + (first + splitTiles < tiles ? first + splitTiles : tiles);
     }
 
     // The block whose range holds unit u.
     UOT_MAPREDUCE_HD int blockOf(std::uint64_t u) const
     {
+        if (share != 0) return static_cast<int>(u / share);
         if (splitTiles == 0) return static_cast<int>(((u + 1) * std::uint64_t(blocks) - 1) / units());
         return static_cast<int>((u % tiles) / std::uint64_t(splitTiles) * rowBlocks + u / tiles);
     }
@@ -94,11 +104,32 @@ inline MapReduceSchedule shape(std::size_t ownCount, std::size_t otherCount, int
     s.tiles = std::max<std::uint64_t>(1, (otherCount + tileSize - 1) / tileSize);
     return s;
 }
+
+inline void countSegments(MapReduceSchedule& s)
+{
+    s.maxSegments = 1;
+    for (std::uint64_t r = 0; r < s.rowBlocks; ++r) s.maxSegments = std::max(s.maxSegments, s.segments(r));
+}
 }  // namespace schedule_detail
 
-// The balanced (stream-K) schedule: min(residentSlots, units) blocks of equal shares.
+// The balanced schedule: whole shares of ceil(units / residentSlots) units.
 inline MapReduceSchedule balancedMapReduceSchedule(std::size_t ownCount, std::size_t otherCount, int rowsPerBlock,
                                                    int tileSize, int residentSlots)
+{
+    MapReduceSchedule s = schedule_detail::shape(ownCount, otherCount, rowsPerBlock, tileSize);
+    const std::uint64_t units = s.units();
+    const std::uint64_t shared = std::min<std::uint64_t>(std::max(residentSlots, 1), units);
+    s.share = (units + shared - 1) / shared;
+    const std::uint64_t blocks = (units + s.share - 1) / s.share;  // <= shared
+    if (units > (std::uint64_t(1) << 62)) throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce: too many points");
+    s.blocks = static_cast<int>(blocks);
+    schedule_detail::countSegments(s);
+    return s;
+}
+
+// The stream-K schedule: min(residentSlots, units) blocks, shares differing by at most one unit.
+inline MapReduceSchedule streamKMapReduceSchedule(std::size_t ownCount, std::size_t otherCount, int rowsPerBlock,
+                                                  int tileSize, int residentSlots)
 {
     MapReduceSchedule s = schedule_detail::shape(ownCount, otherCount, rowsPerBlock, tileSize);
     const std::uint64_t units = s.units();
@@ -106,8 +137,7 @@ inline MapReduceSchedule balancedMapReduceSchedule(std::size_t ownCount, std::si
     if (units > (std::uint64_t(1) << 62) / blocks)
         throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce: too many points for one launch");
     s.blocks = static_cast<int>(blocks);
-    s.maxSegments = 1;
-    for (std::uint64_t r = 0; r < s.rowBlocks; ++r) s.maxSegments = std::max(s.maxSegments, s.segments(r));
+    schedule_detail::countSegments(s);
     return s;
 }
 

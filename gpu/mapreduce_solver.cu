@@ -249,7 +249,7 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
         std::ostringstream key;
         key << M << ' ' << N << ' ' << d << ' ' << std::hexfloat << st.s2 << ' ' << st.sideX.exponent << ' '
             << st.sideY.exponent << ' ' << product << ' ' << st.config.polyEvery << ' ' << st.config.prefetch << ' '
-            << st.config.balanced << ' ' << st.config.blocks << ' ' << st.translate << ' ' << st.translation.ra << ' '
+            << static_cast<int>(st.config.schedule) << ' ' << st.config.blocks << ' ' << st.translate << ' ' << st.translation.ra << ' '
             << st.translation.rb << ' ' << st.translation.cs << ' ' << st.translation.ct << ' '
             << static_cast<const void*>(st.translationState.get());
         if (key.str() != st.graphKey) {

@@ -50,23 +50,24 @@ struct LargeCloud {
 inline double termsPerIteration(std::size_t m, std::size_t n) { return 2.0 * double(m) * double(n); }
 inline double flopsPerTerm(std::size_t d) { return 2.0 * double(d) + 3.0; }
 
-// "p16f1": polyEvery 16, prefetch on (gpu/mapreduce_config.h); an optional
-// "s0" selects the split schedule of session 19 ("s1", the default: balanced),
-// and "bN" launches N blocks (balanced schedule), e.g. p0f1s0, p0f1s1b7.
+// "p16f1": polyEvery 16, prefetch on (gpu/mapreduce_config.h); an optional "sK"
+// picks the schedule (gpu::MapReduceWork: s0 split, the schedule of session 19;
+// s1 stream-K; s2 balanced, the default) and "bN" shares the work among N block
+// slots (stream-K and balanced), e.g. p0f1s0, p0f1s2b7.
 inline gpu::MapReduceConfig parseMapReduceConfig(const std::string& text)
 {
     gpu::MapReduceConfig c;
-    int prefetch = 1, balanced = 1, consumed = 0;
+    int prefetch = 1, schedule = static_cast<int>(c.schedule), consumed = 0;
     const bool ok = std::sscanf(text.c_str(), "p%df%d%n", &c.polyEvery, &prefetch, &consumed) == 2;
     const char* rest = text.c_str() + consumed;
     int more = 0;
-    if (ok && *rest == 's' && std::sscanf(rest, "s%d%n", &balanced, &more) == 1) rest += more;
+    if (ok && *rest == 's' && std::sscanf(rest, "s%d%n", &schedule, &more) == 1) rest += more;
     if (ok && *rest == 'b' && std::sscanf(rest, "b%d%n", &c.blocks, &more) == 1) rest += more;
     if (!ok || *rest != '\0')
-        throw Error(ErrorCode::InvalidArgument, "gpu_bench: a map-reduce configuration reads pPOLYfPREFETCH[sBALANCED][bBLOCKS], "
+        throw Error(ErrorCode::InvalidArgument, "gpu_bench: a map-reduce configuration reads pPOLYfPREFETCH[sSCHEDULE][bBLOCKS], "
                                                 "e.g. p0f1s0, not '" + text + "'");
     c.prefetch = prefetch != 0;
-    c.balanced = balanced != 0;
+    c.schedule = static_cast<gpu::MapReduceWork>(schedule);
     const std::string problem = gpu::mapReduceConfigProblem(c);
     if (!problem.empty()) throw Error(ErrorCode::InvalidArgument, problem);
     return c;
@@ -75,7 +76,7 @@ inline gpu::MapReduceConfig parseMapReduceConfig(const std::string& text)
 inline std::string configLabel(const gpu::MapReduceConfig& c)
 {
     return "gpu-mapreduce[p" + std::to_string(c.polyEvery) + "f" + std::to_string(c.prefetch ? 1 : 0) + "s" +
-           std::to_string(c.balanced ? 1 : 0) + (c.blocks > 0 ? "b" + std::to_string(c.blocks) : std::string()) + "]";
+           std::to_string(static_cast<int>(c.schedule)) + (c.blocks > 0 ? "b" + std::to_string(c.blocks) : std::string()) + "]";
 }
 
 // configs: the gpu-mapreduce variants to time (empty: the default one); gpu-fused

@@ -273,11 +273,11 @@ inline CheckOutcome checkRefusalsAndCancel()
 }
 
 // The work schedules of a pass (gpu/mapreduce_schedule.h) where blocks' ranges
-// cross row blocks: the balanced schedule with a few blocks (several blocks'
-// partials per row, several row blocks per block, in both passes), with every
-// block slot, and the split schedule; at eps 0.05 (fast passes) and 1e-3 (exact
-// passes too), and in d = 8 (other rows per block). Against the float64 solvers
-// exactly as the checks above.
+// cross row blocks: balanced and stream-K with a few block slots (several
+// blocks' partials per row, several row blocks per block, in both passes), with
+// every resident slot, and the split schedule; at eps 0.05 (fast passes) and
+// 1e-3 (exact passes too), and in d = 8 (other rows per block). Against the
+// float64 solvers exactly as the checks above.
 struct ScheduleCase {
     CloudCase cloud;
     gpu::MapReduceConfig config;
@@ -286,26 +286,30 @@ struct ScheduleCase {
 
 inline std::vector<ScheduleCase> scheduleCases()
 {
-    const auto config = [](bool balanced, int blocks) {
+    using gpu::MapReduceWork;
+    const auto config = [](MapReduceWork schedule, int blocks) {
         gpu::MapReduceConfig c;
-        c.balanced = balanced;
+        c.schedule = schedule;
         c.blocks = blocks;
         return c;
     };
     const auto ones = ReferenceMeasure::Ones;
     // 2500 x 1800, d = 3 (1024 rows and 256 columns a unit): the row pass has 3 x 8
-    // units, the column pass 2 x 10; 7 blocks take 3 or 4 units, across row blocks.
+    // units, the column pass 2 x 10. Balanced over 5 slots: shares of 5 and 4
+    // units; stream-K over 7: shares of 3 or 4; both cross row blocks.
     const CloudCase mid{"2500x1800 d3", 2500, 1800, 3, 0.05, 1.0, 1.0, ones};
-    // 1100 x 700 at eps 1e-3: 2 x 3 and 1 x 5 units over 4 blocks.
+    // 1100 x 700 at eps 1e-3: 2 x 3 and 1 x 5 units over 4 slots.
     const CloudCase smallEps{"1100x700 d3 eps 0.001", 1100, 700, 3, 1e-3, 1.0, 1.0, ones};
-    // d = 8 (512 rows a unit): 6 x 1 and 1 x 12 units over 5 blocks.
+    // d = 8 (512 rows a unit): 6 x 1 and 1 x 12 units over 5 slots.
     const CloudCase wide{"3000x37 d8 tauA inf tauB 0.7", 3000, 37, 8, 0.05, kInfinity, 0.7, ones};
-    return {{mid, config(true, 7), "balanced, 7 blocks"},
-            {mid, config(true, 0), "balanced, every resident slot"},
-            {mid, config(false, 0), "split schedule"},
-            {smallEps, config(true, 4), "balanced, 4 blocks"},
-            {smallEps, config(false, 0), "split schedule"},
-            {wide, config(true, 5), "balanced, 5 blocks"}};
+    return {{mid, config(MapReduceWork::Balanced, 5), "balanced, 5 slots"},
+            {mid, config(MapReduceWork::StreamK, 7), "stream-K, 7 slots"},
+            {mid, config(MapReduceWork::Balanced, 0), "balanced, every resident slot"},
+            {mid, config(MapReduceWork::Split, 0), "split"},
+            {smallEps, config(MapReduceWork::Balanced, 4), "balanced, 4 slots"},
+            {smallEps, config(MapReduceWork::StreamK, 4), "stream-K, 4 slots"},
+            {smallEps, config(MapReduceWork::Split, 0), "split"},
+            {wide, config(MapReduceWork::Balanced, 5), "balanced, 5 slots"}};
 }
 
 inline CheckOutcome checkSchedule(const ScheduleCase& c)

@@ -83,18 +83,20 @@ private slots:
 
     // Every (row block, tile) unit belongs to exactly one block, blockOf inverts
     // the ranges, the blocks meeting a row block hold distinct slots below
-    // segments(r) <= maxSegments, and the balanced shares differ by at most one.
+    // segments(r) <= maxSegments; stream-K launches every slot with shares that
+    // differ by at most one unit, balanced no more blocks than slots and a largest
+    // share of ceil(units / slot count).
     void scheduleCoversEveryUnitOnce_data()
     {
-        QTest::addColumn<bool>("balanced");
+        QTest::addColumn<int>("kind");  // gpu::MapReduceWork
         QTest::addColumn<qulonglong>("own");
         QTest::addColumn<qulonglong>("other");
         QTest::addColumn<int>("rowsPerBlock");
         QTest::addColumn<int>("resident");
-        for (const bool balanced : {true, false}) {
-            const char* kind = balanced ? "balanced" : "split";
+        for (const int kind : {0, 1, 2}) {
+            const char* names[] = {"split", "stream-K", "balanced"};
             const auto row = [&](const char* name, qulonglong own, qulonglong other, int rows, int resident) {
-                QTest::addRow("%s %s", kind, name) << balanced << own << other << rows << resident;
+                QTest::addRow("%s %s", names[kind], name) << kind << own << other << rows << resident;
             };
             row("65536^2, 660 slots", 65536, 65536, 1024, 660);
             row("16384^2, 660 slots", 16384, 16384, 1024, 660);
@@ -110,20 +112,23 @@ private slots:
     void scheduleCoversEveryUnitOnce()
     {
         using uot::gpu::detail::MapReduceSchedule;
-        QFETCH(bool, balanced);
+        QFETCH(int, kind);
         QFETCH(qulonglong, own);
         QFETCH(qulonglong, other);
         QFETCH(int, rowsPerBlock);
         QFETCH(int, resident);
         constexpr int kTile = 256;
-        const MapReduceSchedule s =
-            balanced ? uot::gpu::detail::balancedMapReduceSchedule(own, other, rowsPerBlock, kTile, resident)
-                     : uot::gpu::detail::splitMapReduceSchedule(own, other, rowsPerBlock, kTile, resident);
+        namespace d = uot::gpu::detail;
+        const MapReduceSchedule s = kind == 0   ? d::splitMapReduceSchedule(own, other, rowsPerBlock, kTile, resident)
+                                    : kind == 1 ? d::streamKMapReduceSchedule(own, other, rowsPerBlock, kTile, resident)
+                                                : d::balancedMapReduceSchedule(own, other, rowsPerBlock, kTile, resident);
         const std::uint64_t rowBlocks = (own + rowsPerBlock - 1) / rowsPerBlock, tiles = (other + kTile - 1) / kTile;
         QCOMPARE(s.rowBlocks, rowBlocks);
         QCOMPARE(s.tiles, tiles);
         const std::uint64_t units = rowBlocks * tiles;
-        if (balanced) QCOMPARE(std::uint64_t(s.blocks), std::min<std::uint64_t>(std::uint64_t(resident), units));
+        const std::uint64_t shared = std::min<std::uint64_t>(std::uint64_t(resident), units);
+        if (kind == 1) QCOMPARE(std::uint64_t(s.blocks), shared);
+        if (kind != 0) QVERIFY(std::uint64_t(s.blocks) <= shared);
         std::vector<unsigned char> covered(units, 0);
         std::vector<std::set<int>> slotsOf(rowBlocks);  // slots written into each row block
         std::vector<int> blocksMeeting(rowBlocks, 0);
@@ -152,7 +157,8 @@ private slots:
             QCOMPARE(s.segments(r), blocksMeeting[r]);  // the finalize step reads every slot it is told of
             QVERIFY(s.segments(r) <= s.maxSegments);
         }
-        if (balanced) QVERIFY2(largest - smallest <= 1, "balanced shares differ by more than one unit");
+        if (kind == 1) QVERIFY2(largest - smallest <= 1, "stream-K shares differ by more than one unit");
+        if (kind == 2) QCOMPARE(largest, (units + shared - 1) / shared);  // the least largest share over `shared` blocks
     }
 
     void warmStartContinuesTheIteration()

@@ -2,8 +2,9 @@
 # Device call for the balanced (stream-K) gpu-mapreduce schedule (session 20, helper streamk).
 # Runs the binaries built on the VM (dist/mr-bundle.tar.xz: gpu_bench, test_gpu_mapreduce and
 # their libraries; scripts/bundle_closure.sh); builds gpu_bench on the device only if they do not load.
-#   MODE=all: checks, Qt test, split vs balanced at 16384^2 .. 2^20, KeOps sizes, 10^6 solve.
-#   MODE=repeat: the 65536^2 / 2^20 comparison again, orders alternated (noise).
+#   MODE=all: checks, Qt test, the schedules (split, stream-K, balanced) at 10^4^2 .. 2^20, 10^6^2.
+#   (Call 1, commit bc5e662, ran an earlier version: stream-K as "s1" only, and a 10^6 --mapreduce-large solve.)
+#   MODE=repeat: the 65536^2 comparison again, four runs, orders alternated (noise).
 set -u
 MODE=${1:-all}
 cd .carry/streamk
@@ -34,22 +35,25 @@ for l in open(sys.argv[1]):
 if [ "$MODE" = all ]; then
   timeout 150 "$G" --check-mapreduce > "$R/check.jsonl" 2>&1; echo "check-mapreduce rc=$? $(tail -1 "$R/check.jsonl")"
   grep '"ok": false' "$R/check.jsonl" | head -5; grep '"schedule"' "$R/check.jsonl" | cut -c1-200
-  timeout 130 "$G" --mapreduce 16384x16384,65536x65536,131072x131072,1048576x1048576 --mr-configs p0f1s0,p0f1s1 \
-    --mr-no-fused > "$OUT/split_vs_balanced.jsonl" 2> "$R/bench.err"; echo "bench rc=$?"; show "$OUT/split_vs_balanced.jsonl"
-  timeout 30 "$G" --mapreduce 10000x10000,100000x100000 --mr-configs p0f1s0,p0f1s1 --mr-no-fused > "$OUT/keops_sizes.jsonl" 2>> "$R/bench.err"
-  show "$OUT/keops_sizes.jsonl"
-  timeout 40 "$G" --mapreduce-large 1000000x1000000 --iterations 3 > "$OUT/large_1e6.jsonl" 2>> "$R/bench.err"; cut -c1-400 "$OUT/large_1e6.jsonl"
   (cd /tmp/mr/bin && timeout 120 ./test_gpu_mapreduce) > "$R/test_gpu_mapreduce.log" 2>&1; echo "test_gpu_mapreduce rc=$?"
   grep -E "^FAIL|^Totals" "$R/test_gpu_mapreduce.log"
+  # s0 split (session 19), s1 stream-K, s2 balanced (default), s2b660: balanced over 660 slots (5 blocks an SM)
+  timeout 60 "$G" --mapreduce 16384x16384,65536x65536,131072x131072,10000x10000,100000x100000 \
+    --mr-configs p0f1s0,p0f1s1,p0f1s2,p0f1s2b660 --mr-no-fused > "$OUT/schedules.jsonl" 2> "$R/bench.err"
+  echo "bench rc=$?"; show "$OUT/schedules.jsonl"
+  timeout 20 "$G" --mapreduce 65536x65536 --mr-configs p0f1s2b660,p0f1s2,p0f1s1,p0f1s0 --mr-no-fused \
+    > "$OUT/schedules_65536_reversed.jsonl" 2>> "$R/bench.err"; show "$OUT/schedules_65536_reversed.jsonl"
+  timeout 120 "$G" --mapreduce 1048576x1048576 --mr-configs p0f1s0,p0f1s1,p0f1s2 --mr-no-fused \
+    > "$OUT/schedules_2p20.jsonl" 2>> "$R/bench.err"; show "$OUT/schedules_2p20.jsonl"
+  timeout 45 "$G" --mapreduce 1000000x1000000 --mr-configs p0f1s2 --mr-no-fused > "$OUT/keops_1e6.jsonl" 2>> "$R/bench.err"
+  show "$OUT/keops_1e6.jsonl"
 else
   for rep in 1 2; do
-    for c in p0f1s1,p0f1s0 p0f1s0,p0f1s1; do
+    for c in p0f1s2,p0f1s1,p0f1s0 p0f1s0,p0f1s1,p0f1s2; do
       timeout 60 "$G" --mapreduce 65536x65536 --mr-configs $c --mr-no-fused >> "$OUT/repeat_65536.jsonl" 2>> "$R/bench.err"
     done
   done
   show "$OUT/repeat_65536.jsonl"
-  timeout 100 "$G" --mapreduce 1048576x1048576 --mr-configs p0f1s1,p0f1s0 --mr-no-fused > "$OUT/repeat_2p20.jsonl" 2>> "$R/bench.err"
-  show "$OUT/repeat_2p20.jsonl"
 fi
 kill $SMI
 python3 - "$R/clocks.csv" <<'PY'
