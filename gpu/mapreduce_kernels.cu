@@ -422,13 +422,12 @@ MapReduceSchedule planMapReducePass(int dim, std::size_t ownCount, std::size_t o
     const int perSm = withVariant(dim, config, [](auto v) { return blocksPerSm<decltype(v)>(); });
     const int rows = kThreads * withVariant(dim, config, [](auto v) { return decltype(v)::kRows; });
     // Every block slot of one wave (all blocks resident at once), unless the
-    // configuration names a count (balanced and stream-K schedules).
-    const int slots = config.blocks > 0 ? config.blocks : sms * perSm;
-    switch (config.schedule) {
-    case MapReduceWork::Split: return splitMapReduceSchedule(ownCount, otherCount, rows, kMapReduceTile, sms * perSm);
-    case MapReduceWork::StreamK: return streamKMapReduceSchedule(ownCount, otherCount, rows, kMapReduceTile, slots);
-    default: return balancedMapReduceSchedule(ownCount, otherCount, rows, kMapReduceTile, slots);
-    }
+    // configuration names a count (balanced schedule).
+    const int slots = sms * perSm;
+    if (config.schedule == MapReduceWork::Split)
+        return splitMapReduceSchedule(ownCount, otherCount, rows, kMapReduceTile, slots);
+    return balancedMapReduceSchedule(ownCount, otherCount, rows, kMapReduceTile,
+                                     config.blocks > 0 ? config.blocks : slots);
 }
 
 void launchMapReducePass(int dim, const MapReduceSide& own, const MapReduceSide& other, double s2,

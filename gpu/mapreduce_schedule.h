@@ -11,16 +11,13 @@
 // into a slot of its own: slots 0 .. segments(r) - 1 of row block r, laid out as
 // partial[slot * ownCount + row]; the finalize step merges the slots of each row.
 //
-// Three schedules (gpu/mapreduce_config.h, MapReduceWork):
+// Two schedules (gpu/mapreduce_config.h, MapReduceWork):
 //  - balanced (default): shares of q = ceil(units / slots) whole units, in
 //    ceil(units / q) blocks, where slots is every block slot resident at once
 //    (the occupancy of the kernels): the largest share is as small as any
 //    schedule of the resident slots allows, and every block but the last has
 //    exactly that share; ranges cross row-block boundaries, so a block may write
 //    several partials;
-//  - stream-K: exactly `slots` blocks with shares that differ by at most one unit
-//    (floor or ceil of units / slots). When a share is a few units, an SM that
-//    receives only the larger shares does up to 1/share more than the mean;
 //  - split: a grid of row blocks x column splits of whole tiles (the schedule of
 //    session 19): each block one row block, one partial. Its share is rounded to
 //    whole tiles per split and, when the row blocks outnumber the resident slots,
@@ -45,8 +42,8 @@ struct MapReduceSchedule {
     std::uint64_t tiles = 1;      // tiles of the other side (units per row block)
     int rowsPerBlock = 1;         // own points per row block
     int blocks = 1;               // blocks launched (a 1-D grid)
-    std::uint64_t share = 0;      // balanced: units per block (the last block: the rest); 0: not balanced
-    int splitTiles = 0;           // split: tiles per split; 0: not split
+    std::uint64_t share = 0;      // balanced: units per block (the last block: the rest); 0: split
+    int splitTiles = 0;           // split: tiles per split
     int splits = 1;               // split: splits per row block
     int maxSegments = 1;          // the most slots of any row block (scratch: maxSegments x ownCount)
 
@@ -58,9 +55,6 @@ struct MapReduceSchedule {
         if (share != 0) {
             begin = std::uint64_t(b) * share;
             end = begin + share < units() ? begin + share : units();
-        } else if (splitTiles == 0) {  // stream-K
-            begin = units() * std::uint64_t(b) / std::uint64_t(blocks);
-            end = units() * std::uint64_t(b + 1) / std::uint64_t(blocks);
         } else {
             // Block b = split * rowBlocks + row block (row blocks vary fastest, as the
             // former 2-D grid launched them).
@@ -75,7 +69,6 @@ struct MapReduceSchedule {
     UOT_MAPREDUCE_HD int blockOf(std::uint64_t u) const
     {
         if (share != 0) return static_cast<int>(u / share);
-        if (splitTiles == 0) return static_cast<int>(((u + 1) * std::uint64_t(blocks) - 1) / units());
         return static_cast<int>((u % tiles) / std::uint64_t(splitTiles) * rowBlocks + u / tiles);
     }
 
@@ -105,11 +98,6 @@ inline MapReduceSchedule shape(std::size_t ownCount, std::size_t otherCount, int
     return s;
 }
 
-inline void countSegments(MapReduceSchedule& s)
-{
-    s.maxSegments = 1;
-    for (std::uint64_t r = 0; r < s.rowBlocks; ++r) s.maxSegments = std::max(s.maxSegments, s.segments(r));
-}
 }  // namespace schedule_detail
 
 // The balanced schedule: whole shares of ceil(units / residentSlots) units.
@@ -123,21 +111,8 @@ inline MapReduceSchedule balancedMapReduceSchedule(std::size_t ownCount, std::si
     const std::uint64_t blocks = (units + s.share - 1) / s.share;  // <= shared
     if (units > (std::uint64_t(1) << 62)) throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce: too many points");
     s.blocks = static_cast<int>(blocks);
-    schedule_detail::countSegments(s);
-    return s;
-}
-
-// The stream-K schedule: min(residentSlots, units) blocks, shares differing by at most one unit.
-inline MapReduceSchedule streamKMapReduceSchedule(std::size_t ownCount, std::size_t otherCount, int rowsPerBlock,
-                                                  int tileSize, int residentSlots)
-{
-    MapReduceSchedule s = schedule_detail::shape(ownCount, otherCount, rowsPerBlock, tileSize);
-    const std::uint64_t units = s.units();
-    const std::uint64_t blocks = std::min<std::uint64_t>(std::max(residentSlots, 1), units);
-    if (units > (std::uint64_t(1) << 62) / blocks)
-        throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce: too many points for one launch");
-    s.blocks = static_cast<int>(blocks);
-    schedule_detail::countSegments(s);
+    s.maxSegments = 1;
+    for (std::uint64_t r = 0; r < s.rowBlocks; ++r) s.maxSegments = std::max(s.maxSegments, s.segments(r));
     return s;
 }
 

@@ -52,8 +52,8 @@ inline double flopsPerTerm(std::size_t d) { return 2.0 * double(d) + 3.0; }
 
 // "p16f1": polyEvery 16, prefetch on (gpu/mapreduce_config.h); an optional "sK"
 // picks the schedule (gpu::MapReduceWork: s0 split, the schedule of session 19;
-// s1 stream-K; s2 balanced, the default) and "bN" shares the work among N block
-// slots (stream-K and balanced), e.g. p0f1s0, p0f1s2b7.
+// s2 balanced, the default) and "bN" shares the work among N block slots
+// (balanced), e.g. p0f1s0, p0f1s2b7.
 inline gpu::MapReduceConfig parseMapReduceConfig(const std::string& text)
 {
     gpu::MapReduceConfig c;
