@@ -17,7 +17,8 @@ enum class MapReduceWork { Split = 0, Balanced = 2 };
 
 // The defaults are the fastest measured on the H100 at 65536^2 (docs/BENCHMARKS.md,
 // map-reduce): every polynomial share was 0.7-6 % slower than none (1/32 within
-// the run-to-run noise), the prefetch 2.7 % faster.
+// the run-to-run noise), the prefetch 2.7 % faster, the balanced schedule 3.7 %
+// faster than split (docs/notes/mapreduce.md, work schedule).
 struct MapReduceConfig {
     // Every polyEvery-th exponential of the fast pass (d = 3) is a polynomial on the
     // FMA units instead of the special-function unit: 0 (never), 6, 8, 10, 12, 16 or 32.

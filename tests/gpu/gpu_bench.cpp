@@ -23,7 +23,7 @@
 //   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cN (Tuning::fusedCluster = N),
 //   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
-//   --mapreduce MxN[,MxN] [--mr-configs p0f1s0,p0f1s1,..] [--mr-no-fused], --mapreduce-large MxN [--iterations K],
+//   --mapreduce MxN[,MxN] [--mr-configs p0f1s0,p0f1s2,..] [--mr-no-fused], --mapreduce-large MxN [--iterations K],
 //   --check-mapreduce: gpu-mapreduce's timings against the exp2 probe (per kernel
 //   configuration, gpu/mapreduce_config.h), one solve at a large size, and its checks
 //   against the float64 CPU solvers (tests/gpu/mapreduce_bench.h); --mr-config sets the
