@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 
@@ -133,103 +134,129 @@ __device__ __forceinline__ void forEachTile(float* tile, const float* __restrict
 // constant once the caller's loops are unrolled: no branch remains).
 __device__ __forceinline__ float pow2(bool onFma, float e) { return onFma ? fmaExp2(e) : sfuExp2(e); }
 
-// The fast reduction: sum_j 2^(t_ij - shift_i) over the tiles of this block's split.
-// R own points per thread; every POLY-th term (0: none) by fmaExp2 on the FMA units.
+// Calls reduce(rowBlock, t0, t1) for each row block that this block's range of
+// units meets: tiles [t0, t1) of that row block. The partials go to the slot
+// partialSlot(schedule, rowBlock).
+__device__ __forceinline__ std::size_t partialSlot(const MapReduceSchedule& schedule, std::uint64_t rowBlock)
+{
+    return static_cast<std::size_t>(schedule.slot(static_cast<int>(blockIdx.x), rowBlock));
+}
+
+template <typename F>
+__device__ __forceinline__ void forEachSegment(const MapReduceSchedule& schedule, F&& reduce)
+{
+    const int b = static_cast<int>(blockIdx.x);
+    std::uint64_t u, end;
+    schedule.range(b, u, end);
+    while (u < end) {
+        const std::uint64_t r = u / schedule.tiles, first = r * schedule.tiles;
+        const std::uint64_t stop = end < first + schedule.tiles ? end : first + schedule.tiles;
+        reduce(r, u - first, stop - first);
+        u = stop;
+    }
+}
+
+// The fast reduction: sum_j 2^(t_ij - shift_i) over the tiles of each of this
+// block's segments (forEachSegment). R own points per thread; every POLY-th term
+// (0: none) by fmaExp2 on the FMA units.
 template <int D, int R, int POLY, bool PREFETCH>
 __global__ void __launch_bounds__(kThreads)
 fastPassKernel(const float* __restrict__ own, std::size_t ownCount, const float* __restrict__ shift,
-               const float* __restrict__ other, std::size_t otherTiles, float twoS2, int tilesPerSplit,
+               const float* __restrict__ other, float twoS2, MapReduceSchedule schedule,
                float* __restrict__ partialSum, const int* __restrict__ exactFlag)
 {
     if (*exactFlag) return;
     constexpr int S = D + 1;
     __shared__ __align__(16) float tile[kMapReduceTile * S];
-    float coef[R][D], negShift[R], acc[R];
-    const std::size_t base = std::size_t(blockIdx.x) * (kThreads * R) + threadIdx.x;
+    forEachSegment(schedule, [&](std::uint64_t rowBlock, std::uint64_t t0, std::uint64_t t1) {
+        float coef[R][D], negShift[R], acc[R];
+        const std::size_t base = rowBlock * (kThreads * R) + threadIdx.x;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const std::size_t i = base + std::size_t(r) * kThreads;
-        const bool valid = i < ownCount;
+        for (int r = 0; r < R; ++r) {
+            const std::size_t i = base + std::size_t(r) * kThreads;
+            const bool valid = i < ownCount;
 #pragma unroll
-        for (int k = 0; k < D; ++k) coef[r][k] = valid ? twoS2 * own[i * S + k] : 0.f;
-        negShift[r] = valid ? -shift[i] : 0.f;
-        acc[r] = 0.f;
-    }
-    const std::size_t t0 = std::size_t(blockIdx.y) * tilesPerSplit;
-    const std::size_t t1 = std::min<std::size_t>(t0 + tilesPerSplit, otherTiles);
-    const auto poly = [](int q, int r) { return POLY > 0 && (q * R + r) % POLY == POLY - 1; };
-    forEachTile<S, PREFETCH>(tile, other, t0, t1, [&] {
-        for (int jb = 0; jb < kMapReduceTile; jb += kUnroll) {
+            for (int k = 0; k < D; ++k) coef[r][k] = valid ? twoS2 * own[i * S + k] : 0.f;
+            negShift[r] = valid ? -shift[i] : 0.f;
+            acc[r] = 0.f;
+        }
+        const auto poly = [](int q, int r) { return POLY > 0 && (q * R + r) % POLY == POLY - 1; };
+        forEachTile<S, PREFETCH>(tile, other, t0, t1, [&] {
+            for (int jb = 0; jb < kMapReduceTile; jb += kUnroll) {
 #pragma unroll
-            for (int q = 0; q < kUnroll; ++q) {
-                float y[S];
-                loadPoint<S>(tile, jb + q, y);
+                for (int q = 0; q < kUnroll; ++q) {
+                    float y[S];
+                    loadPoint<S>(tile, jb + q, y);
 #pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    float e = negShift[r];
+                    for (int r = 0; r < R; ++r) {
+                        float e = negShift[r];
 #pragma unroll
-                    for (int k = 0; k < D; ++k) e = fmaf(coef[r][k], y[k], e);
-                    acc[r] += pow2(poly(q, r), e + y[D]);
+                        for (int k = 0; k < D; ++k) e = fmaf(coef[r][k], y[k], e);
+                        acc[r] += pow2(poly(q, r), e + y[D]);
+                    }
                 }
             }
+        });
+        const std::size_t slot = partialSlot(schedule, rowBlock);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const std::size_t i = base + std::size_t(r) * kThreads;
+            if (i < ownCount) partialSum[slot * ownCount + i] = acc[r];
         }
     });
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const std::size_t i = base + std::size_t(r) * kThreads;
-        if (i < ownCount) partialSum[blockIdx.y * ownCount + i] = acc[r];
-    }
 }
 
-// The exact reduction: online log-sum-exp (running max m, sum of 2^(t - m)).
+// The exact reduction: online log-sum-exp (running max m, sum of 2^(t - m)),
+// per segment as in fastPassKernel.
 template <int D, int R, bool PREFETCH>
 __global__ void __launch_bounds__(kThreads)
-exactPassKernel(const float* __restrict__ own, std::size_t ownCount, const float* __restrict__ other,
-                std::size_t otherTiles, float twoS2, int tilesPerSplit, float* __restrict__ partialSum,
-                float* __restrict__ partialMax, const int* __restrict__ exactFlag)
+exactPassKernel(const float* __restrict__ own, std::size_t ownCount, const float* __restrict__ other, float twoS2,
+                MapReduceSchedule schedule, float* __restrict__ partialSum, float* __restrict__ partialMax,
+                const int* __restrict__ exactFlag)
 {
     if (!*exactFlag) return;
     constexpr int S = D + 1;
     __shared__ __align__(16) float tile[kMapReduceTile * S];
-    float coef[R][D], runMax[R], acc[R];
-    const std::size_t base = std::size_t(blockIdx.x) * (kThreads * R) + threadIdx.x;
+    forEachSegment(schedule, [&](std::uint64_t rowBlock, std::uint64_t t0, std::uint64_t t1) {
+        float coef[R][D], runMax[R], acc[R];
+        const std::size_t base = rowBlock * (kThreads * R) + threadIdx.x;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const std::size_t i = base + std::size_t(r) * kThreads;
-        const bool valid = i < ownCount;
+        for (int r = 0; r < R; ++r) {
+            const std::size_t i = base + std::size_t(r) * kThreads;
+            const bool valid = i < ownCount;
 #pragma unroll
-        for (int k = 0; k < D; ++k) coef[r][k] = valid ? twoS2 * own[i * S + k] : 0.f;
-        runMax[r] = -FLT_MAX;
-        acc[r] = 0.f;
-    }
-    const std::size_t t0 = std::size_t(blockIdx.y) * tilesPerSplit;
-    const std::size_t t1 = std::min<std::size_t>(t0 + tilesPerSplit, otherTiles);
-    forEachTile<S, PREFETCH>(tile, other, t0, t1, [&] {
-        for (int q = 0; q < kMapReduceTile; ++q) {
-            float y[S];
-            loadPoint<S>(tile, q, y);
+            for (int k = 0; k < D; ++k) coef[r][k] = valid ? twoS2 * own[i * S + k] : 0.f;
+            runMax[r] = -FLT_MAX;
+            acc[r] = 0.f;
+        }
+        forEachTile<S, PREFETCH>(tile, other, t0, t1, [&] {
+            for (int q = 0; q < kMapReduceTile; ++q) {
+                float y[S];
+                loadPoint<S>(tile, q, y);
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
-                float e = y[D];
+                for (int r = 0; r < R; ++r) {
+                    float e = y[D];
 #pragma unroll
-                for (int k = 0; k < D; ++k) e = fmaf(coef[r][k], y[k], e);
-                if (e > runMax[r]) {
-                    acc[r] = acc[r] * sfuExp2(runMax[r] - e) + 1.f;
-                    runMax[r] = e;
-                } else {
-                    acc[r] += sfuExp2(e - runMax[r]);
+                    for (int k = 0; k < D; ++k) e = fmaf(coef[r][k], y[k], e);
+                    if (e > runMax[r]) {
+                        acc[r] = acc[r] * sfuExp2(runMax[r] - e) + 1.f;
+                        runMax[r] = e;
+                    } else {
+                        acc[r] += sfuExp2(e - runMax[r]);
+                    }
                 }
+            }
+        });
+        const std::size_t slot = partialSlot(schedule, rowBlock);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const std::size_t i = base + std::size_t(r) * kThreads;
+            if (i < ownCount) {
+                partialSum[slot * ownCount + i] = acc[r];
+                partialMax[slot * ownCount + i] = runMax[r];
             }
         }
     });
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const std::size_t i = base + std::size_t(r) * kThreads;
-        if (i < ownCount) {
-            partialSum[blockIdx.y * ownCount + i] = acc[r];
-            partialMax[blockIdx.y * ownCount + i] = runMax[r];
-        }
-    }
 }
 
 // w_j of the other side for this pass (padding keeps w = -inf).
@@ -242,30 +269,32 @@ __global__ void packPotentialKernel(MapReduceSide side, double s2)
     side.packed[j * (D + 1) + D] = static_cast<float>(g * kLog2e - s2 * side.norm2[j]);
 }
 
-// Merges the partials of one own point into its log2-sum-exp and writes its
-// potential. Fast mode: rejects a sum outside [2^-40, 2^60] by raising the flag.
+// Merges the partials of one own point (the slots of its row block) into its
+// log2-sum-exp and writes its potential. Fast mode: rejects a sum outside
+// [2^-40, 2^60] by raising the flag.
 template <bool EXACT>
-__global__ void finalizeKernel(MapReduceSide own, int splits, const float* __restrict__ partialSum,
+__global__ void finalizeKernel(MapReduceSide own, MapReduceSchedule schedule, const float* __restrict__ partialSum,
                                const float* __restrict__ partialMax, int* exactFlag, double s2)
 {
     const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (i >= own.count) return;
     const int flag = *exactFlag;
     if (EXACT ? !flag : flag) return;
+    const int slots = schedule.segments(i / std::size_t(schedule.rowsPerBlock));
     double lse2;
     if constexpr (EXACT) {
         double top = -INFINITY;
-        for (int b = 0; b < splits; ++b)
+        for (int b = 0; b < slots; ++b)
             if (partialSum[b * own.count + i] > 0.f) top = fmax(top, double(partialMax[b * own.count + i]));
         double sum = 0;
-        for (int b = 0; b < splits; ++b) {
+        for (int b = 0; b < slots; ++b) {
             const double s = partialSum[b * own.count + i];
             if (s > 0) sum += s * exp2(double(partialMax[b * own.count + i]) - top);
         }
         lse2 = top + log2(sum);
     } else {
         double sum = 0;
-        for (int b = 0; b < splits; ++b) sum += partialSum[b * own.count + i];
+        for (int b = 0; b < slots; ++b) sum += partialSum[b * own.count + i];
         if (!(sum >= 0x1p-40 && sum <= 0x1p60)) {
             *exactFlag = 1;
             return;
@@ -332,29 +361,26 @@ decltype(auto) withVariant(int dim, const MapReduceConfig& config, F&& f)
 }
 
 template <typename V>
-void pass(const MapReduceSide& own, const MapReduceSide& other, double s2, const MapReduceLaunch& plan,
+void pass(const MapReduceSide& own, const MapReduceSide& other, double s2, const MapReduceSchedule& plan,
           const MapReduceScratch& scratch, cudaStream_t stream)
 {
     constexpr int D = V::kDim;
     const float twoS2 = static_cast<float>(2 * s2);
-    const std::size_t otherTiles = mapReducePadded(other.count) / kMapReduceTile;
-    const dim3 grid(static_cast<unsigned>(plan.rowBlocks), static_cast<unsigned>(plan.splits));
+    const unsigned grid = static_cast<unsigned>(plan.blocks);
     packPotentialKernel<D><<<static_cast<unsigned>((other.count + 255) / 256), 256, 0, stream>>>(other, s2);
     UOT_CUDA_CHECK_LAUNCH();
     fastPassKernel<D, V::kRows, V::kPoly, V::kPrefetch><<<grid, kThreads, 0, stream>>>(
-        own.packed, own.count, own.shift, other.packed, otherTiles, twoS2, plan.tilesPerSplit, scratch.partialSum,
-        scratch.exactFlag);
+        own.packed, own.count, own.shift, other.packed, twoS2, plan, scratch.partialSum, scratch.exactFlag);
     UOT_CUDA_CHECK_LAUNCH();
     const unsigned finalizeBlocks = static_cast<unsigned>((own.count + 255) / 256);
-    finalizeKernel<false><<<finalizeBlocks, 256, 0, stream>>>(own, plan.splits, scratch.partialSum, nullptr,
+    finalizeKernel<false><<<finalizeBlocks, 256, 0, stream>>>(own, plan, scratch.partialSum, nullptr,
                                                               scratch.exactFlag, s2);
     UOT_CUDA_CHECK_LAUNCH();
     exactPassKernel<D, V::kRows, V::kPrefetch><<<grid, kThreads, 0, stream>>>(
-        own.packed, own.count, other.packed, otherTiles, twoS2, plan.tilesPerSplit, scratch.partialSum,
-        scratch.partialMax, scratch.exactFlag);
+        own.packed, own.count, other.packed, twoS2, plan, scratch.partialSum, scratch.partialMax, scratch.exactFlag);
     UOT_CUDA_CHECK_LAUNCH();
-    finalizeKernel<true><<<finalizeBlocks, 256, 0, stream>>>(own, plan.splits, scratch.partialSum,
-                                                             scratch.partialMax, scratch.exactFlag, s2);
+    finalizeKernel<true><<<finalizeBlocks, 256, 0, stream>>>(own, plan, scratch.partialSum, scratch.partialMax,
+                                                             scratch.exactFlag, s2);
     UOT_CUDA_CHECK_LAUNCH();
     UOT_CUDA_CHECK(cudaMemsetAsync(scratch.exactFlag, 0, sizeof(int), stream));
 }
@@ -388,29 +414,24 @@ __global__ void exp2ProbeKernel(float* sink, int iterations, float seed)
 
 }  // namespace
 
-MapReduceLaunch planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount,
-                                  const MapReduceConfig& config, int device)
+MapReduceSchedule planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount,
+                                    const MapReduceConfig& config, int device)
 {
     int sms = 0;
     UOT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int perSm = withVariant(dim, config, [](auto v) { return blocksPerSm<decltype(v)>(); });
     const int rows = kThreads * withVariant(dim, config, [](auto v) { return decltype(v)::kRows; });
-    MapReduceLaunch plan;
-    const std::size_t rowBlocks = (ownCount + rows - 1) / rows;
-    if (rowBlocks > 0x7fffffffu)
-        throw Error(ErrorCode::InvalidArgument, "gpu-mapreduce: too many points for one launch");
-    plan.rowBlocks = static_cast<int>(rowBlocks);
-    const std::size_t tiles = mapReducePadded(otherCount) / kMapReduceTile;
-    // As many splits of the other side as keep every block slot of one wave busy.
-    const std::size_t slots = std::size_t(sms) * perSm;
-    const std::size_t splits = std::clamp<std::size_t>(slots / rowBlocks, 1, std::min<std::size_t>(tiles, 65535));
-    plan.tilesPerSplit = static_cast<int>((tiles + splits - 1) / splits);
-    plan.splits = static_cast<int>((tiles + plan.tilesPerSplit - 1) / plan.tilesPerSplit);
-    return plan;
+    // Every block slot of one wave (all blocks resident at once), unless the
+    // configuration names a count (balanced schedule).
+    const int slots = sms * perSm;
+    if (config.schedule == MapReduceWork::Split)
+        return splitMapReduceSchedule(ownCount, otherCount, rows, kMapReduceTile, slots);
+    return balancedMapReduceSchedule(ownCount, otherCount, rows, kMapReduceTile,
+                                     config.blocks > 0 ? config.blocks : slots);
 }
 
 void launchMapReducePass(int dim, const MapReduceSide& own, const MapReduceSide& other, double s2,
-                         const MapReduceLaunch& plan, const MapReduceScratch& scratch,
+                         const MapReduceSchedule& plan, const MapReduceScratch& scratch,
                          const MapReduceConfig& config, cudaStream_t stream)
 {
     withVariant(dim, config, [&](auto v) { pass<decltype(v)>(own, other, s2, plan, scratch, stream); });

@@ -17,13 +17,15 @@
 //    pass (`shift`); the sum is accepted when it lies in [2^-40, 2^60], else the
 //    pass is flagged and redone exactly;
 //  - exact: an online log-sum-exp with a running max (first pass, flagged passes).
-// Both write per-split partials that a finalize kernel merges in float64.
+// Both write partials per block and row block (gpu/mapreduce_schedule.h) that
+// a finalize kernel merges per row in float64 (log-sum-exp of the partials).
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
 #include "gpu/mapreduce_config.h"
+#include "gpu/mapreduce_schedule.h"
 
 namespace uot::gpu::detail {
 
@@ -51,16 +53,13 @@ struct MapReduceSide {
     double exponent = 1;            // f = tau / (tau + eps)
 };
 
-// How a pass is split over the device (from the occupancy of the kernels).
-struct MapReduceLaunch {
-    int rowBlocks = 0;    // blocks along the own side
-    int splits = 1;       // slices of the other side, each a whole number of tiles
-    int tilesPerSplit = 1;
-};
-MapReduceLaunch planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount,
-                                  const MapReduceConfig& config, int device);
+// How a pass is divided among blocks (gpu/mapreduce_schedule.h): the balanced
+// or the split schedule (config.balanced), sized from the kernels' occupancy on
+// `device` (or config.blocks).
+MapReduceSchedule planMapReducePass(int dim, std::size_t ownCount, std::size_t otherCount,
+                                    const MapReduceConfig& config, int device);
 
-// Scratch of a pass: splits x ownCount partial sums (and maxima), and the flag
+// Scratch of a pass: maxSegments x ownCount partial sums (and maxima), and the flag
 // that asks for the exact reduction (1 = redo exactly; set by the host before the
 // first pass of each side, cleared after every exact pass).
 struct MapReduceScratch {
@@ -73,7 +72,7 @@ struct MapReduceScratch {
 // config picks the compiled variant (gpu/mapreduce_config.h); plan must come from
 // planMapReducePass with the same config.
 void launchMapReducePass(int dim, const MapReduceSide& own, const MapReduceSide& other, double s2,
-                         const MapReduceLaunch& plan, const MapReduceScratch& scratch,
+                         const MapReduceSchedule& plan, const MapReduceScratch& scratch,
                          const MapReduceConfig& config, cudaStream_t stream);
 
 // Exp-throughput probe: exp2 evaluations per second of the special-function

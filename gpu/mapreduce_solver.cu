@@ -72,7 +72,7 @@ struct MapReduceSolver::State {
     DeviceBuffer<double> translationState;
     PinnedBuffer<CheckValues> hostCheck{1};
     MapReduceSide sideX, sideY;
-    MapReduceLaunch rowPlan, colPlan;
+    MapReduceSchedule rowPlan, colPlan;
     double s2 = 0;
     MapReduceConfig config;
     bool translate = false;
@@ -98,7 +98,8 @@ struct MapReduceSolver::State {
         check.ensure(1, t);
         rowPlan = planMapReducePass(static_cast<int>(d), m, n, config, device);
         colPlan = planMapReducePass(static_cast<int>(d), n, m, config, device);
-        const std::size_t partials = std::max(std::size_t(rowPlan.splits) * m, std::size_t(colPlan.splits) * n);
+        const std::size_t partials =
+            std::max(std::size_t(rowPlan.maxSegments) * m, std::size_t(colPlan.maxSegments) * n);
         partialSum.ensure(partials, t);
         partialMax.ensure(partials, t);
         rows = m;
@@ -247,9 +248,10 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
         // Graphs bake pointers and parameters in: keep them while these are unchanged.
         std::ostringstream key;
         key << M << ' ' << N << ' ' << d << ' ' << std::hexfloat << st.s2 << ' ' << st.sideX.exponent << ' '
-            << st.sideY.exponent << ' ' << product << ' ' << st.config.polyEvery << ' ' << st.config.prefetch << ' ' << st.translate << ' '
-            << st.translation.ra << ' ' << st.translation.rb << ' ' << st.translation.cs << ' '
-            << st.translation.ct << ' ' << static_cast<const void*>(st.translationState.get());
+            << st.sideY.exponent << ' ' << product << ' ' << st.config.polyEvery << ' ' << st.config.prefetch << ' '
+            << static_cast<int>(st.config.schedule) << ' ' << st.config.blocks << ' ' << st.translate << ' ' << st.translation.ra << ' '
+            << st.translation.rb << ' ' << st.translation.cs << ' ' << st.translation.ct << ' '
+            << static_cast<const void*>(st.translationState.get());
         if (key.str() != st.graphKey) {
             st.graphs.clear();
             st.graphKey = key.str();

@@ -23,7 +23,7 @@
 //   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cN (Tuning::fusedCluster = N),
 //   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
-//   --mapreduce MxN[,MxN] [--mr-configs p16f1,..], --mapreduce-large MxN [--iterations K],
+//   --mapreduce MxN[,MxN] [--mr-configs p0f1s0,p0f1s2,..] [--mr-no-fused], --mapreduce-large MxN [--iterations K],
 //   --check-mapreduce: gpu-mapreduce's timings against the exp2 probe (per kernel
 //   configuration, gpu/mapreduce_config.h), one solve at a large size, and its checks
 //   against the float64 CPU solvers (tests/gpu/mapreduce_bench.h); --mr-config sets the
@@ -288,6 +288,7 @@ int main(int argc, char** argv)
     std::string mapReduceSizes, mapReduceLarge;
     bool checkMapReduce = false;
     std::string mapReduceConfigs, mapReduceDefault;
+    bool mapReduceFused = true;
     int largeIterations = 3;
     for (int k = 1; k < argc; ++k) {
         const std::string arg = argv[k];
@@ -336,11 +337,13 @@ int main(int argc, char** argv)
             mapReduceConfigs = next();
         else if (arg == "--mr-config")
             mapReduceDefault = next();
+        else if (arg == "--mr-no-fused")
+            mapReduceFused = false;
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
                                  "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] "
                                  "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]] "
-                                 "[--mapreduce MxN,.. [--mr-configs p16f1,..]] [--mapreduce-large MxN [--iterations K]] "
+                                 "[--mapreduce MxN,.. [--mr-configs p16f1,..] [--mr-no-fused]] [--mapreduce-large MxN [--iterations K]] "
                                  "[--check-mapreduce] [--mr-config p16f1 (gpu-mapreduce's configuration)]\n");
             return 2;
         }
@@ -366,7 +369,7 @@ int main(int argc, char** argv)
             for (const std::string& size : split(mapReduceSizes, ',')) list.push_back(parse(size));
             std::vector<gpu::MapReduceConfig> configs;
             for (const std::string& c : split(mapReduceConfigs, ',')) configs.push_back(bench::parseMapReduceConfig(c));
-            if (!list.empty()) bench::runMapReduceBench(list, configs);
+            if (!list.empty()) bench::runMapReduceBench(list, configs, mapReduceFused);
             if (!mapReduceLarge.empty()) {
                 const auto [m, n] = parse(mapReduceLarge);
                 bench::runMapReduceLarge(m, n, largeIterations);

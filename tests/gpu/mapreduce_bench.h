@@ -5,7 +5,8 @@
 //    0.05): ms per iteration (row pass + column pass) of gpu-mapreduce (the
 //    default configuration, or each one listed) and of gpu-fused on the same
 //    point-cloud problem where its matrix fits (the crossover); exponentials per
-//    second as a share of the probe and GFLOP/s; all from one run.
+//    second as a share of the probe and GFLOP/s; all from one run. --mr-no-fused
+//    leaves gpu-fused out.
 //  --mapreduce-large MxN: one solve at that size (a few iterations and the final
 //    plan evaluation), with peak device memory.
 //  --check-mapreduce: every check of tests/gpu/mapreduce_cases.h; exit 1 on a failure.
@@ -49,26 +50,39 @@ struct LargeCloud {
 inline double termsPerIteration(std::size_t m, std::size_t n) { return 2.0 * double(m) * double(n); }
 inline double flopsPerTerm(std::size_t d) { return 2.0 * double(d) + 3.0; }
 
-// "p16f1": polyEvery 16, prefetch on (gpu/mapreduce_config.h).
+// "p16f1": polyEvery 16, prefetch on (gpu/mapreduce_config.h); an optional "sK"
+// picks the schedule (gpu::MapReduceWork: s0 split, the schedule of session 19;
+// s2 balanced, the default) and "bN" shares the work among N block slots
+// (balanced), e.g. p0f1s0, p0f1s2b7.
 inline gpu::MapReduceConfig parseMapReduceConfig(const std::string& text)
 {
     gpu::MapReduceConfig c;
-    int prefetch = 1;
-    if (std::sscanf(text.c_str(), "p%df%d", &c.polyEvery, &prefetch) != 2)
-        throw Error(ErrorCode::InvalidArgument,
-                    "gpu_bench: a map-reduce configuration reads pPOLYfPREFETCH, e.g. p16f1, not '" + text + "'");
+    int prefetch = 1, schedule = static_cast<int>(c.schedule), consumed = 0;
+    const bool ok = std::sscanf(text.c_str(), "p%df%d%n", &c.polyEvery, &prefetch, &consumed) == 2;
+    const char* rest = text.c_str() + consumed;
+    int more = 0;
+    if (ok && *rest == 's' && std::sscanf(rest, "s%d%n", &schedule, &more) == 1) rest += more;
+    if (ok && *rest == 'b' && std::sscanf(rest, "b%d%n", &c.blocks, &more) == 1) rest += more;
+    if (!ok || *rest != '\0')
+        throw Error(ErrorCode::InvalidArgument, "gpu_bench: a map-reduce configuration reads pPOLYfPREFETCH[sSCHEDULE][bBLOCKS], "
+                                                "e.g. p0f1s0, not '" + text + "'");
     c.prefetch = prefetch != 0;
+    c.schedule = static_cast<gpu::MapReduceWork>(schedule);
+    const std::string problem = gpu::mapReduceConfigProblem(c);
+    if (!problem.empty()) throw Error(ErrorCode::InvalidArgument, problem);
     return c;
 }
 
 inline std::string configLabel(const gpu::MapReduceConfig& c)
 {
-    return "gpu-mapreduce[p" + std::to_string(c.polyEvery) + "f" + std::to_string(c.prefetch ? 1 : 0) + "]";
+    return "gpu-mapreduce[p" + std::to_string(c.polyEvery) + "f" + std::to_string(c.prefetch ? 1 : 0) + "s" +
+           std::to_string(static_cast<int>(c.schedule)) + (c.blocks > 0 ? "b" + std::to_string(c.blocks) : std::string()) + "]";
 }
 
-// configs: the gpu-mapreduce variants to time (empty: the default one); gpu-fused follows.
+// configs: the gpu-mapreduce variants to time (empty: the default one); gpu-fused
+// follows unless withFused is false.
 inline void runMapReduceBench(const std::vector<std::pair<std::size_t, std::size_t>>& sizes,
-                              const std::vector<gpu::MapReduceConfig>& configs)
+                              const std::vector<gpu::MapReduceConfig>& configs, bool withFused = true)
 {
     const double probe = gpu::measureExp2Throughput(0);
     std::printf("{\"probe\": \"mufu_ex2\", \"exp2_per_second\": %.4e}\n", probe);
@@ -81,7 +95,7 @@ inline void runMapReduceBench(const std::vector<std::pair<std::size_t, std::size
     std::vector<Variant> variants;
     for (const gpu::MapReduceConfig& c : configs.empty() ? std::vector<gpu::MapReduceConfig>{{}} : configs)
         variants.push_back({configs.empty() ? std::string("gpu-mapreduce") : configLabel(c), c, false});
-    variants.push_back({"gpu-fused", {}, true});
+    if (withFused) variants.push_back({"gpu-fused", {}, true});
     for (const auto& [m, n] : sizes) {
         const LargeCloud cloud(m, n, 0.05);
         for (const Variant& v : variants) {
@@ -159,6 +173,8 @@ inline int runMapReduceCheck()
         guarded("reference", [&] { return test::checkAgainstReference(c); });
     for (const test::CloudCase& c : test::smallEpsCases())
         guarded("small-eps", [&] { return test::checkSmallEps(c); });
+    for (const test::ScheduleCase& c : test::scheduleCases())
+        guarded("schedule", [&] { return test::checkSchedule(c); });
     guarded("warm-start", [] { return test::checkWarmStart(); });
     guarded("ti", [] { return test::checkTranslationInvariant(37, 53); });
     guarded("ti", [] { return test::checkTranslationInvariant(513, 1025); });

@@ -18,6 +18,7 @@
 #include "core/transport/solve_result.h"
 #include "core/transport/uot_error.h"
 #include "core/transport/uot_problem.h"
+#include "gpu/gpu_backend.h"
 #include "tests/gpu/plan_distance.h"
 
 namespace uot::test {
@@ -269,6 +270,58 @@ inline CheckOutcome checkRefusalsAndCancel()
     }
     if (out.detail.empty()) out.detail = "fp64 and dense cost refused with clear messages, cancel honoured";
     return out;
+}
+
+// The work schedules of a pass (gpu/mapreduce_schedule.h) where blocks' ranges
+// cross row blocks: balanced with a few block slots (several
+// blocks' partials per row, several row blocks per block, in both passes), with
+// every resident slot, and the split schedule; at eps 0.05 (fast passes) and
+// 1e-3 (exact passes too), and in d = 8 (other rows per block). Against the
+// float64 solvers exactly as the checks above.
+struct ScheduleCase {
+    CloudCase cloud;
+    gpu::MapReduceConfig config;
+    std::string label;
+};
+
+inline std::vector<ScheduleCase> scheduleCases()
+{
+    using gpu::MapReduceWork;
+    const auto config = [](MapReduceWork schedule, int blocks) {
+        gpu::MapReduceConfig c;
+        c.schedule = schedule;
+        c.blocks = blocks;
+        return c;
+    };
+    const auto ones = ReferenceMeasure::Ones;
+    // 2500 x 1800, d = 3 (1024 rows and 256 columns a unit): the row pass has 3 x 8
+    // units, the column pass 2 x 10. Balanced over 5 slots: shares of 5 and 4
+    // units, across row blocks.
+    const CloudCase mid{"2500x1800 d3", 2500, 1800, 3, 0.05, 1.0, 1.0, ones};
+    // 1100 x 700 at eps 1e-3: 2 x 3 and 1 x 5 units over 4 slots.
+    const CloudCase smallEps{"1100x700 d3 eps 0.001", 1100, 700, 3, 1e-3, 1.0, 1.0, ones};
+    // d = 8 (512 rows a unit): 6 x 1 and 1 x 12 units over 5 slots.
+    const CloudCase wide{"3000x37 d8 tauA inf tauB 0.7", 3000, 37, 8, 0.05, kInfinity, 0.7, ones};
+    return {{mid, config(MapReduceWork::Balanced, 5), "balanced, 5 slots"},
+            {mid, config(MapReduceWork::Balanced, 7), "balanced, 7 slots"},
+            {mid, config(MapReduceWork::Balanced, 0), "balanced, every resident slot"},
+            {mid, config(MapReduceWork::Split, 0), "split"},
+            {smallEps, config(MapReduceWork::Balanced, 4), "balanced, 4 slots"},
+            {smallEps, config(MapReduceWork::Balanced, 3), "balanced, 3 slots"},
+            {smallEps, config(MapReduceWork::Split, 0), "split"},
+            {wide, config(MapReduceWork::Balanced, 5), "balanced, 5 slots"}};
+}
+
+inline CheckOutcome checkSchedule(const ScheduleCase& c)
+{
+    const CloudProblem cp(c.cloud);
+    const bool smallEps = c.cloud.eps < 1e-2;
+    const int iterations = smallEps ? 200 : 300;
+    const SolveResult ref = createSolver(smallEps ? "log" : "reference")
+                                ->solve(cp.problem, cloudOptions(Precision::Fp64, iterations, 0, iterations));
+    const SolveResult got =
+        gpu::createMapReduceSolver(c.config)->solve(cp.problem, cloudOptions(Precision::Fp32, iterations, 0, iterations));
+    return judge(cp, got, ref, smallEps ? smallEpsTolerance(c.cloud.eps) : 1e-4, c.cloud.name + ", " + c.label);
 }
 
 }  // namespace uot::test
