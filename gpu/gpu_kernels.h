@@ -117,18 +117,31 @@ void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std:
 
 // gpu-mapuot, exact in-place form (docs/ALGORITHMS.md s2):
 // factor_k = (w_k / s_k)^f * x_k^(f - 1); x_k *= factor_k; s_k = 0 (ready for the next atomics).
+// omega (device, may be null = plain): over-relaxed, factor_k to the power omega
+// (x_k^(1 - omega) (plain x_k)^omega); an unusable factor is stored as 1 (the matrix
+// keeps its row) while x_k shows it to the step kernels.
 template <typename T>
-void launchMapFactors(T* s, const double* w, T* x, T* factor, std::size_t n, double f, cudaStream_t stream);
+void launchMapFactors(T* s, const double* w, T* x, T* factor, std::size_t n, double f, cudaStream_t stream,
+                      const double* omega = nullptr);
+
+// Over-relaxed gpu-mapuot, after the step kernels settled (u, v) (accepted, or put
+// back): the factors that bring A, which holds diag(uHeld alpha) K diag(vHeld) after
+// part 2, to diag(u) K diag(v): alpha_i = u_i / (uHeld_i alpha_i), beta_j = v_j / vHeld_j;
+// then uHeld = u, vHeld = v. Part 4 applies both (launchMapApplyCols with rowFactor).
+template <typename T>
+void launchMapRealign(const T* u, T* uHeld, T* alpha, std::size_t rows, const T* v, T* vHeld, T* beta,
+                      std::size_t cols, cudaStream_t stream);
 
 // Part 2: A_ij *= alpha_i, colSum_j += A_ij (blocks ty x tx, ny rows per thread).
 template <typename T>
 void launchMapApplyRows(T* A, std::size_t rows, std::size_t pitch, const T* alpha, T* colSum, int tx, int ty,
                         int ny, cudaStream_t stream);
 
-// Part 4: A_ij *= beta_j, rowSum_i += A_ij (1-D blocks of tx threads, ny rows per block).
+// Part 4: A_ij *= beta_j (times rowFactor_i when not null), rowSum_i += A_ij (1-D
+// blocks of tx threads, ny rows per block).
 template <typename T>
 void launchMapApplyCols(T* A, std::size_t rows, std::size_t pitch, const T* beta, T* rowSum, int tx, int ny,
-                        cudaStream_t stream);
+                        cudaStream_t stream, const T* rowFactor = nullptr);
 
 // Row sums s_i = sum_j A_ij (one warp per row).
 template <typename T>

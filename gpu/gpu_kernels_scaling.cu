@@ -23,15 +23,44 @@ __global__ void scalingUpdateKernel(const T* __restrict__ s, const double* __res
 
 template <typename T>
 __global__ void mapFactorsKernel(T* __restrict__ s, const double* __restrict__ w, T* __restrict__ x,
-                                 T* __restrict__ factor, std::size_t n, double f)
+                                 T* __restrict__ factor, std::size_t n, double f, const double* __restrict__ omega)
 {
     const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (k >= n) return;
     const double xk = static_cast<double>(x[k]);
-    const double g = pow(w[k] / static_cast<double>(s[k]), f) * (f == 1.0 ? 1.0 : pow(xk, f - 1.0));
-    x[k] = static_cast<T>(xk * g);
-    factor[k] = static_cast<T>(g);
+    double g = pow(w[k] / static_cast<double>(s[k]), f) * (f == 1.0 ? 1.0 : pow(xk, f - 1.0));
     s[k] = T(0);
+    if (!omega) {
+        x[k] = static_cast<T>(xk * g);
+        factor[k] = static_cast<T>(g);
+        return;
+    }
+    // Over-relaxed: x^(1 - w) (plain x)^w = x g^w. An unusable factor leaves the
+    // matrix as it is (factor 1) and the unusable x tells the step kernels.
+    const double relax = *omega;
+    if (relax != 1.0) g = pow(g, relax);
+    const T gt = static_cast<T>(g), xt = static_cast<T>(xk * g);
+    const bool usable = isfinite(static_cast<double>(gt)) && gt > T(0) && isfinite(static_cast<double>(xt)) && xt > T(0);
+    x[k] = xt;
+    factor[k] = usable ? gt : T(1);
+}
+
+template <typename T>
+__global__ void mapRealignKernel(const T* __restrict__ u, T* __restrict__ uHeld, T* __restrict__ alpha,
+                                 std::size_t rows, const T* __restrict__ v, T* __restrict__ vHeld,
+                                 T* __restrict__ beta, std::size_t cols)
+{
+    const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (k < rows) {
+        // The rows of A hold uHeld alpha since part 2.
+        const double held = static_cast<double>(uHeld[k]) * static_cast<double>(alpha[k]);
+        alpha[k] = static_cast<T>(static_cast<double>(u[k]) / held);
+        uHeld[k] = u[k];
+    }
+    if (k < cols) {
+        beta[k] = static_cast<T>(static_cast<double>(v[k]) / static_cast<double>(vHeld[k]));
+        vHeld[k] = v[k];
+    }
 }
 
 template <typename T>
@@ -113,7 +142,8 @@ constexpr int kRowQ = 4;  // vectors per thread per row in part 4
 
 template <typename T>
 __global__ void mapApplyColsKernel(T* __restrict__ A, std::size_t rows, std::size_t pitchV,
-                                   const T* __restrict__ beta, T* __restrict__ rowSum, int ny)
+                                   const T* __restrict__ beta, T* __restrict__ rowSum, int ny,
+                                   const T* __restrict__ rowFactor)
 {
     using V = typename VecOf<T>::type;
     constexpr int E = VecOf<T>::E;
@@ -143,6 +173,7 @@ __global__ void mapApplyColsKernel(T* __restrict__ A, std::size_t rows, std::siz
             const std::size_t row = rb * ny + r;
             T s = T(0);
             if (row < rows) {
+                const T rf = rowFactor ? rowFactor[row] : T(1);  // x b 1 == x b: the plain bits
                 V x[kRowQ];
 #pragma unroll
                 for (int q = 0; q < kRowQ; ++q)
@@ -154,7 +185,7 @@ __global__ void mapApplyColsKernel(T* __restrict__ A, std::size_t rows, std::siz
                     const T* bp = reinterpret_cast<const T*>(&bq[q]);
 #pragma unroll
                     for (int e = 0; e < E; ++e) {
-                        xp[e] *= bp[e];
+                        xp[e] = xp[e] * bp[e] * rf;
                         s += xp[e];
                     }
                     Av[row * pitchV + cq[q]] = x[q];
@@ -209,9 +240,19 @@ void launchScaleMatrix(T* A, std::size_t rows, std::size_t pitch, const T* u, co
 }
 
 template <typename T>
-void launchMapFactors(T* s, const double* w, T* x, T* factor, std::size_t n, double f, cudaStream_t stream)
+void launchMapFactors(T* s, const double* w, T* x, T* factor, std::size_t n, double f, cudaStream_t stream,
+                      const double* omega)
 {
-    mapFactorsKernel<T><<<gridFor(n, 256), 256, 0, stream>>>(s, w, x, factor, n, f);
+    mapFactorsKernel<T><<<gridFor(n, 256), 256, 0, stream>>>(s, w, x, factor, n, f, omega);
+    UOT_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launchMapRealign(const T* u, T* uHeld, T* alpha, std::size_t rows, const T* v, T* vHeld, T* beta,
+                      std::size_t cols, cudaStream_t stream)
+{
+    const std::size_t n = std::max(rows, cols);
+    mapRealignKernel<T><<<gridFor(n, 256), 256, 0, stream>>>(u, uHeld, alpha, rows, v, vHeld, beta, cols);
     UOT_CUDA_CHECK_LAUNCH();
 }
 
@@ -232,14 +273,14 @@ void launchMapApplyRows(T* A, std::size_t rows, std::size_t pitch, const T* alph
 
 template <typename T>
 void launchMapApplyCols(T* A, std::size_t rows, std::size_t pitch, const T* beta, T* rowSum, int tx, int ny,
-                        cudaStream_t stream)
+                        cudaStream_t stream, const T* rowFactor)
 {
     const std::size_t pitchV = pitch / vectorWidth<T>();
     const std::size_t chunk = std::size_t(tx) * kRowQ;
     const dim3 grid(static_cast<unsigned>((pitchV + chunk - 1) / chunk),
                     static_cast<unsigned>(std::min<std::size_t>((rows + ny - 1) / ny, 65535)));
     const std::size_t shared = sizeof(T) * std::size_t(ny) * (tx / 32);
-    mapApplyColsKernel<T><<<grid, tx, shared, stream>>>(A, rows, pitchV, beta, rowSum, ny);
+    mapApplyColsKernel<T><<<grid, tx, shared, stream>>>(A, rows, pitchV, beta, rowSum, ny, rowFactor);
     UOT_CUDA_CHECK_LAUNCH();
 }
 
@@ -256,9 +297,12 @@ void launchRowSums(const T* A, std::size_t rows, std::size_t cols, std::size_t p
     template void launchScalingUpdate<T>(const T*, const double*, T*, std::size_t, double, cudaStream_t,            \
                                          const double*);                                                            \
     template void launchScaleMatrix<T>(T*, std::size_t, std::size_t, const T*, const T*, cudaStream_t);             \
-    template void launchMapFactors<T>(T*, const double*, T*, T*, std::size_t, double, cudaStream_t);                \
+    template void launchMapFactors<T>(T*, const double*, T*, T*, std::size_t, double, cudaStream_t,                 \
+                                      const double*);                                                               \
+    template void launchMapRealign<T>(const T*, T*, T*, std::size_t, const T*, T*, T*, std::size_t, cudaStream_t);  \
     template void launchMapApplyRows<T>(T*, std::size_t, std::size_t, const T*, T*, int, int, int, cudaStream_t);   \
-    template void launchMapApplyCols<T>(T*, std::size_t, std::size_t, const T*, T*, int, int, cudaStream_t);        \
+    template void launchMapApplyCols<T>(T*, std::size_t, std::size_t, const T*, T*, int, int, cudaStream_t,         \
+                                        const T*);                                                                  \
     template void launchRowSums<T>(const T*, std::size_t, std::size_t, std::size_t, T*, cudaStream_t);
 
 UOT_INSTANTIATE(float)

@@ -67,7 +67,7 @@ bool registerCudaBackend()
     SolverCapabilities mapuot;
     mapuot.algorithm = "mapuot";
     mapuot.readOnlyMatrix = false;
-    mapuot.overRelaxation = false;  // its matrix holds the plan: a rejected step could not be undone cheaply
+    mapuot.overRelaxation = true;  // part 4 puts its matrix to the settled iterate (launchMapRealign)
     mapuot.stabilizedFallback = "gpu-log";
     registerGpu("gpu-mapuot", "MAP-UOT's in-place rescaling kernels on the GPU (exact UOT form): two kernels, each a read and a write of K",
                 mapuot, detail::Variant::MapUot);

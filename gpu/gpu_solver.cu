@@ -146,6 +146,7 @@ private:
     DeviceBuffer<double> m_lu, m_lv, m_luPrev, m_lvPrev, m_luGood, m_lvGood;  // log-domain potentials
     DeviceBuffer<double> m_a, m_b, m_logA, m_logB;
     DeviceBuffer<T> m_rowSum, m_colSum, m_alpha, m_beta, m_partials;
+    DeviceBuffer<T> m_uHeld, m_vHeld;  // over-relaxed gpu-mapuot: the scalings its matrix holds
     DeviceBuffer<double> m_logPartMax, m_logPartSum;
     DeviceBuffer<double> m_marginScratch;  // column sums (or log band partials) for progress marginals
     DeviceBuffer<CheckValues> m_check;
@@ -256,6 +257,8 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
     if (m_variant == Variant::MapUot) {
         m_alpha.ensure(rows, t);
         m_beta.ensure(pitch, t);
+        m_uHeld.ensure(rows, t);
+        m_vHeld.ensure(pitch, t);
     }
     if (needsCublas() && !m_cublas) {
         m_cublas = std::make_unique<CublasHandle>();
@@ -366,6 +369,24 @@ void Engine<T>::enqueueIteration()
         launchScalingUpdate<T>(m_colSum.get(), m_b.get(), m_v.get(), N, m_fb, s);
         break;
     case Variant::MapUot:
+        if (m_accelerate) {
+            // Over-relaxed: part 2 scales A by the relaxed row factors (u = F~) and sums its
+            // columns; the plain column update (G^pass) goes to v; the step kernels settle
+            // (u, v) (TI shifts, relaxed columns, accept or put back); part 4 then brings A
+            // to the plan of that (u, v), row and column factors in one read and write
+            // (launchMapRealign). docs/TIME_TO_SOLUTION.md, "gpu-mapuot".
+            launchMapFactors<T>(m_rowSum.get(), m_a.get(), m_u.get(), m_alpha.get(), M, m_fa, s, omega);
+            launchMapApplyRows<T>(m_K.get(), M, P, m_alpha.get(), m_colSum.get(), m_tuning.mapTx, m_tuning.mapTy,
+                                  m_tuning.mapNy, s);
+            launchMapFactors<T>(m_colSum.get(), m_b.get(), m_v.get(), m_beta.get(), N, m_fb, s);
+            launchRelaxedStep<T>(m_u.get(), m_v.get(), m_uPrev.get(), m_vPrev.get(), M, N, m_a.get(), m_b.get(),
+                                 m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(), m_relaxedWork.get(), s);
+            launchMapRealign<T>(m_u.get(), m_uHeld.get(), m_alpha.get(), M, m_v.get(), m_vHeld.get(), m_beta.get(), N,
+                                s);
+            launchMapApplyCols<T>(m_K.get(), M, P, m_beta.get(), m_rowSum.get(), m_tuning.rowTx, m_tuning.rowNy, s,
+                                  m_alpha.get());
+            return;
+        }
         // TI: each half-step's shift goes into its factors before they scale the matrix.
         launchMapFactors<T>(m_rowSum.get(), m_a.get(), m_u.get(), m_alpha.get(), M, m_fa, s);
         if (m_translate)
@@ -465,6 +486,10 @@ int Engine<T>::runRelaxed(const SolveOptions& options, const SolveControl& contr
     } else {
         UOT_CUDA_CHECK(cudaMemcpyAsync(m_uPrev.get(), m_u.get(), M * sizeof(T), cudaMemcpyDeviceToDevice, s));
         UOT_CUDA_CHECK(cudaMemcpyAsync(m_vPrev.get(), m_v.get(), N * sizeof(T), cudaMemcpyDeviceToDevice, s));
+    }
+    if (m_variant == Variant::MapUot) {  // its matrix holds the plan of the initial (u, v)
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_uHeld.get(), m_u.get(), M * sizeof(T), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_vHeld.get(), m_v.get(), N * sizeof(T), cudaMemcpyDeviceToDevice, s));
     }
     RelaxedState& host = *m_hostRelaxed.get();
     host = RelaxedState{};
@@ -603,12 +628,11 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     }
 
     // Translation-invariant mode: every variant (gpu-mapuot shifts its half-step
-    // factors, launchTranslateHalf). Over-relaxation: every variant but gpu-mapuot,
-    // whose matrix holds the plan, so that a rejected step could not be undone
-    // without another read and write of K (docs/TIME_TO_SOLUTION.md).
+    // factors, launchTranslateHalf). Over-relaxation: every variant (gpu-mapuot puts
+    // its matrix back to the settled iterate inside its part 4, launchMapRealign).
     m_translation = translationCoefficients(problem);
     m_translate = options.mode == IterationMode::TranslationInvariant && m_translation.active;
-    m_accelerate = options.acceleration != Acceleration::None && m_variant != Variant::MapUot;
+    m_accelerate = options.acceleration != Acceleration::None;
     result.mode = toString(m_translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
     result.acceleration = toString(m_accelerate ? options.acceleration : Acceleration::None);
     if (m_accelerate) {

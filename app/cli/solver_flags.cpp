@@ -85,7 +85,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
     parser.addOption("accel", "none|relax|auto",
                      "over-relaxation of each half-step with a safeguard (never diverges): relax = fixed --omega, "
                      "auto = omega from the observed rate; default: auto with --solver auto, none for a named "
-                     "variant (CPU variants pot-style, fused, log; others run unaccelerated)");
+                     "variant; a variant without it (reference, the matrix-free and multi-GPU ones) refuses it");
     parser.addOption("omega", "W", "relaxation factor for --accel relax, in [1, 2)", "1.5");
     parser.addOption("eps-schedule", "START,FACTOR|none",
                      "eps-scaling: stages at eps = START, START*FACTOR, ... down to --eps, each warm-started from the "
@@ -200,6 +200,16 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
         s.options.acceleration = resolveAcceleration(parser.value("accel"), solverText);
     } catch (const Error& e) {
         throw UsageError(std::string("option '--accel': ") + e.what());
+    }
+    if (parser.has("accel") && s.options.acceleration != Acceleration::None) {
+        // A named variant without over-relaxation would silently run the plain step.
+        for (const std::string& name : splitList(s.solver)) {
+            const std::optional<SolverCapabilities> caps = solverCapabilities(name);
+            if (caps && !caps->overRelaxation)
+                throw UsageError("option '--accel " + parser.value("accel") + "': solver '" + name +
+                                 "' has no over-relaxation; drop --accel (or pass --accel none), or choose a "
+                                 "variant that has it (--solver auto)");
+        }
     }
     s.options.omega = parser.number("omega");
     if (!(s.options.omega >= 1.0 && s.options.omega < 2.0))

@@ -41,6 +41,7 @@ bool registerCpuBackend()
     SolverCapabilities mapuot;
     mapuot.matrixSweepsPerIteration = 2;
     mapuot.readOnlyMatrix = false;
+    mapuot.overRelaxation = true;  // a rejected step is undone inside its next pass (pending factors)
     mapuot.stabilizedFallback = "log";
     registerCpu<MapUotSolver>(
         "mapuot", "MAP-UOT's fused double loop rescaling the matrix in place (exact UOT form): 1 read + 1 write", mapuot);

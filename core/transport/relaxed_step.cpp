@@ -143,8 +143,6 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     change = relaxedChange(totals);
     const RelaxedObjective objective = relaxedObjective(totals, m_problem.eps, m_problem.tauA, m_problem.tauB, ra, rb,
                                                         m_translate);
-    m_logUFactor = w * s;
-    m_logVFactor = t - fb * w * s;
     out.change = change;
     out.violationA = violA;  // already between normalised marginals (in [0, 2])
     out.violationB = violB;

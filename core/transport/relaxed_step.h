@@ -90,11 +90,6 @@ public:
     // objective is not lower (up to rounding).
     bool acceptable(const RelaxedStepFigures& previous, const RelaxedStepFigures& candidate) const;
 
-    // log of the common factors of u and v that the last afterPass() applied on top of
-    // the pass output when omega = 1 (variants with state derived from u, v use them).
-    double lastLogUFactor() const { return m_logUFactor; }
-    double lastLogVFactor() const { return m_logVFactor; }
-
 private:
     double logSum(const std::vector<double>& logW, const std::vector<double>& x, double r) const;
 
@@ -106,7 +101,6 @@ private:
     std::vector<double> m_F, m_G;        // logs of the pass input
     std::vector<double> m_Fhat, m_Gnew;  // work vectors
     std::vector<double> m_rowMarginal, m_rowTarget, m_colMarginal, m_colTarget;
-    double m_logUFactor = 0, m_logVFactor = 0;
 };
 
 }  // namespace uot

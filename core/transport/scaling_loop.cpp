@@ -69,7 +69,6 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
             omega.rejected();  // undo: (u, v) stay, the next pass runs with a smaller omega
             continue;
         }
-        if (w == 1.0) passes.rescaled(step.lastLogUFactor(), step.lastLogVFactor());
         ++it;
         u.swap(uNew);
         v.swap(vNew);
@@ -147,10 +146,7 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), pending, check, errA, errB);
         if (status != PassStatus::Cancelled) sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
         if (status == PassStatus::Ok && translate) {
-            if (translation.afterPass(uNew, vNew, check, errB))
-                passes.rescaled(translation.lastLogUFactor(), translation.lastLogVFactor());
-            else
-                status = PassStatus::NotFinite;
+            if (!translation.afterPass(uNew, vNew, check, errB)) status = PassStatus::NotFinite;
         }
         if (status == PassStatus::Cancelled) {
             result.cancelled = true;

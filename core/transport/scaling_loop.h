@@ -44,19 +44,12 @@ public:
     // Sweeps over the matrix that one iterate() makes (2 for two mat-vecs).
     virtual int sweepsPerIteration() const { return 1; }
 
-    // The loop multiplied the iterate's u by exp(logUFactor) and v by
-    // exp(logVFactor) after iterate() (translation-invariant mode). Variants that
-    // keep state derived from u and v update it; others read u, v afresh.
-    virtual void rescaled(double logUFactor, double logVFactor)
-    {
-        (void)logUFactor;
-        (void)logVFactor;
-    }
-
     // Over-relaxation of the row half-step (relaxed_step.h): the next iterate()
     // writes uNew = u^(1 - omega) * (a / K v)^(f_a omega) (in the variant's
-    // representation) and computes the column sums with it. Variants that keep
-    // state derived from u and v (mapuot) cannot undo a step and do not support it.
+    // representation) and computes the column sums with it. Every pass starts from
+    // the (u, v) it is given: the loop may change them between passes (TI shifts,
+    // the relaxed column step, the undo of a rejected step); mapuot folds such
+    // changes into its next pass (mapuot_solver.cpp).
     virtual bool supportsRelaxation() const { return false; }
     virtual void setRowRelaxation(double omega) { (void)omega; }
 };

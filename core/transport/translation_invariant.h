@@ -57,11 +57,9 @@ public:
     // Returns false when a value became non-finite (the iterate is unusable).
     bool afterPass(std::span<double> uNew, std::span<double> vNew, bool colMarginal, double& errB);
 
-    // log of the factors the last afterPass() multiplied u and v by (the change of
-    // log u, log v); variants that keep state derived from u, v (mapuot's pending
-    // column factors) apply them.
+    // log of the factor the last afterPass() multiplied u by (the reference
+    // solver keeps K^T u up to date with it).
     double lastLogUFactor() const { return m_logUFactor; }
-    double lastLogVFactor() const { return m_logVFactor; }
 
 private:
     // out = log of the scalings (they are logs already in the log domain).

@@ -10,6 +10,8 @@
 //   iterations (converged: fp64 meets tolerance 1e-9 after 160), so the
 //   differences are precision, not stopping points.
 //   --mode plain|ti: the iteration mode of the timed cases (ti: translation-invariant).
+//   --accel none|relax|auto: over-relaxation in the timed cases (the iteration with its
+//   step kernels).
 //   --to-solution MxN[,MxN] (instead of timings): for gpu-fused (or each of --solvers),
 //   plain, ti, plain+accel and ti+accel (over-relaxation, automatic omega) side by
 //   side: passes over K until the plan is within 1e-6 relative L1 of the converged
@@ -284,6 +286,7 @@ int main(int argc, char** argv)
     std::string accuracySizes, solutionSizes, counterSizes;
     bool solversGiven = false;
     IterationMode mode = IterationMode::Plain;
+    Acceleration acceleration = Acceleration::None;
     double eps = 0.01, tau = 1.0;
     std::string mapReduceSizes, mapReduceLarge;
     bool checkMapReduce = false;
@@ -321,6 +324,8 @@ int main(int argc, char** argv)
             counterSizes = next();
         else if (arg == "--mode")
             mode = parseIterationMode(next());
+        else if (arg == "--accel")
+            acceleration = parseAcceleration(next());
         else if (arg == "--eps")
             eps = std::atof(next().c_str());
         else if (arg == "--tau")
@@ -341,7 +346,7 @@ int main(int argc, char** argv)
             mapReduceFused = false;
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
-                                 "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] "
+                                 "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] [--accel none|relax|auto] "
                                  "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]] "
                                  "[--mapreduce MxN,.. [--mr-configs p16f1,..] [--mr-no-fused]] [--mapreduce-large MxN [--iterations K]] "
                                  "[--check-mapreduce] [--mr-config p16f1 (gpu-mapreduce's configuration)]\n");
@@ -450,6 +455,7 @@ int main(int argc, char** argv)
                 SolveOptions o;
                 o.precision = precision;
                 o.mode = mode;
+                o.acceleration = acceleration;
                 o.maxIterations = iterations;
                 o.tolerance = 0;
                 o.checkEvery = iterations;

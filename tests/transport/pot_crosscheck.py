@@ -539,7 +539,7 @@ def accelerated_cases(uot, workdir, rng):
             source = "POT"
         else:
             expected, source = numpy_plan(cost, a, b, EPS, tau_a, tau_b, "ones", 20000), "numpy"
-        for variant in ("pot-style", "fused", "log"):
+        for variant in ("pot-style", "mapuot", "fused", "log"):
             for accel, mode, schedule in (("relax", "plain", None), ("auto", "ti", None), ("auto", "ti", "0.8,0.5"),
                                           ("relax", "ti", "0.4,0.25")):
                 what = "%s %s --accel %s --mode %s --eps-schedule %s vs converged %s" % (
@@ -569,7 +569,8 @@ def accelerated_cases(uot, workdir, rng):
                             (["--eps-schedule", "0.01,0.5"], "below the target eps"),
                             (["--eps-schedule", "1;0.5"], "is not a number"),
                             (["--accel", "relax", "--omega", "2"], "--omega"),
-                            (["--accel", "fast"], "unknown acceleration")):
+                            (["--accel", "fast"], "unknown acceleration"),
+                            (["--solver", "reference", "--accel", "relax"], "has no over-relaxation")):
         summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
         check(error is not None and fragment in error, "%s: %r lacks %r" % (" ".join(flags), error, fragment))
 
