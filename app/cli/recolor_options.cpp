@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "app/cli/solver_flags.h"
@@ -102,6 +103,15 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
                          number(d.mapping.smoothRadius));
         parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
                          number(d.mapping.smoothEps));
+        parser.addOption("residual-match", "X",
+                         "0..1: move the result's chroma toward the reference's per-channel distributions",
+                         number(d.mapping.residualMatch));
+        parser.addOption("residual-lightness", "X",
+                         "0..1: move the result's lightness toward the reference's distribution",
+                         number(d.mapping.residualLightness));
+        parser.addOption("smooth-min-slope", "X|none",
+                         "smallest local slope of result lightness over source lightness the smoothing allows",
+                         std::isfinite(d.mapping.smoothMinSlope) ? number(d.mapping.smoothMinSlope) : std::string("none"));
     }
     addSolverOptions(parser, recolorSolverConfig());
     parser.addFlag("no-multiscale", "solve cold instead of warm-starting from a solve between reduced palettes");
@@ -141,6 +151,10 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
         s.mapping.smoothGuide = asUsage("smooth-guide", [&] { return parseSmoothingGuide(parser.value("smooth-guide")); });
         s.mapping.smoothRadius = parser.number("smooth-radius");
         s.mapping.smoothEps = parser.number("smooth-eps");
+        s.mapping.residualMatch = parser.number("residual-match");
+        s.mapping.residualLightness = parser.number("residual-lightness");
+        s.mapping.smoothMinSlope = parser.value("smooth-min-slope") == "none" ? -std::numeric_limits<double>::infinity()
+                                                                               : parser.number("smooth-min-slope");
     } else {
         s.mapping.smooth = false;  // a LUT holds the global map only
     }

@@ -3,6 +3,8 @@
 // GPU colour mapper (falling back to the CPU when the GPU fails).
 #include "core/pipeline/recolor_pipeline.h"
 
+#include <algorithm>
+#include <cmath>
 #include <exception>
 #include <future>
 
@@ -18,7 +20,24 @@ namespace {
 bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
 {
     return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothGuide == b.smoothGuide &&
-           a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps && a.smoothSubsample == b.smoothSubsample;
+           a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps &&
+           a.smoothMinSlope == b.smoothMinSlope && a.smoothSubsample == b.smoothSubsample;
+}
+
+// The per-channel map of the residual match: from the distributions of the fully
+// transferred colours (read on a grid of at most about 2^18 pixels) to the
+// reference palette's. Empty (no match) when the palette carries no distributions.
+MarginalMap residualMap(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
+                        const Palette& reference, int width, int height, int threads, std::string& note)
+{
+    if (reference.marginals.empty()) {
+        addNote(note, "the reference palette has no colour distributions: no residual match");
+        return {};
+    }
+    const double pixels = static_cast<double>(width) * height;
+    const int step = std::max(1, static_cast<int>(std::floor(std::sqrt(pixels / 262144.0))));
+    const std::vector<float> mapped = sampleMappedColors(colors, lut, field, space, width, height, step, threads);
+    return MarginalMap(channelQuantiles(mapped.data(), mapped.size() / 3), reference.marginals);
 }
 
 }  // namespace
@@ -80,6 +99,12 @@ Image RecolorPipeline::render(const PipelineControl& control)
     DeviceColorMapper* mapper = useGpuMapper(s);
     if (mapper && sub > 0 && ms.smoothGuide != SmoothingGuide::Lightness) {
         addNote(s.mapNote, "the colour-guided smoothing runs on the CPU: mapped on the CPU");
+        mapper = nullptr;
+    } else if (mapper && sub > 0 && std::isfinite(ms.smoothMinSlope)) {
+        addNote(s.mapNote, "the smoothing's lightness slope floor runs on the CPU: mapped on the CPU");
+        mapper = nullptr;
+    } else if (mapper && (ms.residualMatch > 0 || ms.residualLightness > 0)) {
+        addNote(s.mapNote, "the residual match runs on the CPU: mapped on the CPU");
         mapper = nullptr;
     }
     const WorkingSpace space = s.settings.space;
@@ -179,7 +204,13 @@ Image RecolorPipeline::render(const PipelineControl& control)
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, s.settings.space, ms, src, result, threads);
+    if (!mapper) {
+        MarginalMap residual;
+        if (ms.residualMatch > 0 || ms.residualLightness > 0)
+            residual = residualMap(s.fullSourceColors(), s.lut, s.field, space, *s.referencePalette, src.width, src.height,
+                                   threads, s.mapNote);
+        composeMapped(s.fullSourceColors(), s.lut, s.field, s.settings.space, ms, src, result, threads, &residual);
+    }
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);
