@@ -570,30 +570,67 @@ std::vector<float> sampleMappedColors(const float* colors, const DisplacementLut
     return out;
 }
 
+namespace {
+
+// The residual match of MappingSettings: per channel, the strength with which the
+// fully transferred colour c + d moves to the marginal map's value.
+struct ResidualMatch {
+    const MarginalMap* map = nullptr;
+    float strength[3] = {0, 0, 0};
+
+    ResidualMatch(const MarginalMap* residual, WorkingSpace space, const MappingSettings& settings)
+    {
+        const float chroma = static_cast<float>(settings.residualMatch);
+        strength[0] = hasLightnessAxis(space) ? static_cast<float>(settings.residualLightness) : chroma;
+        strength[1] = strength[2] = chroma;
+        if (residual && !residual->empty() && (strength[0] > 0 || chroma > 0)) map = residual;
+    }
+    // e = the displacement d of colour c after the match.
+    void apply(const float* c, const float* d, float e[3]) const
+    {
+        for (int k = 0; k < 3; ++k) {
+            const float v = c[k] + d[k];
+            e[k] = strength[k] > 0 ? d[k] + strength[k] * ((*map)(k, v) - v) : d[k];
+        }
+    }
+};
+
+}  // namespace
+
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
                    const MappingSettings& settings, const Image& source, Image& result, int threads,
                    const MarginalMap* residual)
 {
     const Composer composer = makeComposer(space, settings, source, result);
-    const int t = resolveThreadCount(threads);
-    const bool lightness = hasLightnessAxis(space);
-    const float strength[3] = {static_cast<float>(lightness ? settings.residualLightness : settings.residualMatch),
-                               static_cast<float>(settings.residualMatch), static_cast<float>(settings.residualMatch)};
-    const bool match = residual && !residual->empty() && (strength[0] > 0 || strength[1] > 0);
-    forEachDisplacement(colors, lut, field, space, source.width, source.height, 1, t,
+    const ResidualMatch match(residual, space, settings);
+    forEachDisplacement(colors, lut, field, space, source.width, source.height, 1, resolveThreadCount(threads),
                         [&](std::size_t p, const float* c, const float* d) {
-                            if (!match) {
+                            if (!match.map) {
                                 composer.pixel(p, c, d);
                                 return;
                             }
-                            // The full transfer's colour c + d moved toward the reference's marginals.
                             float e[3];
-                            for (int k = 0; k < 3; ++k) {
-                                const float v = c[k] + d[k];
-                                e[k] = strength[k] > 0 ? d[k] + strength[k] * ((*residual)(k, v) - v) : d[k];
-                            }
+                            match.apply(c, d, e);
                             composer.pixel(p, c, e);
                         });
+}
+
+void foldResidualMatch(DisplacementLut& lut, const MarginalMap& residual, WorkingSpace space, const MappingSettings& settings)
+{
+    const ResidualMatch match(&residual, space, settings);
+    if (!match.map) return;
+    const int n = lut.size;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            for (int k = 0; k < n; ++k) {
+                const std::size_t node = (static_cast<std::size_t>(i) * n + j) * n + k;
+                const float c[3] = {static_cast<float>(lut.lo[0] + i * lut.step[0]), static_cast<float>(lut.lo[1] + j * lut.step[1]),
+                                    static_cast<float>(lut.lo[2] + k * lut.step[2])};
+                float* d = &lut.values[3 * node];
+                float e[3];
+                match.apply(c, d, e);
+                for (int a = 0; a < 3; ++a) d[a] = e[a];
+            }
 }
 
 }  // namespace uot

@@ -57,7 +57,10 @@ struct MappingSettings {
     // same structure as the lightness guide). The GPU mapping implements the lightness
     // guide only: with another guide a gpu-* solve is mapped on the CPU.
     SmoothingGuide smoothGuide = SmoothingGuide::Split;
-    double smoothRadius = 0.02;      // box radius as a fraction of the image's longer side (>= 1 pixel)
+    // Box radius as a fraction of the image's longer side (>= 1 pixel). 0.035: chosen on the
+    // tuning half of the quality bench's broader set with the slope floor and the residual
+    // match below (0.02 kept less structure; docs/notes/quality-issue14.md).
+    double smoothRadius = 0.035;
     // Regularisation, in (guide / nominal range)^2 units: smaller follows the guide
     // more closely (the displacement stays affine in the guide within each window, so
     // structure is kept). 1e-4 chosen on the tuning half of the quality bench's broader set.
@@ -65,16 +68,20 @@ struct MappingSettings {
     // Smallest local slope d(result L) / d(source L) the lightness smoothing allows
     // (Lab / Oklab, lightness or split guide): each window's lightness model is kept
     // at or above it, so that the result never reverses, or (above 0) flattens, the
-    // order of the source's lightness within a window. -infinity = no floor.
-    double smoothMinSlope = -std::numeric_limits<double>::infinity();
+    // order of the source's lightness within a window. -infinity = no floor. 0.25:
+    // chosen on the tuning half (0, 0.15, 0.25, 0.35 and 0.5 measured). The GPU
+    // mapping implements no floor: with one a gpu-* solve is mapped on the CPU.
+    double smoothMinSlope = 0.25;
     int smoothSubsample = 0;         // fast guided filter subsampling factor, 0 = automatic
     // Residual match: each fully transferred colour t is moved to t + r (f(t) - t),
     // f the per-channel monotone map from the result's distribution of each
     // working-space channel to the reference's (core/color/marginal_match.h).
     // 0 = off, 1 = the reference's per-channel distributions exactly. residualMatch
     // for the chroma channels (every channel in linear RGB), residualLightness for
-    // the lightness channel of Lab / Oklab.
-    double residualMatch = 0;
+    // the lightness channel of Lab / Oklab. Chroma 1, lightness 0: chosen on the tuning
+    // half (the chroma match left structure as it was; matching lightness stretches
+    // a dark, noisy source's noise and cost structure). CPU only, as the floor.
+    double residualMatch = 1;
     double residualLightness = 0;
 };
 
@@ -174,6 +181,11 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const Low
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
                    const MappingSettings& settings, const Image& source, Image& result, int threads = 0,
                    const MarginalMap* residual = nullptr);
+
+// The residual match folded into a lattice: every node's displacement d at its
+// colour c becomes the matched one (as composeMapped applies it per pixel), so that
+// the lattice alone maps colours as the unsmoothed render does.
+void foldResidualMatch(DisplacementLut& lut, const MarginalMap& residual, WorkingSpace space, const MappingSettings& settings);
 
 // The fully transferred colours c + d (strength 1, before gamut handling) of the
 // pixels whose x and y are multiples of `step`, row by row (ceil(height / step) x

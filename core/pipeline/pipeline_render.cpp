@@ -209,7 +209,15 @@ Image RecolorPipeline::render(const PipelineControl& control)
         if (ms.residualMatch > 0 || ms.residualLightness > 0)
             residual = residualMap(s.fullSourceColors(), s.lut, s.field, space, *s.referencePalette, src.width, src.height,
                                    threads, s.mapNote);
-        composeMapped(s.fullSourceColors(), s.lut, s.field, s.settings.space, ms, src, result, threads, &residual);
+        if (!residual.empty() && !s.field.smoothed) {
+            // Unsmoothed, the match is folded into (a copy of) the lattice, as globalColorMap()
+            // exports it: the render and the exported LUT are the same map.
+            DisplacementLut folded = s.lut;
+            foldResidualMatch(folded, residual, space, ms);
+            composeMapped(s.fullSourceColors(), folded, s.field, space, ms, src, result, threads);
+        } else {
+            composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &residual);
+        }
     }
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
@@ -225,9 +233,18 @@ DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
     State& s = *m_state;
     checkCancel(control);
     // The box of every source pixel, as render() uses without smoothing, so that
-    // the lattice's nodes are the ones that recolor --no-smooth interpolates.
-    return buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
-                                s.source->pixelCount(), s.settings.mapping.lutSize, s.settings.threads, LatticeNodes::All);
+    // the lattice's nodes are the ones that recolor --no-smooth interpolates; the
+    // residual match folded in as that render applies it.
+    const MappingSettings& ms = s.settings.mapping;
+    DisplacementLut lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
+                                               s.source->pixelCount(), ms.lutSize, s.settings.threads, LatticeNodes::All);
+    if (ms.residualMatch > 0 || ms.residualLightness > 0) {
+        std::string note;
+        const MarginalMap residual = residualMap(s.fullSourceColors(), lut, DisplacementField{}, s.settings.space,
+                                                 *s.referencePalette, s.source->width, s.source->height, s.settings.threads, note);
+        if (!residual.empty()) foldResidualMatch(lut, residual, s.settings.space, ms);
+    }
+    return lut;
 }
 
 }  // namespace uot

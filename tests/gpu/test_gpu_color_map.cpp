@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -131,6 +132,8 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     imageToSpace(src, c.space, colors.data());
     MappingSettings ms;
     ms.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
+    ms.smoothMinSlope = -std::numeric_limits<double>::infinity();  // no floor, no residual match:
+    ms.residualMatch = 0;                                         // what the GPU mapping implements
     ms.strength = c.strength;
     ms.preserveLuminance = c.keepL;
     ms.gamut = c.gamut;
@@ -215,6 +218,8 @@ void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
     RecolorSettings settings;
     settings.palette.size = 512;
     settings.mapping.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
+    settings.mapping.smoothMinSlope = -std::numeric_limits<double>::infinity();  // no floor, no residual match:
+    settings.mapping.residualMatch = 0;                                         // what the GPU mapping implements
     settings.transport.solver = "fused";
     RecolorPipeline cpuPipeline(settings);
     cpuPipeline.setSource(src);

@@ -231,6 +231,8 @@ void TestPipeline::gpu_solver_gives_the_cpu_result()
     s.palette.size = 300;
     s.transport.coarseSize = 40;   // exercises the multiscale warm start
     s.mapping.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
+    s.mapping.smoothMinSlope = -std::numeric_limits<double>::infinity();  // no floor, no residual match:
+    s.mapping.residualMatch = 0;                                         // what the GPU mapping implements
     const Image src = scene(96, 64, 6), ref = scene(70, 50, 7);
     s.transport.solver = "fused";
     RecolorPipeline cpu(s);
