@@ -44,7 +44,7 @@ void validateSettings(const RecolorSettings& s)
     if (!(s.mapping.residualLightness >= 0) || s.mapping.residualLightness > 1)
         bad("residual lightness match must be between 0 and 1");
     if (std::isnan(s.mapping.smoothMinSlope) || s.mapping.smoothMinSlope > 1)
-        bad("smoothing's lightness slope floor must be at most 1 (or -inf: none)");
+        bad("smoothing's lightness slope floor must be at most 1 (none: no floor)");
     if (s.mapping.smoothSubsample < 0 || s.mapping.smoothSubsample > 64) bad("smoothing subsample must be between 0 and 64");
     if (s.threads < 0) bad("threads must be >= 0");
 }
