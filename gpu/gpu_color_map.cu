@@ -404,7 +404,9 @@ DisplacementField ColorMapper::computeField(const DisplacementLut& lut, const Ma
     if (!m.hasSource || m.lowSubsample < 1)
         throw Error(ErrorCode::InvalidArgument, "ColorMapper::computeField: no block means on the device");
     if (settings.smoothGuide != SmoothingGuide::Lightness)
-        throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the colour guide runs on the CPU only");
+        throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the colour guide is fitted on the host");
+    if (std::isfinite(settings.smoothMinSlope))
+        throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the lightness slope floor is fitted on the host");
     if (lut.size < 2 || lut.values.size() != 3 * std::size_t(lut.size) * lut.size * lut.size)
         throw Error(ErrorCode::InvalidArgument, "computeField: the LUT is empty or inconsistent");
     DisplacementField field;

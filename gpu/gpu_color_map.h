@@ -53,7 +53,7 @@ public:
     // al.'s guided filter (radius and eps of `settings`) on the device; the
     // coefficients are downloaded into the returned field (host memory, about
     // 24 / subsample^2 bytes per pixel). Matches the CPU to float rounding.
-    // The lightness guide only: for the colour and split guides it throws
+    // The lightness guide without a slope floor only: otherwise it throws
     // Unavailable, and the caller fits the field on the host from the block means
     // (a low-resolution step) and composes it here.
     DisplacementField computeField(const DisplacementLut& lut, const MappingSettings& settings) override;

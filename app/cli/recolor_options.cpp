@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "app/cli/solver_flags.h"
@@ -92,6 +93,10 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addOption("gamut", "clip|compress", "out-of-gamut colours: clip channels, or desaturate toward equal luminance",
                      "compress");
     parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
+    parser.addOption("residual-match", "X", "0..1: move the result's chroma toward the reference's per-channel distributions",
+                     number(d.mapping.residualMatch));
+    parser.addOption("residual-lightness", "X", "0..1: move the result's lightness toward the reference's distribution",
+                     number(d.mapping.residualLightness));
     if (full) {
         parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
         parser.addOption("smooth-guide", "lightness|color|split",
@@ -102,6 +107,9 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
                          number(d.mapping.smoothRadius));
         parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
                          number(d.mapping.smoothEps));
+        parser.addOption("smooth-min-slope", "X|none",
+                         "smallest local slope of result lightness over source lightness the smoothing allows",
+                         std::isfinite(d.mapping.smoothMinSlope) ? number(d.mapping.smoothMinSlope) : std::string("none"));
     }
     addSolverOptions(parser, recolorSolverConfig());
     parser.addFlag("no-multiscale", "solve cold instead of warm-starting from a solve between reduced palettes");
@@ -136,11 +144,15 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     s.mapping.preserveLuminance = parser.flag("preserve-luminance");
     s.mapping.gamut = asUsage("gamut", [&] { return parseGamutMode(parser.value("gamut")); });
     s.mapping.lutSize = parser.integer("lut-size");
+    s.mapping.residualMatch = parser.number("residual-match");
+    s.mapping.residualLightness = parser.number("residual-lightness");
     if (full) {
         s.mapping.smooth = !parser.flag("no-smooth");
         s.mapping.smoothGuide = asUsage("smooth-guide", [&] { return parseSmoothingGuide(parser.value("smooth-guide")); });
         s.mapping.smoothRadius = parser.number("smooth-radius");
         s.mapping.smoothEps = parser.number("smooth-eps");
+        s.mapping.smoothMinSlope = parser.value("smooth-min-slope") == "none" ? -std::numeric_limits<double>::infinity()
+                                                                               : parser.number("smooth-min-slope");
     } else {
         s.mapping.smooth = false;  // a LUT holds the global map only
     }

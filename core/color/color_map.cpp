@@ -1,6 +1,7 @@
 #include "core/color/color_map.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -341,6 +342,11 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
               int s, int r, WorkingSpace space, const MappingSettings& settings, int t)
 {
     const std::size_t nl = static_cast<std::size_t>(wl) * hl;
+    // The lightness guide is L / range: result L = L + a L / range + b, so a slope
+    // floor m on d(result L) / dL is a >= (m - 1) range on the lightness channel.
+    const double none = -std::numeric_limits<double>::infinity();
+    std::array<double, 3> slopes = {none, none, none};
+    if (hasLightnessAxis(space)) slopes[0] = (settings.smoothMinSlope - 1) * nominalRange(space);
     if (settings.smoothGuide != SmoothingGuide::Lightness) {
         // Guide = colour / nominal range, so that eps has the lightness guide's units.
         const float k = static_cast<float>(1.0 / nominalRange(space));
@@ -352,7 +358,8 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
         if (settings.smoothGuide == SmoothingGuide::Split && hasLightnessAxis(space)) {
             // The lightness guide is the first channel / nominal range (Lab, Oklab): row 0 of A
             // becomes (a k, 0, 0) with the gray filter's a, b of the lightness displacement.
-            const std::vector<float> gray = grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t);
+            const std::vector<float> gray =
+                grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t, slopes.data());
             for (std::size_t node = 0; node < nl; ++node) {
                 float* m = &field.coefficients[12 * node];
                 m[0] = gray[6 * node] * k, m[1] = 0, m[2] = 0;
@@ -361,7 +368,7 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
         }
         field.colorGuided = true;
     } else {
-        field.coefficients = grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t);
+        field.coefficients = grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t, slopes.data());
     }
     field.smoothed = true;
     field.subsample = s;
@@ -480,20 +487,24 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const Low
     return field;
 }
 
-void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                   const MappingSettings& settings, const Image& source, Image& result, int threads)
+namespace {
+
+// Calls f(p, c, d) for the pixels (x, y) with x and y multiples of `step`: c the
+// pixel's working-space colour, d its displacement from the field (or the LUT when
+// the field is not smoothed). Rows run in parallel.
+template <typename F>
+void forEachDisplacement(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
+                         int width, int height, int step, int t, F&& f)
 {
-    const Composer composer = makeComposer(space, settings, source, result);
-    const int t = resolveThreadCount(threads);
-    const int width = source.width, height = source.height;
     if (!field.smoothed) {
-        const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(source.pixelCount());
-#pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
-        for (std::ptrdiff_t p = 0; p < count; ++p) {
-            float d[3];
-            lutLookup(lut, colors + 3 * p, d);
-            composer.pixel(static_cast<std::size_t>(p), colors + 3 * p, d);
-        }
+#pragma omp parallel for num_threads(t) schedule(static)
+        for (int y = 0; y < height; y += step)
+            for (int x = 0; x < width; x += step) {
+                const std::size_t p = static_cast<std::size_t>(y) * width + x;
+                float d[3];
+                lutLookup(lut, colors + 3 * p, d);
+                f(p, colors + 3 * p, d);
+            }
         return;
     }
     if (field.width != width || field.height != height)
@@ -510,12 +521,12 @@ void composeMapped(const float* colors, const DisplacementLut& lut, const Displa
         // The coefficients interpolated along y once per row, then along x per pixel.
         std::vector<float> row(static_cast<std::size_t>(wl) * len);
 #pragma omp for schedule(static)
-        for (int y = 0; y < height; ++y) {
+        for (int y = 0; y < height; y += step) {
             const Bilinear by = bilinear(y, s, hl);
             const float* r0 = coef + static_cast<std::size_t>(by.i0) * wl * len;
             const float* r1 = coef + static_cast<std::size_t>(by.i1) * wl * len;
             for (std::size_t k = 0; k < row.size(); ++k) row[k] = r0[k] + by.w * (r1[k] - r0[k]);
-            for (int x = 0; x < width; ++x) {
+            for (int x = 0; x < width; x += step) {
                 const Bilinear& bx = bxs[static_cast<std::size_t>(x)];
                 const float* c0 = &row[static_cast<std::size_t>(bx.i0) * len];
                 const float* c1 = &row[static_cast<std::size_t>(bx.i1) * len];
@@ -534,10 +545,92 @@ void composeMapped(const float* colors, const DisplacementLut& lut, const Displa
                         d[k] = a * g + b;
                     }
                 }
-                composer.pixel(p, c, d);
+                f(p, c, d);
             }
         }
     }
+}
+
+}  // namespace
+
+std::vector<float> sampleMappedColors(const float* colors, const DisplacementLut& lut, const DisplacementField& field,
+                                      WorkingSpace space, int width, int height, int step, int threads)
+{
+    if (width <= 0 || height <= 0 || step < 1)
+        throw Error(ErrorCode::InvalidArgument, "sampleMappedColors: invalid size or step");
+    const std::size_t cols = static_cast<std::size_t>((width + step - 1) / step);
+    const std::size_t rows = static_cast<std::size_t>((height + step - 1) / step);
+    std::vector<float> out(3 * cols * rows);
+    forEachDisplacement(colors, lut, field, space, width, height, step, resolveThreadCount(threads),
+                        [&](std::size_t p, const float* c, const float* d) {
+                            const std::size_t y = p / static_cast<std::size_t>(width), x = p % static_cast<std::size_t>(width);
+                            float* o = &out[3 * ((y / step) * cols + x / step)];
+                            for (int k = 0; k < 3; ++k) o[k] = c[k] + d[k];
+                        });
+    return out;
+}
+
+namespace {
+
+// The residual match of MappingSettings: per channel, the strength with which the
+// fully transferred colour c + d moves to the marginal map's value.
+struct ResidualMatch {
+    const MarginalMap* map = nullptr;
+    float strength[3] = {0, 0, 0};
+
+    ResidualMatch(const MarginalMap* residual, WorkingSpace space, const MappingSettings& settings)
+    {
+        const float chroma = static_cast<float>(settings.residualMatch);
+        strength[0] = hasLightnessAxis(space) ? static_cast<float>(settings.residualLightness) : chroma;
+        strength[1] = strength[2] = chroma;
+        if (residual && !residual->empty() && (strength[0] > 0 || chroma > 0)) map = residual;
+    }
+    // e = the displacement d of colour c after the match.
+    void apply(const float* c, const float* d, float e[3]) const
+    {
+        for (int k = 0; k < 3; ++k) {
+            const float v = c[k] + d[k];
+            e[k] = strength[k] > 0 ? d[k] + strength[k] * ((*map)(k, v) - v) : d[k];
+        }
+    }
+};
+
+}  // namespace
+
+void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
+                   const MappingSettings& settings, const Image& source, Image& result, int threads,
+                   const MarginalMap* residual)
+{
+    const Composer composer = makeComposer(space, settings, source, result);
+    const ResidualMatch match(residual, space, settings);
+    forEachDisplacement(colors, lut, field, space, source.width, source.height, 1, resolveThreadCount(threads),
+                        [&](std::size_t p, const float* c, const float* d) {
+                            if (!match.map) {
+                                composer.pixel(p, c, d);
+                                return;
+                            }
+                            float e[3];
+                            match.apply(c, d, e);
+                            composer.pixel(p, c, e);
+                        });
+}
+
+void foldResidualMatch(DisplacementLut& lut, const MarginalMap& residual, WorkingSpace space, const MappingSettings& settings)
+{
+    const ResidualMatch match(&residual, space, settings);
+    if (!match.map) return;
+    const int n = lut.size;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            for (int k = 0; k < n; ++k) {
+                const std::size_t node = (static_cast<std::size_t>(i) * n + j) * n + k;
+                const float c[3] = {static_cast<float>(lut.lo[0] + i * lut.step[0]), static_cast<float>(lut.lo[1] + j * lut.step[1]),
+                                    static_cast<float>(lut.lo[2] + k * lut.step[2])};
+                float* d = &lut.values[3 * node];
+                float e[3];
+                match.apply(c, d, e);
+                for (int a = 0; a < 3; ++a) d[a] = e[a];
+            }
 }
 
 }  // namespace uot

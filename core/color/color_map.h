@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "core/color/color_space.h"
 #include "core/color/guided_filter.h"
 #include "core/color/image.h"
+#include "core/color/marginal_match.h"
 #include "core/color/palette.h"
 #include "core/transport/uot_problem.h"
 
@@ -52,15 +54,35 @@ struct MappingSettings {
     // Guided filter on the displacement field, guided by the source's lightness or colour.
     bool smooth = true;
     // Split: chosen on the tuning half of the quality bench's broader set (better palette,
-    // same structure as the lightness guide). The GPU mapping implements the lightness
-    // guide only: with another guide a gpu-* solve is mapped on the CPU.
+    // same structure as the lightness guide). With a gpu-* solve the GPU fits the
+    // lightness guide's field; the others are fitted on the host and composed on the GPU.
     SmoothingGuide smoothGuide = SmoothingGuide::Split;
-    double smoothRadius = 0.02;      // box radius as a fraction of the image's longer side (>= 1 pixel)
+    // Box radius as a fraction of the image's longer side (>= 1 pixel). 0.035: chosen on the
+    // tuning half of the quality bench's broader set with the slope floor and the residual
+    // match below (0.02 kept less structure; docs/notes/quality-issue14.md).
+    double smoothRadius = 0.035;
     // Regularisation, in (guide / nominal range)^2 units: smaller follows the guide
     // more closely (the displacement stays affine in the guide within each window, so
     // structure is kept). 1e-4 chosen on the tuning half of the quality bench's broader set.
     double smoothEps = 1e-4;
+    // Smallest local slope d(result L) / d(source L) the lightness smoothing allows
+    // (Lab / Oklab, lightness or split guide): each window's lightness model is kept
+    // at or above it, so that the result never reverses, or (above 0) flattens, the
+    // order of the source's lightness within a window. -infinity = no floor. 0.25:
+    // chosen on the tuning half (0, 0.15, 0.25, 0.35 and 0.5 measured). With a gpu-*
+    // solve a field with a floor is fitted on the host and composed on the device.
+    double smoothMinSlope = 0.25;
     int smoothSubsample = 0;         // fast guided filter subsampling factor, 0 = automatic
+    // Residual match: each fully transferred colour t is moved to t + r (f(t) - t),
+    // f the per-channel monotone map from the result's distribution of each
+    // working-space channel to the reference's (core/color/marginal_match.h).
+    // 0 = off, 1 = the reference's per-channel distributions exactly. residualMatch
+    // for the chroma channels (every channel in linear RGB), residualLightness for
+    // the lightness channel of Lab / Oklab. Chroma 1, lightness 0: chosen on the tuning
+    // half (the chroma match left structure as it was; matching lightness stretches
+    // a dark, noisy source's noise and cost structure). CPU only, as the floor.
+    double residualMatch = 1;
+    double residualLightness = 0;
 };
 
 // Barycentric projection of the source palette points through the plan of
@@ -153,8 +175,23 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const Low
 // One pass over the pixels: displacement from the field (or the LUT), then
 // strength, preserve luminance, gamut handling and sRGB encoding into `result`
 // (as composeResult). This is what a strength change re-runs.
+// residual (may be null): the per-channel map of the residual match, applied with
+// settings.residualMatch / residualLightness to each pixel's fully transferred
+// colour (before strength).
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                   const MappingSettings& settings, const Image& source, Image& result, int threads = 0);
+                   const MappingSettings& settings, const Image& source, Image& result, int threads = 0,
+                   const MarginalMap* residual = nullptr);
+
+// The residual match folded into a lattice: every node's displacement d at its
+// colour c becomes the matched one (as composeMapped applies it per pixel), so that
+// the lattice alone maps colours as the unsmoothed render does.
+void foldResidualMatch(DisplacementLut& lut, const MarginalMap& residual, WorkingSpace space, const MappingSettings& settings);
+
+// The fully transferred colours c + d (strength 1, before gamut handling) of the
+// pixels whose x and y are multiples of `step`, row by row (ceil(height / step) x
+// ceil(width / step) x 3 floats): the result's distribution for the residual match.
+std::vector<float> sampleMappedColors(const float* colors, const DisplacementLut& lut, const DisplacementField& field,
+                                      WorkingSpace space, int width, int height, int step, int threads = 0);
 
 // Final step: out = in + strength * displacement, then preserve luminance, gamut
 // handling and conversion to sRGB into `result` (which has the shape wanted:

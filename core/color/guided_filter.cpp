@@ -73,7 +73,7 @@ void blockMeans(const float* in, float* out, int w, int h, int ch, int s, int th
 }
 
 std::vector<float> grayGuidedCoefficients(const float* I, const float* P, int wl, int hl, int channels, int r, double eps,
-                                          int t)
+                                          int t, const double* minSlope)
 {
     const std::size_t nl = static_cast<std::size_t>(wl) * hl;
     const std::size_t ch = static_cast<std::size_t>(channels);
@@ -102,7 +102,8 @@ std::vector<float> grayGuidedCoefficients(const float* I, const float* P, int wl
         const double var = std::max(0.0, static_cast<double>(m[1]) - static_cast<double>(m[0]) * m[0]);
         for (std::size_t c = 0; c < ch; ++c) {
             const double cov = static_cast<double>(m[2 + ch + c]) - static_cast<double>(m[0]) * m[2 + c];
-            const double a = cov / (var + eps);
+            double a = cov / (var + eps);
+            if (minSlope && a < minSlope[c]) a = minSlope[c];  // b below keeps the window's mean
             o[c] = static_cast<float>(a);
             o[ch + c] = static_cast<float>(m[2 + c] - a * m[0]);
         }
@@ -217,7 +218,10 @@ void filterWith(const float* guide, int guideChannels, float* field, int width, 
 void guidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
                   int subsample, int threads)
 {
-    filterWith(guide, 1, field, width, height, channels, radius, eps, subsample, threads, grayGuidedCoefficients);
+    filterWith(guide, 1, field, width, height, channels, radius, eps, subsample, threads,
+               [](const float* I, const float* P, int wl, int hl, int ch, int r, double e, int t) {
+                   return grayGuidedCoefficients(I, P, wl, hl, ch, r, e, t);
+               });
 }
 
 void colorGuidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,

@@ -23,8 +23,11 @@ void boxMean(const float* in, float* out, int width, int height, int channels, i
 // Gray guide: the box means of the per-window coefficients, per pixel
 // [mean a (channels), mean b (channels)], so that q = mean_a * I + mean_b.
 // guide: width x height; field: width x height x channels (interleaved).
+// minSlope (channels values, or null): a lower bound on each window's a per channel;
+// a window whose a is raised keeps b = mean(p) - a mean(I), so that its model still
+// passes through the window's means.
 std::vector<float> grayGuidedCoefficients(const float* guide, const float* field, int width, int height, int channels,
-                                          int radius, double eps, int threads);
+                                          int radius, double eps, int threads, const double* minSlope = nullptr);
 
 // Colour guide: the box means of the per-window models, per pixel
 // [A (channels x 3, row-major), b (channels)], so that q_c = sum_j A_cj I_j + b_c.

@@ -359,6 +359,7 @@ Palette paletteOfSample(const float* colors, const PixelSample& sample, WorkingS
     Palette palette = settings.method == PaletteMethod::KMeans ? kmeansPalette(cells, size, settings, t)
                                                                : histogramPalette(cells, settings.finestBins, size);
     palette.space = space;
+    palette.marginals = channelQuantiles(colors, sample.count);
     const double total = std::accumulate(palette.weights.begin(), palette.weights.end(), 0.0);
     for (double& w : palette.weights) w /= total;
     return palette;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/color/color_space.h"
+#include "core/color/marginal_match.h"
 
 namespace uot {
 
@@ -41,6 +42,10 @@ struct Palette {
     WorkingSpace space = WorkingSpace::Lab;
     std::vector<double> points;
     std::vector<double> weights;
+    // Per-channel quantiles of the colours the palette was built from (the
+    // reference's distributions for the pipeline's residual match; empty for a
+    // palette made by hand).
+    ChannelQuantiles marginals;
     std::size_t size() const { return weights.size(); }
 };
 

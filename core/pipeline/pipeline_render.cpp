@@ -3,6 +3,8 @@
 // GPU colour mapper (falling back to the CPU when the GPU fails).
 #include "core/pipeline/recolor_pipeline.h"
 
+#include <algorithm>
+#include <cmath>
 #include <exception>
 #include <future>
 
@@ -18,7 +20,24 @@ namespace {
 bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
 {
     return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothGuide == b.smoothGuide &&
-           a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps && a.smoothSubsample == b.smoothSubsample;
+           a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps &&
+           a.smoothMinSlope == b.smoothMinSlope && a.smoothSubsample == b.smoothSubsample;
+}
+
+// The per-channel map of the residual match: from the distributions of the fully
+// transferred colours (read on a grid of at most about 2^18 pixels) to the
+// reference palette's. Empty (no match) when the palette carries no distributions.
+MarginalMap residualMap(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
+                        const Palette& reference, int width, int height, int threads, std::string& note)
+{
+    if (reference.marginals.empty()) {
+        addNote(note, "the reference palette has no colour distributions: no residual match");
+        return {};
+    }
+    const double pixels = static_cast<double>(width) * height;
+    const int step = std::max(1, static_cast<int>(std::floor(std::sqrt(pixels / 262144.0))));
+    const std::vector<float> mapped = sampleMappedColors(colors, lut, field, space, width, height, step, threads);
+    return MarginalMap(channelQuantiles(mapped.data(), mapped.size() / 3), reference.marginals);
 }
 
 }  // namespace
@@ -78,6 +97,10 @@ Image RecolorPipeline::render(const PipelineControl& control)
     s.mapNote.clear();
     s.stats.gpuSourceSeconds = s.stats.gpuComposeSeconds = 0;
     DeviceColorMapper* mapper = useGpuMapper(s);
+    if (mapper && (ms.residualMatch > 0 || ms.residualLightness > 0)) {
+        addNote(s.mapNote, "the residual match runs on the CPU: mapped on the CPU");
+        mapper = nullptr;
+    }
     const WorkingSpace space = s.settings.space;
     const bool upload = mapper && (!s.gpuSourceValid || s.gpuSpace != space);
     if (upload) s.gpuSourceValid = false;
@@ -148,10 +171,10 @@ Image RecolorPipeline::render(const PipelineControl& control)
     if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
         checkCancel(control);
         bool done = false;
-        // The device fits the lightness-guided field; the colour and split guides
-        // are fitted here from the block means (low resolution: a small share of
+        // The device fits the lightness-guided field without a slope floor; the
+        // colour and split guides and the floor are fitted here from the block means (low resolution: a small share of
         // the mapping), and the device composes either.
-        if (mapper && sub > 0 && ms.smoothGuide == SmoothingGuide::Lightness) {
+        if (mapper && sub > 0 && ms.smoothGuide == SmoothingGuide::Lightness && !std::isfinite(ms.smoothMinSlope)) {
             try {
                 s.field = mapper->computeField(s.lut, ms);
                 done = true;
@@ -178,7 +201,21 @@ Image RecolorPipeline::render(const PipelineControl& control)
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, s.settings.space, ms, src, result, threads);
+    if (!mapper) {
+        MarginalMap residual;
+        if (ms.residualMatch > 0 || ms.residualLightness > 0)
+            residual = residualMap(s.fullSourceColors(), s.lut, s.field, space, *s.referencePalette, src.width, src.height,
+                                   threads, s.mapNote);
+        if (!residual.empty() && !s.field.smoothed) {
+            // Unsmoothed, the match is folded into (a copy of) the lattice, as globalColorMap()
+            // exports it: the render and the exported LUT are the same map.
+            DisplacementLut folded = s.lut;
+            foldResidualMatch(folded, residual, space, ms);
+            composeMapped(s.fullSourceColors(), folded, s.field, space, ms, src, result, threads);
+        } else {
+            composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &residual);
+        }
+    }
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);
@@ -193,9 +230,18 @@ DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
     State& s = *m_state;
     checkCancel(control);
     // The box of every source pixel, as render() uses without smoothing, so that
-    // the lattice's nodes are the ones that recolor --no-smooth interpolates.
-    return buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
-                                s.source->pixelCount(), s.settings.mapping.lutSize, s.settings.threads, LatticeNodes::All);
+    // the lattice's nodes are the ones that recolor --no-smooth interpolates; the
+    // residual match folded in as that render applies it.
+    const MappingSettings& ms = s.settings.mapping;
+    DisplacementLut lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
+                                               s.source->pixelCount(), ms.lutSize, s.settings.threads, LatticeNodes::All);
+    if (ms.residualMatch > 0 || ms.residualLightness > 0) {
+        std::string note;
+        const MarginalMap residual = residualMap(s.fullSourceColors(), lut, DisplacementField{}, s.settings.space,
+                                                 *s.referencePalette, s.source->width, s.source->height, s.settings.threads, note);
+        if (!residual.empty()) foldResidualMatch(lut, residual, s.settings.space, ms);
+    }
+    return lut;
 }
 
 }  // namespace uot

@@ -3,6 +3,7 @@
 // formulas evaluated in double, and analytic properties. Qt Test.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -398,6 +399,7 @@ void TestColor::compact_field_matches_full_resolution_guided_filter()
     ms.smoothGuide = kind;
     ms.smoothRadius = 0.1;  // 5 pixels
     ms.smoothSubsample = 1;
+    ms.smoothMinSlope = -std::numeric_limits<double>::infinity();  // the full-resolution filters below have no floor
     const int radius = smoothingRadiusPixels(ms, w, h);
     QVERIFY(radius == 5);
     std::vector<float> field(src.pixelCount() * 3), guide(src.pixelCount());

@@ -25,8 +25,10 @@ Window windowAt(int x, int y, int w, int h, int r)
     return {std::max(0, x - r), std::min(w - 1, x + r), std::max(0, y - r), std::min(h - 1, y + r)};
 }
 
+// minSlope (ch values or empty): each window's a is raised to at least it, b kept
+// through the window's means (grayGuidedCoefficients' slope floor).
 std::vector<double> referenceGuidedFilter(const std::vector<double>& I, const std::vector<double>& p, int w, int h, int ch,
-                                          int r, double eps)
+                                          int r, double eps, const std::vector<double>& minSlope = {})
 {
     const std::size_t n = static_cast<std::size_t>(w) * h;
     std::vector<double> a(n * ch), b(n * ch), q(n * ch);
@@ -44,6 +46,7 @@ std::vector<double> referenceGuidedFilter(const std::vector<double>& I, const st
                 const double var = sII / cnt - mI * mI, cov = sIP / cnt - mI * mP;
                 const std::size_t k = static_cast<std::size_t>(y) * w + x;
                 a[k * ch + c] = cov / (var + eps);
+                if (!minSlope.empty()) a[k * ch + c] = std::max(a[k * ch + c], minSlope[static_cast<std::size_t>(c)]);
                 b[k * ch + c] = mP - a[k * ch + c] * mI;
             }
         }
@@ -203,6 +206,40 @@ private slots:
         for (std::size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::abs(got[k] - expected[k]));
         // float storage of the moments: about 1e-6 relative on values of size 20.
         QVERIFY2(worst < 2e-3, qPrintable(QString("max abs difference %1").arg(worst)));
+    }
+
+    void slopeFloorMatchesFloat64Reference_data() { addCases(); }
+    void slopeFloorMatchesFloat64Reference()
+    {
+        // A field that falls steeply with the guide (slope -30) in channel 0 and rises
+        // in the others: a floor of -10 on channel 0 changes it, a floor of -100 on
+        // channel 1 leaves it as it was; the coefficients against the float64 windows.
+        const auto [width, height, channels, radius, eps] = fetchCase();
+        const std::size_t n = static_cast<std::size_t>(width) * height;
+        std::mt19937 rng(19 + width * 13 + radius);
+        std::uniform_real_distribution<double> unit(0, 1), noise(-1, 1);
+        std::vector<double> I(n), p(n * channels);
+        for (std::size_t k = 0; k < n; ++k) {
+            I[k] = unit(rng);
+            for (int c = 0; c < channels; ++c) p[k * channels + c] = (c == 0 ? -30 : 5 * c) * I[k] + noise(rng);
+        }
+        std::vector<double> floor(static_cast<std::size_t>(channels), -100.0);
+        floor[0] = -10;
+        const std::vector<double> expected = referenceGuidedFilter(I, p, width, height, channels, radius, eps, floor);
+        const std::vector<double> unclamped = referenceGuidedFilter(I, p, width, height, channels, radius, eps);
+        const std::vector<float> guide(I.begin(), I.end()), field(p.begin(), p.end());
+        const std::vector<float> coef =
+            uot::grayGuidedCoefficients(guide.data(), field.data(), width, height, channels, radius, eps, 1, floor.data());
+        double worst = 0, moved = 0;
+        for (std::size_t k = 0; k < n; ++k)
+            for (int c = 0; c < channels; ++c) {
+                const std::size_t j = k * channels + c;
+                const double q = coef[k * 2 * channels + c] * I[k] + coef[k * 2 * channels + channels + c];
+                worst = std::max(worst, std::abs(q - expected[j]));
+                if (c == 0) moved = std::max(moved, std::abs(expected[j] - unclamped[j]));
+            }
+        QVERIFY2(worst < 2e-3, qPrintable(QString("max abs difference %1").arg(worst)));
+        QVERIFY2(moved > 1, qPrintable(QString("the floor changed channel 0 by only %1").arg(moved)));
     }
 
     void colorGuideMatchesFloat64Reference_data() { addCases(); }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -122,6 +123,7 @@ struct Case {
     bool smooth;
     double strength;
     SmoothingGuide guide = SmoothingGuide::Lightness;
+    bool slopeFloor = false;
 };
 
 void runCase(const Case& c, gpu::ColorMapper& mapper)
@@ -132,6 +134,8 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     imageToSpace(src, c.space, colors.data());
     MappingSettings ms;
     ms.smoothGuide = c.guide;
+    ms.smoothMinSlope = c.slopeFloor ? 0.25 : -std::numeric_limits<double>::infinity();
+    ms.residualMatch = 0;  // the residual match maps on the CPU (pipeline test below)
     ms.strength = c.strength;
     ms.preserveLuminance = c.keepL;
     ms.gamut = c.gamut;
@@ -168,7 +172,9 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     Image chain = Image::allocate(w, h, outChannels, c.depth);
     if (sub > 0 && c.guide != SmoothingGuide::Lightness)
         UOT_QVERIFY_THROWS_WITH(mapper.computeField(lut, ms), "colour guide");
-    const bool deviceField = sub > 0 && c.guide == SmoothingGuide::Lightness;
+    else if (sub > 0 && c.slopeFloor)
+        UOT_QVERIFY_THROWS_WITH(mapper.computeField(lut, ms), "slope floor");
+    const bool deviceField = sub > 0 && c.guide == SmoothingGuide::Lightness && !c.slopeFloor;
     const DisplacementField gpuField = deviceField ? mapper.computeField(lut, ms) : field;
     if (deviceField) {
         QVERIFY(gpuField.smoothed && gpuField.lowWidth == field.lowWidth && gpuField.lowHeight == field.lowHeight &&
@@ -217,23 +223,34 @@ private slots:
 void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu_data()
 {
     QTest::addColumn<int>("guide");  // SmoothingGuide
-    QTest::newRow("default guide") << int(MappingSettings{}.smoothGuide);
-    QTest::newRow("lightness") << int(SmoothingGuide::Lightness);
-    QTest::newRow("color") << int(SmoothingGuide::Color);
+    QTest::addColumn<bool>("slopeFloor");
+    QTest::addColumn<bool>("residual");
+    const MappingSettings defaults;
+    QTest::newRow("default guide and floor") << int(defaults.smoothGuide) << true << false;
+    QTest::newRow("lightness, no floor (fitted on the device)") << int(SmoothingGuide::Lightness) << false << false;
+    QTest::newRow("lightness with floor") << int(SmoothingGuide::Lightness) << true << false;
+    QTest::newRow("color") << int(SmoothingGuide::Color) << false << false;
+    QTest::newRow("defaults (residual match: mapped on the CPU)") << int(defaults.smoothGuide) << true << true;
 }
 
 void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
 {
     // Runs with and without a device: gpu-fused either solves and maps on the GPU
-    // (every guide: the colour and split fields are fitted on the host and
-    // composed on the device), or falls back to the CPU with a note and gives
+    // (every guide: the colour and split fields and the slope floor are fitted on
+    // the host and composed on the device; with the residual match the mapping runs
+    // on the CPU and the note says so), or falls back to the CPU with a note and gives
     // exactly the CPU result.
     QFETCH(int, guide);
+    QFETCH(bool, slopeFloor);
+    QFETCH(bool, residual);
     const Image src = syntheticImage(301, 203, 3, 8, 1);
     const Image ref = syntheticImage(257, 191, 3, 8, 2);
     RecolorSettings settings;
     settings.palette.size = 512;
     settings.mapping.smoothGuide = SmoothingGuide(guide);
+    if (!slopeFloor) settings.mapping.smoothMinSlope = -std::numeric_limits<double>::infinity();
+    if (!residual) settings.mapping.residualMatch = 0;
+    QCOMPARE(settings.mapping.residualMatch > 0, residual);
     settings.transport.solver = "fused";
     RecolorPipeline cpuPipeline(settings);
     cpuPipeline.setSource(src);
@@ -252,8 +269,11 @@ void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
                 st.solvedOnGpu ? 1 : 0, st.mappedOnGpu ? 1 : 0, d.maxAbs, d.meanAbs, st.gpuNote.c_str());
     if (gpu::unavailableReason().empty()) {
         QVERIFY(st.solvedOnGpu);
-        QVERIFY(st.mappedOnGpu);
-        QVERIFY(st.gpuNote.empty());
+        QCOMPARE(st.mappedOnGpu, !residual);
+        if (residual)
+            QVERIFY(st.gpuNote.find("residual match runs on the CPU") != std::string::npos);
+        else
+            QVERIFY(st.gpuNote.empty());
         // Different solvers (fp32 on the GPU) give slightly different plans.
         UOT_QVERIFY_MSG(d.meanAbs < 1.0, "GPU pipeline differs from the CPU pipeline by " + std::to_string(d.meanAbs));
     } else {
@@ -274,6 +294,7 @@ void TestGpuColorMap::gpu_mapping_matches_cpu_data()
     QTest::addColumn<bool>("smooth");
     QTest::addColumn<double>("strength");
     QTest::addColumn<int>("guide");  // SmoothingGuide
+    QTest::addColumn<bool>("slopeFloor");
     const Case cases[] = {
         {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0},
         {WorkingSpace::Lab, 3, 8, true, GamutMode::Compress, true, 1.0},
@@ -294,11 +315,17 @@ void TestGpuColorMap::gpu_mapping_matches_cpu_data()
         {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Color},
         {WorkingSpace::LinearRgb, 4, 8, true, GamutMode::Compress, true, 1.0, SmoothingGuide::Color},
         {WorkingSpace::Lab, 1, 16, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Split},
+        // The default lightness slope floor (fitted on the host too).
+        {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Split, true},
+        {WorkingSpace::Lab, 4, 16, true, GamutMode::Compress, true, 1.0, SmoothingGuide::Lightness, true},
+        {WorkingSpace::Oklab, 3, 8, false, GamutMode::Clip, true, 1.0, SmoothingGuide::Lightness, true},
     };
     for (const Case& c : cases)
-        QTest::addRow("%s ch%d %dbit keepL%d %s smooth%d strength%.1f %s", toString(c.space).c_str(), c.channels, c.depth,
-                      c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0, c.strength, toString(c.guide).c_str())
-            << int(c.space) << c.channels << c.depth << c.keepL << int(c.gamut) << c.smooth << c.strength << int(c.guide);
+        QTest::addRow("%s ch%d %dbit keepL%d %s smooth%d strength%.1f %s%s", toString(c.space).c_str(), c.channels,
+                      c.depth, c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0, c.strength,
+                      toString(c.guide).c_str(), c.slopeFloor ? " floor" : "")
+            << int(c.space) << c.channels << c.depth << c.keepL << int(c.gamut) << c.smooth << c.strength << int(c.guide)
+            << c.slopeFloor;
 }
 
 void TestGpuColorMap::gpu_mapping_matches_cpu()
@@ -312,8 +339,11 @@ void TestGpuColorMap::gpu_mapping_matches_cpu()
     QFETCH(bool, smooth);
     QFETCH(double, strength);
     QFETCH(int, guide);
+    QFETCH(bool, slopeFloor);
     gpu::ColorMapper mapper(0);
-    runCase({WorkingSpace(space), channels, depth, keepL, GamutMode(gamut), smooth, strength, SmoothingGuide(guide)}, mapper);
+    runCase({WorkingSpace(space), channels, depth, keepL, GamutMode(gamut), smooth, strength, SmoothingGuide(guide),
+             slopeFloor},
+            mapper);
 }
 
 void TestGpuColorMap::gpu_mapping_rejects_bad_calls()

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "core/color/color_space.h"
@@ -95,6 +96,8 @@ private slots:
     void same_seed_gives_identical_output_and_strength_change_reuses_the_plan();
     void gpu_solver_gives_the_cpu_result();
     void colour_guide_keeps_an_edge_that_lightness_does_not_see();
+    void residual_match_gives_the_reference_chroma_distribution();
+    void lightness_slope_floor_keeps_the_order_of_lightness_at_an_edge();
     void stage_calls_keep_the_timings_of_the_stages_that_ran();
     void alpha_gray_and_16_bit_sources();
     void cancellation_and_bad_input();
@@ -228,6 +231,8 @@ void TestPipeline::gpu_solver_gives_the_cpu_result()
     s.palette.size = 300;
     s.transport.coarseSize = 40;   // exercises the multiscale warm start
     s.mapping.smoothGuide = SmoothingGuide::Lightness;  // the guide the GPU mapping implements
+    s.mapping.smoothMinSlope = -std::numeric_limits<double>::infinity();  // no floor, no residual match:
+    s.mapping.residualMatch = 0;                                         // what the GPU mapping implements
     const Image src = scene(96, 64, 6), ref = scene(70, 50, 7);
     s.transport.solver = "fused";
     RecolorPipeline cpu(s);
@@ -316,6 +321,100 @@ void TestPipeline::colour_guide_keeps_an_edge_that_lightness_does_not_see()
     // blends here (the targets differ by about 60 L); the blue at the yellow's
     // lightness leaves the gamut and the compression costs some chroma.
     QVERIFY2(split < byLightness / 3, "the split guide should keep most of the chroma edge");
+}
+
+void TestPipeline::residual_match_gives_the_reference_chroma_distribution()
+{
+    // The result's a and b distributions against the reference image's, both from
+    // the 8-bit pixels in CIELAB, sorted in float64 (independent of the quantile
+    // tables): with residualMatch 1 the inner quantiles must agree within 8-bit and
+    // gamut error, and L must not move (chroma only; compression keeps luminance).
+    const Image src = scene(96, 72, 5);
+    Image ref = Image::allocate(80, 60, 3, 8);
+    for (std::size_t p = 0; p < ref.pixelCount(); ++p) {
+        // Two colour populations: a muted teal ramp and a saturated orange.
+        const int x = static_cast<int>(p % 80), y = static_cast<int>(p / 80);
+        const bool orange = (x / 10 + y / 10) % 3 == 0;
+        ref.data[3 * p] = static_cast<std::uint8_t>(orange ? 230 : 40 + x);
+        ref.data[3 * p + 1] = static_cast<std::uint8_t>(orange ? 120 : 110 + y);
+        ref.data[3 * p + 2] = static_cast<std::uint8_t>(orange ? 30 : 120 + x / 2);
+    }
+    const auto run = [&](double residual) {
+        RecolorSettings s = fastSettings();
+        s.mapping.residualMatch = residual;
+        RecolorPipeline pipeline(s);
+        pipeline.setSource(src), pipeline.setReference(ref);
+        return pipeline.run();
+    };
+    const auto channel = [](const Image& img, int c) {
+        std::vector<double> v(img.pixelCount());
+        for (std::size_t p = 0; p < v.size(); ++p) {
+            double lab[3];
+            labOf(img, p, lab);
+            v[p] = lab[c];
+        }
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const auto quantile = [](const std::vector<double>& v, double u) { return v[static_cast<std::size_t>(u * (v.size() - 1))]; };
+    const auto worstQuantileGap = [&](const Image& img, int c) {
+        const std::vector<double> a = channel(img, c), b = channel(ref, c);
+        double worst = 0;
+        for (double u = 0.05; u <= 0.951; u += 0.05) worst = std::max(worst, std::abs(quantile(a, u) - quantile(b, u)));
+        return worst;
+    };
+    const Image plain = run(0), matched = run(1);
+    for (int c = 1; c <= 2; ++c) {
+        const double before = worstQuantileGap(plain, c), after = worstQuantileGap(matched, c);
+        std::printf("  channel %c: worst quantile gap to the reference %.2f -> %.2f Lab units\n", c == 1 ? 'a' : 'b', before, after);
+        UOT_QVERIFY_MSG(after < 1.5, "channel " << c << ": quantile gap " << after << " after the residual match");
+        UOT_QVERIFY_MSG(after < before / 2, "channel " << c << ": the match did not halve the gap " << before);
+    }
+    double worstL = 0;
+    for (std::size_t p = 0; p < src.pixelCount(); ++p) worstL = std::max(worstL, std::abs(labL(plain, p) - labL(matched, p)));
+    UOT_QVERIFY_MSG(worstL < 1.0, "lightness moved by " << worstL << " with the chroma-only match");
+}
+
+void TestPipeline::lightness_slope_floor_keeps_the_order_of_lightness_at_an_edge()
+{
+    // Source: light yellow | dark blue; reference: dark yellow-brown | light blue. The
+    // plan follows colour, so the transfer turns the lightness edge around. Without a
+    // floor the guided filter fits a falling lightness model in the windows across the
+    // edge and the result's step across it has the opposite sign to the source's; with
+    // a floor of 0.25 every window's slope is >= 0.25, so the step keeps the source's
+    // sign (the global inversion happens through the smooth offset b instead).
+    const int w = 64, h = 16;
+    Image src = Image::allocate(w, h, 3, 8), ref = Image::allocate(w, h, 3, 8);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t p = static_cast<std::size_t>(y) * w + x;
+            const bool left = x < w / 2;
+            const std::uint8_t s[3] = {std::uint8_t(left ? 240 : 30), std::uint8_t(left ? 230 : 40), std::uint8_t(left ? 90 : 150)};
+            const std::uint8_t r[3] = {std::uint8_t(left ? 110 : 150), std::uint8_t(left ? 80 : 200), std::uint8_t(left ? 20 : 250)};
+            for (int c = 0; c < 3; ++c) src.data[3 * p + c] = s[c], ref.data[3 * p + c] = r[c];
+        }
+    const auto edgeStep = [&](double floor) {
+        RecolorSettings s = fastSettings();
+        s.mapping.smoothGuide = SmoothingGuide::Lightness;
+        s.mapping.smoothRadius = 0.1;  // 6 pixels
+        s.mapping.smoothSubsample = 1;
+        s.mapping.smoothMinSlope = floor;
+        RecolorPipeline pipeline(s);
+        pipeline.setSource(src), pipeline.setReference(ref);
+        const Image out = pipeline.run();
+        double step = 0;  // mean over rows of L(right of the edge) - L(left of it)
+        for (int y = 0; y < h; ++y) {
+            const std::size_t p = static_cast<std::size_t>(y) * w + w / 2;
+            step += (labL(out, p) - labL(out, p - 1)) / h;
+        }
+        return step;
+    };
+    const double sourceStep = labL(src, w / 2) - labL(src, w / 2 - 1);
+    const double free = edgeStep(-std::numeric_limits<double>::infinity()), floored = edgeStep(0.25);
+    std::printf("  lightness step across the edge: source %.1f, no floor %.1f, floor 0.25 %.1f\n", sourceStep, free, floored);
+    QVERIFY(sourceStep < -40);
+    UOT_QVERIFY_MSG(free > 0, "without a floor the step should turn around (got " << free << ")");
+    UOT_QVERIFY_MSG(floored < 0, "with the floor the step should keep the source's sign (got " << floored << ")");
 }
 
 void TestPipeline::stage_calls_keep_the_timings_of_the_stages_that_ran()

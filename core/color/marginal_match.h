@@ -1,0 +1,63 @@
+#pragma once
+// Per-channel distributions of colour sets and the monotone per-channel map that
+// carries one set's distributions onto another's (the 1-D optimal transport map
+// of each channel, as in histogram matching), on working-space floats.
+//
+// The recolor pipeline uses it as an optional last step: the result of the
+// transport map, t, is moved toward the reference's per-channel distributions,
+// t + s (f(t) - t), f the per-channel map from the result's quantiles to the
+// reference's. The map is monotone in each channel, so within a window the
+// result's lightness keeps its order.
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace uot {
+
+// Quantiles of each of the 3 interleaved channels at the levels k / (levels - 1),
+// k = 0..levels-1 (q[c][0] the minimum, q[c][levels - 1] the maximum). Empty when
+// computed from no colours.
+struct ChannelQuantiles {
+    std::array<std::vector<float>, 3> q;
+    bool empty() const { return q[0].empty(); }
+};
+
+// The quantiles of n colours (interleaved x 3, finite), read every `stride`-th colour,
+// from a histogram of `bins` bins per channel over the channel's range with the
+// mass spread uniformly inside each bin (exact to within one bin width).
+// Throws uot::Error(InvalidArgument) for levels < 2, bins < 1 or stride < 1.
+ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_t stride = 1, int levels = 257,
+                                  int bins = 4096);
+
+// The per-channel map x -> Q_to(F_from(x)) (F_from the piecewise-linear CDF through
+// `from`'s quantiles, Q_to the piecewise-linear quantile function through `to`'s),
+// tabulated on a uniform grid over `from`'s range; values outside the range map to
+// `to`'s minimum / maximum. A channel whose `from` range is empty maps every value
+// to `to`'s median.
+class MarginalMap {
+public:
+    MarginalMap() = default;
+    // Throws uot::Error(InvalidArgument) when either is empty or has fewer than 2 levels,
+    // or gridSize < 2.
+    MarginalMap(const ChannelQuantiles& from, const ChannelQuantiles& to, int gridSize = 2048);
+    bool empty() const { return m_table[0].empty(); }
+    // The mapped value of channel c.
+    float operator()(int c, float x) const
+    {
+        const std::vector<float>& t = m_table[c];
+        const float u = (x - m_lo[c]) * m_inverseStep[c];
+        if (!(u > 0)) return t.front();
+        const float last = static_cast<float>(t.size() - 1);
+        if (u >= last) return t.back();
+        const std::size_t i = static_cast<std::size_t>(u);
+        const float w = u - static_cast<float>(i);
+        return t[i] + w * (t[i + 1] - t[i]);
+    }
+
+private:
+    std::array<float, 3> m_lo{}, m_inverseStep{};
+    std::array<std::vector<float>, 3> m_table;
+};
+
+}  // namespace uot
