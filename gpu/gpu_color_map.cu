@@ -5,6 +5,7 @@
 #include "gpu/gpu_color_map.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <chrono>
 #include <cstdint>
@@ -155,12 +156,64 @@ struct ComposeParams {
     // LUT
     int lutSize;
     double lo[3], step[3];
+    // residual match: per channel a table of `residualSize` entries (3 tables one
+    // after another), its grid, and the strength (0 = channel not matched)
+    bool residual;
+    int residualSize;
+    float residualLo[3], residualInverseStep[3], residualStrength[3];
 };
+
+// The displacement d of pixel (x, y), colour c: from the smoothed field (the CPU's
+// order: along y first, then along x) or from the LUT.
+__device__ void displacementAt(const ComposeParams& prm, int x, int y, const float* c, const float* __restrict__ coef,
+                               const float* __restrict__ lut, float d[3])
+{
+    if (!prm.smoothed) {
+        color_detail::lutLookupRaw(lut, prm.lutSize, prm.lo, prm.step, c, d);
+        return;
+    }
+    const color_detail::Bilinear by = color_detail::bilinearAt(y, prm.subsample, prm.lowHeight);
+    const color_detail::Bilinear bx = color_detail::bilinearAt(x, prm.subsample, prm.lowWidth);
+    const std::size_t wl = static_cast<std::size_t>(prm.lowWidth);
+    const std::size_t len = prm.colorGuided ? 12 : 6;
+    const float* r00 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i0) * len;
+    const float* r10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * len;
+    const float* r01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * len;
+    const float* r11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * len;
+    auto at = [&](int k) {
+        const float v0 = r00[k] + by.w * (r10[k] - r00[k]);
+        const float v1 = r01[k] + by.w * (r11[k] - r01[k]);
+        return v0 + bx.w * (v1 - v0);
+    };
+    if (prm.colorGuided) {
+        for (int k = 0; k < 3; ++k) d[k] = at(3 * k) * c[0] + at(3 * k + 1) * c[1] + at(3 * k + 2) * c[2] + at(9 + k);
+        return;
+    }
+    const float g = color_detail::guideOf(prm.space, c);
+    for (int k = 0; k < 3; ++k) d[k] = at(k) * g + at(3 + k);
+}
+
+// The transferred colours c + d on the grid of pixels whose x and y are multiples
+// of step, row by row (sampleMappedColors' layout).
+__global__ void sampleMappedKernel(ComposeParams prm, const float* __restrict__ colors, const float* __restrict__ coef,
+                                   const float* __restrict__ lut, int step, int sampleCols, float* __restrict__ out)
+{
+    const int sx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int sy = blockIdx.y;
+    const int x = sx * step, y = sy * step;
+    if (x >= prm.width || y >= prm.height) return;
+    const float* c = colors + 3 * (static_cast<std::size_t>(y) * prm.width + x);
+    float d[3];
+    displacementAt(prm, x, y, c, coef, lut, d);
+    float* o = out + 3 * (static_cast<std::size_t>(sy) * sampleCols + sx);
+    for (int k = 0; k < 3; ++k) o[k] = c[k] + d[k];
+}
 
 template <typename Sample>
 __global__ void composeKernel(ComposeParams prm, const float* __restrict__ colors, const Sample* __restrict__ source,
                               const float* __restrict__ coef, const float* __restrict__ lut,
-                              const float* __restrict__ encode, Sample* __restrict__ out)
+                              const float* __restrict__ residual, const float* __restrict__ encode,
+                              Sample* __restrict__ out)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
@@ -168,36 +221,15 @@ __global__ void composeKernel(ComposeParams prm, const float* __restrict__ color
     const std::size_t p = static_cast<std::size_t>(y) * prm.width + x;
     const float* c = colors + 3 * p;
     float d[3];
-    if (prm.smoothed) {
-        // Same order as the CPU loop: along y first, then along x.
-        const color_detail::Bilinear by = color_detail::bilinearAt(y, prm.subsample, prm.lowHeight);
-        const color_detail::Bilinear bx = color_detail::bilinearAt(x, prm.subsample, prm.lowWidth);
-        const std::size_t wl = static_cast<std::size_t>(prm.lowWidth);
-        const std::size_t len = prm.colorGuided ? 12 : 6;
-        const float* r00 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i0) * len;
-        const float* r10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * len;
-        const float* r01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * len;
-        const float* r11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * len;
-        auto at = [&](int k) {
-            const float v0 = r00[k] + by.w * (r10[k] - r00[k]);
-            const float v1 = r01[k] + by.w * (r11[k] - r01[k]);
-            return v0 + bx.w * (v1 - v0);
-        };
-        const float g = prm.colorGuided ? 0.0f : color_detail::guideOf(prm.space, c);
-        for (int k = 0; k < 3 && prm.colorGuided; ++k)
-            d[k] = at(3 * k) * c[0] + at(3 * k + 1) * c[1] + at(3 * k + 2) * c[2] + at(9 + k);
-        for (int k = 0; k < 3 && !prm.colorGuided; ++k) {
-            const float a0 = r00[k] + by.w * (r10[k] - r00[k]);
-            const float a1 = r01[k] + by.w * (r11[k] - r01[k]);
-            const float b0 = r00[3 + k] + by.w * (r10[3 + k] - r00[3 + k]);
-            const float b1 = r01[3 + k] + by.w * (r11[3 + k] - r01[3 + k]);
-            const float a = a0 + bx.w * (a1 - a0);
-            const float b = b0 + bx.w * (b1 - b0);
-            d[k] = a * g + b;
-        }
-    } else {
-        color_detail::lutLookupRaw(lut, prm.lutSize, prm.lo, prm.step, c, d);
-    }
+    displacementAt(prm, x, y, c, coef, lut, d);
+    if (prm.residual)
+        for (int k = 0; k < 3; ++k)
+            if (prm.residualStrength[k] > 0) {
+                const float fv = marginalTableLookup(residual + static_cast<std::size_t>(k) * prm.residualSize,
+                                                     prm.residualSize, prm.residualLo[k], prm.residualInverseStep[k],
+                                                     c[k] + d[k]);
+                d[k] = residualMatched(c[k], d[k], prm.residualStrength[k], fv);
+            }
     float rgb[3];
     color_detail::composeLinear(prm.space, prm.strength, prm.keepL, prm.gamut, c, d, rgb);
     Sample* o = out + p * prm.outChannels;
@@ -245,7 +277,8 @@ struct ColorMapper::Impl {
     Stream stream{detail::highestStreamPriority()};
     DeviceBuffer<float> decode8, decode16, encode;
     DeviceBuffer<std::uint8_t> pixels, output;
-    DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut, packed, packedMean, scratch, coefRaw;
+    DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut, packed, packedMean, scratch, coefRaw, residualTables,
+        samples;
     int lowWidth = 0, lowHeight = 0, lowSubsample = 0;  // of the block means on the device
     Staging upStage, downStage;
     bool hasSource = false;
@@ -448,33 +481,20 @@ DisplacementField ColorMapper::computeField(const DisplacementLut& lut, const Ma
     return field;
 }
 
-void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
-                          Image& result)
+namespace {
+
+// The displacement source of a composition or a sample (the smoothed field or the
+// LUT), checked against the kept source and uploaded; fills its part of prm.
+void uploadDisplacement(ColorMapper::Impl& m, const DisplacementLut& lut, const DisplacementField& field,
+                        ComposeParams& prm, cudaStream_t st)
 {
-    Impl& m = *m_impl;
-    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::compose: no source set");
-    if (result.width != m.width || result.height != m.height || (result.channels != 3 && result.channels != 4))
-        throw Error(ErrorCode::InvalidArgument, "compose: the result must have the source's size and 3 or 4 channels");
-    validateImage(result, "result");
     if (field.smoothed && (field.width != m.width || field.height != m.height))
         throw Error(ErrorCode::InvalidArgument, "composeMapped: the field was computed for another image size");
     if (!field.smoothed && (lut.size < 2 || lut.values.size() != 3 * std::size_t(lut.size) * lut.size * lut.size))
         throw Error(ErrorCode::InvalidArgument, "compose: the LUT is empty or inconsistent");
-    const auto start = Clock::now();
-    detail::DeviceGuard guard(m.device);
-    cudaStream_t st = m.stream.get();
-
-    ComposeParams prm{};
     prm.space = m.space;
-    prm.strength = static_cast<float>(settings.strength);
-    prm.keepL = settings.preserveLuminance;
-    prm.gamut = settings.gamut;
     prm.width = m.width;
     prm.height = m.height;
-    prm.srcChannels = m.channels;
-    prm.outChannels = result.channels;
-    prm.copyAlpha = result.channels == 4 && m.channels == 4 && m.depth == result.depth;
-    prm.maxValue = result.depth == 16 ? 65535.0f : 255.0f;
     prm.smoothed = field.smoothed;
     prm.colorGuided = field.colorGuided;
     if (field.smoothed) {
@@ -494,6 +514,84 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
         UOT_CUDA_CHECK(cudaMemcpyAsync(m.lut.get(), lut.values.data(), lut.values.size() * sizeof(float),
                                        cudaMemcpyHostToDevice, st));
     }
+}
+
+// The residual match's three tables (resampled to one common length when they
+// differ: a constant channel has 2 entries) and strengths, uploaded.
+void uploadResidual(ColorMapper::Impl& m, const MarginalMap* residual, const MappingSettings& settings,
+                    ComposeParams& prm, cudaStream_t st)
+{
+    const std::array<float, 3> strength = residualStrengths(m.space, settings);
+    prm.residual = residual && !residual->empty() && (strength[0] > 0 || strength[1] > 0 || strength[2] > 0);
+    if (!prm.residual) return;
+    std::size_t size = 0;
+    for (int k = 0; k < 3; ++k) size = std::max(size, residual->table(k).size());
+    std::vector<float> tables(3 * size);
+    for (int k = 0; k < 3; ++k) {
+        const std::vector<float>& t = residual->table(k);
+        prm.residualLo[k] = residual->lo(k);
+        prm.residualStrength[k] = strength[k];
+        if (t.size() == size) {
+            std::copy(t.begin(), t.end(), tables.begin() + static_cast<std::ptrdiff_t>(k * size));
+            prm.residualInverseStep[k] = residual->inverseStep(k);
+        } else {
+            // A constant channel (inverse step 0: every value reads the first entry).
+            std::fill(tables.begin() + static_cast<std::ptrdiff_t>(k * size),
+                      tables.begin() + static_cast<std::ptrdiff_t>((k + 1) * size), t.front());
+            prm.residualInverseStep[k] = 0;
+        }
+    }
+    prm.residualSize = static_cast<int>(size);
+    m.residualTables.ensure(tables.size());
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m.residualTables.get(), tables.data(), tables.size() * sizeof(float),
+                                   cudaMemcpyHostToDevice, st));
+}
+
+}  // namespace
+
+std::vector<float> ColorMapper::sampleMapped(const DisplacementLut& lut, const DisplacementField& field, int step)
+{
+    Impl& m = *m_impl;
+    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::sampleMapped: no source set");
+    if (step < 1) throw Error(ErrorCode::InvalidArgument, "sampleMappedColors: invalid size or step");
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+    ComposeParams prm{};
+    uploadDisplacement(m, lut, field, prm, st);
+    const int cols = (m.width + step - 1) / step, rows = (m.height + step - 1) / step;
+    const std::size_t n = 3 * static_cast<std::size_t>(cols) * rows;
+    m.samples.ensure(n);
+    sampleMappedKernel<<<dim3((cols + 127) / 128, rows), 128, 0, st>>>(prm, m.colors.get(), m.coef.get(), m.lut.get(),
+                                                                     step, cols, m.samples.get());
+    UOT_CUDA_CHECK_LAUNCH();
+    std::vector<float> out(n);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.samples.get(), n * sizeof(float), cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    return out;
+}
+
+void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
+                          Image& result, const MarginalMap* residual)
+{
+    Impl& m = *m_impl;
+    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::compose: no source set");
+    if (result.width != m.width || result.height != m.height || (result.channels != 3 && result.channels != 4))
+        throw Error(ErrorCode::InvalidArgument, "compose: the result must have the source's size and 3 or 4 channels");
+    validateImage(result, "result");
+    const auto start = Clock::now();
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+
+    ComposeParams prm{};
+    uploadDisplacement(m, lut, field, prm, st);
+    uploadResidual(m, residual, settings, prm, st);
+    prm.strength = static_cast<float>(settings.strength);
+    prm.keepL = settings.preserveLuminance;
+    prm.gamut = settings.gamut;
+    prm.srcChannels = m.channels;
+    prm.outChannels = result.channels;
+    prm.copyAlpha = result.channels == 4 && m.channels == 4 && m.depth == result.depth;
+    prm.maxValue = result.depth == 16 ? 65535.0f : 255.0f;
     const std::size_t bytes = result.byteSize();
     m.output.ensure(bytes);
     const dim3 grid((m.width + 127) / 128, m.height);
@@ -501,18 +599,18 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
         if (prm.copyAlpha || m.depth == 16)
             composeKernel<std::uint16_t><<<grid, 128, 0, st>>>(
                 prm, m.colors.get(), reinterpret_cast<const std::uint16_t*>(m.pixels.get()), m.coef.get(), m.lut.get(),
-                m.encode.get(), reinterpret_cast<std::uint16_t*>(m.output.get()));
+                m.residualTables.get(), m.encode.get(), reinterpret_cast<std::uint16_t*>(m.output.get()));
         else {
             prm.copyAlpha = false;
             composeKernel<std::uint16_t><<<grid, 128, 0, st>>>(prm, m.colors.get(), nullptr, m.coef.get(), m.lut.get(),
-                                                                m.encode.get(),
+                                                                m.residualTables.get(), m.encode.get(),
                                                                 reinterpret_cast<std::uint16_t*>(m.output.get()));
         }
     } else {
         const std::uint8_t* src = m.depth == 8 ? m.pixels.get() : nullptr;
         if (!src) prm.copyAlpha = false;
         composeKernel<std::uint8_t><<<grid, 128, 0, st>>>(prm, m.colors.get(), src, m.coef.get(), m.lut.get(),
-                                                           m.encode.get(), m.output.get());
+                                                           m.residualTables.get(), m.encode.get(), m.output.get());
     }
     UOT_CUDA_CHECK_LAUNCH();
     // Download in chunks; the host copy out of the pinned buffer of chunk k

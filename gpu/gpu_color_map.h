@@ -61,14 +61,20 @@ public:
     // True after a successful setSource().
     bool hasSource() const override;
 
+    // sampleMappedColors() of the source given to setSource(), on the device: the
+    // colours c + d at the pixels whose x and y are multiples of step (step >= 1),
+    // row by row, downloaded (3 floats a sample).
+    std::vector<float> sampleMapped(const DisplacementLut& lut, const DisplacementField& field, int step) override;
+
     // The composition of composeMapped() for the source given to setSource():
     // displacement from `field` (when field.smoothed; lightness- or colour-guided)
-    // or from `lut`, then
-    // strength, preserve luminance and gamut of `settings`, sRGB encoding into
-    // `result` (host memory; the source's size, 3 or 4 channels, 8 or 16 bit;
-    // alpha copied from the source when both have it and the depths match).
+    // or from `lut`, moved by the residual match when `residual` is given (its
+    // tables are uploaded; strengths from `settings`), then strength, preserve
+    // luminance and gamut of `settings`, sRGB encoding into `result` (host memory;
+    // the source's size, 3 or 4 channels, 8 or 16 bit; alpha copied from the
+    // source when both have it and the depths match).
     void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
-                 Image& result) override;
+                 Image& result, const MarginalMap* residual = nullptr) override;
 
     // Seconds of the last setSource() / compose() call, wall clock on the host
     // (uploads, kernels and downloads included).

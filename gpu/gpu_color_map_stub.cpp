@@ -22,7 +22,12 @@ DisplacementField ColorMapper::computeField(const DisplacementLut&, const Mappin
     throw Error(ErrorCode::Unavailable, "no GPU support");
 }
 bool ColorMapper::hasSource() const { return false; }
-void ColorMapper::compose(const DisplacementLut&, const DisplacementField&, const MappingSettings&, Image&)
+std::vector<float> ColorMapper::sampleMapped(const DisplacementLut&, const DisplacementField&, int)
+{
+    throw Error(ErrorCode::Unavailable, "no GPU support");
+}
+void ColorMapper::compose(const DisplacementLut&, const DisplacementField&, const MappingSettings&, Image&,
+                          const MarginalMap*)
 {
     throw Error(ErrorCode::Unavailable, "no GPU support");
 }

@@ -570,6 +570,12 @@ std::vector<float> sampleMappedColors(const float* colors, const DisplacementLut
     return out;
 }
 
+std::array<float, 3> residualStrengths(WorkingSpace space, const MappingSettings& settings)
+{
+    const float chroma = static_cast<float>(settings.residualMatch);
+    return {hasLightnessAxis(space) ? static_cast<float>(settings.residualLightness) : chroma, chroma, chroma};
+}
+
 namespace {
 
 // The residual match of MappingSettings: per channel, the strength with which the
@@ -580,18 +586,15 @@ struct ResidualMatch {
 
     ResidualMatch(const MarginalMap* residual, WorkingSpace space, const MappingSettings& settings)
     {
-        const float chroma = static_cast<float>(settings.residualMatch);
-        strength[0] = hasLightnessAxis(space) ? static_cast<float>(settings.residualLightness) : chroma;
-        strength[1] = strength[2] = chroma;
-        if (residual && !residual->empty() && (strength[0] > 0 || chroma > 0)) map = residual;
+        const std::array<float, 3> s = residualStrengths(space, settings);
+        for (int k = 0; k < 3; ++k) strength[k] = s[k];
+        if (residual && !residual->empty() && (s[0] > 0 || s[1] > 0)) map = residual;
     }
     // e = the displacement d of colour c after the match.
     void apply(const float* c, const float* d, float e[3]) const
     {
-        for (int k = 0; k < 3; ++k) {
-            const float v = c[k] + d[k];
-            e[k] = strength[k] > 0 ? d[k] + strength[k] * ((*map)(k, v) - v) : d[k];
-        }
+        for (int k = 0; k < 3; ++k)
+            e[k] = strength[k] > 0 ? residualMatched(c[k], d[k], strength[k], (*map)(k, c[k] + d[k])) : d[k];
     }
 };
 

@@ -13,6 +13,7 @@
 //      surface move together (keeps structure, no speckle);
 //   4. strength, preserve luminance and gamut handling, then back to sRGB.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -80,7 +81,8 @@ struct MappingSettings {
     // for the chroma channels (every channel in linear RGB), residualLightness for
     // the lightness channel of Lab / Oklab. Chroma 1, lightness 0: chosen on the tuning
     // half (the chroma match left structure as it was; matching lightness stretches
-    // a dark, noisy source's noise and cost structure). CPU only, as the floor.
+    // a dark, noisy source's noise and cost structure). With a gpu-* solve it is
+    // sampled and applied on the device (the map itself is built on the host).
     double residualMatch = 1;
     double residualLightness = 0;
 };
@@ -181,6 +183,10 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const Low
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
                    const MappingSettings& settings, const Image& source, Image& result, int threads = 0,
                    const MarginalMap* residual = nullptr);
+
+// The residual match's strength per working-space channel (settings.residualLightness
+// on the lightness axis of Lab / Oklab, settings.residualMatch on the others).
+std::array<float, 3> residualStrengths(WorkingSpace space, const MappingSettings& settings);
 
 // The residual match folded into a lattice: every node's displacement d at its
 // colour c becomes the matched one (as composeMapped applies it per pixel), so that

@@ -13,7 +13,27 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/color/color_space_inline.h"  // UOT_HD
+
 namespace uot {
+
+// One channel of a MarginalMap: linear interpolation in the table t (size entries
+// on a uniform grid from lo, 1 / spacing = inverseStep), clamped to its ends.
+// Shared by the CPU and the GPU composition (no std:: inside).
+UOT_HD inline float marginalTableLookup(const float* t, int size, float lo, float inverseStep, float x)
+{
+    const float u = (x - lo) * inverseStep;
+    if (!(u > 0)) return t[0];
+    const float last = static_cast<float>(size - 1);
+    if (u >= last) return t[size - 1];
+    const int i = static_cast<int>(u);
+    const float w = u - static_cast<float>(i);
+    return t[i] + w * (t[i + 1] - t[i]);
+}
+
+// The residual match of one channel: the displacement d of colour c moved so that
+// the transferred colour c + d goes `strength` of the way to its mapped value fv.
+UOT_HD inline float residualMatched(float c, float d, float strength, float fv) { return d + strength * (fv - (c + d)); }
 
 // Quantiles of each of the 3 interleaved channels at the levels k / (levels - 1),
 // k = 0..levels-1 (q[c][0] the minimum, q[c][levels - 1] the maximum). Empty when
@@ -46,14 +66,12 @@ public:
     float operator()(int c, float x) const
     {
         const std::vector<float>& t = m_table[c];
-        const float u = (x - m_lo[c]) * m_inverseStep[c];
-        if (!(u > 0)) return t.front();
-        const float last = static_cast<float>(t.size() - 1);
-        if (u >= last) return t.back();
-        const std::size_t i = static_cast<std::size_t>(u);
-        const float w = u - static_cast<float>(i);
-        return t[i] + w * (t[i + 1] - t[i]);
+        return marginalTableLookup(t.data(), static_cast<int>(t.size()), m_lo[c], m_inverseStep[c], x);
     }
+    // Channel c's table and grid, for a device copy (marginalTableLookup reads them).
+    const std::vector<float>& table(int c) const { return m_table[c]; }
+    float lo(int c) const { return m_lo[c]; }
+    float inverseStep(int c) const { return m_inverseStep[c]; }
 
 private:
     std::array<float, 3> m_lo{}, m_inverseStep{};

@@ -24,19 +24,25 @@ bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
            a.smoothMinSlope == b.smoothMinSlope && a.smoothSubsample == b.smoothSubsample;
 }
 
-// The per-channel map of the residual match: from the distributions of the fully
-// transferred colours (read on a grid of at most about 2^18 pixels) to the
-// reference palette's. Empty (no match) when the palette carries no distributions.
-MarginalMap residualMap(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                        const Palette& reference, int width, int height, int threads, std::string& note)
+// The residual match reads the fully transferred colours on a grid of at most
+// about 2^18 pixels: every step-th pixel along x and y.
+int residualSampleStep(int width, int height)
+{
+    const double pixels = static_cast<double>(width) * height;
+    return std::max(1, static_cast<int>(std::floor(std::sqrt(pixels / 262144.0))));
+}
+
+// The per-channel map of the residual match: from the distributions of the
+// sampled transferred colours (`sample` returns them for a step) to the reference
+// palette's. Empty (no match) when the palette carries no distributions.
+template <typename Sample>
+MarginalMap residualMap(const Palette& reference, int width, int height, std::string& note, Sample&& sample)
 {
     if (reference.marginals.empty()) {
         addNote(note, "the reference palette has no colour distributions: no residual match");
         return {};
     }
-    const double pixels = static_cast<double>(width) * height;
-    const int step = std::max(1, static_cast<int>(std::floor(std::sqrt(pixels / 262144.0))));
-    const std::vector<float> mapped = sampleMappedColors(colors, lut, field, space, width, height, step, threads);
+    const std::vector<float> mapped = sample(residualSampleStep(width, height));
     return MarginalMap(channelQuantiles(mapped.data(), mapped.size() / 3), reference.marginals);
 }
 
@@ -97,10 +103,6 @@ Image RecolorPipeline::render(const PipelineControl& control)
     s.mapNote.clear();
     s.stats.gpuSourceSeconds = s.stats.gpuComposeSeconds = 0;
     DeviceColorMapper* mapper = useGpuMapper(s);
-    if (mapper && (ms.residualMatch > 0 || ms.residualLightness > 0)) {
-        addNote(s.mapNote, "the residual match runs on the CPU: mapped on the CPU");
-        mapper = nullptr;
-    }
     const WorkingSpace space = s.settings.space;
     const bool upload = mapper && (!s.gpuSourceValid || s.gpuSpace != space);
     if (upload) s.gpuSourceValid = false;
@@ -193,28 +195,46 @@ Image RecolorPipeline::render(const PipelineControl& control)
     report(control, PipelineStage::Map, 0.6);
     checkCancel(control);
     Image result = std::move(pre.result);
+    const bool match = ms.residualMatch > 0 || ms.residualLightness > 0;
+    // Unsmoothed, the residual match is folded into (a copy of) the lattice, as
+    // globalColorMap() exports it: the render and the exported LUT are the same map.
+    auto composeWith = [&](const MarginalMap& residual, auto&& compose) {
+        if (!residual.empty() && !s.field.smoothed) {
+            DisplacementLut folded = s.lut;
+            foldResidualMatch(folded, residual, space, ms);
+            compose(folded, nullptr);
+        } else {
+            compose(s.lut, residual.empty() ? nullptr : &residual);
+        }
+    };
     if (mapper) {
         try {
-            mapper->compose(s.lut, s.field, ms, result);
+            std::string note;
+            const MarginalMap residual =
+                match ? residualMap(*s.referencePalette, src.width, src.height, note,
+                                    [&](int step) { return mapper->sampleMapped(s.lut, s.field, step); })
+                      : MarginalMap{};
+            composeWith(residual, [&](const DisplacementLut& lut, const MarginalMap* r) {
+                mapper->compose(lut, s.field, ms, result, r);
+            });
+            if (!note.empty()) addNote(s.mapNote, note);
             s.stats.gpuComposeSeconds = mapper->lastComposeSeconds();
         } catch (const Error& e) {
             mapper = gpuMappingFailed(s, e);
         }
     }
     if (!mapper) {
-        MarginalMap residual;
-        if (ms.residualMatch > 0 || ms.residualLightness > 0)
-            residual = residualMap(s.fullSourceColors(), s.lut, s.field, space, *s.referencePalette, src.width, src.height,
-                                   threads, s.mapNote);
-        if (!residual.empty() && !s.field.smoothed) {
-            // Unsmoothed, the match is folded into (a copy of) the lattice, as globalColorMap()
-            // exports it: the render and the exported LUT are the same map.
-            DisplacementLut folded = s.lut;
-            foldResidualMatch(folded, residual, space, ms);
-            composeMapped(s.fullSourceColors(), folded, s.field, space, ms, src, result, threads);
-        } else {
-            composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &residual);
-        }
+        const float* colors = s.fullSourceColors();
+        const MarginalMap residual =
+            match ? residualMap(*s.referencePalette, src.width, src.height, s.mapNote,
+                                [&](int step) {
+                                    return sampleMappedColors(colors, s.lut, s.field, space, src.width, src.height,
+                                                              step, threads);
+                                })
+                  : MarginalMap{};
+        composeWith(residual, [&](const DisplacementLut& lut, const MarginalMap* r) {
+            composeMapped(colors, lut, s.field, space, ms, src, result, threads, r);
+        });
     }
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
@@ -237,8 +257,12 @@ DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
                                                s.source->pixelCount(), ms.lutSize, s.settings.threads, LatticeNodes::All);
     if (ms.residualMatch > 0 || ms.residualLightness > 0) {
         std::string note;
-        const MarginalMap residual = residualMap(s.fullSourceColors(), lut, DisplacementField{}, s.settings.space,
-                                                 *s.referencePalette, s.source->width, s.source->height, s.settings.threads, note);
+        const float* colors = s.fullSourceColors();
+        const Image& src = *s.source;
+        const MarginalMap residual = residualMap(*s.referencePalette, src.width, src.height, note, [&](int step) {
+            return sampleMappedColors(colors, lut, DisplacementField{}, s.settings.space, src.width, src.height, step,
+                                      s.settings.threads);
+        });
         if (!residual.empty()) foldResidualMatch(lut, residual, s.settings.space, ms);
     }
     return lut;

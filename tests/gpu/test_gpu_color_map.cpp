@@ -124,6 +124,7 @@ struct Case {
     double strength;
     SmoothingGuide guide = SmoothingGuide::Lightness;
     bool slopeFloor = false;
+    bool residual = false;  // the residual match (chroma), sampled on the device
 };
 
 void runCase(const Case& c, gpu::ColorMapper& mapper)
@@ -135,7 +136,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     MappingSettings ms;
     ms.smoothGuide = c.guide;
     ms.smoothMinSlope = c.slopeFloor ? 0.25 : -std::numeric_limits<double>::infinity();
-    ms.residualMatch = 0;  // the residual match maps on the CPU (pipeline test below)
+    ms.residualMatch = c.residual ? 1 : 0;
     ms.strength = c.strength;
     ms.preserveLuminance = c.keepL;
     ms.gamut = c.gamut;
@@ -150,8 +151,21 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
         field = computeDisplacementField(lut, low, w, h, ms);
     }
     const int outChannels = c.channels == 4 ? 4 : 3;
+    // The residual match: the CPU's map from its own sample, towards a reference
+    // distribution (another synthetic image's colours).
+    MarginalMap residual;
+    const int step = 7;
+    std::vector<float> cpuSample;
+    if (c.residual) {
+        const Image other = syntheticImage(401, 301, 3, 8, 4);
+        std::vector<float> otherColors(other.pixelCount() * 3);
+        imageToSpace(other, c.space, otherColors.data());
+        cpuSample = sampleMappedColors(colors.data(), lut, field, c.space, w, h, step);
+        residual = MarginalMap(channelQuantiles(cpuSample.data(), cpuSample.size() / 3),
+                               channelQuantiles(otherColors.data(), other.pixelCount()));
+    }
     Image cpu = Image::allocate(w, h, outChannels, c.depth);
-    composeMapped(colors.data(), lut, field, c.space, ms, src, cpu);
+    composeMapped(colors.data(), lut, field, c.space, ms, src, cpu, 0, c.residual ? &residual : nullptr);
 
     const LowResolution gpuLow = mapper.setSource(src, c.space, sub);
     // The block means agree with the CPU's (same pixels, float conversions).
@@ -161,9 +175,18 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
         lowErr = std::max(lowErr, static_cast<double>(std::fabs(gpuLow.colors[i] - low.colors[i])));
     UOT_QVERIFY_MSG(lowErr <= 1e-4 * nominalRange(c.space), "block means differ by " + std::to_string(lowErr));
 
+    if (c.residual) {
+        // The device's sample of the transferred colours is the CPU's (same grid, same formulas).
+        const std::vector<float> gpuSample = mapper.sampleMapped(lut, field, step);
+        QCOMPARE(gpuSample.size(), cpuSample.size());
+        double err = 0;
+        for (std::size_t i = 0; i < gpuSample.size(); ++i)
+            err = std::max(err, static_cast<double>(std::fabs(gpuSample[i] - cpuSample[i])));
+        UOT_QVERIFY_MSG(err <= 1e-4 * nominalRange(c.space), "device sample differs by " + std::to_string(err));
+    }
     // Composition from the same field: the per-pixel steps alone.
     Image gpuOut = Image::allocate(w, h, outChannels, c.depth);
-    mapper.compose(lut, field, ms, gpuOut);
+    mapper.compose(lut, field, ms, gpuOut, c.residual ? &residual : nullptr);
     const Diff d = compare(cpu, gpuOut);
     if (sub > 0) QCOMPARE(field.colorGuided, c.guide != SmoothingGuide::Lightness);
     // The whole GPU chain (block means and guided filter on the device). The
@@ -188,7 +211,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
         std::printf("  guided-filter coefficients: max |gpu-cpu| %.3g of max |coef| %.3g\n", err, scale);
         UOT_QVERIFY_MSG(err <= 1e-3 * scale, "guided-filter coefficients differ by " + std::to_string(err));
     }
-    mapper.compose(lut, gpuField, ms, chain);
+    mapper.compose(lut, gpuField, ms, chain, c.residual ? &residual : nullptr);
     const Diff dc = compare(cpu, chain);
     const int tol = c.depth == 16 ? 4 : 1;
     std::printf("  %-10s ch %d depth %2d keepL %d gamut %-8s smooth %d (%s) strength %.1f: max |gpu-cpu| %d (chain %d), "
@@ -230,15 +253,15 @@ void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu_data()
     QTest::newRow("lightness, no floor (fitted on the device)") << int(SmoothingGuide::Lightness) << false << false;
     QTest::newRow("lightness with floor") << int(SmoothingGuide::Lightness) << true << false;
     QTest::newRow("color") << int(SmoothingGuide::Color) << false << false;
-    QTest::newRow("defaults (residual match: mapped on the CPU)") << int(defaults.smoothGuide) << true << true;
+    QTest::newRow("defaults (with the residual match)") << int(defaults.smoothGuide) << true << true;
 }
 
 void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
 {
     // Runs with and without a device: gpu-fused either solves and maps on the GPU
     // (every guide: the colour and split fields and the slope floor are fitted on
-    // the host and composed on the device; with the residual match the mapping runs
-    // on the CPU and the note says so), or falls back to the CPU with a note and gives
+    // the host and composed on the device; the residual match is sampled and
+    // applied on the device), or falls back to the CPU with a note and gives
     // exactly the CPU result.
     QFETCH(int, guide);
     QFETCH(bool, slopeFloor);
@@ -269,11 +292,8 @@ void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu()
                 st.solvedOnGpu ? 1 : 0, st.mappedOnGpu ? 1 : 0, d.maxAbs, d.meanAbs, st.gpuNote.c_str());
     if (gpu::unavailableReason().empty()) {
         QVERIFY(st.solvedOnGpu);
-        QCOMPARE(st.mappedOnGpu, !residual);
-        if (residual)
-            QVERIFY(st.gpuNote.find("residual match runs on the CPU") != std::string::npos);
-        else
-            QVERIFY(st.gpuNote.empty());
+        QVERIFY(st.mappedOnGpu);
+        QVERIFY(st.gpuNote.empty());
         // Different solvers (fp32 on the GPU) give slightly different plans.
         UOT_QVERIFY_MSG(d.meanAbs < 1.0, "GPU pipeline differs from the CPU pipeline by " + std::to_string(d.meanAbs));
     } else {
@@ -295,6 +315,7 @@ void TestGpuColorMap::gpu_mapping_matches_cpu_data()
     QTest::addColumn<double>("strength");
     QTest::addColumn<int>("guide");  // SmoothingGuide
     QTest::addColumn<bool>("slopeFloor");
+    QTest::addColumn<bool>("residual");
     const Case cases[] = {
         {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0},
         {WorkingSpace::Lab, 3, 8, true, GamutMode::Compress, true, 1.0},
@@ -319,13 +340,17 @@ void TestGpuColorMap::gpu_mapping_matches_cpu_data()
         {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Split, true},
         {WorkingSpace::Lab, 4, 16, true, GamutMode::Compress, true, 1.0, SmoothingGuide::Lightness, true},
         {WorkingSpace::Oklab, 3, 8, false, GamutMode::Clip, true, 1.0, SmoothingGuide::Lightness, true},
+        // The residual match (the default): sampled and applied on the device.
+        {WorkingSpace::Lab, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Split, true, true},
+        {WorkingSpace::Lab, 4, 16, true, GamutMode::Clip, false, 0.7, SmoothingGuide::Split, true, true},
+        {WorkingSpace::LinearRgb, 3, 8, false, GamutMode::Compress, true, 1.0, SmoothingGuide::Lightness, false, true},
     };
     for (const Case& c : cases)
-        QTest::addRow("%s ch%d %dbit keepL%d %s smooth%d strength%.1f %s%s", toString(c.space).c_str(), c.channels,
+        QTest::addRow("%s ch%d %dbit keepL%d %s smooth%d strength%.1f %s%s%s", toString(c.space).c_str(), c.channels,
                       c.depth, c.keepL ? 1 : 0, toString(c.gamut).c_str(), c.smooth ? 1 : 0, c.strength,
-                      toString(c.guide).c_str(), c.slopeFloor ? " floor" : "")
+                      toString(c.guide).c_str(), c.slopeFloor ? " floor" : "", c.residual ? " residual" : "")
             << int(c.space) << c.channels << c.depth << c.keepL << int(c.gamut) << c.smooth << c.strength << int(c.guide)
-            << c.slopeFloor;
+            << c.slopeFloor << c.residual;
 }
 
 void TestGpuColorMap::gpu_mapping_matches_cpu()
@@ -340,9 +365,10 @@ void TestGpuColorMap::gpu_mapping_matches_cpu()
     QFETCH(double, strength);
     QFETCH(int, guide);
     QFETCH(bool, slopeFloor);
+    QFETCH(bool, residual);
     gpu::ColorMapper mapper(0);
     runCase({WorkingSpace(space), channels, depth, keepL, GamutMode(gamut), smooth, strength, SmoothingGuide(guide),
-             slopeFloor},
+             slopeFloor, residual},
             mapper);
 }
 
