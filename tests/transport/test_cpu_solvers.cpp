@@ -151,6 +151,8 @@ private slots:
     void flushScopeCoversTheTeamAndRestores();
     void solvesFlushSubnormalsAndRestoreTheMode_data();
     void solvesFlushSubnormalsAndRestoreTheMode();
+    void flushedMassCountsTheEntriesHeldAsZero_data();
+    void flushedMassCountsTheEntriesHeldAsZero();
     void massOnFlushedEntriesIsNotConverged_data();
     void massOnFlushedEntriesIsNotConverged();
 };
@@ -546,6 +548,57 @@ void TestCpuSolvers::solvesFlushSubnormalsAndRestoreTheMode()
     QVERIFY(reports > 0);
     QCOMPARE(flushing, reports);
     QVERIFY(!SubnormalFlushScope::callingThreadFlushes());
+}
+
+// planSums' flushedMass against its definition taken entry by entry in plain
+// float64 arithmetic: the plan's mass where K_ij, K_ij v_j, u_i K_ij or P_ij is
+// below the floor (K_ij = exp(-C_ij/eps) R_ij). Scalings up to exp(+-680) (a
+// threshold floor * u_i * v_j taken as products would over- or underflow there)
+// and both reference measures.
+void TestCpuSolvers::flushedMassCountsTheEntriesHeldAsZero_data()
+{
+    QTest::addColumn<double>("logRange");
+    QTest::addColumn<bool>("product");
+    QTest::addColumn<bool>("fp64Floor");
+    for (double range : {30.0, 680.0})
+        for (bool product : {false, true})
+            for (bool fp64 : {false, true})
+                QTest::addRow("scalings e^+-%g %s %s", range, product ? "product" : "ones", fp64 ? "DBL_MIN" : "FLT_MIN")
+                    << range << product << fp64;
+}
+
+void TestCpuSolvers::flushedMassCountsTheEntriesHeldAsZero()
+{
+    QFETCH(double, logRange);
+    QFETCH(bool, product);
+    QFETCH(bool, fp64Floor);
+    RandomProblem rp(37, 29, 17, fp64Floor ? 0.0015 : 0.01);  // exp(-C/eps) down to exp(-667) or exp(-100)
+    if (product) rp.problem.reference = ReferenceMeasure::Product;
+    // Scalings e^(+-30) around 1, or around e^(+-650): odd rows u ~ e^650 with
+    // v ~ e^-650 (plan entries of order K), even rows u ~ e^-650 (entries ~ 0).
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> spread(-30.0, 30.0);
+    std::vector<double> logU(rp.m), logV(rp.n);
+    const double centre = logRange - 30.0;
+    for (std::size_t i = 0; i < rp.m; ++i) logU[i] = (i % 2 ? centre : -centre) + spread(rng);
+    for (double& x : logV) x = -centre + spread(rng);
+    const double floor = fp64Floor ? std::numeric_limits<double>::min() : double(std::numeric_limits<float>::min());
+    double expected = 0, total = 0;
+    for (std::size_t i = 0; i < rp.m; ++i) {
+        for (std::size_t j = 0; j < rp.n; ++j) {
+            const double logK = -rp.cost[i * rp.n + j] / rp.problem.eps + logReference(rp.problem, i, j);
+            const double k = std::exp(logK), u = std::exp(logU[i]), v = std::exp(logV[j]);
+            const double p = std::exp(logU[i] + logV[j] + logK);
+            total += p;
+            if (k < floor || k * v < floor || u * k < floor || p < floor) expected += p;
+        }
+    }
+    QVERIFY(expected > 0);
+    if (logRange < 100) QVERIFY(expected < total);  // both kinds of entry are there
+    const PlanSums sums = planSums(rp.problem, logU, logV, 2, floor);
+    UOT_QCOMPARE_CLOSE(sums.flushedMass, expected, 1e-12 * total);
+    QCOMPARE(evaluatePlan(rp.problem, logU, logV, 2, floor).flushedMass, sums.flushedMass);
+    QCOMPARE(planSums(rp.problem, logU, logV, 2).flushedMass, 0.0);  // not measured without a floor
 }
 
 // An fp32 multiplicative solve of GapProblem converges (its own stopping rule)
