@@ -1,6 +1,8 @@
 #include "core/transport/plan_evaluation.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <omp.h>
@@ -88,7 +90,7 @@ void visitPlanRows(const UotProblem& problem, std::span<const double> logU, std:
 
 #pragma omp parallel num_threads(resolveThreadCount(threads))
     {
-        std::vector<double> row(cols);
+        std::vector<double> row(cols), logP(measure ? cols : 0);
 #pragma omp for schedule(static)
         for (std::ptrdiff_t si = 0; si < static_cast<std::ptrdiff_t>(rows); ++si) {
             const std::size_t i = static_cast<std::size_t>(si);
@@ -96,11 +98,19 @@ void visitPlanRows(const UotProblem& problem, std::span<const double> logU, std:
             const double logUR = logU[i] + (product ? std::log(problem.a[i]) : 0.0);
             double flushed = 0;
             if (measure) {
+                // The test in its own loop and without a branch (held and kept
+                // entries mix, so a branch mispredicts): 1.07x the plain pass's time at
+                // 4096^2 on 2 threads, against 1.5x with a branch and 1.2x in one loop.
+                for (std::size_t j = 0; j < cols; ++j) logP[j] = logUR + logVR[j] - row[j] * invEps;
+                for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logP[j]);
                 const double rowThreshold = logFloor + std::max(logU[i], 0.0);
+                const double* lp = logP.data();
+                const double* p = row.data();
+                const double* ct = colThreshold.data();
+#pragma omp simd reduction(+ : flushed)
                 for (std::size_t j = 0; j < cols; ++j) {
-                    const double logP = logUR + logVR[j] - row[j] * invEps;
-                    row[j] = std::exp(logP);
-                    flushed += logP < rowThreshold + colThreshold[j] ? row[j] : 0.0;
+                    const std::uint64_t held = 0 - static_cast<std::uint64_t>(lp[j] < rowThreshold + ct[j]);
+                    flushed += std::bit_cast<double>(std::bit_cast<std::uint64_t>(p[j]) & held);
                 }
             } else {
                 for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logUR + logVR[j] - row[j] * invEps);
