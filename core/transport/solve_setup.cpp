@@ -144,7 +144,8 @@ void markFlushedMass(SolveResult& result, const SolveOptions& options, const Pla
     result.status = NumericalStatus::Underflow;
     result.converged = false;
     std::ostringstream msg;
-    msg << "the scalings grew so large that entries of exp(-C/eps) below the smallest normal "
+    msg << "the scalings grew so large that entries of exp(-C/eps) (or their products with the scalings) "
+           "below the smallest normal "
         << (options.precision == Precision::Fp32 ? "fp32" : "fp64")
         << " number, held as 0, carry " << eval.flushedMass << " of the plan's mass " << eval.mass
         << ": the iteration solved a different problem. Use the log-domain solver (--solver log), "
