@@ -72,6 +72,9 @@ public:
             rest.warmLogV = first.logV;
         }
         SolveResult second = m_stabilized->solve(problem, rest, control);
+        // No iterations were left (the primary used them all, e.g. when the final
+        // evaluation found mass on flushed entries): the last check's error is the primary's.
+        if (second.iterations == 0) second.error = first.error;
         second.iterations += first.iterations;
         second.passes += first.passes;
         if (!second.counters.sampled && first.counters.sampled) second.counters = first.counters;

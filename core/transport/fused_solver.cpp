@@ -257,9 +257,10 @@ SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockRe
         return whole;
     };
     auto evaluator = [&](const UotProblem& block, std::span<const double> logU, std::span<const double> logV) {
-        PlanSums sums = planSums(block, logU, logV, m_options.threads);
+        PlanSums sums = planSums(block, logU, logV, m_options.threads, storageFloor(m_options.precision));
         other.sum(sums.colSums);
         const double scaledLogSum = other.sum(sums.scaledLogSum);
+        const double flushedMass = other.sum(sums.flushedMass);
         const std::vector<double> rowSums = gatherRows(sums.rowSums);
         UotProblem whole = block;
         DenseCost shape;
@@ -267,7 +268,9 @@ SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockRe
         shape.cols = cols;
         whole.cost = shape;
         whole.a = m_where.allA;
-        return evaluationFromSums(whole, rowSums, sums.colSums, scaledLogSum);
+        PlanEvaluation eval = evaluationFromSums(whole, rowSums, sums.colSums, scaledLogSum);
+        eval.flushedMass = flushedMass;
+        return eval;
     };
     finishResult(m_block, m_options, u, v, result, evaluator);
     result.logU = gatherRows(result.logU);

@@ -108,7 +108,9 @@ KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threa
                 // reads one takes a slow microcode path on x86 (fp32 palette problems
                 // at small eps ran 2.8x slower per pass), and below the smallest normal
                 // number the entry carries too few bits to matter next to the row's
-                // largest one. A row left all zero is the underflow the solvers detect.
+                // largest one. A row left all zero is the underflow the solvers detect;
+                // mass that such entries carry under very large scalings is measured by
+                // the final evaluation (planSums' storageFloor, plan_evaluation.h).
                 if (k < std::numeric_limits<T>::min()) k = T(0);
                 krow[j] = k;
                 if (k > T(0)) {

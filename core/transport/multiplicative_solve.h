@@ -53,7 +53,13 @@ SolveResult solveMultiplicative(const UotProblem& problem, const SolveOptions& o
     } else {
         runScalingLoop(problem, options, control, passes, setup, u, v, result);
     }
-    finishResult(problem, options, u, v, result);
+    // The final float64 evaluation also measures the mass on the entries this
+    // solve held as 0 (plan_evaluation.h); finishResult marks the result when it counts.
+    const auto evaluator = [&options](const UotProblem& p, std::span<const double> logU,
+                                      std::span<const double> logV) {
+        return evaluatePlan(p, logU, logV, options.threads, storageFloor(options.precision));
+    };
+    finishResult(problem, options, u, v, result, evaluator);
     return result;
 }
 

@@ -1,7 +1,10 @@
 #include "core/transport/plan_evaluation.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
+#include <limits>
 #include <omp.h>
 #include <vector>
 
@@ -65,28 +68,66 @@ double stoppingErrorFromLogs(std::span<const double> logU, std::span<const doubl
     return 0.5 * (relativeChangeFromLogs(logU, logUPrev) + relativeChangeFromLogs(logV, logVPrev));
 }
 
-void forEachPlanRow(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
-                    const std::function<void(std::size_t, const double*)>& fn, int threads)
+namespace {
+
+using PlanRowVisitor = std::function<void(std::size_t i, const double* row, double flushed)>;
+
+// forEachPlanRow; when logFloor is finite, also the row's mass on the entries
+// planSums calls flushed (plan_evaluation.h), else 0.
+void visitPlanRows(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                   const PlanRowVisitor& fn, int threads, double logFloor)
 {
     const std::size_t rows = problem.rows();
     const std::size_t cols = problem.cols();
     const double invEps = 1.0 / problem.eps;
     const bool product = problem.reference == ReferenceMeasure::Product;
+    const bool measure = std::isfinite(logFloor);
     std::vector<double> logVR(cols);
     for (std::size_t j = 0; j < cols; ++j) logVR[j] = logV[j] + (product ? std::log(problem.b[j]) : 0.0);
+    // log P_ij < logFloor + max(log u_i, 0) + max(log v_j, 0): the column's half here.
+    std::vector<double> colThreshold(measure ? cols : 0);
+    for (std::size_t j = 0; j < colThreshold.size(); ++j) colThreshold[j] = std::max(logV[j], 0.0);
 
 #pragma omp parallel num_threads(resolveThreadCount(threads))
     {
-        std::vector<double> row(cols);
+        std::vector<double> row(cols), logP(measure ? cols : 0);
 #pragma omp for schedule(static)
         for (std::ptrdiff_t si = 0; si < static_cast<std::ptrdiff_t>(rows); ++si) {
             const std::size_t i = static_cast<std::size_t>(si);
             fillCostRow(problem.cost, i, row.data());
             const double logUR = logU[i] + (product ? std::log(problem.a[i]) : 0.0);
-            for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logUR + logVR[j] - row[j] * invEps);
-            fn(i, row.data());
+            double flushed = 0;
+            if (measure) {
+                // The test in its own loop and without a branch (held and kept
+                // entries mix, so a branch mispredicts): 1.07x the plain pass's time at
+                // 4096^2 on 2 threads, against 1.5x with a branch and 1.2x in one loop.
+                for (std::size_t j = 0; j < cols; ++j) logP[j] = logUR + logVR[j] - row[j] * invEps;
+                for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logP[j]);
+                const double rowThreshold = logFloor + std::max(logU[i], 0.0);
+                const double* lp = logP.data();
+                const double* p = row.data();
+                const double* ct = colThreshold.data();
+#pragma omp simd reduction(+ : flushed)
+                for (std::size_t j = 0; j < cols; ++j) {
+                    const std::uint64_t held = 0 - static_cast<std::uint64_t>(lp[j] < rowThreshold + ct[j]);
+                    flushed += std::bit_cast<double>(std::bit_cast<std::uint64_t>(p[j]) & held);
+                }
+            } else {
+                for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logUR + logVR[j] - row[j] * invEps);
+            }
+            fn(i, row.data(), flushed);
         }
     }
+}
+
+}  // namespace
+
+void forEachPlanRow(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
+                    const std::function<void(std::size_t, const double*)>& fn, int threads)
+{
+    visitPlanRows(
+        problem, logU, logV, [&fn](std::size_t i, const double* row, double) { fn(i, row); }, threads,
+        -std::numeric_limits<double>::infinity());
 }
 
 void computePlan(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
@@ -98,7 +139,8 @@ void computePlan(const UotProblem& problem, std::span<const double> logU, std::s
         [out, cols](std::size_t i, const double* row) { std::copy(row, row + cols, out + i * cols); }, threads);
 }
 
-PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV, int threads)
+PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV, int threads,
+                  double storageFloor)
 {
     const std::size_t rows = problem.rows();
     const std::size_t cols = problem.cols();
@@ -106,11 +148,11 @@ PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::
     PlanSums sums;
     sums.rowSums.assign(rows, 0.0);
     std::vector<std::vector<double>> colPartials(threadCount, std::vector<double>(cols, 0.0));
-    std::vector<double> entropy(threadCount, 0.0);
+    std::vector<double> entropy(threadCount, 0.0), flushedMass(threadCount, 0.0);
     // Each row is visited once; per-thread column partials avoid atomics.
-    forEachPlanRow(
+    visitPlanRows(
         problem, logU, logV,
-        [&](std::size_t i, const double* row) {
+        [&](std::size_t i, const double* row, double flushed) {
             const int t = omp_in_parallel() ? omp_get_thread_num() : 0;
             double sum = 0, cost = 0;
             std::vector<double>& partial = colPartials[t];
@@ -121,21 +163,25 @@ PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::
             }
             sums.rowSums[i] = sum;
             entropy[t] += cost;
+            flushedMass[t] += flushed;
         },
-        threadCount);
+        threadCount, storageFloor > 0 ? std::log(storageFloor) : -std::numeric_limits<double>::infinity());
 
     sums.colSums.assign(cols, 0.0);
     for (const auto& partial : colPartials)
         for (std::size_t j = 0; j < cols; ++j) sums.colSums[j] += partial[j];
     for (double e : entropy) sums.scaledLogSum += e;
+    for (double f : flushedMass) sums.flushedMass += f;
     return sums;
 }
 
 PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
-                            std::span<const double> logV, int threads)
+                            std::span<const double> logV, int threads, double storageFloor)
 {
-    const PlanSums sums = planSums(problem, logU, logV, threads);
-    return evaluationFromSums(problem, sums.rowSums, sums.colSums, sums.scaledLogSum);
+    const PlanSums sums = planSums(problem, logU, logV, threads, storageFloor);
+    PlanEvaluation eval = evaluationFromSums(problem, sums.rowSums, sums.colSums, sums.scaledLogSum);
+    eval.flushedMass = sums.flushedMass;
+    return eval;
 }
 
 PlanEvaluation evaluationFromSums(const UotProblem& problem, std::span<const double> rowSums,

@@ -36,6 +36,8 @@ struct PlanEvaluation {
     double marginalErrorB = 0;  // |P^T 1 - b|_1
     double objective = 0;       // <P,C> + eps KL(P|R) + tauA KL(P1|a) + tauB KL(P^T1|b) (generalised KL;
                                 // an infinite tau contributes 0 when its marginal is met, else +inf)
+    double flushedMass = 0;     // sum of P_ij over the entries a multiplicative solve held as 0
+                                // (planSums' storageFloor); 0 when not measured
 };
 
 // Calls fn(i, row) for every row of the plan P_ij = exp(logU_i + logV_j - C_ij/eps) R_ij,
@@ -50,17 +52,30 @@ void computePlan(const UotProblem& problem, std::span<const double> logU, std::s
 
 // The plan's row sums P 1, column sums P^T 1 and sum_ij P_ij (logU_i + logV_j),
 // in one float64 pass (what evaluationFromSums needs).
+//
+// storageFloor > 0 (the smallest normal number of a multiplicative solve's
+// storage precision: FLT_MIN for fp32, DBL_MIN for fp64) also sums, in the same
+// pass, flushedMass: the plan's mass on the entries that such a solve held as 0,
+// i.e. where log P_ij < log(storageFloor) + max(log u_i, 0) + max(log v_j, 0).
+// That covers the stored kernel (K_ij = exp(-C_ij/eps) R_ij < floor is stored as
+// 0: P_ij < floor u_i v_j) and the passes' products that flush-to-zero drops
+// (K_ij v_j < floor: P_ij < floor u_i; u_i K_ij < floor: P_ij < floor v_j). The
+// test is P_ij < floor max(u_i, 1) max(v_j, 1), the union of the three plus the
+// entries below the floor themselves (at most rows * cols * floor in all), taken
+// in logs so that no threshold overflows. One add and one compare per entry.
 struct PlanSums {
     std::vector<double> rowSums;
     std::vector<double> colSums;
     double scaledLogSum = 0;
+    double flushedMass = 0;  // 0 unless storageFloor > 0
 };
 PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::span<const double> logV,
-                  int threads = 0);
+                  int threads = 0, double storageFloor = 0);
 
-// One float64 pass over the plan: evaluationFromSums of planSums.
+// One float64 pass over the plan: evaluationFromSums of planSums (flushedMass
+// measured when storageFloor > 0, as in planSums).
 PlanEvaluation evaluatePlan(const UotProblem& problem, std::span<const double> logU,
-                            std::span<const double> logV, int threads = 0);
+                            std::span<const double> logV, int threads = 0, double storageFloor = 0);
 
 // The evaluation from the plan's row sums P 1 (size rows), column sums P^T 1
 // (size cols) and scaledLogSum = sum_ij P_ij (logU_i + logV_j), however they

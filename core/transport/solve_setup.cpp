@@ -1,5 +1,6 @@
 #include "core/transport/solve_setup.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -118,6 +119,42 @@ void markUnderflow(SolveResult& result, const KernelBuildReport& kernel, int ite
     result.message = msg.str();
 }
 
+double storageFloor(Precision precision)
+{
+    return precision == Precision::Fp32 ? static_cast<double>(std::numeric_limits<float>::min())
+                                        : std::numeric_limits<double>::min();
+}
+
+double flushedMassLimit(const SolveOptions& options)
+{
+    // A pass's fp32 (fp64) sums carry a relative rounding of a few units of
+    // epsilon anyway: lost mass below that is no error of its own.
+    const double unit = options.precision == Precision::Fp32 ? std::numeric_limits<float>::epsilon()
+                                                             : std::numeric_limits<double>::epsilon();
+    return std::max(options.tolerance, 8.0 * unit);
+}
+
+namespace {
+
+// The plan of the final scalings puts `flushed` of its mass on entries the
+// solve held as 0: the iteration converged (if it did) to the fixed point of
+// another problem.
+void markFlushedMass(SolveResult& result, const SolveOptions& options, const PlanEvaluation& eval)
+{
+    result.status = NumericalStatus::Underflow;
+    result.converged = false;
+    std::ostringstream msg;
+    msg << "the scalings grew so large that entries of exp(-C/eps) (or their products with the scalings) "
+           "below the smallest normal "
+        << (options.precision == Precision::Fp32 ? "fp32" : "fp64")
+        << " number, held as 0, carry " << eval.flushedMass << " of the plan's mass " << eval.mass
+        << ": the iteration solved a different problem. Use the log-domain solver (--solver log), "
+        << (options.precision == Precision::Fp32 ? "fp64 (--precision fp64), " : "") << "or a larger eps";
+    result.message = msg.str();
+}
+
+}  // namespace
+
 void finishResult(const UotProblem& problem, const SolveOptions& options, std::span<const double> u,
                   std::span<const double> v, SolveResult& result, const PlanEvaluator& evaluator)
 {
@@ -146,6 +183,8 @@ void finishResultFromLogs(const UotProblem& problem, const SolveOptions& options
         result.marginalErrorA = eval.marginalErrorA;
         result.marginalErrorB = eval.marginalErrorB;
         result.objective = eval.objective;
+        if (result.status == NumericalStatus::Ok && eval.flushedMass > flushedMassLimit(options) * eval.mass)
+            markFlushedMass(result, options, eval);
         result.timings.evaluateSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }

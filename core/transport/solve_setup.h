@@ -35,13 +35,26 @@ bool allFiniteAndPositive(std::span<const float> x);
 // Marks the result as stopped by underflow at `iteration` (0 = before the first).
 void markUnderflow(SolveResult& result, const KernelBuildReport& kernel, int iteration);
 
+// The smallest normal number of a multiplicative solve's storage precision:
+// entries of K (and fp products) below it are held as 0 (kernel_matrix.h,
+// subnormal_flush.h). planSums' storageFloor.
+double storageFloor(Precision precision);
+
+// The share of the plan's mass that a multiplicative solve may lose to entries
+// held as 0 before its result no longer counts as converged:
+// max(options.tolerance, 8 units of rounding of options.precision).
+double flushedMassLimit(const SolveOptions& options);
+
 // Evaluates the final plan of log-scalings (evaluatePlan on the host when none is given).
 using PlanEvaluator =
     std::function<PlanEvaluation(const UotProblem&, std::span<const double> logU, std::span<const double> logV)>;
 
 // Stores log-scalings from multiplicative u, v, fills msPerIteration and, when
 // requested, evaluates the final plan (mass, marginal errors, objective) with
-// `evaluator` (empty: evaluatePlan on the host with options.threads).
+// `evaluator` (empty: evaluatePlan on the host with options.threads). When the
+// evaluation measures flushedMass (plan_evaluation.h) above flushedMassLimit
+// times the plan's mass, a result that was Ok becomes Underflow, not converged:
+// the iteration solved the problem without those entries.
 void finishResult(const UotProblem& problem, const SolveOptions& options, std::span<const double> u,
                   std::span<const double> v, SolveResult& result, const PlanEvaluator& evaluator = {});
 

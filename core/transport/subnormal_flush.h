@@ -9,7 +9,10 @@
 // eps 0.1. A subnormal value is below 1.2e-38 (fp32) or 2.2e-308 (fp64); the
 // solvers already store such entries of K as 0 (kernel_matrix.h), and treating
 // the products the same way changes no result at the accuracies we test
-// (plans to 1e-9 of the float64 oracle). The float64 reference solver does not
+// (plans to 1e-9 of the float64 oracle) unless the scalings grow so large that
+// the flushed entries carry mass: the final evaluation of every multiplicative
+// solve measures that mass and reports Underflow when it counts (planSums'
+// storageFloor, plan_evaluation.h). The float64 reference solver does not
 // use this scope: it is the oracle and keeps IEEE gradual underflow.
 
 namespace uot {

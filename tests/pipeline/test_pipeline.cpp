@@ -56,6 +56,23 @@ Image scene(int w, int h, unsigned seed)
     return img;
 }
 
+// Two grey strips, dark (sRGB 40..85) on the left `darkShare` of the width and
+// light (165..235) on the rest, blue raised by 0..2 by row.
+Image twoStrips(int w, int h, double darkShare)
+{
+    Image img = Image::allocate(w, h, 3, 8);
+    const int nd = static_cast<int>(std::lround(w * darkShare));
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double g = x < nd ? 40 + 45.0 * x / (nd - 1) : 165 + 70.0 * (x - nd) / (w - nd - 1);
+            const int v = static_cast<int>(std::lround(g));
+            const std::size_t k = (static_cast<std::size_t>(y) * w + x) * 3;
+            img.data[k] = img.data[k + 1] = static_cast<std::uint8_t>(v);
+            img.data[k + 2] = static_cast<std::uint8_t>(std::min(255, v + y % 3));
+        }
+    return img;
+}
+
 RecolorSettings fastSettings()
 {
     RecolorSettings s;
@@ -101,6 +118,7 @@ private slots:
     void stage_calls_keep_the_timings_of_the_stages_that_ran();
     void alpha_gray_and_16_bit_sources();
     void cancellation_and_bad_input();
+    void mass_on_flushed_kernel_entries_switches_to_the_log_domain();
 };
 
 void TestPipeline::gradient_stays_monotone_and_band_free_data()
@@ -502,6 +520,33 @@ void TestPipeline::cancellation_and_bad_input()
     RecolorSettings bad = fastSettings();
     bad.transport.eps = -1;
     UOT_QVERIFY_THROWS_WITH(pipeline.setSettings(bad), "eps");
+}
+
+// 70% dark source, 30% dark reference: 0.4 of the mass crosses a gap in which
+// exp(-C/eps) passes below the smallest normal float at the default eps. The
+// fp32 fused solve converged (its own rule) with the dearer crossings held as 0:
+// plan mass 1.0126. The default pipeline must notice and finish in the log domain
+// with the plan mass of the fp64 solve.
+void TestPipeline::mass_on_flushed_kernel_entries_switches_to_the_log_domain()
+{
+    auto solveWith = [](Precision precision) {
+        RecolorSettings s;
+        s.threads = 2;
+        s.transport.options.precision = precision;
+        RecolorPipeline pipeline(s);
+        pipeline.setSource(twoStrips(120, 30, 0.7));
+        pipeline.setReference(twoStrips(120, 30, 0.3));
+        pipeline.preparePalettes();
+        pipeline.solve();
+        return *pipeline.stats().solve;
+    };
+    const SolveResult fp64 = solveWith(Precision::Fp64);
+    UOT_QVERIFY_MSG(fp64.status == NumericalStatus::Ok && fp64.converged, toString(fp64.status));
+    UOT_QCOMPARE_CLOSE(fp64.mass, 1.0, 1e-5);
+    const SolveResult fp32 = solveWith(Precision::Fp32);
+    UOT_QVERIFY_MSG(fp32.status == NumericalStatus::SwitchedToLogDomain && fp32.converged,
+                    toString(fp32.status) << " mass " << fp32.mass);
+    UOT_QCOMPARE_CLOSE(fp32.mass, fp64.mass, 1e-4);
 }
 
 QTEST_GUILESS_MAIN(TestPipeline)

@@ -83,6 +83,45 @@ bool allFinite(const std::vector<double>& x)
     return true;
 }
 
+// A balanced problem whose solution carries mass across a cost gap where
+// exp(-C/eps) straddles the smallest normal float (exp(-87.3)): left sources
+// hold 0.7, left targets take 0.3, so 0.4 must cross to the right. The cheaper
+// crossing (C = 0.86, K = exp(-86)) is a normal float, the dearer one (C = 0.89,
+// K = exp(-89)) is stored as 0 in fp32 and is normal in fp64. The fp32 problem
+// without it is still feasible, so an fp32 multiplicative solve converges, to the
+// plan of that other problem; the float64 solution sends about a tenth of the
+// crossing mass the dearer way.
+struct GapProblem {
+    static constexpr std::size_t m = 4, n = 4;
+    std::vector<double> cost{0.0,  0.01, 0.86, 0.86,   // s0 (left)
+                             0.01, 0.0,  0.89, 0.89,   // s1 (left)
+                             0.95, 0.95, 0.0,  0.01,   // s2 (right)
+                             0.95, 0.95, 0.01, 0.0};   // s3 (right)
+    std::vector<double> a{0.5, 0.2, 0.15, 0.15};
+    std::vector<double> b{0.15, 0.15, 0.35, 0.35};
+    UotProblem problem;
+
+    GapProblem()
+    {
+        problem.cost = DenseCost{nullptr, cost.data(), m, n};
+        problem.a = a;
+        problem.b = b;
+        problem.eps = 0.01;
+        problem.tauA = problem.tauB = kInfinity;
+    }
+};
+
+SolveOptions toTolerance(Precision precision)
+{
+    SolveOptions o;
+    o.precision = precision;
+    o.maxIterations = 20000;
+    o.tolerance = precision == Precision::Fp64 ? 1e-10 : 1e-6;  // 1e-6: fp32's own floor
+    o.checkEvery = 10;
+    o.threads = 2;
+    return o;
+}
+
 void variantRows()
 {
     QTest::addColumn<QString>("variant");
@@ -112,6 +151,10 @@ private slots:
     void flushScopeCoversTheTeamAndRestores();
     void solvesFlushSubnormalsAndRestoreTheMode_data();
     void solvesFlushSubnormalsAndRestoreTheMode();
+    void flushedMassCountsTheEntriesHeldAsZero_data();
+    void flushedMassCountsTheEntriesHeldAsZero();
+    void massOnFlushedEntriesIsNotConverged_data();
+    void massOnFlushedEntriesIsNotConverged();
 };
 
 // Every variant reproduces the float64 reference iterate for iterate, in
@@ -505,6 +548,111 @@ void TestCpuSolvers::solvesFlushSubnormalsAndRestoreTheMode()
     QVERIFY(reports > 0);
     QCOMPARE(flushing, reports);
     QVERIFY(!SubnormalFlushScope::callingThreadFlushes());
+}
+
+// planSums' flushedMass against its definition taken entry by entry in plain
+// float64 arithmetic: the plan's mass where K_ij, K_ij v_j, u_i K_ij or P_ij is
+// below the floor (K_ij = exp(-C_ij/eps) R_ij). Scalings up to exp(+-680) (a
+// threshold floor * u_i * v_j taken as products would over- or underflow there)
+// and both reference measures.
+void TestCpuSolvers::flushedMassCountsTheEntriesHeldAsZero_data()
+{
+    QTest::addColumn<double>("logRange");
+    QTest::addColumn<bool>("product");
+    QTest::addColumn<bool>("fp64Floor");
+    for (double range : {30.0, 680.0})
+        for (bool product : {false, true})
+            for (bool fp64 : {false, true})
+                QTest::addRow("scalings e^+-%g %s %s", range, product ? "product" : "ones", fp64 ? "DBL_MIN" : "FLT_MIN")
+                    << range << product << fp64;
+}
+
+void TestCpuSolvers::flushedMassCountsTheEntriesHeldAsZero()
+{
+    QFETCH(double, logRange);
+    QFETCH(bool, product);
+    QFETCH(bool, fp64Floor);
+    RandomProblem rp(37, 29, 17, fp64Floor ? 0.0015 : 0.01);  // exp(-C/eps) down to exp(-667) or exp(-100)
+    if (product) rp.problem.reference = ReferenceMeasure::Product;
+    // Scalings e^(+-30) around 1, or around e^(+-650): odd rows u ~ e^650 with
+    // v ~ e^-650 (plan entries of order K), even rows u ~ e^-650 (entries ~ 0).
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> spread(-30.0, 30.0);
+    std::vector<double> logU(rp.m), logV(rp.n);
+    const double centre = logRange - 30.0;
+    for (std::size_t i = 0; i < rp.m; ++i) logU[i] = (i % 2 ? centre : -centre) + spread(rng);
+    for (double& x : logV) x = -centre + spread(rng);
+    const double floor = fp64Floor ? std::numeric_limits<double>::min() : double(std::numeric_limits<float>::min());
+    double expected = 0, total = 0;
+    for (std::size_t i = 0; i < rp.m; ++i) {
+        for (std::size_t j = 0; j < rp.n; ++j) {
+            const double logK = -rp.cost[i * rp.n + j] / rp.problem.eps + logReference(rp.problem, i, j);
+            const double k = std::exp(logK), u = std::exp(logU[i]), v = std::exp(logV[j]);
+            const double p = std::exp(logU[i] + logV[j] + logK);
+            total += p;
+            if (k < floor || k * v < floor || u * k < floor || p < floor) expected += p;
+        }
+    }
+    QVERIFY(expected > 0);
+    if (logRange < 100) QVERIFY(expected < total);  // both kinds of entry are there
+    const PlanSums sums = planSums(rp.problem, logU, logV, 2, floor);
+    UOT_QCOMPARE_CLOSE(sums.flushedMass, expected, 1e-12 * total);
+    QCOMPARE(evaluatePlan(rp.problem, logU, logV, 2, floor).flushedMass, sums.flushedMass);
+    QCOMPARE(planSums(rp.problem, logU, logV, 2).flushedMass, 0.0);  // not measured without a floor
+}
+
+// An fp32 multiplicative solve of GapProblem converges (its own stopping rule)
+// to a plan whose float64 evaluation puts mass on entries its fp32 kernel held
+// as 0: it must say Underflow, not converged; through the registry's fallback it
+// continues in the log domain to the float64 reference's plan. In fp64 the same
+// entries are normal and the variant itself matches the reference.
+void TestCpuSolvers::massOnFlushedEntriesIsNotConverged_data()
+{
+    QTest::addColumn<QString>("variant");
+    for (const char* name : {"pot-style", "mapuot", "fused"}) QTest::newRow(name) << name;
+}
+
+void TestCpuSolvers::massOnFlushedEntriesIsNotConverged()
+{
+    QFETCH(QString, variant);
+    const std::string name = variant.toStdString();
+    GapProblem gp;
+    // The premise: the dearer crossing is 0 in the fp32 kernel, normal in fp64.
+    {
+        std::vector<float> k32(gp.m * gp.n);
+        std::vector<double> k64(gp.m * gp.n);
+        buildKernelMatrix<float>(gp.problem, k32.data(), 1);
+        buildKernelMatrix<double>(gp.problem, k64.data(), 1);
+        QVERIFY(k32[0 * gp.n + 2] > 0 && k32[1 * gp.n + 2] == 0.0f);
+        QVERIFY(k64[1 * gp.n + 2] > 0);
+    }
+    const SolveResult ref = createSolver("reference")->solve(gp.problem, toTolerance(Precision::Fp64));
+    QVERIFY(ref.status == NumericalStatus::Ok && ref.converged);
+    UOT_QCOMPARE_CLOSE(ref.mass, 1.0, 1e-8);
+
+    SolveOptions forced = toTolerance(Precision::Fp32);
+    forced.allowStabilizedFallback = false;
+    const SolveResult r = createSolver(name)->solve(gp.problem, forced);
+    UOT_QVERIFY_MSG(r.status == NumericalStatus::Underflow, name << " " << toString(r.status) << " mass " << r.mass);
+    QVERIFY(!r.converged);
+    UOT_QVERIFY_MSG(r.message.find("--solver log") != std::string::npos, r.message);
+    // What it would have returned: the plan of the other problem, far from the reference.
+    UOT_QVERIFY_MSG(planRelL1(gp.problem, r, ref) > 1e-2, planRelL1(gp.problem, r, ref));
+
+    const SolveResult s = createSolver(name)->solve(gp.problem, toTolerance(Precision::Fp32));
+    UOT_QVERIFY_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
+    UOT_QVERIFY_MSG(s.converged && s.solver == "log", s.solver << " " << s.converged << " " << s.iterations << " " << s.message);
+    UOT_QVERIFY_MSG(planRelL1(gp.problem, s, ref) < 1e-4, planRelL1(gp.problem, s, ref));
+
+    const SolveResult d = createSolver(name)->solve(gp.problem, toTolerance(Precision::Fp64));
+    UOT_QVERIFY_MSG(d.status == NumericalStatus::Ok && d.converged, name << " fp64 " << toString(d.status));
+    UOT_QVERIFY_MSG(planRelL1(gp.problem, d, ref) < 1e-6, planRelL1(gp.problem, d, ref));
+
+    if (name == "fused") {  // auto is fused on the CPU
+        const SolveResult au = createSolver("auto")->solve(gp.problem, toTolerance(Precision::Fp32));
+        QVERIFY(au.status == NumericalStatus::SwitchedToLogDomain && au.converged);
+        UOT_QVERIFY_MSG(planRelL1(gp.problem, au, ref) < 1e-4, planRelL1(gp.problem, au, ref));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestCpuSolvers)
