@@ -79,8 +79,8 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
     }
     parser.addOption("mode", "auto|plain|ti",
                      "iteration mode: plain (POT's sinkhorn_unbalanced) or ti, the translation-invariant iteration "
-                     "(the same solution in 2-5x fewer passes when tau_a and tau_b are both finite; gpu-mapuot "
-                     "stays plain); auto = ti with --solver auto, plain for a named variant",
+                     "(the same solution in 2-5x fewer passes when tau_a and tau_b are both finite); auto = ti "
+                     "with --solver auto, plain for a named variant",
                      "auto");
     parser.addOption("accel", "none|relax|auto",
                      "over-relaxation of each half-step with a safeguard (never diverges): relax = fixed --omega, "
