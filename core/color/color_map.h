@@ -79,11 +79,12 @@ struct MappingSettings {
     // working-space channel to the reference's (core/color/marginal_match.h).
     // 0 = off, 1 = the reference's per-channel distributions exactly. residualMatch
     // for the chroma channels (every channel in linear RGB), residualLightness for
-    // the lightness channel of Lab / Oklab. Chroma 1, lightness 0: chosen on the tuning
-    // half (the chroma match left structure as it was; matching lightness stretches
-    // a dark, noisy source's noise and cost structure). With a gpu-* solve it is
-    // sampled and applied on the device (the map itself is built on the host).
-    double residualMatch = 1;
+    // the lightness channel of Lab / Oklab. Chroma 1 won the palette distance on the
+    // tuning half, but it stretches the 8x8 blocks of compressed JPEG skies into
+    // visible blocks and takes the exported 33-node LUT below 40 dB, so both default
+    // to 0 (docs/notes/quality-issue14.md). With a gpu-* solve it is sampled and
+    // applied on the device (the map itself is built on the host).
+    double residualMatch = 0;
     double residualLightness = 0;
 };
 
