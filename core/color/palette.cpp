@@ -359,7 +359,11 @@ Palette paletteOfSample(const float* colors, const PixelSample& sample, WorkingS
     Palette palette = settings.method == PaletteMethod::KMeans ? kmeansPalette(cells, size, settings, t)
                                                                : histogramPalette(cells, settings.finestBins, size);
     palette.space = space;
-    palette.marginals = channelQuantiles(colors, sample.count);
+    // The per-channel distributions (the residual match's target) from at most about
+    // 2^18 of the sampled colours, evenly strided: a 12 MP source would otherwise
+    // spend 50 ms on them.
+    const std::size_t stride = std::max<std::size_t>(1, sample.count / 262144);
+    palette.marginals = channelQuantiles(colors, sample.count, stride);
     const double total = std::accumulate(palette.weights.begin(), palette.weights.end(), 0.0);
     for (double& w : palette.weights) w /= total;
     return palette;
