@@ -71,7 +71,11 @@ public:
             rest.warmLogU = first.logU;
             rest.warmLogV = first.logV;
         }
-        SolveResult second = m_stabilized->solve(problem, rest, control);
+        // Its progress counts on from the primary's iterations (one convergence curve).
+        const SolveControl continued =
+            continuedControl(control, first.iterations, first.timings.iterateSeconds,
+                             first.bytesPerIteration * static_cast<std::uint64_t>(first.iterations));
+        SolveResult second = m_stabilized->solve(problem, rest, continued);
         // No iterations were left (the primary used them all, e.g. when the final
         // evaluation found mass on flushed entries): the last check's error is the primary's.
         if (second.iterations == 0) second.error = first.error;

@@ -117,25 +117,16 @@ SolveResult solveWithEpsSchedule(UotSolver& solver, const UotProblem& problem, c
                 stageOptions.autoInitialOmega = nextOmega(omega, stages[k] / stages[k - 1]);
         }
         // Progress counts across the stages and says which stage it belongs to.
-        SolveControl stageControl = control;
-        if (control.onProgress) {
-            const int doneIterations = total.iterations;
-            const double doneSeconds = total.timings.iterateSeconds;
-            const std::uint64_t doneBytes = total.bytesPerIteration * static_cast<std::uint64_t>(total.iterations);
-            const int stageIndex = static_cast<int>(k), stageCount = static_cast<int>(stages.size());
-            const double stageEps = stages[k];
-            stageControl.onProgress = [&control, doneIterations, doneSeconds, doneBytes, stageIndex, stageCount,
-                                       stageEps](const SolveProgress& p) {
-                SolveProgress q = p;
-                q.iteration += doneIterations;
-                q.elapsedSeconds += doneSeconds;
-                q.bytesMoved += doneBytes;
+        const int stageIndex = static_cast<int>(k), stageCount = static_cast<int>(stages.size());
+        const double stageEps = stages[k];
+        const SolveControl stageControl = continuedControl(
+            control, total.iterations, total.timings.iterateSeconds,
+            total.bytesPerIteration * static_cast<std::uint64_t>(total.iterations),
+            [stageIndex, stageCount, stageEps](SolveProgress& q) {
                 q.stage = stageIndex;
                 q.stageCount = stageCount;
                 q.stageEps = stageEps;
-                control.onProgress(q);
-            };
-        }
+            });
         SolveResult r = solver.solve(stage, stageOptions, stageControl);
         total.stages.push_back({stages[k], r.iterations, r.passes, r.error, r.converged});
         const int iterations = total.iterations + r.iterations;

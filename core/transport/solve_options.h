@@ -128,4 +128,11 @@ struct SolveControl {
     const std::atomic<bool>* cancel = nullptr;     // polled every iteration
 };
 
+// The control of a later part of one solve (an eps-scaling stage, the log-domain
+// continuation after an underflow): its progress counts on from the iterations,
+// seconds and bytes already done, then passes through `adjust` (may be empty).
+// Holds a reference to `control`, which must outlive it.
+SolveControl continuedControl(const SolveControl& control, int doneIterations, double doneSeconds,
+                              std::uint64_t doneBytes, std::function<void(SolveProgress&)> adjust = {});
+
 }  // namespace uot

@@ -7,6 +7,23 @@
 
 namespace uot {
 
+SolveControl continuedControl(const SolveControl& control, int doneIterations, double doneSeconds,
+                              std::uint64_t doneBytes, std::function<void(SolveProgress&)> adjust)
+{
+    SolveControl continued = control;
+    if (!control.onProgress) return continued;
+    continued.onProgress = [&control, doneIterations, doneSeconds, doneBytes,
+                            adjust = std::move(adjust)](const SolveProgress& p) {
+        SolveProgress q = p;
+        q.iteration += doneIterations;
+        q.elapsedSeconds += doneSeconds;
+        q.bytesMoved += doneBytes;
+        if (adjust) adjust(q);
+        control.onProgress(q);
+    };
+    return continued;
+}
+
 namespace {
 std::vector<double> exponentiate(const std::vector<double>& logs)
 {

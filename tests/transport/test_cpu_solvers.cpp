@@ -639,8 +639,19 @@ void TestCpuSolvers::massOnFlushedEntriesIsNotConverged()
     // What it would have returned: the plan of the other problem, far from the reference.
     UOT_QVERIFY_MSG(planRelL1(gp.problem, r, ref) > 1e-2, planRelL1(gp.problem, r, ref));
 
-    const SolveResult s = createSolver(name)->solve(gp.problem, toTolerance(Precision::Fp32));
+    // The continuation's progress counts on from the primary's iterations: one
+    // increasing sequence (one convergence curve in the studio), ending at the total.
+    std::vector<int> reported;
+    SolveControl control;
+    control.onProgress = [&](const SolveProgress& p) { reported.push_back(p.iteration); };
+    SolveOptions checked = toTolerance(Precision::Fp32);
+    checked.checkEvery = 1;
+    const SolveResult s = createSolver(name)->solve(gp.problem, checked, control);
     UOT_QVERIFY_MSG(s.status == NumericalStatus::SwitchedToLogDomain, name << " " << toString(s.status));
+    QVERIFY(!reported.empty());
+    for (std::size_t k = 1; k < reported.size(); ++k)
+        UOT_QVERIFY_MSG(reported[k] > reported[k - 1], "progress went back from " << reported[k - 1] << " to " << reported[k]);
+    QCOMPARE(reported.back(), s.iterations);
     UOT_QVERIFY_MSG(s.converged && s.solver == "log", s.solver << " " << s.converged << " " << s.iterations << " " << s.message);
     UOT_QVERIFY_MSG(planRelL1(gp.problem, s, ref) < 1e-4, planRelL1(gp.problem, s, ref));
 
