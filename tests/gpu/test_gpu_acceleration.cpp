@@ -206,7 +206,9 @@ void TestGpuAcceleration::convergesToTheReferencePlanInFewerPasses()
     UOT_QVERIFY_MSG(r.converged && statusOk(r), v << ": " << r.message);
     UOT_QVERIFY_MSG(r.acceleration == "auto", v);
     UOT_QVERIFY_MSG(dist <= accuracy, v << ": rel L1 " << dist << " from the converged float64 plan");
-    UOT_QVERIFY_MSG(fast.distance <= target && slow.distance <= target, v);
+    UOT_QVERIFY_MSG(fast.distance <= target && slow.distance <= target,
+                    v << ": distances " << fast.distance << " accelerated, " << slow.distance << " without, target "
+                      << target);
     // Plain mode: at least 2x fewer (measured 4-8x); TI alone is already fast on this
     // problem (12-38 passes): fewer. gpu-fused-bf16 in TI mode reaches its 3e-3 target
     // in 7 passes with and without acceleration (H100): not more.

@@ -83,7 +83,11 @@ inline PassCount passesToTargetFromScratch(UotSolver& solver, const UotProblem& 
             low = mid;
         }
     }
-    run(high, hi);  // the wall time of the answer's own solve
+    // The wall time of the answer's own solve. Its count and distance stay those of
+    // the bisection's run: a GPU solve's atomic sums do not repeat bit for bit, and
+    // a rerun that ends a hair above `target` must not turn the count into a miss.
+    PassCount timed;
+    run(high, timed);
     return hi;
 }
 
