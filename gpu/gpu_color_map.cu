@@ -156,11 +156,6 @@ struct ComposeParams {
     // LUT
     int lutSize;
     double lo[3], step[3];
-    // residual match: per channel a table of `residualSize` entries (3 tables one
-    // after another), its grid, and the strength (0 = channel not matched)
-    bool residual;
-    int residualSize;
-    float residualLo[3], residualInverseStep[3], residualStrength[3];
 };
 
 // The displacement d of pixel (x, y), colour c: from the smoothed field (the CPU's
@@ -212,8 +207,7 @@ __global__ void sampleMappedKernel(ComposeParams prm, const float* __restrict__ 
 template <typename Sample>
 __global__ void composeKernel(ComposeParams prm, const float* __restrict__ colors, const Sample* __restrict__ source,
                               const float* __restrict__ coef, const float* __restrict__ lut,
-                              const float* __restrict__ residual, const float* __restrict__ encode,
-                              Sample* __restrict__ out)
+                              const float* __restrict__ encode, Sample* __restrict__ out)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
@@ -222,14 +216,6 @@ __global__ void composeKernel(ComposeParams prm, const float* __restrict__ color
     const float* c = colors + 3 * p;
     float d[3];
     displacementAt(prm, x, y, c, coef, lut, d);
-    if (prm.residual)
-        for (int k = 0; k < 3; ++k)
-            if (prm.residualStrength[k] > 0) {
-                const float fv = marginalTableLookup(residual + static_cast<std::size_t>(k) * prm.residualSize,
-                                                     prm.residualSize, prm.residualLo[k], prm.residualInverseStep[k],
-                                                     c[k] + d[k]);
-                d[k] = residualMatched(c[k], d[k], prm.residualStrength[k], fv);
-            }
     float rgb[3];
     color_detail::composeLinear(prm.space, prm.strength, prm.keepL, prm.gamut, c, d, rgb);
     Sample* o = out + p * prm.outChannels;
@@ -277,7 +263,7 @@ struct ColorMapper::Impl {
     Stream stream{detail::highestStreamPriority()};
     DeviceBuffer<float> decode8, decode16, encode;
     DeviceBuffer<std::uint8_t> pixels, output;
-    DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut, packed, packedMean, scratch, coefRaw, residualTables,
+    DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut, packed, packedMean, scratch, coefRaw,
         samples;
     int lowWidth = 0, lowHeight = 0, lowSubsample = 0;  // of the block means on the device
     Staging upStage, downStage;
@@ -516,37 +502,6 @@ void uploadDisplacement(ColorMapper::Impl& m, const DisplacementLut& lut, const 
     }
 }
 
-// The residual match's three tables (resampled to one common length when they
-// differ: a constant channel has 2 entries) and strengths, uploaded.
-void uploadResidual(ColorMapper::Impl& m, const MarginalMap* residual, const MappingSettings& settings,
-                    ComposeParams& prm, cudaStream_t st)
-{
-    const std::array<float, 3> strength = residualStrengths(m.space, settings);
-    prm.residual = residual && !residual->empty() && (strength[0] > 0 || strength[1] > 0 || strength[2] > 0);
-    if (!prm.residual) return;
-    std::size_t size = 0;
-    for (int k = 0; k < 3; ++k) size = std::max(size, residual->table(k).size());
-    std::vector<float> tables(3 * size);
-    for (int k = 0; k < 3; ++k) {
-        const std::vector<float>& t = residual->table(k);
-        prm.residualLo[k] = residual->lo(k);
-        prm.residualStrength[k] = strength[k];
-        if (t.size() == size) {
-            std::copy(t.begin(), t.end(), tables.begin() + static_cast<std::ptrdiff_t>(k * size));
-            prm.residualInverseStep[k] = residual->inverseStep(k);
-        } else {
-            // A constant channel (inverse step 0: every value reads the first entry).
-            std::fill(tables.begin() + static_cast<std::ptrdiff_t>(k * size),
-                      tables.begin() + static_cast<std::ptrdiff_t>((k + 1) * size), t.front());
-            prm.residualInverseStep[k] = 0;
-        }
-    }
-    prm.residualSize = static_cast<int>(size);
-    m.residualTables.ensure(tables.size());
-    UOT_CUDA_CHECK(cudaMemcpyAsync(m.residualTables.get(), tables.data(), tables.size() * sizeof(float),
-                                   cudaMemcpyHostToDevice, st));
-}
-
 }  // namespace
 
 std::vector<float> ColorMapper::sampleMapped(const DisplacementLut& lut, const DisplacementField& field, int step)
@@ -571,7 +526,7 @@ std::vector<float> ColorMapper::sampleMapped(const DisplacementLut& lut, const D
 }
 
 void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
-                          Image& result, const MarginalMap* residual)
+                          Image& result)
 {
     Impl& m = *m_impl;
     if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::compose: no source set");
@@ -584,7 +539,6 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
 
     ComposeParams prm{};
     uploadDisplacement(m, lut, field, prm, st);
-    uploadResidual(m, residual, settings, prm, st);
     prm.strength = static_cast<float>(settings.strength);
     prm.keepL = settings.preserveLuminance;
     prm.gamut = settings.gamut;
@@ -599,18 +553,18 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
         if (prm.copyAlpha || m.depth == 16)
             composeKernel<std::uint16_t><<<grid, 128, 0, st>>>(
                 prm, m.colors.get(), reinterpret_cast<const std::uint16_t*>(m.pixels.get()), m.coef.get(), m.lut.get(),
-                m.residualTables.get(), m.encode.get(), reinterpret_cast<std::uint16_t*>(m.output.get()));
+                m.encode.get(), reinterpret_cast<std::uint16_t*>(m.output.get()));
         else {
             prm.copyAlpha = false;
             composeKernel<std::uint16_t><<<grid, 128, 0, st>>>(prm, m.colors.get(), nullptr, m.coef.get(), m.lut.get(),
-                                                                m.residualTables.get(), m.encode.get(),
+                                                                m.encode.get(),
                                                                 reinterpret_cast<std::uint16_t*>(m.output.get()));
         }
     } else {
         const std::uint8_t* src = m.depth == 8 ? m.pixels.get() : nullptr;
         if (!src) prm.copyAlpha = false;
         composeKernel<std::uint8_t><<<grid, 128, 0, st>>>(prm, m.colors.get(), src, m.coef.get(), m.lut.get(),
-                                                           m.residualTables.get(), m.encode.get(), m.output.get());
+                                                           m.encode.get(), m.output.get());
     }
     UOT_CUDA_CHECK_LAUNCH();
     // Download in chunks; the host copy out of the pinned buffer of chunk k

@@ -68,13 +68,12 @@ public:
 
     // The composition of composeMapped() for the source given to setSource():
     // displacement from `field` (when field.smoothed; lightness- or colour-guided)
-    // or from `lut`, moved by the residual match when `residual` is given (its
-    // tables are uploaded; strengths from `settings`), then strength, preserve
+    // or from `lut` (a residual match is in the field already), then strength, preserve
     // luminance and gamut of `settings`, sRGB encoding into `result` (host memory;
     // the source's size, 3 or 4 channels, 8 or 16 bit; alpha copied from the
     // source when both have it and the depths match).
     void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
-                 Image& result, const MarginalMap* residual = nullptr) override;
+                 Image& result) override;
 
     // Seconds of the last setSource() / compose() call, wall clock on the host
     // (uploads, kernels and downloads included).

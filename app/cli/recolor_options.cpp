@@ -93,11 +93,14 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addOption("gamut", "clip|compress", "out-of-gamut colours: clip channels, or desaturate toward equal luminance",
                      "compress");
     parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
-    parser.addOption("residual-match", "X", "0..1: move the result's chroma toward the reference's per-channel distributions",
-                     number(d.mapping.residualMatch));
-    parser.addOption("residual-lightness", "X", "0..1: move the result's lightness toward the reference's distribution",
-                     number(d.mapping.residualLightness));
     if (full) {
+        parser.addOption("residual-match", "X",
+                         "0..1: move the result's chroma toward the reference's per-channel distributions, through "
+                         "the smoothed field (not in --no-smooth renders and LUTs)",
+                         number(d.mapping.residualMatch));
+        parser.addOption("residual-lightness", "X",
+                         "0..1: move the result's lightness toward the reference's distribution, as --residual-match",
+                         number(d.mapping.residualLightness));
         parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
         parser.addOption("smooth-guide", "lightness|color|split",
                          "what the smoothing follows: the source's lightness, its colour (3x3 guided filter), or "
@@ -107,6 +110,10 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
                          number(d.mapping.smoothRadius));
         parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
                          number(d.mapping.smoothEps));
+        parser.addOption("smooth-chroma-eps", "X",
+                         "edge threshold on the colour guide's chroma axes (Lab/Oklab): chroma variations smaller than "
+                         "its square root (JPEG blocks, noise) keep the source's contrast",
+                         number(d.mapping.smoothChromaEps));
         parser.addOption("smooth-min-slope", "X|none",
                          "smallest local slope of result lightness over source lightness the smoothing allows",
                          std::isfinite(d.mapping.smoothMinSlope) ? number(d.mapping.smoothMinSlope) : std::string("none"));
@@ -144,13 +151,14 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     s.mapping.preserveLuminance = parser.flag("preserve-luminance");
     s.mapping.gamut = asUsage("gamut", [&] { return parseGamutMode(parser.value("gamut")); });
     s.mapping.lutSize = parser.integer("lut-size");
-    s.mapping.residualMatch = parser.number("residual-match");
-    s.mapping.residualLightness = parser.number("residual-lightness");
     if (full) {
+        s.mapping.residualMatch = parser.number("residual-match");
+        s.mapping.residualLightness = parser.number("residual-lightness");
         s.mapping.smooth = !parser.flag("no-smooth");
         s.mapping.smoothGuide = asUsage("smooth-guide", [&] { return parseSmoothingGuide(parser.value("smooth-guide")); });
         s.mapping.smoothRadius = parser.number("smooth-radius");
         s.mapping.smoothEps = parser.number("smooth-eps");
+        s.mapping.smoothChromaEps = parser.number("smooth-chroma-eps");
         s.mapping.smoothMinSlope = parser.value("smooth-min-slope") == "none" ? -std::numeric_limits<double>::infinity()
                                                                                : parser.number("smooth-min-slope");
     } else {

@@ -352,7 +352,10 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
         const float k = static_cast<float>(1.0 / nominalRange(space));
         std::vector<float> g(3 * nl);
         for (std::size_t i = 0; i < g.size(); ++i) g[i] = lowColors[i] * k;
-        field.coefficients = colorGuidedCoefficients(g.data(), P, wl, hl, 3, r, settings.smoothEps, t);
+        // Lab / Oklab: the chroma axes of the guide take their own regulariser.
+        const std::array<double, 3> channelEps = {settings.smoothEps, settings.smoothChromaEps, settings.smoothChromaEps};
+        field.coefficients = colorGuidedCoefficients(g.data(), P, wl, hl, 3, r, settings.smoothEps, t,
+                                                     hasLightnessAxis(space) ? &channelEps : nullptr);
         for (std::size_t node = 0; node < nl; ++node)
             for (int j = 0; j < 9; ++j) field.coefficients[12 * node + j] *= k;  // A acts on the unscaled colour
         if (settings.smoothGuide == SmoothingGuide::Split && hasLightnessAxis(space)) {
@@ -469,22 +472,37 @@ LowResolution downsampleColors(const float* colors, int width, int height, Worki
     return low;
 }
 
-DisplacementField computeDisplacementField(const DisplacementLut& lut, const LowResolution& low, int width, int height,
-                                           const MappingSettings& settings, int threads)
+std::vector<float> blockDisplacements(const DisplacementLut& lut, const LowResolution& low, int threads)
+{
+    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
+    std::vector<float> P(nl * 3);
+    applyDisplacementLut(lut, low.colors.data(), nl, P.data(), resolveThreadCount(threads));
+    return P;
+}
+
+DisplacementField fitDisplacementField(const LowResolution& low, const float* blockDisplacement, int width, int height,
+                                       const MappingSettings& settings, int threads)
 {
     DisplacementField field;
     field.width = width;
     field.height = height;
     const int radius = smoothingRadiusPixels(settings, width, height);
     if (radius < 1) return field;
-    const int t = resolveThreadCount(threads);
+    if ((width + low.subsample - 1) / low.subsample != low.width || (height + low.subsample - 1) / low.subsample != low.height)
+        throw Error(ErrorCode::InvalidArgument, "fitDisplacementField: the block means are of another image size");
     const int s = low.subsample;
-    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
-    std::vector<float> P(nl * 3);
-    applyDisplacementLut(lut, low.colors.data(), nl, P.data(), t);
     const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
-    fitField(field, low.colors.data(), low.guide.data(), P.data(), low.width, low.height, s, r, low.space, settings, t);
+    fitField(field, low.colors.data(), low.guide.data(), blockDisplacement, low.width, low.height, s, r, low.space, settings,
+             resolveThreadCount(threads));
     return field;
+}
+
+DisplacementField computeDisplacementField(const DisplacementLut& lut, const LowResolution& low, int width, int height,
+                                           const MappingSettings& settings, int threads)
+{
+    if (smoothingRadiusPixels(settings, width, height) < 1) return fitDisplacementField(low, nullptr, width, height, settings, threads);
+    const std::vector<float> P = blockDisplacements(lut, low, threads);
+    return fitDisplacementField(low, P.data(), width, height, settings, threads);
 }
 
 namespace {
@@ -601,39 +619,39 @@ struct ResidualMatch {
 }  // namespace
 
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                   const MappingSettings& settings, const Image& source, Image& result, int threads,
-                   const MarginalMap* residual)
+                   const MappingSettings& settings, const Image& source, Image& result, int threads)
 {
     const Composer composer = makeComposer(space, settings, source, result);
-    const ResidualMatch match(residual, space, settings);
     forEachDisplacement(colors, lut, field, space, source.width, source.height, 1, resolveThreadCount(threads),
-                        [&](std::size_t p, const float* c, const float* d) {
-                            if (!match.map) {
-                                composer.pixel(p, c, d);
-                                return;
-                            }
-                            float e[3];
-                            match.apply(c, d, e);
-                            composer.pixel(p, c, e);
-                        });
+                        [&](std::size_t p, const float* c, const float* d) { composer.pixel(p, c, d); });
 }
 
-void foldResidualMatch(DisplacementLut& lut, const MarginalMap& residual, WorkingSpace space, const MappingSettings& settings)
+void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution& low, const DisplacementField& field,
+                      const MarginalMap& residual, const MappingSettings& settings, int threads)
 {
-    const ResidualMatch match(&residual, space, settings);
+    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
+    const std::size_t len = field.colorGuided ? 12 : 6;
+    if (!field.smoothed || field.lowWidth != low.width || field.lowHeight != low.height ||
+        field.coefficients.size() != len * nl || blockDisplacement.size() != 3 * nl)
+        throw Error(ErrorCode::InvalidArgument, "addResidualShift: the field, the block means and the displacements differ in size");
+    const ResidualMatch match(&residual, low.space, settings);
     if (!match.map) return;
-    const int n = lut.size;
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-            for (int k = 0; k < n; ++k) {
-                const std::size_t node = (static_cast<std::size_t>(i) * n + j) * n + k;
-                const float c[3] = {static_cast<float>(lut.lo[0] + i * lut.step[0]), static_cast<float>(lut.lo[1] + j * lut.step[1]),
-                                    static_cast<float>(lut.lo[2] + k * lut.step[2])};
-                float* d = &lut.values[3 * node];
-                float e[3];
-                match.apply(c, d, e);
-                for (int a = 0; a < 3; ++a) d[a] = e[a];
-            }
+    const int t = resolveThreadCount(threads);
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (std::ptrdiff_t node = 0; node < static_cast<std::ptrdiff_t>(nl); ++node) {
+        const float* c = &low.colors[3 * static_cast<std::size_t>(node)];
+        const float* m = &field.coefficients[len * static_cast<std::size_t>(node)];
+        // The field's displacement at the block (its node, its mean colour), then the match's shift of it.
+        float d[3], e[3];
+        if (field.colorGuided) {
+            for (int k = 0; k < 3; ++k) d[k] = m[3 * k] * c[0] + m[3 * k + 1] * c[1] + m[3 * k + 2] * c[2] + m[9 + k];
+        } else {
+            const float g = low.guide[static_cast<std::size_t>(node)];
+            for (int k = 0; k < 3; ++k) d[k] = m[k] * g + m[3 + k];
+        }
+        match.apply(c, d, e);
+        for (int k = 0; k < 3; ++k) blockDisplacement[3 * static_cast<std::size_t>(node) + k] += e[k] - d[k];
+    }
 }
 
 }  // namespace uot

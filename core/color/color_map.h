@@ -66,6 +66,14 @@ struct MappingSettings {
     // more closely (the displacement stays affine in the guide within each window, so
     // structure is kept). 1e-4 chosen on the tuning half of the quality bench's broader set.
     double smoothEps = 1e-4;
+    // The colour guide's regularisation on its chroma axes (Lab / Oklab; linear RGB
+    // uses smoothEps on every axis), same units. Above smoothEps, chroma variations
+    // smaller than about its square root within a window (a JPEG's 8x8 chroma blocks,
+    // noise) keep the source's contrast instead of taking the map's stretch, while
+    // chroma edges above it are still followed. 1e-3 (about 3 Lab units): the
+    // sample pair's JPEG sky keeps its blocks at 1.2x the source's step (1e-4: 2.3x)
+    // at the same tuning median as 1e-4 (3e-3: +0.008).
+    double smoothChromaEps = 1e-3;
     // Smallest local slope d(result L) / d(source L) the lightness smoothing allows
     // (Lab / Oklab, lightness or split guide): each window's lightness model is kept
     // at or above it, so that the result never reverses, or (above 0) flattens, the
@@ -74,17 +82,20 @@ struct MappingSettings {
     // solve a field with a floor is fitted on the host and composed on the device.
     double smoothMinSlope = 0.25;
     int smoothSubsample = 0;         // fast guided filter subsampling factor, 0 = automatic
-    // Residual match: each fully transferred colour t is moved to t + r (f(t) - t),
+    // Residual match: each fully transferred colour t is moved toward t + r (f(t) - t),
     // f the per-channel monotone map from the result's distribution of each
-    // working-space channel to the reference's (core/color/marginal_match.h).
-    // 0 = off, 1 = the reference's per-channel distributions exactly. residualMatch
-    // for the chroma channels (every channel in linear RGB), residualLightness for
-    // the lightness channel of Lab / Oklab. Chroma 1 won the palette distance on the
-    // tuning half, but it stretches the 8x8 blocks of compressed JPEG skies into
-    // visible blocks and takes the exported 33-node LUT below 40 dB, so both default
-    // to 0 (docs/notes/quality-issue14.md). With a gpu-* solve it is sampled and
-    // applied on the device (the map itself is built on the host).
-    double residualMatch = 0;
+    // working-space channel to the reference's (core/color/marginal_match.h), through
+    // the smoothed field: the shift is folded into the block displacements that the
+    // field is fitted to (a few rounds), so it is as edge-aware and smooth as the
+    // field and does not stretch compression blocks or noise (applied per pixel it
+    // did). Not applied without smoothing (nor in an exported LUT). 0 = off, 1 = the
+    // reference's per-channel distributions as closely as the field follows them.
+    // residualMatch for the chroma channels (every channel in linear RGB),
+    // residualLightness for the lightness channel of Lab / Oklab. Chroma 1, lightness
+    // 0: chosen on the tuning half and the six samples (lightness 0.25 and 0.5 lower
+    // the palette distance further but cost structure; docs/notes/quality-issue14.md).
+    // With a gpu-* solve the result is sampled on the device and the field refitted on the host.
+    double residualMatch = 1;
     double residualLightness = 0;
 };
 
@@ -175,24 +186,36 @@ LowResolution downsampleColors(const float* colors, int width, int height, Worki
 DisplacementField computeDisplacementField(const DisplacementLut& lut, const LowResolution& low, int width, int height,
                                            const MappingSettings& settings, int threads = 0);
 
+// The two steps of the function above: the LUT read at every block's mean colour
+// (low.width * low.height x 3 floats), and the guided-filter field fitted to any
+// such block displacements (the same for the same displacements). Throws
+// uot::Error(InvalidArgument) when the block means are not of a width x height image.
+std::vector<float> blockDisplacements(const DisplacementLut& lut, const LowResolution& low, int threads = 0);
+DisplacementField fitDisplacementField(const LowResolution& low, const float* blockDisplacement, int width, int height,
+                                       const MappingSettings& settings, int threads = 0);
+
+// The residual match folded into the block displacements that a smoothed field is
+// fitted to: at each block, t = its mean colour + the field's displacement there,
+// and the block's displacement moves by the match's shift r (f(t) - t) (strengths
+// of residualStrengths). Refitting the field to them applies the match through the
+// guided filter: the shift is as edge-aware and as smooth as the field, so texture
+// and compression noise below the filter's eps keep the source's contrast instead
+// of taking the map's slope (which per pixel stretched JPEG 8x8 chroma blocks).
+// Throws uot::Error(InvalidArgument) for an unsmoothed field or mismatched sizes.
+void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution& low, const DisplacementField& field,
+                      const MarginalMap& residual, const MappingSettings& settings, int threads = 0);
+
 // One pass over the pixels: displacement from the field (or the LUT), then
 // strength, preserve luminance, gamut handling and sRGB encoding into `result`
-// (as composeResult). This is what a strength change re-runs.
-// residual (may be null): the per-channel map of the residual match, applied with
-// settings.residualMatch / residualLightness to each pixel's fully transferred
-// colour (before strength).
+// (as composeResult). This is what a strength change re-runs. A residual match is
+// in the field already (addResidualShift).
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                   const MappingSettings& settings, const Image& source, Image& result, int threads = 0,
-                   const MarginalMap* residual = nullptr);
+                   const MappingSettings& settings, const Image& source, Image& result, int threads = 0);
 
 // The residual match's strength per working-space channel (settings.residualLightness
 // on the lightness axis of Lab / Oklab, settings.residualMatch on the others).
 std::array<float, 3> residualStrengths(WorkingSpace space, const MappingSettings& settings);
 
-// The residual match folded into a lattice: every node's displacement d at its
-// colour c becomes the matched one (as composeMapped applies it per pixel), so that
-// the lattice alone maps colours as the unsmoothed render does.
-void foldResidualMatch(DisplacementLut& lut, const MarginalMap& residual, WorkingSpace space, const MappingSettings& settings);
 
 // The fully transferred colours c + d (strength 1, before gamut handling) of the
 // pixels whose x and y are multiples of `step`, row by row (ceil(height / step) x

@@ -113,8 +113,10 @@ std::vector<float> grayGuidedCoefficients(const float* I, const float* P, int wl
 }
 
 std::vector<float> colorGuidedCoefficients(const float* I, const float* P, int wl, int hl, int channels, int r, double eps,
-                                           int t)
+                                           int t, const std::array<double, 3>* channelEps)
 {
+    const Eigen::Vector3d regulariser =
+        channelEps ? Eigen::Vector3d((*channelEps)[0], (*channelEps)[1], (*channelEps)[2]) : Eigen::Vector3d::Constant(eps);
     const std::size_t nl = static_cast<std::size_t>(wl) * hl;
     const std::size_t ch = static_cast<std::size_t>(channels);
     // Packed per pixel: [I (3), I I^T upper triangle (6), P (ch), P I^T (ch x 3)].
@@ -146,7 +148,7 @@ std::vector<float> colorGuidedCoefficients(const float* I, const float* P, int w
             const int a = kUpper[u][0], b = kUpper[u][1];
             sigma(a, b) = sigma(b, a) = static_cast<double>(m[3 + u]) - mu[a] * mu[b];
         }
-        sigma.diagonal().array() += eps;
+        sigma.diagonal() += regulariser;
         const Eigen::LDLT<Eigen::Matrix3d> ldlt(sigma);
         for (std::size_t c = 0; c < ch; ++c) {
             const double meanP = m[9 + c];
@@ -227,7 +229,10 @@ void guidedFilter(const float* guide, float* field, int width, int height, int c
 void colorGuidedFilter(const float* guide, float* field, int width, int height, int channels, int radius, double eps,
                        int subsample, int threads)
 {
-    filterWith(guide, 3, field, width, height, channels, radius, eps, subsample, threads, colorGuidedCoefficients);
+    filterWith(guide, 3, field, width, height, channels, radius, eps, subsample, threads,
+               [](const float* I, const float* P, int wl, int hl, int ch, int r, double e, int t) {
+                   return colorGuidedCoefficients(I, P, wl, hl, ch, r, e, t);
+               });
 }
 
 }  // namespace uot

@@ -12,6 +12,7 @@
 // Fast variant: subsample > 1 computes the models on block means and
 // interpolates them bilinearly (He & Sun 2015).
 
+#include <array>
 #include <vector>
 
 namespace uot {
@@ -32,9 +33,12 @@ std::vector<float> grayGuidedCoefficients(const float* guide, const float* field
 // Colour guide: the box means of the per-window models, per pixel
 // [A (channels x 3, row-major), b (channels)], so that q_c = sum_j A_cj I_j + b_c.
 // guide: width x height x 3 (interleaved); eps in guide units^2, added to the
-// diagonal of every window's 3x3 guide covariance.
+// diagonal of every window's 3x3 guide covariance. channelEps (or null): one
+// regulariser per guide channel in place of eps (a larger one on a channel keeps
+// variations along it that are small against its square root out of the models).
 std::vector<float> colorGuidedCoefficients(const float* guide, const float* field, int width, int height, int channels,
-                                           int radius, double eps, int threads);
+                                           int radius, double eps, int threads,
+                                           const std::array<double, 3>* channelEps = nullptr);
 
 // Filters the `channels`-channel field (width x height, interleaved floats) in
 // place, guided by the single-channel guide. radius in pixels, eps in guide

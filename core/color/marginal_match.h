@@ -3,24 +3,21 @@
 // carries one set's distributions onto another's (the 1-D optimal transport map
 // of each channel, as in histogram matching), on working-space floats.
 //
-// The recolor pipeline uses it as an optional last step: the result of the
-// transport map, t, is moved toward the reference's per-channel distributions,
-// t + s (f(t) - t), f the per-channel map from the result's quantiles to the
-// reference's. The map is monotone in each channel, so within a window the
-// result's lightness keeps its order.
+// The recolor pipeline's residual match: the result of the transport map, t, is
+// moved toward the reference's per-channel distributions, t + s (f(t) - t), f the
+// per-channel map from the result's quantiles to the reference's. The shift is
+// folded into the smoothed displacement field (addResidualShift in color_map.h).
 
 #include <array>
 #include <cstddef>
 #include <vector>
 
-#include "core/color/color_space_inline.h"  // UOT_HD
 
 namespace uot {
 
 // One channel of a MarginalMap: linear interpolation in the table t (size entries
 // on a uniform grid from lo, 1 / spacing = inverseStep), clamped to its ends.
-// Shared by the CPU and the GPU composition (no std:: inside).
-UOT_HD inline float marginalTableLookup(const float* t, int size, float lo, float inverseStep, float x)
+inline float marginalTableLookup(const float* t, int size, float lo, float inverseStep, float x)
 {
     const float u = (x - lo) * inverseStep;
     if (!(u > 0)) return t[0];
@@ -33,7 +30,7 @@ UOT_HD inline float marginalTableLookup(const float* t, int size, float lo, floa
 
 // The residual match of one channel: the displacement d of colour c moved so that
 // the transferred colour c + d goes `strength` of the way to its mapped value fv.
-UOT_HD inline float residualMatched(float c, float d, float strength, float fv) { return d + strength * (fv - (c + d)); }
+inline float residualMatched(float c, float d, float strength, float fv) { return d + strength * (fv - (c + d)); }
 
 // Quantiles of each of the 3 interleaved channels at the levels k / (levels - 1),
 // k = 0..levels-1 (q[c][0] the minimum, q[c][levels - 1] the maximum). Empty when
@@ -68,10 +65,6 @@ public:
         const std::vector<float>& t = m_table[c];
         return marginalTableLookup(t.data(), static_cast<int>(t.size()), m_lo[c], m_inverseStep[c], x);
     }
-    // Channel c's table and grid, for a device copy (marginalTableLookup reads them).
-    const std::vector<float>& table(int c) const { return m_table[c]; }
-    float lo(int c) const { return m_lo[c]; }
-    float inverseStep(int c) const { return m_inverseStep[c]; }
 
 private:
     std::array<float, 3> m_lo{}, m_inverseStep{};

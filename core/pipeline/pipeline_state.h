@@ -102,6 +102,7 @@ struct RecolorPipeline::State {
     DisplacementField field;  // compact smoothed displacement (guided-filter coefficients)
     bool fieldValid = false;
     MappingSettings fieldSettings;
+    std::string fieldNote;  // what fitting the field found (e.g. no residual match possible), added to every render's note
 
     // GPU mapping (with a gpu-* solver and a usable device): the source kept on
     // the device in the working space, and its block means.

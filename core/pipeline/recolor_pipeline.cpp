@@ -40,6 +40,7 @@ void validateSettings(const RecolorSettings& s)
     if (s.mapping.lutSize < 9 || s.mapping.lutSize > 129) bad("LUT size must be between 9 and 129");
     if (!(s.mapping.smoothRadius >= 0) || s.mapping.smoothRadius > 0.5) bad("smoothing radius must be between 0 and 0.5");
     if (!(s.mapping.smoothEps > 0)) bad("smoothing eps must be > 0");
+    if (!(s.mapping.smoothChromaEps > 0)) bad("smoothing chroma eps must be > 0");
     if (!(s.mapping.residualMatch >= 0) || s.mapping.residualMatch > 1) bad("residual match must be between 0 and 1");
     if (!(s.mapping.residualLightness >= 0) || s.mapping.residualLightness > 1)
         bad("residual lightness match must be between 0 and 1");

@@ -217,6 +217,7 @@ private:
     void solvePrepared(const PipelineControl& control);  // solve() after preparePalettes()
     static DeviceColorMapper* useGpuMapper(State& s);
     static DeviceColorMapper* gpuMappingFailed(State& s, const Error& e);
+    static DeviceColorMapper* foldResidualMatchIntoField(State& s, DeviceColorMapper* mapper, const PipelineControl& control);
     std::unique_ptr<State> m_state;
 };
 

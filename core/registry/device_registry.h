@@ -60,10 +60,9 @@ public:
     // sampleMappedColors() of the kept source: the transferred colours c + d on the
     // grid of pixels whose x and y are multiples of `step` (the residual match's sample).
     virtual std::vector<float> sampleMapped(const DisplacementLut& lut, const DisplacementField& field, int step) = 0;
-    // composeMapped() of the kept source into `result` (host memory), with the
-    // residual match's map when `residual` is not null.
+    // composeMapped() of the kept source into `result` (host memory).
     virtual void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
-                         Image& result, const MarginalMap* residual = nullptr) = 0;
+                         Image& result) = 0;
     // Wall-clock seconds of the last setSource() / compose().
     virtual double lastSetSourceSeconds() const = 0;
     virtual double lastComposeSeconds() const = 0;

@@ -400,6 +400,7 @@ void TestColor::compact_field_matches_full_resolution_guided_filter()
     ms.smoothRadius = 0.1;  // 5 pixels
     ms.smoothSubsample = 1;
     ms.smoothMinSlope = -std::numeric_limits<double>::infinity();  // the full-resolution filters below have no floor
+    ms.smoothChromaEps = ms.smoothEps;                               // and one eps on every guide channel
     const int radius = smoothingRadiusPixels(ms, w, h);
     QVERIFY(radius == 5);
     std::vector<float> field(src.pixelCount() * 3), guide(src.pixelCount());

@@ -8,6 +8,7 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -86,8 +87,9 @@ void cramer(const double m[3][3], const double v[3], double x[3])
 }
 
 // Colour guide I (n x 3): per window, a_c = (Sigma + eps U)^-1 cov(I, p_c), b_c = mean(p_c) - a_c . mean(I).
+// channelEps (3 values, or empty): diag(channelEps) in place of eps U.
 std::vector<double> referenceColorGuidedFilter(const std::vector<double>& I, const std::vector<double>& p, int w, int h,
-                                               int ch, int r, double eps)
+                                               int ch, int r, double eps, const std::vector<double>& channelEps = {})
 {
     const std::size_t n = static_cast<std::size_t>(w) * h;
     std::vector<double> a(n * ch * 3), b(n * ch), q(n * ch);
@@ -107,7 +109,8 @@ std::vector<double> referenceColorGuidedFilter(const std::vector<double>& I, con
             for (double& m : mI) m /= cnt;
             double sigma[3][3];
             for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) sigma[i][j] = sII[i][j] / cnt - mI[i] * mI[j] + (i == j ? eps : 0.0);
+                for (int j = 0; j < 3; ++j)
+                    sigma[i][j] = sII[i][j] / cnt - mI[i] * mI[j] + (i == j ? (channelEps.empty() ? eps : channelEps[i]) : 0.0);
             const std::size_t k = static_cast<std::size_t>(y) * w + x;
             for (int c = 0; c < ch; ++c) {
                 double mP = 0, sIP[3] = {0, 0, 0};
@@ -272,6 +275,45 @@ private slots:
         }
         // float storage of the moments; the 3x3 systems at eps 1e-4 amplify it.
         QVERIFY2(worst < 2e-3 * std::max(1.0, scale / 10), qPrintable(QString("max abs difference %1 (scale %2)").arg(worst).arg(scale)));
+    }
+
+    void colorGuideWithChannelEpsMatchesFloat64Reference()
+    {
+        // One regulariser per guide channel (the pipeline's chroma eps): the models
+        // from colorGuidedCoefficients, applied per pixel, against the float64
+        // filter with diag(channelEps); and they must differ from one shared eps.
+        const int w = 17, h = 11, ch = 3, r = 3;
+        const std::size_t n = static_cast<std::size_t>(w) * h;
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<double> unit(0, 1), noise(-1, 1);
+        std::vector<double> I(3 * n), p(n * ch);
+        for (std::size_t k = 0; k < n; ++k) {
+            // Lightness-like channel 0 spread wide; channels 1, 2 vary a little (blocks, noise).
+            I[3 * k] = 0.3 + 0.4 * unit(rng);
+            I[3 * k + 1] = 0.02 * unit(rng);
+            I[3 * k + 2] = -0.1 + 0.02 * unit(rng);
+            for (int c = 0; c < ch; ++c)
+                p[k * ch + c] = 5 * I[3 * k] + 40 * (c + 1) * I[3 * k + 1] - 30 * I[3 * k + 2] + 0.1 * noise(rng);
+        }
+        const double eps = 1e-4;
+        const std::vector<double> channelEps = {eps, 1e-3, 1e-3};
+        const std::vector<double> expected = referenceColorGuidedFilter(I, p, w, h, ch, r, eps, channelEps);
+        const std::vector<double> shared = referenceColorGuidedFilter(I, p, w, h, ch, r, eps);
+        const std::vector<float> guide(I.begin(), I.end()), field(p.begin(), p.end());
+        const std::array<double, 3> regulariser = {channelEps[0], channelEps[1], channelEps[2]};
+        const std::vector<float> coef = uot::colorGuidedCoefficients(guide.data(), field.data(), w, h, ch, r, eps, 1, &regulariser);
+        QCOMPARE(coef.size(), n * 4 * ch);
+        double worst = 0, apart = 0;
+        for (std::size_t k = 0; k < n; ++k)
+            for (int c = 0; c < ch; ++c) {
+                const float* m = &coef[k * 4 * ch];
+                double q = m[3 * ch + c];
+                for (int j = 0; j < 3; ++j) q += m[3 * c + j] * I[3 * k + j];
+                worst = std::max(worst, std::abs(q - expected[k * ch + c]));
+                apart = std::max(apart, std::abs(expected[k * ch + c] - shared[k * ch + c]));
+            }
+        QVERIFY2(worst < 2e-3, qPrintable(QString("max abs difference %1").arg(worst)));
+        QVERIFY2(apart > 0.1, qPrintable(QString("the channel regularisers changed the result by only %1").arg(apart)));
     }
 
     void colorGuideKeepsAnAffineFieldExactly()

@@ -345,8 +345,13 @@ void TestPipeline::residual_match_gives_the_reference_chroma_distribution()
 {
     // The result's a and b distributions against the reference image's, both from
     // the 8-bit pixels in CIELAB, sorted in float64 (independent of the quantile
-    // tables): with residualMatch 1 the inner quantiles must agree within 8-bit and
-    // gamut error, and L must not move (chroma only; compression keeps luminance).
+    // tables). The match goes through the smoothed field (a few rounds of sample,
+    // map, refit), so it is close, not exact: with residualMatch 1 the quantiles
+    // 5%..95% must agree on average (a 1-D Wasserstein distance) within 0.6 Lab
+    // units and at most half the unmatched gap. (The worst single quantile is not
+    // a measure here: it sits at the jump between the reference's two populations,
+    // where a small shift in rank is a large one in value.) L must not move
+    // (chroma only; compression keeps luminance).
     const Image src = scene(96, 72, 5);
     Image ref = Image::allocate(80, 60, 3, 8);
     for (std::size_t p = 0; p < ref.pixelCount(); ++p) {
@@ -357,8 +362,9 @@ void TestPipeline::residual_match_gives_the_reference_chroma_distribution()
         ref.data[3 * p + 1] = static_cast<std::uint8_t>(orange ? 120 : 110 + y);
         ref.data[3 * p + 2] = static_cast<std::uint8_t>(orange ? 30 : 120 + x / 2);
     }
-    const auto run = [&](double residual) {
+    const auto run = [&](double residual, bool smooth = true) {
         RecolorSettings s = fastSettings();
+        s.mapping.smooth = smooth;
         s.mapping.residualMatch = residual;
         RecolorPipeline pipeline(s);
         pipeline.setSource(src), pipeline.setReference(ref);
@@ -375,22 +381,34 @@ void TestPipeline::residual_match_gives_the_reference_chroma_distribution()
         return v;
     };
     const auto quantile = [](const std::vector<double>& v, double u) { return v[static_cast<std::size_t>(u * (v.size() - 1))]; };
-    const auto worstQuantileGap = [&](const Image& img, int c) {
+    struct Gap {
+        double worst = 0, mean = 0;
+    };
+    const auto quantileGap = [&](const Image& img, int c) {
         const std::vector<double> a = channel(img, c), b = channel(ref, c);
-        double worst = 0;
-        for (double u = 0.05; u <= 0.951; u += 0.05) worst = std::max(worst, std::abs(quantile(a, u) - quantile(b, u)));
-        return worst;
+        Gap g;
+        int count = 0;
+        for (double u = 0.05; u <= 0.951; u += 0.05, ++count) {
+            const double d = std::abs(quantile(a, u) - quantile(b, u));
+            g.worst = std::max(g.worst, d);
+            g.mean += d;
+        }
+        g.mean /= count;
+        return g;
     };
     const Image plain = run(0), matched = run(1);
     for (int c = 1; c <= 2; ++c) {
-        const double before = worstQuantileGap(plain, c), after = worstQuantileGap(matched, c);
-        std::printf("  channel %c: worst quantile gap to the reference %.2f -> %.2f Lab units\n", c == 1 ? 'a' : 'b', before, after);
-        UOT_QVERIFY_MSG(after < 1.5, "channel " << c << ": quantile gap " << after << " after the residual match");
-        UOT_QVERIFY_MSG(after < before / 2, "channel " << c << ": the match did not halve the gap " << before);
+        const Gap before = quantileGap(plain, c), after = quantileGap(matched, c);
+        std::printf("  channel %c: quantile gap to the reference, mean %.2f -> %.2f, worst %.2f -> %.2f Lab units\n",
+                    c == 1 ? 'a' : 'b', before.mean, after.mean, before.worst, after.worst);
+        UOT_QVERIFY_MSG(after.mean < 0.6, "channel " << c << ": mean quantile gap " << after.mean << " after the match");
+        UOT_QVERIFY_MSG(after.mean < before.mean / 2, "channel " << c << ": the match did not halve the gap " << before.mean);
     }
     double worstL = 0;
     for (std::size_t p = 0; p < src.pixelCount(); ++p) worstL = std::max(worstL, std::abs(labL(plain, p) - labL(matched, p)));
     UOT_QVERIFY_MSG(worstL < 1.0, "lightness moved by " << worstL << " with the chroma-only match");
+    // Without smoothing (the global map, as a LUT holds it) the match is left out.
+    QVERIFY(run(1, false).data == run(0, false).data);
 }
 
 void TestPipeline::lightness_slope_floor_keeps_the_order_of_lightness_at_an_edge()
