@@ -21,6 +21,25 @@
 
 namespace uot::ui {
 
+namespace {
+// A 0..100 % slider with its value shown beside it.
+QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value)
+{
+    slider = new QSlider(Qt::Horizontal);
+    slider->setRange(0, 100);
+    value = new QLabel;
+    value->setMinimumWidth(QFontMetrics(owner->font()).horizontalAdvance(QStringLiteral("100 %")) + 4);
+    value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    QObject::connect(slider, &QSlider::valueChanged, value,
+                     [value](int v) { value->setText(ParametersPanel::tr("%1 %").arg(v)); });
+    value->setText(ParametersPanel::tr("%1 %").arg(slider->value()));
+    auto* row = new QHBoxLayout;
+    row->addWidget(slider, 1);
+    row->addWidget(value);
+    return row;
+}
+}  // namespace
+
 ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 {
     using P = StudioParameters;
@@ -39,16 +58,9 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 
     auto* mapping = new QGroupBox(tr("Look"));
     auto* mapForm = new QFormLayout(mapping);
-    m_strength = new QSlider(Qt::Horizontal);
-    m_strength->setRange(0, 100);
+    QHBoxLayout* strengthRow = percentSlider(this, m_strength, m_strengthValue);
     m_strength->setToolTip(tr("How far colors move toward the reference: 0 % returns the source unchanged.\n"
                               "Changing it re-maps without solving again."));
-    m_strengthValue = new QLabel;
-    m_strengthValue->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("100 %")) + 4);
-    m_strengthValue->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    auto* strengthRow = new QHBoxLayout;
-    strengthRow->addWidget(m_strength, 1);
-    strengthRow->addWidget(m_strengthValue);
     mapForm->addRow(tr("Strength"), strengthRow);
     m_luminance = new QCheckBox(tr("preserve luminance"));
     m_luminance->setToolTip(tr("Keep the source's lightness and transfer only hue and saturation."));
@@ -57,9 +69,15 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_smoothing->setRange(0, P::kMaxSmoothing);
     m_smoothing->setSingleStep(0.1);
     m_smoothing->setDecimals(2);
-    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness:\n"
+    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness and colour:\n"
                                "keeps textures and edges intact. 0 turns it off."));
     mapForm->addRow(tr("Structure smoothing"), m_smoothing);
+    QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue);
+    m_paletteMatch->setToolTip(tr("How closely the result's colour distribution follows the reference's\n"
+                                  "(through the smoothing: needs structure smoothing above 0). Lower it if a\n"
+                                  "plain area takes on more colour variation than you want.\n"
+                                  "Changing it re-maps without solving again."));
+    mapForm->addRow(tr("Palette match"), matchRow);
     layout->addWidget(mapping);
 
     m_autoRun = new QCheckBox(tr("Auto-run after changes"));
@@ -202,8 +220,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
         connect(box, &QDoubleSpinBox::valueChanged, this, changed);
     for (QCheckBox* box : {m_balanced, m_luminance, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
     connect(m_strength, &QSlider::valueChanged, this, changed);
-    connect(m_strength, &QSlider::valueChanged, this, [this](int value) { m_strengthValue->setText(tr("%1 %").arg(value)); });
-    m_strengthValue->setText(tr("%1 %").arg(m_strength->value()));
+    connect(m_paletteMatch, &QSlider::valueChanged, this, changed);
     connect(m_run, &QPushButton::clicked, this, &ParametersPanel::runRequested);
     connect(m_cancel, &QPushButton::clicked, this, &ParametersPanel::cancelRequested);
 }
@@ -252,6 +269,7 @@ StudioParameters ParametersPanel::parameters() const
     p.strength = m_strength->value() / 100.0;
     p.preserveLuminance = m_luminance->isChecked();
     p.smoothing = m_smoothing->value();
+    p.paletteMatch = m_paletteMatch->value() / 100.0;
     p.autoRun = m_autoRun->isChecked();
     return p;
 }
@@ -285,6 +303,7 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     m_strength->setValue(int(std::lround(p.strength * 100)));
     m_luminance->setChecked(p.preserveLuminance);
     m_smoothing->setValue(p.smoothing);
+    m_paletteMatch->setValue(int(std::lround(p.paletteMatch * 100)));
     m_autoRun->setChecked(p.autoRun);
     m_updating = false;
     updateEnabled();
@@ -313,6 +332,7 @@ void ParametersPanel::updateEnabled()
     m_tau->setEnabled(!m_balanced->isChecked());
     m_threads->setEnabled(m_device->currentData().toString() == "cpu");
     m_epsScalingFactor->setEnabled(m_epsScaling->value() > 1);
+    m_paletteMatch->setEnabled(m_smoothing->value() > 0);  // the match works through the smoothed field
 }
 
 }  // namespace uot::ui

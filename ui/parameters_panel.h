@@ -48,6 +48,7 @@ public:
     QSpinBox* iterationsBox() const { return m_iterations; }
     QCheckBox* luminanceBox() const { return m_luminance; }
     QDoubleSpinBox* smoothingBox() const { return m_smoothing; }
+    QSlider* paletteMatchSlider() const { return m_paletteMatch; }
     QSpinBox* epsScalingBox() const { return m_epsScaling; }
 
 signals:
@@ -82,6 +83,8 @@ private:
     QWidget* m_advanced = nullptr;
     QCheckBox* m_luminance = nullptr;
     QDoubleSpinBox* m_smoothing = nullptr;
+    QSlider* m_paletteMatch = nullptr;
+    QLabel* m_paletteMatchValue = nullptr;
     QCheckBox* m_autoRun = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;

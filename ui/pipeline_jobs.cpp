@@ -100,6 +100,7 @@ RecolorSettings recolorSettingsFor(const StudioParameters& p)
     s.mapping.preserveLuminance = p.preserveLuminance;
     s.mapping.smooth = p.smoothing > 0;
     if (p.smoothing > 0) s.mapping.smoothRadius = MappingSettings{}.smoothRadius * p.smoothing;
+    s.mapping.residualMatch = p.paletteMatch;
     s.threads = p.threads;
     return s;
 }

@@ -58,6 +58,7 @@ void StudioParameters::save(QSettings& s) const
     s.setValue("strength", strength);
     s.setValue("preserveLuminance", preserveLuminance);
     s.setValue("smoothingScale", smoothing);  // "smoothing" was a fraction of 0.02 before
+    s.setValue("paletteMatch", paletteMatch);
     s.setValue("autoRun", autoRun);
     s.endGroup();
 }
@@ -96,6 +97,7 @@ StudioParameters StudioParameters::load(QSettings& s)
     p.strength = std::clamp(s.value("strength", d.strength).toDouble(), 0.0, 1.0);
     p.preserveLuminance = s.value("preserveLuminance", d.preserveLuminance).toBool();
     p.smoothing = std::clamp(s.value("smoothingScale", d.smoothing).toDouble(), 0.0, kMaxSmoothing);
+    p.paletteMatch = std::clamp(s.value("paletteMatch", d.paletteMatch).toDouble(), 0.0, 1.0);
     p.autoRun = s.value("autoRun", d.autoRun).toBool();
     s.endGroup();
     return p;

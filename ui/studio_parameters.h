@@ -40,6 +40,10 @@ struct StudioParameters {
     // Structure smoothing of the color displacement as a multiple of the pipeline's
     // default radius (MappingSettings::smoothRadius): 1 = `uot recolor`'s default, 0 = off.
     double smoothing = 1.0;
+    // Palette match: how far the result's colour distributions are moved to the
+    // reference's through the smoothed field (MappingSettings::residualMatch, 0..1;
+    // no effect with smoothing off).
+    double paletteMatch = MappingSettings{}.residualMatch;
     bool autoRun = false;
 
     // Limits shared by the dock's validators and load() (which clamps).
@@ -60,7 +64,7 @@ struct StudioParameters {
     static QString deviceUnavailableReason(const QString& device);
 
     // True when the two differ only in what a re-map can apply without a new
-    // solve (strength, preserve luminance, smoothing, auto-run).
+    // solve (strength, preserve luminance, smoothing, palette match, auto-run).
     bool sameSolveAs(const StudioParameters& other) const;
     bool operator==(const StudioParameters& other) const = default;
 

@@ -35,6 +35,7 @@ QStringList ParametersCommand::changedSettings(const StudioParameters& a, const 
         {QObject::tr("strength"), differs(&P::strength)},
         {QObject::tr("preserve luminance"), differs(&P::preserveLuminance)},
         {QObject::tr("structure smoothing"), differs(&P::smoothing)},
+        {QObject::tr("palette match"), differs(&P::paletteMatch)},
         {QObject::tr("auto-run"), differs(&P::autoRun)},
     };
     QStringList names;

@@ -354,20 +354,32 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
         for (std::size_t i = 0; i < g.size(); ++i) g[i] = lowColors[i] * k;
         // Lab / Oklab: the chroma axes of the guide take their own regulariser.
         const std::array<double, 3> channelEps = {settings.smoothEps, settings.smoothChromaEps, settings.smoothChromaEps};
-        field.coefficients = colorGuidedCoefficients(g.data(), P, wl, hl, 3, r, settings.smoothEps, t,
-                                                     hasLightnessAxis(space) ? &channelEps : nullptr);
-        for (std::size_t node = 0; node < nl; ++node)
-            for (int j = 0; j < 9; ++j) field.coefficients[12 * node + j] *= k;  // A acts on the unscaled colour
+        const std::array<double, 3>* eps3 = hasLightnessAxis(space) ? &channelEps : nullptr;
+        field.coefficients.assign(12 * nl, 0.0f);
         if (settings.smoothGuide == SmoothingGuide::Split && hasLightnessAxis(space)) {
-            // The lightness guide is the first channel / nominal range (Lab, Oklab): row 0 of A
-            // becomes (a k, 0, 0) with the gray filter's a, b of the lightness displacement.
+            // The lightness displacement by the gray filter on the lightness guide (the first
+            // channel / nominal range: row 0 of A is (a k, 0, 0)), the two chroma
+            // displacements by the colour guide: each filter fits only its own channels.
+            std::vector<float> lightness(nl), chroma(2 * nl);
+            for (std::size_t node = 0; node < nl; ++node) {
+                lightness[node] = P[3 * node];
+                chroma[2 * node] = P[3 * node + 1], chroma[2 * node + 1] = P[3 * node + 2];
+            }
             const std::vector<float> gray =
-                grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t, slopes.data());
+                grayGuidedCoefficients(lowGuide, lightness.data(), wl, hl, 1, r, settings.smoothEps, t, slopes.data());
+            const std::vector<float> color =
+                colorGuidedCoefficients(g.data(), chroma.data(), wl, hl, 2, r, settings.smoothEps, t, eps3);
             for (std::size_t node = 0; node < nl; ++node) {
                 float* m = &field.coefficients[12 * node];
-                m[0] = gray[6 * node] * k, m[1] = 0, m[2] = 0;
-                m[9] = gray[6 * node + 3];
+                const float* c = &color[8 * node];  // [A (2 x 3), b (2)]
+                m[0] = gray[2 * node] * k;
+                for (int j = 0; j < 6; ++j) m[3 + j] = c[j] * k;  // A acts on the unscaled colour
+                m[9] = gray[2 * node + 1], m[10] = c[6], m[11] = c[7];
             }
+        } else {
+            field.coefficients = colorGuidedCoefficients(g.data(), P, wl, hl, 3, r, settings.smoothEps, t, eps3);
+            for (std::size_t node = 0; node < nl; ++node)
+                for (int j = 0; j < 9; ++j) field.coefficients[12 * node + j] *= k;  // A acts on the unscaled colour
         }
         field.colorGuided = true;
     } else {

@@ -11,13 +11,17 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <vector>
 
+#include "core/color/color_space.h"
 #include "gpu/gpu_backend.h"
 #include "tests/ui/studio_test_options.h"
 #include "ui/image_view.h"
@@ -64,6 +68,34 @@ bool loadPair(MainWindow& window)
 }
 
 QImage rgb(const QImage& image) { return image.convertToFormat(QImage::Format_RGB888); }
+
+// The mean gap between the sorted CIELAB a* (c = 1) or b* (c = 2) values of two
+// images at the quantiles 5 %..95 % (float64, from the 8-bit sRGB pixels).
+double chromaQuantileGap(const QImage& a, const QImage& b, int c)
+{
+    const auto values = [c](const QImage& image) {
+        const QImage img = rgb(image);
+        std::vector<double> v;
+        v.reserve(static_cast<std::size_t>(img.width()) * img.height());
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x) {
+                const QRgb p = img.pixel(x, y);
+                double lin[3], lab[3];
+                const int channel[3] = {qRed(p), qGreen(p), qBlue(p)};
+                for (int k = 0; k < 3; ++k) lin[k] = uot::srgbToLinear(channel[k] / 255.0);
+                uot::linearRgbToSpace(uot::WorkingSpace::Lab, lin, lab);
+                v.push_back(lab[c]);
+            }
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const std::vector<double> va = values(a), vb = values(b);
+    const auto at = [](const std::vector<double>& v, double u) { return v[static_cast<std::size_t>(u * (v.size() - 1))]; };
+    double sum = 0;
+    int count = 0;
+    for (double u = 0.05; u <= 0.951; u += 0.05, ++count) sum += std::abs(at(va, u) - at(vb, u));
+    return sum / count;
+}
 
 // True when a stage line's "error E" is below `tolerance`.
 bool stageErrorBelow(const QString& stageLine, double tolerance)
@@ -315,6 +347,38 @@ private slots:
         QCOMPARE(rgb(window.resultImage()), rgb(QImage(kSamples + "/home.jpg")));
     }
 
+    void paletteMatchRemapsWithoutSolvingAndFollowsTheReference()
+    {
+        // The palette match moves the result's chroma distribution to the
+        // reference's (measured here in float64 CIELAB from the displayed pixels),
+        // without a new solve; with smoothing off the slider is disabled.
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        StudioParameters p = quick();
+        p.smoothing = 1;
+        p.paletteMatch = 0;
+        window.setParameters(p);
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        const QImage unmatched = window.resultImage();
+        QSignalSpy runs(window.worker(), &SolveWorker::runStarted);
+        window.parametersPanel()->paletteMatchSlider()->setValue(100);
+        QCOMPARE(window.parameters().paletteMatch, 1.0);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 60000);
+        QCOMPARE(runs.count(), 0);  // the plan was reused
+        const QImage reference(kSamples + "/starry_night.jpg");
+        for (int c = 1; c <= 2; ++c) {
+            const double before = chromaQuantileGap(unmatched, reference, c);
+            const double after = chromaQuantileGap(window.resultImage(), reference, c);
+            qInfo("channel %d: mean quantile gap to the reference %.2f -> %.2f Lab units", c, before, after);
+            QVERIFY2(after < 0.7 * before, qPrintable(QString("gap %1 -> %2").arg(before).arg(after)));
+        }
+        window.parametersPanel()->smoothingBox()->setValue(0);
+        QVERIFY(!window.parametersPanel()->paletteMatchSlider()->isEnabled());
+    }
+
     void cancelMidRunRestoresTheUiAndKeepsTheResult()
     {
         MainWindow window(testOptions());
@@ -410,6 +474,7 @@ private slots:
         p.strength = 0.4;
         p.preserveLuminance = true;
         p.smoothing = 0.25;
+        p.paletteMatch = 0.3;
         p.epsScalingRatio = 64;
         p.epsScalingFactor = 0.25;
         {
@@ -430,12 +495,14 @@ private slots:
         settings.setValue("parameters/paletteSize", 10'000'000);
         settings.setValue("parameters/colorSpace", "no-such-space");
         settings.setValue("parameters/strength", 7.5);
+        settings.setValue("parameters/paletteMatch", -2.0);
         settings.setValue("parameters/epsScalingRatio", -5);
         settings.setValue("parameters/epsScalingFactor", 3.0);  // would never reach the target eps
         const StudioParameters loaded = StudioParameters::load(settings);
         QCOMPARE(loaded.paletteSize, StudioParameters::kMaxPalette);
         QCOMPARE(loaded.colorSpace, QString("lab"));
         QCOMPARE(loaded.strength, 1.0);
+        QCOMPARE(loaded.paletteMatch, 0.0);
         QCOMPARE(loaded.epsScalingRatio, 0);
         QCOMPARE(loaded.epsScalingFactor, StudioParameters::kMaxEpsScalingFactor);
         panel.epsScalingBox()->setValue(-1);
