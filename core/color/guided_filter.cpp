@@ -16,14 +16,19 @@ void boxMean(const float* in, float* out, int w, int h, int ch, int r, int threa
 {
     const std::size_t rowLen = static_cast<std::size_t>(w) * ch;
     std::vector<double> colSum(static_cast<std::size_t>(h + 1) * rowLen);
-    // Vertical prefix sums per column (double: exact enough for any size here).
+    // Vertical prefix sums per column (double: exact enough for any size here), row by
+    // row over strips of columns, so that both buffers are read and written in order.
     for (std::size_t k = 0; k < rowLen; ++k) colSum[k] = 0;
+    constexpr std::size_t kStrip = 512;
+    const std::ptrdiff_t strips = static_cast<std::ptrdiff_t>((rowLen + kStrip - 1) / kStrip);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(rowLen); ++k) {
-        double acc = 0;
+    for (std::ptrdiff_t strip = 0; strip < strips; ++strip) {
+        const std::size_t k0 = static_cast<std::size_t>(strip) * kStrip, k1 = std::min(rowLen, k0 + kStrip);
         for (int y = 0; y < h; ++y) {
-            acc += in[static_cast<std::size_t>(y) * rowLen + k];
-            colSum[static_cast<std::size_t>(y + 1) * rowLen + k] = acc;
+            const float* row = in + static_cast<std::size_t>(y) * rowLen;
+            const double* above = &colSum[static_cast<std::size_t>(y) * rowLen];
+            double* sum = &colSum[static_cast<std::size_t>(y + 1) * rowLen];
+            for (std::size_t k = k0; k < k1; ++k) sum[k] = above[k] + row[k];
         }
     }
 #pragma omp parallel num_threads(threads)
