@@ -181,6 +181,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
     const bool match = ms.residualMatch > 0 || ms.residualLightness > 0;
     if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
         checkCancel(control);
+        s.fieldValid = false;  // a cancellation part-way must not leave a half-made field marked valid
         bool done = false;
         // The device fits the lightness-guided field without a slope floor; the
         // colour and split guides and the floor are fitted here from the block means (low resolution: a small share of
@@ -239,6 +240,7 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, DeviceC
     const int threads = s.settings.threads;
     std::vector<float> displacement = blockDisplacements(s.lut, s.low, threads);
     for (int round = 0; round < kResidualRounds; ++round) {
+        report(control, PipelineStage::Map, 0.3 + 0.3 * (round + 1) / (kResidualRounds + 1));
         checkCancel(control);
         auto sample = [&](int step) {
             if (mapper) {

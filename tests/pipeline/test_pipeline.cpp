@@ -532,6 +532,36 @@ void TestPipeline::cancellation_and_bad_input()
     QVERIFY(cancelled);
     cancel = false;
     QVERIFY(pipeline.run(control).width == 32);  // usable after a cancel
+
+    // A render with other smoothing settings cancelled while the residual match
+    // refits the field (after the first round), then a render with the first settings
+    // again: the first settings' result, not one from the half-made field.
+    {
+        const Image src = scene(96, 72, 5), ref = scene(80, 60, 6);
+        RecolorSettings full = fastSettings(), half = fastSettings();
+        full.mapping.residualMatch = 1;
+        half.mapping.residualMatch = 0.5;
+        RecolorPipeline pipeline(full);
+        pipeline.setSource(src), pipeline.setReference(ref);
+        const Image expected = pipeline.run();
+        pipeline.setSettings(half);
+        std::atomic<bool> stop{false};
+        PipelineControl midRounds;
+        midRounds.cancel = &stop;
+        int mapReports = 0;
+        midRounds.onProgress = [&](const PipelineProgress& p) {
+            if (p.stage == PipelineStage::Map && p.fraction > 0.3 && p.fraction < 0.6 && ++mapReports == 2) stop = true;
+        };
+        bool stopped = false;
+        try {
+            pipeline.run(midRounds);
+        } catch (const Cancelled&) {
+            stopped = true;
+        }
+        QVERIFY2(stopped && mapReports == 2, "the render was not cancelled between two refit rounds");
+        pipeline.setSettings(full);
+        QVERIFY(pipeline.run().data == expected.data);
+    }
     Image broken = Image::allocate(4, 4, 3, 8);
     broken.data.resize(5);
     UOT_QVERIFY_THROWS_WITH(pipeline.setSource(broken), "bytes");
