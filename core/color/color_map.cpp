@@ -334,27 +334,47 @@ int smoothingSubsample(const MappingSettings& settings, int radius)
     return settings.smoothSubsample > 0 ? settings.smoothSubsample : std::clamp(radius / 4, 1, 8);
 }
 
-namespace {
-
-// The guided-filter coefficients of the field from the block means: the
-// colours (wl x hl x 3), their lightness guide and the block displacements P.
-void fitField(DisplacementField& field, const float* lowColors, const float* lowGuide, const float* P, int wl, int hl,
-              int s, int r, WorkingSpace space, const MappingSettings& settings, int t)
+DisplacementFieldFitter::DisplacementFieldFitter(const LowResolution& low, int width, int height,
+                                                 const MappingSettings& settings, int threads)
+    : m_low(low), m_settings(settings), m_width(width), m_height(height), m_threads(resolveThreadCount(threads))
 {
+    const int radius = smoothingRadiusPixels(settings, width, height);
+    if (radius < 1) return;
+    if ((width + low.subsample - 1) / low.subsample != low.width || (height + low.subsample - 1) / low.subsample != low.height)
+        throw Error(ErrorCode::InvalidArgument, "fitDisplacementField: the block means are of another image size");
+    m_radius = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / low.subsample)));
+    if (settings.smoothGuide == SmoothingGuide::Lightness) return;
+    // Guide = colour / nominal range, so that eps has the lightness guide's units; in
+    // Lab / Oklab the chroma axes of the guide take their own regulariser.
+    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
+    const float k = static_cast<float>(1.0 / nominalRange(low.space));
+    std::vector<float> g(3 * nl);
+    for (std::size_t i = 0; i < g.size(); ++i) g[i] = low.colors[i] * k;
+    const std::array<double, 3> channelEps = {settings.smoothEps, settings.smoothChromaEps, settings.smoothChromaEps};
+    m_colorGuide = std::make_unique<ColorGuideWindows>(g.data(), low.width, low.height, m_radius, settings.smoothEps,
+                                                       m_threads, hasLightnessAxis(low.space) ? &channelEps : nullptr);
+}
+
+DisplacementFieldFitter::~DisplacementFieldFitter() = default;
+
+DisplacementField DisplacementFieldFitter::fit(const float* P) const
+{
+    DisplacementField field;
+    field.width = m_width;
+    field.height = m_height;
+    if (m_radius < 1) return field;
+    const int wl = m_low.width, hl = m_low.height, r = m_radius, t = m_threads;
+    const WorkingSpace space = m_low.space;
+    const MappingSettings& settings = m_settings;
     const std::size_t nl = static_cast<std::size_t>(wl) * hl;
     // The lightness guide is L / range: result L = L + a L / range + b, so a slope
     // floor m on d(result L) / dL is a >= (m - 1) range on the lightness channel.
     const double none = -std::numeric_limits<double>::infinity();
     std::array<double, 3> slopes = {none, none, none};
     if (hasLightnessAxis(space)) slopes[0] = (settings.smoothMinSlope - 1) * nominalRange(space);
-    if (settings.smoothGuide != SmoothingGuide::Lightness) {
-        // Guide = colour / nominal range, so that eps has the lightness guide's units.
+    const float* lowGuide = m_low.guide.data();
+    if (m_colorGuide) {
         const float k = static_cast<float>(1.0 / nominalRange(space));
-        std::vector<float> g(3 * nl);
-        for (std::size_t i = 0; i < g.size(); ++i) g[i] = lowColors[i] * k;
-        // Lab / Oklab: the chroma axes of the guide take their own regulariser.
-        const std::array<double, 3> channelEps = {settings.smoothEps, settings.smoothChromaEps, settings.smoothChromaEps};
-        const std::array<double, 3>* eps3 = hasLightnessAxis(space) ? &channelEps : nullptr;
         field.coefficients.assign(12 * nl, 0.0f);
         if (settings.smoothGuide == SmoothingGuide::Split && hasLightnessAxis(space)) {
             // The lightness displacement by the gray filter on the lightness guide (the first
@@ -367,8 +387,7 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
             }
             const std::vector<float> gray =
                 grayGuidedCoefficients(lowGuide, lightness.data(), wl, hl, 1, r, settings.smoothEps, t, slopes.data());
-            const std::vector<float> color =
-                colorGuidedCoefficients(g.data(), chroma.data(), wl, hl, 2, r, settings.smoothEps, t, eps3);
+            const std::vector<float> color = m_colorGuide->coefficients(chroma.data(), 2, t);
             for (std::size_t node = 0; node < nl; ++node) {
                 float* m = &field.coefficients[12 * node];
                 const float* c = &color[8 * node];  // [A (2 x 3), b (2)]
@@ -377,7 +396,7 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
                 m[9] = gray[2 * node + 1], m[10] = c[6], m[11] = c[7];
             }
         } else {
-            field.coefficients = colorGuidedCoefficients(g.data(), P, wl, hl, 3, r, settings.smoothEps, t, eps3);
+            field.coefficients = m_colorGuide->coefficients(P, 3, t);
             for (std::size_t node = 0; node < nl; ++node)
                 for (int j = 0; j < 9; ++j) field.coefficients[12 * node + j] *= k;  // A acts on the unscaled colour
         }
@@ -386,12 +405,11 @@ void fitField(DisplacementField& field, const float* lowColors, const float* low
         field.coefficients = grayGuidedCoefficients(lowGuide, P, wl, hl, 3, r, settings.smoothEps, t, slopes.data());
     }
     field.smoothed = true;
-    field.subsample = s;
+    field.subsample = m_low.subsample;
     field.lowWidth = wl;
     field.lowHeight = hl;
+    return field;
 }
-
-}  // namespace
 
 DisplacementField computeDisplacementField(const DisplacementLut& lut, const float* colors, int width, int height,
                                            WorkingSpace space, const MappingSettings& settings, int threads)
@@ -405,7 +423,13 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const flo
     const int s = smoothingSubsample(settings, radius);
     const int wl = (width + s - 1) / s, hl = (height + s - 1) / s;
     const std::size_t nl = static_cast<std::size_t>(wl) * hl;
-    std::vector<float> I(nl), C(nl * 3), P(nl * 3);
+    LowResolution low;
+    low.space = space;
+    low.width = wl, low.height = hl, low.subsample = s;
+    low.colors.resize(nl * 3), low.guide.resize(nl);
+    float* I = low.guide.data();
+    float* C = low.colors.data();
+    std::vector<float> P(nl * 3);
     // Block means of the colours, the guide and the LUT displacement, in one pass over the pixels.
 #pragma omp parallel for num_threads(t) schedule(static)
     for (int ly = 0; ly < hl; ++ly) {
@@ -433,9 +457,7 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const flo
             C[3 * k + 2] = static_cast<float>(c2 / cnt);
         }
     }
-    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
-    fitField(field, C.data(), I.data(), P.data(), wl, hl, s, r, space, settings, t);
-    return field;
+    return DisplacementFieldFitter(low, width, height, settings, t).fit(P.data());
 }
 
 LowResolution downsampleColors(const float* colors, int width, int height, WorkingSpace space, int subsample, int threads)
@@ -495,18 +517,7 @@ std::vector<float> blockDisplacements(const DisplacementLut& lut, const LowResol
 DisplacementField fitDisplacementField(const LowResolution& low, const float* blockDisplacement, int width, int height,
                                        const MappingSettings& settings, int threads)
 {
-    DisplacementField field;
-    field.width = width;
-    field.height = height;
-    const int radius = smoothingRadiusPixels(settings, width, height);
-    if (radius < 1) return field;
-    if ((width + low.subsample - 1) / low.subsample != low.width || (height + low.subsample - 1) / low.subsample != low.height)
-        throw Error(ErrorCode::InvalidArgument, "fitDisplacementField: the block means are of another image size");
-    const int s = low.subsample;
-    const int r = std::max(1, static_cast<int>(std::lround(static_cast<double>(radius) / s)));
-    fitField(field, low.colors.data(), low.guide.data(), blockDisplacement, low.width, low.height, s, r, low.space, settings,
-             resolveThreadCount(threads));
-    return field;
+    return DisplacementFieldFitter(low, width, height, settings, threads).fit(blockDisplacement);
 }
 
 DisplacementField computeDisplacementField(const DisplacementLut& lut, const LowResolution& low, int width, int height,

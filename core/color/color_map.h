@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -193,6 +194,24 @@ DisplacementField computeDisplacementField(const DisplacementLut& lut, const Low
 std::vector<float> blockDisplacements(const DisplacementLut& lut, const LowResolution& low, int threads = 0);
 DisplacementField fitDisplacementField(const LowResolution& low, const float* blockDisplacement, int width, int height,
                                        const MappingSettings& settings, int threads = 0);
+
+// fitDisplacementField for several block displacements on the same block means
+// (the residual match's refits): the colour guide's window statistics are computed
+// once. `low` must outlive the fitter. Throws as fitDisplacementField.
+class DisplacementFieldFitter {
+public:
+    DisplacementFieldFitter(const LowResolution& low, int width, int height, const MappingSettings& settings,
+                            int threads = 0);
+    ~DisplacementFieldFitter();
+    DisplacementField fit(const float* blockDisplacement) const;
+
+private:
+    const LowResolution& m_low;
+    MappingSettings m_settings;
+    int m_width, m_height, m_threads;
+    int m_radius = 0;  // in blocks; 0 = no smoothing
+    std::unique_ptr<ColorGuideWindows> m_colorGuide;  // colour and split guides
+};
 
 // The residual match folded into the block displacements that a smoothed field is
 // fitted to: at each block, t = its mean colour + the field's displacement there,

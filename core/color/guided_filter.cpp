@@ -117,55 +117,88 @@ std::vector<float> grayGuidedCoefficients(const float* I, const float* P, int wl
     return coefMean;
 }
 
-std::vector<float> colorGuidedCoefficients(const float* I, const float* P, int wl, int hl, int channels, int r, double eps,
-                                           int t, const std::array<double, 3>* channelEps)
+ColorGuideWindows::ColorGuideWindows(const float* guide, int width, int height, int radius, double eps, int threads,
+                                     const std::array<double, 3>* channelEps)
+    : m_width(width), m_height(height), m_radius(radius)
 {
+    const std::size_t n = static_cast<std::size_t>(width) * height;
     const Eigen::Vector3d regulariser =
         channelEps ? Eigen::Vector3d((*channelEps)[0], (*channelEps)[1], (*channelEps)[2]) : Eigen::Vector3d::Constant(eps);
-    const std::size_t nl = static_cast<std::size_t>(wl) * hl;
-    const std::size_t ch = static_cast<std::size_t>(channels);
-    // Packed per pixel: [I (3), I I^T upper triangle (6), P (ch), P I^T (ch x 3)].
+    m_guide.assign(guide, guide + 3 * n);
+    // Box means of [I (3), I I^T upper triangle (6)].
     constexpr int kUpper[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-    const std::size_t packed = 9 + 4 * ch;
+    std::vector<float> in(n * 9), mean(n * 9);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+        float* q = &in[static_cast<std::size_t>(k) * 9];
+        const float* g = guide + 3 * k;
+        for (int j = 0; j < 3; ++j) q[j] = g[j];
+        for (int u = 0; u < 6; ++u) q[3 + u] = g[kUpper[u][0]] * g[kUpper[u][1]];
+    }
+    boxMean(in.data(), mean.data(), width, height, 9, radius, threads);
+    m_mean.resize(3 * n);
+    m_inverse.resize(9 * n);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+        const float* m = &mean[static_cast<std::size_t>(k) * 9];
+        const Eigen::Vector3d mu(m[0], m[1], m[2]);
+        Eigen::Matrix3d sigma;
+        for (int u = 0; u < 6; ++u) {
+            const int i = kUpper[u][0], j = kUpper[u][1];
+            sigma(i, j) = sigma(j, i) = static_cast<double>(m[3 + u]) - mu[i] * mu[j];
+        }
+        sigma.diagonal() += regulariser;
+        // (Sigma + eps)^-1 by one LDLT of the symmetric positive definite 3x3 system.
+        const Eigen::Matrix3d inverse = Eigen::LDLT<Eigen::Matrix3d>(sigma).solve(Eigen::Matrix3d::Identity());
+        for (int j = 0; j < 3; ++j) m_mean[3 * static_cast<std::size_t>(k) + j] = m[j];
+        Eigen::Map<Eigen::Matrix3d> stored(&m_inverse[9 * static_cast<std::size_t>(k)]);
+        stored = inverse;
+    }
+}
+
+std::vector<float> ColorGuideWindows::coefficients(const float* P, int channels, int t) const
+{
+    const std::size_t nl = static_cast<std::size_t>(m_width) * m_height;
+    const std::size_t ch = static_cast<std::size_t>(channels);
+    // Packed per pixel: [P (ch), P I^T (ch x 3)].
+    const std::size_t packed = 4 * ch;
     std::vector<float> in(nl * packed), mean(nl * packed);
 #pragma omp parallel for num_threads(t) schedule(static)
     for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(nl); ++k) {
         float* q = &in[static_cast<std::size_t>(k) * packed];
-        const float* g = I + 3 * k;
-        for (int j = 0; j < 3; ++j) q[j] = g[j];
-        for (int u = 0; u < 6; ++u) q[3 + u] = g[kUpper[u][0]] * g[kUpper[u][1]];
+        const float* g = &m_guide[3 * static_cast<std::size_t>(k)];
         for (std::size_t c = 0; c < ch; ++c) {
             const float p = P[static_cast<std::size_t>(k) * ch + c];
-            q[9 + c] = p;
-            for (int j = 0; j < 3; ++j) q[9 + ch + 3 * c + j] = p * g[j];
+            q[c] = p;
+            for (int j = 0; j < 3; ++j) q[ch + 3 * c + j] = p * g[j];
         }
     }
-    boxMean(in.data(), mean.data(), wl, hl, static_cast<int>(packed), r, t);
+    boxMean(in.data(), mean.data(), m_width, m_height, static_cast<int>(packed), m_radius, t);
     const std::size_t coefLen = 4 * ch;
     std::vector<float> coef(nl * coefLen), coefMean(nl * coefLen);
 #pragma omp parallel for num_threads(t) schedule(static)
     for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(nl); ++k) {
         const float* m = &mean[static_cast<std::size_t>(k) * packed];
         float* o = &coef[static_cast<std::size_t>(k) * coefLen];
-        const Eigen::Vector3d mu(m[0], m[1], m[2]);
-        Eigen::Matrix3d sigma;
-        for (int u = 0; u < 6; ++u) {
-            const int a = kUpper[u][0], b = kUpper[u][1];
-            sigma(a, b) = sigma(b, a) = static_cast<double>(m[3 + u]) - mu[a] * mu[b];
-        }
-        sigma.diagonal() += regulariser;
-        const Eigen::LDLT<Eigen::Matrix3d> ldlt(sigma);
+        const Eigen::Map<const Eigen::Vector3f> muf(&m_mean[3 * static_cast<std::size_t>(k)]);
+        const Eigen::Vector3d mu = muf.cast<double>();
+        const Eigen::Map<const Eigen::Matrix3d> inverse(&m_inverse[9 * static_cast<std::size_t>(k)]);
         for (std::size_t c = 0; c < ch; ++c) {
-            const double meanP = m[9 + c];
-            const Eigen::Vector3d cov =
-                Eigen::Vector3d(m[9 + ch + 3 * c], m[9 + ch + 3 * c + 1], m[9 + ch + 3 * c + 2]) - meanP * mu;
-            const Eigen::Vector3d a = ldlt.solve(cov);  // Sigma symmetric: the row of A is the solve of cov
+            const double meanP = m[c];
+            const Eigen::Vector3d cov = Eigen::Vector3d(m[ch + 3 * c], m[ch + 3 * c + 1], m[ch + 3 * c + 2]) - meanP * mu;
+            const Eigen::Vector3d a = inverse * cov;  // Sigma symmetric: the row of A
             for (int j = 0; j < 3; ++j) o[3 * c + j] = static_cast<float>(a[j]);
             o[3 * ch + c] = static_cast<float>(meanP - a.dot(mu));
         }
     }
-    boxMean(coef.data(), coefMean.data(), wl, hl, static_cast<int>(coefLen), r, t);
+    boxMean(coef.data(), coefMean.data(), m_width, m_height, static_cast<int>(coefLen), m_radius, t);
     return coefMean;
+}
+
+std::vector<float> colorGuidedCoefficients(const float* I, const float* P, int wl, int hl, int channels, int r, double eps,
+                                           int t, const std::array<double, 3>* channelEps)
+{
+    return ColorGuideWindows(I, wl, hl, r, eps, t, channelEps).coefficients(P, channels, t);
 }
 
 namespace {

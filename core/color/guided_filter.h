@@ -30,6 +30,25 @@ void boxMean(const float* in, float* out, int width, int height, int channels, i
 std::vector<float> grayGuidedCoefficients(const float* guide, const float* field, int width, int height, int channels,
                                           int radius, double eps, int threads, const double* minSlope = nullptr);
 
+// The guide's share of the colour-guided filter: the box means of the guide and
+// the inverse of every window's regularised 3x3 covariance (one LDLT each), kept
+// for any number of fields on the same guide (the recolor pipeline refits its field
+// a few times for the residual match). guide: width x height x 3 (copied); eps and
+// channelEps as for colorGuidedCoefficients.
+class ColorGuideWindows {
+public:
+    ColorGuideWindows(const float* guide, int width, int height, int radius, double eps, int threads,
+                      const std::array<double, 3>* channelEps = nullptr);
+    // colorGuidedCoefficients() of `field` (width x height x channels, interleaved).
+    std::vector<float> coefficients(const float* field, int channels, int threads) const;
+
+private:
+    int m_width, m_height, m_radius;
+    std::vector<float> m_guide;     // 3 per pixel
+    std::vector<float> m_mean;      // the window mean of the guide, 3 per pixel
+    std::vector<double> m_inverse;  // (Sigma + eps)^-1, 9 per pixel (column-major)
+};
+
 // Colour guide: the box means of the per-window models, per pixel
 // [A (channels x 3, row-major), b (channels)], so that q_c = sum_j A_cj I_j + b_c.
 // guide: width x height x 3 (interleaved); eps in guide units^2, added to the

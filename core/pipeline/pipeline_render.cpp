@@ -239,6 +239,7 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, DeviceC
     const MappingSettings& ms = s.settings.mapping;
     const int threads = s.settings.threads;
     std::vector<float> displacement = blockDisplacements(s.lut, s.low, threads);
+    const DisplacementFieldFitter fitter(s.low, src.width, src.height, ms, threads);
     for (int round = 0; round < kResidualRounds; ++round) {
         report(control, PipelineStage::Map, 0.3 + 0.3 * (round + 1) / (kResidualRounds + 1));
         checkCancel(control);
@@ -256,7 +257,7 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, DeviceC
         const MarginalMap residual = residualMap(*s.referencePalette, src.width, src.height, s.fieldNote, sample);
         if (residual.empty()) break;
         addResidualShift(displacement, s.low, s.field, residual, ms, threads);
-        s.field = fitDisplacementField(s.low, displacement.data(), src.width, src.height, ms, threads);
+        s.field = fitter.fit(displacement.data());
     }
     return mapper;
 }
