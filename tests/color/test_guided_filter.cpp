@@ -314,6 +314,26 @@ private slots:
             }
         QVERIFY2(worst < 2e-3, qPrintable(QString("max abs difference %1").arg(worst)));
         QVERIFY2(apart > 0.1, qPrintable(QString("the channel regularisers changed the result by only %1").arg(apart)));
+
+        // The guide's statistics kept for a second field on the same guide (the
+        // pipeline's refits): that field's models against its own float64 filter.
+        const uot::ColorGuideWindows windows(guide.data(), w, h, r, eps, 1, &regulariser);
+        std::vector<double> p2(p.size());
+        for (std::size_t k = 0; k < n; ++k)
+            for (int c = 0; c < ch; ++c) p2[k * ch + c] = -20 * I[3 * k + 2] * (c + 1) + 7 * I[3 * k] + 0.2 * noise(rng);
+        const std::vector<double> expected2 = referenceColorGuidedFilter(I, p2, w, h, ch, r, eps, channelEps);
+        const std::vector<float> field2(p2.begin(), p2.end());
+        windows.coefficients(field.data(), ch, 1);  // a first use must leave nothing behind
+        const std::vector<float> coef2 = windows.coefficients(field2.data(), ch, 1);
+        double worst2 = 0;
+        for (std::size_t k = 0; k < n; ++k)
+            for (int c = 0; c < ch; ++c) {
+                const float* m = &coef2[k * 4 * ch];
+                double q = m[3 * ch + c];
+                for (int j = 0; j < 3; ++j) q += m[3 * c + j] * I[3 * k + j];
+                worst2 = std::max(worst2, std::abs(q - expected2[k * ch + c]));
+            }
+        QVERIFY2(worst2 < 2e-3, qPrintable(QString("second field: max abs difference %1").arg(worst2)));
     }
 
     void colorGuideKeepsAnAffineFieldExactly()
