@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "app/cli/arg_parser.h"
+#include "bench/quality/median.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/registry/solver_registry.h"
@@ -30,18 +31,7 @@
 
 namespace fs = std::filesystem;
 using namespace uot;
-
-namespace {
-
-double median(std::vector<double> x)
-{
-    if (x.empty()) return 0;
-    std::sort(x.begin(), x.end());
-    const std::size_t k = x.size() / 2;
-    return x.size() % 2 ? x[k] : 0.5 * (x[k - 1] + x[k]);
-}
-
-}  // namespace
+using uot::bench::median;
 
 int main(int argc, char** argv)
 {

@@ -12,7 +12,6 @@
 
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/pass_reductions.h"
-#include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
@@ -299,7 +298,6 @@ private:
         const std::size_t m = m_m, n = m_n, ld = m_ld;
         const auto& kern = m_kernels;
         const double omega = m_omega;
-        const bool pipelined = kernels::pipelinedRowsPreferred();
         ThreadSums* sums = m_sums.data();
         std::atomic<bool> unreliable{false};
         int used = 1;
@@ -313,44 +311,30 @@ private:
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
-            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kernels::kMaxInterleavedRows)
-                                               : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
-            const std::size_t rowStride = groups.stride() * ld;
-            T rt[kernels::kMaxGroupRows];
-            runGroupPipeline<T>(
-                groups, pipelined,
-                [&](RowGroup g) { kern.dotRows(k + g.first * ld, rowStride, g.count, vt, ld, rt); },
-                [&](RowGroup g, T* ut) {
-                    for (std::size_t q = 0; q < g.count; ++q) {
-                        const std::size_t i = g.first + q * groups.stride();
-                        const double r = static_cast<double>(rt[q]);
-                        if (!(std::isfinite(r) && r >= m_rowFloor)) {
-                            localUnreliable = true;
-                            ut[q] = T(0);
-                            logUNew[i] = logU[i];
-                            continue;
-                        }
-                        if (rowMarginal) local.errA += std::abs(std::exp(logU[i] - m_absU[i]) * r - m_a[i]);
-                        const double lse = std::log(r) - m_absU[i];
-                        const double plain = m_fa * (m_logA[i] - lse);
-                        const double lu = omega == 1.0 ? plain : (1.0 - omega) * logU[i] + omega * plain;
-                        logUNew[i] = lu;
-                        const double d = lu - m_absU[i];
-                        if (!(std::abs(d) <= Limits::step)) {
-                            localUnreliable = true;
-                            ut[q] = T(0);
-                            continue;
-                        }
-                        ut[q] = static_cast<T>(std::exp(d));
+            fusedRowPass<T>(kern, k, ld, r0, r1, vt, s, [&](RowGroup g, std::size_t stride, const T* rt, T* ut) {
+                for (std::size_t q = 0; q < g.count; ++q) {
+                    const std::size_t i = g.first + q * stride;
+                    const double r = static_cast<double>(rt[q]);
+                    if (!(std::isfinite(r) && r >= m_rowFloor)) {
+                        localUnreliable = true;
+                        ut[q] = T(0);
+                        logUNew[i] = logU[i];
+                        continue;
                     }
-                },
-                [&](RowGroup g, const T* ut, RowGroup) {
-                    kern.axpyRows(k + g.first * ld, rowStride, g.count, ut, s, ld);
-                },
-                [&](RowGroup next, RowGroup cur, const T* ut) {
-                    kern.fusedRows(k + next.first * ld, next.count, k + cur.first * ld, cur.count, rowStride, vt, ut,
-                                   s, ld, rt);
-                });
+                    if (rowMarginal) local.errA += std::abs(std::exp(logU[i] - m_absU[i]) * r - m_a[i]);
+                    const double lse = std::log(r) - m_absU[i];
+                    const double plain = m_fa * (m_logA[i] - lse);
+                    const double lu = omega == 1.0 ? plain : (1.0 - omega) * logU[i] + omega * plain;
+                    logUNew[i] = lu;
+                    const double d = lu - m_absU[i];
+                    if (!(std::abs(d) <= Limits::step)) {
+                        localUnreliable = true;
+                        ut[q] = T(0);
+                        continue;
+                    }
+                    ut[q] = static_cast<T>(std::exp(d));
+                }
+            });
             if (localUnreliable) unreliable.store(true, std::memory_order_relaxed);
 #pragma omp barrier
             if (!unreliable.load(std::memory_order_relaxed)) {
