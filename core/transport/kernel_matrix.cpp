@@ -33,6 +33,15 @@ struct CostRowFiller {
     void operator()(const PointCloudCost& c) const
     {
         const double* xi = c.x + i * c.dim;
+        if (c.dim == 3) {  // colour palettes: the same sums, unrolled so that the loop over j vectorises
+            const double x0 = xi[0], x1 = xi[1], x2 = xi[2];
+            for (std::size_t j = 0; j < c.cols; ++j) {
+                const double* yj = c.y + 3 * j;
+                const double d0 = x0 - yj[0], d1 = x1 - yj[1], d2 = x2 - yj[2];
+                out[j] = c.scale * ((d0 * d0 + d1 * d1) + d2 * d2);
+            }
+            return;
+        }
         for (std::size_t j = 0; j < c.cols; ++j) {
             const double* yj = c.y + j * c.dim;
             double d2 = 0;
@@ -108,22 +117,23 @@ KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threa
             // Vector exp (libmvec): the scalar one made this the largest part of an
             // fp32 solve's set-up at 4096^2.
             expBatch(logK, logK, cols);
-            bool anyNonZero = false;
+            // Subnormal entries are stored as 0: every later multiply-add that
+            // reads one takes a slow microcode path on x86 (fp32 palette problems
+            // at small eps ran 2.8x slower per pass), and below the smallest normal
+            // number the entry carries too few bits to matter next to the row's
+            // largest one. A row left all zero is the underflow the solvers detect;
+            // mass that such entries carry under very large scalings is measured by
+            // the final evaluation (planSums' storageFloor, plan_evaluation.h).
+            // Branch-free, so that the loop vectorises.
+            unsigned char anyNonZero = 0;
+            unsigned char* colNonZeroRow = localColNonZero.data();
             for (std::size_t j = 0; j < cols; ++j) {
-                T k = static_cast<T>(logK[j]);
-                // Subnormal entries are stored as 0: every later multiply-add that
-                // reads one takes a slow microcode path on x86 (fp32 palette problems
-                // at small eps ran 2.8x slower per pass), and below the smallest normal
-                // number the entry carries too few bits to matter next to the row's
-                // largest one. A row left all zero is the underflow the solvers detect;
-                // mass that such entries carry under very large scalings is measured by
-                // the final evaluation (planSums' storageFloor, plan_evaluation.h).
-                if (k < std::numeric_limits<T>::min()) k = T(0);
-                krow[j] = k;
-                if (k > T(0)) {
-                    anyNonZero = true;
-                    localColNonZero[j] = 1;
-                }
+                const T k = static_cast<T>(logK[j]);
+                const T kept = k < std::numeric_limits<T>::min() ? T(0) : k;
+                krow[j] = kept;
+                const unsigned char nonZero = kept > T(0) ? 1 : 0;
+                colNonZeroRow[j] |= nonZero;
+                anyNonZero |= nonZero;
             }
             if (!anyNonZero) ++localZeroRows;
         }

@@ -159,11 +159,15 @@ PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::
         [&](std::size_t i, const double* row, double flushed) {
             const int t = omp_in_parallel() ? omp_get_thread_num() : 0;
             double sum = 0, cost = 0;
-            std::vector<double>& partial = colPartials[t];
+            double* partial = colPartials[t].data();
+            const double* lv = logV.data();
+            const double lu = logU[i];
+            // Vector lanes (a fixed summation order, so results stay deterministic).
+#pragma omp simd reduction(+ : sum, cost)
             for (std::size_t j = 0; j < cols; ++j) {
                 sum += row[j];
                 partial[j] += row[j];
-                cost += row[j] * (logU[i] + logV[j]);
+                cost += row[j] * (lu + lv[j]);
             }
             sums.rowSums[i] = sum;
             entropy[t] += cost;
