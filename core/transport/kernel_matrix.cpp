@@ -105,14 +105,24 @@ KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threa
             const double logA = product ? std::log(problem.a[i]) : 0.0;
             T* krow = out + i * cols;
             double* logK = cost.data();
+            // Branch-free (vectorises): an invalid cost (negative, NaN, inf) gives K = 0
+            // and is located afterwards.
+            unsigned char invalid = 0;
             for (std::size_t j = 0; j < cols; ++j) {
                 const double c = logK[j];
-                if (!(c >= 0.0) || !std::isfinite(c)) {
-                    localFirstBad = std::min(localFirstBad, i * cols + j);
-                    logK[j] = -std::numeric_limits<double>::infinity();  // K = 0
-                    continue;
-                }
-                logK[j] = -c * invEps + (product ? logA + logB[j] : 0.0);
+                const bool valid = c >= 0.0 && c <= std::numeric_limits<double>::max();
+                invalid |= static_cast<unsigned char>(!valid);
+                const double x = -c * invEps + (product ? logA + logB[j] : 0.0);
+                logK[j] = valid ? x : -std::numeric_limits<double>::infinity();
+            }
+            if (invalid) {
+                std::vector<double> again(cols);
+                fillCostRow(problem.cost, i, again.data());
+                for (std::size_t j = 0; j < cols; ++j)
+                    if (!(again[j] >= 0.0 && again[j] <= std::numeric_limits<double>::max())) {
+                        localFirstBad = std::min(localFirstBad, i * cols + j);
+                        break;
+                    }
             }
             // Vector exp (libmvec): the scalar one made this the largest part of an
             // fp32 solve's set-up at 4096^2.

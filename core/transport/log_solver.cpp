@@ -73,18 +73,23 @@ std::size_t logKernelRow(const UotProblem& problem, std::span<const double> logB
     const double invEps = 1.0 / problem.eps;
     const bool product = !logB.empty();
     const double logA = product ? std::log(problem.a[i]) : 0.0;
-    std::size_t bad = kNoBad;
+    constexpr double kMaxCost = std::numeric_limits<double>::max();
+    // Branch-free (vectorises); an invalid entry (negative, NaN, inf) is found again below.
+    unsigned char invalid = 0;
     for (std::size_t j = 0; j < cols; ++j) {
         const double c = out[j];
-        if (!(c >= 0.0) || !std::isfinite(c)) {
-            bad = std::min(bad, i * cols + j);
-            out[j] = 0.0;
-            continue;
-        }
-        out[j] = -c * invEps + (product ? logA + logB[j] : 0.0);
+        const bool valid = c >= 0.0 && c <= kMaxCost;
+        invalid |= static_cast<unsigned char>(!valid);
+        const double x = -c * invEps + (product ? logA + logB[j] : 0.0);
+        out[j] = valid ? x : 0.0;
     }
     for (std::size_t j = cols; j < ld; ++j) out[j] = std::numeric_limits<double>::lowest();
-    return bad;
+    if (!invalid) return kNoBad;
+    std::vector<double> cost(cols);
+    fillCostRow(problem.cost, i, cost.data());
+    for (std::size_t j = 0; j < cols; ++j)
+        if (!(cost[j] >= 0.0 && cost[j] <= kMaxCost)) return i * cols + j;
+    return kNoBad;
 }
 
 // The passes of the log-domain variant. Scalings are log u, log v (float64).
@@ -165,10 +170,11 @@ public:
                 const double p = logU[i];
                 T* out = m_kt + i * ld;
                 double* x = row.data();
-                bool rowOverflow = false;
+                unsigned char rowOverflow = 0;  // branch-free, so that the loop vectorises
                 for (std::size_t j = 0; j < n; ++j) {
-                    x[j] = std::min(x[j] + p + logV[j], logMax);
-                    rowOverflow = rowOverflow || x[j] == logMax;
+                    const double y = x[j] + p + logV[j];
+                    rowOverflow |= static_cast<unsigned char>(!(y < logMax));
+                    x[j] = y < logMax ? y : logMax;
                 }
                 localOverflow = localOverflow || rowOverflow;
                 m_kernels.expBatch(x, x, n);
