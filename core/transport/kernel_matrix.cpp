@@ -56,6 +56,11 @@ struct CostRowFiller {
 
 }  // namespace
 
+#if UOT_HAVE_X86_KERNELS && defined(__GNUC__)
+// Built for AVX-512, AVX2 and the baseline, picked at load time (ifunc): every
+// float64 sweep over the costs (kernel build, absorption, plan evaluation) runs it.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 void fillCostRow(const CostSource& cost, std::size_t i, double* out)
 {
     std::visit(CostRowFiller{i, out}, cost);
