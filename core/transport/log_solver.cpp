@@ -65,6 +65,9 @@ void throwBadCost(const UotProblem& problem, std::size_t flat)
 // Row i of log K_ij = -C_ij / eps + log R_ij, in float64, into out[0 .. cols);
 // out[cols .. ld) = the most negative double (a pad that adds exp(...) = 0).
 // Returns the first invalid entry's flat index, or kNoBad (its out value is then 0).
+#if UOT_HAVE_X86_KERNELS && defined(__GNUC__)
+__attribute__((target_clones("avx512f", "avx2", "default")))  // as fillCostRow (kernel_matrix.cpp)
+#endif
 std::size_t logKernelRow(const UotProblem& problem, std::span<const double> logB, std::size_t i, double* out,
                          std::size_t ld)
 {
