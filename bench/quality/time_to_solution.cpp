@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "app/cli/arg_parser.h"
+#include "bench/quality/median.h"
 #include "core/color/color_space.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
@@ -36,6 +37,7 @@
 
 namespace fs = std::filesystem;
 using namespace uot;
+using uot::bench::median;
 
 namespace {
 
@@ -50,14 +52,6 @@ std::vector<double> numberList(const std::string& text)
         start = end + 1;
     }
     return out;
-}
-
-double median(std::vector<double> x)
-{
-    if (x.empty()) return 0;
-    std::sort(x.begin(), x.end());
-    const std::size_t k = x.size() / 2;
-    return x.size() % 2 ? x[k] : 0.5 * (x[k - 1] + x[k]);
 }
 
 }  // namespace

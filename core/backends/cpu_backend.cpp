@@ -56,9 +56,14 @@ bool registerCpuBackend()
     SolverCapabilities log;
     log.logDomain = true;
     log.overRelaxation = true;
-    log.transcendentalsPerEntry = 2;
-    registerCpu<LogDomainSolver>(
-        "log", "log-domain single pass with online max: stable for any eps (used automatically on underflow)", log);
+    // Its passes run on the kernel with the potentials absorbed (no exp per entry);
+    // the occasional absorption and exact log-sum-exp pass are not in the model.
+    log.transcendentalsPerEntry = 0;
+    registerCpu<LogDomainSolver>("log",
+                                 "log domain on the kernel with the potentials absorbed (one read, no exp per entry; "
+                                 "exact log-sum-exp passes where needed): stable for any eps (used automatically on "
+                                 "underflow)",
+                                 log);
 
     SolverCapabilities mapreduce;
     mapreduce.denseCost = false;  // point clouds only

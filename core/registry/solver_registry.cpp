@@ -70,6 +70,9 @@ public:
             rest.warmV = {};
             rest.warmLogU = first.logU;
             rest.warmLogV = first.logV;
+            // Auto over-relaxation goes on with the omega the primary reached
+            // instead of measuring the rate again (as eps-scaling stages do).
+            if (options.acceleration == Acceleration::Auto && first.omega > 1.0) rest.autoInitialOmega = first.omega;
         }
         // Its progress counts on from the primary's iterations (one convergence curve).
         const SolveControl continued =

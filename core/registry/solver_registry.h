@@ -49,7 +49,8 @@ struct SolverCapabilities {
     double matrixSweepsPerIteration = 1;
     int storedEntryBytes = 0;
     // Transcendental functions per matrix entry and iteration (roofline model):
-    // 0 for the multiplicative variants, 2 for the log-domain ones.
+    // 0 for the multiplicative variants and the CPU log variant (absorbed kernel),
+    // 2 for log-sum-exp passes (gpu-log, the matrix-free ones).
     double transcendentalsPerEntry = 0;
     // The variant that continues from the last good iterate when this one
     // underflows (SolveOptions::allowStabilizedFallback); empty when none.

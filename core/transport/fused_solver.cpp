@@ -52,7 +52,6 @@ public:
         const double fa = m_fa, fb = m_fb;
         const auto& kern = m_kernels;
         const double omega = m_omega;
-        const bool pipelined = kernels::pipelinedRowsPreferred();
         ThreadSums* sums = m_sums.data();
         double* col = m_col.data();
         int used = 1;
@@ -64,8 +63,8 @@ public:
             ThreadSums local;
             T* s = partials + static_cast<std::size_t>(t) * ld;
             for (std::size_t j = 0; j < ld; ++j) s[j] = T(0);
-            // Rows in groups (row_groups.h): the dot products of a group, its
-            // scalings u_i = (a_i / r_i)^fa in one vector pow call, then its
+            // Rows in groups (fusedRowPass, row_groups.h): the dot products of a
+            // group, its scalings u_i = (a_i / r_i)^fa in one vector pow call, then its
             // column update while the rows are in cache (L2, and L1 for the last
             // columns: the update runs back to front). Where it measured faster
             // (Intel Xeon: small per-core bandwidth) the dot products of group
@@ -75,24 +74,9 @@ public:
             // the EPYC with the matrix on huge pages it made the pass slower
             // (docs/notes/benchmark-history.md, "Row-group kernels").
             const std::size_t r0 = splitBegin(m, nt, t), r1 = splitBegin(m, nt, t + 1);
-            const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kernels::kMaxInterleavedRows)
-                                               : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
-            const std::size_t rowStride = groups.stride() * ld;
-            T rt[kernels::kMaxGroupRows];
-            runGroupPipeline<T>(
-                groups, pipelined,
-                [&](RowGroup g) { kern.dotRows(k + g.first * ld, rowStride, g.count, vt, ld, rt); },
-                [&](RowGroup g, T* ut) {
-                    updateRowScalings(g.first, groups.stride(), g.count, rt, u, m_a, fa, kern, uNew, ut, rowMarginal,
-                                      local, omega);
-                },
-                [&](RowGroup g, const T* ut, RowGroup) {
-                    kern.axpyRows(k + g.first * ld, rowStride, g.count, ut, s, ld);
-                },
-                [&](RowGroup next, RowGroup cur, const T* ut) {
-                    kern.fusedRows(k + next.first * ld, next.count, k + cur.first * ld, cur.count, rowStride, vt, ut,
-                                   s, ld, rt);
-                });
+            fusedRowPass<T>(kern, k, ld, r0, r1, vt, s, [&](RowGroup g, std::size_t stride, const T* rt, T* ut) {
+                updateRowScalings(g.first, stride, g.count, rt, u, m_a, fa, kern, uNew, ut, rowMarginal, local, omega);
+            });
 #pragma omp barrier
             const std::size_t line = kernels::kAlignBytes / sizeof(T);
             const std::size_t c0 = splitBeginAligned(n, nt, t, line), c1 = splitBeginAligned(n, nt, t + 1, line);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/transport/row_kernels.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -32,6 +33,15 @@ struct CostRowFiller {
     void operator()(const PointCloudCost& c) const
     {
         const double* xi = c.x + i * c.dim;
+        if (c.dim == 3) {  // colour palettes: the same sums, unrolled so that the loop over j vectorises
+            const double x0 = xi[0], x1 = xi[1], x2 = xi[2];
+            for (std::size_t j = 0; j < c.cols; ++j) {
+                const double* yj = c.y + 3 * j;
+                const double d0 = x0 - yj[0], d1 = x1 - yj[1], d2 = x2 - yj[2];
+                out[j] = c.scale * ((d0 * d0 + d1 * d1) + d2 * d2);
+            }
+            return;
+        }
         for (std::size_t j = 0; j < c.cols; ++j) {
             const double* yj = c.y + j * c.dim;
             double d2 = 0;
@@ -46,6 +56,11 @@ struct CostRowFiller {
 
 }  // namespace
 
+#if UOT_HAVE_X86_KERNELS && defined(__GNUC__)
+// Built for AVX-512, AVX2 and the baseline, picked at load time (ifunc): every
+// float64 sweep over the costs (kernel build, absorption, plan evaluation) runs it.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 void fillCostRow(const CostSource& cost, std::size_t i, double* out)
 {
     std::visit(CostRowFiller{i, out}, cost);
@@ -80,6 +95,7 @@ KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threa
     std::size_t firstBad = noBadEntry;
     std::size_t zeroRows = 0;
     std::vector<unsigned char> colNonZero(cols, 0);
+    const auto expBatch = kernels::rowKernels<double>().expBatch;
 
 #pragma omp parallel num_threads(resolveThreadCount(threads))
     {
@@ -93,30 +109,46 @@ KernelBuildReport buildKernelMatrix(const UotProblem& problem, T* out, int threa
             fillCostRow(problem.cost, i, cost.data());
             const double logA = product ? std::log(problem.a[i]) : 0.0;
             T* krow = out + i * cols;
-            bool anyNonZero = false;
+            double* logK = cost.data();
+            // Branch-free (vectorises): an invalid cost (negative, NaN, inf) gives K = 0
+            // and is located afterwards.
+            unsigned char invalid = 0;
             for (std::size_t j = 0; j < cols; ++j) {
-                const double c = cost[j];
-                if (!(c >= 0.0) || !std::isfinite(c)) {
-                    localFirstBad = std::min(localFirstBad, i * cols + j);
-                    krow[j] = T(0);
-                    continue;
-                }
-                double logK = -c * invEps;
-                if (product) logK += logA + logB[j];
-                T k = static_cast<T>(std::exp(logK));
-                // Subnormal entries are stored as 0: every later multiply-add that
-                // reads one takes a slow microcode path on x86 (fp32 palette problems
-                // at small eps ran 2.8x slower per pass), and below the smallest normal
-                // number the entry carries too few bits to matter next to the row's
-                // largest one. A row left all zero is the underflow the solvers detect;
-                // mass that such entries carry under very large scalings is measured by
-                // the final evaluation (planSums' storageFloor, plan_evaluation.h).
-                if (k < std::numeric_limits<T>::min()) k = T(0);
-                krow[j] = k;
-                if (k > T(0)) {
-                    anyNonZero = true;
-                    localColNonZero[j] = 1;
-                }
+                const double c = logK[j];
+                const bool valid = c >= 0.0 && c <= std::numeric_limits<double>::max();
+                invalid |= static_cast<unsigned char>(!valid);
+                const double x = -c * invEps + (product ? logA + logB[j] : 0.0);
+                logK[j] = valid ? x : -std::numeric_limits<double>::infinity();
+            }
+            if (invalid) {
+                std::vector<double> again(cols);
+                fillCostRow(problem.cost, i, again.data());
+                for (std::size_t j = 0; j < cols; ++j)
+                    if (!(again[j] >= 0.0 && again[j] <= std::numeric_limits<double>::max())) {
+                        localFirstBad = std::min(localFirstBad, i * cols + j);
+                        break;
+                    }
+            }
+            // Vector exp (libmvec): the scalar one made this the largest part of an
+            // fp32 solve's set-up at 4096^2.
+            expBatch(logK, logK, cols);
+            // Subnormal entries are stored as 0: every later multiply-add that
+            // reads one takes a slow microcode path on x86 (fp32 palette problems
+            // at small eps ran 2.8x slower per pass), and below the smallest normal
+            // number the entry carries too few bits to matter next to the row's
+            // largest one. A row left all zero is the underflow the solvers detect;
+            // mass that such entries carry under very large scalings is measured by
+            // the final evaluation (planSums' storageFloor, plan_evaluation.h).
+            // Branch-free, so that the loop vectorises.
+            unsigned char anyNonZero = 0;
+            unsigned char* colNonZeroRow = localColNonZero.data();
+            for (std::size_t j = 0; j < cols; ++j) {
+                const T k = static_cast<T>(logK[j]);
+                const T kept = k < std::numeric_limits<T>::min() ? T(0) : k;
+                krow[j] = kept;
+                const unsigned char nonZero = kept > T(0) ? 1 : 0;
+                colNonZeroRow[j] |= nonZero;
+                anyNonZero |= nonZero;
             }
             if (!anyNonZero) ++localZeroRows;
         }

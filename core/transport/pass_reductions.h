@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "core/transport/row_groups.h"
+#include "core/transport/row_kernels.h"
 #include "core/transport/row_kernels_types.h"
 #include "core/transport/scaling_loop.h"
 
@@ -123,6 +125,31 @@ double rowMarginalErrorOf(const T* k, std::size_t rows, std::size_t ld, const T*
     double err = 0;
     for (double e : perRow) err += e;
     return err;
+}
+
+// The fused pass over rows [r0, r1) of the padded matrix k (row stride ld) for
+// one thread: the row sums (k v)_i of a group of rows (against vt = v in T),
+// then finish(g, stride, r, ut) turns the group's sums r[0 .. g.count) (rows
+// g.first, g.first + stride, ...) into its row factors ut, then s += the
+// group's rows times ut while they are in cache. The row order and the
+// interleaving follow pipelinedRowsPreferred() (row_groups.h; same bits either way).
+template <typename T, typename Kernels, typename Finish>
+void fusedRowPass(const Kernels& kern, const T* k, std::size_t ld, std::size_t r0, std::size_t r1, const T* vt, T* s,
+                  Finish&& finish)
+{
+    const bool pipelined = kernels::pipelinedRowsPreferred();
+    const RowGroups groups = pipelined ? RowGroups::adjacent(r0, r1, kernels::kMaxInterleavedRows)
+                                       : RowGroups::forRowLength(r0, r1, ld * sizeof(T));
+    const std::size_t rowStride = groups.stride() * ld;
+    T rt[kernels::kMaxGroupRows];
+    runGroupPipeline<T>(
+        groups, pipelined, [&](RowGroup g) { kern.dotRows(k + g.first * ld, rowStride, g.count, vt, ld, rt); },
+        [&](RowGroup g, T* ut) { finish(g, groups.stride(), static_cast<const T*>(rt), ut); },
+        [&](RowGroup g, const T* ut, RowGroup) { kern.axpyRows(k + g.first * ld, rowStride, g.count, ut, s, ld); },
+        [&](RowGroup next, RowGroup cur, const T* ut) {
+            kern.fusedRows(k + next.first * ld, next.count, k + cur.first * ld, cur.count, rowStride, vt, ut, s, ld,
+                           rt);
+        });
 }
 
 }  // namespace uot

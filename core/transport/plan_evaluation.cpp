@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/transport/kernel_matrix.h"
+#include "core/transport/row_kernels.h"
 
 namespace uot {
 
@@ -82,6 +83,8 @@ void visitPlanRows(const UotProblem& problem, std::span<const double> logU, std:
     const double invEps = 1.0 / problem.eps;
     const bool product = problem.reference == ReferenceMeasure::Product;
     const bool measure = std::isfinite(logFloor);
+    // Vector exp (libmvec, a few ulp from std::exp): 4096^2 took 42 ms on 2 threads with the scalar one.
+    const auto expBatch = kernels::rowKernels<double>().expBatch;
     std::vector<double> logVR(cols);
     for (std::size_t j = 0; j < cols; ++j) logVR[j] = logV[j] + (product ? std::log(problem.b[j]) : 0.0);
     // log P_ij < logFloor + max(log u_i, 0) + max(log v_j, 0): the column's half here.
@@ -102,7 +105,7 @@ void visitPlanRows(const UotProblem& problem, std::span<const double> logU, std:
                 // entries mix, so a branch mispredicts): 1.07x the plain pass's time at
                 // 4096^2 on 2 threads, against 1.5x with a branch and 1.2x in one loop.
                 for (std::size_t j = 0; j < cols; ++j) logP[j] = logUR + logVR[j] - row[j] * invEps;
-                for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logP[j]);
+                expBatch(logP.data(), row.data(), cols);
                 const double rowThreshold = logFloor + std::max(logU[i], 0.0);
                 const double* lp = logP.data();
                 const double* p = row.data();
@@ -113,7 +116,8 @@ void visitPlanRows(const UotProblem& problem, std::span<const double> logU, std:
                     flushed += std::bit_cast<double>(std::bit_cast<std::uint64_t>(p[j]) & held);
                 }
             } else {
-                for (std::size_t j = 0; j < cols; ++j) row[j] = std::exp(logUR + logVR[j] - row[j] * invEps);
+                for (std::size_t j = 0; j < cols; ++j) row[j] = logUR + logVR[j] - row[j] * invEps;
+                expBatch(row.data(), row.data(), cols);
             }
             fn(i, row.data(), flushed);
         }
@@ -155,11 +159,15 @@ PlanSums planSums(const UotProblem& problem, std::span<const double> logU, std::
         [&](std::size_t i, const double* row, double flushed) {
             const int t = omp_in_parallel() ? omp_get_thread_num() : 0;
             double sum = 0, cost = 0;
-            std::vector<double>& partial = colPartials[t];
+            double* partial = colPartials[t].data();
+            const double* lv = logV.data();
+            const double lu = logU[i];
+            // Vector lanes (a fixed summation order, so results stay deterministic).
+#pragma omp simd reduction(+ : sum, cost)
             for (std::size_t j = 0; j < cols; ++j) {
                 sum += row[j];
                 partial[j] += row[j];
-                cost += row[j] * (logU[i] + logV[j]);
+                cost += row[j] * (lu + lv[j]);
             }
             sums.rowSums[i] = sum;
             entropy[t] += cost;

@@ -30,6 +30,17 @@ void powBatch(const double* x, double y, double* out, std::size_t n)
 #endif
 }
 
+void expBatch(const double* x, double* out, std::size_t n)
+{
+#if UOT_HAVE_LIBMVEC
+    std::size_t k = 0;
+    for (; k + 4 <= n; k += 4) _mm256_storeu_pd(out + k, _ZGVdN4v_exp(_mm256_loadu_pd(x + k)));
+    for (; k < n; ++k) out[k] = __builtin_exp(x[k]);
+#else
+    for (std::size_t k = 0; k < n; ++k) out[k] = __builtin_exp(x[k]);
+#endif
+}
+
 struct F256 {
     using Scalar = float;
     using Reg = __m256;
@@ -111,7 +122,7 @@ struct DV256 {
 const RowKernels<float>& avx2KernelsFloat()
 {
     static const RowKernels<float> k{&dotImpl<F256>, &axpyImpl<F256>, &scaleAccumulateImpl<F256>, &dotRowsImpl<F256>, &axpyRowsImpl<F256>,
-        &scaleAccumulateRowsImpl<F256>, &fusedRowsImpl<F256>, &mapRowsImpl<F256>, &powBatch,
+        &scaleAccumulateRowsImpl<F256>, &fusedRowsImpl<F256>, &mapRowsImpl<F256>, &powBatch, &expBatch,
                                      &rowLogSumExpImpl<DV256, float>, &columnLogSumExpImpl<DV256, float>};
     return k;
 }
@@ -119,7 +130,7 @@ const RowKernels<float>& avx2KernelsFloat()
 const RowKernels<double>& avx2KernelsDouble()
 {
     static const RowKernels<double> k{&dotImpl<D256>, &axpyImpl<D256>, &scaleAccumulateImpl<D256>, &dotRowsImpl<D256>, &axpyRowsImpl<D256>,
-        &scaleAccumulateRowsImpl<D256>, &fusedRowsImpl<D256>, &mapRowsImpl<D256>, &powBatch,
+        &scaleAccumulateRowsImpl<D256>, &fusedRowsImpl<D256>, &mapRowsImpl<D256>, &powBatch, &expBatch,
                                      &rowLogSumExpImpl<DV256, double>, &columnLogSumExpImpl<DV256, double>};
     return k;
 }

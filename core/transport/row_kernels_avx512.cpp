@@ -30,6 +30,17 @@ void powBatch(const double* x, double y, double* out, std::size_t n)
 #endif
 }
 
+void expBatch(const double* x, double* out, std::size_t n)
+{
+#if UOT_HAVE_LIBMVEC
+    std::size_t k = 0;
+    for (; k + 8 <= n; k += 8) _mm512_storeu_pd(out + k, _ZGVeN8v_exp(_mm512_loadu_pd(x + k)));
+    for (; k < n; ++k) out[k] = __builtin_exp(x[k]);
+#else
+    for (std::size_t k = 0; k < n; ++k) out[k] = __builtin_exp(x[k]);
+#endif
+}
+
 struct F512 {
     using Scalar = float;
     using Reg = __m512;
@@ -119,7 +130,7 @@ struct DV512 {
 const RowKernels<float>& avx512KernelsFloat()
 {
     static const RowKernels<float> k{&dotImpl<F512>, &axpyImpl<F512>, &scaleAccumulateImpl<F512>, &dotRowsImpl<F512>, &axpyRowsImpl<F512>,
-        &scaleAccumulateRowsImpl<F512>, &fusedRowsImpl<F512>, &mapRowsImpl<F512>, &powBatch,
+        &scaleAccumulateRowsImpl<F512>, &fusedRowsImpl<F512>, &mapRowsImpl<F512>, &powBatch, &expBatch,
                                      &rowLogSumExpImpl<DV512, float>, &columnLogSumExpImpl<DV512, float>};
     return k;
 }
@@ -127,7 +138,7 @@ const RowKernels<float>& avx512KernelsFloat()
 const RowKernels<double>& avx512KernelsDouble()
 {
     static const RowKernels<double> k{&dotImpl<D512>, &axpyImpl<D512>, &scaleAccumulateImpl<D512>, &dotRowsImpl<D512>, &axpyRowsImpl<D512>,
-        &scaleAccumulateRowsImpl<D512>, &fusedRowsImpl<D512>, &mapRowsImpl<D512>, &powBatch,
+        &scaleAccumulateRowsImpl<D512>, &fusedRowsImpl<D512>, &mapRowsImpl<D512>, &powBatch, &expBatch,
                                      &rowLogSumExpImpl<DV512, double>, &columnLogSumExpImpl<DV512, double>};
     return k;
 }

@@ -128,6 +128,11 @@ void powBatchScalar(const double* x, double y, double* out, std::size_t n)
     for (std::size_t k = 0; k < n; ++k) out[k] = std::pow(x[k], y);
 }
 
+void expBatchScalar(const double* x, double* out, std::size_t n)
+{
+    for (std::size_t k = 0; k < n; ++k) out[k] = std::exp(x[k]);
+}
+
 SimdPath detectPath()
 {
     SimdPath best = SimdPath::Generic;
@@ -186,7 +191,7 @@ const RowKernels<float>& rowKernelsFloat(SimdPath path)
 {
     static const RowKernels<float> generic{&dotImpl<Lanes8<float>>, &axpyImpl<Lanes8<float>>,
                                            &scaleAccumulateImpl<Lanes8<float>>, &dotRowsImpl<Lanes8<float>>, &axpyRowsImpl<Lanes8<float>>,
-        &scaleAccumulateRowsImpl<Lanes8<float>>, &fusedRowsImpl<Lanes8<float>>, &mapRowsImpl<Lanes8<float>>, &powBatchScalar,
+        &scaleAccumulateRowsImpl<Lanes8<float>>, &fusedRowsImpl<Lanes8<float>>, &mapRowsImpl<Lanes8<float>>, &powBatchScalar, &expBatchScalar,
                                            &rowLogSumExpImpl<DVLanes, float>, &columnLogSumExpImpl<DVLanes, float>};
 #if UOT_HAVE_X86_KERNELS
     if (path == SimdPath::Avx512) return avx512KernelsFloat();
@@ -201,7 +206,7 @@ const RowKernels<double>& rowKernelsDouble(SimdPath path)
 {
     static const RowKernels<double> generic{&dotImpl<Lanes8<double>>, &axpyImpl<Lanes8<double>>,
                                             &scaleAccumulateImpl<Lanes8<double>>, &dotRowsImpl<Lanes8<double>>, &axpyRowsImpl<Lanes8<double>>,
-        &scaleAccumulateRowsImpl<Lanes8<double>>, &fusedRowsImpl<Lanes8<double>>, &mapRowsImpl<Lanes8<double>>, &powBatchScalar,
+        &scaleAccumulateRowsImpl<Lanes8<double>>, &fusedRowsImpl<Lanes8<double>>, &mapRowsImpl<Lanes8<double>>, &powBatchScalar, &expBatchScalar,
                                             &rowLogSumExpImpl<DVLanes, double>, &columnLogSumExpImpl<DVLanes, double>};
 #if UOT_HAVE_X86_KERNELS
     if (path == SimdPath::Avx512) return avx512KernelsDouble();

@@ -55,6 +55,9 @@ struct RowKernels {
     // std::pow); lanes are independent, so results do not depend on how a
     // caller batches its values.
     void (*powBatch)(const double* x, double y, double* out, std::size_t n);
+    // out[k] = exp(x[k]) for k < n (any n, any alignment; float64 whatever T
+    // is; out may be x). libmvec where available, as powBatch.
+    void (*expBatch)(const double* x, double* out, std::size_t n);
     // Log-domain kernels, float64 arithmetic whatever the storage T. Entries of
     // logk must be finite (pads: a very negative finite value).
     // log sum_j exp(logk[j] + logv[j]) (max first, then one pass of vector exp).

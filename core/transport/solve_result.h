@@ -62,6 +62,11 @@ struct SolveResult {
     std::string acceleration = "none";  // toString(Acceleration) of what ran
     double omega = 1;                   // the relaxation factor at the end (1 = none)
     int rejectedSteps = 0;              // steps the safeguard undid (each cost one pass)
+    // The log-domain variant (log_solver.h): how often it absorbed the potentials
+    // into its stored kernel, and how many passes ran in exact log-sum-exp form
+    // (the others ran on the absorbed kernel). 0 for the other variants.
+    int absorptions = 0;
+    int exactPasses = 0;
     std::vector<SolveStage> stages;     // eps-scaling stages; empty without a schedule
     double error = 0;          // stopping criterion at the last check
     bool converged = false;

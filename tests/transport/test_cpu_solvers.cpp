@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -111,6 +112,35 @@ struct GapProblem {
     }
 };
 
+// POT's sinkhorn_unbalanced in log form (docs/ALGORITHMS.md section 1), written
+// out here in plain float64 with long double sums, as the independent reference
+// for the log-domain variant's passes (absorbed or exact): `iterations` plain
+// iterations from (logU, logV), ones reference measure, dense costs.
+void float64LogIterations(const RandomProblem& rp, int iterations, std::vector<double>& logU,
+                          std::vector<double>& logV)
+{
+    const UotProblem& p = rp.problem;
+    const double fa = std::isinf(p.tauA) ? 1.0 : p.tauA / (p.tauA + p.eps);
+    const double fb = std::isinf(p.tauB) ? 1.0 : p.tauB / (p.tauB + p.eps);
+    auto lse = [](const std::vector<double>& x) {
+        const double mx = *std::max_element(x.begin(), x.end());
+        long double s = 0;
+        for (double e : x) s += std::exp(static_cast<long double>(e - mx));
+        return mx + static_cast<double>(std::log(s));
+    };
+    std::vector<double> row(rp.n), col(rp.m);
+    for (int it = 0; it < iterations; ++it) {
+        for (std::size_t i = 0; i < rp.m; ++i) {
+            for (std::size_t j = 0; j < rp.n; ++j) row[j] = -rp.cost[i * rp.n + j] / p.eps + logV[j];
+            logU[i] = fa * (std::log(rp.a[i]) - lse(row));
+        }
+        for (std::size_t j = 0; j < rp.n; ++j) {
+            for (std::size_t i = 0; i < rp.m; ++i) col[i] = -rp.cost[i * rp.n + j] / p.eps + logU[i];
+            logV[j] = fb * (std::log(rp.b[j]) - lse(col));
+        }
+    }
+}
+
 SolveOptions toTolerance(Precision precision)
 {
     SolveOptions o;
@@ -155,6 +185,10 @@ private slots:
     void flushedMassCountsTheEntriesHeldAsZero();
     void massOnFlushedEntriesIsNotConverged_data();
     void massOnFlushedEntriesIsNotConverged();
+    void logPassesMatchAFloat64LogIteration_data();
+    void logPassesMatchAFloat64LogIteration();
+    void logSolverConvergesToTheReference_data();
+    void logSolverConvergesToTheReference();
 };
 
 // Every variant reproduces the float64 reference iterate for iterate, in
@@ -654,6 +688,9 @@ void TestCpuSolvers::massOnFlushedEntriesIsNotConverged()
     QCOMPARE(reported.back(), s.iterations);
     UOT_QVERIFY_MSG(s.converged && s.solver == "log", s.solver << " " << s.converged << " " << s.iterations << " " << s.message);
     UOT_QVERIFY_MSG(planRelL1(gp.problem, s, ref) < 1e-4, planRelL1(gp.problem, s, ref));
+    // Absorbed from the primary's last iterate, the dearer crossing is a normal
+    // entry of the stored kernel: the continuation needs no exact pass.
+    UOT_QVERIFY_MSG(s.exactPasses == 0 && s.absorptions >= 1, s.exactPasses << " " << s.absorptions);
 
     const SolveResult d = createSolver(name)->solve(gp.problem, toTolerance(Precision::Fp64));
     UOT_QVERIFY_MSG(d.status == NumericalStatus::Ok && d.converged, name << " fp64 " << toString(d.status));
@@ -663,7 +700,130 @@ void TestCpuSolvers::massOnFlushedEntriesIsNotConverged()
         const SolveResult au = createSolver("auto")->solve(gp.problem, toTolerance(Precision::Fp32));
         QVERIFY(au.status == NumericalStatus::SwitchedToLogDomain && au.converged);
         UOT_QVERIFY_MSG(planRelL1(gp.problem, au, ref) < 1e-4, planRelL1(gp.problem, au, ref));
+        // With auto over-relaxation (the pipeline's default) the continuation goes on
+        // with the omega the primary reached: the same plan.
+        SolveOptions relaxed = toTolerance(Precision::Fp32);
+        relaxed.acceleration = Acceleration::Auto;
+        const SolveResult ar = createSolver("auto")->solve(gp.problem, relaxed);
+        UOT_QVERIFY_MSG(ar.status == NumericalStatus::SwitchedToLogDomain && ar.converged, toString(ar.status));
+        UOT_QVERIFY_MSG(planRelL1(gp.problem, ar, ref) < 1e-4, planRelL1(gp.problem, ar, ref));
     }
+}
+
+// The log-domain variant runs most passes on its kernel with the potentials
+// absorbed, and a pass in exact log-sum-exp form where the absorbed one could
+// lose mass to entries stored as 0 (log_solver.cpp). Either way each pass is
+// POT's iteration: 30 plain iterations match the float64 log iteration written
+// out above, from starts that take each path:
+//  - near: from the solution's potentials (absorbed passes only);
+//  - cold: from 0 (in fp32 the first step can exceed the absorbed pass's step
+//    limit: at most that pass exact);
+//  - tiny eps: costs in [0.75, 1] at eps 1e-3, where exp(-C/eps) is 0 even in
+//    float64, so the cold absorbed kernel is all zeros: exact passes first;
+//  - spread: the solution's potentials +-2.5 drift limits (beyond the absorbed
+//    pass's drift and step limits): exact passes and re-absorptions;
+//  - tiny row: near, with one source weight so small (1e-36 in fp32, 1e-305 in
+//    fp64) that most of its row's absorbed entries are below the smallest normal
+//    number: that row's sums are not exact, so every pass is (checked on the
+//    potentials, as the row's mass is too small for the plan's distance to see it).
+void TestCpuSolvers::logPassesMatchAFloat64LogIteration_data()
+{
+    QTest::addColumn<QString>("start");
+    QTest::addColumn<double>("eps");
+    QTest::addColumn<double>("tau");
+    QTest::addColumn<bool>("fp64");
+    for (const char* start : {"near", "cold", "tiny eps", "spread", "tiny row"})
+        for (double tau : {1.0, kInfinity})
+            for (bool fp64 : {true, false})
+                QTest::addRow("%s tau %g %s", start, tau, fp64 ? "fp64" : "fp32")
+                    << QString(start) << (QString(start) == "tiny eps" ? 1e-3 : 0.003) << tau << fp64;
+}
+
+void TestCpuSolvers::logPassesMatchAFloat64LogIteration()
+{
+    QFETCH(QString, start);
+    QFETCH(double, eps);
+    QFETCH(double, tau);
+    QFETCH(bool, fp64);
+    RandomProblem rp(70, 45, 23, eps, tau);
+    if (std::isinf(tau))
+        for (double& x : rp.b) x /= 1.5;  // balanced: equal masses
+    if (start == "tiny eps")
+        for (double& c : rp.cost) c = 0.75 + 0.25 * c;
+    std::vector<double> logU(rp.m, 0.0), logV(rp.n, 0.0);
+    if (start == "tiny row") {
+        rp.a[0] = fp64 ? 1e-305 : 1e-36;
+        for (std::size_t j = 0; j < rp.n; ++j) rp.cost[j] = 0.75 + 0.25 * rp.cost[j];
+    }
+    if (start != "cold" && start != "tiny eps") float64LogIterations(rp, 400, logU, logV);
+    if (start == "spread") {
+        std::mt19937 rng(3);
+        const double spread = fp64 ? 250.0 : 25.0;  // 2.5x the drift limit of the storage
+        std::uniform_real_distribution<double> noise(-spread, spread);
+        for (double& x : logU) x += noise(rng);
+        for (double& x : logV) x += noise(rng);
+    }
+    SolveOptions options = fixedIterations(30, fp64 ? Precision::Fp64 : Precision::Fp32, 2);
+    options.warmLogU = logU;
+    options.warmLogV = logV;
+    const SolveResult r = createSolver("log")->solve(rp.problem, options);
+    QVERIFY(r.status == NumericalStatus::Ok && r.iterations == 30);
+
+    SolveResult expected;
+    expected.logU = logU;
+    expected.logV = logV;
+    float64LogIterations(rp, 30, expected.logU, expected.logV);
+    const double d = planRelL1(rp.problem, r, expected);
+    UOT_QVERIFY_MSG(d <= (fp64 ? 1e-10 : 1e-5), qPrintable(start) << ": plan " << d << " from the float64 iteration ("
+                                                                   << r.exactPasses << " exact passes, "
+                                                                   << r.absorptions << " absorptions)");
+    double potentials = 0;
+    for (std::size_t i = 0; i < rp.m; ++i) potentials = std::max(potentials, std::abs(r.logU[i] - expected.logU[i]));
+    for (std::size_t j = 0; j < rp.n; ++j) potentials = std::max(potentials, std::abs(r.logV[j] - expected.logV[j]));
+    UOT_QVERIFY_MSG(potentials <= (fp64 ? 1e-8 : 1e-3), qPrintable(start) << ": potentials " << potentials);
+    // The paths the row is there for.
+    const int absorbedPasses = r.iterations - r.exactPasses;
+    if (start == "near") UOT_QVERIFY_MSG(r.exactPasses == 0 && r.absorptions == 1, r.exactPasses << " " << r.absorptions);
+    if (start == "tiny row") UOT_QVERIFY_MSG(r.exactPasses == 30, r.exactPasses << " exact passes");
+    if (start == "cold") UOT_QVERIFY_MSG(r.exactPasses <= 1 && absorbedPasses >= 29, r.exactPasses);
+    if (start == "tiny eps" || start == "spread")
+        UOT_QVERIFY_MSG(r.exactPasses > 0 && absorbedPasses > 0 && r.absorptions > 1,
+                        r.exactPasses << " exact, " << r.absorptions << " absorptions");
+}
+
+// Solved to tolerance (translation-invariant, over-relaxed: the defaults of the
+// log-domain continuation), the log-domain variant's plan is the converged
+// float64 reference's (1e-8 in fp64, 1e-4 in fp32; measured 1e-10 and 8e-7), on
+// absorbed passes after at most one exact one (a cold fp32 start, as above).
+void TestCpuSolvers::logSolverConvergesToTheReference_data()
+{
+    QTest::addColumn<double>("eps");
+    QTest::addColumn<double>("tau");
+    QTest::addColumn<bool>("fp64");
+    for (double eps : {0.01, 0.003})
+        for (double tau : {1.0, kInfinity})
+            for (bool fp64 : {true, false})
+                QTest::addRow("eps %g tau %g %s", eps, tau, fp64 ? "fp64" : "fp32") << eps << tau << fp64;
+}
+
+void TestCpuSolvers::logSolverConvergesToTheReference()
+{
+    QFETCH(double, eps);
+    QFETCH(double, tau);
+    QFETCH(bool, fp64);
+    RandomProblem rp(90, 64, 31, eps, tau);
+    if (std::isinf(tau))
+        for (double& x : rp.b) x /= 1.5;  // balanced: equal masses
+    const SolveResult ref = createSolver("reference")->solve(rp.problem, toTolerance(Precision::Fp64));
+    QVERIFY(ref.status == NumericalStatus::Ok && ref.converged);
+    SolveOptions options = toTolerance(fp64 ? Precision::Fp64 : Precision::Fp32);
+    options.mode = IterationMode::TranslationInvariant;
+    options.acceleration = Acceleration::Auto;
+    const SolveResult r = createSolver("log")->solve(rp.problem, options);
+    UOT_QVERIFY_MSG(r.status == NumericalStatus::Ok && r.converged, toString(r.status) << " " << r.iterations);
+    const double d = planRelL1(rp.problem, r, ref);
+    UOT_QVERIFY_MSG(d <= (fp64 ? 1e-8 : 1e-4), "plan " << d << " from the reference after " << r.iterations);
+    UOT_QVERIFY_MSG(r.exactPasses <= 1, r.exactPasses << " exact passes of " << r.iterations);
 }
 
 QTEST_APPLESS_MAIN(TestCpuSolvers)
