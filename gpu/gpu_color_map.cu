@@ -175,17 +175,13 @@ __device__ void displacementAt(const ComposeParams& prm, int x, int y, const flo
     const float* r10 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i0) * len;
     const float* r01 = coef + (static_cast<std::size_t>(by.i0) * wl + bx.i1) * len;
     const float* r11 = coef + (static_cast<std::size_t>(by.i1) * wl + bx.i1) * len;
-    auto at = [&](int k) {
+    float m[12];
+    for (std::size_t k = 0; k < len; ++k) {
         const float v0 = r00[k] + by.w * (r10[k] - r00[k]);
         const float v1 = r01[k] + by.w * (r11[k] - r01[k]);
-        return v0 + bx.w * (v1 - v0);
-    };
-    if (prm.colorGuided) {
-        for (int k = 0; k < 3; ++k) d[k] = at(3 * k) * c[0] + at(3 * k + 1) * c[1] + at(3 * k + 2) * c[2] + at(9 + k);
-        return;
+        m[k] = v0 + bx.w * (v1 - v0);
     }
-    const float g = color_detail::guideOf(prm.space, c);
-    for (int k = 0; k < 3; ++k) d[k] = at(k) * g + at(3 + k);
+    color_detail::fieldDisplacement(m, prm.colorGuided, c, prm.colorGuided ? 0.0f : color_detail::guideOf(prm.space, c), d);
 }
 
 // The transferred colours c + d on the grid of pixels whose x and y are multiples

@@ -573,19 +573,9 @@ void forEachDisplacement(const float* colors, const DisplacementLut& lut, const 
                 const float* c1 = &row[static_cast<std::size_t>(bx.i1) * len];
                 const std::size_t p = static_cast<std::size_t>(y) * width + x;
                 const float* c = colors + 3 * p;
-                float d[3];
-                if (field.colorGuided) {
-                    float m[12];
-                    for (int k = 0; k < 12; ++k) m[k] = c0[k] + bx.w * (c1[k] - c0[k]);
-                    for (int k = 0; k < 3; ++k) d[k] = m[3 * k] * c[0] + m[3 * k + 1] * c[1] + m[3 * k + 2] * c[2] + m[9 + k];
-                } else {
-                    const float g = guideValue(space, c);
-                    for (int k = 0; k < 3; ++k) {
-                        const float a = c0[k] + bx.w * (c1[k] - c0[k]);
-                        const float b = c0[3 + k] + bx.w * (c1[3 + k] - c0[3 + k]);
-                        d[k] = a * g + b;
-                    }
-                }
+                float m[12], d[3];
+                for (std::size_t k = 0; k < len; ++k) m[k] = c0[k] + bx.w * (c1[k] - c0[k]);
+                color_detail::fieldDisplacement(m, field.colorGuided, c, field.colorGuided ? 0.0f : guideValue(space, c), d);
                 f(p, c, d);
             }
         }
@@ -611,31 +601,28 @@ std::vector<float> sampleMappedColors(const float* colors, const DisplacementLut
     return out;
 }
 
-std::array<float, 3> residualStrengths(WorkingSpace space, const MappingSettings& settings)
-{
-    const float chroma = static_cast<float>(settings.residualMatch);
-    return {hasLightnessAxis(space) ? static_cast<float>(settings.residualLightness) : chroma, chroma, chroma};
-}
-
 namespace {
 
 // The residual match of MappingSettings: per channel, the strength with which the
-// fully transferred colour c + d moves to the marginal map's value.
+// fully transferred colour c + d moves to the marginal map's value
+// (settings.residualLightness on the lightness axis of Lab / Oklab,
+// settings.residualMatch on the others).
 struct ResidualMatch {
     const MarginalMap* map = nullptr;
     float strength[3] = {0, 0, 0};
 
     ResidualMatch(const MarginalMap* residual, WorkingSpace space, const MappingSettings& settings)
     {
-        const std::array<float, 3> s = residualStrengths(space, settings);
-        for (int k = 0; k < 3; ++k) strength[k] = s[k];
-        if (residual && !residual->empty() && (s[0] > 0 || s[1] > 0)) map = residual;
+        const float chroma = static_cast<float>(settings.residualMatch);
+        strength[0] = hasLightnessAxis(space) ? static_cast<float>(settings.residualLightness) : chroma;
+        strength[1] = strength[2] = chroma;
+        if (residual && !residual->empty() && (strength[0] > 0 || strength[1] > 0)) map = residual;
     }
-    // e = the displacement d of colour c after the match.
+    // e = the displacement d of colour c after the match: c + d goes strength[k] of
+    // the way to its mapped value.
     void apply(const float* c, const float* d, float e[3]) const
     {
-        for (int k = 0; k < 3; ++k)
-            e[k] = strength[k] > 0 ? residualMatched(c[k], d[k], strength[k], (*map)(k, c[k] + d[k])) : d[k];
+        for (int k = 0; k < 3; ++k) e[k] = strength[k] > 0 ? d[k] + strength[k] * ((*map)(k, c[k] + d[k]) - (c[k] + d[k])) : d[k];
     }
 };
 
@@ -666,12 +653,7 @@ void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution
         const float* m = &field.coefficients[len * static_cast<std::size_t>(node)];
         // The field's displacement at the block (its node, its mean colour), then the match's shift of it.
         float d[3], e[3];
-        if (field.colorGuided) {
-            for (int k = 0; k < 3; ++k) d[k] = m[3 * k] * c[0] + m[3 * k + 1] * c[1] + m[3 * k + 2] * c[2] + m[9 + k];
-        } else {
-            const float g = low.guide[static_cast<std::size_t>(node)];
-            for (int k = 0; k < 3; ++k) d[k] = m[k] * g + m[3 + k];
-        }
+        color_detail::fieldDisplacement(m, field.colorGuided, c, low.guide[static_cast<std::size_t>(node)], d);
         match.apply(c, d, e);
         for (int k = 0; k < 3; ++k) blockDisplacement[3 * static_cast<std::size_t>(node) + k] += e[k] - d[k];
     }

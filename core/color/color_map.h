@@ -216,7 +216,7 @@ private:
 // The residual match folded into the block displacements that a smoothed field is
 // fitted to: at each block, t = its mean colour + the field's displacement there,
 // and the block's displacement moves by the match's shift r (f(t) - t) (strengths
-// of residualStrengths). Refitting the field to them applies the match through the
+// of MappingSettings). Refitting the field to them applies the match through the
 // guided filter: the shift is as edge-aware and as smooth as the field, so texture
 // and compression noise below the filter's eps keep the source's contrast instead
 // of taking the map's slope (which per pixel stretched JPEG 8x8 chroma blocks).
@@ -230,10 +230,6 @@ void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution
 // in the field already (addResidualShift).
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
                    const MappingSettings& settings, const Image& source, Image& result, int threads = 0);
-
-// The residual match's strength per working-space channel (settings.residualLightness
-// on the lightness axis of Lab / Oklab, settings.residualMatch on the others).
-std::array<float, 3> residualStrengths(WorkingSpace space, const MappingSettings& settings);
 
 
 // The fully transferred colours c + d (strength 1, before gamut handling) of the

@@ -66,6 +66,19 @@ UOT_HD inline Bilinear bilinearAt(int x, int s, int lowSize)
     return {i0, i0 + 1 < lowSize - 1 ? i0 + 1 : lowSize - 1, f - static_cast<float>(i0)};
 }
 
+// The displacement d of a colour c (lightness guide g) from one node's model of a
+// smoothed field (DisplacementField::coefficients, interpolated or not): colour
+// guide, 12 values [A (3 x 3, row-major), b (3)], d = A c + b; lightness guide, 6
+// values [a (3), b (3)], d = a g + b.
+UOT_HD inline void fieldDisplacement(const float* m, bool colorGuided, const float* c, float g, float d[3])
+{
+    if (colorGuided) {
+        for (int k = 0; k < 3; ++k) d[k] = m[3 * k] * c[0] + m[3 * k + 1] * c[1] + m[3 * k + 2] * c[2] + m[9 + k];
+    } else {
+        for (int k = 0; k < 3; ++k) d[k] = m[k] * g + m[3 + k];
+    }
+}
+
 // Gamut handling in linear RGB (GamutMode), in place.
 UOT_HD inline void gamutMapPixel(GamutMode mode, float c[3])
 {

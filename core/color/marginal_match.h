@@ -15,23 +15,6 @@
 
 namespace uot {
 
-// One channel of a MarginalMap: linear interpolation in the table t (size entries
-// on a uniform grid from lo, 1 / spacing = inverseStep), clamped to its ends.
-inline float marginalTableLookup(const float* t, int size, float lo, float inverseStep, float x)
-{
-    const float u = (x - lo) * inverseStep;
-    if (!(u > 0)) return t[0];
-    const float last = static_cast<float>(size - 1);
-    if (u >= last) return t[size - 1];
-    const int i = static_cast<int>(u);
-    const float w = u - static_cast<float>(i);
-    return t[i] + w * (t[i + 1] - t[i]);
-}
-
-// The residual match of one channel: the displacement d of colour c moved so that
-// the transferred colour c + d goes `strength` of the way to its mapped value fv.
-inline float residualMatched(float c, float d, float strength, float fv) { return d + strength * (fv - (c + d)); }
-
 // Quantiles of each of the 3 interleaved channels at the levels k / (levels - 1),
 // k = 0..levels-1 (q[c][0] the minimum, q[c][levels - 1] the maximum). Empty when
 // computed from no colours.
@@ -59,11 +42,17 @@ public:
     // or gridSize < 2.
     MarginalMap(const ChannelQuantiles& from, const ChannelQuantiles& to, int gridSize = 2048);
     bool empty() const { return m_table[0].empty(); }
-    // The mapped value of channel c.
+    // The mapped value of channel c: linear interpolation in its table (a uniform
+    // grid from m_lo, 1 / spacing = m_inverseStep), clamped to the table's ends.
     float operator()(int c, float x) const
     {
         const std::vector<float>& t = m_table[c];
-        return marginalTableLookup(t.data(), static_cast<int>(t.size()), m_lo[c], m_inverseStep[c], x);
+        const float u = (x - m_lo[c]) * m_inverseStep[c];
+        if (!(u > 0)) return t.front();
+        if (u >= static_cast<float>(t.size() - 1)) return t.back();
+        const std::size_t i = static_cast<std::size_t>(u);
+        const float w = u - static_cast<float>(i);
+        return t[i] + w * (t[i + 1] - t[i]);
     }
 
 private:

@@ -194,10 +194,16 @@ Image RecolorPipeline::render(const PipelineControl& control)
                 mapper = gpuMappingFailed(s, e);
             }
         }
-        if (!done)
-            s.field = sub > 0 ? computeDisplacementField(s.lut, s.low, src.width, src.height, ms, threads) : DisplacementField{};
         s.fieldNote.clear();
-        if (match && s.field.smoothed) mapper = foldResidualMatchIntoField(s, mapper, control);
+        if (sub > 0 && (!done || match)) {
+            // One fitter and one set of block displacements for the fit and the match's refits.
+            const DisplacementFieldFitter fitter(s.low, src.width, src.height, ms, threads);
+            std::vector<float> displacement = blockDisplacements(s.lut, s.low, threads);
+            if (!done) s.field = fitter.fit(displacement.data());
+            if (match) mapper = foldResidualMatchIntoField(s, fitter, displacement, mapper, control);
+        } else if (!done) {
+            s.field = DisplacementField{};
+        }
         s.fieldValid = true;
         s.fieldSettings = ms;
         s.stats.fieldFromCache = false;
@@ -230,16 +236,16 @@ Image RecolorPipeline::render(const PipelineControl& control)
 
 // The residual match folded into the smoothed field s.field (kResidualRounds
 // rounds of sampling the result, building the match's map and refitting the field
-// to the shifted block displacements). Samples on the GPU mapper when there is one
-// (the refit is on the host, from the block means); returns the mapper still in use.
-DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, DeviceColorMapper* mapper,
-                                                               const PipelineControl& control)
+// with `fitter` to the shifted block displacements, which start as the LUT's).
+// Samples on the GPU mapper when there is one (the refit is on the host, from the
+// block means); returns the mapper still in use.
+DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const DisplacementFieldFitter& fitter,
+                                                               std::vector<float>& displacement,
+                                                               DeviceColorMapper* mapper, const PipelineControl& control)
 {
     const Image& src = *s.source;
     const MappingSettings& ms = s.settings.mapping;
     const int threads = s.settings.threads;
-    std::vector<float> displacement = blockDisplacements(s.lut, s.low, threads);
-    const DisplacementFieldFitter fitter(s.low, src.width, src.height, ms, threads);
     for (int round = 0; round < kResidualRounds; ++round) {
         report(control, PipelineStage::Map, 0.3 + 0.3 * (round + 1) / (kResidualRounds + 1));
         checkCancel(control);

@@ -217,7 +217,9 @@ private:
     void solvePrepared(const PipelineControl& control);  // solve() after preparePalettes()
     static DeviceColorMapper* useGpuMapper(State& s);
     static DeviceColorMapper* gpuMappingFailed(State& s, const Error& e);
-    static DeviceColorMapper* foldResidualMatchIntoField(State& s, DeviceColorMapper* mapper, const PipelineControl& control);
+    static DeviceColorMapper* foldResidualMatchIntoField(State& s, const DisplacementFieldFitter& fitter,
+                                                         std::vector<float>& displacement, DeviceColorMapper* mapper,
+                                                         const PipelineControl& control);
     std::unique_ptr<State> m_state;
 };
 
