@@ -1,7 +1,7 @@
 #pragma once
 // The one background thread of the studio. Every solve, re-map, comparison and
-// batch runs here, never on the GUI thread (docs ARCHITECTURE.md, "Qt worker
-// threads"):
+// batch runs here, never on the GUI thread (docs/ARCHITECTURE.md, "Rules the
+// code keeps"):
 //  - submit() replaces a pending request and cancels the running one (the
 //    newest request wins); parameters travel inside the job, copied under the lock;
 //  - cancellation is a std::atomic<bool> the solver polls every iteration
