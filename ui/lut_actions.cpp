@@ -32,7 +32,7 @@ ExportLutDialog::ExportLutDialog(const QString& suggestedPath, int size, QWidget
     m_path = new QLineEdit(suggestedPath);
     auto* browse = new QPushButton(tr("Browse..."));
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString chosen = QFileDialog::getSaveFileName(this, tr("Export LUT"), m_path->text(), tr("3D LUT (*.cube)"));
+        const QString chosen = QFileDialog::getSaveFileName(this, tr("Export LUT"), m_path->text(), tr("3D LUT (*.cube);;Hald CLUT image (*.png)"));
         if (!chosen.isEmpty()) m_path->setText(chosen);
     });
     auto* pathRow = new QHBoxLayout;
@@ -41,12 +41,13 @@ ExportLutDialog::ExportLutDialog(const QString& suggestedPath, int size, QWidget
     m_size = new QComboBox;
     for (int n : {17, 33, 65}) m_size->addItem(tr("%1 \u00d7 %1 \u00d7 %1").arg(n), n);
     m_size->setCurrentIndex(std::max(0, m_size->findData(size)));
-    m_size->setToolTip(tr("Nodes per axis. 33 suits most work; 65 follows the map more closely (larger file); "
-                          "17 is coarse."));
+    m_size->setToolTip(tr("Nodes per axis of a .cube file. 33 suits most work; 65 follows the look more closely "
+                          "(larger file); 17 is coarse. A Hald CLUT (.png) always has 64 (level 8)."));
     auto* form = new QFormLayout;
     form->addRow(tr("File:"), pathRow);
     form->addRow(tr("Size:"), m_size);
-    auto* note = new QLabel(tr("Adobe/Resolve .cube, sRGB-encoded input and output. %1")
+    auto* note = new QLabel(tr("Adobe/Resolve .cube, or a Hald CLUT .png for darktable, RawTherapee and G'MIC; "
+                               "sRGB-encoded input and output. %1")
                                 .arg(QString::fromUtf8(kLutHoldsGlobalMapOnly)));
     note->setObjectName("globalMapNote");
     note->setWordWrap(true);
@@ -64,7 +65,8 @@ ExportLutDialog::ExportLutDialog(const QString& suggestedPath, int size, QWidget
 QString ExportLutDialog::path() const
 {
     QString p = m_path->text().trimmed();
-    if (!p.isEmpty() && !p.endsWith(".cube", Qt::CaseInsensitive)) p += ".cube";
+    if (!p.isEmpty() && !p.endsWith(".cube", Qt::CaseInsensitive) && !p.endsWith(".png", Qt::CaseInsensitive))
+        p += ".cube";
     return p;
 }
 
@@ -77,13 +79,13 @@ LutActions::LutActions(MainWindow* window, JobFactory makeJob, bool interactive)
     m_exportAction = new QAction(tr("Export &LUT..."), this);
     m_exportAction->setObjectName("exportLutAction");
     m_exportAction->setShortcut(QKeySequence(tr("Ctrl+L")));
-    m_exportAction->setStatusTip(tr("Save the look as a 3D LUT (.cube): the global colour map only, not the smoothing"));
+    m_exportAction->setStatusTip(tr("Save the look as a 3D LUT (.cube or Hald .png) fitted to the result, with its PSNR"));
     connect(m_exportAction, &QAction::triggered, this, &LutActions::askAndExport);
     m_previewAction = new QAction(tr("&LUT Preview"), this);
     m_previewAction->setObjectName("lutPreviewAction");
     m_previewAction->setCheckable(true);
     m_previewAction->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
-    m_previewAction->setStatusTip(tr("Show the source as the exported LUT renders it (global colour map only)"));
+    m_previewAction->setStatusTip(tr("Show the source as the exported LUT renders it"));
     connect(m_previewAction, &QAction::toggled, this, &LutActions::setPreviewOn);
     SolveWorker* worker = window->worker();
     connect(worker, &SolveWorker::jobFinished, this, &LutActions::onFinished);
@@ -166,7 +168,8 @@ void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
     }
     if (generation == m_previewGeneration && m_previewOn && !output->image.isNull()) {
         m_preview = output->image;
-        m_window->resultView()->setCaption(tr("LUT preview (%1, global colour map only)").arg(cubeSizeText(m_size)));
+        m_window->resultView()->setCaption(
+            tr("LUT preview (%1, %2 dB PSNR against the result)").arg(cubeSizeText(m_size)).arg(output->lutPsnr, 0, 'f', 1));
         m_window->resultView()->setImage(m_preview);
         emit previewReady();
     }

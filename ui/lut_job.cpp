@@ -4,6 +4,8 @@
 #include <QObject>
 
 #include "core/color/cube_lut.h"
+#include "core/color/hald_clut.h"
+#include "core/imageio/image_io.h"
 #include "core/pipeline/look_export.h"
 
 namespace uot::ui {
@@ -24,24 +26,39 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
         QElapsedTimer timer;
         timer.start();
         try {
-            context.phase(QObject::tr("Baking the %1 LUT...").arg(cubeSizeText(request.size)));
-            const CubeLut baked = bakePipelineLook(pipeline, request.size, request.title.toStdString(), control);
+            context.phase(QObject::tr("Fitting the %1 LUT to the result...").arg(cubeSizeText(request.size)));
+            const bool hald = request.path.endsWith(".png", Qt::CaseInsensitive);
+            const int nodes = hald ? haldCubeSize(kDefaultHaldLevel) : request.size;
+            const LookLut look =
+                exportPipelineLook(pipeline, nodes, request.title.toStdString(), LookLutSource::Rendered, control);
             // The numbers as the file holds them, so that the preview is what a
             // client reading the file renders.
-            const std::string text = formatCube(baked);
+            const CubeLut written = hald ? cubeFromHaldImage(haldImageFromCube(look.lut)) : parseCube(formatCube(look.lut));
             if (!request.path.isEmpty()) {
-                AtomicWriteOptions options;
+                std::vector<std::string> protectedPaths;
                 for (const QString& p : request.protectedPaths)
-                    if (!p.isEmpty() && !p.startsWith(":/")) options.protectedPaths.push_back(p.toStdString());
-                writeFileAtomically(request.path.toStdString(), text.data(), text.size(), options);
-                output->notice = QObject::tr("Wrote %1 (%2 LUT, global colour map only) in %3 s")
+                    if (!p.isEmpty() && !p.startsWith(":/")) protectedPaths.push_back(p.toStdString());
+                if (hald) {
+                    WriteOptions options;
+                    options.protectedPaths = protectedPaths;
+                    writeImage(request.path.toStdString(), haldImageFromCube(look.lut), options);
+                } else {
+                    AtomicWriteOptions options;
+                    options.protectedPaths = protectedPaths;
+                    writeCubeFile(request.path.toStdString(), look.lut, options);
+                }
+                output->notice = QObject::tr("Wrote %1 (%2 LUT) in %3 s: %4 dB PSNR against the result shown "
+                                             "(the global map alone: %5 dB)")
                                      .arg(request.path)
-                                     .arg(cubeSizeText(request.size))
-                                     .arg(timer.nsecsElapsed() * 1e-9, 0, 'f', 2);
+                                     .arg(hald ? QObject::tr("Hald level %1").arg(kDefaultHaldLevel)
+                                               : cubeSizeText(request.size))
+                                     .arg(timer.nsecsElapsed() * 1e-9, 0, 'f', 2)
+                                     .arg(look.psnr, 0, 'f', 1)
+                                     .arg(look.globalMapPsnr, 0, 'f', 1);
             }
+            output->lutPsnr = look.psnr;
             if (request.preview) {
-                const CubeLut lut = parseCube(text, "the exported LUT");
-                Image shown = applyCubeToImage(lut, *source.image, CubeInterpolation::Tetrahedral,
+                Image shown = applyCubeToImage(written, *source.image, CubeInterpolation::Tetrahedral,
                                                pipeline.settings().threads);
                 output->image = toQImage(shown);
                 output->pixels = std::make_shared<const Image>(std::move(shown));

@@ -47,6 +47,8 @@ struct JobOutput {
     // over the recolored images (NaN when not computed).
     double planMaxRelDiff = std::numeric_limits<double>::quiet_NaN();
     double imageMaxRelDiff = std::numeric_limits<double>::quiet_NaN();
+    // Lut: PSNR (dB) of the LUT against the result it was fitted to.
+    double lutPsnr = std::numeric_limits<double>::quiet_NaN();
     // Batch.
     QStringList written;
     QStringList failures;  // "file: why"

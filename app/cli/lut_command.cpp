@@ -1,4 +1,4 @@
-// `uot lut SOURCE REFERENCE -o LOOK.cube [--size 17|33|65] [options]`
+// `uot lut SOURCE REFERENCE -o LOOK.cube|LOOK.png [--size 17|33|65] [--hald-level 4..8] [options]`
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include "app/cli/json_text.h"
 #include "app/cli/lut_export.h"
 #include "app/cli/recolor_options.h"
+#include "core/color/hald_clut.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/look_export.h"
 #include "core/pipeline/recolor_pipeline.h"
@@ -18,20 +19,27 @@ namespace uot::cli {
 
 int runLutCommand(const std::vector<std::string>& rawArgs)
 {
-    ArgParser parser("uot lut SOURCE REFERENCE -o LOOK.cube [--size 17|33|65] [options]",
-                     std::string("Exports the colour transfer from REFERENCE onto SOURCE as a 3-D LUT in the "
+    ArgParser parser("uot lut SOURCE REFERENCE -o LOOK.cube|LOOK.png [--size 17|33|65] [--hald-level 4..8] [options]",
+                     std::string("Exports the colour transfer from REFERENCE onto SOURCE as a 3-D LUT: in the "
                                  "Adobe/Resolve .cube format (TITLE, LUT_3D_SIZE, DOMAIN_MIN/MAX 0..1, red fastest), "
-                                 "for Resolve, Premiere, Photoshop, OBS, ffmpeg (-vf lut3d=file=LOOK.cube). Input and "
-                                 "output are sRGB-encoded values. ") +
+                                 "for Resolve, Premiere, Photoshop, OBS, ffmpeg (-vf lut3d=file=LOOK.cube), or, when "
+                                 "the name ends in .png, as a 16-bit Hald CLUT image for darktable (lut 3D), "
+                                 "RawTherapee (film simulation) and G'MIC. Input and output are sRGB-encoded values. "
+                                 "The smoothing and palette-match options are those of `uot recolor`, so the LUT "
+                                 "reproduces what `uot recolor` writes with the same options. ") +
                          kLutHoldsGlobalMapOnly +
                          " Exit codes: 0 ok, 1 failed (unreadable image, unwritable file), 2 usage (or bad input "
                          "value), 4 backend unavailable.");
     parser.addPositional("SOURCE", "image whose colours the look is made for (its colour range sets the map's box)");
     parser.addPositional("REFERENCE", "image whose palette is transferred");
-    parser.addOption("output", "LOOK.cube", "the LUT file (-o); written atomically");
-    parser.addOption("size", "17|33|65", "nodes per axis of the LUT", "33");
+    parser.addOption("output", "LOOK.cube|LOOK.png", "the LUT file (-o): .cube, or .png for a Hald CLUT; written atomically");
+    parser.addOption("size", "17|33|65", "nodes per axis of a .cube LUT", "33");
+    parser.addOption("hald-level", "4..8", "level L of a Hald CLUT (.png): L^2 nodes per axis, L^3 x L^3 pixels",
+                     std::to_string(kDefaultHaldLevel));
+    parser.addFlag("global-map", "export the plan's global colour map (what --no-smooth renders) instead of the LUT "
+                                 "fitted to the rendered result");
     parser.addFlag("overwrite", "replace LOOK.cube if it exists");
-    addRecolorOptions(parser, RecolorOptionSet::GlobalMap);
+    addRecolorOptions(parser, RecolorOptionSet::Look);
     parser.parse(expandShortOutput(rawArgs));
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
@@ -44,9 +52,11 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     const std::string sourcePath = parser.positionals()[0];
     const std::string referencePath = parser.positionals()[1];
     const std::string outputPath = parser.value("output");
-    const int size = readLutSize(parser, "size");
+    const int size = isHaldOutput(outputPath) ? haldCubeSize(readHaldLevel(parser, "hald-level"))
+                                              : readLutSize(parser, "size");
+    const LookLutSource lookSource = parser.flag("global-map") ? LookLutSource::GlobalMap : LookLutSource::Rendered;
     checkLutOutput(outputPath, {sourcePath, referencePath});
-    const RecolorCliSettings cli = readRecolorOptions(parser, RecolorOptionSet::GlobalMap);
+    const RecolorCliSettings cli = readRecolorOptions(parser, RecolorOptionSet::Look);
     AtomicWriteOptions destination;
     destination.overwrite = parser.flag("overwrite");
     checkWritableDestination(outputPath, destination);  // fail before the solve
@@ -61,17 +71,21 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     pipeline.solve(control);
     progress.finish();
     const double prepared = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double exportSeconds = exportLookLut(pipeline, outputPath, size, lookTitle(sourcePath, referencePath),
-                                               parser.flag("overwrite"), {sourcePath, referencePath});
+    const LutExportReport report = exportLookLut(pipeline, outputPath, size, lookTitle(sourcePath, referencePath),
+                                                 parser.flag("overwrite"), {sourcePath, referencePath}, lookSource);
     if (cli.json) {
         std::ostringstream o;
         o << "{\"output\": " << jsonString(outputPath) << ", \"size\": " << size << ", \"space\": "
           << jsonString(toString(cli.recolor.space)) << ", \"seconds_solve\": " << jsonNumber(prepared)
-          << ", \"seconds_export\": " << jsonNumber(exportSeconds) << "}\n";
+          << ", \"seconds_export\": " << jsonNumber(report.seconds) << ", \"fitted\": "
+          << (lookSource == LookLutSource::Rendered ? "true" : "false") << ", \"psnr_vs_result\": "
+          << jsonNumber(report.psnr) << ", \"global_map_psnr_vs_result\": " << jsonNumber(report.globalMapPsnr)
+          << "}\n";
         std::printf("%s", o.str().c_str());
     } else if (!cli.quiet) {
-        std::fprintf(stderr, "wrote %s (%d^3 LUT) in %.2f s: decode+palettes+solve %.2f, bake+write %.3f\n",
-                     outputPath.c_str(), size, prepared + exportSeconds, prepared, exportSeconds);
+        std::fprintf(stderr, "wrote %s (%d^3 LUT) in %.2f s: decode+palettes+solve %.2f, render+fit+write %.3f\n%s\n",
+                     outputPath.c_str(), size, prepared + report.seconds, prepared, report.seconds,
+                     describeLutExport(outputPath, report, lookSource).c_str());
     }
     return kExitOk;
 }

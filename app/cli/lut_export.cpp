@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
+#include "core/color/hald_clut.h"
+#include "core/imageio/image_io.h"
 #include "core/io/atomic_file.h"
-#include "core/pipeline/look_export.h"
 
 namespace uot::cli {
 
@@ -21,11 +24,34 @@ int readLutSize(const ArgParser& parser, const std::string& option)
     return static_cast<int>(v);
 }
 
-void checkLutOutput(const std::string& path, const std::vector<std::string>& inputs)
+int readHaldLevel(const ArgParser& parser, const std::string& option)
+{
+    const double v = parser.number(option);
+    if (!(v >= kMinHaldLevel && v <= kMaxHaldLevel) || v != std::floor(v))
+        throw UsageError("option '--" + option + "' must be a whole number from " + std::to_string(kMinHaldLevel) +
+                         " to " + std::to_string(kMaxHaldLevel) + " (a Hald CLUT of level L has L^2 nodes per axis; got " +
+                         parser.value(option) + ")");
+    return static_cast<int>(v);
+}
+
+namespace {
+
+std::string lowerExtension(const std::string& path)
 {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext != ".cube") throw UsageError("the LUT file must end in .cube (got '" + path + "')");
+    return ext;
+}
+
+}  // namespace
+
+bool isHaldOutput(const std::string& path) { return lowerExtension(path) == ".png"; }
+
+void checkLutOutput(const std::string& path, const std::vector<std::string>& inputs)
+{
+    const std::string ext = lowerExtension(path);
+    if (ext != ".cube" && ext != ".png")
+        throw UsageError("the LUT file must end in .cube, or .png for a Hald CLUT (got '" + path + "')");
     for (const std::string& input : inputs) {
         std::error_code ec;
         const bool same = fs::exists(path, ec) && fs::exists(input, ec) && fs::equivalent(path, input, ec);
@@ -35,17 +61,45 @@ void checkLutOutput(const std::string& path, const std::vector<std::string>& inp
     }
 }
 
-double exportLookLut(RecolorPipeline& pipeline, const std::string& path, int size, const std::string& title,
-                     bool overwrite, const std::vector<std::string>& inputs)
+LutExportReport exportLookLut(RecolorPipeline& pipeline, const std::string& path, int nodesPerAxis,
+                              const std::string& title, bool overwrite, const std::vector<std::string>& inputs,
+                              LookLutSource source)
 {
     AtomicWriteOptions options;
     options.overwrite = overwrite;
     options.protectedPaths = inputs;
     checkWritableDestination(path, options);  // before the work, so a bad path fails at once
     const auto start = std::chrono::steady_clock::now();
-    const CubeLut lut = bakePipelineLook(pipeline, size, title);
-    writeCubeFile(path, lut, options);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const LookLut look = exportPipelineLook(pipeline, nodesPerAxis, title, source);
+    if (isHaldOutput(path)) {
+        WriteOptions image;
+        image.overwrite = overwrite;
+        image.protectedPaths = inputs;
+        writeImage(path, haldImageFromCube(look.lut), image);
+    } else {
+        writeCubeFile(path, look.lut, options);
+    }
+    LutExportReport report;
+    report.nodesPerAxis = nodesPerAxis;
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.psnr = look.psnr;
+    report.globalMapPsnr = look.globalMapPsnr;
+    return report;
+}
+
+std::string describeLutExport(const std::string& path, const LutExportReport& report, LookLutSource source)
+{
+    char line[512];
+    if (source == LookLutSource::GlobalMap)
+        std::snprintf(line, sizeof line,
+                      "%s: the global colour map (%d^3); against the rendered result with these settings: %.1f dB PSNR",
+                      path.c_str(), report.nodesPerAxis, report.psnr);
+    else
+        std::snprintf(line, sizeof line,
+                      "%s: fitted to the rendered result (%d^3, tetrahedral): %.1f dB PSNR against it (the global map "
+                      "alone: %.1f dB)",
+                      path.c_str(), report.nodesPerAxis, report.psnr, report.globalMapPsnr);
+    return line;
 }
 
 std::string lookTitle(const std::string& sourcePath, const std::string& referencePath)

@@ -10,6 +10,7 @@
 #include "app/cli/json_text.h"
 #include "app/cli/lut_export.h"
 #include "app/cli/recolor_options.h"
+#include "core/color/hald_clut.h"
 #include "core/imageio/image_io.h"
 #include "core/io/atomic_file.h"
 #include "core/pipeline/look_export.h"
@@ -35,8 +36,9 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     parser.addPositional("REFERENCE", "image whose palette is transferred");
     parser.addOption("output", "OUT", "output file (-o); format from the extension; written atomically");
     parser.addFlag("overwrite", "replace OUT if it exists");
-    parser.addOption("export-lut", "LOOK.cube",
-                     std::string("also write the look as a 3-D LUT (.cube, like `uot lut`). ") + kLutHoldsGlobalMapOnly);
+    parser.addOption("export-lut", "LOOK.cube|LOOK.png",
+                     std::string("also write the look as a 3-D LUT (.cube, or a Hald CLUT of level 8 for .png; like "
+                                 "`uot lut`). ") + kLutHoldsGlobalMapOnly);
     parser.addOption("export-lut-size", "17|33|65", "nodes per axis of the exported LUT", "33");
     addRecolorOptions(parser);
     parser.parse(expandShortOutput(rawArgs));
@@ -59,7 +61,7 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
             throw Error(ErrorCode::Io, outputPath + ": the file exists (pass --overwrite to replace it)");
     }
     const std::string lutPath = parser.has("export-lut") ? parser.value("export-lut") : std::string();
-    const int lutSize = readLutSize(parser, "export-lut-size");
+    const int lutSize = isHaldOutput(lutPath) ? haldCubeSize(kDefaultHaldLevel) : readLutSize(parser, "export-lut-size");
     if (!lutPath.empty()) {
         checkLutOutput(lutPath, {sourcePath, referencePath, outputPath});
         AtomicWriteOptions destination;
@@ -93,9 +95,11 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     write.embedSrgbProfile = true;    // the pixels are sRGB (converted from the source's profile on reading)
     writeImage(outputPath, result, write);
     timings.encode = secondsSince(t0);
-    const double lutSeconds = lutPath.empty() ? 0.0
-                                              : exportLookLut(pipeline, lutPath, lutSize, lookTitle(sourcePath, referencePath),
-                                                              parser.flag("overwrite"), {sourcePath, referencePath});
+    LutExportReport lut;
+    if (!lutPath.empty()) {
+        lut = exportLookLut(pipeline, lutPath, lutSize, lookTitle(sourcePath, referencePath), parser.flag("overwrite"),
+                            {sourcePath, referencePath, outputPath});
+    }
 
     if (cli.json) {
         std::ostringstream o;
@@ -106,7 +110,8 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
           << ", \"space\": " << jsonString(toString(cli.recolor.space)) << "}";
         if (!lutPath.empty())
             o << ",\n  \"lut\": {\"file\": " << jsonString(lutPath) << ", \"size\": " << lutSize
-              << ", \"seconds\": " << jsonNumber(lutSeconds) << "}";
+              << ", \"seconds\": " << jsonNumber(lut.seconds) << ", \"psnr_vs_result\": " << jsonNumber(lut.psnr)
+              << ", \"global_map_psnr_vs_result\": " << jsonNumber(lut.globalMapPsnr) << "}";
         if (stats.solve) {
             const SolveResult& r = *stats.solve;
             o << ",\n  \"solver\": {\"name\": " << jsonString(r.solver) << ", \"iterations\": " << r.iterations
@@ -126,8 +131,8 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
                      outputPath.c_str(), result.width, result.height, timings.total(), timings.decode, timings.palette,
                      timings.cost, timings.solve, timings.map, timings.encode);
         if (!lutPath.empty())
-            std::fprintf(stderr, "wrote %s (%d^3 LUT, global colour map only) in %.3f s\n", lutPath.c_str(), lutSize,
-                         lutSeconds);
+            std::fprintf(stderr, "wrote %s in %.2f s; %s\n", lutPath.c_str(), lut.seconds,
+                         describeLutExport(lutPath, lut, LookLutSource::Rendered).c_str());
         if (stats.solve && !stats.solve->message.empty())
             std::fprintf(stderr, "solver note: %s\n", stats.solve->message.c_str());
     }

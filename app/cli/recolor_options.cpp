@@ -73,7 +73,7 @@ void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
 
 void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
 {
-    const bool full = set == RecolorOptionSet::Full;
+    const bool output = set == RecolorOptionSet::Full;  // the output file's options
     const RecolorSettings d;
     parser.addOption("space", "lab|oklab|linear-rgb", "working colour space of palettes, costs and displacements", "lab");
     parser.addOption("palette-size", "N",
@@ -93,48 +93,46 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addOption("gamut", "clip|compress", "out-of-gamut colours: clip channels, or desaturate toward equal luminance",
                      "compress");
     parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
-    if (full) {
-        parser.addOption("residual-match", "X",
-                         "0..1: move the result's chroma toward the reference's per-channel distributions, through "
-                         "the smoothed field (not in --no-smooth renders and LUTs)",
-                         number(d.mapping.residualMatch));
-        parser.addOption("residual-lightness", "X",
-                         "0..1: move the result's lightness toward the reference's distribution, as --residual-match",
-                         number(d.mapping.residualLightness));
-        parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
-        parser.addOption("smooth-guide", "lightness|color|split",
-                         "what the smoothing follows: the source's lightness, its colour (3x3 guided filter), or "
-                         "split (lightness for the lightness shift, colour for the chroma shift)",
-                         toString(d.mapping.smoothGuide));
-        parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
-                         number(d.mapping.smoothRadius));
-        parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
-                         number(d.mapping.smoothEps));
-        parser.addOption("smooth-chroma-eps", "X",
-                         "edge threshold on the colour guide's chroma axes (Lab/Oklab): chroma variations smaller than "
-                         "its square root (JPEG blocks, noise) keep the source's contrast",
-                         number(d.mapping.smoothChromaEps));
-        parser.addOption("smooth-min-slope", "X|none",
-                         "smallest local slope of result lightness over source lightness the smoothing allows",
-                         std::isfinite(d.mapping.smoothMinSlope) ? number(d.mapping.smoothMinSlope) : std::string("none"));
-    }
+    parser.addOption("residual-match", "X",
+                     "0..1: move the result's chroma toward the reference's per-channel distributions, through "
+                     "the smoothed field (not in --no-smooth renders)",
+                     number(d.mapping.residualMatch));
+    parser.addOption("residual-lightness", "X",
+                     "0..1: move the result's lightness toward the reference's distribution, as --residual-match",
+                     number(d.mapping.residualLightness));
+    parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
+    parser.addOption("smooth-guide", "lightness|color|split",
+                     "what the smoothing follows: the source's lightness, its colour (3x3 guided filter), or "
+                     "split (lightness for the lightness shift, colour for the chroma shift)",
+                     toString(d.mapping.smoothGuide));
+    parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
+                     number(d.mapping.smoothRadius));
+    parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
+                     number(d.mapping.smoothEps));
+    parser.addOption("smooth-chroma-eps", "X",
+                     "edge threshold on the colour guide's chroma axes (Lab/Oklab): chroma variations smaller than "
+                     "its square root (JPEG blocks, noise) keep the source's contrast",
+                     number(d.mapping.smoothChromaEps));
+    parser.addOption("smooth-min-slope", "X|none",
+                     "smallest local slope of result lightness over source lightness the smoothing allows",
+                     std::isfinite(d.mapping.smoothMinSlope) ? number(d.mapping.smoothMinSlope) : std::string("none"));
     addSolverOptions(parser, recolorSolverConfig());
     parser.addFlag("no-multiscale", "solve cold instead of warm-starting from a solve between reduced palettes");
-    if (full) {
+    if (output) {
         parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
         parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
         parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
     }
     parser.addOption("max-pixels", "N", "refuse images with more pixels (0 = no limit)", "200000000");
     parser.addFlag("ignore-exif-orientation", "do not rotate JPEGs by their EXIF orientation tag");
-    if (full) parser.addFlag("overwrite-source", "allow the output to replace the source file");
+    if (output) parser.addFlag("overwrite-source", "allow the output to replace the source file");
     parser.addFlag("json", "print phase timings and solver statistics as JSON on stdout");
     parser.addFlag("quiet", "no progress on stderr");
 }
 
 RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet set)
 {
-    const bool full = set == RecolorOptionSet::Full;
+    const bool output = set == RecolorOptionSet::Full;
     RecolorCliSettings out;
     RecolorSettings& s = out.recolor;
     s.space = asUsage("space", [&] { return parseWorkingSpace(parser.value("space")); });
@@ -151,19 +149,15 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     s.mapping.preserveLuminance = parser.flag("preserve-luminance");
     s.mapping.gamut = asUsage("gamut", [&] { return parseGamutMode(parser.value("gamut")); });
     s.mapping.lutSize = parser.integer("lut-size");
-    if (full) {
-        s.mapping.residualMatch = parser.number("residual-match");
-        s.mapping.residualLightness = parser.number("residual-lightness");
-        s.mapping.smooth = !parser.flag("no-smooth");
-        s.mapping.smoothGuide = asUsage("smooth-guide", [&] { return parseSmoothingGuide(parser.value("smooth-guide")); });
-        s.mapping.smoothRadius = parser.number("smooth-radius");
-        s.mapping.smoothEps = parser.number("smooth-eps");
-        s.mapping.smoothChromaEps = parser.number("smooth-chroma-eps");
-        s.mapping.smoothMinSlope = parser.value("smooth-min-slope") == "none" ? -std::numeric_limits<double>::infinity()
-                                                                               : parser.number("smooth-min-slope");
-    } else {
-        s.mapping.smooth = false;  // a LUT holds the global map only
-    }
+    s.mapping.residualMatch = parser.number("residual-match");
+    s.mapping.residualLightness = parser.number("residual-lightness");
+    s.mapping.smooth = !parser.flag("no-smooth");
+    s.mapping.smoothGuide = asUsage("smooth-guide", [&] { return parseSmoothingGuide(parser.value("smooth-guide")); });
+    s.mapping.smoothRadius = parser.number("smooth-radius");
+    s.mapping.smoothEps = parser.number("smooth-eps");
+    s.mapping.smoothChromaEps = parser.number("smooth-chroma-eps");
+    s.mapping.smoothMinSlope = parser.value("smooth-min-slope") == "none" ? -std::numeric_limits<double>::infinity()
+                                                                           : parser.number("smooth-min-slope");
 
     const SolverSettings solver = readSolverOptions(parser, recolorSolverConfig());
     s.transport.solver = solver.solver;
@@ -180,7 +174,7 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
         throw UsageError(e.what());
     }
 
-    if (full) readImageOutputOptions(parser, out.write);
+    if (output) readImageOutputOptions(parser, out.write);
     const double maxPixels = parser.number("max-pixels");
     if (maxPixels < 0) throw UsageError("option '--max-pixels' must be >= 0");
     out.read.maxPixels = static_cast<std::uint64_t>(maxPixels);

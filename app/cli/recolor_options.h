@@ -15,7 +15,9 @@ namespace uot::cli {
 
 // Which options a command takes: every one (recolor, batch), or only those that
 // shape the global colour map (`uot lut`: no smoothing, no output image options).
-enum class RecolorOptionSet { Full, GlobalMap };
+// Full: `uot recolor`, `uot batch`; Look: `uot lut` (the rendering options of
+// Full, without the output-file ones).
+enum class RecolorOptionSet { Full, Look };
 
 // Declares the pipeline, solver and image options of `set` on the parser.
 void addRecolorOptions(ArgParser& parser, RecolorOptionSet set = RecolorOptionSet::Full);

@@ -247,10 +247,10 @@ CubeLut readCubeFile(const std::string& path)
     return parseCube(text.str(), path);
 }
 
-void applyCube(const CubeLut& lut, const float rgb[3], float out[3], CubeInterpolation interpolation)
+CubeStencil cubeStencil(const CubeLut& lut, const float rgb[3], CubeInterpolation interpolation)
 {
     const int n = lut.size;
-    int i0[3], i1[3];
+    int i0[3];
     float f[3];
     for (int a = 0; a < 3; ++a) {
         const double t = (rgb[a] - lut.domainMin[a]) / (lut.domainMax[a] - lut.domainMin[a]) * (n - 1);
@@ -258,57 +258,64 @@ void applyCube(const CubeLut& lut, const float rgb[3], float out[3], CubeInterpo
         int i = static_cast<int>(c);
         if (i > n - 2) i = n - 2;
         i0[a] = i;
-        i1[a] = i + 1;
         f[a] = static_cast<float>(c - i);
     }
-    auto node = [&](int r, int g, int b) { return &lut.values[3 * lut.nodeIndex(r, g, b)]; };
-    const float* c000 = node(i0[0], i0[1], i0[2]);
-    const float* c111 = node(i1[0], i1[1], i1[2]);
+    // Corner (dr, dg, db) of the lattice cell that holds the point.
+    auto node = [&](int dr, int dg, int db) { return lut.nodeIndex(i0[0] + dr, i0[1] + dg, i0[2] + db); };
     const float fr = f[0], fg = f[1], fb = f[2];
+    CubeStencil s;
     if (interpolation == CubeInterpolation::Trilinear) {
-        const float* c100 = node(i1[0], i0[1], i0[2]);
-        const float* c010 = node(i0[0], i1[1], i0[2]);
-        const float* c110 = node(i1[0], i1[1], i0[2]);
-        const float* c001 = node(i0[0], i0[1], i1[2]);
-        const float* c101 = node(i1[0], i0[1], i1[2]);
-        const float* c011 = node(i0[0], i1[1], i1[2]);
-        for (int a = 0; a < 3; ++a) {
-            const float x00 = c000[a] + fr * (c100[a] - c000[a]), x10 = c010[a] + fr * (c110[a] - c010[a]);
-            const float x01 = c001[a] + fr * (c101[a] - c001[a]), x11 = c011[a] + fr * (c111[a] - c011[a]);
-            const float y0 = x00 + fg * (x10 - x00), y1 = x01 + fg * (x11 - x01);
-            out[a] = y0 + fb * (y1 - y0);
-        }
-        return;
+        s.count = 8;
+        int k = 0;
+        for (int db = 0; db < 2; ++db)
+            for (int dg = 0; dg < 2; ++dg)
+                for (int dr = 0; dr < 2; ++dr, ++k) {
+                    s.node[k] = node(dr, dg, db);
+                    s.weight[k] = (dr ? fr : 1 - fr) * (dg ? fg : 1 - fg) * (db ? fb : 1 - fb);
+                }
+        return s;
     }
-    // Tetrahedral: the unit cube split into six tetrahedra along its main
+    // Tetrahedral: the unit cell split into six tetrahedra along its main
     // diagonal; the one holding the point is chosen by the order of the fractions
-    // and the point is a barycentric blend of its four corners.
-    const float *p1, *p2;  // the two corners between c000 and c111 on the path
-    float w0, w1, w2, w3;   // weights of c000, p1, p2, c111
+    // and the point is a barycentric blend of its four corners: c000, two corners
+    // on the path to c111, and c111.
+    s.count = 4;
+    s.node[0] = node(0, 0, 0);
+    s.node[3] = node(1, 1, 1);
     if (fr > fg) {
         if (fg > fb) {  // r > g > b
-            p1 = node(i1[0], i0[1], i0[2]), p2 = node(i1[0], i1[1], i0[2]);
-            w0 = 1 - fr, w1 = fr - fg, w2 = fg - fb, w3 = fb;
+            s.node[1] = node(1, 0, 0), s.node[2] = node(1, 1, 0);
+            s.weight[0] = 1 - fr, s.weight[1] = fr - fg, s.weight[2] = fg - fb, s.weight[3] = fb;
         } else if (fr > fb) {  // r > b >= g
-            p1 = node(i1[0], i0[1], i0[2]), p2 = node(i1[0], i0[1], i1[2]);
-            w0 = 1 - fr, w1 = fr - fb, w2 = fb - fg, w3 = fg;
+            s.node[1] = node(1, 0, 0), s.node[2] = node(1, 0, 1);
+            s.weight[0] = 1 - fr, s.weight[1] = fr - fb, s.weight[2] = fb - fg, s.weight[3] = fg;
         } else {  // b >= r > g
-            p1 = node(i0[0], i0[1], i1[2]), p2 = node(i1[0], i0[1], i1[2]);
-            w0 = 1 - fb, w1 = fb - fr, w2 = fr - fg, w3 = fg;
+            s.node[1] = node(0, 0, 1), s.node[2] = node(1, 0, 1);
+            s.weight[0] = 1 - fb, s.weight[1] = fb - fr, s.weight[2] = fr - fg, s.weight[3] = fg;
         }
     } else {
         if (fb > fg) {  // b > g >= r
-            p1 = node(i0[0], i0[1], i1[2]), p2 = node(i0[0], i1[1], i1[2]);
-            w0 = 1 - fb, w1 = fb - fg, w2 = fg - fr, w3 = fr;
+            s.node[1] = node(0, 0, 1), s.node[2] = node(0, 1, 1);
+            s.weight[0] = 1 - fb, s.weight[1] = fb - fg, s.weight[2] = fg - fr, s.weight[3] = fr;
         } else if (fb > fr) {  // g >= b > r
-            p1 = node(i0[0], i1[1], i0[2]), p2 = node(i0[0], i1[1], i1[2]);
-            w0 = 1 - fg, w1 = fg - fb, w2 = fb - fr, w3 = fr;
+            s.node[1] = node(0, 1, 0), s.node[2] = node(0, 1, 1);
+            s.weight[0] = 1 - fg, s.weight[1] = fg - fb, s.weight[2] = fb - fr, s.weight[3] = fr;
         } else {  // g >= r >= b
-            p1 = node(i0[0], i1[1], i0[2]), p2 = node(i1[0], i1[1], i0[2]);
-            w0 = 1 - fg, w1 = fg - fr, w2 = fr - fb, w3 = fb;
+            s.node[1] = node(0, 1, 0), s.node[2] = node(1, 1, 0);
+            s.weight[0] = 1 - fg, s.weight[1] = fg - fr, s.weight[2] = fr - fb, s.weight[3] = fb;
         }
     }
-    for (int a = 0; a < 3; ++a) out[a] = w0 * c000[a] + w1 * p1[a] + w2 * p2[a] + w3 * c111[a];
+    return s;
+}
+
+void applyCube(const CubeLut& lut, const float rgb[3], float out[3], CubeInterpolation interpolation)
+{
+    const CubeStencil s = cubeStencil(lut, rgb, interpolation);
+    for (int a = 0; a < 3; ++a) {
+        float sum = 0.0f;
+        for (int k = 0; k < s.count; ++k) sum += s.weight[k] * lut.values[3 * s.node[k] + a];
+        out[a] = sum;
+    }
 }
 
 Image applyCubeToImage(const CubeLut& lut, const Image& image, CubeInterpolation interpolation, int threads)

@@ -65,6 +65,18 @@ CubeLut readCubeFile(const std::string& path);
 
 enum class CubeInterpolation { Trilinear, Tetrahedral };
 
+// An interpolation as a weighted sum of lattice nodes: the LUT's output at an
+// input is sum_k weight[k] * values[node[k]] (4 nodes for tetrahedral, 8 for
+// trilinear; the weights are >= 0 and add up to 1). Shared by applyCube and the
+// least-squares fit of a lattice to a rendered image (core/color/look_fit.h), so
+// the fit and every evaluation interpolate the same way.
+struct CubeStencil {
+    std::size_t node[8] = {};
+    float weight[8] = {};
+    int count = 0;
+};
+CubeStencil cubeStencil(const CubeLut& lut, const float rgb[3], CubeInterpolation interpolation);
+
 // The LUT's output at input rgb (domain units; clamped to the domain).
 void applyCube(const CubeLut& lut, const float rgb[3], float out[3], CubeInterpolation interpolation);
 

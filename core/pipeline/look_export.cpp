@@ -1,6 +1,8 @@
 #include "core/pipeline/look_export.h"
 
 #include "core/color/look_cube.h"
+#include "core/color/look_fit.h"
+#include "core/transport/uot_error.h"
 
 namespace uot {
 
@@ -9,6 +11,28 @@ CubeLut bakePipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::str
     const DisplacementLut map = pipeline.globalColorMap(control);
     const RecolorSettings& settings = pipeline.settings();
     return bakeLookCube(map, settings.space, settings.mapping, cubeSize, title, settings.threads);
+}
+
+LookLut exportPipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::string& title, LookLutSource source,
+                           const PipelineControl& control)
+{
+    if (!pipeline.hasSource()) throw Error(ErrorCode::InvalidArgument, "no source image to export the look of");
+    LookLut out;
+    const CubeLut global = bakePipelineLook(pipeline, cubeSize, title, control);
+    const Image rendered = pipeline.render(control);
+    const Image& sourceImage = *pipeline.sourceImage();
+    const int threads = pipeline.settings().threads;
+    out.globalMapPsnr = cubePsnr(global, sourceImage, rendered, CubeInterpolation::Tetrahedral, threads);
+    if (source == LookLutSource::GlobalMap) {
+        out.lut = global;
+        out.psnr = out.globalMapPsnr;
+        return out;
+    }
+    LookFitOptions fit;
+    fit.threads = threads;
+    out.lut = fitCubeToImage(sourceImage, rendered, global, fit);
+    out.psnr = cubePsnr(out.lut, sourceImage, rendered, CubeInterpolation::Tetrahedral, threads);
+    return out;
 }
 
 }  // namespace uot

@@ -101,6 +101,7 @@ void RecolorPipeline::setReferencePalette(std::shared_ptr<const Palette> palette
 }
 
 bool RecolorPipeline::hasSource() const { return m_state->source != nullptr; }
+std::shared_ptr<const Image> RecolorPipeline::sourceImage() const { return m_state->source; }
 bool RecolorPipeline::hasReference() const { return m_state->reference != nullptr || m_state->externalReferencePalette; }
 
 Image RecolorPipeline::run(const PipelineControl& control)

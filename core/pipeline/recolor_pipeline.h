@@ -169,6 +169,8 @@ public:
     void setReferencePalette(std::shared_ptr<const Palette> palette);
     bool hasSource() const;
     bool hasReference() const;
+    // The source image as set (null before setSource).
+    std::shared_ptr<const Image> sourceImage() const;
 
     // Stages. Each runs the stages before it when their caches are missing.
     void preparePalettes(const PipelineControl& control = {});

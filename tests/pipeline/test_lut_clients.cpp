@@ -1,10 +1,14 @@
 // The exported LUT in real LUT clients. Each case recolors a small PNG with
-// `uot recolor --no-smooth --export-lut`, applies the .cube with ffmpeg's lut3d
-// filter (and OpenColorIO's ocioconvert / ociochecklut when installed), and
-// requires the client's image to match uot's own --no-smooth output within a
-// PSNR of 40 dB on 8-bit images. The studio's LUT preview (applyCubeToImage)
-// must render what ffmpeg renders. Also the documented errors and exit codes of
-// `uot lut`. Skips (not fails) only when a client program is not installed.
+// `uot recolor --export-lut`, applies the .cube with ffmpeg's lut3d filter (and
+// OpenColorIO's ocioconvert / ociochecklut when installed; the Hald CLUT with
+// ffmpeg's haldclut), and compares the client's image with uot's own output:
+// - a look without smoothing (a function of the colour alone) within 40 dB;
+// - the default look (edge-aware smoothing, which no LUT can hold exactly): the
+//   PSNR uot reports is what ffmpeg gets, and the fitted LUT is closer to the
+//   result than the plan's global map alone.
+// The studio's LUT preview (applyCubeToImage) must render what ffmpeg renders.
+// Also the documented errors and exit codes of `uot lut`. Skips (not fails) only
+// when a client program is not installed.
 
 #include <QDir>
 #include <QFile>
@@ -12,6 +16,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cmath>
 
@@ -167,6 +174,54 @@ private slots:
         QVERIFY2(vsPreview >= 48.0, qPrintable(QString::number(vsPreview)));
     }
 
+    void ffmpegRendersTheDefaultLookAsReported_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("reference");
+        QTest::newRow("home-starry") << "home.jpg" << "starry_night.jpg";
+        QTest::newRow("fruits-squirrel") << "fruits.jpg" << "squirrel_cls.jpg";
+    }
+    void ffmpegRendersTheDefaultLookAsReported()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, reference);
+        if (m_ffmpeg.isEmpty()) QSKIP("ffmpeg is not installed (scripts/setup.sh installs it)");
+        const QString dir = m_dir.path() + "/default-" + QTest::currentDataTag();
+        QVERIFY(QDir().mkpath(dir));
+        const QString src = smallPng(source, 4, dir), ref = smallPng(reference, 4, dir);
+        const QString result = dir + "/result.png", cube = dir + "/look.cube", hald = dir + "/look.png";
+        Run r = run(kUot, QStringList{"recolor", src, ref, "-o", result, "--export-lut", cube, "--json"} + kQuick);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        const QJsonObject lut = QJsonDocument::fromJson(r.output.toUtf8()).object().value("lut").toObject();
+        const double reported = lut.value("psnr_vs_result").toDouble(), global = lut.value("global_map_psnr_vs_result").toDouble();
+        QVERIFY2(reported > 0 && global > 0, qPrintable(r.output));
+
+        const QString client = dir + "/ffmpeg.png";
+        r = run(m_ffmpeg, {"-v", "error", "-y", "-i", src, "-vf", "lut3d=file=" + cube, "-pix_fmt", "rgb24", client});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        const Image expected = readImage(result.toStdString());
+        const double measured = psnr(readImage(client.toStdString()), expected);
+        qInfo("%s: ffmpeg lut3d vs uot recolor (defaults): %.2f dB; uot reported %.2f dB, the global map alone %.2f dB",
+              qPrintable(QTest::currentDataTag()), measured, reported, global);
+        // ffmpeg truncates to 8 bits where uot rounds: a fraction of a dB.
+        QVERIFY2(std::abs(measured - reported) < 1.0, qPrintable(QString("%1 vs %2").arg(measured).arg(reported)));
+        QVERIFY2(reported > global + 1.0, qPrintable(QString("%1 vs %2").arg(reported).arg(global)));
+
+        // The Hald CLUT of the same look, in ffmpeg's haldclut filter.
+        r = run(kUot, QStringList{"lut", src, ref, "-o", hald} + kQuick);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        const Image haldImage = readImage(hald.toStdString());
+        QCOMPARE(haldImage.width, 512);
+        QCOMPARE(haldImage.depth, 16);
+        const QString haldClient = dir + "/ffmpeg-hald.png";
+        r = run(m_ffmpeg, {"-v", "error", "-y", "-i", src, "-i", hald, "-filter_complex", "[0][1]haldclut",
+                           "-pix_fmt", "rgb24", haldClient});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output));
+        const double haldMeasured = psnr(readImage(haldClient.toStdString()), expected);
+        qInfo("%s: ffmpeg haldclut (level 8) vs uot recolor: %.2f dB", qPrintable(QTest::currentDataTag()), haldMeasured);
+        QVERIFY2(haldMeasured > measured - 1.0, qPrintable(QString("%1 vs %2").arg(haldMeasured).arg(measured)));
+    }
+
     void uotLutWritesTheSameFileAsExportLut()
     {
         const QString dir = m_dir.path() + "/same";
@@ -226,7 +281,9 @@ private slots:
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("message");
         QTest::newRow("bad size") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.cube", "--size", "32"} << 2 << "17, 33 or 65";
-        QTest::newRow("not .cube") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.png"} << 2 << "must end in .cube";
+        QTest::newRow("not .cube or .png") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.gif"} << 2 << "must end in .cube";
+        QTest::newRow("bad Hald level") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.png", "--hald-level", "9"} << 2
+                                        << "from 4 to 8";
         QTest::newRow("output is the source") << QStringList{"{dir}/s.cube", "{ref}", "-o", "{dir}/s.cube"} << 2
                                               << "is one of this command's images";
         QTest::newRow("missing folder") << QStringList{"{src}", "{ref}", "-o", "{dir}/none/x.cube"} << 1 << "does not exist";
@@ -269,16 +326,16 @@ private slots:
         QVERIFY2(r.output.contains("17, 33 or 65"), qPrintable(r.output));
         r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/out.png"} + kQuick);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.output.contains(".cube"), qPrintable(r.output));
+        QVERIFY2(r.output.contains("one of this command's images"), qPrintable(r.output));
         QVERIFY(!QFile::exists(dir + "/out.png"));  // nothing written: the checks come before the work
     }
 
-    void helpSaysTheLutHoldsTheGlobalMapOnly()
+    void helpSaysTheLutIsFittedToTheResult()
     {
         for (const QString& command : {QString("lut"), QString("recolor")}) {
             const Run r = run(kUot, {command, "--help"});
             QCOMPARE(r.exitCode, 0);
-            QVERIFY2(r.output.contains("global colour map only") && r.output.contains("smoothing"), qPrintable(r.output));
+            QVERIFY2(r.output.contains("fitted to the rendered result") && r.output.contains("PSNR"), qPrintable(r.output));
         }
     }
 };

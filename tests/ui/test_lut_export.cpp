@@ -2,8 +2,8 @@
 // the source through the exported lattice and matches the studio's own result
 // without smoothing (PSNR >= 40 dB) and ffmpeg's lut3d on the written file
 // (when ffmpeg is installed); turning it off shows the result again; the export
-// never replaces an input; the dialog offers 17/33/65 and says that a LUT holds
-// the global colour map only.
+// never replaces an input; the dialog offers 17/33/65 and says that the LUT is
+// fitted to the rendered result, with its PSNR.
 
 #include <QAction>
 #include <QComboBox>
@@ -159,8 +159,8 @@ private slots:
         QCOMPARE(dialog.path(), QString("/tmp/look.cube"));
         auto* note = dialog.findChild<QLabel*>("globalMapNote");
         QVERIFY(note);
-        QVERIFY(note->text().contains("global colour map only"));
-        QVERIFY(note->text().contains("smoothing"));
+        QVERIFY(note->text().contains("fitted to the rendered result"));
+        QVERIFY(note->text().contains("PSNR"));
     }
 };
 
