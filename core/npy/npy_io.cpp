@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "core/transport/uot_error.h"
@@ -117,11 +119,20 @@ void writeRaw(const std::string& path, const char* descr, const void* data, std:
     }
 }
 
-std::size_t product(const std::vector<std::size_t>& shape)
+// The number of elements, or nothing when it does not fit in std::size_t.
+std::optional<std::size_t> checkedProduct(const std::vector<std::size_t>& shape)
 {
     std::size_t n = 1;
-    for (std::size_t d : shape) n *= d;
+    for (std::size_t d : shape)
+        if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
     return n;
+}
+
+std::size_t product(const std::vector<std::size_t>& shape)
+{
+    const std::optional<std::size_t> n = checkedProduct(shape);
+    if (!n) throw Error(ErrorCode::InvalidArgument, "the array shape " + shapeText(shape) + " has too many elements");
+    return *n;
 }
 
 }  // namespace
@@ -188,15 +199,23 @@ OpenNpy openNpy(const std::string& path)
     if (info.shape.empty() || info.shape.size() > 2)
         fail(path, "the array has " + std::to_string(info.shape.size()) + " dimensions; a 1-D or 2-D array is needed");
 
-    const std::size_t count = product(info.shape);
+    // The element count and byte count must not wrap (a wrapped count would pass
+    // the size check below with a tiny file, and the reader would overrun it).
     const std::size_t elem = info.elementBytes();
+    const std::optional<std::size_t> checkedCount = checkedProduct(info.shape);
+    std::size_t dataBytes = 0;
+    if (!checkedCount || __builtin_mul_overflow(*checkedCount, elem, &dataBytes) ||
+        dataBytes > static_cast<std::size_t>(std::numeric_limits<std::streamoff>::max()))
+        fail(path, "the shape " + shapeText(info.shape) + " is impossibly large (its element count overflows); "
+                   "the header is corrupt");
+    const std::size_t count = *checkedCount;
     in.seekg(0, std::ios::end);
     const std::streamoff end = in.tellg();
     const std::streamoff dataStart = static_cast<std::streamoff>((major == 1 ? 10 : 12) + headerLen);
     const std::size_t available = end > dataStart ? static_cast<std::size_t>(end - dataStart) : 0;
     if (count > 0 && available / elem < count) {
         std::ostringstream msg;
-        msg << "the file is truncated: shape " << shapeText(info.shape) << " needs " << count * elem
+        msg << "the file is truncated: shape " << shapeText(info.shape) << " needs " << dataBytes
             << " bytes of data but only " << available << " are present";
         fail(path, msg.str());
     }
