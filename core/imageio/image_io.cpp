@@ -253,12 +253,11 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
     } catch (const Error& e) {
         ioError(path, e.what());
     }
-    if (!options.metadataFrom.empty() || options.embedSrgbProfile) {
-        destination.finishTemporary = [&](const std::string& temporaryPath) {
-            writeMetadata(temporaryPath, options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{},
-                          path);
-        };
-    }
+    // Metadata is added in memory: the file is written once, through the
+    // descriptor of a file this process created (no reopening by name).
+    if (!options.metadataFrom.empty() || options.embedSrgbProfile)
+        bytes = withMetadata(bytes, options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{}, path,
+                             options.warn);
     writeFileAtomically(path, bytes.data(), bytes.size(), destination);
 }
 

@@ -1,7 +1,5 @@
 #include "core/npy/npy_io.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/io/atomic_file.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::npy {
@@ -91,32 +90,11 @@ void writeRaw(const std::string& path, const char* descr, const void* data, std:
     header.push_back('\n');
     if (header.size() > 65535) fail(path, "the .npy header is too long");
 
-    // The temporary name is unique per process and thread so that parallel
-    // writers of one directory never collide.
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                            std::to_string(reinterpret_cast<std::uintptr_t>(&header));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) fail(path, std::string("cannot create the file for writing: ") + std::strerror(errno));
-        const char magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
-        const std::uint16_t len = static_cast<std::uint16_t>(header.size());
-        const char lenBytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-        out.write(magic, 8);
-        out.write(lenBytes, 2);
-        out.write(header.data(), static_cast<std::streamsize>(header.size()));
-        out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-        out.flush();
-        if (!out) {
-            out.close();
-            std::remove(tmp.c_str());
-            fail(path, "writing failed (disk full?)");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string reason = std::strerror(errno);
-        std::remove(tmp.c_str());
-        fail(path, "cannot move the written file into place: " + reason);
-    }
+    const char magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    const std::uint16_t len = static_cast<std::uint16_t>(header.size());
+    const char lenBytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+    // Atomic and safe like every output (random temporary name, fsync, rename).
+    writeFileAtomically(path, {{magic, 8}, {lenBytes, 2}, {header.data(), header.size()}, {data, bytes}});
 }
 
 // The number of elements, or nothing when it does not fit in std::size_t.
