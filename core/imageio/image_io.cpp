@@ -242,6 +242,16 @@ std::vector<std::uint8_t> encodeImage(const std::string& extension, const Image&
     return bytes;
 }
 
+std::string metadataCopyWarning(const std::string& metadataFrom, const std::string& outputPath)
+{
+    const std::string ext = lowerExtension(outputPath);
+    if (metadataFrom.empty() || !isSupportedImageExtension(outputPath)) return {};
+    std::string warning;
+    const std::vector<std::uint8_t> tiny = encodeImage(ext, Image::allocate(8, 8, 3, 8));
+    withMetadata(tiny, metadataFrom, {}, outputPath, [&](const std::string& message) { warning = message; });
+    return warning;
+}
+
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options)
 {
     AtomicWriteOptions destination;

@@ -49,6 +49,12 @@ struct WriteOptions {
 // Throws uot::Error(Io) naming the file.
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
 
+// The warning writeImage would give (through WriteOptions::warn) for copying
+// the metadata of `metadataFrom` into an output named like `outputPath`; empty
+// when there is none. Found by copying it into a tiny image of the output's
+// format in memory: cheap, so a caller can say it before the heavy work.
+std::string metadataCopyWarning(const std::string& metadataFrom, const std::string& outputPath);
+
 // True when the extension is one this module reads (".jpg", ".png", ... case-insensitive).
 bool isSupportedImageExtension(const std::string& path);
 

@@ -344,11 +344,19 @@ void TestImageHostile::uncopyableMetadataIsSkippedWithAWarning()
     badIcc.insert(badIcc.end(), icc.begin(), icc.end());
     badIcc.insert(badIcc.end(), photo.begin() + 2, photo.end());
 
+    const fs::path good = tempDir() / "good.jpg";
+    std::ofstream(good, std::ios::binary).write(reinterpret_cast<const char*>(photo.data()),
+                                                static_cast<std::streamsize>(photo.size()));
+    QVERIFY(metadataCopyWarning(good.string(), "out.jpg").empty());
     for (const auto& [name, bytes] : {std::pair<std::string, Bytes>{"badexif.jpg", badExif}, {"badicc.jpg", badIcc}}) {
         const fs::path source = tempDir() / name;
         std::ofstream(source, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                                       static_cast<std::streamsize>(bytes.size()));
         const Image image = readImage(source.string());
+        // Said before any work, for an output of each format that carries metadata.
+        UOT_QVERIFY_MSG(metadataCopyWarning(source.string(), "out.jpg").rfind(source.string() + ": its metadata", 0) == 0,
+                        metadataCopyWarning(source.string(), "out.jpg"));
+        QVERIFY(metadataCopyWarning(source.string(), "out.bmp").empty());  // BMP carries none
         for (const char* ext : {".jpg", ".png", ".tif"}) {
             const fs::path output = tempDir() / ("out_" + name + ext);
             WriteOptions options;
