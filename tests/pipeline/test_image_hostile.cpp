@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#include <cstdio>
+#include <cstdlib>
+
+#include <jpeglib.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -157,6 +161,36 @@ cv::Mat texture(int w, int h, int type)
     return m;
 }
 
+// A CMYK JPEG (Adobe-style, as Photoshop writes for print) of w x h made with
+// libjpeg directly (OpenCV cannot write one).
+Bytes cmykJpeg(int w, int h)
+{
+    jpeg_compress_struct info;
+    jpeg_error_mgr errors;
+    info.err = jpeg_std_error(&errors);
+    jpeg_create_compress(&info);
+    unsigned char* buffer = nullptr;
+    unsigned long size = 0;
+    jpeg_mem_dest(&info, &buffer, &size);
+    info.image_width = static_cast<JDIMENSION>(w);
+    info.image_height = static_cast<JDIMENSION>(h);
+    info.input_components = 4;
+    info.in_color_space = JCS_CMYK;
+    jpeg_set_defaults(&info);
+    jpeg_start_compress(&info, TRUE);
+    std::vector<unsigned char> row(static_cast<std::size_t>(w) * 4);
+    while (info.next_scanline < info.image_height) {
+        for (std::size_t k = 0; k < row.size(); ++k) row[k] = static_cast<unsigned char>((k * 37 + info.next_scanline * 11) & 255);
+        JSAMPROW rows[1] = {row.data()};
+        jpeg_write_scanlines(&info, rows, 1);
+    }
+    jpeg_finish_compress(&info);
+    Bytes out(buffer, buffer + size);
+    jpeg_destroy_compress(&info);
+    std::free(buffer);
+    return out;
+}
+
 // The offset of a JPEG's frame header (SOF0 or SOF2) marker.
 std::size_t frameHeader(const Bytes& jpeg)
 {
@@ -234,6 +268,8 @@ void TestImageHostile::validJpegsStillLoad()
                  {"restart markers", colour, {cv::IMWRITE_JPEG_RST_INTERVAL, 2}, 3},
                  {"progressive gray", gray, {cv::IMWRITE_JPEG_PROGRESSIVE, 1}, 1},
                  {"optimized", colour, {cv::IMWRITE_JPEG_OPTIMIZE, 1}, 3}};
+    const Image cmyk = decodeImage(cmykJpeg(30, 20), "cmyk.jpg");
+    QVERIFY(cmyk.width == 30 && cmyk.height == 20 && cmyk.channels == 3);
     for (const auto& c : cases) {
         const Bytes bytes = jpegOf(c.image, c.params);
         Image image;
