@@ -32,7 +32,8 @@ void stopOnWarning(j_common_ptr info, int level)
 }                                      // levels >= 0 are trace messages: ignored
 
 // C-style on purpose: no object with a destructor lives across setjmp/longjmp.
-// Returns false with `message` filled when libjpeg warned or failed.
+// Returns false with `message` filled when libjpeg warned or failed, or the
+// file is too small for its frame.
 bool scanJpeg(const unsigned char* data, unsigned long size, char* message, std::size_t messageSize)
 {
     jpeg_decompress_struct info;
@@ -49,6 +50,18 @@ bool scanJpeg(const unsigned char* data, unsigned long size, char* message, std:
     jpeg_create_decompress(&info);
     jpeg_mem_src(&info, data, size);
     jpeg_read_header(&info, TRUE);
+    // Huffman coding spends at least one bit per 8x8 block of every component,
+    // and a component has at least width * height / (64 * 16) blocks: a file
+    // smaller than that cannot hold its frame (a forged header), and is refused
+    // before libjpeg allocates anything for the frame (a progressive decode
+    // allocates all coefficients at once). Arithmetic coding has no such bound.
+    const double minimumBytes = static_cast<double>(info.image_width) * info.image_height / (64.0 * 16.0 * 8.0);
+    if (!info.arith_code && static_cast<double>(size) < minimumBytes) {
+        std::snprintf(message, messageSize, "a %u x %u frame needs at least %.0f bytes of coded data, the file has %lu",
+                      info.image_width, info.image_height, minimumBytes, size);
+        jpeg_destroy_decompress(&info);
+        return false;
+    }
     info.scale_num = 1;
     info.scale_denom = 8;
     info.dct_method = JDCT_IFAST;

@@ -3,7 +3,8 @@
 // fills missing or damaged data with gray and only warns ("Corrupt JPEG data:
 // premature end of data segment"), which OpenCV does not report. Here every
 // libjpeg warning is an error, so a truncated, damaged or padded-out file (a
-// tiny file claiming a huge frame) is refused. No OpenCV, no Qt.
+// tiny file claiming a huge frame, refused from its size before any
+// allocation) is refused. No OpenCV, no Qt.
 
 #include <cstdint>
 #include <string>

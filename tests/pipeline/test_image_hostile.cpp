@@ -247,6 +247,18 @@ void TestImageHostile::corruptJpegsAreRefused()
     UOT_QVERIFY_THROWS_WITH(decodeImage(bomb, "bomb.jpg"), "bomb.jpg: the JPEG data is corrupt");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     UOT_QVERIFY_MSG(seconds < 2.0, "the refusal took " << seconds << " s");
+
+    // The same as a progressive JPEG (whose decode allocates every coefficient
+    // up front: 588 MB here): refused from the file's size, before that.
+    Bytes progressive = jpegOf(cv::Mat(16, 16, CV_8UC3, cv::Scalar::all(0)), {cv::IMWRITE_JPEG_PROGRESSIVE, 1});
+    const std::size_t sof2 = frameHeader(progressive);
+    QVERIFY(sof2 > 0 && progressive[sof2 + 1] == 0xC2);
+    progressive[sof2 + 5] = 14000 >> 8;
+    progressive[sof2 + 6] = 14000 & 255;
+    progressive[sof2 + 7] = 14000 >> 8;
+    progressive[sof2 + 8] = 14000 & 255;
+    UOT_QVERIFY_THROWS_WITH(decodeImage(progressive, "bomb2.jpg"),
+                            "bomb2.jpg: the JPEG data is corrupt or incomplete (a 14000 x 14000 frame needs at least");
 }
 
 void TestImageHostile::validJpegsStillLoad()
