@@ -19,7 +19,7 @@ import sys
 # folder -> project folders it may include (itself always allowed)
 ALLOWED = {
     "core/transport": set(),
-    "core/npy": {"core/transport"},
+    "core/npy": {"core/transport", "core/io"},  # .npy files are written through core/io
     "core/io": {"core/transport"},
     "core/color": {"core/transport", "core/io"},  # .cube LUT files are written through core/io
     "core/registry": {"core/transport", "core/color"},

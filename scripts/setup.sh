@@ -19,6 +19,8 @@ werror=${UOT_WARNINGS_AS_ERRORS:-OFF}
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot qt6-base-dev)
 [ "$opencv" = "ON" ] && packages+=(libopencv-dev libexiv2-dev liblcms2-dev libimage-exiftool-perl)
+# libjpeg (the one OpenCV links): a JPEG is checked in full before OpenCV decodes it (core/imageio/jpeg_check)
+[ "$opencv" = "ON" ] && packages+=(libjpeg62-turbo-dev)
 # LUT clients for test_lut_clients: the exported .cube applied by ffmpeg's lut3d and OpenColorIO.
 [ "$opencv" = "ON" ] && packages+=(ffmpeg opencolorio-tools)
 [ "$gui" = "ON" ] && packages+=(qt6-charts-dev libgl-dev libqt6opengl6-dev)

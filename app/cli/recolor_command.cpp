@@ -74,6 +74,11 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     Image source = readImage(sourcePath, cli.read);
     Image reference = readImage(referencePath, cli.read);
     timings.decode = secondsSince(t0);
+    // Metadata the output cannot take from the source is said now, before the work (and not again).
+    if (const std::string warning = metadataCopyWarning(sourcePath, outputPath); !warning.empty()) {
+        std::fprintf(stderr, "uot recolor: warning: %s\n", warning.c_str());
+        cli.write.warn = [](const std::string&) {};
+    }
 
     RecolorPipeline pipeline(cli.recolor);
     pipeline.setSource(std::move(source));

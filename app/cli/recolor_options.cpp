@@ -123,7 +123,8 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
         parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
         parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
     }
-    parser.addOption("max-pixels", "N", "refuse images with more pixels (0 = no limit)", "200000000");
+    parser.addOption("max-pixels", "N", "refuse images with more pixels, or more bytes than N 8-bit RGB pixels (0 = no limit)",
+                     "200000000");
     parser.addFlag("ignore-exif-orientation", "do not rotate JPEGs by their EXIF orientation tag");
     if (output) parser.addFlag("overwrite-source", "allow the output to replace the source file");
     parser.addFlag("json", "print phase timings and solver statistics as JSON on stdout");

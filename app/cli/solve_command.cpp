@@ -215,7 +215,8 @@ int runSolveCommand(const std::vector<std::string>& args)
     std::signal(SIGINT, previous);
 
     const std::size_t m = problem.rows(), n = problem.cols();
-    writeScalings(outDir, result);
+    OutputSet outputs(outDir);  // the old set's manifest goes first; the new one is written last
+    writeScalings(outDir, result, outputs);
     // The plan is materialised only on request, and only when it fits.
     bool planWritten = false;
     std::string planNote;
@@ -225,6 +226,7 @@ int runSolveCommand(const std::vector<std::string>& args)
             std::vector<double> plan(m * n);
             computePlan(problem, result.logU, result.logV, plan.data(), options.threads);
             npy::writeNpy((outDir / "plan.npy").string(), plan.data(), {m, n});
+            outputs.add("plan.npy");
             planWritten = true;
         } else {
             planNote = "no plan written: the " + std::to_string(m) + " x " + std::to_string(n) + " plan needs " +
@@ -234,6 +236,8 @@ int runSolveCommand(const std::vector<std::string>& args)
             std::fprintf(stderr, "uot solve: %s\n", planNote.c_str());
         }
     }
+
+    outputs.commit();
 
     SolveSummaryContext summary;
     summary.requestedSolver = settings.solver;

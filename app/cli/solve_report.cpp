@@ -62,7 +62,7 @@ std::filesystem::path prepareOutputDirectory(const std::string& dir)
     return outDir;
 }
 
-void writeScalings(const std::filesystem::path& dir, const SolveResult& result)
+void writeScalings(const std::filesystem::path& dir, const SolveResult& result, OutputSet& outputs)
 {
     const std::size_t m = result.logU.size(), n = result.logV.size();
     const std::vector<double> u = result.u(), v = result.v();
@@ -70,6 +70,7 @@ void writeScalings(const std::filesystem::path& dir, const SolveResult& result)
     npy::writeNpy((dir / "v.npy").string(), v.data(), {n});
     npy::writeNpy((dir / "logu.npy").string(), result.logU.data(), {m});
     npy::writeNpy((dir / "logv.npy").string(), result.logV.data(), {n});
+    for (const char* name : {"u.npy", "v.npy", "logu.npy", "logv.npy"}) outputs.add(name);
 }
 
 std::string solveSummaryJson(const SolveResult& result, const SolveSummaryContext& c)

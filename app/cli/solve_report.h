@@ -12,6 +12,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/solver_flags.h"
+#include "core/io/output_set.h"
 #include "core/transport/solve_result.h"
 #include "core/transport/uot_problem.h"
 
@@ -28,8 +29,9 @@ std::vector<double> readWeights(const std::string& path, const char* name);
 // Creates the output directory if missing. Throws uot::Error(Io) when it cannot.
 std::filesystem::path prepareOutputDirectory(const std::string& dir);
 
-// Writes DIR/u.npy, v.npy, logu.npy, logv.npy (float64) of the result.
-void writeScalings(const std::filesystem::path& dir, const SolveResult& result);
+// Writes DIR/u.npy, v.npy, logu.npy, logv.npy (float64) of the result and
+// adds them to `outputs` (whose manifest the caller commits last).
+void writeScalings(const std::filesystem::path& dir, const SolveResult& result, OutputSet& outputs);
 
 // What a summary says beyond the result itself.
 struct SolveSummaryContext {

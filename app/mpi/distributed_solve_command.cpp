@@ -223,7 +223,9 @@ int runDistributedSolve(const std::vector<std::string>& args)
     int exitCode = cli::kExitOk;
     runCollectively(comm, [&] {
         if (rank != 0) return;
-        cli::writeScalings(outDir, result);
+        OutputSet outputs(outDir);  // the old set's manifest goes first; the new one is written last
+        cli::writeScalings(outDir, result, outputs);
+        outputs.commit();
         cli::SolveSummaryContext summary;
         summary.requestedSolver = settings.solver;
         summary.rows = m;

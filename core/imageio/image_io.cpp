@@ -1,11 +1,14 @@
 #include "core/imageio/image_io.h"
+#include "core/imageio/image_header.h"
 #include "core/imageio/image_metadata.h"
+#include "core/imageio/jpeg_check.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <system_error>
 #include <utility>
 
@@ -34,25 +37,18 @@ std::string lowerExtension(const std::string& path)
     throw Error(ErrorCode::Io, name + ": " + what);
 }
 
-bool isJpeg(const std::vector<std::uint8_t>& b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
-bool isPng(const std::vector<std::uint8_t>& b)
-{
-    static const std::uint8_t sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-    return b.size() >= 8 && std::memcmp(b.data(), sig, 8) == 0;
-}
-
 // libjpeg and libpng decode truncated files into partly gray images with only a
 // warning; refuse them here: a JPEG must contain its end-of-image marker, a PNG its IEND chunk.
-void checkComplete(const std::vector<std::uint8_t>& b, const std::string& name)
+void checkComplete(const std::vector<std::uint8_t>& b, ImageFormat format, const std::string& name)
 {
-    if (isJpeg(b)) {
+    if (format == ImageFormat::Jpeg) {
         // The EOI marker is normally last; tolerate a little trailing padding.
         const std::size_t window = std::min<std::size_t>(b.size(), 4096);
         for (std::size_t k = b.size() - 1; k + window >= b.size() && k >= 1; --k)
             if (b[k - 1] == 0xFF && b[k] == 0xD9) return;
         ioError(name, "the JPEG data is truncated (no end-of-image marker); the file is incomplete or damaged");
     }
-    if (isPng(b)) {
+    if (format == ImageFormat::Png) {
         static const char iend[4] = {'I', 'E', 'N', 'D'};
         const std::size_t window = std::min<std::size_t>(b.size(), 64);
         if (std::search(b.end() - static_cast<std::ptrdiff_t>(window), b.end(), iend, iend + 4) == b.end())
@@ -60,44 +56,32 @@ void checkComplete(const std::vector<std::uint8_t>& b, const std::string& name)
     }
 }
 
-// Width and height from the header of a PNG or baseline/progressive JPEG, without
-// decoding (0, 0 when unknown), so that oversized images are refused before any
-// memory is allocated for their pixels.
-std::pair<std::uint64_t, std::uint64_t> peekSize(const std::vector<std::uint8_t>& b)
+std::string megabytes(std::uint64_t bytes) { return std::to_string((bytes + 999'999) / 1'000'000) + " MB"; }
+
+// The limit bounds the memory a decode takes: at most maxPixels pixels, and at
+// most the bytes of maxPixels 8-bit RGB pixels (a 16-bit RGBA pixel counts 8/3).
+void checkPixelLimit(const ImageHeader& h, const ReadOptions& options, const std::string& name)
 {
-    if (isPng(b) && b.size() >= 24) {
-        const auto be32 = [&](std::size_t k) {
-            return (std::uint64_t(b[k]) << 24) | (std::uint64_t(b[k + 1]) << 16) | (std::uint64_t(b[k + 2]) << 8) | b[k + 3];
-        };
-        return {be32(16), be32(20)};
-    }
-    if (isJpeg(b)) {
-        std::size_t k = 2;
-        while (k + 9 < b.size()) {
-            if (b[k] != 0xFF) return {0, 0};
-            const std::uint8_t marker = b[k + 1];
-            if (marker == 0xFF) {
-                ++k;
-                continue;
-            }
-            const std::size_t len = (std::size_t(b[k + 2]) << 8) | b[k + 3];
-            const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-            if (sof) {
-                const std::uint64_t h = (std::uint64_t(b[k + 5]) << 8) | b[k + 6];
-                const std::uint64_t w = (std::uint64_t(b[k + 7]) << 8) | b[k + 8];
-                return {w, h};
-            }
-            k += 2 + len;
-        }
-    }
-    return {0, 0};
+    if (options.maxPixels == 0) return;
+    const std::uint64_t w = h.width, ht = h.height;
+    std::string size = "(";
+    size += std::to_string(w) + "x" + std::to_string(ht) + ")";
+    const long double pixels = static_cast<long double>(w) * static_cast<long double>(ht);
+    if (pixels > static_cast<long double>(options.maxPixels))
+        ioError(name, "the image has " + std::to_string(static_cast<unsigned long long>(pixels)) + " pixels " + size +
+                          ", above the limit of " + std::to_string(options.maxPixels) + " (raise it with --max-pixels)");
+    const long double budget = 3.0L * static_cast<long double>(options.maxPixels);
+    if (static_cast<long double>(h.decodedBytes()) > budget)
+        ioError(name, "decoding the image " + size + ", " + std::to_string(h.channels) + " channels of " +
+                          std::to_string(8 * h.bytesPerSample) + " bit, would take " + megabytes(h.decodedBytes()) +
+                          ", above the limit of " + std::to_string(options.maxPixels) + " pixels of 8-bit RGB (" +
+                          megabytes(static_cast<std::uint64_t>(budget)) + "; raise it with --max-pixels)");
 }
 
-void checkPixelLimit(std::uint64_t w, std::uint64_t h, const ReadOptions& options, const std::string& name)
+[[noreturn]] void outOfMemory(const std::string& name, const ImageHeader& h)
 {
-    if (options.maxPixels != 0 && w * h > options.maxPixels)
-        ioError(name, "the image has " + std::to_string(w * h) + " pixels (" + std::to_string(w) + "x" + std::to_string(h) +
-                          "), above the limit of " + std::to_string(options.maxPixels) + " (raise it with --max-pixels)");
+    ioError(name, "not enough memory to decode the image (" + std::to_string(h.width) + " x " + std::to_string(h.height) +
+                      ", " + megabytes(h.decodedBytes()) + " for its pixels, more while converting)");
 }
 
 Image fromMat(const cv::Mat& decoded, const std::string& name)
@@ -176,13 +160,21 @@ bool isSupportedImageExtension(const std::string& path)
 Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& name, const ReadOptions& options)
 {
     if (bytes.empty()) ioError(name, "the file is empty (0 bytes)");
-    checkComplete(bytes, name);
-    const auto [peekW, peekH] = peekSize(bytes);
-    checkPixelLimit(peekW, peekH, options, name);
+    // Everything the header can tell is checked before any pixel is decoded.
+    const ImageHeader header = peekImageHeader(bytes);
+    checkComplete(bytes, header.format, name);
+    if (header.format == ImageFormat::Unknown)
+        ioError(name, "not a readable image (the format is not recognised); supported: JPEG, PNG, TIFF, WebP, BMP");
+    if (!header.sizeKnown())
+        ioError(name, "not a readable image: its " + formatName(header.format) +
+                          " header gives no image size (the file is damaged)");
+    checkPixelLimit(header, options, name);
+    const bool jpeg = header.format == ImageFormat::Jpeg;
+    if (jpeg) checkJpegIntegrity(bytes, name);
     // JPEG has no alpha: decode with orientation. Others: keep alpha and depth unchanged
     // (OpenCV applies EXIF orientation only to JPEG files in any case).
     int flags = cv::IMREAD_UNCHANGED;
-    if (isJpeg(bytes)) {
+    if (jpeg) {
         flags = cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH;
         if (!options.applyExifOrientation) flags |= cv::IMREAD_IGNORE_ORIENTATION;
     }
@@ -190,15 +182,25 @@ Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& nam
     try {
         const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U, const_cast<std::uint8_t*>(bytes.data()));
         decoded = cv::imdecode(buffer, flags);
+    } catch (const std::bad_alloc&) {
+        outOfMemory(name, header);
     } catch (const cv::Exception& e) {
+        if (e.code == cv::Error::StsNoMem) outOfMemory(name, header);
         ioError(name, std::string("cannot decode the image (") + e.what() + ")");
     }
     if (decoded.empty())
         ioError(name, "not a readable image (unknown format, or the data is corrupt); supported: JPEG, PNG, TIFF, WebP, BMP");
-    checkPixelLimit(static_cast<std::uint64_t>(decoded.cols), static_cast<std::uint64_t>(decoded.rows), options, name);
-    Image image = fromMat(decoded, name);
-    if (options.convertToSrgb) convertToSrgb(image, readEmbeddedProfile(bytes), name);  // the working space
-    return image;
+    try {
+        Image image = fromMat(decoded, name);
+        decoded.release();
+        if (options.convertToSrgb) convertToSrgb(image, readEmbeddedProfile(bytes), name);  // the working space
+        return image;
+    } catch (const std::bad_alloc&) {
+        outOfMemory(name, header);
+    } catch (const cv::Exception& e) {
+        if (e.code == cv::Error::StsNoMem) outOfMemory(name, header);
+        ioError(name, std::string("cannot convert the decoded image (") + e.what() + ")");
+    }
 }
 
 Image readImage(const std::string& path, const ReadOptions& options)
@@ -240,6 +242,16 @@ std::vector<std::uint8_t> encodeImage(const std::string& extension, const Image&
     return bytes;
 }
 
+std::string metadataCopyWarning(const std::string& metadataFrom, const std::string& outputPath)
+{
+    const std::string ext = lowerExtension(outputPath);
+    if (metadataFrom.empty() || !isSupportedImageExtension(outputPath)) return {};
+    std::string warning;
+    const std::vector<std::uint8_t> tiny = encodeImage(ext, Image::allocate(8, 8, 3, 8));
+    withMetadata(tiny, metadataFrom, {}, outputPath, [&](const std::string& message) { warning = message; });
+    return warning;
+}
+
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options)
 {
     AtomicWriteOptions destination;
@@ -253,12 +265,11 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
     } catch (const Error& e) {
         ioError(path, e.what());
     }
-    if (!options.metadataFrom.empty() || options.embedSrgbProfile) {
-        destination.finishTemporary = [&](const std::string& temporaryPath) {
-            writeMetadata(temporaryPath, options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{},
-                          path);
-        };
-    }
+    // Metadata is added in memory: the file is written once, through the
+    // descriptor of a file this process created (no reopening by name).
+    if (!options.metadataFrom.empty() || options.embedSrgbProfile)
+        bytes = withMetadata(bytes, options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{}, path,
+                             options.warn);
     writeFileAtomically(path, bytes.data(), bytes.size(), destination);
 }
 

@@ -4,6 +4,7 @@
 // uot::Error(Io) whose message names the file and says what is wrong.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,21 @@ struct WriteOptions {
     // normal). Empty: none.
     std::string metadataFrom;
     bool embedSrgbProfile = false;  // embed the sRGB ICC profile (pixels are sRGB)
+    // Told when the source's metadata cannot be copied and is left out (the
+    // output is written without it); empty: printed on stderr.
+    std::function<void(const std::string& message)> warn;
 };
 
-// Encodes (format from the extension), then writes atomically through
-// writeFileAtomically (core/io/atomic_file.h: temporary file, then rename).
+// Encodes (format from the extension), adds the metadata in memory, then
+// writes atomically through writeFileAtomically (core/io/atomic_file.h).
 // Throws uot::Error(Io) naming the file.
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options = {});
+
+// The warning writeImage would give (through WriteOptions::warn) for copying
+// the metadata of `metadataFrom` into an output named like `outputPath`; empty
+// when there is none. Found by copying it into a tiny image of the output's
+// format in memory: cheap, so a caller can say it before the heavy work.
+std::string metadataCopyWarning(const std::string& metadataFrom, const std::string& outputPath);
 
 // True when the extension is one this module reads (".jpg", ".png", ... case-insensitive).
 bool isSupportedImageExtension(const std::string& path);

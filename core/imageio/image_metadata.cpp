@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <cstdio>
 
 #include "core/transport/uot_error.h"
 
@@ -62,18 +63,15 @@ void appendBigEndian(std::vector<std::uint8_t>& out, std::uint32_t v)
 // Exiv2 0.27 writes PNG iCCP chunks with an empty profile name, which libpng
 // (and the viewers built on it) rejects as a bad keyword, dropping the profile.
 // Give such a chunk a name; everything else is copied as it is.
-void nameUnnamedPngProfile(const std::string& path)
+void nameUnnamedPngProfile(std::vector<std::uint8_t>& png)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<std::uint8_t> png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    in.close();
     static const std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (png.size() < 8 || !std::equal(kSignature, kSignature + 8, png.begin())) return;
     std::vector<std::uint8_t> out(png.begin(), png.begin() + 8);
     bool changed = false;
     for (std::size_t at = 8; at + 12 <= png.size();) {
         const std::uint32_t length = readBigEndian(&png[at]);
-        if (at + 12 + length > png.size()) return;  // damaged: leave the file alone
+        if (length > png.size() - at - 12) return;  // damaged: leave the data alone
         const std::uint8_t* type = &png[at + 4];
         const std::uint8_t* data = &png[at + 8];
         if (std::equal(type, type + 4, "iCCP") && length > 0 && data[0] == 0) {
@@ -91,10 +89,52 @@ void nameUnnamedPngProfile(const std::string& path)
         }
         at += 12 + length;
     }
-    if (!changed) return;
-    std::ofstream write(path, std::ios::binary | std::ios::trunc);
-    write.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
-    if (!write) throw Error(ErrorCode::Io, path + ": could not write the colour profile");
+    if (changed) png = std::move(out);
+}
+
+// The metadata copied from a source file.
+struct SourceMetadata {
+    Exiv2::ExifData exif;
+    Exiv2::XmpData xmp;
+    Exiv2::IptcData iptc;
+};
+
+SourceMetadata readSourceMetadata(const std::string& path)
+{
+    auto in = Exiv2::ImageFactory::open(path);
+    in->readMetadata();
+    SourceMetadata m{in->exifData(), in->xmpData(), in->iptcData()};
+    // The pixels were turned upright on reading: the tags must say so.
+    if (m.exif.findKey(Exiv2::ExifKey("Exif.Image.Orientation")) != m.exif.end())
+        m.exif["Exif.Image.Orientation"] = static_cast<std::uint16_t>(1);
+    if (m.xmp.findKey(Exiv2::XmpKey("Xmp.tiff.Orientation")) != m.xmp.end()) m.xmp["Xmp.tiff.Orientation"] = "1";
+    return m;
+}
+
+// `encoded` with `source` (when given) and `profile` (when not empty) written
+// into it, in memory. Throws what Exiv2 throws.
+std::vector<std::uint8_t> rewriteInMemory(const std::vector<std::uint8_t>& encoded, const SourceMetadata* source,
+                                          const IccProfile& profile)
+{
+    auto out = Exiv2::ImageFactory::open(encoded.data(), static_cast<long>(encoded.size()));
+    out->readMetadata();
+    if (source) {
+        out->setExifData(source->exif);
+        out->setXmpData(source->xmp);
+        out->setIptcData(source->iptc);
+    }
+    if (!profile.empty()) {
+        Exiv2::DataBuf icc(profile.data(), static_cast<long>(profile.size()));
+        out->setIccProfile(icc, true);
+    }
+    out->writeMetadata();
+    Exiv2::BasicIo& io = out->io();
+    if (io.open() != 0) throw Exiv2::Error(Exiv2::kerDataSourceOpenFailed, "memory");
+    const Exiv2::DataBuf written = io.read(static_cast<long>(io.size()));
+    io.close();
+    std::vector<std::uint8_t> bytes(written.pData_, written.pData_ + written.size_);
+    if (!profile.empty() && out->mimeType() == "image/png") nameUnnamedPngProfile(bytes);
+    return bytes;
 }
 
 bool isBmp(const std::string& path)
@@ -184,35 +224,41 @@ void convertToSrgb(Image& image, const IccProfile& profile, const std::string& n
     cmsDeleteTransform(transform);
 }
 
-void writeMetadata(const std::string& target, const std::string& metadataFrom, const IccProfile& profile,
-                   const std::string& nameForMessages)
+std::vector<std::uint8_t> withMetadata(const std::vector<std::uint8_t>& encoded, const std::string& metadataFrom,
+                                       const IccProfile& profile, const std::string& nameForMessages,
+                                       const MetadataWarning& warn)
 {
-    if ((metadataFrom.empty() && profile.empty()) || isBmp(nameForMessages)) return;
+    if ((metadataFrom.empty() && profile.empty()) || isBmp(nameForMessages)) return encoded;
     initExiv2();
+    // The source's metadata is optional: what cannot be read or copied is dropped
+    // with a warning naming the source, never a failed output.
+    std::optional<SourceMetadata> source;
+    std::string problem;
+    if (!metadataFrom.empty()) {
+        try {
+            source = readSourceMetadata(metadataFrom);
+        } catch (const std::exception& e) {
+            problem = e.what();
+        }
+    }
+    if (source) {
+        try {
+            return rewriteInMemory(encoded, &*source, profile);
+        } catch (const std::exception& e) {
+            problem = e.what();
+        }
+    }
+    if (!problem.empty()) {
+        const std::string message = metadataFrom + ": its metadata (EXIF, XMP, IPTC) cannot be copied (" + problem +
+                                    "); " + nameForMessages + " is written without it";
+        if (warn) warn(message);
+        else std::fprintf(stderr, "warning: %s\n", message.c_str());
+    }
+    if (profile.empty()) return encoded;
     try {
-        auto out = Exiv2::ImageFactory::open(target);
-        out->readMetadata();
-        if (!metadataFrom.empty()) {
-            auto in = Exiv2::ImageFactory::open(metadataFrom);
-            in->readMetadata();
-            Exiv2::ExifData exif = in->exifData();
-            // The pixels were turned upright on reading: the tag must say so.
-            if (exif.findKey(Exiv2::ExifKey("Exif.Image.Orientation")) != exif.end())
-                exif["Exif.Image.Orientation"] = static_cast<std::uint16_t>(1);
-            Exiv2::XmpData xmp = in->xmpData();
-            if (xmp.findKey(Exiv2::XmpKey("Xmp.tiff.Orientation")) != xmp.end()) xmp["Xmp.tiff.Orientation"] = "1";
-            out->setExifData(exif);
-            out->setXmpData(xmp);
-            out->setIptcData(in->iptcData());
-        }
-        if (!profile.empty()) {
-            Exiv2::DataBuf icc(profile.data(), static_cast<long>(profile.size()));
-            out->setIccProfile(icc, true);
-        }
-        out->writeMetadata();
-        if (!profile.empty() && out->mimeType() == "image/png") nameUnnamedPngProfile(target);
-    } catch (const Exiv2::AnyError& e) {
-        metadataError(nameForMessages, std::string("could not write the metadata (") + e.what() + ")");
+        return rewriteInMemory(encoded, nullptr, profile);
+    } catch (const std::exception& e) {
+        metadataError(nameForMessages, std::string("could not embed the colour profile (") + e.what() + ")");
     }
 }
 

@@ -9,6 +9,7 @@
 // Qt-free; used through image_io.h.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,18 @@ const IccProfile& srgbProfile();
 // be used.
 void convertToSrgb(Image& image, const IccProfile& profile, const std::string& name);
 
-// Writes into the encoded file `target`: EXIF, XMP and IPTC of `metadataFrom`
-// (when not empty; orientation set to normal) and `profile` (when not empty).
-// BMP files carry neither and are left alone. Throws uot::Error(Io) naming
-// `nameForMessages` on failure.
-void writeMetadata(const std::string& target, const std::string& metadataFrom, const IccProfile& profile,
-                   const std::string& nameForMessages);
+// Receives a warning (a sentence naming the file concerned).
+using MetadataWarning = std::function<void(const std::string& message)>;
+
+// `encoded` (an encoded image file's bytes) with EXIF, XMP and IPTC of
+// `metadataFrom` (when not empty; orientation set to normal) and `profile`
+// (when not empty) written into it, in memory. BMP (told by the extension of
+// `nameForMessages`) carries neither and is returned as it is. Metadata of the
+// source that Exiv2 cannot read or copy is left out, and `warn` (stderr when
+// empty) is told so, naming `metadataFrom`. Throws uot::Error(Io) naming
+// `nameForMessages` only when the profile cannot be embedded.
+std::vector<std::uint8_t> withMetadata(const std::vector<std::uint8_t>& encoded, const std::string& metadataFrom,
+                                       const IccProfile& profile, const std::string& nameForMessages,
+                                       const MetadataWarning& warn = {});
 
 }  // namespace uot

@@ -1,15 +1,31 @@
 #pragma once
-// Writing a file atomically (no Qt, no OpenCV): the bytes go to a temporary file
-// in the destination folder, which is then renamed over the destination, so a
-// reader never sees a half-written file and a failed write leaves the old file
-// as it was. Used for every output of the project (images, .cube LUTs).
+// Writing a file atomically and safely (no Qt, no OpenCV). The bytes go to a
+// new temporary file in the destination folder, which is then moved into place,
+// so a reader never sees a half-written file and a failed write leaves the old
+// file as it was:
+//  - the temporary file has a random name starting with kTemporaryPrefix and is
+//    created with O_CREAT|O_EXCL|O_NOFOLLOW (mode 0600): a file or link planted
+//    under that name is never opened, let alone written through;
+//  - the data is written through that descriptor and fsync'd, the final mode is
+//    set on the descriptor, and the folder is fsync'd after the move;
+//  - without overwrite the move refuses an existing destination atomically
+//    (renameat2 RENAME_NOREPLACE, or link()+unlink() where the filesystem lacks
+//    it), so a file that appears while this one is written is never replaced;
+//  - with overwrite the old file's permission bits (and owner and group, where
+//    permitted) are kept; a destination that is a symbolic link is refused.
+// A temporary file survives only a kill at the wrong moment; it can be told by
+// its name (kTemporaryPrefix) and deleted.
 
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <vector>
 
 namespace uot {
+
+// Every temporary file this module creates has a name of this prefix followed
+// by 10 random characters (about 19 bytes whatever the destination's name, so
+// any legal destination name works).
+inline constexpr const char* kTemporaryPrefix = ".uot-tmp-";
 
 struct AtomicWriteOptions {
     bool overwrite = true;  // false: an existing destination is an error
@@ -19,21 +35,32 @@ struct AtomicWriteOptions {
     // Appended to the message when a protected file would be replaced (what the
     // caller's user can do about it, e.g. "pass --overwrite-source").
     std::string protectedHint = "choose another output";
-    // Called with the temporary file's path after the bytes are written and
-    // before the rename (e.g. to add metadata in place). When it throws, the
-    // temporary file is removed and the exception propagates.
-    std::function<void(const std::string& temporaryPath)> finishTemporary;
+};
+
+// One piece of a file's contents (the pieces are written one after the other).
+struct ByteRange {
+    const void* data = nullptr;
+    std::size_t size = 0;
 };
 
 // Checks that `path` may be written under `options` (not a protected file, not
-// an existing file without overwrite, not a folder, its folder exists), without
-// writing anything. Throws uot::Error(Io) naming the file and what is wrong.
+// an existing file without overwrite, not a folder, not a symbolic link, its
+// folder exists and is writable), without writing anything. Throws
+// uot::Error(Io) naming the file and what is wrong.
 void checkWritableDestination(const std::string& path, const AtomicWriteOptions& options = {});
 
-// checkWritableDestination, then writes `size` bytes atomically (temporary file
-// + rename). Throws uot::Error(Io) naming the file; no temporary file is left
+// checkWritableDestination, then writes the pieces atomically as described
+// above. Throws uot::Error(Io) naming the file; no temporary file is left
 // behind on failure.
+void writeFileAtomically(const std::string& path, const std::vector<ByteRange>& pieces,
+                         const AtomicWriteOptions& options = {});
 void writeFileAtomically(const std::string& path, const void* data, std::size_t size,
                          const AtomicWriteOptions& options = {});
+
+// The creation primitive: creates the new, empty file `name` in the folder open
+// as `folderFd`, for writing, mode 0600, close-on-exec. Never follows or reuses
+// an existing entry of that name (a file, or a link, even a dangling one): then
+// it returns -1 with errno EEXIST. Returns the descriptor, or -1 and errno.
+int createExclusiveFile(int folderFd, const std::string& name);
 
 }  // namespace uot

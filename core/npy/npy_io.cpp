@@ -1,14 +1,15 @@
 #include "core/npy/npy_io.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
+#include "core/io/atomic_file.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::npy {
@@ -89,39 +90,27 @@ void writeRaw(const std::string& path, const char* descr, const void* data, std:
     header.push_back('\n');
     if (header.size() > 65535) fail(path, "the .npy header is too long");
 
-    // The temporary name is unique per process and thread so that parallel
-    // writers of one directory never collide.
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                            std::to_string(reinterpret_cast<std::uintptr_t>(&header));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) fail(path, std::string("cannot create the file for writing: ") + std::strerror(errno));
-        const char magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
-        const std::uint16_t len = static_cast<std::uint16_t>(header.size());
-        const char lenBytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-        out.write(magic, 8);
-        out.write(lenBytes, 2);
-        out.write(header.data(), static_cast<std::streamsize>(header.size()));
-        out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-        out.flush();
-        if (!out) {
-            out.close();
-            std::remove(tmp.c_str());
-            fail(path, "writing failed (disk full?)");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string reason = std::strerror(errno);
-        std::remove(tmp.c_str());
-        fail(path, "cannot move the written file into place: " + reason);
-    }
+    const char magic[8] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    const std::uint16_t len = static_cast<std::uint16_t>(header.size());
+    const char lenBytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+    // Atomic and safe like every output (random temporary name, fsync, rename).
+    writeFileAtomically(path, {{magic, 8}, {lenBytes, 2}, {header.data(), header.size()}, {data, bytes}});
+}
+
+// The number of elements, or nothing when it does not fit in std::size_t.
+std::optional<std::size_t> checkedProduct(const std::vector<std::size_t>& shape)
+{
+    std::size_t n = 1;
+    for (std::size_t d : shape)
+        if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
+    return n;
 }
 
 std::size_t product(const std::vector<std::size_t>& shape)
 {
-    std::size_t n = 1;
-    for (std::size_t d : shape) n *= d;
-    return n;
+    const std::optional<std::size_t> n = checkedProduct(shape);
+    if (!n) throw Error(ErrorCode::InvalidArgument, "the array shape " + shapeText(shape) + " has too many elements");
+    return *n;
 }
 
 }  // namespace
@@ -188,15 +177,23 @@ OpenNpy openNpy(const std::string& path)
     if (info.shape.empty() || info.shape.size() > 2)
         fail(path, "the array has " + std::to_string(info.shape.size()) + " dimensions; a 1-D or 2-D array is needed");
 
-    const std::size_t count = product(info.shape);
+    // The element count and byte count must not wrap (a wrapped count would pass
+    // the size check below with a tiny file, and the reader would overrun it).
     const std::size_t elem = info.elementBytes();
+    const std::optional<std::size_t> checkedCount = checkedProduct(info.shape);
+    std::size_t dataBytes = 0;
+    if (!checkedCount || __builtin_mul_overflow(*checkedCount, elem, &dataBytes) ||
+        dataBytes > static_cast<std::size_t>(std::numeric_limits<std::streamoff>::max()))
+        fail(path, "the shape " + shapeText(info.shape) + " is impossibly large (its element count overflows); "
+                   "the header is corrupt");
+    const std::size_t count = *checkedCount;
     in.seekg(0, std::ios::end);
     const std::streamoff end = in.tellg();
     const std::streamoff dataStart = static_cast<std::streamoff>((major == 1 ? 10 : 12) + headerLen);
     const std::size_t available = end > dataStart ? static_cast<std::size_t>(end - dataStart) : 0;
     if (count > 0 && available / elem < count) {
         std::ostringstream msg;
-        msg << "the file is truncated: shape " << shapeText(info.shape) << " needs " << count * elem
+        msg << "the file is truncated: shape " << shapeText(info.shape) << " needs " << dataBytes
             << " bytes of data but only " << available << " are present";
         fail(path, msg.str());
     }

@@ -43,12 +43,13 @@ Array readNpyRows(const std::string& path, std::size_t firstRow, std::size_t row
 
 // Reads path. Throws uot::Error(Io) for a missing/unreadable file, a bad
 // magic string or header, an unsupported dtype (anything but '<f4' / '<f8'),
-// Fortran order, more than 2 dimensions, or data shorter than the header says.
+// Fortran order, more than 2 dimensions, a shape whose element or byte count
+// overflows, or data shorter than the header says.
 Array readNpy(const std::string& path);
 
 // Writes a float64 / float32 array of the given shape (1-D or 2-D, C order,
-// host memory holding prod(shape) values). The file appears atomically: the
-// data goes to a temporary file in the same directory, renamed over path.
+// host memory holding prod(shape) values). The file appears atomically and
+// safely through writeFileAtomically (core/io/atomic_file.h), replacing path.
 void writeNpy(const std::string& path, const double* data, const std::vector<std::size_t>& shape);
 void writeNpy(const std::string& path, const float* data, const std::vector<std::size_t>& shape);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/imageio/image_io.h"
+#include "core/io/atomic_file.h"
 #include "core/pipeline/batch_engine.h"
 #include "core/transport/uot_error.h"
 #include "tests/support/qt_checks.h"
@@ -242,7 +243,7 @@ void TestImageIo::writes_are_atomic_and_never_replace_the_source()
     UOT_QVERIFY_THROWS_WITH(writeImage((tempDir() / "x.gif").string(), pattern(4, 4, 3, 8)), "x.gif");
     // No temporary files left behind.
     for (const auto& e : fs::directory_iterator(tempDir()))
-        UOT_QVERIFY_MSG(e.path().filename().string().find(".tmp-") == std::string::npos, e.path());
+        UOT_QVERIFY_MSG(e.path().filename().string().rfind(kTemporaryPrefix, 0) != 0, e.path());
 }
 
 void TestImageIo::batch_reports_the_corrupt_file_and_does_the_others()

@@ -89,7 +89,7 @@ void TestNpyIo::roundTripFloat64AndFloat32()
     QVERIFY(b.toDouble() == (std::vector<double>{0.5, 1.5, 2.5}));
     // No temporary file is left behind.
     for (const auto& entry : std::filesystem::directory_iterator(tempDir()))
-        QVERIFY2(entry.path().string().find(".tmp.") == std::string::npos, entry.path().c_str());
+        QVERIFY2(entry.path().string().find(".tmp") == std::string::npos, entry.path().c_str());
 }
 
 void TestNpyIo::readsVersion2HeadersAndNumpyStyleShapes()
@@ -113,6 +113,11 @@ void TestNpyIo::unreadableFilesGiveIoErrorsNamingTheFile_data()
     QTest::newRow("bigendian") << QString::fromStdString(writeBytes("bigendian.npy", npyBytes("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }", doubles({1, 2})))) << QString("dtype");
     QTest::newRow("fortran") << QString::fromStdString(writeBytes("fortran.npy", npyBytes("{'descr': '<f8', 'fortran_order': True, 'shape': (1, 2), }", doubles({1, 2})))) << QString("Fortran");
     QTest::newRow("3d") << QString::fromStdString(writeBytes("3d.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2), }", doubles({1, 2})))) << QString("dimensions");
+    // Shapes whose element count wraps modulo 2^64 (to 1, and to 0), and one whose
+    // byte count does: refused from the header, before any data is read.
+    QTest::newRow("count-wraps-to-1") << QString::fromStdString(writeBytes("wrap1.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 12297829382473034411), }", doubles({0.5})))) << QString("overflows");
+    QTest::newRow("count-wraps-to-0") << QString::fromStdString(writeBytes("wrap0.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""))) << QString("overflows");
+    QTest::newRow("bytes-wrap") << QString::fromStdString(writeBytes("wrapbytes.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693953,), }", doubles({1})))) << QString("overflows");
     QTest::newRow("noshape") << QString::fromStdString(writeBytes("noshape.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, }", doubles({1})))) << QString("shape");
 }
 
