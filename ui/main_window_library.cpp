@@ -39,6 +39,7 @@ void MainWindow::applyImage(bool source, const LoadedImage& image)
     }
     rememberSession();
     updateTitle();
+    updateResultState();
 }
 
 void MainWindow::exchangeImages()
