@@ -21,6 +21,8 @@
 #include <QSpinBox>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "ui/parameter_reader.h"
+
 namespace uot::ui {
 
 namespace {
@@ -184,9 +186,14 @@ void MainWindow::saveAs()
         emit saveFailed(m_lastError);
     }
     if (QFileInfo::exists(path) && !m_prompts.confirmReplace(path)) return;
+    // The last choice, checked like every saved setting (a bad value gives the default).
     WriteOptions options;
-    options.depth = settings.value("save/depth", 0).toInt();
-    options.jpegQuality = options.webpQuality = settings.value("save/quality", 95).toInt();
+    QStringList problems;
+    ParameterReader remembered(settings, problems);
+    options.depth = remembered.integer("save/depth", 0, 0, 16);
+    if (options.depth != 8 && options.depth != 16) options.depth = 0;
+    options.jpegQuality = options.webpQuality = remembered.integer("save/quality", 95, 1, 100);
+    if (!problems.isEmpty()) m_phase->setText(problems.join(QStringLiteral("; ")));
     if (!m_prompts.chooseOptions(path, options)) return;
     settings.setValue("dialogs/save/folder", QFileInfo(path).absolutePath());
     settings.setValue("dialogs/save/filter", filter);

@@ -12,10 +12,12 @@
 #include <QGuiApplication>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
+#include "tests/support/relocatable_path.h"
 #include "tests/ui/studio_test_options.h"
 #include "ui/main_window.h"
 #include "ui/settings_library.h"
@@ -23,6 +25,8 @@
 using namespace uot::ui;
 
 namespace {
+
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
 // The numeric keys of the settings file, with the range each takes, written
 // out by hand from the parameters dock's limits.
@@ -219,6 +223,44 @@ private slots:
         QCOMPARE(problems.size(), 4);
         for (const QString key : {"eps", "paletteSize", "strength", "tau"})
             QVERIFY2(!problems.filter(QRegularExpression("^" + key + " = ")).isEmpty(), qPrintable(problems.join('\n')));
+    }
+
+    // Save As starts from the last bit depth and quality: garbage there gave
+    // quality 0 (toInt of "nan"); now the defaults, 95 and the source's depth.
+    void badSavedWriteOptionsGiveTheDefaults()
+    {
+        QSettings().setValue("save/quality", "nan");
+        QSettings().setValue("save/depth", "1e308");
+        MainWindow window(testOptions());
+        window.openSource(kSamples + "/home.jpg");
+        window.openReference(kSamples + "/starry_night.jpg");
+        QVERIFY(QTest::qWaitFor([&] { return window.hasSource() && window.hasReference() && !window.isLoading(); }, 20000));
+        StudioParameters p;
+        p.paletteSize = 64;
+        p.maxIterations = 100;
+        p.tolerance = 1e-3;
+        p.eps = 0.02;
+        window.setParameters(p);
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_VERIFY_WITH_TIMEOUT(ready.count() >= 1 && !window.isRunning(), 60000);
+        int quality = -1, depth = -1;
+        QTemporaryDir dir;
+        SavePrompts prompts;
+        prompts.choosePath = [&](QString& path, QString&) {
+            path = dir.filePath("out.jpg");
+            return true;
+        };
+        prompts.confirmReplace = [](const QString&) { return true; };
+        prompts.chooseOptions = [&](const QString&, uot::WriteOptions& options) {
+            quality = options.jpegQuality;
+            depth = options.depth;
+            return false;  // cancel: only the offered options matter here
+        };
+        window.setSavePrompts(prompts);
+        window.saveAs();
+        QCOMPARE(quality, 95);
+        QCOMPARE(depth, 0);
     }
 
     void aPresetWithBadValuesIsNotApplied()
