@@ -311,6 +311,16 @@ private slots:
             window.setParameters(base);  // back to the result's own settings
             QVERIFY2(markedCurrent(window), name);
         }
+        // Undo and redo of a setting.
+        StudioParameters stronger = base;
+        stronger.strength = 0.7;
+        window.setParameters(stronger);
+        QVERIFY(markedOutOfDate(window));
+        window.undoStack()->undo();
+        QVERIFY(markedCurrent(window));
+        window.undoStack()->redo();
+        QVERIFY(markedOutOfDate(window));
+        window.undoStack()->undo();
         // Not the look: auto-run, zoom, split view, fit.
         StudioParameters p = base;
         p.autoRun = true;
