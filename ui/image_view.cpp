@@ -65,6 +65,13 @@ void ImageView::setCaption(const QString& text)
     update();
 }
 
+void ImageView::setBanner(const QString& text)
+{
+    if (text == m_banner) return;
+    m_banner = text;
+    update();
+}
+
 void ImageView::setPlaceholder(const QString& text)
 {
     m_placeholder = text;
@@ -130,9 +137,14 @@ void ImageView::paintEvent(QPaintEvent*)
     painter.setRenderHint(QPainter::SmoothPixmapTransform, zoom() < 1.0);
     const QRectF target = imageRect();
     painter.drawImage(target, m_image);
+    // The banner's band (drawn last, over everything); the caption goes under it.
+    QFont bold = font();
+    bold.setBold(true);
+    const QRectF band(0, 0, width(), m_banner.isEmpty() ? 0.0 : 2.0 * QFontMetrics(bold).height() + 8);
+    const double top = m_banner.isEmpty() ? 4.0 : band.bottom() + 4;
     if (!m_caption.isEmpty() && !(m_split && !m_before.isNull())) {
         const QFontMetrics fm(font());
-        const QRectF box(4, 4, fm.horizontalAdvance(m_caption) + 12, fm.height() + 6);
+        const QRectF box(4, top, fm.horizontalAdvance(m_caption) + 12, fm.height() + 6);
         painter.fillRect(box, QColor(0, 0, 0, 150));
         painter.setPen(Qt::white);
         painter.drawText(box, Qt::AlignCenter, m_caption);
@@ -163,6 +175,14 @@ void ImageView::paintEvent(QPaintEvent*)
         };
         label(before, QPointF(shown.left() + 6, shown.top() + 6));
         label(after, QPointF(shown.right() - fm.horizontalAdvance(after) - 16, shown.top() + 6));
+    }
+    if (!m_banner.isEmpty()) {
+        painter.fillRect(target.intersected(QRectF(rect())), QColor(0, 0, 0, 110));
+        painter.fillRect(band, QColor(176, 96, 0, 235));
+        painter.setFont(bold);
+        painter.setPen(Qt::white);
+        painter.drawText(band.adjusted(8, 0, -8, 0), Qt::AlignCenter | Qt::TextWordWrap, m_banner);
+        painter.setFont(font());
     }
     // The zoom level, bottom right.
     const QFontMetrics fm(font());

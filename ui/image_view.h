@@ -29,6 +29,10 @@ public:
     void setPlaceholder(const QString& text);
     // A short name drawn in the top-left corner ("Source", "Result").
     void setCaption(const QString& text);
+    // A warning over the image (e.g. "Out of date: press Run"): a band across
+    // the top of the pane, with the image dimmed under it; empty: none.
+    void setBanner(const QString& text);
+    const QString& banner() const { return m_banner; }
 
     bool fitToWindow() const { return m_fit; }
     double zoom() const;  // effective display scale
@@ -67,6 +71,7 @@ private:
     QImage m_before;
     QString m_placeholder;
     QString m_caption;
+    QString m_banner;
     bool m_fit = true;
     double m_scale = 1.0;
     QPointF m_offset;  // image centre offset from the widget centre when not fitting

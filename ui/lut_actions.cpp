@@ -104,12 +104,21 @@ void LutActions::setSize(int size)
     m_size = isOfferedCubeSize(size) ? size : kDefaultCubeSize;
 }
 
+bool LutActions::refuseOutOfDate()
+{
+    if (!m_window->resultOutOfDate()) return false;
+    fail(tr("The result is out of date: the images or settings changed since it was made. Press Run to see the "
+            "current look, then export it."));
+    return true;
+}
+
 void LutActions::askAndExport()
 {
     if (!m_window->hasSource() || !m_window->hasReference()) {
         fail(tr("Open a source image and a reference image first."));
         return;
     }
+    if (refuseOutOfDate()) return;
     QSettings settings;
     const QString folder = settings.value("lut/folder", QDir::homePath()).toString();
     ExportLutDialog dialog(QDir(folder).filePath("look.cube"), m_size, m_window);
@@ -121,6 +130,7 @@ void LutActions::askAndExport()
 
 void LutActions::exportTo(const QString& path, int size)
 {
+    if (refuseOutOfDate()) return;
     setSize(size);
     LutRequest request;
     request.size = m_size;

@@ -49,6 +49,8 @@ public:
     QAction* previewAction() const { return m_previewAction; }
 
     // Exports without the dialog (tests, scripts); exported or exportFailed follows.
+    // Refused (exportFailed) while the result shown is out of date: the file would
+    // hold a look the user has not seen.
     void exportTo(const QString& path, int size);
     // The size used by the preview and offered first by the dialog (last export's).
     int size() const { return m_size; }
@@ -63,6 +65,7 @@ signals:
 
 private:
     void askAndExport();
+    bool refuseOutOfDate();
     void setPreviewOn(bool on);
     void refreshPreview();
     void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);

@@ -28,6 +28,7 @@
 #include "ui/progress_estimate.h"
 #include "ui/solve_worker.h"
 #include "ui/studio_parameters.h"
+#include "ui/studio_result.h"
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -135,8 +136,14 @@ public:
     // The action a menu entry runs, by its object name (e.g. "saveAsAction").
     QAction* action(const QString& objectName) const;
 
-    const QImage& resultImage() const { return m_resultImage; }
-    bool hasResult() const { return !m_resultImage.isNull(); }
+    const QImage& resultImage() const { return m_result.image; }
+    bool hasResult() const { return !m_result.image.isNull(); }
+    // The result with the inputs it was made from.
+    const StudioResult& result() const { return m_result; }
+    // True when a result is shown and the current source, reference or settings
+    // differ from those it was made from (any change that gives another picture):
+    // the pane says so, and Save, Save As and Export LUT refuse until a new run.
+    bool resultOutOfDate() const;
     QString lastError() const { return m_lastError; }
     // True once the start-up bandwidth measurement has finished (or was not asked for).
     bool bandwidthKnown() const { return m_bandwidthKnown; }
@@ -188,6 +195,13 @@ private:
     // does not exist (the dialog would fall back to "/").
     static QString startFolder(const QString& remembered, const QString& imagePath);
     bool checkSaveTarget(const QString& path, QString& why) const;
+    // The inputs a run started now would use.
+    ResultInputs currentInputs() const;
+    // Marks the result out of date (banner, Save and Export LUT) or current; after
+    // every change of an input, a new result and a change of the busy state.
+    void updateResultState();
+    // False, after saying why, when the result is out of date (Save, Export LUT).
+    bool refuseOutOfDateResult(const QString& title);
     SavePrompts defaultPrompts();
     void loadFile(const QString& path, bool source);
     void onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, const QString& path);
@@ -222,8 +236,8 @@ private:
     LoadedImage m_source, m_reference;
     QFutureWatcher<LoadedImage>* m_sourceWatcher = nullptr;
     QFutureWatcher<LoadedImage>* m_referenceWatcher = nullptr;
-    QImage m_resultImage;
-    std::shared_ptr<const Image> m_resultPixels;
+    StudioResult m_result;     // what the result pane shows (and Save writes)
+    ResultInputs m_runInputs;  // what the latest recolor was started with
     QString m_savePath;        // where Ctrl+S writes; cleared when the source changes
     WriteOptions m_saveOptions;
     SavePrompts m_prompts;
@@ -236,7 +250,7 @@ private:
     bool m_settingAll = false;              // setParameters() is applying a whole set
     bool m_runWhenReferenceLoads = false;   // a named reference was applied
     quint64 m_runGeneration = 0;  // generation of the main window's latest recolor
-    StudioParameters m_solvedParameters;
+    StudioParameters m_solvedParameters;   // the parameters of the session's last solve
     bool m_haveSolved = false;
     bool m_busy = false;
     bool m_bandwidthKnown = false;

@@ -39,6 +39,7 @@ void MainWindow::applyImage(bool source, const LoadedImage& image)
     }
     rememberSession();
     updateTitle();
+    updateResultState();
 }
 
 void MainWindow::exchangeImages()
@@ -82,10 +83,16 @@ void MainWindow::savePreset(const QString& name)
 
 bool MainWindow::applyPreset(const QString& name)
 {
-    auto preset = settings_library::preset(name);
+    QStringList problems;
+    auto preset = settings_library::preset(name, &problems);
     if (!preset) {
         showError(tr("Preset"), tr("There is no preset named %1 any more.").arg(name));
         m_library->refresh();
+        return false;
+    }
+    if (!problems.isEmpty()) {
+        showError(tr("Preset"), tr("The preset %1 was not applied: it holds values that are not valid.\n%2")
+                                    .arg(name, problems.join('\n')));
         return false;
     }
     preset->autoRun = parameters().autoRun;
@@ -108,10 +115,16 @@ void MainWindow::saveNamedReference(const QString& name)
 
 bool MainWindow::applyNamedReference(const QString& name)
 {
-    auto reference = settings_library::reference(name);
+    QStringList problems;
+    auto reference = settings_library::reference(name, &problems);
     if (!reference) {
         showError(tr("Reference"), tr("There is no reference named %1 any more.").arg(name));
         m_library->refresh();
+        return false;
+    }
+    if (!problems.isEmpty()) {
+        showError(tr("Reference"), tr("The reference %1 was not applied: its settings hold values that are not valid.\n%2")
+                                       .arg(name, problems.join('\n')));
         return false;
     }
     const QString path = reference->imagePath;
@@ -140,7 +153,14 @@ void MainWindow::copySettings()
 
 bool MainWindow::pasteSettings()
 {
-    auto pasted = settings_library::fromText(QGuiApplication::clipboard()->text());
+    QStringList problems;
+    auto pasted = settings_library::fromText(QGuiApplication::clipboard()->text(), &problems);
+    if (!problems.isEmpty()) {
+        // Nothing is applied: half a set of settings would give a look nobody chose.
+        showError(tr("Paste Settings"), tr("The settings were not pasted: %n value(s) not valid.\n%1", "", int(problems.size()))
+                                            .arg(problems.join('\n')));
+        return false;
+    }
     if (!pasted) {
         showError(tr("Paste Settings"), tr("The clipboard holds no studio settings. Copy them first (Edit > Copy Settings)."));
         return false;

@@ -15,6 +15,7 @@
 #include "ui/histogram_view.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
+#include "ui/lut_actions.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
 
@@ -55,6 +56,7 @@ void MainWindow::run()
     const bool remapOnly = m_haveSolved && p.sameSolveAs(m_solvedParameters) && m_session->sourceId == m_source.id &&
                            m_session->referenceId == m_reference.id;
     if (!remapOnly) m_charts->archiveRooflinePoints();
+    m_runInputs = currentInputs();
     m_runGeneration = m_worker->submit(remapOnly ? tr("Re-map") : tr("Recolor"),
                                        makeRecolorJob(m_session, m_source, m_reference, p));
     m_lastError.clear();
@@ -118,24 +120,24 @@ void MainWindow::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
         const RunOutcome& run = output->runs.front();
         m_statistics->finishRun(run, output->timings);
         m_charts->setRooflinePoint(0, m_statistics->lastOperationalIntensity(), m_statistics->lastGflops());
-        m_solvedParameters = parameters();
+        m_solvedParameters = m_runInputs.parameters;  // not the panel's: they may have changed meanwhile
         m_haveSolved = true;
     } else if (output->kind == JobOutput::Kind::Remap) {
         // The solve is the last one; the mapping is new.
-        const StudioParameters p = parameters();
+        const StudioParameters& p = m_runInputs.parameters;
         m_statistics->setStatus(tr("re-mapped (strength %1 %%2%3) with the last solve")
                                     .arg(std::lround(p.strength * 100))
                                     .arg(p.preserveLuminance ? tr(", luminance preserved") : QString())
                                     .arg(p.smoothing > 0 ? tr(", smoothing %1").arg(p.smoothing) : QString()));
     }
     if (!output->image.isNull()) {
-        m_resultImage = output->image;
-        m_resultPixels = output->pixels;
-        m_resultView->setImage(m_resultImage);
-        m_histogram->setImage(HistogramView::Result, m_resultImage);
+        // Made from the inputs the run started with: when they changed while it
+        // ran, updateResultState marks it out of date at once.
+        m_result = StudioResult{output->image, output->pixels, m_runInputs};
+        m_resultView->setImage(m_result.image);
+        m_histogram->setImage(HistogramView::Result, m_result.image);
         m_zoomLabel->setText(m_resultView->zoomText());
-        m_saveAction->setEnabled(true);
-        m_saveAsAction->setEnabled(true);
+        updateResultState();
     }
     if (!output->notice.isEmpty()) {
         m_phase->setText(output->notice);
@@ -175,6 +177,7 @@ void MainWindow::onCancelled(quint64 generation)
 void MainWindow::onParametersChanged()
 {
     recordParameters();
+    updateResultState();
     const StudioParameters p = parameters();
     QSettings settings;
     p.save(settings);
@@ -187,7 +190,45 @@ void MainWindow::setBusy(bool busy)
     m_busy = busy;
     m_parameters->setRunning(busy);
     m_progress->setVisible(busy);
+    updateResultState();
     emit busyChanged(busy);
+}
+
+ResultInputs MainWindow::currentInputs() const { return ResultInputs{m_source, m_reference, parameters()}; }
+
+bool MainWindow::resultOutOfDate() const
+{
+    return !m_result.empty() && !m_result.inputs.differencesFrom(currentInputs()).isEmpty();
+}
+
+void MainWindow::updateResultState()
+{
+    const ResultInputs now = currentInputs();
+    const QStringList changed = m_result.empty() ? QStringList() : m_result.inputs.differencesFrom(now);
+    QString banner;
+    if (!changed.isEmpty()) {
+        const QString what = ResultInputs::inWords(changed);
+        // A run of the current inputs is under way (e.g. auto-run re-mapping a strength change).
+        const bool updating = m_busy && m_runInputs.differencesFrom(now).isEmpty();
+        const QAction* runAction = action(QStringLiteral("runAction"));
+        const QString key = runAction ? runAction->shortcut().toString(QKeySequence::NativeText) : QString();
+        banner = updating ? tr("Out of date: %1 changed. Updating...").arg(what)
+                          : tr("Out of date: %1 changed. Press Run (%2).").arg(what, key);
+    }
+    m_resultView->setBanner(banner);
+    const bool saveable = !m_result.empty() && changed.isEmpty();
+    m_saveAction->setEnabled(saveable);
+    m_saveAsAction->setEnabled(saveable);
+    m_lut->exportAction()->setEnabled(changed.isEmpty());
+}
+
+bool MainWindow::refuseOutOfDateResult(const QString& title)
+{
+    if (!resultOutOfDate()) return false;
+    const QString what = ResultInputs::inWords(m_result.inputs.differencesFrom(currentInputs()));
+    showError(title, tr("The result is out of date: %1 changed since it was made. Press Run to make a new result "
+                        "from the current images and settings, then try again.").arg(what));
+    return true;
 }
 
 // The roofline's roofs for the device the current settings solve on.

@@ -1,7 +1,9 @@
 // MainWindow: saving the result. Save (Ctrl+S) writes to the file this source's
 // result was saved to, else behaves as Save As (Ctrl+Shift+S). Save As checks
 // the chosen file before asking anything else: the source and reference are
-// never replaced. Folder, format, bit depth and quality are remembered.
+// never replaced. Folder, format, bit depth and quality are remembered. An
+// out-of-date result is never saved, and the name offered, the metadata copied
+// and the files protected come from the inputs kept with the result.
 #include "ui/main_window.h"
 
 #include <QAction>
@@ -18,6 +20,8 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include "ui/parameter_reader.h"
 
 namespace uot::ui {
 
@@ -123,12 +127,13 @@ SavePrompts MainWindow::defaultPrompts()
 
 bool MainWindow::checkSaveTarget(const QString& path, QString& why) const
 {
+    // The result's own inputs and the panes' (the same unless the result is out of date).
     const QString name = QFileInfo(path).fileName();
-    if (sameFile(path, m_source.path)) {
+    if (sameFile(path, m_source.path) || sameFile(path, m_result.inputs.source.path)) {
         why = tr("%1 is the source image. The studio never replaces your original: choose another file name.").arg(name);
         return false;
     }
-    if (sameFile(path, m_reference.path)) {
+    if (sameFile(path, m_reference.path) || sameFile(path, m_result.inputs.reference.path)) {
         why = tr("%1 is the reference image. The studio never replaces your originals: choose another file name.").arg(name);
         return false;
     }
@@ -141,6 +146,10 @@ bool MainWindow::checkSaveTarget(const QString& path, QString& why) const
 
 void MainWindow::save()
 {
+    if (refuseOutOfDateResult(tr("Save"))) {
+        emit saveFailed(m_lastError);
+        return;
+    }
     if (m_savePath.isEmpty()) {
         saveAs();
         return;
@@ -150,16 +159,21 @@ void MainWindow::save()
 
 void MainWindow::saveAs()
 {
-    if (!m_resultPixels) {
+    if (m_result.empty()) {
         showError(tr("Save"), tr("There is no result to save yet: press Run first."));
+        emit saveFailed(m_lastError);
+        return;
+    }
+    if (refuseOutOfDateResult(tr("Save Result As"))) {
         emit saveFailed(m_lastError);
         return;
     }
     QSettings settings;
     QString filter = settings.value("dialogs/save/filter", saveFilters().first()).toString();
     if (!saveFilters().contains(filter)) filter = saveFilters().first();
-    const QString folder = startFolder(settings.value("dialogs/save/folder").toString(), m_source.path);
-    const QString base = m_source.path.isEmpty() ? QStringLiteral("result") : QFileInfo(m_source.path).completeBaseName();
+    // Named after the source the result was made from.
+    const QString folder = startFolder(settings.value("dialogs/save/folder").toString(), m_result.inputs.source.path);
+    const QString base = m_result.baseName();
     QString path = !m_savePath.isEmpty() ? m_savePath
                                          : QDir(folder).filePath(base + "_recolored." + extensionOf(filter));
     for (;;) {
@@ -172,9 +186,14 @@ void MainWindow::saveAs()
         emit saveFailed(m_lastError);
     }
     if (QFileInfo::exists(path) && !m_prompts.confirmReplace(path)) return;
+    // The last choice, checked like every saved setting (a bad value gives the default).
     WriteOptions options;
-    options.depth = settings.value("save/depth", 0).toInt();
-    options.jpegQuality = options.webpQuality = settings.value("save/quality", 95).toInt();
+    QStringList problems;
+    ParameterReader remembered(settings, problems);
+    options.depth = remembered.integer("save/depth", 0, 0, 16);
+    if (options.depth != 8 && options.depth != 16) options.depth = 0;
+    options.jpegQuality = options.webpQuality = remembered.integer("save/quality", 95, 1, 100);
+    if (!problems.isEmpty()) m_phase->setText(problems.join(QStringLiteral("; ")));
     if (!m_prompts.chooseOptions(path, options)) return;
     settings.setValue("dialogs/save/folder", QFileInfo(path).absolutePath());
     settings.setValue("dialogs/save/filter", filter);
@@ -185,8 +204,12 @@ void MainWindow::saveAs()
 
 void MainWindow::saveResultTo(const QString& path, int depth, int quality)
 {
-    if (!m_resultPixels) {
+    if (m_result.empty()) {
         showError(tr("Save"), tr("There is no result to save yet: press Run first."));
+        emit saveFailed(m_lastError);
+        return;
+    }
+    if (refuseOutOfDateResult(tr("Save"))) {
         emit saveFailed(m_lastError);
         return;
     }
@@ -200,14 +223,15 @@ void MainWindow::saveResultTo(const QString& path, int depth, int quality)
     options.depth = depth;
     options.jpegQuality = options.webpQuality = quality;
     const WriteOptions remembered = options;
-    // The photo's EXIF/XMP/IPTC and an sRGB profile (the pixels are sRGB) go with it.
-    if (!m_source.path.isEmpty() && !m_source.path.startsWith(":/")) options.metadataFrom = m_source.path.toStdString();
+    // The EXIF/XMP/IPTC of the photo the result was made from, and an sRGB
+    // profile (the pixels are sRGB), go with it.
+    options.metadataFrom = m_result.metadataSource().toStdString();
     options.embedSrgbProfile = true;
     // The writer refuses these too: a second guard.
-    if (!m_source.path.startsWith(":/")) options.protectedPaths.push_back(m_source.path.toStdString());
-    if (!m_reference.path.startsWith(":/")) options.protectedPaths.push_back(m_reference.path.toStdString());
-    auto pixels = m_resultPixels;
-    const quint64 sourceId = m_source.id;
+    for (const QString& p : {m_source.path, m_reference.path, m_result.inputs.source.path, m_result.inputs.reference.path})
+        if (!p.isEmpty() && !p.startsWith(":/")) options.protectedPaths.push_back(p.toStdString());
+    auto pixels = m_result.pixels;
+    const quint64 sourceId = m_result.inputs.source.id;
     auto* watcher = new QFutureWatcher<QString>(this);
     connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path, remembered, sourceId] {
         const QString error = watcher->result();

@@ -12,6 +12,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTimer>
 
 #include "ui/parameters_panel.h"
 
@@ -29,7 +30,17 @@ constexpr int kLayoutVersion = 2;
 void MainWindow::restoreSettings()
 {
     QSettings settings;
-    setParameters(StudioParameters::load(settings));
+    QStringList problems;
+    setParameters(StudioParameters::load(settings, &problems));
+    if (!problems.isEmpty()) {
+        // Said once, at this start; the defaults are what the file gets from now on.
+        const QString message = tr("Some saved settings were not valid and were replaced by their defaults "
+                                   "(saved from now on):\n%1").arg(problems.join('\n'));
+        if (m_options.interactive)  // once the window is up
+            QTimer::singleShot(0, this, [this, message] { showError(tr("Settings"), message); });
+        else
+            showError(tr("Settings"), message);
+    }
     if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
         // First start: most of the screen. At its size hint the window takes a
         // third of a large screen, and the images are thumbnails.

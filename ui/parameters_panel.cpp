@@ -162,7 +162,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_device->setToolTip(tr("Where the solve runs. GPUs are listed by name; without one, the reason is shown."));
     form->addRow(tr("Device"), m_device);
     m_threads = new QSpinBox;
-    m_threads->setRange(0, std::max(1, QThread::idealThreadCount()) * 4);
+    m_threads->setRange(0, StudioParameters::maxThreads());
     m_threads->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
     m_threads->setToolTip(tr("CPU threads for palettes, solve and mapping; 'all' uses every core."));
     form->addRow(tr("CPU threads"), m_threads);
@@ -228,7 +228,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 void ParametersPanel::fillSolvers()
 {
     m_solver->addItem(tr("auto"), "auto");
-    for (const SolverInfo& info : listSolvers()) {
+    for (const SolverInfo& info : listSolvers()) {  // the names StudioParameters::solverNames() allows
         if (info.caps.device == DeviceKind::Gpu) continue;  // the device box picks the GPU form of a variant
         m_solver->addItem(QString::fromStdString(info.name), QString::fromStdString(info.name));
         m_solver->setItemData(m_solver->count() - 1, QString::fromStdString(info.description), Qt::ToolTipRole);

@@ -45,12 +45,12 @@ void savePreset(const QString& name, const StudioParameters& parameters)
     withoutAutoRun(parameters).save(settings);
 }
 
-std::optional<StudioParameters> preset(const QString& name)
+std::optional<StudioParameters> preset(const QString& name, QStringList* problems)
 {
     if (!presetNames().contains(keyOf(name))) return std::nullopt;
     QSettings settings;
     settings.beginGroup(kPresets + "/" + keyOf(name));
-    return StudioParameters::load(settings);
+    return StudioParameters::load(settings, problems);
 }
 
 void removePreset(const QString& name) { QSettings().remove(kPresets + "/" + keyOf(name)); }
@@ -65,7 +65,7 @@ void saveReference(const NamedReference& reference)
     withoutAutoRun(reference.parameters).save(settings);
 }
 
-std::optional<NamedReference> reference(const QString& name)
+std::optional<NamedReference> reference(const QString& name, QStringList* problems)
 {
     if (!referenceNames().contains(keyOf(name))) return std::nullopt;
     QSettings settings;
@@ -73,7 +73,7 @@ std::optional<NamedReference> reference(const QString& name)
     NamedReference r;
     r.name = keyOf(name);
     r.imagePath = settings.value("image").toString();
-    r.parameters = StudioParameters::load(settings);
+    r.parameters = StudioParameters::load(settings, problems);
     return r;
 }
 
@@ -94,7 +94,7 @@ QString toText(const StudioParameters& parameters)
     return QString::fromUtf8(read.readAll());
 }
 
-std::optional<StudioParameters> fromText(const QString& text)
+std::optional<StudioParameters> fromText(const QString& text, QStringList* problems)
 {
     if (!text.contains(QStringLiteral("[parameters]"))) return std::nullopt;
     QTemporaryFile file;
@@ -107,7 +107,11 @@ std::optional<StudioParameters> fromText(const QString& text)
     const bool any = !settings.childKeys().isEmpty();
     settings.endGroup();
     if (!any) return std::nullopt;
-    return StudioParameters::load(settings);
+    QStringList found;
+    const StudioParameters p = StudioParameters::load(settings, &found);
+    if (problems) *problems << found;
+    if (!found.isEmpty()) return std::nullopt;
+    return p;
 }
 
 }  // namespace uot::ui::settings_library

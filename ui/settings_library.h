@@ -25,18 +25,21 @@ namespace settings_library {
 
 QStringList presetNames();  // sorted
 void savePreset(const QString& name, const StudioParameters& parameters);
-std::optional<StudioParameters> preset(const QString& name);
+// A bad saved value gives its default and a message in `problems` (StudioParameters::load).
+std::optional<StudioParameters> preset(const QString& name, QStringList* problems = nullptr);
 void removePreset(const QString& name);
 
 QStringList referenceNames();  // sorted
 void saveReference(const NamedReference& reference);
-std::optional<NamedReference> reference(const QString& name);
+std::optional<NamedReference> reference(const QString& name, QStringList* problems = nullptr);
 void removeReference(const QString& name);
 
-// "[parameters]\neps=0.01\n..." and back; fromText clamps like StudioParameters::load
-// and returns nothing for text that holds no settings.
+// "[parameters]\neps=0.01\n..." and back. fromText returns nothing for text that
+// holds no settings, and nothing when any value is not valid: then `problems`
+// gets one message per bad value (key and allowed range, StudioParameters::load)
+// and none of the text is to be applied.
 QString toText(const StudioParameters& parameters);
-std::optional<StudioParameters> fromText(const QString& text);
+std::optional<StudioParameters> fromText(const QString& text, QStringList* problems = nullptr);
 
 }  // namespace settings_library
 

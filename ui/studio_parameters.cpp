@@ -1,10 +1,13 @@
 #include "ui/studio_parameters.h"
 
 #include <QSettings>
+#include <QThread>
 
 #include <algorithm>
 
 #include "core/registry/device_registry.h"
+#include "core/registry/solver_registry.h"
+#include "ui/parameter_reader.h"
 
 namespace uot::ui {
 
@@ -12,6 +15,16 @@ QStringList StudioParameters::colorSpaces() { return {"lab", "linear-rgb", "okla
 QStringList StudioParameters::referenceMeasures() { return {"ones", "product"}; }
 QStringList StudioParameters::precisions() { return {"fp32", "fp64"}; }
 QStringList StudioParameters::accelerations() { return {"none", "relax", "auto"}; }
+
+QStringList StudioParameters::solverNames()
+{
+    QStringList names{QStringLiteral("auto")};
+    for (const SolverInfo& info : listSolvers())
+        if (info.caps.device != DeviceKind::Gpu) names << QString::fromStdString(info.name);
+    return names;
+}
+
+int StudioParameters::maxThreads() { return std::max(1, QThread::idealThreadCount()) * 4; }
 
 QString StudioParameters::deviceUnavailableReason(const QString& device)
 {
@@ -35,6 +48,13 @@ bool StudioParameters::sameSolveAs(const StudioParameters& o) const
            tolerance == o.tolerance && solver == o.solver && device == o.device && threads == o.threads &&
            precision == o.precision && acceleration == o.acceleration && epsScalingRatio == o.epsScalingRatio &&
            epsScalingFactor == o.epsScalingFactor;
+}
+
+bool StudioParameters::sameLookAs(const StudioParameters& o) const
+{
+    StudioParameters a = *this;
+    a.autoRun = o.autoRun;
+    return a == o;
 }
 
 void StudioParameters::save(QSettings& s) const
@@ -63,43 +83,35 @@ void StudioParameters::save(QSettings& s) const
     s.endGroup();
 }
 
-namespace {
-QString oneOf(const QVariant& v, const QStringList& allowed, const QString& fallback)
-{
-    const QString text = v.toString();
-    return allowed.contains(text) ? text : fallback;
-}
-}  // namespace
-
-StudioParameters StudioParameters::load(QSettings& s)
+StudioParameters StudioParameters::load(QSettings& s, QStringList* problems)
 {
     const StudioParameters d;
     StudioParameters p;
+    QStringList found;
     s.beginGroup(QStringLiteral("parameters"));
-    p.colorSpace = oneOf(s.value("colorSpace", d.colorSpace), colorSpaces(), d.colorSpace);
-    p.paletteSize = std::clamp(s.value("paletteSize", d.paletteSize).toInt(), kMinPalette, kMaxPalette);
-    p.eps = std::clamp(s.value("eps", d.eps).toDouble(), kMinEps, kMaxEps);
-    p.tau = std::clamp(s.value("tau", d.tau).toDouble(), kMinTau, kMaxTau);
-    p.balanced = s.value("balanced", d.balanced).toBool();
-    p.referenceMeasure = oneOf(s.value("referenceMeasure", d.referenceMeasure), referenceMeasures(), d.referenceMeasure);
-    p.maxIterations = std::clamp(s.value("maxIterations", d.maxIterations).toInt(), kMinIterations, kMaxIterations);
-    p.tolerance = std::clamp(s.value("tolerance", d.tolerance).toDouble(), kMinTolerance, kMaxTolerance);
-    p.solver = s.value("solver", d.solver).toString();
-    if (p.solver.isEmpty()) p.solver = d.solver;
-    p.device = s.value("device", d.device).toString();
-    if (p.device != "cpu" && !p.device.startsWith("gpu:")) p.device = d.device;
-    p.threads = std::max(0, s.value("threads", d.threads).toInt());
-    p.precision = oneOf(s.value("precision", d.precision), precisions(), d.precision);
-    p.acceleration = oneOf(s.value("acceleration", d.acceleration), accelerations(), d.acceleration);
-    p.epsScalingRatio = std::clamp(s.value("epsScalingRatio", d.epsScalingRatio).toInt(), 0, kMaxEpsScalingRatio);
-    p.epsScalingFactor =
-        std::clamp(s.value("epsScalingFactor", d.epsScalingFactor).toDouble(), kMinEpsScalingFactor, kMaxEpsScalingFactor);
-    p.strength = std::clamp(s.value("strength", d.strength).toDouble(), 0.0, 1.0);
-    p.preserveLuminance = s.value("preserveLuminance", d.preserveLuminance).toBool();
-    p.smoothing = std::clamp(s.value("smoothingScale", d.smoothing).toDouble(), 0.0, kMaxSmoothing);
-    p.paletteMatch = std::clamp(s.value("paletteMatch", d.paletteMatch).toDouble(), 0.0, 1.0);
-    p.autoRun = s.value("autoRun", d.autoRun).toBool();
+    ParameterReader r(s, found);
+    p.colorSpace = r.choice("colorSpace", d.colorSpace, colorSpaces());
+    p.paletteSize = r.integer("paletteSize", d.paletteSize, kMinPalette, kMaxPalette);
+    p.eps = r.real("eps", d.eps, kMinEps, kMaxEps);
+    p.tau = r.real("tau", d.tau, kMinTau, kMaxTau);
+    p.balanced = r.flag("balanced", d.balanced);
+    p.referenceMeasure = r.choice("referenceMeasure", d.referenceMeasure, referenceMeasures());
+    p.maxIterations = r.integer("maxIterations", d.maxIterations, kMinIterations, kMaxIterations);
+    p.tolerance = r.real("tolerance", d.tolerance, kMinTolerance, kMaxTolerance);
+    p.solver = r.choice("solver", d.solver, solverNames());
+    p.device = r.device("device", d.device, kMaxGpuOrdinal);
+    p.threads = r.integer("threads", d.threads, 0, maxThreads());
+    p.precision = r.choice("precision", d.precision, precisions());
+    p.acceleration = r.choice("acceleration", d.acceleration, accelerations());
+    p.epsScalingRatio = r.integer("epsScalingRatio", d.epsScalingRatio, 0, kMaxEpsScalingRatio);
+    p.epsScalingFactor = r.real("epsScalingFactor", d.epsScalingFactor, kMinEpsScalingFactor, kMaxEpsScalingFactor);
+    p.strength = r.real("strength", d.strength, 0.0, 1.0);
+    p.preserveLuminance = r.flag("preserveLuminance", d.preserveLuminance);
+    p.smoothing = r.real("smoothingScale", d.smoothing, 0.0, kMaxSmoothing);
+    p.paletteMatch = r.real("paletteMatch", d.paletteMatch, 0.0, 1.0);
+    p.autoRun = r.flag("autoRun", d.autoRun);
     s.endGroup();
+    if (problems) *problems << found;
     return p;
 }
 

@@ -46,7 +46,7 @@ struct StudioParameters {
     double paletteMatch = MappingSettings{}.residualMatch;
     bool autoRun = false;
 
-    // Limits shared by the dock's validators and load() (which clamps).
+    // Limits shared by the dock's validators and load() (which refuses values outside them).
     static constexpr int kMinPalette = 16, kMaxPalette = 16384;
     static constexpr double kMinEps = 1e-5, kMaxEps = 10.0;
     static constexpr double kMinTau = 1e-3, kMaxTau = 1e3;
@@ -55,23 +55,34 @@ struct StudioParameters {
     static constexpr double kMaxSmoothing = 4.0;
     static constexpr int kMaxEpsScalingRatio = 10000;
     static constexpr double kMinEpsScalingFactor = 0.05, kMaxEpsScalingFactor = 0.95;
+    static constexpr int kMaxGpuOrdinal = 63;
+    // CPU threads the dock offers: 0 (all) to four per core of this machine.
+    static int maxThreads();
 
     static QStringList colorSpaces();
     static QStringList referenceMeasures();
     static QStringList precisions();
     static QStringList accelerations();
+    // "auto" and the CPU variants of the solver registry (the device picks a GPU form).
+    static QStringList solverNames();
     // Why a solve cannot run on `device` ("cpu" or "gpu:N") here; empty when it can.
     static QString deviceUnavailableReason(const QString& device);
 
     // True when the two differ only in what a re-map can apply without a new
     // solve (strength, preserve luminance, smoothing, palette match, auto-run).
     bool sameSolveAs(const StudioParameters& other) const;
+    // True when a recolor with either gives the same picture: everything but
+    // auto-run, which only says when to run.
+    bool sameLookAs(const StudioParameters& other) const;
     bool operator==(const StudioParameters& other) const = default;
 
     void save(QSettings& settings) const;
-    // Reads what was saved, clamping out-of-range values to the limits and
-    // replacing unknown names by the defaults.
-    static StudioParameters load(QSettings& settings);
+    // Reads what was saved (the group "parameters" of the current group). A
+    // value that is not valid (NaN, inf, text where a number belongs, out of
+    // range, an unknown name) is replaced by its default, never clamped, and
+    // `problems` (when given) gets one message per such value, naming the key
+    // and what it takes (ui/parameter_reader.h).
+    static StudioParameters load(QSettings& settings, QStringList* problems = nullptr);
 };
 
 }  // namespace uot::ui

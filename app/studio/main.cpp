@@ -3,7 +3,8 @@
 //              [--run] [--compare] [--screenshot FILE] [--size WxH] [--quit]
 // loads the images, runs, waits for the result, saves a screenshot of the
 // window and quits (exit code 0 on success, 1 when a step failed, 2 for a bad
-// argument, 3 when --device names a GPU that this machine does not have).
+// argument, e.g. a --size beyond 16384 a side, 3 when --device names a GPU that
+// this machine does not have).
 
 #include <QApplication>
 #include <QComboBox>
@@ -162,6 +163,9 @@ private:
     bool m_failed = false;
 };
 
+// --size: from a usable window up to 16384 pixels a side (a 1 GiB screenshot).
+constexpr int kMinWidth = 320, kMinHeight = 240, kMaxSide = 16384;
+
 const QCommandLineOption sourceOption("source", "Load FILE as the source image.", "FILE");
 const QCommandLineOption referenceOption("reference", "Load FILE as the reference image.", "FILE");
 const QCommandLineOption deviceOption("device",
@@ -171,7 +175,9 @@ const QCommandLineOption deviceOption("device",
 const QCommandLineOption runOption("run", "Recolor once the images are loaded (the bundled sample pair when no file is given).");
 const QCommandLineOption compareOption("compare", "Run the comparison view (CPU vs GPU, or two CPU variants).");
 const QCommandLineOption screenshotOption("screenshot", "Save a screenshot of the window to FILE when done.", "FILE");
-const QCommandLineOption sizeOption("size", "Window size WxH (default 1600x1000 with --screenshot).", "WxH");
+const QCommandLineOption sizeOption("size",
+                                    "Window size WxH, from 320x240 to 16384x16384 (default 1600x1000 with --screenshot).",
+                                    "WxH");
 const QCommandLineOption quitOption("quit", "Quit when done (exit code 1 when a step failed).");
 
 void addOptions(QCommandLineParser& parser)
@@ -243,12 +249,16 @@ int main(int argc, char** argv)
     }
     QSize size = script.screenshot.isEmpty() ? QSize() : QSize(1600, 1000);
     if (parser.isSet(sizeOption)) {
+        // Bounded: a window of 100000x100000 crashed Qt's painting, 40000x40000 took 12 GiB.
         const QStringList parts = parser.value(sizeOption).split('x');
-        if (parts.size() != 2 || parts[0].toInt() < 320 || parts[1].toInt() < 240) {
-            std::fprintf(stderr, "uot-studio: --size wants WxH with W >= 320 and H >= 240, e.g. 1600x1000\n");
+        bool wide = false, high = false;
+        const int w = parts.size() == 2 ? parts[0].toInt(&wide) : 0, h = parts.size() == 2 ? parts[1].toInt(&high) : 0;
+        if (!wide || !high || w < kMinWidth || h < kMinHeight || w > kMaxSide || h > kMaxSide) {
+            std::fprintf(stderr, "uot-studio: --size wants WxH with %d <= W <= %d and %d <= H <= %d, e.g. 1600x1000, not '%s'\n",
+                         kMinWidth, kMaxSide, kMinHeight, kMaxSide, qPrintable(parser.value(sizeOption).left(40)));
             return 2;
         }
-        size = QSize(parts[0].toInt(), parts[1].toInt());
+        size = QSize(w, h);
     }
 
     uot::ui::MainWindowOptions options;

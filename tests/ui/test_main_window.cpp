@@ -498,13 +498,17 @@ private slots:
         settings.setValue("parameters/paletteMatch", -2.0);
         settings.setValue("parameters/epsScalingRatio", -5);
         settings.setValue("parameters/epsScalingFactor", 3.0);  // would never reach the target eps
-        const StudioParameters loaded = StudioParameters::load(settings);
-        QCOMPARE(loaded.paletteSize, StudioParameters::kMaxPalette);
+        // Out of range: the default, never the nearest limit (issue 25, D17).
+        QStringList problems;
+        const StudioParameters loaded = StudioParameters::load(settings, &problems);
+        const StudioParameters defaults;
+        QCOMPARE(loaded.paletteSize, defaults.paletteSize);
         QCOMPARE(loaded.colorSpace, QString("lab"));
-        QCOMPARE(loaded.strength, 1.0);
-        QCOMPARE(loaded.paletteMatch, 0.0);
+        QCOMPARE(loaded.strength, defaults.strength);
+        QCOMPARE(loaded.paletteMatch, defaults.paletteMatch);
         QCOMPARE(loaded.epsScalingRatio, 0);
-        QCOMPARE(loaded.epsScalingFactor, StudioParameters::kMaxEpsScalingFactor);
+        QCOMPARE(loaded.epsScalingFactor, defaults.epsScalingFactor);
+        QCOMPARE(problems.size(), 6);
         panel.epsScalingBox()->setValue(-1);
         QCOMPARE(panel.parameters().epsScalingRatio, 0);
     }

@@ -216,11 +216,11 @@ private slots:
         QGuiApplication::clipboard()->setText("a shopping list");
         QVERIFY(!window.pasteSettings());
         QVERIFY(window.lastError().contains("Copy Settings"));
-        // Pasted text is bounded like saved settings.
-        const auto clamped = settings_library::fromText("[parameters]\neps=100\nstrength=-2\n");
-        QVERIFY(clamped.has_value());
-        QCOMPARE(clamped->eps, StudioParameters::kMaxEps);
-        QCOMPARE(clamped->strength, 0.0);
+        // Pasted text out of range is refused as a whole, one message per bad value.
+        QStringList problems;
+        QVERIFY(!settings_library::fromText("[parameters]\neps=100\nstrength=-2\n", &problems).has_value());
+        QCOMPARE(problems.size(), 2);
+        QVERIFY(problems[0].startsWith("eps") && problems[1].startsWith("strength"));
     }
 
     void histogramCountsMatchHandCounts()

@@ -65,6 +65,41 @@ private slots:
         QVERIFY2(colors.size() > 500, qPrintable(QString::number(colors.size())));
     }
 
+    // Issue 25, D18: --size had no upper bound (100000x100000 crashed in Qt's
+    // painting, 40000x40000 took 12 GiB). Refused with exit 2 before any window.
+    void sizeBeyondTheBoundIsRefused_data()
+    {
+        QTest::addColumn<QString>("size");
+        QTest::newRow("16385 wide") << "16385x240";
+        QTest::newRow("16385 high") << "320x16385";
+        QTest::newRow("100000x100000") << "100000x100000";
+        QTest::newRow("overflow") << "99999999999x1000";
+        QTest::newRow("not a number") << "abcx1000";
+        QTest::newRow("three parts") << "800x600x3";
+    }
+
+    void sizeBeyondTheBoundIsRefused()
+    {
+        QFETCH(QString, size);
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {"--size", size, "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        QCOMPARE(studio.exitStatus(), QProcess::NormalExit);
+        const QByteArray error = studio.readAllStandardError();
+        QVERIFY2(studio.exitCode() == 2, error.constData());
+        QVERIFY2(error.contains("--size") && error.contains("16384"), error.constData());
+    }
+
+    void sizeAtTheBoundIsAccepted()
+    {
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {"--size", "16384x240", "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        QVERIFY2(studio.exitCode() == 0, studio.readAllStandardError().constData());
+    }
+
     void missingFileFailsWithAMessage()
     {
         QProcess studio;

@@ -1,0 +1,279 @@
+// Issue 25, D17: the settings file and Edit > Paste Settings turned NaN, inf and
+// garbage into range extremes (NaN through std::clamp showed as the maximum,
+// unparsable text as 0), ran with them and saved them. Every value is now
+// checked: at start a bad value gives its default (never a limit) with one
+// warning naming each key and what it takes; a paste with any bad value is
+// refused whole with the same messages, and nothing is applied. Also checked:
+// presets, and values that QSettings reads as lists, rectangles or @Variant.
+
+#include <QClipboard>
+#include <QDir>
+#include <QFile>
+#include <QGuiApplication>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include "tests/support/relocatable_path.h"
+#include "tests/ui/studio_test_options.h"
+#include "ui/main_window.h"
+#include "ui/settings_library.h"
+
+using namespace uot::ui;
+
+namespace {
+
+const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
+
+// The numeric keys of the settings file, with the range each takes, written
+// out by hand from the parameters dock's limits.
+struct NumericKey {
+    const char* key;
+    const char* range;  // as the message must say it
+};
+const QList<NumericKey>& numericKeys()
+{
+    static const QString threads = QStringLiteral("from 0 to %1").arg(4 * std::max(1, QThread::idealThreadCount()));
+    static const QByteArray threadsRange = threads.toUtf8();
+    static const QList<NumericKey> keys = {
+        {"paletteSize", "from 16 to 16384"},      {"eps", "from 1e-05 to 10"},
+        {"tau", "from 0.001 to 1000"},            {"maxIterations", "from 1 to 100000"},
+        {"tolerance", "from 0 to 1"},             {"threads", threadsRange.constData()},
+        {"epsScalingRatio", "from 0 to 10000"},   {"epsScalingFactor", "from 0.05 to 0.95"},
+        {"strength", "from 0 to 1"},              {"smoothingScale", "from 0 to 4"},
+        {"paletteMatch", "from 0 to 1"},
+    };
+    return keys;
+}
+
+// The field a key is loaded into.
+double field(const StudioParameters& p, const QString& key)
+{
+    if (key == "paletteSize") return p.paletteSize;
+    if (key == "eps") return p.eps;
+    if (key == "tau") return p.tau;
+    if (key == "maxIterations") return p.maxIterations;
+    if (key == "tolerance") return p.tolerance;
+    if (key == "threads") return p.threads;
+    if (key == "epsScalingRatio") return p.epsScalingRatio;
+    if (key == "epsScalingFactor") return p.epsScalingFactor;
+    if (key == "strength") return p.strength;
+    if (key == "smoothingScale") return p.smoothing;
+    if (key == "paletteMatch") return p.paletteMatch;
+    qFatal("unknown key %s", qPrintable(key));
+    return 0;
+}
+
+const QStringList kHostileValues = {"nan", "inf", "abc", "-5", "1e308"};
+
+// The text a hostile user (or a damaged disk) leaves in the settings file.
+void writeSettingsFile(const QByteArray& text)
+{
+    const QString path = QSettings().fileName();
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(text);
+}
+
+}  // namespace
+
+class TestSettingsValidation : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_settingsDir;
+    int m_case = 0;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QCoreApplication::setOrganizationName("UOT-test");
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    // A settings file of its own per test (QSettings caches files it has read).
+    void init() { QCoreApplication::setApplicationName(QStringLiteral("settings-validation-%1").arg(++m_case)); }
+
+    void everyNumericKeyRefusesHostileValues_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("range");
+        QTest::addColumn<QString>("value");
+        for (const NumericKey& k : numericKeys())
+            for (const QString& v : kHostileValues)
+                QTest::newRow(qPrintable(QStringLiteral("%1=%2").arg(k.key, v))) << k.key << k.range << v;
+    }
+
+    void everyNumericKeyRefusesHostileValues()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, range);
+        QFETCH(QString, value);
+        const StudioParameters defaults;
+        // From the settings file: the default, one message.
+        writeSettingsFile("[parameters]\n" + key.toUtf8() + "=" + value.toUtf8() + "\n");
+        QSettings settings;
+        QStringList problems;
+        const StudioParameters loaded = StudioParameters::load(settings, &problems);
+        QCOMPARE(field(loaded, key), field(defaults, key));
+        QCOMPARE(loaded, defaults);  // nothing else touched
+        QCOMPARE(problems.size(), 1);
+        QVERIFY2(problems[0].startsWith(key + " = ") && problems[0].contains(range) && problems[0].contains(value),
+                 qPrintable(problems[0]));
+
+        // Pasted: refused, with the same message.
+        QStringList pasted;
+        QVERIFY(!settings_library::fromText("[parameters]\n" + key + "=" + value + "\n", &pasted).has_value());
+        QCOMPARE(pasted, problems);
+    }
+
+    void valuesInRangeStillLoad()
+    {
+        writeSettingsFile("[parameters]\neps=0.02\npaletteSize=64\nstrength=0.25\nsolver=auto\ndevice=cpu\nbalanced=false\n");
+        QSettings settings;
+        QStringList problems;
+        const StudioParameters loaded = StudioParameters::load(settings, &problems);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        QCOMPARE(loaded.eps, 0.02);
+        QCOMPARE(loaded.paletteSize, 64);
+        QCOMPARE(loaded.strength, 0.25);
+        QCOMPARE(loaded.balanced, false);
+    }
+
+    // The probe's file (D17): the window starts with the defaults, says so once,
+    // and the file never gets the bad values or the extremes they were clamped to.
+    void aBadSettingsFileStartsWithDefaultsAndOneWarning()
+    {
+        writeSettingsFile("[parameters]\neps=nan\ntolerance=nan\ntau=inf\nstrength=nan\nsmoothingScale=nan\n"
+                          "paletteMatch=nan\nmaxIterations=abc\npaletteSize=-5\nthreads=100000\n"
+                          "solver=$(touch /tmp/x)\ndevice=gpu:99999999999999999999\nbalanced=maybe\n"
+                          "colorSpace=cmyk\n");
+        const StudioParameters defaults;
+        {
+            MainWindow window(testOptions());
+            StudioParameters expected = defaults;
+            expected.device = window.parameters().device;  // the dock offers the devices of this machine
+            QCOMPARE(window.parameters(), expected);
+            QCOMPARE(window.parameters().eps, defaults.eps);  // not 10 (the maximum NaN was clamped to)
+            QCOMPARE(window.parameters().maxIterations, defaults.maxIterations);  // not 1
+            const QString warning = window.lastError();
+            QVERIFY2(warning.contains("replaced by their defaults"), qPrintable(warning));
+            for (const char* key : {"eps", "tolerance", "tau", "strength", "smoothingScale", "paletteMatch", "maxIterations",
+                                    "paletteSize", "threads", "solver", "device", "balanced", "colorSpace"})
+                QVERIFY2(warning.contains(QStringLiteral("\n%1 = ").arg(key)), key);
+            QCOMPARE(warning.count(" is not valid: "), 13);
+            window.close();
+        }
+        QSettings settings;
+        settings.beginGroup("parameters");
+        for (const QString& key : settings.childKeys()) {
+            const QString value = settings.value(key).toString();
+            QVERIFY2(!value.contains("nan") && !value.contains("inf") && !value.contains("touch"), qPrintable(key + "=" + value));
+        }
+        QCOMPARE(settings.value("maxIterations").toString(), QString("5000"));
+        QCOMPARE(settings.value("eps").toDouble(), defaults.eps);
+        settings.endGroup();
+        // The next start has nothing to say.
+        MainWindow again(testOptions());
+        QVERIFY2(again.lastError().isEmpty(), qPrintable(again.lastError()));
+    }
+
+    // The probe's clipboard (B19): nothing applied, each bad value named.
+    void pasteWithBadValuesAppliesNothing()
+    {
+        MainWindow window(testOptions());
+        StudioParameters before;
+        before.strength = 0.6;
+        before.eps = 0.02;
+        window.setParameters(before);
+        const StudioParameters shown = window.parameters();
+        QGuiApplication::clipboard()->setText(
+            "[parameters]\neps=nan\ntolerance=nan\ntau=nan\nstrength=nan\nsmoothingScale=nan\npaletteMatch=nan\n"
+            "maxIterations=abc\npaletteSize=-5\nthreads=100000\nsolver=$(touch /tmp/pwned)\n"
+            "device=gpu:99999999999999999999\n");
+        QVERIFY(!window.pasteSettings());
+        QCOMPARE(window.parameters(), shown);
+        const QString error = window.lastError();
+        QVERIFY2(error.contains("not pasted"), qPrintable(error));
+        QCOMPARE(error.count(" is not valid: "), 11);
+        QVERIFY2(error.contains("eps = \"nan\" is not valid: eps takes a number from 1e-05 to 10"), qPrintable(error));
+        QVERIFY2(error.contains("maxIterations = \"abc\" is not valid: maxIterations takes a whole number from 1 to 100000"),
+                 qPrintable(error));
+
+        // One bad value among good ones: still nothing applied.
+        QGuiApplication::clipboard()->setText("[parameters]\neps=0.05\nstrength=0.2\npaletteMatch=1e308\n");
+        QVERIFY(!window.pasteSettings());
+        QCOMPARE(window.parameters(), shown);
+        QCOMPARE(window.lastError().count(" is not valid: "), 1);
+    }
+
+    // Values QSettings parses into other types (B21): refused, not read as 0 or the minimum.
+    void typedGarbageIsRefused()
+    {
+        QStringList problems;
+        QVERIFY(!settings_library::fromText("[parameters]\neps=@Variant(\\0\\0\\0\\x7f\\0\\0\\0\\xeQFooBarBaz)\n"
+                                            "paletteSize=@ByteArray(AAAA)\nstrength=@Rect(1 2 3 4)\ntau=1, 2\n",
+                                            &problems)
+                     .has_value());
+        QCOMPARE(problems.size(), 4);
+        for (const QString key : {"eps", "paletteSize", "strength", "tau"})
+            QVERIFY2(!problems.filter(QRegularExpression("^" + key + " = ")).isEmpty(), qPrintable(problems.join('\n')));
+    }
+
+    // Save As starts from the last bit depth and quality: garbage there gave
+    // quality 0 (toInt of "nan"); now the defaults, 95 and the source's depth.
+    void badSavedWriteOptionsGiveTheDefaults()
+    {
+        QSettings().setValue("save/quality", "nan");
+        QSettings().setValue("save/depth", "1e308");
+        MainWindow window(testOptions());
+        window.openSource(kSamples + "/home.jpg");
+        window.openReference(kSamples + "/starry_night.jpg");
+        QVERIFY(QTest::qWaitFor([&] { return window.hasSource() && window.hasReference() && !window.isLoading(); }, 20000));
+        StudioParameters p;
+        p.paletteSize = 64;
+        p.maxIterations = 100;
+        p.tolerance = 1e-3;
+        p.eps = 0.02;
+        window.setParameters(p);
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_VERIFY_WITH_TIMEOUT(ready.count() >= 1 && !window.isRunning(), 60000);
+        int quality = -1, depth = -1;
+        QTemporaryDir dir;
+        SavePrompts prompts;
+        prompts.choosePath = [&](QString& path, QString&) {
+            path = dir.filePath("out.jpg");
+            return true;
+        };
+        prompts.confirmReplace = [](const QString&) { return true; };
+        prompts.chooseOptions = [&](const QString&, uot::WriteOptions& options) {
+            quality = options.jpegQuality;
+            depth = options.depth;
+            return false;  // cancel: only the offered options matter here
+        };
+        window.setSavePrompts(prompts);
+        window.saveAs();
+        QCOMPARE(quality, 95);
+        QCOMPARE(depth, 0);
+    }
+
+    void aPresetWithBadValuesIsNotApplied()
+    {
+        MainWindow window(testOptions());
+        window.savePreset("Broken");
+        QSettings().setValue("presets/Broken/parameters/strength", "nan");
+        const StudioParameters shown = window.parameters();
+        QVERIFY(!window.applyPreset("Broken"));
+        QCOMPARE(window.parameters(), shown);
+        QVERIFY2(window.lastError().contains("strength = \"nan\""), qPrintable(window.lastError()));
+    }
+};
+
+QTEST_MAIN(TestSettingsValidation)
+#include "test_settings_validation.moc"
