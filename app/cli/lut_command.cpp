@@ -10,6 +10,7 @@
 #include "app/cli/lut_export.h"
 #include "app/cli/recolor_options.h"
 #include "core/imageio/image_io.h"
+#include "core/pipeline/input_paths.h"
 #include "core/pipeline/look_export.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/transport/uot_error.h"
@@ -46,6 +47,8 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     const std::string outputPath = parser.value("output");
     const int size = readLutSize(parser, "size");
     checkLutOutput(outputPath, {sourcePath, referencePath});
+    checkInputPath(sourcePath);
+    checkInputPath(referencePath);
     const RecolorCliSettings cli = readRecolorOptions(parser, RecolorOptionSet::GlobalMap);
     AtomicWriteOptions destination;
     destination.overwrite = parser.flag("overwrite");
@@ -61,18 +64,21 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     pipeline.solve(control);
     progress.finish();
     const double prepared = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string note = deviceNote(cli, pipeline.stats());
     const double exportSeconds = exportLookLut(pipeline, outputPath, size, lookTitle(sourcePath, referencePath),
                                                parser.flag("overwrite"), {sourcePath, referencePath});
     if (cli.json) {
         std::ostringstream o;
         o << "{\"output\": " << jsonString(outputPath) << ", \"size\": " << size << ", \"space\": "
           << jsonString(toString(cli.recolor.space)) << ", \"seconds_solve\": " << jsonNumber(prepared)
-          << ", \"seconds_export\": " << jsonNumber(exportSeconds) << "}\n";
+          << ", \"seconds_export\": " << jsonNumber(exportSeconds) << ", " << deviceJson(cli, pipeline.stats())
+          << "}\n";
         std::printf("%s", o.str().c_str());
     } else if (!cli.quiet) {
         std::fprintf(stderr, "wrote %s (%d^3 LUT) in %.2f s: decode+palettes+solve %.2f, bake+write %.3f\n",
                      outputPath.c_str(), size, prepared + exportSeconds, prepared, exportSeconds);
     }
+    if (!note.empty() && !cli.quiet) std::fprintf(stderr, "note: %s\n", note.c_str());
     return kExitOk;
 }
 

@@ -109,6 +109,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
                      "for machines shared with other work, or more ranks than cores)",
                      "spin");
     cli::SolverFlagConfig config;
+    config.deviceAuto = false;
     config.warmStart = true;
     config.defaultSolver = "fused";
     config.defaultThreads = "1";
@@ -145,7 +146,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
     SolveOptions options = settings.options;
     std::filesystem::path outDir;
     std::unique_ptr<FusedRowBlockSolve> solve;
-    runCollectively(comm, [&] {
+    // A bad value in an input file exits 1, as a bad file does (cli::readingInputFiles).
+    cli::readingInputFiles([&] { runCollectively(comm, [&] {
         if (random) {
             std::tie(m, n) = parseSize(parser.value("random"));
         } else {
@@ -156,6 +158,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
             n = header.shape[1];
             allA = cli::readWeights(parser.value("a"), "a");
             b = cli::readWeights(parser.value("b"), "b");
+            cli::checkNormalWeights(allA, "a");
+            cli::checkNormalWeights(b, "b");
             checkLength(allA.size(), m, "a", "rows");
             checkLength(b.size(), n, "b", "columns");
         }
@@ -203,12 +207,13 @@ int runDistributedSolve(const std::vector<std::string>& args)
         }
         if (rank == 0) outDir = cli::prepareOutputDirectory(parser.value("out-dir"));
         solve = std::make_unique<FusedRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
-    });
+    }); });
 
     // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
     const long sleepUs = parser.value("mpi-wait") == "sleep" ? 20 : 0;
     MpiRowReduction loop(comm, sleepUs), other(comm, sleepUs);
-    const SolveResult result = solve->run(loop, other);
+    SolveResult result = solve->run(loop, other);
+    result.message = cli::messageWithoutLogSolver(result.message);  // uot-mpi has no log-domain solver
     solve.reset();
 
     // Communication per iteration: the slowest rank's (all take part in every call).
@@ -252,9 +257,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
         else cli::printSolveSummary(result, summary);
     });
     // The result (status, convergence) is the same on every rank, so is the code.
-    exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve",
-                                  "uot-mpi has no log-domain solver: use a larger eps, fp64, or `uot solve "
-                                  "--solver log` in one process");
+    exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve", false);
     return exitCode;
 }
 
