@@ -559,6 +559,7 @@ int runBenchCommand(const std::vector<std::string>& args)
     flags.allowSolverList = true;
     flags.allowPrecisionAndThreadLists = true;
     flags.iterationLimits = false;
+    flags.deviceAuto = false;  // auto would ask the GPU runtime before the cases are forked
     flags.defaultSolver = "fused,pot-style";
     addSolverOptions(parser, flags);
     parser.addOption("size", "MxN", "problem size, rows x cols", "4096x4096", true);

@@ -24,6 +24,7 @@
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/point_cloud_cost.h"
+#include "core/transport/solve_setup.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -191,7 +192,7 @@ int runSolveCommand(const std::vector<std::string>& args)
             options.warmU = warmU;
             options.warmV = warmV;
         }
-        validateProblem(problem);  // before touching the output directory
+        validateSolveOptions(problem, options);  // the problem and the warm start, before touching the output directory
     });
 
     const std::filesystem::path outDir = prepareOutputDirectory(parser.value("out-dir"));

@@ -141,7 +141,9 @@ check "[ $rc -eq 130 ] && \"$py\" -c \"import json; d = json.load(open('sig.json
 check "[ $rc -eq 1 ] && grep -q 'subnormal' err.txt && ! grep -q 'must be finite and > 0' err.txt" "solve: a subnormal weight, one message"
 "$uot" solve --cost C.npy --a a_nan.npy --b b.npy --out-dir o_nan 2>/dev/null; rc_nan=$?
 "$uot" solve --cost C.npy --a a_trunc.npy --b b.npy --out-dir o_trunc 2>/dev/null; rc_trunc=$?
-check "[ $rc_nan -eq 1 ] && [ $rc_trunc -eq 1 ]" "solve: a NaN weight and a truncated .npy both exit 1 (got $rc_nan, $rc_trunc)"
+"$uot" solve $solve --out-dir o_warm --warm-u b.npy --warm-v a.npy 2>/dev/null; rc_warm=$?
+check "[ $rc_nan -eq 1 ] && [ $rc_trunc -eq 1 ] && [ $rc_warm -eq 1 ]" \
+  "solve: a NaN weight, a truncated .npy and a warm start of the wrong size all exit 1 (got $rc_nan, $rc_trunc, $rc_warm)"
 
 # Palette size: one maximum, the same in --help and in every check.
 "$uot" recolor "$samples/home.jpg" "$ref" -o p.png --palette-size 65537 2>err1.txt; rc1=$?
@@ -164,6 +166,16 @@ if unshare -m true 2>/dev/null; then
   unshare -m sh -c "mount -t tmpfs none /proc && cd '$tmp/evil' && PATH='$uot_dir:/usr/bin:/bin' uot recolor a.jpg b.jpg -o c.png" \
     >/dev/null 2>&1
   check "[ ! -e evil/RAN ]" "without /proc, the uot-image of the current folder is not run"
+  # A read-only folder (a read-only mount: root ignores permission bits) is refused
+  # before any work: the solve would run for ever, the source does not exist.
+  mkdir ro
+  unshare -m sh -c "mount -t tmpfs -o ro none ro && cd '$tmp' &&
+    { timeout 60 '$uot' solve $solve --out-dir ro --fixed-iterations --max-iter 2000000000 2>solve_ro.txt; echo \$? > solve_ro.rc; } &&
+    { '$uot' recolor missing.jpg '$ref' -o ro/x.png $small 2>recolor_ro.txt; echo \$? > recolor_ro.rc; } &&
+    { '$uot' batch missing_ref.jpg d1/photo.jpg --out-dir ro $small 2>batch_ro.txt; echo \$? > batch_ro.rc; }"
+  check "[ \"\$(cat solve_ro.rc)\" = 1 ] && grep -q 'no permission to write' solve_ro.txt" "solve: a read-only --out-dir is refused before solving"
+  check "[ \"\$(cat recolor_ro.rc)\" = 1 ] && grep -q 'no permission to write' recolor_ro.txt" "recolor: a read-only output folder is refused before reading"
+  check "[ \"\$(cat batch_ro.rc)\" = 1 ] && grep -q 'no permission to write' batch_ro.txt" "batch: a read-only out-dir is refused before any work"
 else
   echo "skip: unshare -m is not permitted here (needs root): the no-/proc check"
 fi
