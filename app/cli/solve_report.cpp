@@ -138,17 +138,19 @@ namespace {
 
 const char* const kLogSolverAdvice = "use the log-domain solver (--solver log), a larger eps, or fp64";
 
-// What to do about a numerical stop, for the solver that stopped.
-std::string numericalAdvice(const SolveResult& result, bool hasLogSolver)
+// What to do about a numerical stop, for the solver that stopped: never the
+// solver already in use, a solver the program lacks, or the precision in use.
+std::string numericalAdvice(const SolveResult& result, const SolveOptions& options, bool hasLogSolver)
 {
+    const bool fp64 = options.precision == Precision::Fp64;
     const std::optional<SolverCapabilities> caps = solverCapabilities(result.solver);
     if (caps && caps->logDomain)
-        return "The log-domain solver already in use met values out of the floating-point range: the costs (or "
-               "point coordinates) are too large; rescale them (--cost-scale for point clouds) or use --precision "
-               "fp64";
+        return std::string("The log-domain solver already in use met values out of the floating-point range: the "
+                           "costs (or point coordinates) are too large; rescale them (--cost-scale for point "
+                           "clouds)") + (fp64 ? "" : " or use --precision fp64");
     if (!hasLogSolver)
-        return "This program has no log-domain solver: use a larger eps or --precision fp64, or `uot solve "
-               "--solver log` in one process";
+        return std::string("This program has no log-domain solver: use a larger eps") +
+               (fp64 ? "" : " or --precision fp64") + ", or `uot solve --solver log` in one process";
     return "Use the log-domain solver (--solver log or auto)";
 }
 
@@ -178,7 +180,7 @@ int solveExitCode(const SolveResult& result, const SolveOptions& options, bool a
         std::fprintf(stderr, "%s: stopped on %s after %d iterations (%s); the last finite iterate was "
                              "written. %s, or pass --allow-unconverged to accept it.\n",
                      command.c_str(), toString(result.status).c_str(), result.iterations, message.c_str(),
-                     numericalAdvice(result, hasLogSolver).c_str());
+                     numericalAdvice(result, options, hasLogSolver).c_str());
         return kExitNumerical;
     }
     if (options.tolerance > 0 && !result.converged) {

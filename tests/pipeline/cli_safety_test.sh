@@ -25,6 +25,7 @@ np.save("a.npy", np.full(16, 1 / 16))
 np.save("b.npy", np.full(12, 1 / 12))
 a = np.full(16, 1 / 16); a[0] = 1e-320; np.save("a_subnormal.npy", a)
 a = np.full(16, 1 / 16); a[3] = np.nan; np.save("a_nan.npy", a)
+c = rng.random((16, 12)); c[0, 0] = 1.7e308; np.save("C_huge.npy", c)
 data = open("a.npy", "rb").read(); open("a_trunc.npy", "wb").write(data[:-40])
 PY
 solve="--cost C.npy --a a.npy --b b.npy"
@@ -144,6 +145,10 @@ check "[ $rc -eq 1 ] && grep -q 'subnormal' err.txt && ! grep -q 'must be finite
 "$uot" solve $solve --out-dir o_warm --warm-u b.npy --warm-v a.npy 2>/dev/null; rc_warm=$?
 check "[ $rc_nan -eq 1 ] && [ $rc_trunc -eq 1 ] && [ $rc_warm -eq 1 ]" \
   "solve: a NaN weight, a truncated .npy and a warm start of the wrong size all exit 1 (got $rc_nan, $rc_trunc, $rc_warm)"
+
+"$uot" solve --cost C_huge.npy --a a.npy --b b.npy --out-dir o_huge --solver log --eps 1e-3 >/dev/null 2>err.txt; rc=$?
+check "[ $rc -eq 5 ] && grep -q 'already in use' err.txt && ! grep -q 'Use the log-domain solver' err.txt" \
+  "solve: a numerical stop of the log-domain solver does not advise the log-domain solver"
 
 # Palette size: one maximum, the same in --help and in every check.
 "$uot" recolor "$samples/home.jpg" "$ref" -o p.png --palette-size 65537 2>err1.txt; rc1=$?
