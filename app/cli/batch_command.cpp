@@ -120,9 +120,12 @@ int runBatchCommand(const std::vector<std::string>& args)
     }
     std::fprintf(stderr, "batch: %zu done, %zu skipped, %zu failed, %zu cancelled in %.1f s\n", summary.done,
                  summary.skipped, summary.failed, summary.cancelled, summary.seconds);
-    for (const BatchItemResult& r : summary.items)
+    for (const BatchItemResult& r : summary.items) {
         if (r.status == BatchItemStatus::Failed)
             std::fprintf(stderr, "  failed: %s: %s\n", r.input.c_str(), withoutPathPrefix(r.message, r.input).c_str());
+        else if (r.status == BatchItemStatus::Skipped && r.output.empty())  // a folder entry that is no image file
+            std::fprintf(stderr, "  skipped: %s: %s\n", r.input.c_str(), r.message.c_str());
+    }
     if (summary.failed == 0 && summary.cancelled == 0) return kExitOk;
     if (summary.done == 0 && summary.skipped == 0) return kExitFailure;
     return kExitPartial;

@@ -136,6 +136,7 @@ int runSolveCommand(const std::vector<std::string>& args)
         if (!parser.has(required)) throw UsageError(std::string("missing --") + required + " (see --help)");
     const SolverSettings settings = readSolverOptions(parser, config);
     requireUsableDevice(settings);  // --device gpu without a GPU: exit 4 before reading anything
+    if (!settings.deviceNote.empty()) std::fprintf(stderr, "uot solve: note: %s\n", settings.deviceNote.c_str());
 
     UotProblem problem;
     npy::Array cost;

@@ -91,6 +91,9 @@ assert 'dangling' in items['dangling.jpg']['message'], items
 assert 'folder' in items['folder.png']['message'], items
 assert items['home.jpg']['status'] == 'done', items
 PY" "a folder scan lists loops, dangling links and folders in its report"
+"$uot" batch "$ref" scan --out-dir o_scan2 $small 2>scan.txt
+check "grep -q 'skipped: scan/l1.jpg: .*symbolic link loop' scan.txt && grep -q 'skipped: scan/folder.png' scan.txt" \
+  "the batch summary lists the folder entries that are not image files (also with --quiet)"
 
 # --json is valid UTF-8 JSON for any file name (invalid bytes become U+FFFD).
 mkdir nu; cp "$samples/home.jpg" "nu/$(printf 'caf\xe9\x01"\\.jpg')"
