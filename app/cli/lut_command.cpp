@@ -64,9 +64,9 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     pipeline.solve(control);
     progress.finish();
     const double prepared = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::string note = deviceNote(cli, pipeline.stats());
     const double exportSeconds = exportLookLut(pipeline, outputPath, size, lookTitle(sourcePath, referencePath),
                                                parser.flag("overwrite"), {sourcePath, referencePath});
+    const std::string note = deviceNote(cli, pipeline.stats());
     if (cli.json) {
         std::ostringstream o;
         o << "{\"output\": " << jsonString(outputPath) << ", \"size\": " << size << ", \"space\": "
