@@ -141,6 +141,20 @@ fi
 pid=$!; sleep 1.5; kill -INT $pid; wait $pid; rc=$?
 check "[ $rc -eq 130 ] && \"$py\" -c \"import json; d = json.load(open('sig.json')); assert d['status'] == 'cancelled' and d['cancelled'], d\"" \
   "solve: SIGINT exits 130, JSON status 'cancelled'"
+# recolor and batch: SIGINT ends them with 130, SIGTERM with 143; an existing output is kept, no
+# temporary file is left (job control on, so that the background commands take signals).
+set -m
+cp "$samples/fruits.jpg" keep.jpg; before=$(sum keep.jpg)
+forever="--fixed-iterations --max-iter 1000000000 --quiet"
+"$uot" recolor "$samples/home.jpg" "$ref" -o keep.jpg --overwrite $forever & pid=$!
+sleep 1; kill -INT $pid; wait $pid; rc=$?
+check "[ $rc -eq 130 ] && [ \"\$(sum keep.jpg)\" = '$before' ] && [ -z \"\$(ls -a | grep '\.tmp')\" ]" \
+  "recolor: SIGINT exits 130, the existing output kept, no temporary file"
+"$uot" batch "$ref" d1/photo.jpg --out-dir o_term $forever & pid=$!
+sleep 1; kill -TERM $pid; wait $pid; rc=$?
+check "[ $rc -eq 143 ] && [ -z \"\$(ls -a o_term 2>/dev/null | grep -v '^\.\.\?\$')\" ]" "batch: SIGTERM exits 143, nothing left in --out-dir"
+set +m
+
 "$uot" solve --cost C.npy --a a_subnormal.npy --b b.npy --out-dir o_sub 2>err.txt; rc=$?
 check "[ $rc -eq 1 ] && grep -q 'subnormal' err.txt && ! grep -q 'must be finite and > 0' err.txt" "solve: a subnormal weight, one message"
 "$uot" solve --cost C.npy --a a_nan.npy --b b.npy --out-dir o_nan 2>/dev/null; rc_nan=$?
