@@ -25,7 +25,7 @@ std::string g_startedAs;  // argv[0] of this process (runCommandLine)
 // first PATH entry holding an executable of that name, as execvp found it.
 // Relative PATH entries ("", ".") are not searched: they name the current
 // folder, which is not where this program lives. Empty when none is known.
-std::filesystem::path selfExecutable()
+std::filesystem::path startedExecutable()
 {
     std::error_code error;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -45,6 +45,17 @@ std::filesystem::path selfExecutable()
             return candidate;
     }
     return {};
+}
+
+// startedExecutable with symbolic links resolved (a `uot` on PATH may be a link to
+// the build or install folder, where uot-image lives).
+std::filesystem::path selfExecutable()
+{
+    const std::filesystem::path found = startedExecutable();
+    if (found.empty()) return found;
+    std::error_code error;
+    const std::filesystem::path real = std::filesystem::canonical(found, error);
+    return error ? found : real;
 }
 
 void printUsage(std::FILE* to, std::span<const Command> commands, const char* program)
