@@ -63,14 +63,15 @@ void abortOnUnresponsiveRanks(MPI_Comm comm, double seconds)
     std::string silent;
     for (int other = 0; other < size; ++other)
         if (!answered[static_cast<std::size_t>(other)]) silent += (silent.empty() ? "" : ", ") + std::to_string(other);
+    char secondsText[32];
+    std::snprintf(secondsText, sizeof secondsText, "%g s", seconds);
     std::string line = "uot-mpi solve: rank " + std::to_string(rank) + ": ";
     if (silent.empty())
-        line += "a collective call made no progress for " + std::to_string(static_cast<int>(seconds)) +
-                " s (--timeout), yet every rank answers now; stopping every rank";
+        line += std::string("a collective call made no progress for ") + secondsText +
+                " (--timeout), yet every rank answers now; stopping every rank";
     else
         line += "no answer from rank" + std::string(silent.find(',') == std::string::npos ? " " : "s ") + silent +
-                " for " + std::to_string(static_cast<int>(seconds)) +
-                " s (--timeout): stopped, hung or far too slow; stopping every rank";
+                " for " + secondsText + " (--timeout): stopped, hung or far too slow; stopping every rank";
     line += " (exit " + std::to_string(kExitNoAnswer) + ")\n";
     [[maybe_unused]] const ssize_t written = ::write(g_errorStream, line.data(), line.size());
     MPI_Abort(comm, kExitNoAnswer);
