@@ -154,8 +154,9 @@ void requireUsableDevice(const SolverSettings& settings)
     const std::string reason = gpuUnavailableReason();
     if (!reason.empty())
         throw Error(ErrorCode::Unavailable,
-                    "--device " + std::string(settings.options.device > 0 ? "gpu:N" : "gpu") + ": " + reason +
-                        " (or pass --device auto to fall back to the CPU)");
+                    "--device " +
+                        (settings.options.device > 0 ? "gpu:" + std::to_string(settings.options.device) : "gpu") +
+                        ": " + reason + " (or pass --device auto to fall back to the CPU)");
     if (const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu)) {
         const std::vector<DeviceDescription> devices = gpu->listDevices();
         const bool found = std::any_of(devices.begin(), devices.end(), [&](const DeviceDescription& d) {
