@@ -10,9 +10,24 @@
 #include "app/cli/json_text.h"
 #include "app/cli/recolor_options.h"
 #include "core/pipeline/batch_engine.h"
+#include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
+
+namespace {
+
+// A message without a leading "PATH: " (errors from reading name their file; the
+// report names the input already).
+std::string withoutPathPrefix(const std::string& message, const std::string& path)
+{
+    const std::string prefix = path + ": ";
+    return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+}
+
+bool runsOnGpuSolver(const RecolorCliSettings& cli) { return runsOnGpu(cli.recolor.transport.solver); }
+
+}  // namespace
 
 int runBatchCommand(const std::vector<std::string>& args)
 {
@@ -26,7 +41,10 @@ int runBatchCommand(const std::vector<std::string>& args)
     parser.addPositional("REFERENCE", "image whose palette is transferred");
     parser.addPositional("INPUT...", "image files and/or folders (non-recursive)");
     parser.addOption("out-dir", "DIR", "output folder (created when missing)");
-    parser.addOption("pattern", "TEXT", "output file name; {name} = input name without extension, {ext} = its extension",
+    parser.addOption("pattern", "TEXT",
+                     "output file name under DIR; {name} = input name without extension, {ext} = its extension, "
+                     "{dir} = the name of its folder. Two inputs with the same output name stop the batch before any "
+                     "work (exit 2). An absolute pattern or one with .. writes outside DIR, as asked",
                      "{name}_recolored.{ext}");
     parser.addFlag("overwrite", "replace existing outputs (else they are skipped)");
     parser.addOption("gpu-batch", "N",
@@ -55,9 +73,11 @@ int runBatchCommand(const std::vector<std::string>& args)
         throw UsageError("option '--gpu-batch' needs a whole number from 1 to 65535, got " + std::to_string(gpuBatch));
     settings.gpuBatchSize = static_cast<std::size_t>(gpuBatch);
     const std::string reference = parser.positionals()[0];
-    const std::vector<std::string> inputs =
-        collectBatchInputs(std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()));
-    if (inputs.empty()) throw UsageError("no input images found (supported: .jpg .png .tif .webp .bmp)");
+    const BatchInputs inputs =
+        scanBatchInputs(std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()));
+    if (inputs.files.empty() && inputs.skipped.empty())
+        throw UsageError("no input images found (supported: .jpg .png .tif .webp .bmp)");
+    if (!cli.deviceNote.empty() && !cli.quiet) std::fprintf(stderr, "note: %s\n", cli.deviceNote.c_str());
 
     StderrProgress progress(!cli.quiet);
     BatchControl control;
@@ -74,11 +94,11 @@ int runBatchCommand(const std::vector<std::string>& args)
             progress.finish();
             const BatchItemResult& r = *p.finished;
             if (r.status == BatchItemStatus::Done)
-                std::fprintf(stderr, "[%zu/%zu] %s -> %s (%.2f s)\n", p.index + 1, p.total, r.input.c_str(),
-                             r.output.c_str(), r.timings.total());
+                std::fprintf(stderr, "[%zu/%zu] %s -> %s (%.2f s)%s%s\n", p.index + 1, p.total, r.input.c_str(),
+                             r.output.c_str(), r.timings.total(), r.note.empty() ? "" : "; note: ", r.note.c_str());
             else
                 std::fprintf(stderr, "[%zu/%zu] %s: %s: %s\n", p.index + 1, p.total, r.input.c_str(),
-                             toString(r.status).c_str(), r.message.c_str());
+                             toString(r.status).c_str(), withoutPathPrefix(r.message, r.input).c_str());
         }
     };
     const BatchSummary summary = runBatch(reference, inputs, settings, control);
@@ -87,20 +107,25 @@ int runBatchCommand(const std::vector<std::string>& args)
         std::ostringstream o;
         o << "{\n  \"done\": " << summary.done << ", \"skipped\": " << summary.skipped << ", \"failed\": " << summary.failed
           << ", \"cancelled\": " << summary.cancelled << ", \"seconds\": " << summary.seconds
-          << ",\n  \"reference_timings\": " << timingsJson(summary.referenceTimings) << ",\n  \"items\": [";
+          << ",\n  \"device\": " << jsonString(runsOnGpuSolver(cli) ? "gpu" : "cpu")
+          << ", \"device_note\": " << jsonString(cli.deviceNote) << ",\n  \"reference_timings\": " << timingsJson(summary.referenceTimings) << ",\n  \"items\": [";
         for (std::size_t i = 0; i < summary.items.size(); ++i) {
             const BatchItemResult& r = summary.items[i];
             o << (i ? "," : "") << "\n    {\"input\": " << jsonString(r.input) << ", \"output\": " << jsonString(r.output)
               << ", \"status\": " << jsonString(toString(r.status)) << ", \"message\": " << jsonString(r.message)
-              << ", \"timings\": " << timingsJson(r.timings) << "}";
+              << ", \"note\": " << jsonString(r.note) << ", \"timings\": " << timingsJson(r.timings) << "}";
         }
         o << "\n  ]\n}\n";
         std::printf("%s", o.str().c_str());
     }
     std::fprintf(stderr, "batch: %zu done, %zu skipped, %zu failed, %zu cancelled in %.1f s\n", summary.done,
                  summary.skipped, summary.failed, summary.cancelled, summary.seconds);
-    for (const BatchItemResult& r : summary.items)
-        if (r.status == BatchItemStatus::Failed) std::fprintf(stderr, "  failed: %s: %s\n", r.input.c_str(), r.message.c_str());
+    for (const BatchItemResult& r : summary.items) {
+        if (r.status == BatchItemStatus::Failed)
+            std::fprintf(stderr, "  failed: %s: %s\n", r.input.c_str(), withoutPathPrefix(r.message, r.input).c_str());
+        else if (r.status == BatchItemStatus::Skipped && r.output.empty())  // a folder entry that is no image file
+            std::fprintf(stderr, "  skipped: %s: %s\n", r.input.c_str(), r.message.c_str());
+    }
     if (summary.failed == 0 && summary.cancelled == 0) return kExitOk;
     if (summary.done == 0 && summary.skipped == 0) return kExitFailure;
     return kExitPartial;

@@ -559,6 +559,7 @@ int runBenchCommand(const std::vector<std::string>& args)
     flags.allowSolverList = true;
     flags.allowPrecisionAndThreadLists = true;
     flags.iterationLimits = false;
+    flags.deviceAuto = false;  // auto would ask the GPU runtime before the cases are forked
     flags.defaultSolver = "fused,pot-style";
     addSolverOptions(parser, flags);
     parser.addOption("size", "MxN", "problem size, rows x cols", "4096x4096", true);
@@ -590,12 +591,7 @@ int runBenchCommand(const std::vector<std::string>& args)
         }
     }
     std::vector<int> threadCounts;
-    for (const std::string& t : splitList(parser.value("threads"))) {
-        char* end = nullptr;
-        const long v = std::strtol(t.c_str(), &end, 10);
-        if (*end != '\0' || v < 0 || v > 4096) throw UsageError("option '--threads' needs integers >= 0, got '" + t + "'");
-        threadCounts.push_back(int(v));
-    }
+    for (const std::string& t : splitList(parser.value("threads"))) threadCounts.push_back(readThreadCount(t));
     if (precisions.empty() || threadCounts.empty()) throw UsageError("--precision and --threads need a value");
     std::vector<std::string> firstArgs = args;
     firstArgs.push_back("--precision=" + toString(precisions[0]));

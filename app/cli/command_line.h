@@ -22,6 +22,9 @@ int runCommandLine(int argc, char** argv, std::span<const Command> commands, con
 // OpenCV, which `uot` itself does not load, so that solve, bench and devices start
 // fast). Replaces this process with `<dir of this executable>/uot-image NAME ARGS`;
 // returns kExitUnavailable with a message when that executable is not there.
+// This executable is found from /proc/self/exe, or without /proc from the path
+// it was started with (argv[0], as runCommandLine saw it: a path, or a name
+// searched on the absolute PATH entries); never from the current folder.
 int runImageCommand(const char* name, const std::vector<std::string>& args);
 
 }  // namespace uot::cli

@@ -11,6 +11,7 @@
 #include "app/cli/recolor_options.h"
 #include "core/color/hald_clut.h"
 #include "core/imageio/image_io.h"
+#include "core/pipeline/input_paths.h"
 #include "core/pipeline/look_export.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/transport/uot_error.h"
@@ -56,6 +57,8 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
                                               : readLutSize(parser, "size");
     const LookLutSource lookSource = parser.flag("global-map") ? LookLutSource::GlobalMap : LookLutSource::Rendered;
     checkLutOutput(outputPath, {sourcePath, referencePath});
+    checkInputPath(sourcePath);
+    checkInputPath(referencePath);
     const RecolorCliSettings cli = readRecolorOptions(parser, RecolorOptionSet::Look);
     AtomicWriteOptions destination;
     destination.overwrite = parser.flag("overwrite");
@@ -73,6 +76,7 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     const double prepared = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const LutExportReport report = exportLookLut(pipeline, outputPath, size, lookTitle(sourcePath, referencePath),
                                                  parser.flag("overwrite"), {sourcePath, referencePath}, lookSource);
+    const std::string note = deviceNote(cli, pipeline.stats());
     if (cli.json) {
         std::ostringstream o;
         o << "{\"output\": " << jsonString(outputPath) << ", \"size\": " << size << ", \"space\": "
@@ -80,6 +84,7 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
           << ", \"seconds_export\": " << jsonNumber(report.seconds) << ", \"fitted\": "
           << (lookSource == LookLutSource::Rendered ? "true" : "false") << ", \"psnr_vs_result\": "
           << jsonNumber(report.psnr) << ", \"global_map_psnr_vs_result\": " << jsonNumber(report.globalMapPsnr)
+          << ", " << deviceJson(cli, pipeline.stats())
           << "}\n";
         std::printf("%s", o.str().c_str());
     } else if (!cli.quiet) {
@@ -87,6 +92,7 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
                      outputPath.c_str(), size, prepared + report.seconds, prepared, report.seconds,
                      describeLutExport(outputPath, report, lookSource).c_str());
     }
+    if (!note.empty() && !cli.quiet) std::fprintf(stderr, "note: %s\n", note.c_str());
     return kExitOk;
 }
 

@@ -13,6 +13,7 @@
 #include "core/color/hald_clut.h"
 #include "core/imageio/image_io.h"
 #include "core/io/atomic_file.h"
+#include "core/pipeline/input_paths.h"
 #include "core/pipeline/look_export.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/transport/uot_error.h"
@@ -54,12 +55,11 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     const std::string outputPath = parser.value("output");
     RecolorCliSettings cli = readRecolorOptions(parser);
     cli.write.overwrite = parser.flag("overwrite") || parser.flag("overwrite-source");
-    if (!parser.flag("overwrite-source")) cli.write.protectedPaths = {sourcePath, referencePath};
-    {
-        std::error_code ec;
-        if (std::filesystem::exists(outputPath, ec) && !cli.write.overwrite)
-            throw Error(ErrorCode::Io, outputPath + ": the file exists (pass --overwrite to replace it)");
-    }
+    cli.write.protectedPaths = {referencePath};  // the reference is never replaced
+    if (!parser.flag("overwrite-source")) cli.write.protectedPaths.push_back(sourcePath);
+    checkInputPath(sourcePath);
+    checkInputPath(referencePath);
+    checkImageOutput(outputPath, sourcePath, referencePath, cli.write.overwrite, parser.flag("overwrite-source"));
     const std::string lutPath = parser.has("export-lut") ? parser.value("export-lut") : std::string();
     const int lutSize = isHaldOutput(lutPath) ? haldCubeSize(kDefaultHaldLevel) : readLutSize(parser, "export-lut-size");
     if (!lutPath.empty()) {
@@ -112,7 +112,7 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
           << ", \"height\": " << result.height << ",\n  \"timings\": " << timingsJson(timings)
           << ",\n  \"palette\": {\"source\": " << stats.sourcePaletteSize << ", \"reference\": " << stats.referencePaletteSize
           << ", \"method\": " << jsonString(toString(cli.recolor.palette.method))
-          << ", \"space\": " << jsonString(toString(cli.recolor.space)) << "}";
+          << ", \"space\": " << jsonString(toString(cli.recolor.space)) << "},\n  " << deviceJson(cli, stats);
         if (!lutPath.empty())
             o << ",\n  \"lut\": {\"file\": " << jsonString(lutPath) << ", \"size\": " << lutSize
               << ", \"seconds\": " << jsonNumber(lut.seconds) << ", \"psnr_vs_result\": " << jsonNumber(lut.psnr)
@@ -141,6 +141,8 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
         if (stats.solve && !stats.solve->message.empty())
             std::fprintf(stderr, "solver note: %s\n", stats.solve->message.c_str());
     }
+    if (const std::string note = deviceNote(cli, stats); !note.empty() && !cli.quiet)
+        std::fprintf(stderr, "note: %s\n", note.c_str());
     return kExitOk;
 }
 

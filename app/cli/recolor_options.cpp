@@ -7,10 +7,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
+#include "app/cli/json_text.h"
 #include "app/cli/solver_flags.h"
+#include "core/io/atomic_file.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -161,6 +164,9 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
                                                                            : parser.number("smooth-min-slope");
 
     const SolverSettings solver = readSolverOptions(parser, recolorSolverConfig());
+    requireUsableDevice(solver);  // --device gpu without a GPU: exit 4 before any work
+    out.deviceAuto = solver.deviceAuto;
+    out.deviceNote = solver.deviceNote;
     s.transport.solver = solver.solver;
     s.transport.eps = solver.eps;
     s.transport.sourceAdherence = solver.tauA;
@@ -183,6 +189,36 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     out.json = parser.flag("json");
     out.quiet = parser.flag("quiet");
     return out;
+}
+
+namespace {
+
+// Whether two paths name one file: the same place once normalised, or (both
+// existing) one file under two names (links).
+bool sameFile(const std::string& a, const std::string& b)
+{
+    std::error_code ec;
+    if (std::filesystem::absolute(a, ec).lexically_normal() == std::filesystem::absolute(b, ec).lexically_normal())
+        return true;
+    return std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec) && std::filesystem::equivalent(a, b, ec);
+}
+
+}  // namespace
+
+void checkImageOutput(const std::string& output, const std::string& source, const std::string& reference,
+                      bool overwrite, bool overwriteSource)
+{
+    if (!isSupportedImageExtension(output))
+        throw UsageError(output + ": cannot write this kind of file; the output name must end in .jpg, .png, .tif, "
+                                  ".webp or .bmp");
+    if (sameFile(output, reference))
+        throw Error(ErrorCode::Io, output + ": refusing to overwrite the reference image (choose another output)");
+    if (!overwriteSource && sameFile(output, source))
+        throw Error(ErrorCode::Io, output + ": refusing to overwrite the source image (choose another output, or "
+                                            "pass --overwrite-source)");
+    AtomicWriteOptions destination;
+    destination.overwrite = overwrite;
+    checkWritableDestination(output, destination);
 }
 
 std::vector<std::string> expandShortOutput(const std::vector<std::string>& args)
@@ -230,6 +266,19 @@ std::string timingsJson(const PhaseTimings& t)
       << ", \"solve\": " << t.solve << ", \"map\": " << t.map << ", \"encode\": " << t.encode
       << ", \"total\": " << t.total() << "}";
     return o.str();
+}
+
+std::string deviceNote(const RecolorCliSettings& cli, const PipelineStats& stats)
+{
+    std::string note = cli.deviceNote;
+    if (!stats.gpuNote.empty()) note += (note.empty() ? "" : "; ") + stats.gpuNote;
+    return note;
+}
+
+std::string deviceJson(const RecolorCliSettings& cli, const PipelineStats& stats)
+{
+    return "\"device\": " + jsonString(stats.solvedOnGpu ? "gpu" : "cpu") +
+           ", \"device_note\": " + jsonString(deviceNote(cli, stats));
 }
 
 }  // namespace uot::cli

@@ -28,10 +28,20 @@ struct RecolorCliSettings {
     WriteOptions write;
     bool json = false;
     bool quiet = false;
+    bool deviceAuto = false;  // --device auto
+    std::string deviceNote;   // --device auto fell back to the CPU: why
 };
 
-// Reads the options declared by addRecolorOptions. Throws UsageError.
+// Reads the options declared by addRecolorOptions. Throws UsageError, and
+// uot::Error(Unavailable) for --device gpu without a usable GPU (exit 4).
 RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet set = RecolorOptionSet::Full);
+
+// Checks before any work that `output` may be written: an image extension this
+// program writes (else UsageError), not the reference (never) nor the source
+// (unless overwriteSource), not a folder, its folder exists and is writable, not
+// an existing file without overwrite. Throws uot::Error(Io) naming the file.
+void checkImageOutput(const std::string& output, const std::string& source, const std::string& reference,
+                      bool overwrite, bool overwriteSource);
 
 // Replaces "-o X" by "--output X" (ArgParser knows long options only).
 std::vector<std::string> expandShortOutput(const std::vector<std::string>& args);
@@ -52,5 +62,14 @@ private:
 
 // JSON of the phase timings (jsonString / jsonNumber: app/cli/json_text.h).
 std::string timingsJson(const PhaseTimings& t);
+
+// Where the work ran, as JSON members for --json:
+// "device": "cpu"|"gpu", "device_note": "..." (why the GPU was not used; "" when
+// it was or was not asked for). The note combines --device auto's choice and
+// the pipeline's own fallback (stats.gpuNote).
+std::string deviceJson(const RecolorCliSettings& cli, const PipelineStats& stats);
+
+// The same note for people ("" when there is nothing to say).
+std::string deviceNote(const RecolorCliSettings& cli, const PipelineStats& stats);
 
 }  // namespace uot::cli

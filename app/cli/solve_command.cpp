@@ -24,6 +24,7 @@
 #include "core/registry/solver_registry.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/point_cloud_cost.h"
+#include "core/transport/solve_setup.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -107,7 +108,8 @@ int runSolveCommand(const std::vector<std::string>& args)
                      "C_ij = s |x_i - y_j|^2, and weights a (M), b (N) given as .npy files (float32 or\n"
                      "float64, C order), and writes DIR/u.npy, DIR/v.npy (float64 scalings: P = diag(u) K diag(v),\n"
                      "K = exp(-C/eps) R), DIR/logu.npy, DIR/logv.npy (their logarithms, always finite), and\n"
-                     "DIR/plan.npy with --plan. Ctrl-C stops the iterations and writes the current iterate.");
+                     "DIR/plan.npy with --plan. Ctrl-C stops the iterations, writes the current iterate and exits\n"
+                     "130 (JSON status \"cancelled\").");
     addSolveIoOptions(parser, true);
     parser.addOption("x", "X.npy", "source points, M x d (instead of --cost; --solver mapreduce never stores C)");
     parser.addOption("y", "Y.npy", "target points, N x d (same d as --x)");
@@ -133,64 +135,73 @@ int runSolveCommand(const std::vector<std::string>& args)
     for (const char* required : {"a", "b", "out-dir"})
         if (!parser.has(required)) throw UsageError(std::string("missing --") + required + " (see --help)");
     const SolverSettings settings = readSolverOptions(parser, config);
+    requireUsableDevice(settings);  // --device gpu without a GPU: exit 4 before reading anything
+    if (!settings.deviceNote.empty()) std::fprintf(stderr, "uot solve: note: %s\n", settings.deviceNote.c_str());
 
     UotProblem problem;
     npy::Array cost;
     Cloud x, y;
     double costScale = 0;
-    if (clouds) {
-        x = readCloud(parser.value("x"), "X");
-        y = readCloud(parser.value("y"), "Y");
-        if (x.dim != y.dim) {
-            throw UsageError("the point clouds have different dimensions: --x is " + std::to_string(x.count) + " x " +
-                             std::to_string(x.dim) + ", --y is " + std::to_string(y.count) + " x " +
-                             std::to_string(y.dim) + "; both must be M x d and N x d with the same d");
-        }
-        if (parser.has("cost-scale")) {
-            const std::string text = parser.value("cost-scale");
-            char* end = nullptr;
-            costScale = std::strtod(text.c_str(), &end);
-            if (text.empty() || *end != '\0' || !std::isfinite(costScale) || costScale <= 0)
-                throw UsageError("--cost-scale '" + text + "' is not valid: give a finite number > 0");
-        } else {
-            const double maxCost = maxSquaredDistance(x.points.data(), x.count, y.points.data(), y.count, x.dim,
-                                                      settings.options.threads);
-            costScale = maxCost > 0 && std::isfinite(maxCost) ? 1.0 / maxCost : 1.0;
-        }
-        problem.cost = PointCloudCost{x.points.data(), y.points.data(), x.count, y.count, x.dim, costScale};
-    } else {
-        cost = npy::readNpy(parser.value("cost"));
-        if (cost.shape.size() != 2)
-            throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
-        DenseCost dense;
-        dense.rows = cost.rows();
-        dense.cols = cost.cols();
-        if (cost.dtype == npy::DType::Float32) dense.f32 = cost.f32.data();
-        else dense.f64 = cost.f64.data();
-        problem.cost = dense;
-    }
-    const std::vector<double> a = readWeights(parser.value("a"), "a");
-    const std::vector<double> b = readWeights(parser.value("b"), "b");
-    problem.a = a;
-    problem.b = b;
-    applyProblemParameters(settings, problem);
-
+    std::vector<double> a, b, warmU, warmV;
     SolveOptions options = settings.options;
-    std::vector<double> warmU, warmV;
-    if (!settings.warmUPath.empty()) {
-        warmU = readWeights(settings.warmUPath, "the warm start u");
-        warmV = readWeights(settings.warmVPath, "the warm start v");
-        options.warmU = warmU;
-        options.warmV = warmV;
-    }
-    validateProblem(problem);  // before touching the output directory
+    readingInputFiles([&] {
+        if (clouds) {
+            x = readCloud(parser.value("x"), "X");
+            y = readCloud(parser.value("y"), "Y");
+            if (x.dim != y.dim) {
+                throw Error(ErrorCode::Io, "the point clouds have different dimensions: --x is " +
+                                               std::to_string(x.count) + " x " + std::to_string(x.dim) + ", --y is " +
+                                               std::to_string(y.count) + " x " + std::to_string(y.dim) +
+                                               "; both must be M x d and N x d with the same d");
+            }
+            if (parser.has("cost-scale")) {
+                const std::string text = parser.value("cost-scale");
+                char* end = nullptr;
+                costScale = std::strtod(text.c_str(), &end);
+                if (text.empty() || *end != '\0' || !std::isfinite(costScale) || costScale <= 0)
+                    throw UsageError("--cost-scale '" + text + "' is not valid: give a finite number > 0");
+            } else {
+                const double maxCost = maxSquaredDistance(x.points.data(), x.count, y.points.data(), y.count, x.dim,
+                                                          settings.options.threads);
+                costScale = maxCost > 0 && std::isfinite(maxCost) ? 1.0 / maxCost : 1.0;
+            }
+            problem.cost = PointCloudCost{x.points.data(), y.points.data(), x.count, y.count, x.dim, costScale};
+        } else {
+            cost = npy::readNpy(parser.value("cost"));
+            if (cost.shape.size() != 2)
+                throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+            DenseCost dense;
+            dense.rows = cost.rows();
+            dense.cols = cost.cols();
+            if (cost.dtype == npy::DType::Float32)
+                dense.f32 = cost.f32.data();
+            else
+                dense.f64 = cost.f64.data();
+            problem.cost = dense;
+        }
+        a = readWeights(parser.value("a"), "a");
+        b = readWeights(parser.value("b"), "b");
+        checkNormalWeights(a, "a");
+        checkNormalWeights(b, "b");
+        problem.a = a;
+        problem.b = b;
+        applyProblemParameters(settings, problem);
+
+        if (!settings.warmUPath.empty()) {
+            warmU = readWeights(settings.warmUPath, "the warm start u");
+            warmV = readWeights(settings.warmVPath, "the warm start v");
+            options.warmU = warmU;
+            options.warmV = warmV;
+        }
+        validateSolveOptions(problem, options);  // the problem and the warm start, before touching the output directory
+    });
 
     const std::filesystem::path outDir = prepareOutputDirectory(parser.value("out-dir"));
 
     if (parser.flag("counters")) options.sampleHardwareCounters = true;
     SolveControl control;
     control.cancel = &g_interrupted;
-    auto previous = std::signal(SIGINT, onInterrupt);
+    auto previous = std::signal(SIGINT, onInterrupt);  // Ctrl-C: stop, write the iterate, exit 130
     // Point clouds whose K would not fit: "auto" on the CPU solves them matrix-free
     // (the registry's rule, the same one the colour pipeline follows).
     std::string solverName = settings.solver;

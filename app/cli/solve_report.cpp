@@ -1,13 +1,18 @@
 #include "app/cli/solve_report.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
 #include "core/npy/npy_io.h"
+#include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -59,6 +64,9 @@ std::filesystem::path prepareOutputDirectory(const std::string& dir)
     std::filesystem::create_directories(outDir, ec);
     if (ec || !std::filesystem::is_directory(outDir))
         throw Error(ErrorCode::Io, "cannot create the output directory '" + outDir.string() + "': " + ec.message());
+    if (::access(outDir.c_str(), W_OK | X_OK) != 0)
+        throw Error(ErrorCode::Io, "no permission to write in the output directory '" + outDir.string() +
+                                       "' (choose another --out-dir)");
     return outDir;
 }
 
@@ -93,7 +101,8 @@ std::string solveSummaryJson(const SolveResult& result, const SolveSummaryContex
       << ", \"ms_per_iter\": " << jsonNumber(result.timings.msPerIteration)
       << ", \"setup_ms\": " << jsonNumber(1e3 * result.timings.setupSeconds)
       << ", \"iterate_ms\": " << jsonNumber(1e3 * result.timings.iterateSeconds)
-      << ", \"status\": " << jsonString(toString(result.status)) << ", \"message\": " << jsonString(result.message)
+      << ", \"status\": " << jsonString(result.cancelled ? "cancelled" : toString(result.status))
+      << ", \"message\": " << jsonString(result.message)
       << ", \"converged\": " << (result.converged ? "true" : "false")
       << ", \"cancelled\": " << (result.cancelled ? "true" : "false");
     if (!c.extraJsonMembers.empty()) j << ", " << c.extraJsonMembers;
@@ -119,21 +128,60 @@ void printSolveSummary(const SolveResult& result, const SolveSummaryContext& c)
     std::printf("time        %.3f ms/iteration, set-up %.1f ms\n", result.timings.msPerIteration,
                 1e3 * result.timings.setupSeconds);
     for (const std::string& line : c.extraLines) std::printf("%s\n", line.c_str());
-    std::printf("status      %s%s%s\n", toString(result.status).c_str(), result.message.empty() ? "" : ": ",
+    std::printf("status      %s%s%s\n", result.cancelled ? "cancelled" : toString(result.status).c_str(),
+                result.message.empty() ? "" : ": ",
                 result.message.c_str());
     std::printf("written     %s/{u,v,logu,logv}.npy%s\n", c.outDir.string().c_str(),
                 c.planWritten ? " and plan.npy" : "");
 }
 
-int solveExitCode(const SolveResult& result, const SolveOptions& options, bool allowUnconverged,
-                  const std::string& command, const std::string& underflowAdvice)
+namespace {
+
+const char* const kLogSolverAdvice = "use the log-domain solver (--solver log), a larger eps, or fp64";
+
+// What to do about a numerical stop, for the solver that stopped: never the
+// solver already in use, a solver the program lacks, or the precision in use.
+std::string numericalAdvice(const SolveResult& result, const SolveOptions& options, bool hasLogSolver)
 {
-    if (allowUnconverged || result.cancelled) return kExitOk;
+    const bool fp64 = options.precision == Precision::Fp64;
+    const std::optional<SolverCapabilities> caps = solverCapabilities(result.solver);
+    if (caps && caps->logDomain)
+        return std::string("The log-domain solver already in use met values out of the floating-point range: the "
+                           "costs (or point coordinates) are too large; rescale them (--cost-scale for point "
+                           "clouds)") + (fp64 ? "" : " or use --precision fp64");
+    if (!hasLogSolver)
+        return std::string("This program has no log-domain solver: use a larger eps") +
+               (fp64 ? "" : " or --precision fp64") + ", or `uot solve --solver log` in one process";
+    return "Use the log-domain solver (--solver log or auto)";
+}
+
+}  // namespace
+
+std::string messageWithoutLogSolver(const std::string& message)
+{
+    std::string out = message;
+    for (const std::string advice : {std::string(kLogSolverAdvice), std::string("Use the log-domain solver (--solver log), a larger eps, or fp64")}) {
+        const std::size_t at = out.find(advice);
+        if (at != std::string::npos) out.replace(at, advice.size(), "use a larger eps or fp64 (this program has no log-domain solver)");
+    }
+    return out;
+}
+
+int solveExitCode(const SolveResult& result, const SolveOptions& options, bool allowUnconverged,
+                  const std::string& command, bool hasLogSolver)
+{
+    if (result.cancelled) {
+        std::fprintf(stderr, "%s: cancelled (Ctrl-C) after %d iterations; the last iterate was written\n",
+                     command.c_str(), result.iterations);
+        return kExitInterrupted;
+    }
+    if (allowUnconverged) return kExitOk;
     if (result.status == NumericalStatus::Underflow || result.status == NumericalStatus::NotFinite) {
+        const std::string message = hasLogSolver ? result.message : messageWithoutLogSolver(result.message);
         std::fprintf(stderr, "%s: stopped on %s after %d iterations (%s); the last finite iterate was "
                              "written. %s, or pass --allow-unconverged to accept it.\n",
-                     command.c_str(), toString(result.status).c_str(), result.iterations, result.message.c_str(),
-                     underflowAdvice.c_str());
+                     command.c_str(), toString(result.status).c_str(), result.iterations, message.c_str(),
+                     numericalAdvice(result, options, hasLogSolver).c_str());
         return kExitNumerical;
     }
     if (options.tolerance > 0 && !result.converged) {
@@ -144,6 +192,29 @@ int solveExitCode(const SolveResult& result, const SolveOptions& options, bool a
         return kExitNotConverged;
     }
     return kExitOk;
+}
+
+void checkNormalWeights(const std::vector<double>& weights, const char* name)
+{
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        const double w = weights[i];
+        if (w == 0 || std::fpclassify(w) != FP_SUBNORMAL) continue;  // zero, NaN, negative: validateProblem says
+        std::ostringstream msg;
+        msg << "weight " << name << "[" << i << "] is " << w << ", a subnormal number (below "
+            << std::numeric_limits<double>::min() << ", which the solvers flush to zero): weights must be finite "
+            << "and at least " << std::numeric_limits<double>::min() << "; rescale them";
+        throw Error(ErrorCode::Io, msg.str());
+    }
+}
+
+void readingInputFiles(const std::function<void()>& step)
+{
+    try {
+        step();
+    } catch (const Error& e) {
+        if (e.code() != ErrorCode::InvalidArgument) throw;
+        throw Error(ErrorCode::Io, e.what());
+    }
 }
 
 }  // namespace uot::cli

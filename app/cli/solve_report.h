@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,11 +53,31 @@ std::string solveSummaryJson(const SolveResult& result, const SolveSummaryContex
 // The human summary, printed to stdout.
 void printSolveSummary(const SolveResult& result, const SolveSummaryContext& context);
 
-// The exit code for a finished solve (commands.h), printing the reason for 5
-// and 6 on stderr prefixed with `command` ("uot solve"); underflowAdvice says
-// what to do about 5.
+// Exit code 130 (the shell's 128 + SIGINT): the solve was stopped by Ctrl-C.
+inline constexpr int kExitInterrupted = 130;
+
+// The exit code for a finished solve (commands.h): 130 when it was cancelled
+// (Ctrl-C; --allow-unconverged does not change that), else 5 and 6 with the
+// reason on stderr prefixed with `command` ("uot solve"). The advice for 5 never
+// names the solver already in use, nor (hasLogSolver false: uot-mpi) a
+// log-domain solver the program does not have.
 int solveExitCode(const SolveResult& result, const SolveOptions& options, bool allowUnconverged,
-                  const std::string& command,
-                  const std::string& underflowAdvice = "Use the log-domain solver (--solver log or auto)");
+                  const std::string& command, bool hasLogSolver = true);
+
+// The solver's own message for a program without a log-domain solver: its advice
+// to use one is replaced by what that program can do.
+std::string messageWithoutLogSolver(const std::string& message);
+
+// Weights a and b must be normal floating-point numbers: a subnormal weight (below
+// 2.2e-308, e.g. 1e-320) is refused here, with one message, instead of passing
+// one check and failing another once the solver flushes subnormals to zero.
+// Throws uot::Error(Io) naming `name` ("a", "b") and the entry.
+void checkNormalWeights(const std::vector<double>& weights, const char* name);
+
+// Runs `step`, which reads and checks the input files; an InvalidArgument error
+// from it (a bad value in a file: NaN, Inf, a negative entry, sizes that
+// disagree) is rethrown as Io, so that every problem with an input file exits 1,
+// as a missing, truncated or mistyped one does (README, exit codes).
+void readingInputFiles(const std::function<void()>& step);
 
 }  // namespace uot::cli

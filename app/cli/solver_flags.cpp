@@ -1,9 +1,12 @@
 #include "app/cli/solver_flags.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <optional>
 #include <cstdlib>
+#include <optional>
 
+#include "core/registry/device_registry.h"
 #include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
@@ -24,9 +27,9 @@ double readPenalty(const ArgParser& parser, const std::string& name)
     }
 }
 
-int readDevice(const std::string& text, bool& gpu)
+int readDevice(const std::string& text, bool& gpu, bool autoAllowed)
 {
-    if (text == "cpu") {
+    if (text == "cpu" || (text == "auto" && autoAllowed)) {  // auto: readSolverOptions decides
         gpu = false;
         return 0;
     }
@@ -43,7 +46,8 @@ int readDevice(const std::string& text, bool& gpu)
             return static_cast<int>(value);
         }
     }
-    throw UsageError("option '--device' needs cpu, gpu, gpu:N (N = GPU ordinal) or gpu:all, got '" + text + "'");
+    throw UsageError(std::string("option '--device' needs cpu, gpu, gpu:N (N = GPU ordinal)") +
+                     (autoAllowed ? ", gpu:all or auto" : " or gpu:all") + ", got '" + text + "'");
 }
 
 }  // namespace
@@ -68,7 +72,8 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      std::string("storage and arithmetic of the kernel matrix") + (lists ? " (a list: one case each)" : ""),
                      config.defaultPrecision);
     parser.addOption("threads", lists ? "N[,N...]" : "N",
-                     std::string("CPU threads, 0 = all cores") + (lists ? " (a list: one case each)" : ""),
+                     "CPU threads, 0 = all cores, at most " + std::to_string(kMaxThreads) +
+                         (lists ? " (a list: one case each)" : ""),
                      config.defaultThreads);
     if (config.iterationLimits) {
         parser.addOption("max-iter", "N", "maximum number of iterations (>= 1)", config.defaultMaxIter);
@@ -92,9 +97,10 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      "last, then --eps to --tol (the answer is exact at --eps); e.g. 0.1,0.5",
                      "none");
     parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
-    parser.addOption("device", "cpu|gpu|gpu:N|gpu:all",
-                     "where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused); gpu:all splits one fused "
-                     "solve over every GPU (gpu-nccl, NCCL builds)",
+    parser.addOption("device", config.deviceAuto ? "cpu|gpu|gpu:N|gpu:all|auto" : "cpu|gpu|gpu:N|gpu:all",
+                     std::string("where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused) and exits 4 when no "
+                                 "GPU is usable; gpu:all splits one fused solve over every GPU (gpu-nccl, NCCL builds)") +
+                         (config.deviceAuto ? "; auto = gpu when a GPU is usable, else cpu (the report says which)" : ""),
                      "cpu");
     parser.addOption("devices", "N,M,...",
                      "split one fused solve over these GPUs (gpu-nccl: rows split, column sums all-reduced by NCCL)");
@@ -131,10 +137,47 @@ std::string solverForDevice(const std::string& name, bool gpu)
     throw UsageError("solver '" + name + "' runs on the GPU only: add --device gpu");
 }
 
+int readThreadCount(const std::string& text, const std::string& option)
+{
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < 0 || value > kMaxThreads)
+        throw UsageError("option '--" + option + "' needs a whole number from 0 (all cores) to " +
+                         std::to_string(kMaxThreads) + ", got '" + text + "'");
+    return static_cast<int>(value);
+}
+
+void requireUsableDevice(const SolverSettings& settings)
+{
+    if (!settings.gpu || settings.deviceAuto) return;
+    const std::string reason = gpuUnavailableReason();
+    if (!reason.empty())
+        throw Error(ErrorCode::Unavailable,
+                    "--device " +
+                        (settings.options.device > 0 ? "gpu:" + std::to_string(settings.options.device) : "gpu") +
+                        ": " + reason + " (or pass --device auto to fall back to the CPU)");
+    if (const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu)) {
+        const std::vector<DeviceDescription> devices = gpu->listDevices();
+        const bool found = std::any_of(devices.begin(), devices.end(), [&](const DeviceDescription& d) {
+            return d.ordinal == settings.options.device;
+        });
+        if (!found)
+            throw Error(ErrorCode::Unavailable, "there is no GPU " + std::to_string(settings.options.device) + " (" +
+                                                    std::to_string(devices.size()) + " usable; `uot devices` lists them)");
+    }
+}
+
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config)
 {
     SolverSettings s;
-    const int device = readDevice(parser.value("device"), s.gpu);
+    const int device = readDevice(parser.value("device"), s.gpu, config.deviceAuto);
+    if (config.deviceAuto && parser.value("device") == "auto") {
+        s.deviceAuto = true;
+        const std::string reason = gpuUnavailableReason();
+        s.gpu = reason.empty();
+        if (!s.gpu) s.deviceNote = "--device auto chose the CPU: " + reason;
+    }
 
     const std::string solverText = parser.value("solver");
     std::vector<std::string> names = config.allowSolverList ? splitList(solverText) : std::vector{solverText};
@@ -179,8 +222,7 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
         throw UsageError(std::string("option '--precision': ") + e.what());
     }
 
-    s.options.threads = parser.integer("threads");
-    if (s.options.threads < 0) throw UsageError("option '--threads' must be >= 0 (0 = all cores)");
+    s.options.threads = readThreadCount(parser.value("threads"));
     if (config.iterationLimits) {
         s.options.maxIterations = parser.integer("max-iter");
         if (s.options.maxIterations < 1)

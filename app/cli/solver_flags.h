@@ -19,6 +19,11 @@
 
 namespace uot::cli {
 
+// The largest --threads value any command accepts (README, --help): more threads
+// than this are refused as a usage error before any OpenMP region starts (a huge
+// count crashes the OpenMP runtime; thousands only thrash the machine).
+inline constexpr int kMaxThreads = 1024;
+
 struct SolverFlagConfig {
     bool warmStart = false;               // also declare --warm-u / --warm-v (solve only)
     std::string defaultPrecision = "fp32";
@@ -36,6 +41,7 @@ struct SolverFlagConfig {
     std::string defaultTol = "1e-6";
     std::string defaultThreads = "0";  // uot-mpi: one thread per rank
     std::string tauBHelp;     // replaces the help of --tau-b when not empty
+    bool deviceAuto = true;   // --device auto (GPU when usable, else CPU) is offered
 };
 
 struct SolverSettings {
@@ -44,7 +50,9 @@ struct SolverSettings {
     // each item mapped.
     std::string solver;
     bool solverForced = false;  // --solver named explicitly (and not "auto")
-    bool gpu = false;           // --device gpu[:N]
+    bool gpu = false;           // --device gpu[:N], or auto with a usable GPU
+    bool deviceAuto = false;    // --device auto: gpu says what it chose
+    std::string deviceNote;     // --device auto without a usable GPU: why the CPU was chosen
     double eps = 0.05;
     double tauA = 1.0;
     double tauB = 1.0;
@@ -65,6 +73,16 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config = {});
 // Reads and validates the options declared by addSolverOptions. Throws
 // UsageError with a message naming the option for out-of-range values.
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config = {});
+
+// A --threads value: a whole number from 0 (all cores) to kMaxThreads. Throws
+// UsageError naming `option`.
+int readThreadCount(const std::string& text, const std::string& option = "threads");
+
+// For the commands that solve at once (solve, recolor, batch, lut; not bench,
+// which must not touch the GPU runtime before it forks): with --device gpu[:N]
+// (not auto), throws uot::Error(Unavailable) - exit 4 - when no GPU is usable
+// or GPU N does not exist. Call before any work.
+void requireUsableDevice(const SolverSettings& settings);
 
 // The registry name to use for `name` on the chosen device: with gpu, "auto"
 // becomes the GPU default (gpu-fused) and a CPU variant the GPU variant of the

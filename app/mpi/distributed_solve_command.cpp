@@ -31,6 +31,7 @@
 #include "app/mpi/distributed_solve_command.h"
 #include "app/mpi/mpi_row_reduction.h"
 #include "app/mpi/random_row_problem.h"
+#include "app/mpi/unresponsive_ranks.h"
 #include "core/npy/npy_io.h"
 #include "core/transport/fused_solver.h"
 #include "core/transport/uot_error.h"
@@ -108,7 +109,13 @@ int runDistributedSolve(const std::vector<std::string>& args)
                      "on dedicated cores) or sleep (20 us naps between tests of a non-blocking MPI_Iallreduce: "
                      "for machines shared with other work, or more ranks than cores)",
                      "spin");
+    parser.addOption("timeout", "SECONDS",
+                     "a reduction of the iteration that makes no progress for this long (a rank stopped, hung or "
+                     "lost) stops the job: every live rank prints which rank did not answer, and the job exits " +
+                         std::to_string(kExitNoAnswer) + " (MPI_Abort); 0 = wait for ever",
+                     "60");
     cli::SolverFlagConfig config;
+    config.deviceAuto = false;
     config.warmStart = true;
     config.defaultSolver = "fused";
     config.defaultThreads = "1";
@@ -133,6 +140,10 @@ int runDistributedSolve(const std::vector<std::string>& args)
     if (settings.solver != "fused" && settings.solver != "auto")
         throw UsageError("uot-mpi runs the fused solver only: --solver fused (or auto), got '" + settings.solver + "'");
     const int seed = parser.integer("seed");
+    const double timeoutSeconds = parser.number("timeout");
+    if (!(timeoutSeconds >= 0) || !std::isfinite(timeoutSeconds))
+        throw UsageError("option '--timeout' needs a number of seconds >= 0 (0 = no timeout), got '" +
+                         parser.value("timeout") + "'");
     if (parser.value("mpi-wait") != "spin" && parser.value("mpi-wait") != "sleep")
         throw UsageError("option '--mpi-wait' needs spin or sleep, got '" + parser.value("mpi-wait") + "'");
 
@@ -145,7 +156,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
     SolveOptions options = settings.options;
     std::filesystem::path outDir;
     std::unique_ptr<FusedRowBlockSolve> solve;
-    runCollectively(comm, [&] {
+    // A bad value in an input file exits 1, as a bad file does (cli::readingInputFiles).
+    cli::readingInputFiles([&] { runCollectively(comm, [&] {
         if (random) {
             std::tie(m, n) = parseSize(parser.value("random"));
         } else {
@@ -156,6 +168,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
             n = header.shape[1];
             allA = cli::readWeights(parser.value("a"), "a");
             b = cli::readWeights(parser.value("b"), "b");
+            cli::checkNormalWeights(allA, "a");
+            cli::checkNormalWeights(b, "b");
             checkLength(allA.size(), m, "a", "rows");
             checkLength(b.size(), n, "b", "columns");
         }
@@ -203,12 +217,13 @@ int runDistributedSolve(const std::vector<std::string>& args)
         }
         if (rank == 0) outDir = cli::prepareOutputDirectory(parser.value("out-dir"));
         solve = std::make_unique<FusedRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
-    });
+    }); });
 
     // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
     const long sleepUs = parser.value("mpi-wait") == "sleep" ? 20 : 0;
-    MpiRowReduction loop(comm, sleepUs), other(comm, sleepUs);
-    const SolveResult result = solve->run(loop, other);
+    MpiRowReduction loop(comm, sleepUs, timeoutSeconds), other(comm, sleepUs, timeoutSeconds);
+    SolveResult result = solve->run(loop, other);
+    result.message = cli::messageWithoutLogSolver(result.message);  // uot-mpi has no log-domain solver
     solve.reset();
 
     // Communication per iteration: the slowest rank's (all take part in every call).
@@ -254,9 +269,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
         else cli::printSolveSummary(result, summary);
     });
     // The result (status, convergence) is the same on every rank, so is the code.
-    exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve",
-                                  "uot-mpi has no log-domain solver: use a larger eps, fp64, or `uot solve "
-                                  "--solver log` in one process");
+    exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve", false);
     return exitCode;
 }
 

@@ -10,6 +10,7 @@
 
 #include "app/cli/command_line.h"
 #include "app/mpi/distributed_solve_command.h"
+#include "app/mpi/unresponsive_ranks.h"
 
 namespace {
 
@@ -26,6 +27,7 @@ int main(int argc, char** argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    uot::mpi::keepErrorStream();  // every live rank reports a rank that does not answer (--timeout)
     if (rank != 0) {
         if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) {
             // Keep the streams as they are: duplicated messages are better than none.

@@ -338,9 +338,10 @@ namespace {
 
 void checkPaletteSettings(const PaletteSettings& settings)
 {
-    if (settings.size < 1 || settings.size > 65536)
-        throw Error(ErrorCode::InvalidArgument,
-                    "palette size must be between 1 and 65536 (got " + std::to_string(settings.size) + ")");
+    if (settings.size < 1 || settings.size > kMaxPaletteSize)
+        throw Error(ErrorCode::InvalidArgument, "palette size must be between 1 and " +
+                                                    std::to_string(kMaxPaletteSize) + " (got " +
+                                                    std::to_string(settings.size) + ")");
     const int bins = settings.finestBins;
     if (bins < 8 || bins > 256 || (bins & (bins - 1)) != 0)
         throw Error(ErrorCode::InvalidArgument,

@@ -1,11 +1,15 @@
 #include "core/pipeline/batch_engine.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <system_error>
 
+#include "core/pipeline/batch_plan.h"
 #include "core/pipeline/batched_recolor.h"
+#include "core/pipeline/input_paths.h"
 #include "core/registry/batched_solver_registry.h"
 #include "core/transport/uot_error.h"
 
@@ -28,7 +32,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Why an item is skipped by the existence policy (empty: it is done).
+// Why an item is skipped by the existence policy when its turn comes (empty: it is done).
 std::string skipReason(const BatchItemResult& item, const BatchSettings& settings)
 {
     std::error_code ec;
@@ -41,10 +45,11 @@ std::string skipReason(const BatchItemResult& item, const BatchSettings& setting
     return {};
 }
 
-WriteOptions writeOptionsFor(const BatchItemResult& item, const BatchSettings& settings)
+WriteOptions writeOptionsFor(const BatchItemResult& item, const std::string& referencePath, const BatchSettings& settings)
 {
     WriteOptions wo = settings.write;
     wo.overwrite = true;  // the existence policy was applied before
+    wo.protectedPaths.push_back(referencePath);  // never, --overwrite-source or not
     if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
     wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
     wo.embedSrgbProfile = true;
@@ -83,16 +88,15 @@ void notifyFinished(const BatchControl& control, std::size_t index, std::size_t 
 // The GPU path: every palette problem solved in batched calls (core/pipeline/
 // batched_recolor.h), decoding and encoding on worker threads.
 void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<const Palette>& referencePalette,
-                     const std::vector<std::string>& inputs, const BatchSettings& settings, const BatchControl& control,
-                     BatchSummary& summary)
+                     const std::string& referencePath, BatchPlan& plan, const BatchSettings& settings,
+                     const BatchControl& control, BatchSummary& summary)
 {
-    const std::size_t total = inputs.size();
-    std::vector<BatchItemResult> items(total);
-    std::vector<std::size_t> todo;  // input index of each image of the batched job
+    std::vector<BatchItemResult>& items = plan.items;
+    const std::size_t total = items.size();
+    std::vector<std::size_t> todo;  // item index of each image of the batched job
     for (std::size_t index = 0; index < total; ++index) {
+        if (!plan.pending[index]) continue;
         BatchItemResult& item = items[index];
-        item.input = inputs[index];
-        item.output = batchOutputPath(item.input, settings);
         if (const std::string why = skipReason(item, settings); !why.empty()) {
             item.status = BatchItemStatus::Skipped;
             item.message = why;
@@ -103,10 +107,13 @@ void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<con
     }
     BatchedRecolorJob job;
     job.count = todo.size();
-    job.load = [&](std::size_t k) { return readImage(items[todo[k]].input, settings.read); };
+    job.load = [&](std::size_t k) {
+        checkInputPath(items[todo[k]].input);
+        return readImage(items[todo[k]].input, settings.read);
+    };
     job.store = [&](std::size_t k, const Image& result) {
         const BatchItemResult& item = items[todo[k]];
-        writeImage(item.output, result, writeOptionsFor(item, settings));
+        writeImage(item.output, result, writeOptionsFor(item, referencePath, settings));
     };
     BatchedRecolorOptions options;
     options.batchedSolver = batchedSolver;
@@ -128,27 +135,53 @@ void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<con
         summary.items.push_back(item);
     }
 }
+
+// Why a folder entry with an image extension is not an input (empty: it is one).
+std::string folderEntryProblem(const fs::directory_entry& entry)
+{
+    std::error_code ec;
+    if (entry.is_regular_file(ec)) return {};
+    const std::string reason = unusableInputReason(entry.path().string());
+    return reason.empty() ? "not a regular file" : reason;
+}
 }  // namespace
+
+BatchInputs scanBatchInputs(const std::vector<std::string>& paths)
+{
+    BatchInputs out;
+    for (const std::string& p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) {
+            std::vector<fs::directory_entry> found;
+            for (const auto& entry : fs::directory_iterator(p, ec)) {
+                const std::string name = entry.path().filename().string();
+                if (!name.empty() && name[0] == '.') continue;  // hidden and our own temporary files
+                if (isSupportedImageExtension(name)) found.push_back(entry);
+            }
+            std::sort(found.begin(), found.end(),
+                      [](const fs::directory_entry& a, const fs::directory_entry& b) { return a.path() < b.path(); });
+            for (const fs::directory_entry& entry : found) {
+                if (const std::string why = folderEntryProblem(entry); !why.empty()) {
+                    BatchItemResult skipped;
+                    skipped.input = entry.path().string();
+                    skipped.status = BatchItemStatus::Skipped;
+                    skipped.message = "not an image file: " + why;
+                    out.skipped.push_back(skipped);
+                } else {
+                    out.files.push_back({entry.path().string(), true});
+                }
+            }
+        } else {
+            out.files.push_back({p, false});
+        }
+    }
+    return out;
+}
 
 std::vector<std::string> collectBatchInputs(const std::vector<std::string>& paths)
 {
     std::vector<std::string> out;
-    for (const std::string& p : paths) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec)) {
-            std::vector<std::string> found;
-            for (const auto& entry : fs::directory_iterator(p, ec)) {
-                if (!entry.is_regular_file(ec)) continue;
-                const std::string name = entry.path().filename().string();
-                if (!name.empty() && name[0] == '.') continue;  // hidden and our own temporary files
-                if (isSupportedImageExtension(name)) found.push_back(entry.path().string());
-            }
-            std::sort(found.begin(), found.end());
-            out.insert(out.end(), found.begin(), found.end());
-        } else {
-            out.push_back(p);
-        }
-    }
+    for (const BatchInput& input : scanBatchInputs(paths).files) out.push_back(input.path);
     return out;
 }
 
@@ -164,11 +197,20 @@ std::string batchOutputPath(const std::string& input, const BatchSettings& setti
     };
     replaceAll("{name}", in.stem().string());
     replaceAll("{ext}", ext);
+    replaceAll("{dir}", fs::absolute(in).lexically_normal().parent_path().filename().string());
     return (fs::path(settings.outDir) / name).string();
 }
 
 BatchSummary runBatch(const std::string& referencePath, const std::vector<std::string>& inputs,
                       const BatchSettings& settings, const BatchControl& control)
+{
+    BatchInputs named;
+    for (const std::string& path : inputs) named.files.push_back({path, false});
+    return runBatch(referencePath, named, settings, control);
+}
+
+BatchSummary runBatch(const std::string& referencePath, const BatchInputs& inputs, const BatchSettings& settings,
+                      const BatchControl& control)
 {
     validateSettings(settings.recolor);
     if (settings.outDir.empty()) throw Error(ErrorCode::InvalidArgument, "no output folder given");
@@ -181,6 +223,11 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
     if (!fs::is_directory(settings.outDir))
         throw Error(ErrorCode::Io, settings.outDir + ": cannot create the output folder" +
                                        (ec ? " (" + ec.message() + ")" : std::string()));
+    if (::access(settings.outDir.c_str(), W_OK) != 0)
+        throw Error(ErrorCode::Io, settings.outDir + ": no permission to write in the output folder");
+    checkInputPath(referencePath);
+    BatchPlan plan = planBatch(referencePath, inputs, settings);
+    const std::size_t total = plan.items.size();
 
     // The reference palette, once.
     auto start = Clock::now();
@@ -191,23 +238,27 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
     refControl.cancel = control.cancel;
     const std::shared_ptr<const Palette> referencePalette = computePalette(reference, settings.recolor, refControl);
     summary.referenceTimings.palette = secondsSince(start);
+    for (std::size_t index = 0; index < total; ++index)
+        if (!plan.pending[index]) notifyFinished(control, index, total, plan.items[index]);
 
     // A GPU solve with a batched solver at hand: the palette problems go to it in groups.
     if (runsOnGpu(settings.recolor.transport.solver) && settings.gpuBatchSize > 1) {
         if (const std::optional<std::string> batched = batchedSolverFor(DeviceKind::Gpu)) {
-            runBatchedOnGpu(*batched, referencePalette, inputs, settings, control, summary);
+            runBatchedOnGpu(*batched, referencePalette, referencePath, plan, settings, control, summary);
             summary.seconds = secondsSince(batchStart);
             return summary;
         }
     }
 
     RecolorPipeline pipeline(settings.recolor);
-    const std::size_t total = inputs.size();
     bool cancelled = false;
     for (std::size_t index = 0; index < total; ++index) {
-        BatchItemResult item;
-        item.input = inputs[index];
-        item.output = batchOutputPath(item.input, settings);
+        BatchItemResult item = plan.items[index];
+        if (!plan.pending[index]) {
+            count(summary, item.status);
+            summary.items.push_back(item);
+            continue;
+        }
         const auto notifyStage = [&](const PipelineProgress& p) {
             notifyProgress(control, index, total, item.input, &p, nullptr);
         };
@@ -221,6 +272,7 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
         } else {
             try {
                 auto t0 = Clock::now();
+                checkInputPath(item.input);
                 Image source = readImage(item.input, settings.read);
                 item.timings.decode = secondsSince(t0);
                 pipeline.setSource(std::move(source));
@@ -230,12 +282,13 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
                 pc.onProgress = notifyStage;
                 Image result = pipeline.run(pc);
                 const PhaseTimings& pt = pipeline.stats().timings;
+                item.note = pipeline.stats().gpuNote;
                 item.timings.palette = pt.palette;
                 item.timings.cost = pt.cost;
                 item.timings.solve = pt.solve;
                 item.timings.map = pt.map;
                 t0 = Clock::now();
-                writeImage(item.output, result, writeOptionsFor(item, settings));
+                writeImage(item.output, result, writeOptionsFor(item, referencePath, settings));
                 item.timings.encode = secondsSince(t0);
                 item.status = BatchItemStatus::Done;
             } catch (const Error& e) {

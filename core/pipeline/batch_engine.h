@@ -17,7 +17,10 @@ namespace uot {
 struct BatchSettings {
     RecolorSettings recolor;
     std::string outDir;                               // created when missing
-    std::string pattern = "{name}_recolored.{ext}";   // {name} = input stem, {ext} = input extension
+    // {name} = input stem, {ext} = input extension, {dir} = the name of the input's
+    // folder. May name a path outside outDir (an absolute pattern, or one with ..):
+    // the user's choice, documented in the README.
+    std::string pattern = "{name}_recolored.{ext}";
     bool overwrite = false;        // replace existing outputs (else they are skipped)
     bool overwriteSource = false;  // allow an output to replace its own input
     ReadOptions read;
@@ -38,6 +41,7 @@ struct BatchItemResult {
     std::string output;
     BatchItemStatus status = BatchItemStatus::Failed;
     std::string message;   // why it failed or was skipped
+    std::string note;      // e.g. the pipeline's GPU fallback note (stats().gpuNote)
     PhaseTimings timings;
 };
 
@@ -61,16 +65,48 @@ struct BatchControl {
     const std::atomic<bool>* cancel = nullptr;             // stops after the current stage; the rest are Cancelled
 };
 
-// Expands files and folders (non-recursive; supported extensions only; sorted by
-// name) into input files. Missing paths are kept so that the batch reports them.
+// One input of a batch: a path named by the user, or found in a folder.
+struct BatchInput {
+    std::string path;
+    bool fromFolder = false;
+};
+
+// What a scan of the command line's paths found: the inputs, and the folder
+// entries with an image extension that cannot be read (symbolic link loops,
+// dangling links, folders, devices), as Skipped items with the reason, so that
+// the report lists them.
+struct BatchInputs {
+    std::vector<BatchInput> files;
+    std::vector<BatchItemResult> skipped;
+};
+
+// Expands files and folders (non-recursive; supported extensions only; hidden
+// names ignored; sorted by name) into input files. Paths named directly are kept
+// as they are (a missing one is reported by the batch).
+BatchInputs scanBatchInputs(const std::vector<std::string>& paths);
+
+// scanBatchInputs(paths).files as plain paths (the skipped entries dropped).
 std::vector<std::string> collectBatchInputs(const std::vector<std::string>& paths);
 
 // The output path of one input under settings (outDir / pattern).
 std::string batchOutputPath(const std::string& input, const BatchSettings& settings);
 
-// Runs the batch. Throws uot::Error only for problems with the reference, the
-// settings or the backend (Unavailable: no GPU), where nothing could be done;
-// per-file problems are in the summary.
+// Runs the batch. Before any work (no image is read) it refuses, with
+// uot::Error(InvalidArgument):
+// - two inputs that map to the same output path (after normalisation);
+// - an output that would replace the reference or another input of the batch
+//   (never allowed, --overwrite or not);
+// - an output extension that cannot be written;
+// and with uot::Error(Io) an output folder that cannot be created or written.
+// A folder-scanned input that is the output of another input under the pattern
+// (an earlier run's result, when --out-dir is an input folder) is skipped with
+// that reason, not recolored again. Otherwise throws only for problems with the
+// reference or the backend (Unavailable: no GPU); per-file problems are in the
+// summary, where inputs.skipped come first.
+BatchSummary runBatch(const std::string& referencePath, const BatchInputs& inputs, const BatchSettings& settings,
+                      const BatchControl& control = {});
+
+// The same for plain paths (each treated as named by the user).
 BatchSummary runBatch(const std::string& referencePath, const std::vector<std::string>& inputs,
                       const BatchSettings& settings, const BatchControl& control = {});
 

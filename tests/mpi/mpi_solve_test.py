@@ -23,7 +23,13 @@ Checks, on problems written as .npy files to a temporary directory:
   every P;
 * a NaN in the rows of one rank, an unreadable weight file and a missing cost
   file make every rank stop, within a timeout, with the same one message that
-  names the place and a non-zero exit code, and no output is written.
+  names the place and a non-zero exit code, and no output is written;
+* --threads above the documented maximum (1024) is a usage error (exit 2) on
+  every rank, not a crash; a subnormal weight is refused with one message; an
+  underflow's advice never names the log-domain solver uot-mpi does not have;
+* a rank stopped with SIGSTOP (rank 1, then rank 0) does not hang the others:
+  with --timeout 3 the job ends with exit 7 within 30 s, and a live rank names
+  the rank that did not answer.
 
 With --uot-mpi none (uot-mpi not built: UOT_MPI=OFF or no MPI found) it exits
 77, which CTest reports as skipped. Exit 0 when every case passes, 1 otherwise.
@@ -33,9 +39,11 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 try:
     import numpy as np
@@ -237,6 +245,88 @@ def bad_inputs_stop_every_rank(r):
     expect_failure(r, "log-solver", 2, files + ["--solver", "log"], ["fused"])
 
 
+def options_and_advice(r):
+    directory = os.path.join(r.work, "advice")
+    os.makedirs(directory)
+    _, files = write_problem(directory, 12, 8, seed=5)
+    out = os.path.join(directory, "out")
+    done = r.run(r.mpi_command(2) + files + ["--out-dir", out, "--threads", "100000"])
+    r.check(done is not None and done.returncode == 2 and "0 (all cores) to 1024" in done.stderr,
+            "--threads 100000: expected exit 2 naming the maximum, got %s" %
+            ("a hang" if done is None else "%d: %s" % (done.returncode, done.stderr.strip()[-300:])))
+    a = np.full(12, 1.0 / 12)
+    a[4] = 1e-320
+    subnormal = list(files)
+    subnormal[3] = save(directory, "a_subnormal.npy", a)
+    expect_failure(r, "subnormal-weight", 2, subnormal, ["a[4]", "subnormal"])
+    done = r.run(r.mpi_command(2) + files + ["--out-dir", out, "--eps", "1e-6"])
+    r.check(done is not None and done.returncode == 5, "eps 1e-6: expected exit 5 (underflow), got %s" %
+            (None if done is None else done.returncode))
+    if done is not None:
+        r.check("use the log-domain solver" not in (done.stderr + done.stdout).lower() and
+                "no log-domain solver" in done.stderr,
+                "eps 1e-6: the advice names a solver uot-mpi does not have:\n" + done.stderr)
+
+
+def rank_pids(mpirun_pid):
+    """{rank: pid} of the uot-mpi processes started by this mpirun (read from /proc)."""
+    pids = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            if parent != mpirun_pid:
+                continue
+            with open("/proc/%s/environ" % entry, "rb") as f:
+                for item in f.read().split(b"\0"):
+                    if item.startswith(b"OMPI_COMM_WORLD_RANK="):
+                        pids[int(item.split(b"=")[1])] = int(entry)
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
+
+
+def stopped_rank_does_not_hang_the_others(r, victim):
+    name = "sigstop-rank-%d" % victim
+    out = os.path.join(r.work, name)
+    cmd = r.mpi_command(2) + ["--random", "400x400", "--fixed-iterations", "--max-iter", "1000000000",
+                              "--out-dir", out, "--timeout", "3"]
+    job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pids = {}
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and len(pids) < 2:
+            time.sleep(0.2)
+            pids = rank_pids(job.pid)
+        if not r.check(len(pids) == 2, "%s: could not find the two ranks of mpirun %d" % (name, job.pid)):
+            return
+        time.sleep(1.0)  # let both enter the iteration
+        os.kill(pids[victim], signal.SIGSTOP)
+        start = time.time()
+        try:
+            stdout, stderr = job.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            r.check(False, "%s: the live rank still waits 30 s after rank %d was stopped (no --timeout)" %
+                    (name, victim))
+            return
+        elapsed = time.time() - start
+        r.check(job.returncode == 7, "%s: expected exit 7, got %d:\n%s" % (name, job.returncode, stderr[-500:]))
+        r.check("no answer from rank %d" % victim in stderr,
+                "%s: no live rank named rank %d:\n%s" % (name, victim, stderr[-500:]))
+        print("%s: the job stopped %.1f s after the SIGSTOP (--timeout 3)" % (name, elapsed))
+    finally:
+        for pid in pids.values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if job.poll() is None:
+            job.kill()
+            job.communicate()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uot", required=True)
@@ -265,6 +355,9 @@ def main():
         compare_with_numpy(r)
         random_problem_is_the_same_for_every_rank_count(r)
         bad_inputs_stop_every_rank(r)
+        options_and_advice(r)
+        stopped_rank_does_not_hang_the_others(r, 1)
+        stopped_rank_does_not_hang_the_others(r, 0)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if r.failures:
