@@ -105,10 +105,19 @@ RecolorSettings recolorSettingsFor(const StudioParameters& p)
     return s;
 }
 
+namespace {
+std::atomic<std::uint64_t> g_imagePixelLimit{ReadOptions{}.maxPixels};
+}  // namespace
+
+void setImagePixelLimit(std::uint64_t pixels) { g_imagePixelLimit.store(pixels); }
+std::uint64_t imagePixelLimit() { return g_imagePixelLimit.load(); }
+
 LoadedImage loadImageFile(const QString& path)
 {
     LoadedImage loaded;
-    loaded.image = std::make_shared<const Image>(readImage(path.toStdString()));
+    ReadOptions options;
+    options.maxPixels = imagePixelLimit();
+    loaded.image = std::make_shared<const Image>(readImage(path.toStdString(), options));
     loaded.id = g_nextImageId.fetch_add(1);
     loaded.path = path;
     loaded.profile = QString::fromStdString(describeEmbeddedProfile(path.toStdString()));

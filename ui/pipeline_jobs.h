@@ -63,6 +63,10 @@ JobFunction makeBatchJob(const QString& referencePath, const QStringList& inputs
 
 // Reads an image file (for loading on a background thread). Throws uot::Error.
 LoadedImage loadImageFile(const QString& path);
+// The largest image (pixels, 0 = no limit) loadImageFile accepts: uot-studio's
+// --max-pixels, the same limit and default as the command line's.
+void setImagePixelLimit(std::uint64_t pixels);
+std::uint64_t imagePixelLimit();
 
 // A QImage that shows `image` (8-bit RGB/RGBA/gray, 16-bit as 64-bit RGBA).
 QImage toQImage(const Image& image);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <new>
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
@@ -91,6 +92,14 @@ int runCommandLine(int argc, char** argv, std::span<const Command> commands, con
             std::fprintf(stderr, "%s %s: %s\n", program, c.name, e.what());
             if (e.code() == ErrorCode::InvalidArgument) return kExitUsage;
             if (e.code() == ErrorCode::Unavailable) return kExitUnavailable;
+            return kExitFailure;
+        } catch (const std::bad_alloc&) {
+            // Messages of the decoders name the file and its size; this is the
+            // rest (palettes, solve, map, encode of a very large image or palette).
+            std::fprintf(stderr,
+                         "%s %s: not enough memory for this work: the images or the palette are too large for the "
+                         "memory available (lower --palette-size or --max-pixels, or free memory)\n",
+                         program, c.name);
             return kExitFailure;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s %s: %s\n", program, c.name, e.what());

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 
+#include "ui/pipeline_jobs.h"
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
 #include "ui/statistics_panel.h"
@@ -178,6 +179,8 @@ const QCommandLineOption screenshotOption("screenshot", "Save a screenshot of th
 const QCommandLineOption sizeOption("size",
                                     "Window size WxH, from 320x240 to 16384x16384 (default 1600x1000 with --screenshot).",
                                     "WxH");
+const QCommandLineOption maxPixelsOption("max-pixels",
+                                         "Refuse images with more than N pixels (0 = no limit; default 200000000).", "N");
 const QCommandLineOption quitOption("quit", "Quit when done (exit code 1 when a step failed).");
 
 void addOptions(QCommandLineParser& parser)
@@ -185,7 +188,7 @@ void addOptions(QCommandLineParser& parser)
     parser.setApplicationDescription(QStringLiteral("Color transfer by unbalanced optimal transport."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({sourceOption, referenceOption, deviceOption, runOption, compareOption, screenshotOption, sizeOption, quitOption});
+    parser.addOptions({sourceOption, referenceOption, deviceOption, runOption, compareOption, screenshotOption, sizeOption, maxPixelsOption, quitOption});
 }
 
 void setApplicationNames()
@@ -246,6 +249,16 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "uot-studio: --device %s: %s\n", qPrintable(device), qPrintable(unavailable));
             return 3;
         }
+    }
+    if (parser.isSet(maxPixelsOption)) {
+        bool ok = false;
+        const qulonglong pixels = parser.value(maxPixelsOption).toULongLong(&ok);
+        if (!ok) {
+            std::fprintf(stderr, "uot-studio: --max-pixels wants a whole number of pixels >= 0 (0 = no limit), not '%s'\n",
+                         qPrintable(parser.value(maxPixelsOption).left(40)));
+            return 2;
+        }
+        uot::ui::setImagePixelLimit(pixels);
     }
     QSize size = script.screenshot.isEmpty() ? QSize() : QSize(1600, 1000);
     if (parser.isSet(sizeOption)) {

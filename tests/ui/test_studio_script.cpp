@@ -100,6 +100,26 @@ private slots:
         QVERIFY2(studio.exitCode() == 0, studio.readAllStandardError().constData());
     }
 
+    // Issue 25, D26: the studio's limit message said "raise it with --max-pixels",
+    // an option the studio did not have.
+    void maxPixelsLimitsWhatOpensAndIsChecked()
+    {
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {"--source", kSamples + "/home.jpg", "--max-pixels", "1000",
+                               "--run", "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        QVERIFY(studio.exitCode() != 0);
+        const QByteArray error = studio.readAllStandardError();
+        QVERIFY2(error.contains("above the limit of 1000") && error.contains("--max-pixels"), error.constData());
+        for (const QString& bad : {QString("abc"), QString("-5")}) {
+            studio.start(kStudio, {"--max-pixels", bad, "--quit"});
+            QVERIFY(studio.waitForFinished(60000));
+            QCOMPARE(studio.exitCode(), 2);
+            QVERIFY(studio.readAllStandardError().contains("--max-pixels"));
+        }
+    }
+
     void missingFileFailsWithAMessage()
     {
         QProcess studio;
