@@ -24,9 +24,13 @@ void markNotFinite(SolveResult& result, const ScalingLoopSetup& setup, int itera
     }
 }
 
-// The accelerated loop (relaxed_step.h). Each iteration is one pass; a step the
-// safeguard undoes costs its pass and is not counted as an iteration.
-void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
+// The loop of the potentials' stopping rule (relaxed_step.h), with or without
+// over-relaxation: each iteration is one pass followed by the O(M + N) step that
+// applies the relaxation and the TI shifts and measures the criterion (the change
+// of the plan in log units and both marginal violations) after every iteration.
+// Without acceleration omega stays 1 and the step is the plain (or TI) one. A step
+// the safeguard undoes costs its pass and is not counted as an iteration.
+void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                         ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                         std::vector<double>& v, SolveResult& result)
 {
@@ -36,12 +40,25 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
     const Acceleration acceleration = relaxable ? options.acceleration : Acceleration::None;
     OmegaController omega(acceleration,
                           acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
-    RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32);
+    RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32,
+                     setup.rowBlocks);
     result.mode = toString(options.mode);
     result.acceleration = toString(acceleration);
     RelaxedStepFigures last;
     bool haveLast = false;
     std::uint64_t sweeps = 0;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    // A check's report waits for the next pass, which measures the row marginal of
+    // the checked plan anyway (the figures' marginalErrorA is the pass input's).
+    // Only when the loop ends at a check does one extra row pass run; its time is
+    // left out of iterateSeconds.
+    bool pending = false;
+    int pendingIteration = 0;
+    double pendingError = 0, pendingErrB = 0, extraSeconds = 0;
+    auto reportPending = [&](double errA) {
+        if (pending) monitor.report(pendingIteration, pendingError, errA, pendingErrB);
+        pending = false;
+    };
     int it = 0;
     while (it < options.maxIterations) {
         if (monitor.cancelRequested()) {
@@ -60,6 +77,7 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
         sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
         RelaxedStepFigures figures;
         const bool finite = status == PassStatus::Ok && step.afterPass(w, uNew, vNew, figures);
+        reportPending(finite ? figures.marginalErrorA : nan);
         const bool safeguard = options.relaxationSafeguard && w != 1.0;
         if (!finite && !safeguard) {
             markNotFinite(result, setup, it + 1);
@@ -78,16 +96,29 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
         result.iterations = it;
         result.error = figures.error();
         const bool converged = options.tolerance > 0 && result.error < options.tolerance;
-        if (converged || monitor.isCheckIteration(it))
-            monitor.report(it, result.error, figures.marginalErrorA, figures.marginalErrorB);
+        if (converged || it == options.maxIterations) {
+            const auto start = std::chrono::steady_clock::now();
+            const double finalErrA = passes.rowMarginalError(u.data(), v.data());
+            ++sweeps;
+            extraSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            monitor.report(it, result.error, finalErrA, figures.marginalErrorB);
+        } else if (monitor.isCheckIteration(it)) {
+            pending = true;
+            pendingIteration = it;
+            pendingError = result.error;
+            pendingErrB = figures.marginalErrorB;
+        }
         if (converged) {
             result.converged = true;
             break;
         }
     }
+    // Only a cancel leaves a check unreported here: report it without the row
+    // marginal rather than spend another pass (a cancel must return promptly).
+    reportPending(nan);
     result.omega = omega.omega();
     result.rejectedSteps = omega.rejections();
-    result.timings.iterateSeconds = monitor.elapsedSeconds();
+    result.timings.iterateSeconds = monitor.elapsedSeconds() - extraSeconds;
     result.passes = sweeps;
 }
 
@@ -97,10 +128,11 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
                     ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                     std::vector<double>& v, SolveResult& result)
 {
-    if (options.acceleration != Acceleration::None) {
-        runAcceleratedLoop(problem, options, control, passes, setup, u, v, result);
+    if (options.acceleration != Acceleration::None || options.stopping == StoppingRule::Potentials) {
+        runPotentialsLoop(problem, options, control, passes, setup, u, v, result);
         return;
     }
+    // POT's rule (StoppingRule::Pot): the plain or TI iteration checked every checkEvery iterations.
     using Clock = std::chrono::steady_clock;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     IterationMonitor monitor(options, control, setup.bytesPerIteration);
