@@ -499,7 +499,9 @@ int Engine<T>::runRelaxed(const SolveOptions& options, const SolveControl& contr
     UOT_CUDA_CHECK(cudaMemcpyAsync(m_relaxedState.get(), &host, sizeof(RelaxedState), cudaMemcpyHostToDevice, s));
     UOT_CUDA_CHECK(cudaStreamSynchronize(s));
     if (options.sampleHardwareCounters)
-        result.counters.note = "not sampled: the accelerated iteration (--accel none samples them)";
+        result.counters.note =
+            "not sampled: the accelerated or potentials-checked iteration (--accel none with --stop pot or "
+            "--fixed-iterations samples them)";
 
     IterationMonitor monitor(options, control, result.bytesPerIteration);
     Event chunkStart, chunkEnd;
@@ -632,7 +634,11 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     // its matrix back to the settled iterate inside its part 4, launchMapRealign).
     m_translation = translationCoefficients(problem);
     m_translate = options.mode == IterationMode::TranslationInvariant && m_translation.active;
-    m_accelerate = options.acceleration != Acceleration::None;
+    // The potentials' stopping rule runs in the device-resident relaxed step (omega
+    // stays 1 without acceleration): the same figures and criterion as the CPU loop.
+    // POT's rule (--stop pot) and runs without a stopping test keep the plain loop.
+    m_accelerate = options.acceleration != Acceleration::None ||
+                   (options.stopping == StoppingRule::Potentials && options.tolerance > 0);
     result.mode = toString(m_translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
     result.acceleration = toString(m_accelerate ? options.acceleration : Acceleration::None);
     if (m_accelerate) {

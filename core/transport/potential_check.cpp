@@ -1,0 +1,77 @@
+#include "core/transport/potential_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/transport/relaxed_rules.h"
+#include "core/transport/translation_invariant.h"
+
+namespace uot {
+
+namespace {
+
+// log sum_k exp(x_k).
+double logSumExp(const std::vector<double>& x)
+{
+    double mx = -std::numeric_limits<double>::infinity();
+    for (double v : x) mx = std::max(mx, v);
+    if (!std::isfinite(mx)) return mx;
+    double s = 0;
+    for (double v : x) s += std::exp(v - mx);
+    return mx + std::log(s);
+}
+
+}  // namespace
+
+double potentialCheckError(const UotProblem& problem, std::span<const double> logU, std::span<const double> logUPrev,
+                           std::span<const double> logV, std::span<const double> logVPrev, bool translate)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const TranslationCoefficients c = translationCoefficients(problem);
+    const double ra = c.ra, rb = c.rb;
+    const double inf = std::numeric_limits<double>::infinity();
+    RelaxedTotals t;
+    t.dFmax = t.dGmax = t.fMax = t.gMax = -inf;
+    t.dFmin = t.dGmin = t.fMin = t.gMin = inf;
+    const std::size_t m = logU.size(), n = logV.size();
+    std::vector<double> logTarget(m), logMarginal(m), logTargetNew(m), logColTarget(n);
+    for (std::size_t i = 0; i < m; ++i) {
+        const double f = logU[i], fp = logUPrev[i];
+        if (!std::isfinite(f) || !std::isfinite(fp)) return nan;
+        t.dFmax = std::max(t.dFmax, f - fp);
+        t.dFmin = std::min(t.dFmin, f - fp);
+        t.fMax = std::max(t.fMax, f);
+        t.fMin = std::min(t.fMin, f);
+        const double logA = std::log(problem.a[i]);
+        logTarget[i] = logA - ra * fp;
+        logMarginal[i] = logTarget[i] + (1.0 + ra) * (fp - f);
+        logTargetNew[i] = logA - ra * f;
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+        const double g = logV[j], gp = logVPrev[j];
+        if (!std::isfinite(g) || !std::isfinite(gp)) return nan;
+        t.dGmax = std::max(t.dGmax, g - gp);
+        t.dGmin = std::min(t.dGmin, g - gp);
+        t.gMax = std::max(t.gMax, g);
+        t.gMin = std::min(t.gMin, g);
+        logColTarget[j] = std::log(problem.b[j]) - rb * g;
+    }
+    // The rows' shape: both sides normalised to mass 1, in logs (no exponential of a
+    // potential on its own).
+    const double lt = logSumExp(logTarget), lm = logSumExp(logMarginal);
+    double violationA = 0;
+    for (std::size_t i = 0; i < m; ++i)
+        violationA += std::abs(std::exp(logMarginal[i] - lm) - std::exp(logTarget[i] - lt));
+    double mass = 0;
+    if (!translate) {
+        t.logTargetA = logSumExp(logTargetNew);
+        t.logTargetB = logSumExp(logColTarget);
+        t.mass = std::exp(t.logTargetB);
+        mass = relaxedMassViolation(t, ra, rb, c.active);
+    }
+    return relaxedError(relaxedChange(t), violationA, 0.0, mass);
+}
+
+}  // namespace uot
