@@ -238,6 +238,12 @@ public:
     // A row pass and a column pass over the clouds.
     int sweepsPerIteration() const override { return 2; }
 
+    // The engine keeps the sources' log-weights in T (CloudSide::h).
+    double potentialResolution() const override
+    {
+        return std::is_same_v<T, float> ? static_cast<double>(std::numeric_limits<float>::epsilon()) : 0.0;
+    }
+
 private:
     MapReduceEngine<T>& m_engine;
     std::span<const double> m_a, m_b;

@@ -1,6 +1,8 @@
 #include "core/transport/scaling_loop.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 
 #include "core/transport/iteration_monitor.h"
@@ -22,6 +24,19 @@ void markNotFinite(SolveResult& result, const ScalingLoopSetup& setup, int itera
     } else {
         markUnderflow(result, setup.kernel, iteration);
     }
+}
+
+// Whether the passes' precision (ScalingPasses::potentialResolution) keeps the plan
+// of (u, v) from the accuracy an fp32 result promises (kFp32PlanAccuracy).
+bool precisionLimited(const ScalingPasses& passes, const std::vector<double>& u, const std::vector<double>& v,
+                      bool logDomain)
+{
+    const double resolution = passes.potentialResolution();
+    if (resolution == 0) return false;
+    double fMax = 0, gMax = 0;
+    for (double x : u) fMax = std::max(fMax, std::abs(logDomain ? x : std::log(x)));
+    for (double y : v) gMax = std::max(gMax, std::abs(logDomain ? y : std::log(y)));
+    return resolution * (fMax + gMax) > kFp32PlanAccuracy;
 }
 
 // The loop of the potentials' stopping rule (relaxed_step.h), with or without
@@ -95,7 +110,16 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
         omega.accepted(figures.change);
         result.iterations = it;
         result.error = figures.error();
-        const bool converged = options.tolerance > 0 && result.error < options.tolerance;
+        bool converged = options.tolerance > 0 && result.error < options.tolerance;
+        if (converged && precisionLimited(passes, u, v, setup.logDomain)) {
+            // The iterates stopped moving, but at the passes' precision floor, which is
+            // above what an fp32 plan promises: say so instead of "converged".
+            converged = false;
+            result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
+                             std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use fp64";
+            monitor.report(it, result.error, nan, figures.marginalErrorB);
+            break;
+        }
         if (converged || it == options.maxIterations) {
             const auto start = std::chrono::steady_clock::now();
             const double finalErrA = passes.rowMarginalError(u.data(), v.data());

@@ -53,7 +53,17 @@ public:
     // changes into its next pass (mapuot_solver.cpp).
     virtual bool supportsRelaxation() const { return false; }
     virtual void setRowRelaxation(double omega) { (void)omega; }
+
+    // The relative precision with which the passes hold the potentials (log u, log v
+    // in the cost's units over eps): 0 when they keep them in float64 (every variant
+    // but the fp32 matrix-free one, which keeps them in float). The plan can then be
+    // no closer than about this times max |log u| + max |log v| (relative L1).
+    virtual double potentialResolution() const { return 0; }
 };
+
+// The plan accuracy an fp32 result promises (relative L1 to the float64 plan):
+// a loop whose passes cannot reach it (potentialResolution) never says "converged".
+inline constexpr double kFp32PlanAccuracy = 1e-4;
 
 struct ScalingLoopSetup {
     bool logDomain = false;          // scalings are log u, log v

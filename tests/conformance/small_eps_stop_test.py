@@ -8,6 +8,8 @@ converged = false and a non-zero exit code. Before the stopping test was compute
 the log-potentials, `--solver log` and `--solver mapreduce` stopped after a few
 hundred iterations "converged" with error 0 (the change of the exponentiated
 scalings, which had underflowed to 0) and a plan 10 % and more from the oracle.
+`--solver auto` must also converge within 10,000 passes: its automatic eps-scaling
+(eps below 1/200 of the cost range) takes 5,764; without it, 49,187.
 
 Usage: small_eps_stop_test.py --uot path/to/uot. Exit 0 when every case passes.
 """
@@ -30,12 +32,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from newton_oracle import oracle_plan  # noqa: E402
 
 EPS = 1e-4
-# (solver, precision, --max-iter, plan tolerance when converged)
+# (solver, precision, --max-iter, plan tolerance when converged, passes allowed: 0 = the
+# solver may stop unconverged; else it must converge within that many passes)
 CASES = [
-    ("log", "fp64", 1000, 1e-9),
-    ("mapreduce", "fp64", 3000, 1e-9),
-    ("mapreduce", "fp32", 3000, 1e-4),
-    ("auto", "fp64", 60000, 1e-9),
+    ("log", "fp64", 1000, 1e-9, 0),
+    ("mapreduce", "fp64", 3000, 1e-9, 0),
+    ("mapreduce", "fp32", 3000, 1e-4, 0),
+    # auto's eps-scaling (eps < cost range / 200): 5,764 passes; 49,187 without it.
+    ("auto", "fp64", 60000, 1e-9, 10000),
 ]
 
 
@@ -58,7 +62,7 @@ def main():
             path = os.path.join(work, name + ".npy")
             np.save(path, array)
             files += ["--" + name, path]
-        for solver, precision, max_iter, tolerance in CASES:
+        for solver, precision, max_iter, tolerance, max_passes in CASES:
             out = os.path.join(work, solver + precision)
             cmd = [args.uot, "solve"] + files + ["--cost-scale", "1", "--eps", str(EPS), "--tau", "1", "--tol",
                                                  "1e-12", "--precision", precision, "--max-iter", str(max_iter),
@@ -84,6 +88,10 @@ def main():
                     failures += 1
             elif done.returncode == 0 or summary["converged"]:
                 print("FAIL: %s: exit %d with converged = %s" % (what, done.returncode, summary["converged"]))
+                failures += 1
+            if max_passes and not (summary["converged"] and summary["passes"] <= max_passes):
+                print("FAIL: %s: %d passes (converged %s), expected convergence within %d" %
+                      (what, summary["passes"], summary["converged"], max_passes))
                 failures += 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
