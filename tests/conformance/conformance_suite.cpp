@@ -3,9 +3,10 @@
 // with precision, dense cost or point clouds, iteration mode, acceleration, eps in
 // {0.05, 1e-3, 1e-4}, tau in {0.5, 1, inf, asymmetric (0.5 | 2)} and both reference
 // measures, plus "auto" (with its fallback). Each solve must either end
-// "converged" with a plan within 1e-9 (fp64) / 1e-4 (fp32) relative L1 of the
-// float64 oracle (newton_oracle.h), or end not converged, or with an underflow /
-// not-finite status: never "converged" on a wrong plan.
+// "converged" with a plan within 1e-9 (fp64) / 1e-4 (fp32; 1e-2 for a kernel stored
+// in bfloat16) relative L1 of the float64 oracle (newton_oracle.h), or end not
+// converged, or with an underflow / not-finite status: never "converged" on a wrong
+// plan. A variant that refuses a case with uot::Error is counted apart ("refused").
 //
 //   uot_conformance [--device cpu|gpu] [--verbose]
 //
@@ -140,7 +141,8 @@ int main(int argc, char** argv)
                                     options.mode = mode;
                                     options.acceleration = acceleration;
                                     options.tolerance = fp64 ? 1e-11 : 1e-6;
-                                    options.maxIterations = 20000;
+                                    // A GPU iteration of a 30 x 20 problem costs its launches.
+                                    options.maxIterations = device == DeviceKind::Gpu ? 5000 : 20000;
                                     options.threads = 1;
                                     options.allowStabilizedFallback = isAuto;
                                     char what[256];
@@ -207,7 +209,9 @@ int main(int argc, char** argv)
                                             mass += (*expected)[i * kCols + j];
                                         }
                                     const double distance = diff / mass;
-                                    const double allowed = fp64 ? 1e-9 : 1e-4;
+                                    // A kernel stored in bfloat16 (2-byte entries) is exact only to its
+                                    // 8-bit mantissa: its plan is the one of the rounded kernel.
+                                    const double allowed = fp64 ? 1e-9 : (caps.storedEntryBytes == 2 ? 1e-2 : 1e-4);
                                     if (!(distance <= allowed)) {
                                         ++counts.failures;
                                         std::printf("FAIL: %s: converged after %d iterations (error %.3g) with a "
