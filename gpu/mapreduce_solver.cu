@@ -348,6 +348,16 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
                     cudaMemcpyAsync(gPrev.data(), st.lvPrev.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
                 UOT_CUDA_CHECK(cudaStreamSynchronize(s));
                 result.error = potentialCheckError(problem, f, fPrev, g, gPrev, st.translate);
+                // Its kernels hold the potentials in float: below the fp32 plan accuracy
+                // the iterates stop moving short of the plan (as the CPU fp32 mapreduce).
+                if (result.error < options.tolerance &&
+                    belowFp32Accuracy(std::numeric_limits<float>::epsilon(), f, g)) {
+                    result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
+                                     std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use gpu-log or a "
+                                     "CPU solver in fp64";
+                    monitor.report(iterations, result.error);
+                    break;
+                }
             } else {
                 result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
             }

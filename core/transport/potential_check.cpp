@@ -74,4 +74,13 @@ double potentialCheckError(const UotProblem& problem, std::span<const double> lo
     return relaxedError(relaxedChange(t), violationA, 0.0, mass);
 }
 
+bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV)
+{
+    if (resolution == 0) return false;
+    double fMax = 0, gMax = 0;
+    for (double x : logU) fMax = std::max(fMax, std::abs(x));
+    for (double y : logV) gMax = std::max(gMax, std::abs(y));
+    return resolution * (fMax + gMax) > kFp32PlanAccuracy;
+}
+
 }  // namespace uot

@@ -30,4 +30,13 @@ namespace uot {
 double potentialCheckError(const UotProblem& problem, std::span<const double> logU, std::span<const double> logUPrev,
                            std::span<const double> logV, std::span<const double> logVPrev, bool translate);
 
+// The plan accuracy an fp32 result promises (relative L1 to the float64 plan).
+inline constexpr double kFp32PlanAccuracy = 1e-4;
+
+// Whether passes that hold the potentials with relative precision `resolution`
+// (FLT_EPSILON for float; 0: float64) keep the plan of (logU, logV) from
+// kFp32PlanAccuracy: resolution * (max |log u| + max |log v|) above it. A loop whose
+// iterates stop moving there must not call the result converged.
+bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV);
+
 }  // namespace uot

@@ -7,6 +7,7 @@
 
 #include "core/transport/iteration_monitor.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/potential_check.h"
 #include "core/transport/relaxed_step.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/translation_invariant.h"
@@ -27,16 +28,17 @@ void markNotFinite(SolveResult& result, const ScalingLoopSetup& setup, int itera
 }
 
 // Whether the passes' precision (ScalingPasses::potentialResolution) keeps the plan
-// of (u, v) from the accuracy an fp32 result promises (kFp32PlanAccuracy).
+// of (u, v) from the accuracy an fp32 result promises (belowFp32Accuracy).
 bool precisionLimited(const ScalingPasses& passes, const std::vector<double>& u, const std::vector<double>& v,
                       bool logDomain)
 {
     const double resolution = passes.potentialResolution();
     if (resolution == 0) return false;
-    double fMax = 0, gMax = 0;
-    for (double x : u) fMax = std::max(fMax, std::abs(logDomain ? x : std::log(x)));
-    for (double y : v) gMax = std::max(gMax, std::abs(logDomain ? y : std::log(y)));
-    return resolution * (fMax + gMax) > kFp32PlanAccuracy;
+    if (logDomain) return belowFp32Accuracy(resolution, u, v);
+    std::vector<double> logU(u.size()), logV(v.size());
+    for (std::size_t i = 0; i < u.size(); ++i) logU[i] = std::log(u[i]);
+    for (std::size_t j = 0; j < v.size(); ++j) logV[j] = std::log(v[j]);
+    return belowFp32Accuracy(resolution, logU, logV);
 }
 
 // The loop of the potentials' stopping rule (relaxed_step.h), with or without

@@ -61,9 +61,6 @@ public:
     virtual double potentialResolution() const { return 0; }
 };
 
-// The plan accuracy an fp32 result promises (relative L1 to the float64 plan):
-// a loop whose passes cannot reach it (potentialResolution) never says "converged".
-inline constexpr double kFp32PlanAccuracy = 1e-4;
 
 struct ScalingLoopSetup {
     bool logDomain = false;          // scalings are log u, log v
