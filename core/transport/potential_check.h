@@ -1,7 +1,8 @@
 #pragma once
-// StoppingRule::Potentials for engines that do not run the relaxed step
-// (relaxed_step.h) after each pass: the matrix-free and multi-GPU loops, which
-// check every checkEvery iterations from the last two iterates alone. The same
+// StoppingRule::Potentials for loops that do not run the relaxed step
+// (relaxed_step.h) after each pass: the CPU loop without acceleration (also
+// distributed by rows) and the gpu-mapreduce and gpu-nccl loops, which check
+// every checkEvery iterations from the last two iterates alone. The same
 // figures as the relaxed step's, combined by the same rules (relaxed_rules.h):
 //
 //   change     max_ij |dF_i + dG_j| / max(1, max_ij |F_i + G_j|)    (relaxedChange)
@@ -20,15 +21,20 @@
 
 #include <span>
 
+#include "core/transport/row_block_reduction.h"
 #include "core/transport/uot_problem.h"
 
 namespace uot {
 
 // logU, logV: the iterate at the check; logUPrev, logVPrev: the one before it
 // (one plain or TI iteration apart). translate: the iteration takes TI shifts.
-// NaN when a value is not finite.
+// NaN when a value is not finite. rowBlocks: set when logU, logUPrev and
+// problem.a are this process's block of rows of a solve distributed by rows
+// (row_block_reduction.h; collective): the row-side extremes and sums are then
+// taken over all blocks, and every process gets the same error.
 double potentialCheckError(const UotProblem& problem, std::span<const double> logU, std::span<const double> logUPrev,
-                           std::span<const double> logV, std::span<const double> logVPrev, bool translate);
+                           std::span<const double> logV, std::span<const double> logVPrev, bool translate,
+                           RowBlockReduction* rowBlocks = nullptr);
 
 // The plan accuracy an fp32 result promises (relative L1 to the float64 plan).
 inline constexpr double kFp32PlanAccuracy = 1e-4;

@@ -154,17 +154,31 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
                     ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                     std::vector<double>& v, SolveResult& result)
 {
-    if (options.acceleration != Acceleration::None || options.stopping == StoppingRule::Potentials) {
+    if (options.acceleration != Acceleration::None) {
         runPotentialsLoop(problem, options, control, passes, setup, u, v, result);
         return;
     }
-    // POT's rule (StoppingRule::Pot): the plain or TI iteration checked every checkEvery iterations.
+    // The plain or TI iteration, checked every checkEvery iterations: the potentials'
+    // rule from the last two iterates (potential_check.h; the O(M + N) step of the
+    // accelerated loop after every pass would cost up to half a pass at 2048^2), or
+    // POT's rule (StoppingRule::Pot).
     using Clock = std::chrono::steady_clock;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     IterationMonitor monitor(options, control, setup.bytesPerIteration);
     std::vector<double> uNew(u.size()), vNew(v.size());
+    const bool translating = options.mode == IterationMode::TranslationInvariant;
+    std::vector<double> logs[4];
     auto stoppingErr = [&](const std::vector<double>& x, const std::vector<double>& xPrev,
                            const std::vector<double>& y, const std::vector<double>& yPrev) {
+        if (options.stopping == StoppingRule::Potentials) {
+            if (setup.logDomain) return potentialCheckError(problem, x, xPrev, y, yPrev, translating, setup.rowBlocks);
+            const std::vector<double>* in[4] = {&x, &xPrev, &y, &yPrev};
+            for (int k = 0; k < 4; ++k) {
+                logs[k].resize(in[k]->size());
+                for (std::size_t i = 0; i < in[k]->size(); ++i) logs[k][i] = std::log((*in[k])[i]);
+            }
+            return potentialCheckError(problem, logs[0], logs[1], logs[2], logs[3], translating, setup.rowBlocks);
+        }
         if (setup.rowBlocks) {
             // x is this process's block of u: its maxima are taken over all blocks.
             const RelativeChange cx = relativeChangeOf(x, xPrev), cy = relativeChangeOf(y, yPrev);
@@ -223,7 +237,13 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         v.swap(vNew);
         result.iterations = it;
         if (check) {
-            const bool converged = options.tolerance > 0 && result.error < options.tolerance;
+            bool converged = options.tolerance > 0 && result.error < options.tolerance;
+            if (converged && precisionLimited(passes, u, v, setup.logDomain)) {
+                result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
+                                 std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use fp64";
+                monitor.report(it, result.error, nan, errB);
+                break;
+            }
             if (converged || it == options.maxIterations) {
                 monitor.report(it, result.error, extraRowMarginal(), errB);
                 if (converged) {
