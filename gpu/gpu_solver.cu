@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/transport/iteration_monitor.h"
+#include "core/transport/potential_check.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/solve_setup.h"
 #include "gpu/cublas_library.h"
@@ -791,7 +792,29 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
                 result.cancelled = true;
                 break;
             }
-            result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
+            if (options.stopping == StoppingRule::Potentials) {
+                // The shared rule (potential_check.h) from the last two iterates, in log
+                // form on the host: O(M + N) values per check, as the CPU loop.
+                std::vector<double> logs[4];
+                const void* src[4] = {cur[0], prev[0], cur[1], prev[1]};
+                for (int k = 0; k < 4; ++k) {
+                    const std::size_t n = len[k / 2];
+                    logs[k].resize(n);
+                    if (isLog()) {
+                        UOT_CUDA_CHECK(cudaMemcpyAsync(logs[k].data(), src[k], n * sizeof(double),
+                                                       cudaMemcpyDeviceToHost, s));
+                        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+                    } else {
+                        std::vector<T> x(n);
+                        UOT_CUDA_CHECK(cudaMemcpyAsync(x.data(), src[k], n * sizeof(T), cudaMemcpyDeviceToHost, s));
+                        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+                        for (std::size_t i = 0; i < n; ++i) logs[k][i] = std::log(static_cast<double>(x[i]));
+                    }
+                }
+                result.error = potentialCheckError(problem, logs[0], logs[1], logs[2], logs[3], m_translate);
+            } else {
+                result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
+            }
             // Keep each slice near kSliceSeconds of device work so cancellation stays prompt.
             const double perIteration = ms * 1e-3 / std::max(1, done);
             if (perIteration > 0) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/transport/iteration_monitor.h"
+#include "core/transport/potential_check.h"
 #include "core/transport/solve_setup.h"
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_kernels.h"
@@ -335,7 +336,31 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
                 result.cancelled = true;
                 break;
             }
-            result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
+            if (options.stopping == StoppingRule::Potentials) {
+                // The shared rule (potential_check.h) from the last two iterates: O(M + N)
+                // doubles to the host per check.
+                std::vector<double> f(M), fPrev(M), g(N), gPrev(N);
+                UOT_CUDA_CHECK(cudaMemcpyAsync(f.data(), st.lu.get(), M * sizeof(double), cudaMemcpyDeviceToHost, s));
+                UOT_CUDA_CHECK(
+                    cudaMemcpyAsync(fPrev.data(), st.luPrev.get(), M * sizeof(double), cudaMemcpyDeviceToHost, s));
+                UOT_CUDA_CHECK(cudaMemcpyAsync(g.data(), st.lv.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
+                UOT_CUDA_CHECK(
+                    cudaMemcpyAsync(gPrev.data(), st.lvPrev.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
+                UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+                result.error = potentialCheckError(problem, f, fPrev, g, gPrev, st.translate);
+                // Its kernels hold the potentials in float: below the fp32 plan accuracy
+                // the iterates stop moving short of the plan (as the CPU fp32 mapreduce).
+                if (result.error < options.tolerance &&
+                    belowFp32Accuracy(std::numeric_limits<float>::epsilon(), f, g)) {
+                    result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
+                                     std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use gpu-log or a "
+                                     "CPU solver in fp64";
+                    monitor.report(iterations, result.error);
+                    break;
+                }
+            } else {
+                result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
+            }
             const double perIteration = ms * 1e-3 / std::max(1, done);
             if (perIteration > 0) {
                 const int wanted = std::clamp(static_cast<int>(kSliceSeconds / perIteration), 1, kMaxSlice);

@@ -15,6 +15,7 @@
 
 #include "core/registry/multi_gpu.h"
 #include "core/transport/iteration_monitor.h"
+#include "core/transport/potential_check.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/uot_error.h"
 #include "gpu/cublas_library.h"
@@ -306,7 +307,37 @@ public:
             }
             copyScalings(true, false);
             lastGood = iterations;
-            result.error = 0.5 * (relative(all.diffU, all.scaleU) + relative(all.diffV, all.scaleV));
+            if (options.stopping == StoppingRule::Potentials) {
+                // The shared rule (potential_check.h) from the last two iterates, gathered
+                // to the host in log form: O(M + N) floats per check.
+                std::vector<double> f(M), fPrev(M), g(N), gPrev(N);
+                forEach([&](Part& p) {
+                    std::vector<float> x(p.rows), xPrev(p.rows);
+                    if (p.rows) {
+                        UOT_CUDA_CHECK(cudaMemcpy(x.data(), p.u.get(), p.rows * sizeof(float), cudaMemcpyDeviceToHost));
+                        UOT_CUDA_CHECK(
+                            cudaMemcpy(xPrev.data(), p.uPrev.get(), p.rows * sizeof(float), cudaMemcpyDeviceToHost));
+                    }
+                    for (std::size_t i = 0; i < p.rows; ++i) {
+                        f[p.r0 + i] = std::log(static_cast<double>(x[i]));
+                        fPrev[p.r0 + i] = std::log(static_cast<double>(xPrev[i]));
+                    }
+                });
+                {
+                    DeviceGuard guard(parts[0]->device);
+                    std::vector<float> y(N), yPrev(N);
+                    UOT_CUDA_CHECK(cudaMemcpy(y.data(), parts[0]->v.get(), N * sizeof(float), cudaMemcpyDeviceToHost));
+                    UOT_CUDA_CHECK(
+                        cudaMemcpy(yPrev.data(), parts[0]->vPrev.get(), N * sizeof(float), cudaMemcpyDeviceToHost));
+                    for (std::size_t j = 0; j < N; ++j) {
+                        g[j] = std::log(static_cast<double>(y[j]));
+                        gPrev[j] = std::log(static_cast<double>(yPrev[j]));
+                    }
+                }
+                result.error = potentialCheckError(problem, f, fPrev, g, gPrev, false);
+            } else {
+                result.error = 0.5 * (relative(all.diffU, all.scaleU) + relative(all.diffV, all.scaleV));
+            }
             const double nan = std::numeric_limits<double>::quiet_NaN();
             if (monitor.report(iterations, result.error, nan, nan)) {
                 result.converged = true;

@@ -424,7 +424,9 @@ __global__ void __launch_bounds__(kThreads) stepDecide(StepArgs<V> x, int blocks
         st.haveLast = 1;
         st.rule.accepted(change);
         st.omega = st.rule.omega;
-        st.error = fmax(change, fmax(viol2[0], col4[0]));  // each an L1 distance of normalised marginals
+        // The criterion of StoppingRule::Potentials, as the CPU loop's (relaxed_rules.h).
+        const bool unbalanced = isfinite(p.tauA) || isfinite(p.tauB);
+        st.error = relaxedError(change, viol2[0], col4[0], relaxedMassViolation(totals, p.ra, p.rb, unbalanced));
         st.marginalA = rowSums[2];
         st.marginalB = col[1];
         if (p.tolerance > 0 && st.error < p.tolerance) st.stop = kConverged;

@@ -77,8 +77,15 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      config.defaultThreads);
     if (config.iterationLimits) {
         parser.addOption("max-iter", "N", "maximum number of iterations (>= 1)", config.defaultMaxIter);
-        parser.addOption("tol", "X", "stopping tolerance, > 0: POT's criterion, or with --accel relax/auto the largest change of log u, log v and the marginal violation (README)",
+        parser.addOption("tol", "X",
+                         "stopping tolerance, > 0, of the --stop rule: by default the largest relative change of the "
+                         "plan in log units and the violation of both marginal conditions (README)",
                          config.defaultTol);
+        parser.addOption("stop", "potentials|pot",
+                         "stopping rule: potentials (the default, computed on log u, log v: never fooled by "
+                         "scalings that underflow) or pot (POT's rule every --check-every iterations, for "
+                         "iteration-for-iteration comparisons with POT; not with --accel relax/auto)",
+                         "potentials");
         parser.addFlag("fixed-iterations", "run exactly --max-iter iterations, with no stopping test (for comparisons "
                                            "iteration for iteration); --tol is then ignored");
     }
@@ -90,7 +97,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
     parser.addOption("accel", "none|relax|auto",
                      "over-relaxation of each half-step with a safeguard (never diverges): relax = fixed --omega, "
                      "auto = omega from the observed rate; default: auto with --solver auto, none for a named "
-                     "variant; a variant without it (reference, the matrix-free and multi-GPU ones) refuses it");
+                     "variant; a variant without it (reference, gpu-mapreduce and the multi-GPU ones) refuses it");
     parser.addOption("omega", "W", "relaxation factor for --accel relax, in [1, 2)", "1.5");
     parser.addOption("eps-schedule", "START,FACTOR|none",
                      "eps-scaling: stages at eps = START, START*FACTOR, ... down to --eps, each warm-started from the "
@@ -232,6 +239,11 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
             throw UsageError("option '--tol' must be a finite number > 0, got '" + parser.value("tol") +
                              "' (to run exactly --max-iter iterations, pass --fixed-iterations)");
         if (parser.flag("fixed-iterations")) s.options.tolerance = 0;  // the solvers' "no stopping test"
+        try {
+            s.options.stopping = parseStoppingRule(parser.value("stop"));
+        } catch (const Error& e) {
+            throw UsageError(std::string("option '--stop': ") + e.what());
+        }
     }
     try {
         s.options.mode = resolveIterationMode(parser.value("mode"), solverText);
@@ -253,6 +265,9 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
                                  "variant that has it (--solver auto)");
         }
     }
+    if (s.options.stopping == StoppingRule::Pot && s.options.acceleration != Acceleration::None)
+        throw UsageError("option '--stop pot' runs the plain or TI iteration of POT: drop --accel (or pass --accel "
+                         "none; a named --solver has none by default)");
     s.options.omega = parser.number("omega");
     if (!(s.options.omega >= 1.0 && s.options.omega < 2.0))
         throw UsageError("option '--omega' must be in [1, 2) (1 = no relaxation), got '" + parser.value("omega") + "'");

@@ -71,6 +71,7 @@ bool registerCpuBackend()
     mapreduce.logDomain = true;
     mapreduce.matrixSweepsPerIteration = 0;  // matrix-free: a row and a column pass over the clouds
     mapreduce.transcendentalsPerEntry = 2;
+    mapreduce.overRelaxation = true;  // through the shared loop's relaxed step (scaling_loop.h)
     registerCpu<MapReduceSolver>("mapreduce",
                                  "matrix-free log-domain passes over two point clouds (costs recomputed, K never "
                                  "stored): O(M + N) memory, any eps",

@@ -104,10 +104,15 @@ private:
 };
 
 // Wraps every solver of the registry: runs SolveOptions::epsSchedule, when set,
-// as stages of the wrapped solver (core/transport/eps_scaling.h).
+// as stages of the wrapped solver (core/transport/eps_scaling.h). automatic (the
+// request "auto"): without a schedule, a warm start or fixed iterations, runs
+// automaticEpsSchedule's when eps is small against the costs.
 class ScheduledSolver final : public UotSolver {
 public:
-    explicit ScheduledSolver(std::unique_ptr<UotSolver> inner) : m_inner(std::move(inner)) {}
+    ScheduledSolver(std::unique_ptr<UotSolver> inner, bool automatic)
+        : m_inner(std::move(inner)), m_automatic(automatic)
+    {
+    }
 
     std::string name() const override { return m_inner->name(); }
 
@@ -118,12 +123,21 @@ public:
 
     SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override
     {
-        if (!options.epsSchedule.enabled()) return m_inner->solve(problem, options, control);
-        return solveWithEpsSchedule(*m_inner, problem, options, control);
+        if (options.epsSchedule.enabled()) return solveWithEpsSchedule(*m_inner, problem, options, control);
+        // A warm start (the studio's next solve, a fallback's continuation) is already near.
+        const bool warm = !options.warmU.empty() || !options.warmLogU.empty();
+        // Fixed iterations (tolerance 0) are for comparisons iteration for iteration: no stages.
+        if (m_automatic && !warm && options.tolerance > 0 && problem.rows() > 0 && problem.cols() > 0) {
+            SolveOptions scheduled = options;
+            scheduled.epsSchedule = automaticEpsSchedule(problem);
+            if (scheduled.epsSchedule.enabled()) return solveWithEpsSchedule(*m_inner, problem, scheduled, control);
+        }
+        return m_inner->solve(problem, options, control);
     }
 
 private:
     std::unique_ptr<UotSolver> m_inner;
+    bool m_automatic;
 };
 
 std::unique_ptr<UotSolver> createUnscheduledSolver(const std::string& requested);
@@ -153,7 +167,7 @@ bool registerSolver(SolverRegistration registration)
 
 std::unique_ptr<UotSolver> createSolver(const std::string& requested)
 {
-    return std::make_unique<ScheduledSolver>(createUnscheduledSolver(requested));
+    return std::make_unique<ScheduledSolver>(createUnscheduledSolver(requested), requested == "auto");
 }
 
 std::vector<SolverInfo> listSolvers()

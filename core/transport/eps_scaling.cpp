@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <vector>
 #include <sstream>
 
+#include "core/transport/kernel_matrix.h"
 #include "core/transport/relaxed_step.h"
 #include "core/transport/uot_error.h"
 
@@ -33,6 +36,26 @@ double nextOmega(double omega, double epsRatio)
     return std::clamp(2.0 / (1.0 + root), 1.0, OmegaController::kMaxOmega);
 }
 }  // namespace
+
+EpsSchedule automaticEpsSchedule(const UotProblem& problem)
+{
+    const std::size_t rows = problem.rows(), cols = problem.cols();
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::vector<double> row(cols);
+    for (std::size_t i = 0; i < rows; ++i) {
+        fillCostRow(problem.cost, i, row.data());
+        for (double c : row) {
+            lo = std::min(lo, c);
+            hi = std::max(hi, c);
+        }
+    }
+    EpsSchedule schedule;
+    const double range = hi - lo;
+    if (!(range > 0) || !std::isfinite(range) || !(problem.eps < range / kAutomaticScheduleRatio)) return schedule;
+    schedule.start = range / kAutomaticScheduleStart;
+    schedule.factor = 0.5;
+    return schedule;
+}
 
 EpsSchedule parseEpsSchedule(const std::string& text)
 {

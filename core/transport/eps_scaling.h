@@ -17,6 +17,15 @@ namespace uot {
 // The eps of every stage, the target last. Validates (validateEpsSchedule).
 std::vector<double> epsStages(const EpsSchedule& schedule, double targetEps);
 
+// The schedule `--solver auto` runs when none was asked for: when eps is below
+// 1/200 of the problem's cost range (max_ij C_ij - min_ij C_ij, one pass over the
+// costs), stages from range/20 down by halves (each to kEpsStageTolerance,
+// carrying the log-potentials), then eps; otherwise none (start = 0). Without it
+// eps 1e-4 on costs in [0, 1] takes tens of thousands of passes.
+EpsSchedule automaticEpsSchedule(const UotProblem& problem);
+inline constexpr double kAutomaticScheduleRatio = 200;  // eps below range / this: schedule
+inline constexpr double kAutomaticScheduleStart = 20;   // first stage at range / this
+
 // Tolerance of the stages before the target (the target gets the caller's).
 inline constexpr double kEpsStageTolerance = 1e-2;
 

@@ -210,7 +210,10 @@ public:
         for (std::size_t i = 0; i < m_lseRow.size(); ++i) {
             const double lse = m_lseRow[i];
             if (rowMarginal) ea += std::abs(std::exp(logU[i] + lse) - m_a[i]);
-            logUNew[i] = m_fa * (m_logA[i] - lse);
+            const double plain = m_fa * (m_logA[i] - lse);
+            // Over-relaxation (relaxed_step.h): F = (1 - w) F_old + w F^; the column
+            // pass below then sums with the relaxed F, as the relaxed step expects.
+            logUNew[i] = m_omega == 1.0 ? plain : (1.0 - m_omega) * logU[i] + m_omega * plain;
             if (!std::isfinite(logUNew[i])) bad = true;
         }
         if (rowMarginal) errA = ea;
@@ -238,11 +241,21 @@ public:
     // A row pass and a column pass over the clouds.
     int sweepsPerIteration() const override { return 2; }
 
+    bool supportsRelaxation() const override { return true; }
+    void setRowRelaxation(double omega) override { m_omega = omega; }
+
+    // The engine keeps the sources' log-weights in T (CloudSide::h).
+    double potentialResolution() const override
+    {
+        return std::is_same_v<T, float> ? static_cast<double>(std::numeric_limits<float>::epsilon()) : 0.0;
+    }
+
 private:
     MapReduceEngine<T>& m_engine;
     std::span<const double> m_a, m_b;
     double m_fa, m_fb;
     std::vector<double> m_lseRow, m_lseCol, m_logA, m_logB;
+    double m_omega = 1.0;  // over-relaxation of the row half-step
 };
 
 // Mass, marginals and objective of the plan of (logU, logV) from two float64

@@ -5,13 +5,75 @@
 #include <limits>
 #include <vector>
 
-#include "core/transport/iteration_monitor.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
-#include "core/transport/translation_invariant.h"
 
 namespace uot {
+
+namespace {
+
+// The two plain mat-vecs of POT's sinkhorn_unbalanced, in float64 on one
+// thread, over the unpadded kernel: u = (a / K v)^fa, then v = (b / K^T u)^fb.
+class ReferencePasses final : public ScalingPasses {
+public:
+    ReferencePasses(const UotProblem& problem, const std::vector<double>& k)
+        : m_k(k), m_a(problem.a), m_b(problem.b), m_m(problem.rows()), m_n(problem.cols()),
+          m_fa(problem.exponentA()), m_fb(problem.exponentB()), m_ktu(problem.cols())
+    {
+    }
+
+    PassStatus iterate(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
+                       bool colMarginal, double& errA, double& errB) override
+    {
+        double ea = 0;
+        bool finite = true;
+        for (std::size_t i = 0; i < m_m; ++i) {
+            const double s = rowDot(i, v);
+            if (rowMarginal) ea += std::abs(u[i] * s - m_a[i]);
+            uNew[i] = std::pow(m_a[i] / s, m_fa);
+            finite = finite && std::isfinite(uNew[i]) && uNew[i] > 0;
+        }
+        if (rowMarginal) errA = ea;
+        for (std::size_t j = 0; j < m_n; ++j) m_ktu[j] = 0;
+        for (std::size_t i = 0; i < m_m; ++i)
+            for (std::size_t j = 0; j < m_n; ++j) m_ktu[j] += m_k[i * m_n + j] * uNew[i];
+        double eb = 0;
+        for (std::size_t j = 0; j < m_n; ++j) {
+            vNew[j] = std::pow(m_b[j] / m_ktu[j], m_fb);
+            finite = finite && std::isfinite(vNew[j]) && vNew[j] > 0;
+            if (colMarginal) eb += std::abs(vNew[j] * m_ktu[j] - m_b[j]);
+        }
+        if (colMarginal) errB = eb;
+        return finite ? PassStatus::Ok : PassStatus::NotFinite;
+    }
+
+    double rowMarginalError(const double* u, const double* v) override
+    {
+        double err = 0;
+        for (std::size_t i = 0; i < m_m; ++i) err += std::abs(u[i] * rowDot(i, v) - m_a[i]);
+        return err;
+    }
+
+    int sweepsPerIteration() const override { return 2; }
+
+private:
+    double rowDot(std::size_t i, const double* v) const
+    {
+        double s = 0;
+        for (std::size_t j = 0; j < m_n; ++j) s += m_k[i * m_n + j] * v[j];
+        return s;
+    }
+
+    const std::vector<double>& m_k;
+    std::span<const double> m_a, m_b;
+    std::size_t m_m, m_n;
+    double m_fa, m_fb;
+    std::vector<double> m_ktu;
+};
+
+}  // namespace
 
 std::uint64_t ReferenceSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision) const
 {
@@ -27,76 +89,26 @@ SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions
     const std::size_t m = problem.rows();
     const std::size_t n = problem.cols();
     std::vector<double> K(m * n);
-    const KernelBuildReport kernel = buildKernelMatrix<double>(problem, K.data(), 1);
+    ScalingLoopSetup setup;
+    setup.kernel = buildKernelMatrix<double>(problem, K.data(), 1);
 
     SolveResult result;
     result.solver = name();
     result.mode = toString(options.mode);
     result.bytesPerIteration = bytesPerIteration(m, n, Precision::Fp64);
+    setup.bytesPerIteration = result.bytesPerIteration;
     std::vector<double> u = initialScaling(options.warmU, options.warmLogU, m);
     std::vector<double> v = initialScaling(options.warmV, options.warmLogV, n);
-    const double fa = problem.exponentA();
-    const double fb = problem.exponentB();
     result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
 
-    if (kernel.underflows()) {
-        markUnderflow(result, kernel, 0);
+    if (setup.kernel.underflows()) {
+        markUnderflow(result, setup.kernel, 0);
     } else {
-        IterationMonitor monitor(options, control, result.bytesPerIteration);
-        TranslationStep translation(problem, false, 1);
-        const bool translate = options.mode == IterationMode::TranslationInvariant && translation.active();
-        std::vector<double> Kv(m), Ktu(n), uNew(m), vNew(n);
-        for (int it = 1; it <= options.maxIterations; ++it) {
-            if (monitor.cancelRequested()) {
-                result.cancelled = true;
-                break;
-            }
-            if (translate) translation.beforePass(v);
-            for (std::size_t i = 0; i < m; ++i) {
-                double s = 0;
-                for (std::size_t j = 0; j < n; ++j) s += K[i * n + j] * v[j];
-                Kv[i] = s;
-                uNew[i] = std::pow(problem.a[i] / s, fa);
-            }
-            for (std::size_t j = 0; j < n; ++j) Ktu[j] = 0;
-            for (std::size_t i = 0; i < m; ++i)
-                for (std::size_t j = 0; j < n; ++j) Ktu[j] += K[i * n + j] * uNew[i];
-            for (std::size_t j = 0; j < n; ++j) vNew[j] = std::pow(problem.b[j] / Ktu[j], fb);
-            result.passes += 2;
-            double unusedErrB = 0;
-            bool finite = allFiniteAndPositive(uNew) && allFiniteAndPositive(vNew);
-            if (finite && translate) {
-                // The TI step (translation_invariant.h); K^T u scales with u's common factor.
-                finite = translation.afterPass(uNew, vNew, false, unusedErrB);
-                for (std::size_t j = 0; j < n; ++j) Ktu[j] *= std::exp(translation.lastLogUFactor());
-            }
-            if (!finite) {
-                // Like POT: keep the previous iterate and stop, but say why.
-                markUnderflow(result, kernel, it);
-                break;
-            }
-            const bool check = monitor.isCheckIteration(it);
-            if (check) result.error = stoppingError(uNew, u, vNew, v);
-            u.swap(uNew);
-            v.swap(vNew);
-            result.iterations = it;
-            if (check) {
-                // Marginals of the current plan: P1 = u (K v), P^T 1 = v (K^T u).
-                double errA = 0, errB = 0;
-                ++result.passes;
-                for (std::size_t i = 0; i < m; ++i) {
-                    double s = 0;
-                    for (std::size_t j = 0; j < n; ++j) s += K[i * n + j] * v[j];
-                    errA += std::abs(u[i] * s - problem.a[i]);
-                }
-                for (std::size_t j = 0; j < n; ++j) errB += std::abs(v[j] * Ktu[j] - problem.b[j]);
-                if (monitor.report(it, result.error, errA, errB)) {
-                    result.converged = true;
-                    break;
-                }
-            }
-        }
-        result.timings.iterateSeconds = monitor.elapsedSeconds();
+        // One thread, as the rest of the oracle.
+        SolveOptions oneThread = options;
+        oneThread.threads = 1;
+        ReferencePasses passes(problem, K);
+        runScalingLoop(problem, oneThread, control, passes, setup, u, v, result);
     }
     finishResult(problem, options, u, v, result);
     return result;

@@ -146,6 +146,34 @@ UOT_HOST_DEVICE inline double relaxedChange(const RelaxedTotals& t)
            larger(1.0, larger(fabs(t.fMax + t.gMax), fabs(t.fMin + t.gMin)));
 }
 
+// The optimality condition the normalised violations leave out: the common
+// factors. At the optimum P 1 = a e^{-r_a F*}, P^T 1 = b e^{-r_b G*}, and the
+// iterate (F, G) may sit at a translation (F* - c, G* + c) of it (the same plan:
+// the TI iteration's fixed point), so mass = A(F) e^{-r_a c} = B(G) e^{r_b c}, i.e.
+// r_b log(mass / A(F)) + r_a log(mass / B(G)) = 0. Returns that residual over
+// (r_a + r_b), in log units: the relative error of the plan's mass (a side with an
+// infinite tau fixes the mass alone: |log(mass / |b|)| when tau_b = inf). 0 when
+// both taus are infinite (no translation: then nothing is left beyond the shapes).
+UOT_HOST_DEVICE inline double relaxedMassViolation(const RelaxedTotals& t, double ra, double rb, bool active)
+{
+    if (!active) return 0;
+    const double logMass = log(t.mass);
+    const double rowGap = logMass - t.logTargetA;  // with tau_a = inf, A(F) = |a| (r_a = 0)
+    const double colGap = logMass - t.logTargetB;
+    return fabs(rb * rowGap + ra * colGap) / (ra + rb);
+}
+
+// The stopping criterion of StoppingRule::Potentials from the O(M + N) figures of a
+// step: the change of the plan (relaxedChange), the violations of the marginals'
+// shapes (normalised relative L1) and of their common factor (relaxedMassViolation).
+// A NaN anywhere gives NaN (never "converged").
+UOT_HOST_DEVICE inline double relaxedError(double change, double violationA, double violationB, double mass)
+{
+    if (isnan(change) || isnan(violationA) || isnan(violationB) || isnan(mass)) return NAN;
+    using relaxed_detail::larger;
+    return larger(larger(change, violationA), larger(violationB, mass));
+}
+
 // The safeguard's test: a candidate's objective is not lower than the previous
 // one's beyond the rounding allowance slack (1e-11 relative in fp64, 1e-5 in fp32).
 UOT_HOST_DEVICE inline bool objectiveAcceptable(double previous, double previousScale, double candidate,

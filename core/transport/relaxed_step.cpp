@@ -6,7 +6,7 @@
 
 namespace uot {
 
-double RelaxedStepFigures::error() const { return std::max({change, violationA, violationB}); }
+double RelaxedStepFigures::error() const { return relaxedError(change, violationA, violationB, violationMass); }
 
 namespace {
 std::vector<double> logsOf(std::span<const double> w)
@@ -17,8 +17,9 @@ std::vector<double> logsOf(std::span<const double> w)
 }
 }  // namespace
 
-RelaxedStep::RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32)
-    : m_problem(problem), m_c(translationCoefficients(problem)), m_logDomain(logDomain),
+RelaxedStep::RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32,
+                         RowBlockReduction* rowBlocks)
+    : m_problem(problem), m_rowBlocks(rowBlocks), m_c(translationCoefficients(problem)), m_logDomain(logDomain),
       m_translate(translate && m_c.active), m_fa(problem.exponentA()), m_fb(problem.exponentB()),
       m_slack(objectiveSlack(fp32)), m_logA(logsOf(problem.a)), m_logB(logsOf(problem.b)), m_F(problem.rows()),
       m_G(problem.cols()), m_Fhat(problem.rows()), m_Gnew(problem.cols()), m_rowMarginal(problem.rows()),
@@ -26,13 +27,26 @@ RelaxedStep::RelaxedStep(const UotProblem& problem, bool logDomain, bool transla
 {
 }
 
-double RelaxedStep::logSum(const std::vector<double>& logW, const std::vector<double>& x, double r) const
+void RelaxedStep::sumOverRows(std::span<double> values) const
+{
+    if (m_rowBlocks) m_rowBlocks->sum(values);
+}
+
+void RelaxedStep::maxOverRows(std::span<double> values) const
+{
+    if (m_rowBlocks) m_rowBlocks->max(values);
+}
+
+double RelaxedStep::logSum(const std::vector<double>& logW, const std::vector<double>& x, double r, bool rows) const
 {
     double mx = -std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < x.size(); ++k) mx = std::max(mx, logW[k] - r * x[k]);
+    if (rows) maxOverRows(std::span<double>(&mx, 1));
+    // A block without rows still takes part in the sum below (collective).
     if (!std::isfinite(mx)) return mx;
     double s = 0;
     for (std::size_t k = 0; k < x.size(); ++k) s += std::exp(logW[k] - r * x[k] - mx);
+    if (rows) sumOverRows(std::span<double>(&s, 1));
     return mx + std::log(s);
 }
 
@@ -51,7 +65,8 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     // The violations compare the shapes of the marginals with their targets (each
     // normalised to mass 1): the TI iteration's fixed point is the optimum up to a
     // translation (F + c, G - c), same plan, which scales P 1 against a e^{-r_a F}
-    // by one common factor. The change of F, G covers the remaining scalar condition.
+    // by one common factor. The scalar condition left, the plan's mass, is
+    // relaxedMassViolation's (relaxed_rules.h).
     double change = 0, errA = 0, massA = 0, targetA = 0;  // change: set below
     for (std::size_t i = 0; i < m; ++i) {
         const double relaxed = m_logDomain ? uNew[i] : std::log(uNew[i]);
@@ -65,9 +80,15 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         targetA += target;
         errA += std::abs(marginal - a[i]);
     }
+    double rowTotals[3] = {massA, targetA, errA};
+    sumOverRows(rowTotals);
+    massA = rowTotals[0];
+    targetA = rowTotals[1];
+    errA = rowTotals[2];
     double violA = 0;
     for (std::size_t i = 0; i < m; ++i) violA += std::abs(m_rowMarginal[i] / massA - m_rowTarget[i] / targetA);
-    const double s = m_translate ? m_c.cs * (logSum(m_logB, m_G, rb) - logSum(m_logA, m_Fhat, ra)) : 0.0;
+    sumOverRows(std::span<double>(&violA, 1));
+    const double s = m_translate ? m_c.cs * (logSum(m_logB, m_G, rb, false) - logSum(m_logA, m_Fhat, ra, true)) : 0.0;
     if (!std::isfinite(s)) return false;
     // The change is that of the plan: max_ij |dF_i + dG_j| (log units, relative to the
     // size of F_i + G_j when above 1), blind to a translation (F + c, G - c), which
@@ -82,6 +103,12 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         fMax = std::max(fMax, uNew[i]);
         fMin = std::min(fMin, uNew[i]);
     }
+    double rowExtremes[4] = {dFmax, -dFmin, fMax, -fMin};
+    maxOverRows(rowExtremes);
+    dFmax = rowExtremes[0];
+    dFmin = -rowExtremes[1];
+    fMax = rowExtremes[2];
+    fMin = -rowExtremes[3];
     // G^ = G^pass - f_b w s (the column sums of F are e^(w s) times the pass's).
     for (std::size_t j = 0; j < n; ++j) {
         const double gPass = m_logDomain ? vNew[j] : std::log(vNew[j]);
@@ -93,7 +120,7 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         // log A of the new F: A(F~ + w s) needs the relaxed logs, which uNew holds now.
         std::vector<double>& fNew = m_Fhat;  // F^ is no longer needed
         for (std::size_t i = 0; i < m; ++i) fNew[i] = uNew[i];
-        t = m_c.ct * (logSum(m_logA, fNew, ra) - logSum(m_logB, m_Gnew, rb));
+        t = m_c.ct * (logSum(m_logA, fNew, ra, true) - logSum(m_logB, m_Gnew, rb, false));
         if (!std::isfinite(t)) return false;
     }
     double targetB = 0, errB = 0, mass = 0, sumB = 0, linearB = 0;
@@ -124,6 +151,11 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         linearA += a[i] * uNew[i];
         targetNewA += a[i] * std::exp(-ra * uNew[i]);
     }
+    double newRowTotals[3] = {sumA, linearA, targetNewA};
+    sumOverRows(newRowTotals);
+    sumA = newRowTotals[0];
+    linearA = newRowTotals[1];
+    targetNewA = newRowTotals[2];
     RelaxedTotals totals;
     totals.logTargetA = std::log(targetNewA);
     totals.logTargetB = std::log(targetB);
@@ -141,6 +173,7 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     totals.gMax = gMax;
     totals.gMin = gMin;
     change = relaxedChange(totals);
+    out.violationMass = relaxedMassViolation(totals, ra, rb, m_c.active);
     const RelaxedObjective objective = relaxedObjective(totals, m_problem.eps, m_problem.tauA, m_problem.tauB, ra, rb,
                                                         m_translate);
     out.change = change;
@@ -159,6 +192,8 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         if (!m_logDomain) vNew[j] = std::exp(vNew[j]);
         finite = std::isfinite(vNew[j]) && (m_logDomain || vNew[j] > 0);
     }
+    // A u that left the range on one block fails the step on every block.
+    if (m_rowBlocks) finite = m_rowBlocks->max(finite ? 0.0 : 1.0) == 0.0;
     return finite;
 }
 

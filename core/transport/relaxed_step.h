@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/transport/relaxed_rules.h"
+#include "core/transport/row_block_reduction.h"
 #include "core/transport/solve_options.h"
 #include "core/transport/translation_invariant.h"
 #include "core/transport/uot_problem.h"
@@ -42,11 +43,12 @@ struct RelaxedStepFigures {
     // optimality condition of the rows up to a common factor (see afterPass)
     double violationA = 0;
     double violationB = 0;    // the same for the columns (t = b e^{-r_b G}) of the new plan
+    double violationMass = 0;  // the common factors' condition (relaxedMassViolation), new plan
     double marginalErrorA = 0;  // |P 1 - a|_1 of the input plan
     double marginalErrorB = 0;  // |P^T 1 - b|_1 of the new plan
     double objective = 0;     // dual objective of the new plan (up to a constant)
     double objectiveScale = 0;  // sum of the magnitudes of its terms (for the rounding allowance)
-    double error() const;     // max(change, violationA, violationB): the stopping criterion
+    double error() const;     // relaxedError: the stopping criterion (StoppingRule::Potentials)
 };
 
 // Chooses omega: fixed (Relax) or from the observed rate of the unrelaxed step
@@ -75,8 +77,13 @@ class RelaxedStep {
 public:
     // translate: add the TI shifts (they vanish when both taus are infinite).
     // logDomain: the scalings are log u, log v (else u, v). fp32: the pass rounds
-    // to float (the safeguard's objective comparison allows for it).
-    RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32);
+    // to float (the safeguard's objective comparison allows for it). rowBlocks: set
+    // when `problem` is this process's block of rows of a solve distributed by rows
+    // (row_block_reduction.h): every row-side sum and extreme is then taken over all
+    // blocks, so that every process computes the same shift, figures and safeguard
+    // decision (null: one process).
+    RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32,
+                RowBlockReduction* rowBlocks = nullptr);
 
     // Call with the pass input (u, v) before the pass.
     void beforePass(std::span<const double> u, std::span<const double> v);
@@ -91,9 +98,14 @@ public:
     bool acceptable(const RelaxedStepFigures& previous, const RelaxedStepFigures& candidate) const;
 
 private:
-    double logSum(const std::vector<double>& logW, const std::vector<double>& x, double r) const;
+    // log sum_k exp(logW_k - r x_k); rows: over the rows of every block.
+    double logSum(const std::vector<double>& logW, const std::vector<double>& x, double r, bool rows) const;
+    // Element-wise sums / maxima over the row blocks (nothing with one process).
+    void sumOverRows(std::span<double> values) const;
+    void maxOverRows(std::span<double> values) const;
 
     const UotProblem& m_problem;
+    RowBlockReduction* m_rowBlocks;
     TranslationCoefficients m_c;
     bool m_logDomain, m_translate;
     double m_fa, m_fb, m_slack;

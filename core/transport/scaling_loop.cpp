@@ -1,10 +1,13 @@
 #include "core/transport/scaling_loop.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 
 #include "core/transport/iteration_monitor.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/potential_check.h"
 #include "core/transport/relaxed_step.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/translation_invariant.h"
@@ -24,9 +27,27 @@ void markNotFinite(SolveResult& result, const ScalingLoopSetup& setup, int itera
     }
 }
 
-// The accelerated loop (relaxed_step.h). Each iteration is one pass; a step the
-// safeguard undoes costs its pass and is not counted as an iteration.
-void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
+// Whether the passes' precision (ScalingPasses::potentialResolution) keeps the plan
+// of (u, v) from the accuracy an fp32 result promises (belowFp32Accuracy).
+bool precisionLimited(const ScalingPasses& passes, const std::vector<double>& u, const std::vector<double>& v,
+                      bool logDomain)
+{
+    const double resolution = passes.potentialResolution();
+    if (resolution == 0) return false;
+    if (logDomain) return belowFp32Accuracy(resolution, u, v);
+    std::vector<double> logU(u.size()), logV(v.size());
+    for (std::size_t i = 0; i < u.size(); ++i) logU[i] = std::log(u[i]);
+    for (std::size_t j = 0; j < v.size(); ++j) logV[j] = std::log(v[j]);
+    return belowFp32Accuracy(resolution, logU, logV);
+}
+
+// The loop of the potentials' stopping rule (relaxed_step.h), with or without
+// over-relaxation: each iteration is one pass followed by the O(M + N) step that
+// applies the relaxation and the TI shifts and measures the criterion (the change
+// of the plan in log units and both marginal violations) after every iteration.
+// Without acceleration omega stays 1 and the step is the plain (or TI) one. A step
+// the safeguard undoes costs its pass and is not counted as an iteration.
+void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                         ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                         std::vector<double>& v, SolveResult& result)
 {
@@ -36,12 +57,25 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
     const Acceleration acceleration = relaxable ? options.acceleration : Acceleration::None;
     OmegaController omega(acceleration,
                           acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
-    RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32);
+    RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32,
+                     setup.rowBlocks);
     result.mode = toString(options.mode);
     result.acceleration = toString(acceleration);
     RelaxedStepFigures last;
     bool haveLast = false;
     std::uint64_t sweeps = 0;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    // A check's report waits for the next pass, which measures the row marginal of
+    // the checked plan anyway (the figures' marginalErrorA is the pass input's).
+    // Only when the loop ends at a check does one extra row pass run; its time is
+    // left out of iterateSeconds.
+    bool pending = false;
+    int pendingIteration = 0;
+    double pendingError = 0, pendingErrB = 0, extraSeconds = 0;
+    auto reportPending = [&](double errA) {
+        if (pending) monitor.report(pendingIteration, pendingError, errA, pendingErrB);
+        pending = false;
+    };
     int it = 0;
     while (it < options.maxIterations) {
         if (monitor.cancelRequested()) {
@@ -60,6 +94,7 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
         sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
         RelaxedStepFigures figures;
         const bool finite = status == PassStatus::Ok && step.afterPass(w, uNew, vNew, figures);
+        reportPending(finite ? figures.marginalErrorA : nan);
         const bool safeguard = options.relaxationSafeguard && w != 1.0;
         if (!finite && !safeguard) {
             markNotFinite(result, setup, it + 1);
@@ -77,17 +112,39 @@ void runAcceleratedLoop(const UotProblem& problem, const SolveOptions& options, 
         omega.accepted(figures.change);
         result.iterations = it;
         result.error = figures.error();
-        const bool converged = options.tolerance > 0 && result.error < options.tolerance;
-        if (converged || monitor.isCheckIteration(it))
-            monitor.report(it, result.error, figures.marginalErrorA, figures.marginalErrorB);
+        bool converged = options.tolerance > 0 && result.error < options.tolerance;
+        if (converged && precisionLimited(passes, u, v, setup.logDomain)) {
+            // The iterates stopped moving, but at the passes' precision floor, which is
+            // above what an fp32 plan promises: say so instead of "converged".
+            converged = false;
+            result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
+                             std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use fp64";
+            monitor.report(it, result.error, nan, figures.marginalErrorB);
+            break;
+        }
+        if (converged || it == options.maxIterations) {
+            const auto start = std::chrono::steady_clock::now();
+            const double finalErrA = passes.rowMarginalError(u.data(), v.data());
+            ++sweeps;
+            extraSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            monitor.report(it, result.error, finalErrA, figures.marginalErrorB);
+        } else if (monitor.isCheckIteration(it)) {
+            pending = true;
+            pendingIteration = it;
+            pendingError = result.error;
+            pendingErrB = figures.marginalErrorB;
+        }
         if (converged) {
             result.converged = true;
             break;
         }
     }
+    // Only a cancel leaves a check unreported here: report it without the row
+    // marginal rather than spend another pass (a cancel must return promptly).
+    reportPending(nan);
     result.omega = omega.omega();
     result.rejectedSteps = omega.rejections();
-    result.timings.iterateSeconds = monitor.elapsedSeconds();
+    result.timings.iterateSeconds = monitor.elapsedSeconds() - extraSeconds;
     result.passes = sweeps;
 }
 
@@ -98,15 +155,30 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
                     std::vector<double>& v, SolveResult& result)
 {
     if (options.acceleration != Acceleration::None) {
-        runAcceleratedLoop(problem, options, control, passes, setup, u, v, result);
+        runPotentialsLoop(problem, options, control, passes, setup, u, v, result);
         return;
     }
+    // The plain or TI iteration, checked every checkEvery iterations: the potentials'
+    // rule from the last two iterates (potential_check.h; the O(M + N) step of the
+    // accelerated loop after every pass would cost up to half a pass at 2048^2), or
+    // POT's rule (StoppingRule::Pot).
     using Clock = std::chrono::steady_clock;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     IterationMonitor monitor(options, control, setup.bytesPerIteration);
     std::vector<double> uNew(u.size()), vNew(v.size());
+    const bool translating = options.mode == IterationMode::TranslationInvariant;
+    std::vector<double> logs[4];
     auto stoppingErr = [&](const std::vector<double>& x, const std::vector<double>& xPrev,
                            const std::vector<double>& y, const std::vector<double>& yPrev) {
+        if (options.stopping == StoppingRule::Potentials) {
+            if (setup.logDomain) return potentialCheckError(problem, x, xPrev, y, yPrev, translating, setup.rowBlocks);
+            const std::vector<double>* in[4] = {&x, &xPrev, &y, &yPrev};
+            for (int k = 0; k < 4; ++k) {
+                logs[k].resize(in[k]->size());
+                for (std::size_t i = 0; i < in[k]->size(); ++i) logs[k][i] = std::log((*in[k])[i]);
+            }
+            return potentialCheckError(problem, logs[0], logs[1], logs[2], logs[3], translating, setup.rowBlocks);
+        }
         if (setup.rowBlocks) {
             // x is this process's block of u: its maxima are taken over all blocks.
             const RelativeChange cx = relativeChangeOf(x, xPrev), cy = relativeChangeOf(y, yPrev);
@@ -165,7 +237,13 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         v.swap(vNew);
         result.iterations = it;
         if (check) {
-            const bool converged = options.tolerance > 0 && result.error < options.tolerance;
+            bool converged = options.tolerance > 0 && result.error < options.tolerance;
+            if (converged && precisionLimited(passes, u, v, setup.logDomain)) {
+                result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
+                                 std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use fp64";
+                monitor.report(it, result.error, nan, errB);
+                break;
+            }
             if (converged || it == options.maxIterations) {
                 monitor.report(it, result.error, extraRowMarginal(), errB);
                 if (converged) {

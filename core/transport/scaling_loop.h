@@ -1,6 +1,7 @@
 #pragma once
 // The iteration loop every CPU scaling variant shares: cancellation, checks,
-// POT's stopping rule, progress with marginal violations, underflow handling.
+// the stopping test (StoppingRule: the potentials' criterion by default, POT's
+// rule on request), progress with marginal violations, underflow handling.
 // A variant supplies only its pass over the matrix (ScalingPasses).
 //
 // Marginal violations at a check come for free: |P^T 1 - b| from the column
@@ -52,7 +53,14 @@ public:
     // changes into its next pass (mapuot_solver.cpp).
     virtual bool supportsRelaxation() const { return false; }
     virtual void setRowRelaxation(double omega) { (void)omega; }
+
+    // The relative precision with which the passes hold the potentials (log u, log v
+    // in the cost's units over eps): 0 when they keep them in float64 (every variant
+    // but the fp32 matrix-free one, which keeps them in float). The plan can then be
+    // no closer than about this times max |log u| + max |log v| (relative L1).
+    virtual double potentialResolution() const { return 0; }
 };
+
 
 struct ScalingLoopSetup {
     bool logDomain = false;          // scalings are log u, log v
@@ -72,9 +80,11 @@ struct ScalingLoopSetup {
 // converged, cancelled, status/message and timings.iterateSeconds of result.
 // options.mode = TranslationInvariant corrects each iterate with a
 // TranslationStep (translation_invariant.h): O(M + N), no extra sweep.
-// options.acceleration != None runs the accelerated loop instead (relaxed_step.h:
-// over-relaxation with its safeguard, TI shifts when options.mode asks, and the
-// criterion of docs/TIME_TO_SOLUTION.md evaluated after every iteration).
+// options.stopping = Potentials (the default) or options.acceleration != None runs
+// the potentials' loop (relaxed_step.h: over-relaxation with its safeguard when
+// asked, TI shifts when options.mode asks, and the criterion of StoppingRule::
+// Potentials evaluated after every iteration); StoppingRule::Pot without
+// acceleration runs POT's rule every checkEvery iterations.
 void runScalingLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                     ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                     std::vector<double>& v, SolveResult& result);

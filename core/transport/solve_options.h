@@ -44,6 +44,24 @@ Acceleration parseAcceleration(const std::string& text);        // throws Error(
 // iteration for iteration); other requests are parsed.
 Acceleration resolveAcceleration(const std::string& request, const std::string& solverRequest);
 
+// When an iteration counts as converged (--stop).
+enum class StoppingRule {
+    // The default, the same for every engine: the largest relative change of the
+    // plan's entries in log units (max_ij |dF_i + dG_j| / max(1, max_ij |F_i + G_j|),
+    // F = log u, G = log v) and the violations of both marginal optimality conditions
+    // (relative L1, computed from the log-potentials), all below the tolerance
+    // (relaxed_step.h). Never computed on exponentiated scalings, so scalings that
+    // underflow cannot read as "no change".
+    Potentials,
+    // POT's rule (docs/ALGORITHMS.md section 1) on the multiplicative scalings every
+    // checkEvery iterations: iteration-for-iteration comparisons with POT only (it
+    // reads underflowed scalings as converged).
+    Pot
+};
+
+std::string toString(StoppingRule rule);               // "potentials" | "pot"
+StoppingRule parseStoppingRule(const std::string& text);  // throws Error(InvalidArgument)
+
 // eps-scaling (annealing): stages at eps = start, start * factor, ... while above
 // the target, each warm-started from the previous one's potentials, then the
 // target eps to the requested tolerance. start = 0 means no schedule.
@@ -71,12 +89,12 @@ struct SolveOptions {
     bool relaxationSafeguard = true;
     EpsSchedule epsSchedule;  // applied by the solvers of createSolver (core/registry)
     int maxIterations = 1000;
-    // With Relax/Auto the criterion is the one of docs/TIME_TO_SOLUTION.md
-    // ("Convergence criterion": largest change of log u, log v, and the relative
-    // violation of the optimality conditions of both marginals). Otherwise POT's stopping rule (docs/ALGORITHMS.md section 1), evaluated every
-    // checkEvery iterations between the iterate at the check and the one before it.
-    // 0 disables it (run exactly maxIterations).
+    // The stopping test (StoppingRule): by default the potentials' criterion, evaluated
+    // after every iteration; StoppingRule::Pot (only without acceleration) evaluates POT's
+    // rule every checkEvery iterations between the iterate at the check and the one
+    // before it. 0 disables it (run exactly maxIterations).
     double tolerance = 1e-6;
+    StoppingRule stopping = StoppingRule::Potentials;
     int checkEvery = 10;  // iterations between convergence checks and progress reports (>= 1)
     int threads = 0;      // CPU threads, 0 = all available
     int device = 0;       // GPU ordinal for the gpu-* variants

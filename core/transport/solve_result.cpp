@@ -96,3 +96,18 @@ Acceleration resolveAcceleration(const std::string& request, const std::string& 
 }
 
 }  // namespace uot
+
+namespace uot {
+
+std::string toString(StoppingRule rule) { return rule == StoppingRule::Pot ? "pot" : "potentials"; }
+
+StoppingRule parseStoppingRule(const std::string& text)
+{
+    if (text == "potentials") return StoppingRule::Potentials;
+    if (text == "pot") return StoppingRule::Pot;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown stopping rule '" + text + "': choose potentials (the default) or pot (POT's rule, for "
+                "iteration-for-iteration comparisons with POT)");
+}
+
+}  // namespace uot

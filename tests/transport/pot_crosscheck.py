@@ -321,7 +321,7 @@ def simd_path_cases(uot, workdir, rng):
 
 
 def convergence_case(uot, workdir, rng):
-    """With POT's stopping rule checked every iteration, the same iteration count as POT."""
+    """With POT's stopping rule (--stop pot) checked every iteration, the same iteration count as POT."""
     cost, a, b = random_problem(rng, 40, 30, False)
     directory = os.path.join(workdir, "converge")
     save_problem(directory, cost, a, b)
@@ -330,7 +330,7 @@ def convergence_case(uot, workdir, rng):
     for variant in ("pot-style", "mapuot", "fused", "log"):
         summary, ours, error = run_solve(uot, directory, os.path.join(directory, "out"),
                                          ["--solver", variant, "--precision", "fp64", "--tol", "1e-9",
-                                          "--max-iter", "10000", "--check-every", "1"])
+                                          "--max-iter", "10000", "--check-every", "1", "--stop", "pot"])
         what = "converging %s" % variant
         if error:
             check(False, "%s: %s" % (what, error))

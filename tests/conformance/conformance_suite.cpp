@@ -1,0 +1,235 @@
+// The conformance suite of the iteration: every registered variant of a device
+// (from the registry, never a hand-kept list), as its capabilities allow, crossed
+// with precision, dense cost or point clouds, iteration mode, acceleration, eps in
+// {0.05, 1e-3, 1e-4}, tau in {0.5, 1, inf, asymmetric (0.5 | 2)} and both reference
+// measures, plus "auto" (with its fallback). Each solve must either end
+// "converged" with a plan within 1e-9 (fp64) / 1e-4 (fp32; 1e-2 for a kernel stored
+// in bfloat16) relative L1 of the float64 oracle (newton_oracle.h), or end not
+// converged, or with an underflow / not-finite status: never "converged" on a wrong
+// plan. A variant that refuses a case with uot::Error is counted apart ("refused").
+//
+//   uot_conformance [--device cpu|gpu] [--verbose]
+//
+// Qt-free, so that the GPU machine builds and runs it (--device gpu: the GPU
+// variants; exit 77, a CTest skip, when none is available). Exit 0 when every case
+// passes, 1 otherwise.
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/registry/solver_registry.h"
+#include "core/transport/uot_error.h"
+#include "tests/conformance/newton_oracle.h"
+
+using namespace uot;
+
+namespace {
+
+constexpr std::size_t kRows = 30, kCols = 20, kDim = 2;
+
+struct Fixture {
+    std::vector<double> x, y, cost, a, b;
+};
+
+// Points in the unit square, C = |x - y|^2 (in [0, 2]); weights in [0.5, 1.5] / size,
+// b scaled to mass 1.3 (unbalanced) or to |a| (balanced, for tau = inf on both sides).
+Fixture makeFixture(bool balanced)
+{
+    std::mt19937_64 rng(2024);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    Fixture f;
+    for (std::size_t k = 0; k < kRows * kDim; ++k) f.x.push_back(unit(rng));
+    for (std::size_t k = 0; k < kCols * kDim; ++k) f.y.push_back(unit(rng));
+    for (std::size_t i = 0; i < kRows; ++i)
+        for (std::size_t j = 0; j < kCols; ++j) {
+            double c = 0;
+            for (std::size_t d = 0; d < kDim; ++d) c += (f.x[i * kDim + d] - f.y[j * kDim + d]) * (f.x[i * kDim + d] - f.y[j * kDim + d]);
+            f.cost.push_back(c);
+        }
+    double sa = 0, sb = 0;
+    for (std::size_t i = 0; i < kRows; ++i) sa += f.a.emplace_back((0.5 + unit(rng)) / kRows);
+    for (std::size_t j = 0; j < kCols; ++j) sb += f.b.emplace_back((0.5 + unit(rng)) / kCols);
+    const double targetB = balanced ? sa : 1.3;
+    for (double& w : f.b) w *= targetB / sb;
+    return f;
+}
+
+struct Tau {
+    const char* name;
+    double a, b;
+};
+
+struct Counts {
+    int cases = 0, converged = 0, refused = 0, failures = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    DeviceKind device = DeviceKind::Cpu;
+    bool verbose = false;
+    for (int k = 1; k < argc; ++k) {
+        if (!std::strcmp(argv[k], "--device") && k + 1 < argc) {
+            device = std::string(argv[++k]) == "gpu" ? DeviceKind::Gpu : DeviceKind::Cpu;
+        } else if (!std::strcmp(argv[k], "--verbose")) {
+            verbose = true;
+        } else {
+            std::fprintf(stderr, "usage: uot_conformance [--device cpu|gpu] [--verbose]\n");
+            return 2;
+        }
+    }
+    std::vector<SolverInfo> variants;
+    for (const SolverInfo& info : listSolvers())
+        if (info.caps.device == device && info.available) variants.push_back(info);
+    if (variants.empty()) {
+        std::printf("SKIP: no available %s variant\n", toString(device).c_str());
+        return 77;
+    }
+    // "auto": the device default with its fallback to the log domain.
+    SolverInfo automatic = variants.front();
+    for (const SolverInfo& info : variants)
+        if (info.caps.deviceDefault) automatic = info;
+    automatic.name = device == DeviceKind::Cpu ? "auto" : "";
+    if (!automatic.name.empty()) variants.push_back(automatic);
+
+    const Fixture unbalanced = makeFixture(false), balanced = makeFixture(true);
+    const Tau taus[] = {{"0.5", 0.5, 0.5}, {"1", 1, 1}, {"inf", kInfinity, kInfinity}, {"0.5|2", 0.5, 2}};
+    const double epsList[] = {0.05, 1e-3, 1e-4};
+    Counts counts;
+    for (const SolverInfo& variant : variants) {
+        const SolverCapabilities& caps = variant.caps;
+        const bool isAuto = variant.name == "auto";
+        auto solver = createSolver(variant.name);
+        for (const Precision precision : {Precision::Fp64, Precision::Fp32}) {
+            if (precision == Precision::Fp64 ? !caps.fp64 : !caps.fp32) continue;
+            for (const bool clouds : {false, true}) {
+                if (clouds ? !caps.pointClouds : !caps.denseCost) continue;
+                for (const IterationMode mode : {IterationMode::Plain, IterationMode::TranslationInvariant}) {
+                    if (mode == IterationMode::TranslationInvariant && !caps.translationInvariant) continue;
+                    for (const Acceleration acceleration : {Acceleration::None, Acceleration::Auto}) {
+                        if (acceleration != Acceleration::None && !caps.overRelaxation) continue;
+                        for (const double eps : epsList)
+                            for (const Tau& tau : taus)
+                                for (const ReferenceMeasure reference :
+                                     {ReferenceMeasure::Ones, ReferenceMeasure::Product}) {
+                                    const Fixture& f = std::isinf(tau.a) && std::isinf(tau.b) ? balanced : unbalanced;
+                                    UotProblem problem;
+                                    if (clouds) {
+                                        problem.cost = PointCloudCost{f.x.data(), f.y.data(), kRows, kCols, kDim, 1.0};
+                                    } else {
+                                        DenseCost dense;
+                                        dense.f64 = f.cost.data();
+                                        dense.rows = kRows;
+                                        dense.cols = kCols;
+                                        problem.cost = dense;
+                                    }
+                                    problem.a = f.a;
+                                    problem.b = f.b;
+                                    problem.eps = eps;
+                                    problem.tauA = tau.a;
+                                    problem.tauB = tau.b;
+                                    problem.reference = reference;
+                                    const bool fp64 = precision == Precision::Fp64;
+                                    SolveOptions options;
+                                    options.precision = precision;
+                                    options.mode = mode;
+                                    options.acceleration = acceleration;
+                                    options.tolerance = fp64 ? 1e-11 : 1e-6;
+                                    // A GPU iteration of a 30 x 20 problem costs its launches.
+                                    options.maxIterations = device == DeviceKind::Gpu ? 5000 : 20000;
+                                    options.threads = 1;
+                                    options.allowStabilizedFallback = isAuto;
+                                    char what[256];
+                                    std::snprintf(what, sizeof what, "%s %s %s %s accel %s eps %g tau %s %s",
+                                                  variant.name.c_str(), fp64 ? "fp64" : "fp32",
+                                                  clouds ? "clouds" : "dense", toString(mode).c_str(),
+                                                  toString(acceleration).c_str(), eps, tau.name,
+                                                  reference == ReferenceMeasure::Product ? "product" : "ones");
+                                    ++counts.cases;
+                                    SolveResult r;
+                                    try {
+                                        r = solver->solve(problem, options);
+                                    } catch (const Error& e) {
+                                        // A refusal with a reason is not a wrong answer.
+                                        ++counts.refused;
+                                        if (verbose) std::printf("%s: refused: %s\n", what, e.what());
+                                        continue;
+                                    }
+                                    const bool claimsConverged =
+                                        r.converged && !r.cancelled &&
+                                        (r.status == NumericalStatus::Ok ||
+                                         r.status == NumericalStatus::SwitchedToLogDomain);
+                                    if (r.converged && !claimsConverged) {
+                                        ++counts.failures;
+                                        std::printf("FAIL: %s: converged with status %s\n", what,
+                                                    toString(r.status).c_str());
+                                        continue;
+                                    }
+                                    if (!claimsConverged) {
+                                        if (verbose)
+                                            std::printf("%s: not converged (%s, error %.3g after %d)\n", what,
+                                                        toString(r.status).c_str(), r.error, r.iterations);
+                                        continue;
+                                    }
+                                    ++counts.converged;
+                                    conformance::OracleProblem op;
+                                    op.cost = f.cost;
+                                    op.a = f.a;
+                                    op.b = f.b;
+                                    op.eps = eps;
+                                    op.tauA = tau.a;
+                                    op.tauB = tau.b;
+                                    op.productReference = reference == ReferenceMeasure::Product;
+                                    static std::vector<std::pair<std::string, std::vector<double>>> cache;
+                                    char key[64];
+                                    std::snprintf(key, sizeof key, "%g %s %d", eps, tau.name,
+                                                  static_cast<int>(op.productReference));
+                                    const std::vector<double>* expected = nullptr;
+                                    for (const auto& [k, plan] : cache)
+                                        if (k == key) expected = &plan;
+                                    if (!expected) {
+                                        cache.emplace_back(key, conformance::oraclePlan(op));
+                                        expected = &cache.back().second;
+                                    }
+                                    double diff = 0, mass = 0;
+                                    for (std::size_t i = 0; i < kRows; ++i)
+                                        for (std::size_t j = 0; j < kCols; ++j) {
+                                            const double logR = op.productReference
+                                                                    ? std::log(f.a[i]) + std::log(f.b[j])
+                                                                    : 0.0;
+                                            const double p = std::exp(r.logU[i] + r.logV[j] -
+                                                                      f.cost[i * kCols + j] / eps + logR);
+                                            diff += std::abs(p - (*expected)[i * kCols + j]);
+                                            mass += (*expected)[i * kCols + j];
+                                        }
+                                    const double distance = diff / mass;
+                                    // A kernel stored in bfloat16 (2-byte entries) is exact only to its
+                                    // 8-bit mantissa: its plan is the one of the rounded kernel.
+                                    const double allowed = fp64 ? 1e-9 : (caps.storedEntryBytes == 2 ? 1e-2 : 1e-4);
+                                    if (!(distance <= allowed)) {
+                                        ++counts.failures;
+                                        std::printf("FAIL: %s: converged after %d iterations (error %.3g) with a "
+                                                    "plan %.3g from the oracle (> %g)\n",
+                                                    what, r.iterations, r.error, distance, allowed);
+                                    } else if (verbose) {
+                                        std::printf("%s: converged after %d, plan %.3g from the oracle\n", what,
+                                                    r.iterations, distance);
+                                    }
+                                }
+                    }
+                }
+            }
+        }
+    }
+    std::printf("%s: %d cases over %zu variants: %d converged to the oracle, %d not converged, %d refused, "
+                "%d failed\n",
+                counts.failures ? "FAIL" : "PASS", counts.cases, variants.size(), counts.converged - counts.failures,
+                counts.cases - counts.converged - counts.refused, counts.refused, counts.failures);
+    return counts.failures ? 1 : 0;
+}
