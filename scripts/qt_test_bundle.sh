@@ -35,8 +35,8 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUOT_BUILD_GUI=OFF -
   -DUOT_BUILD_TESTS=ON -DUOT_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 "${launcher[@]}" > "$DIST/$name.configure.log" 2>&1 \
   || { tail -30 "$DIST/$name.configure.log"; exit 1; }
 
-# The tests CTest knows, as NAME<TAB>LABELS<TAB>TIMEOUT<TAB>COMMAND (COMMAND
-# empty while the executable is not built yet).
+# The tests CTest knows, as NAME<TAB>LABELS<TAB>TIMEOUT<TAB>COMMAND<TAB>ARGUMENTS
+# (COMMAND empty while the executable is not built yet; ARGUMENTS space-separated).
 list_tests() {
   ctest --test-dir "$BUILD" --show-only=json-v1 | python3 -c '
 import json, sys
@@ -45,12 +45,20 @@ for t in json.load(sys.stdin)["tests"]:
     labels = ",".join(props.get("LABELS", [])) or "-"
     timeout = int(props.get("TIMEOUT", 1500))
     command = t.get("command") or [""]
-    print("\t".join([t["name"], labels, str(timeout), command[0]]))
+    print("\t".join([t["name"], labels, str(timeout), command[0], " ".join(command[1:])]))
 '
 }
 build_abs=$(cd "$BUILD" && pwd)
 # Executables of this build: no command yet, or a command inside the build folder.
-mapfile -t targets < <(list_tests | awk -F'\t' -v b="$build_abs/" '$4 == "" || index($4, b) == 1 { print $1 }')
+# The target is the executable's file name (several tests may run one executable
+# with other arguments), or the test's name before the first build.
+# A test whose executable is named otherwise and not built yet cannot be told
+# from its name: then everything is built.
+mapfile -t targets < <(list_tests | awk -F'\t' -v b="$build_abs/" '$4 == "" { print $1 } index($4, b) == 1 { n = split($4, p, "/"); print p[n] }' | sort -u)
+known=" $(ninja -C "$BUILD" -t targets all 2> /dev/null | cut -d: -f1 | tr '\n' ' ') "
+for t in "${targets[@]}"; do
+  [[ "$known" == *" $t "* ]] || { targets=(all); break; }
+done
 [ "${#targets[@]}" -gt 0 ] || { echo "no test executables found" >&2; exit 1; }
 echo "== build ${#targets[@]} test executables: ${targets[*]}"
 # `uot` travels too: the CLI cases of the tests run it through $UOT_CLI (set by the runner).
@@ -61,14 +69,14 @@ rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/lib"
 : > "$stage/tests.list"
 executables=()
-while IFS=$'\t' read -r test labels timeout command; do
+while IFS=$'\t' read -r test labels timeout command arguments; do
   case "$command" in
     "$build_abs"/*) ;;
     *) echo "   not bundled (runs a script from the source tree): $test"; continue ;;
   esac
   cp "$command" "$stage/bin/$test"
   executables+=("$stage/bin/$test")
-  printf '%s\t%s\t%s\n' "$test" "$labels" "$timeout" >> "$stage/tests.list"
+  printf '%s\t%s\t%s\t%s\n' "$test" "$labels" "$timeout" "$arguments" >> "$stage/tests.list"
 done < <(list_tests)
 cp scripts/qt_test_bundle_run.sh "$stage/run_tests.sh"
 chmod +x "$stage/run_tests.sh"

@@ -37,14 +37,15 @@ export UOT_CLI="$here/bin/uot"  # the CLI cases of the tests run the bundled `uo
 
 pass=0 skip=0 fail=0
 failed=()
-# tests.list: NAME<TAB>LABELS (comma-separated)<TAB>TIMEOUT seconds
-while IFS=$'\t' read -r name labels limit; do
+# tests.list: NAME<TAB>LABELS (comma-separated)<TAB>TIMEOUT seconds<TAB>ARGUMENTS
+while IFS=$'\t' read -r name labels limit arguments; do
   [ -n "$name" ] || continue
   [ -z "$filter" ] || [[ "$name" == *"$filter"* ]] || continue
   [ -z "$label" ] || [[ ",$labels," == *",$label,"* ]] || continue
   log="$logs/$name.log"
   start=$(date +%s.%N)
-  (cd "$here/bin" && timeout "$limit" "./$name") > "$log" 2>&1
+  # shellcheck disable=SC2086 # ARGUMENTS are words without spaces
+  (cd "$here/bin" && timeout "$limit" "./$name" $arguments) > "$log" 2>&1
   rc=$?
   seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   totals=$(grep -m1 "^Totals:" "$log" || echo "no Qt Test totals")

@@ -11,7 +11,9 @@ scalings, which had underflowed to 0) and a plan 10 % and more from the oracle.
 `--solver auto` must also converge within 10,000 passes: its automatic eps-scaling
 (eps below 1/200 of the cost range) takes 5,764; without it, 49,187.
 
-Usage: small_eps_stop_test.py --uot path/to/uot. Exit 0 when every case passes.
+Usage: small_eps_stop_test.py --uot path/to/uot [--gpu]. Exit 0 when every case
+passes. --gpu runs the GPU variants instead (gpu-log, gpu-mapreduce, auto on the
+GPU): the same rule on the GPU machine, where this is run by hand (no CTest there).
 """
 
 import argparse
@@ -41,12 +43,20 @@ CASES = [
     # auto's eps-scaling (eps < cost range / 200): 5,764 passes; 49,187 without it.
     ("auto", "fp64", 60000, 1e-9, 10000),
 ]
+GPU_CASES = [
+    ("gpu-log", "fp64", 3000, 1e-9, 0),
+    ("gpu-log", "fp32", 3000, 1e-4, 0),
+    ("gpu-mapreduce", "fp64", 3000, 1e-9, 0),
+    ("gpu-mapreduce", "fp32", 3000, 1e-4, 0),
+]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uot", required=True)
+    parser.add_argument("--gpu", action="store_true", help="the GPU variants (needs a GPU)")
     args = parser.parse_args()
+    cases = GPU_CASES if args.gpu else CASES
     rng = np.random.default_rng(24)
     x = rng.random((150, 3))
     y = rng.random((90, 3))
@@ -62,7 +72,7 @@ def main():
             path = os.path.join(work, name + ".npy")
             np.save(path, array)
             files += ["--" + name, path]
-        for solver, precision, max_iter, tolerance, max_passes in CASES:
+        for solver, precision, max_iter, tolerance, max_passes in cases:
             out = os.path.join(work, solver + precision)
             cmd = [args.uot, "solve"] + files + ["--cost-scale", "1", "--eps", str(EPS), "--tau", "1", "--tol",
                                                  "1e-12", "--precision", precision, "--max-iter", str(max_iter),
@@ -98,7 +108,7 @@ def main():
     if failures:
         print("%d case(s) failed" % failures)
         return 1
-    print("PASS: %d cases" % len(CASES))
+    print("PASS: %d cases" % len(cases))
     return 0
 
 
