@@ -77,6 +77,8 @@ def main():
             cmd = [args.uot, "solve"] + files + ["--cost-scale", "1", "--eps", str(EPS), "--tau", "1", "--tol",
                                                  "1e-12", "--precision", precision, "--max-iter", str(max_iter),
                                                  "--solver", solver, "--threads", "2", "--out-dir", out, "--json"]
+            if args.gpu:
+                cmd += ["--device", "gpu"]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             what = "%s %s" % (solver, precision)
             try:

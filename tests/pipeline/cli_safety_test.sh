@@ -75,6 +75,13 @@ mkdir same; cp "$samples/home.jpg" "$samples/fruits.jpg" same/
 "$uot" batch "$ref" same --out-dir same --json $small > same.json 2>/dev/null; rc=$?
 check "[ $rc -eq 0 ] && [ -z \"\$(ls same | grep _recolored_recolored)\" ]" "out-dir = input folder: no *_recolored_recolored"
 check "grep -q 'earlier run' same.json" "out-dir = input folder: the report says why the outputs were skipped"
+# A missing input named on the command line (with or without a trailing slash, so with
+# no extension to plan an output name from) is reported as missing, before any work.
+for missing in /nonexistent/ /nonexistent; do
+  "$uot" batch "$ref" "$missing" --out-dir o_missing $small 2>err.txt; rc=$?
+  check "[ $rc -eq 1 ] && grep -q 'nonexistent' err.txt && grep -qi 'no such file\|does not exist' err.txt" \
+    "batch: a missing input '$missing' is reported as missing"
+done
 
 # Symbolic link loops, dangling links and folders named like images.
 ln -s loop_b.jpg loop_a.jpg; ln -s loop_a.jpg loop_b.jpg
