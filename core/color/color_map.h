@@ -97,6 +97,8 @@ struct MappingSettings {
     // 0: chosen on the tuning half and the six samples (lightness 0.25 and 0.5 lower
     // the palette distance further but cost structure; docs/notes/quality-issue14.md).
     // With a gpu-* solve the result is sampled on the device and the field refitted on the host.
+    // With bounds on, the shift goes into the global lattice instead (addResidualShiftToLut),
+    // which is regularised again, and the field is refitted to it.
     double residualMatch = 1;
     double residualLightness = 0;
     // Bounds that keep the lightness order and the chroma map's slope (no bands, no
