@@ -175,7 +175,8 @@ private slots:
     {
         QFETCH(bool, bounded);
         // A 2 x 2 colour-guided field whose chroma models are steep (slope 4 on every
-        // axis) and, at block 3, 30 units away from the global map's displacement (an island).
+        // axis) and, at block 3, 30 units away from the global map's displacement (an
+        // island), and whose lightness slope is 6 (250 L* off the global map at L 50).
         LowResolution low;
         low.space = WorkingSpace::Lab;
         low.width = low.height = 2;
@@ -193,6 +194,7 @@ private slots:
             for (int r = 1; r < 3; ++r)
                 for (int j = 0; j < 3; ++j) m[3 * r + j] = 4.0f;
             m[10] = m[11] = node == 3 ? 30.0f : 0.0f;
+            m[0] = 5.0f;  // lightness row: d(out L)/dL = 1 + 5 = 6, above the bound of 3
         }
         std::vector<float> target(12);
         for (int node = 0; node < 4; ++node) {  // the global map: the field's own value at the block without the island
@@ -206,6 +208,12 @@ private slots:
         for (int node = 0; node < 4; ++node) {
             const float* m = &field.coefficients[12 * node];
             const float* c = &low.colors[3 * node];
+            // The lightness row: out L slope within [lightnessMinSlope, lightnessMaxSlope] and the
+            // lightness displacement within fieldLightnessDeviation of the global map's (0 here).
+            const double lightSlope = 1 + m[0];
+            if (lightSlope > b.lightnessMaxSlope + 1e-6 || lightSlope < b.lightnessMinSlope - 1e-6) worstSlope = 2;
+            worstDistance = std::max(worstDistance, std::abs(m[0] * c[0] + m[9] - target[3 * node]) *
+                                                        b.fieldDeviation / b.fieldLightnessDeviation);
             for (int r = 1; r < 3; ++r) {
                 worstSlope = std::max({worstSlope, std::abs(m[3 * r]) / b.chromaLightnessSlope,
                                        std::abs(m[3 * r + 1]) / b.chromaSlope, std::abs(m[3 * r + 2]) / b.chromaSlope});
