@@ -422,6 +422,8 @@ DisplacementField ColorMapper::computeField(const DisplacementLut& lut, const Ma
         throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the colour guide is fitted on the host");
     if (std::isfinite(settings.smoothMinSlope))
         throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the lightness slope floor is fitted on the host");
+    if (settings.bounds.enabled)
+        throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the map's bounds are fitted on the host");
     if (lut.size < 2 || lut.values.size() != 3 * std::size_t(lut.size) * lut.size * lut.size)
         throw Error(ErrorCode::InvalidArgument, "computeField: the LUT is empty or inconsistent");
     DisplacementField field;

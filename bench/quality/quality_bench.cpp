@@ -3,7 +3,10 @@
 // settings, defaults otherwise) and by three classical baselines (Reinhard,
 // histogram matching, MKL; bench/quality/quality_metrics.h), scored by palette
 // distance (sliced W2 in CIELAB to the reference's pixels, lower is better) and
-// structure (SSIM structure term on L between source and result, 1 = kept).
+// structure (SSIM structure term on L between source and result, 1 = kept), and by
+// the artifact measures of bench/quality/artifact_metrics.h (blotch: created colour
+// edges and islands; flip: lightness bands and inversions; neutral drift: chroma
+// gained by the source's greys), each as mean, worst pair and pairs over a threshold.
 //
 // Cross-validation split (--half): the unordered pairs {i, j}, i < j, of the sorted
 // file list are numbered in order (0,1), (0,2), ..., (1,2), ...; even-numbered ones
@@ -35,6 +38,7 @@
 #include "core/color/color_space.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
+#include "bench/quality/artifact_metrics.h"
 #include "bench/quality/quality_metrics.h"
 
 namespace fs = std::filesystem;
@@ -106,9 +110,23 @@ int main(int argc, char** argv)
     parser.addOption("images", "DIRS", "comma-separated folders of test images", "resources/samples");
     parser.addOption("half", "all|tune|held", "which pairs: all, the tuning half or the held-back half", "all");
     parser.addOption("strips", "DIR", "write before/after strips here (empty = none)", "");
+    parser.addOption("masks", "DIR", "write, per pair, UOT's result with its blotch (red) and flip (yellow) pixels marked", "");
     parser.addOption("strip-pairs", "N", "number of pairs to draw as strips", "4");
     parser.addOption("limit", "N", "only the first N pairs (0 = all)", "0");
     parser.addFlag("per-pair", "print every pair's figures");
+    // The map's bounds (MappingSettings::bounds; not options of `uot recolor`): to tune them here.
+    const MapBounds b0;
+    parser.addOption("bounds", "on|off", "the map's bounds (off: the unbounded map)", "on");
+    parser.addOption("chroma-slope", "X", "bound on d(chroma displacement)/d(chroma)", std::to_string(b0.chromaSlope));
+    parser.addOption("chroma-lightness-slope", "X", "bound on d(chroma displacement)/dL", std::to_string(b0.chromaLightnessSlope));
+    parser.addOption("lightness-slopes", "MIN,MAX", "bounds on the lightness curve's slope",
+                     std::to_string(b0.lightnessMinSlope) + "," + std::to_string(b0.lightnessMaxSlope));
+    parser.addOption("residual-slopes", "MIN,MAX", "bounds on the residual match's slope",
+                     std::to_string(b0.residualMinSlope) + "," + std::to_string(b0.residualMaxSlope));
+    parser.addOption("field-deviation", "X", "the field's largest chroma distance to the global map (Lab units)",
+                     std::to_string(b0.fieldDeviation));
+    parser.addOption("field-lightness-deviation", "X", "the field's largest lightness distance to the global map (L units)",
+                     std::to_string(b0.fieldLightnessDeviation));
     addRecolorOptions(parser);
     try {
         parser.parse(std::vector<std::string>(argv + 1, argv + argc));
@@ -116,7 +134,23 @@ int main(int argc, char** argv)
             std::printf("%s", parser.helpText().c_str());
             return 0;
         }
-        const RecolorCliSettings cli = readRecolorOptions(parser);
+        RecolorCliSettings cli = readRecolorOptions(parser);
+        {
+            MapBounds& b = cli.recolor.mapping.bounds;
+            if (parser.value("bounds") != "on" && parser.value("bounds") != "off") throw std::runtime_error("--bounds: on or off");
+            b.enabled = parser.value("bounds") == "on";
+            b.chromaSlope = std::stod(parser.value("chroma-slope"));
+            b.chromaLightnessSlope = std::stod(parser.value("chroma-lightness-slope"));
+            const auto pairOf = [&](const std::string& key, double& lo, double& hi) {
+                const std::vector<std::string> v = uot::cli::splitList(parser.value(key));
+                if (v.size() != 2) throw std::runtime_error("--" + key + ": MIN,MAX");
+                lo = std::stod(v[0]), hi = std::stod(v[1]);
+            };
+            pairOf("lightness-slopes", b.lightnessMinSlope, b.lightnessMaxSlope);
+            pairOf("residual-slopes", b.residualMinSlope, b.residualMaxSlope);
+            b.fieldDeviation = std::stod(parser.value("field-deviation"));
+            b.fieldLightnessDeviation = std::stod(parser.value("field-lightness-deviation"));
+        }
         const std::string half = parser.value("half");
         if (half != "all" && half != "tune" && half != "held")
             throw std::runtime_error("--half must be all, tune or held (got '" + half + "')");
@@ -134,13 +168,15 @@ int main(int argc, char** argv)
         for (const auto& f : files) images.push_back(rgb8(readImage(f)));
         const std::vector<std::string> methods = {"reinhard", "histogram", "mkl", "uot"};
         const std::vector<std::string> baselines = {"reinhard", "histogram", "mkl"};
-        std::map<std::string, std::vector<double>> sw, st;
+        std::map<std::string, std::vector<double>> sw, st, blotch, flip, drift, cast;
         std::map<std::string, double> timeSum;
         std::vector<std::string> pairNames;
         const int limit = parser.integer("limit");
         const int stripPairs = parser.integer("strip-pairs");
         const std::string strips = parser.value("strips");
         if (!strips.empty()) fs::create_directories(strips);
+        const std::string masks = parser.value("masks");
+        if (!masks.empty()) fs::create_directories(masks);
         std::vector<std::pair<std::size_t, std::size_t>> selected;
         for (std::size_t i = 0; i < images.size(); ++i)
             for (std::size_t j = 0; j < images.size(); ++j) {
@@ -152,12 +188,16 @@ int main(int argc, char** argv)
             }
         const MappingSettings& ms = cli.recolor.mapping;
         std::printf("%zu images, %zu ordered pairs (%s); UOT: space %s, palette %d, eps %g, tau_b %g, smooth %s (%s) r=%g e=%g "
-                    "chroma e=%g slope floor %g, residual match chroma %g lightness %g\n",
+                    "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g, "
+                    "lightness slopes %g..%g, residual slopes %g..%g, field deviation %g (lightness %g)\n",
                     images.size(), selected.size(), half.c_str(), toString(cli.recolor.space).c_str(),
                     cli.recolor.palette.size, cli.recolor.transport.eps, cli.recolor.transport.adherence,
                     ms.smooth ? "on" : "off", toString(ms.smoothGuide).c_str(), ms.smoothRadius, ms.smoothEps,
                     ms.smoothChromaEps, ms.smoothMinSlope,
-                    ms.residualMatch, ms.residualLightness);
+                    ms.residualMatch, ms.residualLightness, ms.bounds.enabled ? "on" : "off", ms.bounds.chromaSlope,
+                    ms.bounds.chromaLightnessSlope, ms.bounds.lightnessMinSlope, ms.bounds.lightnessMaxSlope,
+                    ms.bounds.residualMinSlope, ms.bounds.residualMaxSlope, ms.bounds.fieldDeviation,
+                    ms.bounds.fieldLightnessDeviation);
         const int every = stripPairs > 0 ? std::max(1, static_cast<int>(selected.size()) / stripPairs) : 0;
         for (std::size_t k = 0; k < selected.size(); ++k) {
             const auto [i, j] = selected[k];
@@ -166,6 +206,7 @@ int main(int argc, char** argv)
             const std::string name = fs::path(files[i]).stem().string() + " <- " + fs::path(files[j]).stem().string();
             pairNames.push_back(name);
             const std::vector<float> srcLab = toLab(src), refLab = toLab(ref);
+            const AnalysisImage srcSeen = analysisImage(src);
             std::map<std::string, Image> results;
             for (const std::string& m : methods) {
                 const auto t0 = std::chrono::steady_clock::now();
@@ -183,11 +224,39 @@ int main(int argc, char** argv)
                 const std::vector<float> outLab = toLab(out);
                 sw[m].push_back(slicedWasserstein(outLab, out.pixelCount(), refLab, ref.pixelCount()));
                 st[m].push_back(structureTerm(srcLab, outLab, src.width, src.height));
+                const AnalysisImage outSeen = analysisImage(out);
+                std::vector<unsigned char> mask;
+                const Artifacts a = measureArtifacts(srcSeen, outSeen, {}, &mask);
+                if (m == "uot" && !masks.empty()) {
+                    // The result at the measures' scale, 4x, marked pixels painted over.
+                    cv::Mat small = toBgrMat(out, outSeen.height);
+                    cv::resize(small, small, cv::Size(outSeen.width, outSeen.height), 0, 0, cv::INTER_AREA);
+                    cv::Mat marked = small.clone();
+                    for (int y = 0; y < outSeen.height; ++y)
+                        for (int x = 0; x < outSeen.width; ++x) {
+                            const unsigned char k = mask[static_cast<std::size_t>(y) * outSeen.width + x];
+                            if (k & 1) marked.at<cv::Vec3b>(y, x) = cv::Vec3b(0, 0, 255);
+                            else if (k & 2) marked.at<cv::Vec3b>(y, x) = cv::Vec3b(0, 255, 255);
+                        }
+                    cv::Mat pairImage, big;
+                    cv::hconcat(std::vector<cv::Mat>{toBgrMat(src, outSeen.height), small, marked}, pairImage);
+                    cv::resize(pairImage, big, cv::Size(), 4, 4, cv::INTER_NEAREST);
+                    cv::imwrite((fs::path(masks) / ("artifacts_" + fs::path(files[i]).stem().string() + "_from_" +
+                                                    fs::path(files[j]).stem().string() + ".png"))
+                                    .string(),
+                                big);
+                }
+                blotch[m].push_back(a.blotch);
+                flip[m].push_back(a.flip);
+                drift[m].push_back(a.neutralDrift);
+                cast[m].push_back(a.neutralCast);
                 results[m] = std::move(out);
             }
             if (parser.flag("per-pair")) {
                 std::printf("  %-40s", name.c_str());
-                for (const std::string& m : methods) std::printf(" %s %6.2f/%.4f", m.c_str(), sw[m].back(), st[m].back());
+                for (const std::string& m : methods)
+                    std::printf(" %s %6.2f/%.4f b%.2f f%.2f n%.1f", m.c_str(), sw[m].back(), st[m].back(), blotch[m].back(),
+                                flip[m].back(), drift[m].back());
                 std::printf("\n");
             }
             if (!strips.empty() && every > 0 && static_cast<int>(k) % every == 0 && static_cast<int>(k) / every < stripPairs) {
@@ -209,6 +278,16 @@ int main(int argc, char** argv)
         for (const std::string& m : methods)
             std::printf("| %s | %.3f | %.3f | %.4f | %.3f |\n", m.c_str(), mean(sw[m]), median(sw[m]), mean(st[m]),
                         timeSum[m] / static_cast<double>(n));
+        const auto over = [](const std::vector<double>& v, double t) {
+            return static_cast<int>(std::count_if(v.begin(), v.end(), [t](double x) { return x > t; }));
+        };
+        const auto worstOf = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+        std::printf("\n| method | blotch %% mean | worst | pairs > 3 %% | flip %% mean | worst | pairs > 2 %% | neutral drift "
+                    "(C*) mean | worst | neutral cast %% mean |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for (const std::string& m : methods)
+            std::printf("| %s | %.2f | %.2f | %d | %.2f | %.2f | %d | %.2f | %.2f | %.1f |\n", m.c_str(), mean(blotch[m]),
+                        worstOf(blotch[m]), over(blotch[m], 3), mean(flip[m]), worstOf(flip[m]), over(flip[m], 2),
+                        mean(drift[m]), worstOf(drift[m]), mean(cast[m]));
         std::printf("\n| UOT against | median ratio of palette distance | UOT wins | UOT loses |\n|---|---|---|---|\n");
         std::vector<double> bestRatio(n);
         for (std::size_t k = 0; k < n; ++k) {
@@ -232,10 +311,18 @@ int main(int argc, char** argv)
         const std::size_t worst = static_cast<std::size_t>(std::max_element(bestRatio.begin(), bestRatio.end()) - bestRatio.begin());
         int structureLosses = 0;
         for (std::size_t k = 0; k < n; ++k) structureLosses += st["uot"][k] < st["mkl"][k];
-        std::printf("\npairs: %zu; median palette ratio to the best baseline %.3f (target <= 0.9); worst pair %.3f (%s; "
+        std::printf("\npairs: %zu; median palette ratio to the best baseline %.3f; worst pair %.3f (%s; "
                     "target <= 1.15); structure - MKL's %+.4f (target >= 0), below MKL on %d pairs\n",
                     n, median(bestRatio), bestRatio[worst], pairNames[worst].c_str(), mean(st["uot"]) - mean(st["mkl"]),
                     structureLosses);
+        const std::size_t worstBlotch =
+            static_cast<std::size_t>(std::max_element(blotch["uot"].begin(), blotch["uot"].end()) - blotch["uot"].begin());
+        const std::size_t worstFlip =
+            static_cast<std::size_t>(std::max_element(flip["uot"].begin(), flip["uot"].end()) - flip["uot"].begin());
+        std::printf("artifacts: blotch mean %.2f %% (target <= 1), worst %.2f %% (%s; target <= 3); flip mean %.2f %% "
+                    "(target <= 0.5), worst %.2f %% (%s; target <= 2); median palette ratio target <= 0.85\n",
+                    mean(blotch["uot"]), blotch["uot"][worstBlotch], pairNames[worstBlotch].c_str(), mean(flip["uot"]),
+                    flip["uot"][worstFlip], pairNames[worstFlip].c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "uot_quality_bench: %s\n", e.what());
         return 1;

@@ -10,6 +10,7 @@
 #include "core/color/color_map_inline.h"
 #include "core/color/color_space_inline.h"
 #include "core/color/guided_filter.h"
+#include "core/color/map_regularizer.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/uot_error.h"
@@ -111,7 +112,7 @@ inline void lutLookup(const DisplacementLut& lut, const float* c, float* r)
 }
 
 // The lattice nodes at the corners of the cells that hold at least one color.
-std::vector<std::size_t> nodesNextToColors(const DisplacementLut& lut, const float* colors, std::size_t n, int t)
+std::vector<unsigned char> markNodesNextToColors(const DisplacementLut& lut, const float* colors, std::size_t n, int t)
 {
     const std::size_t s = static_cast<std::size_t>(lut.size);
     const std::size_t nodes = s * s * s;
@@ -132,13 +133,18 @@ std::vector<std::size_t> nodesNextToColors(const DisplacementLut& lut, const flo
             if (node < nodes) mark[node] = 1;
         }
     }
-    std::vector<std::size_t> work;
-    for (std::size_t node = 0; node < nodes; ++node)
-        if (mark[node]) work.push_back(node);
-    return work;
+    return mark;
 }
 
 }  // namespace
+
+std::vector<unsigned char> latticeNodeMask(const DisplacementLut& lut, const float* colors, std::size_t n, LatticeNodes nodes,
+                                           int threads)
+{
+    if (nodes == LatticeNodes::All)
+        return std::vector<unsigned char>(static_cast<std::size_t>(lut.size) * lut.size * lut.size, 1);
+    return markNodesNextToColors(lut, colors, n, resolveThreadCount(threads));
+}
 
 DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
                                      const float* colors, std::size_t n, int lutSize, int threads,
@@ -162,13 +168,10 @@ DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const 
     const std::size_t nodes = s * s * s;
     lut.values.assign(3 * nodes, 0.0f);
 
+    const std::vector<unsigned char> mark = latticeNodeMask(lut, colors, n, which, t);
     std::vector<std::size_t> work;
-    if (which == LatticeNodes::All) {
-        work.resize(nodes);
-        for (std::size_t node = 0; node < nodes; ++node) work[node] = node;
-    } else {
-        work = nodesNextToColors(lut, colors, n, t);
-    }
+    for (std::size_t node = 0; node < nodes; ++node)
+        if (mark[node]) work.push_back(node);
 
     // The entropic map per node, in float with a vectorisable exp (the sums are
     // normalised, so float's relative error is what matters; values below
@@ -408,6 +411,8 @@ DisplacementField DisplacementFieldFitter::fit(const float* P) const
     field.subsample = m_low.subsample;
     field.lowWidth = wl;
     field.lowHeight = hl;
+    // The bounds of the map on the per-window models (slopes, distance to the global map).
+    boundFieldChroma(field, m_low, P, settings.bounds, t);
     return field;
 }
 
@@ -656,6 +661,26 @@ void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution
         color_detail::fieldDisplacement(m, field.colorGuided, c, low.guide[static_cast<std::size_t>(node)], d);
         match.apply(c, d, e);
         for (int k = 0; k < 3; ++k) blockDisplacement[3 * static_cast<std::size_t>(node) + k] += e[k] - d[k];
+    }
+}
+
+void addResidualShiftToLut(DisplacementLut& lut, const std::vector<unsigned char>& mark, WorkingSpace space,
+                           const MarginalMap& residual, const MappingSettings& settings)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    if (mark.size() != s * s * s || lut.values.size() != 3 * mark.size())
+        throw Error(ErrorCode::InvalidArgument, "addResidualShiftToLut: the node mask is of another lattice");
+    const ResidualMatch match(&residual, space, settings);
+    if (!match.map) return;
+    for (std::size_t node = 0; node < mark.size(); ++node) {
+        if (!mark[node]) continue;
+        const float c[3] = {static_cast<float>(lut.lo[0] + static_cast<double>(node / (s * s)) * lut.step[0]),
+                            static_cast<float>(lut.lo[1] + static_cast<double>((node / s) % s) * lut.step[1]),
+                            static_cast<float>(lut.lo[2] + static_cast<double>(node % s) * lut.step[2])};
+        float* d = &lut.values[3 * node];
+        float e[3];
+        match.apply(c, d, e);
+        for (int k = 0; k < 3; ++k) d[k] = e[k];
     }
 }
 

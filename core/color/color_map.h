@@ -25,6 +25,7 @@
 #include "core/color/color_space.h"
 #include "core/color/guided_filter.h"
 #include "core/color/image.h"
+#include "core/color/map_bounds.h"
 #include "core/color/marginal_match.h"
 #include "core/color/palette.h"
 #include "core/transport/uot_problem.h"
@@ -96,8 +97,14 @@ struct MappingSettings {
     // 0: chosen on the tuning half and the six samples (lightness 0.25 and 0.5 lower
     // the palette distance further but cost structure; docs/notes/quality-issue14.md).
     // With a gpu-* solve the result is sampled on the device and the field refitted on the host.
+    // With bounds on, the shift goes into the global lattice instead (addResidualShiftToLut),
+    // which is regularised again, and the field is refitted to it.
     double residualMatch = 1;
     double residualLightness = 0;
+    // Bounds that keep the lightness order and the chroma map's slope (no bands, no
+    // blotches, no islands; core/color/map_bounds.h), on the lattice, the residual
+    // match and the field. Fitted on the host; the GPU composes the bounded field.
+    MapBounds bounds;
 };
 
 // Barycentric projection of the source palette points through the plan of
@@ -123,6 +130,11 @@ enum class LatticeNodes {
     NextToColors,  // only the corners of cells that hold one of the colors (enough to map those colors)
     All            // every node (to map any color, e.g. for a LUT export)
 };
+
+// The nodes of `lut` (size, lo and step set) that buildDisplacementLut evaluates for
+// these colours: 1 per evaluated node (every node for LatticeNodes::All).
+std::vector<unsigned char> latticeNodeMask(const DisplacementLut& lut, const float* colors, std::size_t n, LatticeNodes nodes,
+                                           int threads = 0);
 
 // Builds the lattice from the entropic map of the plan:
 //   T(x) = sum_j y_j w_j(x) / sum_j w_j(x),  w_j(x) = exp(logV_j - scale |x - y_j|^2 / eps) R_j
@@ -223,6 +235,15 @@ private:
 // Throws uot::Error(InvalidArgument) for an unsmoothed field or mismatched sizes.
 void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution& low, const DisplacementField& field,
                       const MarginalMap& residual, const MappingSettings& settings, int threads = 0);
+
+// The residual match folded into the global lattice instead (with MapBounds on): at
+// every node of `mark`, t = the node's colour + its displacement moves by the match's
+// shift r (f(t) - t), so that the shift is a function of the colour alone; the
+// lattice is then regularised again (regularizeDisplacementLut), which keeps the
+// match under the map's bounds. Throws uot::Error(InvalidArgument) when mark has the
+// wrong size.
+void addResidualShiftToLut(DisplacementLut& lut, const std::vector<unsigned char>& mark, WorkingSpace space,
+                           const MarginalMap& residual, const MappingSettings& settings);
 
 // One pass over the pixels: displacement from the field (or the LUT), then
 // strength, preserve luminance, gamut handling and sRGB encoding into `result`

@@ -88,9 +88,25 @@ MarginalMap::MarginalMap(const ChannelQuantiles& from, const ChannelQuantiles& t
         }
         const double step = range / (gridSize - 1);
         m_inverseStep[c] = static_cast<float>(1 / step);
+        m_anchor[c] = static_cast<std::size_t>(
+            std::clamp<long>(std::lround((quantileAt(qf, 0.5) - qf.front()) / step), 0, gridSize - 1));
         table.resize(static_cast<std::size_t>(gridSize));
         for (int i = 0; i < gridSize; ++i)
             table[static_cast<std::size_t>(i)] = static_cast<float>(quantileAt(qt, cdfAt(qf, qf.front() + i * step)));
+    }
+}
+
+void MarginalMap::limitSlopes(double minSlope, double maxSlope)
+{
+    for (int c = 0; c < 3; ++c) {
+        std::vector<float>& t = m_table[c];
+        if (!(m_inverseStep[c] > 0)) continue;
+        const double step = 1.0 / m_inverseStep[c];
+        const double lo = minSlope * step, hi = maxSlope * step;
+        for (std::size_t i = m_anchor[c]; i + 1 < t.size(); ++i)
+            t[i + 1] = static_cast<float>(std::clamp<double>(t[i + 1], t[i] + lo, t[i] + hi));
+        for (std::size_t i = m_anchor[c]; i > 0; --i)
+            t[i - 1] = static_cast<float>(std::clamp<double>(t[i - 1], t[i] - hi, t[i] - lo));
     }
 }
 

@@ -42,6 +42,15 @@ public:
     // or gridSize < 2.
     MarginalMap(const ChannelQuantiles& from, const ChannelQuantiles& to, int gridSize = 2048);
     bool empty() const { return m_table[0].empty(); }
+    // Clamps each channel's slope dy/dx into [minSlope, maxSlope] (minSlope >= 0 keeps
+    // it monotone), walking out from the grid point of `from`'s median, whose value is kept.
+    void limitSlopes(double minSlope, double maxSlope);
+    // The slope of channel c's table between grid points i and i + 1 (0 for a flat channel).
+    double slopeAt(int c, std::size_t i) const
+    {
+        return m_inverseStep[c] > 0 ? (m_table[c][i + 1] - m_table[c][i]) * static_cast<double>(m_inverseStep[c]) : 0.0;
+    }
+    std::size_t gridSize(int c) const { return m_table[c].size(); }
     // The mapped value of channel c: linear interpolation in its table (a uniform
     // grid from m_lo, 1 / spacing = m_inverseStep), clamped to the table's ends.
     float operator()(int c, float x) const
@@ -57,6 +66,7 @@ public:
 
 private:
     std::array<float, 3> m_lo{}, m_inverseStep{};
+    std::array<std::size_t, 3> m_anchor{};  // grid index nearest `from`'s median
     std::array<std::vector<float>, 3> m_table;
 };
 

@@ -8,6 +8,7 @@
 #include <exception>
 #include <future>
 
+#include "core/color/map_regularizer.h"
 #include "core/pipeline/pipeline_state.h"
 #include "core/transport/uot_error.h"
 
@@ -23,7 +24,7 @@ bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
     return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothGuide == b.smoothGuide &&
            a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps && a.smoothChromaEps == b.smoothChromaEps &&
            a.smoothMinSlope == b.smoothMinSlope && a.smoothSubsample == b.smoothSubsample &&
-           a.residualMatch == b.residualMatch && a.residualLightness == b.residualLightness;
+           a.residualMatch == b.residualMatch && a.residualLightness == b.residualLightness && a.bounds == b.bounds;
 }
 
 // Rounds of the residual match folded into a smoothed field: each samples the
@@ -44,14 +45,17 @@ int residualSampleStep(int width, int height)
 // sampled transferred colours (`sample` returns them for a step) to the reference
 // palette's. Empty (no match) when the palette carries no distributions.
 template <typename Sample>
-MarginalMap residualMap(const Palette& reference, int width, int height, std::string& note, Sample&& sample)
+MarginalMap residualMap(const Palette& reference, int width, int height, const MapBounds& bounds, std::string& note,
+                        Sample&& sample)
 {
     if (reference.marginals.empty()) {
         addNote(note, "the reference palette has no colour distributions: no residual match");
         return {};
     }
     const std::vector<float> mapped = sample(residualSampleStep(width, height));
-    return MarginalMap(channelQuantiles(mapped.data(), mapped.size() / 3), reference.marginals);
+    MarginalMap map(channelQuantiles(mapped.data(), mapped.size() / 3), reference.marginals);
+    boundResidualMap(map, bounds);
+    return map;
 }
 
 }  // namespace
@@ -169,11 +173,13 @@ Image RecolorPipeline::render(const PipelineControl& control)
         s.lowSubsample = sub;
         s.lutValid = false;
     }
-    if (!s.lutValid || s.lut.size != ms.lutSize) {
+    if (!s.lutValid || s.lut.size != ms.lutSize || !(s.lutBounds == ms.bounds)) {
         checkCancel(control);
         const float* at = sub > 0 ? s.low.colors.data() : s.fullSourceColors();
         const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
         s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads);
+        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, LatticeNodes::NextToColors, threads);
+        s.lutBounds = ms.bounds;
         s.lutValid = true;
         s.fieldValid = false;
     }
@@ -183,10 +189,11 @@ Image RecolorPipeline::render(const PipelineControl& control)
         checkCancel(control);
         s.fieldValid = false;  // a cancellation part-way must not leave a half-made field marked valid
         bool done = false;
-        // The device fits the lightness-guided field without a slope floor; the
-        // colour and split guides and the floor are fitted here from the block means (low resolution: a small share of
-        // the mapping), and the device composes either.
-        if (mapper && sub > 0 && ms.smoothGuide == SmoothingGuide::Lightness && !std::isfinite(ms.smoothMinSlope)) {
+        // The device fits the lightness-guided field without a slope floor or bounds; the
+        // colour and split guides, the floor and the bounds are fitted here from the block means (low resolution: a small
+        // share of the mapping), and the device composes either.
+        if (mapper && sub > 0 && ms.smoothGuide == SmoothingGuide::Lightness && !std::isfinite(ms.smoothMinSlope) &&
+            !ms.bounds.enabled) {
             try {
                 s.field = mapper->computeField(s.lut, ms);
                 done = true;
@@ -246,6 +253,8 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
     const Image& src = *s.source;
     const MappingSettings& ms = s.settings.mapping;
     const int threads = s.settings.threads;
+    DisplacementLut matched = s.lut;  // the global map with the match (bounded maps), a copy: s.lut stays the plan's
+    std::vector<unsigned char> mark;
     for (int round = 0; round < kResidualRounds; ++round) {
         report(control, PipelineStage::Map, 0.3 + 0.3 * (round + 1) / (kResidualRounds + 1));
         checkCancel(control);
@@ -260,9 +269,19 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
             return sampleMappedColors(s.fullSourceColors(), s.lut, s.field, s.settings.space, src.width, src.height, step,
                                       threads);
         };
-        const MarginalMap residual = residualMap(*s.referencePalette, src.width, src.height, s.fieldNote, sample);
+        const MarginalMap residual = residualMap(*s.referencePalette, src.width, src.height, ms.bounds, s.fieldNote, sample);
         if (residual.empty()) break;
-        addResidualShift(displacement, s.low, s.field, residual, ms, threads);
+        if (ms.bounds.enabled) {
+            // Into the global map, regularised again: the match obeys the map's bounds.
+            if (mark.empty()) mark = latticeNodeMask(matched, s.low.colors.data(), s.low.colors.size() / 3,
+                                                     LatticeNodes::NextToColors, threads);
+            addResidualShiftToLut(matched, mark, s.settings.space, residual, ms);
+            regularizeDisplacementLut(matched, s.settings.space, ms.bounds, s.low.colors.data(), s.low.colors.size() / 3,
+                                      LatticeNodes::NextToColors, threads);
+            displacement = blockDisplacements(matched, s.low, threads);
+        } else {
+            addResidualShift(displacement, s.low, s.field, residual, ms, threads);
+        }
         s.field = fitter.fit(displacement.data());
     }
     return mapper;
@@ -277,8 +296,11 @@ DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
     // the lattice's nodes are the ones that recolor --no-smooth interpolates (the
     // residual match, which lives in the smoothed field, is not in either).
     const MappingSettings& ms = s.settings.mapping;
-    return buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(), s.source->pixelCount(),
-                                ms.lutSize, s.settings.threads, LatticeNodes::All);
+    DisplacementLut lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
+                                               s.source->pixelCount(), ms.lutSize, s.settings.threads, LatticeNodes::All);
+    regularizeDisplacementLut(lut, s.settings.space, ms.bounds, s.fullSourceColors(), s.source->pixelCount(),
+                              LatticeNodes::All, s.settings.threads);
+    return lut;
 }
 
 }  // namespace uot

@@ -99,6 +99,7 @@ struct RecolorPipeline::State {
     int lowSubsample = 0;   // 0: none computed
     DisplacementLut lut;
     bool lutValid = false;
+    MapBounds lutBounds;  // the bounds the lattice was regularised with
     DisplacementField field;  // compact smoothed displacement (guided-filter coefficients)
     bool fieldValid = false;
     MappingSettings fieldSettings;

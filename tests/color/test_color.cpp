@@ -401,6 +401,7 @@ void TestColor::compact_field_matches_full_resolution_guided_filter()
     ms.smoothSubsample = 1;
     ms.smoothMinSlope = -std::numeric_limits<double>::infinity();  // the full-resolution filters below have no floor
     ms.smoothChromaEps = ms.smoothEps;                               // and one eps on every guide channel
+    ms.bounds.enabled = false;                                       // nor the map's bounds
     const int radius = smoothingRadiusPixels(ms, w, h);
     QVERIFY(radius == 5);
     std::vector<float> field(src.pixelCount() * 3), guide(src.pixelCount());

@@ -137,6 +137,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     ms.smoothGuide = c.guide;
     ms.smoothMinSlope = c.slopeFloor ? 0.25 : -std::numeric_limits<double>::infinity();
     ms.residualMatch = c.residual ? 1 : 0;
+    ms.bounds.enabled = false;  // the device fits unbounded lightness-guided fields (bounded ones: on the host, as the floor)
     ms.strength = c.strength;
     ms.preserveLuminance = c.keepL;
     ms.gamut = c.gamut;

@@ -93,6 +93,9 @@ private slots:
         s.mapping.residualMatch = residualChroma;
         s.mapping.residualLightness = residualLightness;
         if (chromaEps > 0) s.mapping.smoothChromaEps = chromaEps;
+        // The stretching cases are the unbounded map's: the map's bounds (chroma slope)
+        // stretch the blocks less even without smoothing.
+        if (!atMost) s.mapping.bounds.enabled = false;
         RecolorPipeline pipeline(s);
         pipeline.setSource(src), pipeline.setReference(ref);
         const Image out = pipeline.run();

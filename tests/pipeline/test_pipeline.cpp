@@ -308,6 +308,7 @@ void TestPipeline::colour_guide_keeps_an_edge_that_lightness_does_not_see()
         }
     const auto recolor = [&](bool smooth, SmoothingGuide guide) {
         RecolorSettings s = fastSettings();
+        s.mapping.bounds.enabled = false;  // the unbounded map (the bounds are tested in tests/color)
         s.mapping.smooth = smooth;
         s.mapping.smoothGuide = guide;
         s.mapping.smoothRadius = 0.1;  // 6 pixels
@@ -364,6 +365,7 @@ void TestPipeline::residual_match_gives_the_reference_chroma_distribution()
     }
     const auto run = [&](double residual, bool smooth = true) {
         RecolorSettings s = fastSettings();
+        s.mapping.bounds.enabled = false;  // the unbounded map (the bounds are tested in tests/color)
         s.mapping.smooth = smooth;
         s.mapping.residualMatch = residual;
         RecolorPipeline pipeline(s);
@@ -431,6 +433,7 @@ void TestPipeline::lightness_slope_floor_keeps_the_order_of_lightness_at_an_edge
         }
     const auto edgeStep = [&](double floor) {
         RecolorSettings s = fastSettings();
+        s.mapping.bounds.enabled = false;  // the unbounded map (the bounds are tested in tests/color)
         s.mapping.smoothGuide = SmoothingGuide::Lightness;
         s.mapping.smoothRadius = 0.1;  // 6 pixels
         s.mapping.smoothSubsample = 1;

@@ -1,0 +1,228 @@
+#include "core/color/map_regularizer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/color/color_map_inline.h"
+#include "core/transport/kernel_matrix.h"
+
+namespace uot {
+
+std::vector<double> isotonicFit(const std::vector<double>& y, const std::vector<double>& w, double minStep, double maxStep)
+{
+    const std::size_t n = y.size();
+    std::vector<double> out(n, 0.0);
+    // Pool adjacent violators on z_k = y_k - minStep k (non-decreasing z <=> steps >= minStep).
+    struct Block {
+        double value, weight;
+        std::size_t first, last;
+    };
+    std::vector<Block> blocks;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (!(w[k] > 0)) continue;
+        blocks.push_back({y[k] - minStep * static_cast<double>(k), w[k], k, k});
+        while (blocks.size() > 1 && blocks[blocks.size() - 2].value > blocks.back().value) {
+            Block b = blocks.back();
+            blocks.pop_back();
+            Block& a = blocks.back();
+            a.value = (a.value * a.weight + b.value * b.weight) / (a.weight + b.weight);
+            a.weight += b.weight;
+            a.last = b.last;
+        }
+    }
+    if (blocks.empty()) return y;
+    // Weighted points carry their block's value; the free ones between them are
+    // interpolated, the ones outside continue at the smallest step.
+    std::vector<std::size_t> known;
+    for (const Block& b : blocks)
+        for (std::size_t k = b.first; k <= b.last; ++k)
+            if (w[k] > 0) {
+                out[k] = b.value + minStep * static_cast<double>(k);
+                known.push_back(k);
+            }
+    for (std::size_t i = 0; i + 1 < known.size(); ++i)
+        for (std::size_t k = known[i] + 1; k < known[i + 1]; ++k) {
+            const double f = static_cast<double>(k - known[i]) / static_cast<double>(known[i + 1] - known[i]);
+            out[k] = out[known[i]] + f * (out[known[i + 1]] - out[known[i]]);
+        }
+    for (std::size_t k = 0; k < known.front(); ++k)
+        out[k] = out[known.front()] - minStep * static_cast<double>(known.front() - k);
+    for (std::size_t k = known.back() + 1; k < n; ++k) out[k] = out[known.back()] + minStep * static_cast<double>(k - known.back());
+    // The steepest steps: clamped walking out from the heaviest point (kept).
+    const std::size_t anchor = static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
+    for (std::size_t k = anchor; k + 1 < n; ++k) out[k + 1] = std::clamp(out[k + 1], out[k] + minStep, out[k] + maxStep);
+    for (std::size_t k = anchor; k > 0; --k) out[k - 1] = std::clamp(out[k - 1], out[k] - maxStep, out[k] - minStep);
+    return out;
+}
+
+double latticeSlope(const DisplacementLut& lut, const std::vector<unsigned char>& marked, int channel, int axis)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    const std::size_t stride = axis == 0 ? s * s : (axis == 1 ? s : 1);
+    double worst = 0;
+    for (std::size_t node = 0; node < s * s * s; ++node) {
+        const std::size_t i = axis == 0 ? node / (s * s) : (axis == 1 ? (node / s) % s : node % s);
+        if (i + 1 >= s || !marked[node] || !marked[node + stride]) continue;
+        worst = std::max(worst, std::abs(static_cast<double>(lut.values[3 * (node + stride) + channel]) -
+                                         lut.values[3 * node + channel]) / lut.step[axis]);
+    }
+    return worst;
+}
+
+namespace {
+
+// The lattice's lightness displacement replaced by g(L) - L, g the weighted isotonic
+// fit (slopes in [minSlope, maxSlope]) of L + dL over the colours present, each
+// colour's displacement spread over its two nearest L slices: one monotone curve of
+// the source lightness, whatever the chroma.
+void monotoneLightness(DisplacementLut& lut, const MapBounds& bounds, const float* colors, std::size_t n,
+                       const std::vector<unsigned char>& mark)
+{
+    const int s = lut.size;
+    const std::size_t ss = static_cast<std::size_t>(s);
+    std::vector<double> sum(ss, 0.0), weight(ss, 0.0);
+    const std::size_t stride = std::max<std::size_t>(1, n / (1u << 20));
+    for (std::size_t p = 0; p < n; p += stride) {
+        const float* c = colors + 3 * p;
+        float d[3];
+        color_detail::lutLookupRaw(lut.values.data(), s, lut.lo, lut.step, c, d);
+        const double t = std::clamp((c[0] - lut.lo[0]) / lut.step[0], 0.0, static_cast<double>(s - 1));
+        const std::size_t i = std::min(static_cast<std::size_t>(t), ss - 2);
+        const double f = t - static_cast<double>(i);
+        sum[i] += (1 - f) * d[0], weight[i] += 1 - f;
+        sum[i + 1] += f * d[0], weight[i + 1] += f;
+    }
+    std::vector<double> g(ss);
+    for (std::size_t k = 0; k < ss; ++k)
+        g[k] = lut.lo[0] + static_cast<double>(k) * lut.step[0] + (weight[k] > 0 ? sum[k] / weight[k] : 0.0);
+    const std::vector<double> fit =
+        isotonicFit(g, weight, bounds.lightnessMinSlope * lut.step[0], bounds.lightnessMaxSlope * lut.step[0]);
+    for (std::size_t node = 0; node < ss * ss * ss; ++node)
+        if (mark[node]) {
+            const std::size_t k = node / (ss * ss);
+            lut.values[3 * node] = static_cast<float>(fit[k] - (lut.lo[0] + static_cast<double>(k) * lut.step[0]));
+        }
+}
+
+// Lipschitz bounds on channel c of the lattice's displacement: |v(node + e_a) - v(node)|
+// <= slope[a] step[a] on every edge of marked nodes. Cyclic projections onto the edges'
+// constraints (each moves both ends symmetrically), then, if any edge is still above
+// its bound, the channel's deviation from its mean shrunk until none is.
+void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const std::vector<unsigned char>& mark)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    const std::size_t nodes = s * s * s;
+    const std::size_t strides[3] = {s * s, s, 1};
+    double bound[3];
+    for (int a = 0; a < 3; ++a) bound[a] = slope[a] * lut.step[a];
+    const auto axisIndex = [s](std::size_t node, int a) { return a == 0 ? node / (s * s) : (a == 1 ? (node / s) % s : node % s); };
+    float* v = lut.values.data();
+    for (int sweep = 0; sweep < 200; ++sweep) {
+        double worst = 0;
+        for (std::size_t node = 0; node < nodes; ++node) {
+            if (!mark[node]) continue;
+            for (int a = 0; a < 3; ++a) {
+                const std::size_t next = node + strides[a];
+                if (axisIndex(node, a) + 1 >= s || !mark[next]) continue;
+                const double d = static_cast<double>(v[3 * next + c]) - v[3 * node + c];
+                const double excess = std::abs(d) - bound[a];
+                if (excess <= 0) continue;
+                worst = std::max(worst, excess / bound[a]);
+                const double move = 0.5 * excess * (d > 0 ? 1 : -1);
+                v[3 * node + c] = static_cast<float>(v[3 * node + c] + move);
+                v[3 * next + c] = static_cast<float>(v[3 * next + c] - move);
+            }
+        }
+        if (worst < 1e-2) break;  // the shrink below removes the rest
+    }
+    double ratio = 0, mean = 0, count = 0;
+    for (std::size_t node = 0; node < nodes; ++node) {
+        if (!mark[node]) continue;
+        mean += v[3 * node + c], ++count;
+        for (int a = 0; a < 3; ++a) {
+            const std::size_t next = node + strides[a];
+            if (axisIndex(node, a) + 1 >= s || !mark[next]) continue;
+            ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * next + c]) - v[3 * node + c]) / bound[a]);
+        }
+    }
+    if (ratio <= 1 || count == 0) return;
+    mean /= count;
+    const double k = 1 / (ratio * (1 + 1e-6));
+    for (std::size_t node = 0; node < nodes; ++node)
+        if (mark[node]) v[3 * node + c] = static_cast<float>(mean + k * (v[3 * node + c] - mean));
+}
+
+}  // namespace
+
+void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
+                               std::size_t n, LatticeNodes nodes, int threads)
+{
+    if (!bounds.enabled || lut.size < 2) return;
+    const std::vector<unsigned char> mark = latticeNodeMask(lut, colors, n, nodes, threads);
+    const bool lightness = hasLightnessAxis(space);
+    const double slope[3] = {lightness ? bounds.chromaLightnessSlope : bounds.chromaSlope, bounds.chromaSlope,
+                             bounds.chromaSlope};
+    for (int c = lightness ? 1 : 0; c < 3; ++c) lipschitzChannel(lut, c, slope, mark);
+    if (lightness) monotoneLightness(lut, bounds, colors, n, mark);
+}
+
+void boundResidualMap(MarginalMap& map, const MapBounds& bounds)
+{
+    if (bounds.enabled && !map.empty()) map.limitSlopes(bounds.residualMinSlope, bounds.residualMaxSlope);
+}
+
+void boundFieldChroma(DisplacementField& field, const LowResolution& low, const float* target, const MapBounds& bounds,
+                      int threads)
+{
+    if (!bounds.enabled || !field.smoothed || !hasLightnessAxis(low.space)) return;
+    const std::size_t nl = static_cast<std::size_t>(low.width) * low.height;
+    const std::size_t len = field.colorGuided ? 12 : 6;
+    if (field.coefficients.size() != len * nl) return;
+    const double range = nominalRange(low.space);
+    const double deviation = bounds.fieldDeviation * range / 100;
+    const double lightnessDeviation = bounds.fieldLightnessDeviation * range / 100;
+    const double lMin = bounds.lightnessMinSlope - 1, lMax = bounds.lightnessMaxSlope - 1;
+    const int t = resolveThreadCount(threads);
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(nl); ++i) {
+        const std::size_t node = static_cast<std::size_t>(i);
+        float* m = &field.coefficients[len * node];
+        const float* c = &low.colors[3 * node];
+        const double g = low.guide[node];
+        if (field.colorGuided) {
+            // Row k: d_k = A_k . c + b_k; keep d_k at the block's mean colour while clamping A.
+            for (int k = 0; k < 3; ++k) {
+                double shift = 0;
+                for (int j = 0; j < 3; ++j) {
+                    const double lim = k == 0 ? (j == 0 ? 0 : bounds.chromaLightnessSlope)
+                                              : (j == 0 ? bounds.chromaLightnessSlope : bounds.chromaSlope);
+                    const double lo = k == 0 && j == 0 ? lMin : -lim, hi = k == 0 && j == 0 ? lMax : lim;
+                    if (k == 0 && j != 0) continue;  // the lightness row's chroma terms (zero in the split guide)
+                    const double a = m[3 * k + j], b = std::clamp(a, lo, hi);
+                    shift += (a - b) * c[j];
+                    m[3 * k + j] = static_cast<float>(b);
+                }
+                m[9 + k] = static_cast<float>(m[9 + k] + shift);
+            }
+        } else {
+            // Row k: d_k = a_k g + b_k with g = L / range: slope along L = a_k / range.
+            for (int k = 0; k < 3; ++k) {
+                const double lo = k == 0 ? lMin : -bounds.chromaLightnessSlope, hi = k == 0 ? lMax : bounds.chromaLightnessSlope;
+                const double a = m[k], b = std::clamp(a / range, lo, hi) * range;
+                m[k] = static_cast<float>(b);
+                m[3 + k] = static_cast<float>(m[3 + k] + (a - b) * g);
+            }
+        }
+        if (!target) continue;
+        float d[3];
+        color_detail::fieldDisplacement(m, field.colorGuided, c, static_cast<float>(g), d);
+        for (int k = 0; k < 3; ++k) {
+            const double dev = d[k] - target[3 * node + static_cast<std::size_t>(k)];
+            const double limit = k == 0 ? lightnessDeviation : deviation;
+            const double fix = std::clamp(dev, -limit, limit) - dev;
+            m[(field.colorGuided ? 9 : 3) + k] = static_cast<float>(m[(field.colorGuided ? 9 : 3) + k] + fix);
+        }
+    }
+}
+
+}  // namespace uot

@@ -1,0 +1,45 @@
+#pragma once
+// Makes the colour map obey MapBounds (core/color/map_bounds.h): the displacement
+// lattice's lightness becomes a monotone curve of the source lightness with bounded
+// slope, its chroma displacement a Lipschitz function of the colour; the residual
+// match's per-channel map gets bounded slopes; the guided-filter field's per-window
+// chroma models get the lattice's slope bounds and stay within a distance of the
+// global map. No OpenCV, no Qt.
+#include <cstddef>
+#include <vector>
+
+#include "core/color/color_map.h"
+
+namespace uot {
+
+// Weighted isotonic regression (pool-adjacent-violators) of y with weights w
+// (w >= 0; entries with w = 0 are free and filled by linear interpolation of their
+// neighbours), then every step y[k+1] - y[k] clamped into [minStep, maxStep] in a
+// forward pass. The result is non-decreasing when minStep >= 0.
+std::vector<double> isotonicFit(const std::vector<double>& y, const std::vector<double>& w, double minStep, double maxStep);
+
+// Applies the lightness and chroma bounds to a lattice built by buildDisplacementLut
+// for `colors` (n interleaved working-space colours: the weights of the lightness
+// regression and, with LatticeNodes::NextToColors, the nodes that carry values).
+// Does nothing when bounds.enabled is false.
+void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
+                               std::size_t n, LatticeNodes nodes, int threads = 0);
+
+// The largest slope of channel c of the lattice's displacement along axis a over the
+// lattice edges whose two nodes are both marked (|v(node + e_a) - v(node)| / step[a]).
+double latticeSlope(const DisplacementLut& lut, const std::vector<unsigned char>& marked, int channel, int axis);
+
+// The residual match's map with each channel's slope clamped into
+// [bounds.residualMinSlope, bounds.residualMaxSlope] (no change when disabled).
+void boundResidualMap(MarginalMap& map, const MapBounds& bounds);
+
+// The field's per-window models bounded (Lab / Oklab; other fields are left as they
+// are): the chroma rows' slopes as the lattice's, the lightness row's slope
+// d(out L)/dL in [lightnessMinSlope, lightnessMaxSlope], and the displacement at
+// each block's mean colour within bounds.fieldDeviation (chroma) and
+// bounds.fieldLightnessDeviation (lightness) of `target` (the block displacements
+// the field was fitted to, or null: no distance bound).
+void boundFieldChroma(DisplacementField& field, const LowResolution& low, const float* target, const MapBounds& bounds,
+                      int threads = 0);
+
+}  // namespace uot

@@ -1,0 +1,230 @@
+// The map's bounds (core/color/map_regularizer.h) checked directly on synthetic
+// maps with the defects the bounds exist for: a lightness map that folds over
+// (bands), a chroma map with a cliff (blotches), a steep residual match, a field
+// with steep per-window models far from the global map. Every property is checked
+// with the bounds on (it must hold) and off (it must be violated, so the check can fail).
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/color/map_regularizer.h"
+
+using namespace uot;
+
+namespace {
+
+// A 9^3 lattice over L [0, 100], a and b [-50, 50], and 6000 random colours filling it.
+struct SyntheticMap {
+    DisplacementLut lut;
+    std::vector<float> colors;
+};
+
+SyntheticMap foldedMap()
+{
+    SyntheticMap m;
+    DisplacementLut& lut = m.lut;
+    lut.size = 9;
+    lut.lo[0] = 0, lut.lo[1] = lut.lo[2] = -50;
+    lut.step[0] = 100.0 / 8, lut.step[1] = lut.step[2] = 100.0 / 8;
+    lut.values.assign(3 * 729, 0.0f);
+    for (int i = 0; i < 9; ++i)
+        for (int j = 0; j < 9; ++j)
+            for (int k = 0; k < 9; ++k) {
+                const double L = lut.lo[0] + i * lut.step[0], a = lut.lo[1] + j * lut.step[1];
+                float* v = &lut.values[3 * ((i * 9 + j) * 9 + k)];
+                v[0] = static_cast<float>(-30 * std::sin(L / 15) + 0.2 * a);  // L + dL folds over (slope 1 - 2 cos)
+                v[1] = a < 0 ? -25.0f : 25.0f;                                    // a cliff of 50 across a = 0
+                v[2] = static_cast<float>(0.03 * (L - 50) * (L - 50) - 20);      // steep along L at the ends
+            }
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> uL(0, 100), uab(-50, 50);
+    for (int p = 0; p < 6000; ++p) m.colors.insert(m.colors.end(), {uL(rng), uab(rng), uab(rng)});
+    return m;
+}
+
+}  // namespace
+
+class TestMapRegularizer : public QObject {
+    Q_OBJECT
+private slots:
+    void isotonicFitByHand()
+    {
+        // PAVA of (1, 3, 2, 4) with equal weights pools 3 and 2 into 2.5.
+        const std::vector<double> w(4, 1.0);
+        std::vector<double> f = isotonicFit({1, 3, 2, 4}, w, 0, 100);
+        QCOMPARE(f, (std::vector<double>{1, 2.5, 2.5, 4}));
+        // Steps >= 0.5: z = y - 0.5 k = (1, 2.5, 1, 2.5) pools (2.5, 1) into 1.75: y = (1, 2.25, 2.75, 4);
+        // then steps <= 1 walking from the first point (all weights equal): (1, 2, 2.75, 3.75).
+        f = isotonicFit({1, 3, 2, 4}, w, 0.5, 1);
+        QVERIFY(std::abs(f[0] - 1) < 1e-12 && std::abs(f[1] - 2) < 1e-12 && std::abs(f[2] - 2.75) < 1e-12 &&
+                std::abs(f[3] - 3.75) < 1e-12);
+        // A free (weight 0) point between two pooled ones is interpolated.
+        f = isotonicFit({0, 99, 2}, {1, 0, 1}, 0, 100);
+        QVERIFY(std::abs(f[1] - 1) < 1e-12);
+    }
+
+    void lightnessIsMonotone_data()
+    {
+        QTest::addColumn<bool>("bounded");
+        QTest::newRow("bounds on") << true;
+        QTest::newRow("bounds off (the check must find inversions)") << false;
+    }
+    void lightnessIsMonotone()
+    {
+        QFETCH(bool, bounded);
+        SyntheticMap m = foldedMap();
+        MapBounds b;
+        b.enabled = bounded;
+        const std::size_t n = m.colors.size() / 3;
+        regularizeDisplacementLut(m.lut, WorkingSpace::Lab, b, m.colors.data(), n, LatticeNodes::NextToColors, 1);
+        std::vector<float> d(m.colors.size());
+        applyDisplacementLut(m.lut, m.colors.data(), n, d.data(), 1);
+        // Random pairs of the colours (any chroma): the brighter one must not come out
+        // darker, and must gain at least minSlope x the difference.
+        std::mt19937 rng(3);
+        std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+        int inversions = 0, tooFlat = 0;
+        for (int t = 0; t < 20000; ++t) {
+            std::size_t p = pick(rng), q = pick(rng);
+            if (m.colors[3 * p] > m.colors[3 * q]) std::swap(p, q);
+            const double dl = m.colors[3 * q] - m.colors[3 * p];
+            const double out = (m.colors[3 * q] + d[3 * q]) - (m.colors[3 * p] + d[3 * p]);
+            inversions += out < -1e-3;
+            tooFlat += out < b.lightnessMinSlope * dl - 1e-3;
+        }
+        if (bounded) {
+            QCOMPARE(inversions, 0);
+            QCOMPARE(tooFlat, 0);
+        } else {
+            QVERIFY(inversions > 100);
+        }
+    }
+
+    void chromaSlopeIsBounded_data()
+    {
+        QTest::addColumn<bool>("bounded");
+        QTest::newRow("bounds on") << true;
+        QTest::newRow("bounds off (the check must find steep edges)") << false;
+    }
+    void chromaSlopeIsBounded()
+    {
+        QFETCH(bool, bounded);
+        SyntheticMap m = foldedMap();
+        MapBounds b;
+        b.enabled = bounded;
+        regularizeDisplacementLut(m.lut, WorkingSpace::Lab, b, m.colors.data(), m.colors.size() / 3,
+                                  LatticeNodes::NextToColors, 1);
+        // Finite differences over every lattice edge (the colours fill every cell, so every node carries a value).
+        const DisplacementLut& lut = m.lut;
+        double worst[3] = {0, 0, 0};  // per axis, over both chroma channels
+        for (int i = 0; i < 9; ++i)
+            for (int j = 0; j < 9; ++j)
+                for (int k = 0; k < 9; ++k) {
+                    const int node = (i * 9 + j) * 9 + k;
+                    const int next[3] = {i < 8 ? node + 81 : -1, j < 8 ? node + 9 : -1, k < 8 ? node + 1 : -1};
+                    for (int a = 0; a < 3; ++a) {
+                        if (next[a] < 0) continue;
+                        for (int c = 1; c < 3; ++c)
+                            worst[a] = std::max(worst[a], std::abs(lut.values[3 * next[a] + c] - lut.values[3 * node + c]) /
+                                                              lut.step[a]);
+                    }
+                }
+        const double bound[3] = {b.chromaLightnessSlope, b.chromaSlope, b.chromaSlope};
+        bool within = true;
+        for (int a = 0; a < 3; ++a) within = within && worst[a] <= bound[a] * (1 + 1e-4);
+        QVERIFY2(within == bounded, qPrintable(QString("slopes %1 %2 %3").arg(worst[0]).arg(worst[1]).arg(worst[2])));
+    }
+
+    void residualMatchSlopeIsBounded_data()
+    {
+        QTest::addColumn<bool>("bounded");
+        QTest::newRow("bounds on") << true;
+        QTest::newRow("bounds off (the check must find a cliff)") << false;
+    }
+    void residualMatchSlopeIsBounded()
+    {
+        QFETCH(bool, bounded);
+        // From uniform on [0, 10] (every channel) to half the mass at 0 and half at 100:
+        // the monotone map jumps by 100 at the median.
+        ChannelQuantiles from, to;
+        for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 65; ++k) {
+                from.q[c].push_back(10.0f * k / 64);
+                to.q[c].push_back(k < 32 ? 0.0f : (k == 32 ? 50.0f : 100.0f));
+            }
+        MarginalMap map(from, to, 512);
+        MapBounds b;
+        b.enabled = bounded;
+        boundResidualMap(map, b);
+        double lo = 1e9, hi = -1e9;
+        for (int c = 0; c < 3; ++c)
+            for (std::size_t i = 0; i + 1 < map.gridSize(c); ++i) lo = std::min(lo, map.slopeAt(c, i)), hi = std::max(hi, map.slopeAt(c, i));
+        const bool within = lo >= b.residualMinSlope - 1e-3 && hi <= b.residualMaxSlope + 1e-3;
+        QVERIFY2(within == bounded, qPrintable(QString("slopes %1..%2").arg(lo).arg(hi)));
+    }
+
+    void fieldStaysNearTheGlobalMap_data()
+    {
+        QTest::addColumn<bool>("bounded");
+        QTest::newRow("bounds on") << true;
+        QTest::newRow("bounds off (the check must find an island)") << false;
+    }
+    void fieldStaysNearTheGlobalMap()
+    {
+        QFETCH(bool, bounded);
+        // A 2 x 2 colour-guided field whose chroma models are steep (slope 4 on every
+        // axis) and, at block 3, 30 units away from the global map's displacement (an
+        // island), and whose lightness slope is 6 (250 L* off the global map at L 50).
+        LowResolution low;
+        low.space = WorkingSpace::Lab;
+        low.width = low.height = 2;
+        low.subsample = 4;
+        low.colors = {50, 0, 0, 60, 10, -5, 40, -10, 5, 55, 20, 20};
+        low.guide = {0.5f, 0.6f, 0.4f, 0.55f};
+        DisplacementField field;
+        field.smoothed = field.colorGuided = true;
+        field.width = field.height = 8;
+        field.subsample = 4;
+        field.lowWidth = field.lowHeight = 2;
+        field.coefficients.assign(48, 0.0f);
+        for (int node = 0; node < 4; ++node) {
+            float* m = &field.coefficients[12 * node];
+            for (int r = 1; r < 3; ++r)
+                for (int j = 0; j < 3; ++j) m[3 * r + j] = 4.0f;
+            m[10] = m[11] = node == 3 ? 30.0f : 0.0f;
+            m[0] = 5.0f;  // lightness row: d(out L)/dL = 1 + 5 = 6, above the bound of 3
+        }
+        std::vector<float> target(12);
+        for (int node = 0; node < 4; ++node) {  // the global map: the field's own value at the block without the island
+            const float* c = &low.colors[3 * node];
+            for (int r = 1; r < 3; ++r) target[3 * node + r] = 4.0f * (c[0] + c[1] + c[2]);
+        }
+        MapBounds b;
+        b.enabled = bounded;
+        boundFieldChroma(field, low, target.data(), b, 1);
+        double worstSlope = 0, worstDistance = 0;
+        for (int node = 0; node < 4; ++node) {
+            const float* m = &field.coefficients[12 * node];
+            const float* c = &low.colors[3 * node];
+            // The lightness row: out L slope within [lightnessMinSlope, lightnessMaxSlope] and the
+            // lightness displacement within fieldLightnessDeviation of the global map's (0 here).
+            const double lightSlope = 1 + m[0];
+            if (lightSlope > b.lightnessMaxSlope + 1e-6 || lightSlope < b.lightnessMinSlope - 1e-6) worstSlope = 2;
+            worstDistance = std::max(worstDistance, std::abs(m[0] * c[0] + m[9] - target[3 * node]) *
+                                                        b.fieldDeviation / b.fieldLightnessDeviation);
+            for (int r = 1; r < 3; ++r) {
+                worstSlope = std::max({worstSlope, std::abs(m[3 * r]) / b.chromaLightnessSlope,
+                                       std::abs(m[3 * r + 1]) / b.chromaSlope, std::abs(m[3 * r + 2]) / b.chromaSlope});
+                const double d = m[3 * r] * c[0] + m[3 * r + 1] * c[1] + m[3 * r + 2] * c[2] + m[9 + r];
+                worstDistance = std::max(worstDistance, std::abs(d - target[3 * node + r]));
+            }
+        }
+        const bool within = worstSlope <= 1 + 1e-6 && worstDistance <= b.fieldDeviation + 1e-3;
+        QVERIFY2(within == bounded, qPrintable(QString("slope ratio %1, distance %2").arg(worstSlope).arg(worstDistance)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestMapRegularizer)
+#include "test_map_regularizer.moc"
