@@ -13,6 +13,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
+#include "core/io/pending_temporaries.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -71,6 +72,7 @@ void printUsage(std::FILE* to, std::span<const Command> commands, const char* pr
 int runCommandLine(int argc, char** argv, std::span<const Command> commands, const char* program)
 {
     g_startedAs = argc > 0 && argv[0] ? argv[0] : "";
+    removeTemporariesOnSignals();  // a Ctrl-C mid-write leaves no temporary file
     if (argc < 2) {
         printUsage(stderr, commands, program);
         return kExitUsage;

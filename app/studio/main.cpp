@@ -22,6 +22,8 @@
 #include <functional>
 #include <memory>
 
+#include "core/io/pending_temporaries.h"
+#include "core/pipeline/input_paths.h"
 #include "ui/pipeline_jobs.h"
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
@@ -215,6 +217,7 @@ int main(int argc, char** argv)
         }
     }
     QApplication app(argc, argv);
+    uot::removeTemporariesOnSignals();  // a SIGTERM mid-save leaves no temporary file
     setApplicationNames();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/uot-studio.png")));
 
@@ -230,7 +233,14 @@ int main(int argc, char** argv)
     script.screenshot = parser.value(screenshotOption);
     script.quit = parser.isSet(quitOption);
     for (const QString* path : {&script.source, &script.reference}) {
-        if (!path->isEmpty() && !QFileInfo::exists(*path)) {
+        if (path->isEmpty()) continue;
+        // A symbolic link loop or a dangling link is named as such, not as missing.
+        const std::string unusable = uot::unusableInputReason(path->toStdString());
+        if (!unusable.empty() && !QFileInfo(*path).isDir()) {
+            std::fprintf(stderr, "uot-studio: %s: %s\n", qPrintable(*path), unusable.c_str());
+            return 2;
+        }
+        if (!QFileInfo::exists(*path)) {
             std::fprintf(stderr, "uot-studio: %s does not exist\n", qPrintable(*path));
             return 2;
         }

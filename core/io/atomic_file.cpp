@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/io/pending_temporaries.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -166,6 +167,8 @@ void writeFileAtomically(const std::string& path, const std::vector<ByteRange>& 
     if (fd < 0)
         ioError(path, "cannot create a file in '" + dir.string() + "' (" + errnoText(errno) + ")");
     Descriptor file(fd);
+    std::error_code absoluteError;
+    const PendingTemporary pending(fs::absolute(dir / temporary, absoluteError).string());  // removed on a signal
     const auto failAndRemove = [&](const std::string& what) {
         ::unlinkat(folder.get(), temporary.c_str(), 0);
         ioError(path, what);

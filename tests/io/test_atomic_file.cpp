@@ -2,13 +2,16 @@
 // never follows or reuses an existing name, the longest legal file name can be
 // written, the old file's mode is kept under overwrite, a symbolic link at the
 // destination is refused, concurrent writers without overwrite cannot replace
-// each other, and no temporary file is left behind. Qt Test.
+// each other, and no temporary file is left behind, not even by a SIGTERM or
+// Ctrl-C between the write and the rename (pending_temporaries.h). Qt Test.
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "core/io/atomic_file.h"
+#include "core/io/pending_temporaries.h"
 #include "core/transport/uot_error.h"
 #include "tests/support/qt_checks.h"
 
@@ -68,6 +72,45 @@ unsigned permissions(const fs::path& p)
 class TestAtomicFile : public QObject {
     Q_OBJECT
 private slots:
+    // A signal between the temporary file's creation and its rename: the
+    // pending file is deleted and the process still ends by that signal; a file
+    // whose registration ended (renamed into place) is kept.
+    void aSignalRemovesPendingTemporaries_data()
+    {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+        QTest::newRow("SIGINT") << int(SIGINT);
+        QTest::newRow("SIGHUP") << int(SIGHUP);
+    }
+    void aSignalRemovesPendingTemporaries()
+    {
+        QFETCH(int, signal);
+        const fs::path pending = tempDir() / (std::string(kTemporaryPrefix) + "pending" + std::to_string(signal));
+        const fs::path finished = tempDir() / ("finished" + std::to_string(signal));
+        const pid_t child = ::fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            // As at a program's start (Qt Test has handlers of its own).
+            for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, SIG_DFL);
+            removeTemporariesOnSignals();
+            std::ofstream(pending) << "half of an image";
+            std::ofstream(finished) << "a whole image";
+            { const PendingTemporary done(finished.string()); }
+            const PendingTemporary stillPending(pending.string());
+            std::raise(signal);
+            ::_exit(0);  // not reached: the signal ends the process
+        }
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), signal);
+        const bool removed = !fs::exists(pending), kept = fs::exists(finished);
+        fs::remove(pending);
+        fs::remove(finished);
+        QVERIFY2(removed, pending.c_str());
+        QVERIFY(kept);
+    }
+
     void initTestCase() { ::umask(022); }
     void creationRefusesAnExistingNameOrLink();
     void writesTheLongestLegalName();

@@ -120,6 +120,22 @@ private slots:
         }
     }
 
+    // Issue 25, D21: a symbolic link loop was reported as "does not exist".
+    void symbolicLinkLoopIsNamedAsSuch()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString a = dir.filePath("loop_a.jpg"), b = dir.filePath("loop_b.jpg");
+        QVERIFY(QFile::link(b, a) && QFile::link(a, b));
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {"--source", a, "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        QCOMPARE(studio.exitCode(), 2);
+        const QByteArray error = studio.readAllStandardError();
+        QVERIFY2(error.contains("symbolic link loop"), error.constData());
+    }
+
     void missingFileFailsWithAMessage()
     {
         QProcess studio;
