@@ -1,5 +1,6 @@
 #include "core/imageio/image_header.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -70,8 +71,27 @@ void peekJpeg(const std::vector<std::uint8_t>& b, ImageHeader& h)
     }
 }
 
+// The data offsets of a TIFF's strips or tiles (the values of an offsets tag):
+// how many, and how many distinct non-zero ones. At most 1 << 20 are read.
+void countDataBlocks(const Reader& r, std::uint64_t field, std::uint64_t count, int size, int offsetSize,
+                     ImageHeader& h)
+{
+    if (count > (std::uint64_t(1) << 20)) return;
+    const bool inlineValues = count <= static_cast<std::uint64_t>(offsetSize / size);
+    const std::uint64_t start = inlineValues ? field : r.read(field, offsetSize);
+    if (!r.has(start, count * static_cast<std::uint64_t>(size))) return;
+    std::vector<std::uint64_t> offsets;
+    offsets.reserve(static_cast<std::size_t>(count));
+    for (std::uint64_t i = 0; i < count; ++i)
+        if (const std::uint64_t o = r.read(start + i * static_cast<std::uint64_t>(size), size); o != 0) offsets.push_back(o);
+    std::sort(offsets.begin(), offsets.end());
+    h.dataBlocks = offsets.size();
+    h.distinctDataBlocks = static_cast<std::uint64_t>(std::unique(offsets.begin(), offsets.end()) - offsets.begin());
+}
+
 // IFD0 of a TIFF or BigTIFF: ImageWidth, ImageLength, BitsPerSample,
-// SamplesPerPixel, SampleFormat, PhotometricInterpretation.
+// SamplesPerPixel, SampleFormat, PhotometricInterpretation, and the strip or
+// tile offsets (StripOffsets, TileOffsets).
 void peekTiff(const std::vector<std::uint8_t>& b, ImageHeader& h)
 {
     const Reader r(b, b[0] == 'M');
@@ -99,6 +119,10 @@ void peekTiff(const std::vector<std::uint8_t>& b, ImageHeader& h)
         case 262: photometric = value; break;
         case 277: samples = value; break;
         case 339: sampleFormat = value; break;
+        case 273:  // StripOffsets
+        case 324:  // TileOffsets
+            countDataBlocks(r, field, count, size, offsetSize, h);
+            break;
         default: break;
         }
     }

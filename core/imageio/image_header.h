@@ -21,7 +21,15 @@ struct ImageHeader {
     int channels = 3;
     int bytesPerSample = 1;
 
+    // TIFF: strips or tiles whose data offsets repeat (several strips decoded
+    // from one piece of the file). No writer does this; a crafted file does it to
+    // decode a huge image from a few kilobytes. Offsets of 0 (empty tiles of a
+    // sparse file) do not count.
+    std::uint64_t dataBlocks = 0;        // strips or tiles listed
+    std::uint64_t distinctDataBlocks = 0;  // of those, at distinct non-zero offsets (0 when not read)
+
     bool sizeKnown() const { return width > 0 && height > 0; }
+    bool sharesDataBlocks() const { return distinctDataBlocks > 0 && distinctDataBlocks < dataBlocks; }
     // width * height * channels * bytesPerSample, saturating at UINT64_MAX.
     std::uint64_t decodedBytes() const;
 };

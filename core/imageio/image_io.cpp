@@ -169,6 +169,10 @@ Image decodeImage(const std::vector<std::uint8_t>& bytes, const std::string& nam
         ioError(name, "not a readable image: its " + formatName(header.format) +
                           " header gives no image size (the file is damaged)");
     checkPixelLimit(header, options, name);
+    if (header.sharesDataBlocks())
+        ioError(name, "not a readable image: " + std::to_string(header.dataBlocks) + " of its TIFF strips or tiles read " +
+                          "their data from only " + std::to_string(header.distinctDataBlocks) +
+                          " places in the file (a crafted file that decodes a huge image from a few bytes)");
     const bool jpeg = header.format == ImageFormat::Jpeg;
     if (jpeg) checkJpegIntegrity(bytes, name);
     // JPEG has no alpha: decode with orientation. Others: keep alpha and depth unchanged

@@ -92,6 +92,41 @@ Bytes tiff(std::uint32_t width, std::uint32_t height, int samples, int bits, boo
     return b;
 }
 
+// A real 8-bit gray TIFF, uncompressed, one row per strip. With shareStrips
+// every strip's offset points at the same row of data (how a few-kilobyte file
+// decodes to a 12000 x 12000 image); otherwise each row has its own bytes,
+// row y holding the value y.
+Bytes stripedTiff(std::uint32_t width, std::uint32_t height, bool shareStrips)
+{
+    Bytes b = {'I', 'I'};
+    put(b, 42, 2, false);
+    put(b, 8, 4, false);
+    const std::uint32_t entryCount = 9;
+    const std::uint32_t arrays = 8 + 2 + entryCount * 12 + 4;
+    const std::uint32_t counts = arrays + 4 * height, data = counts + 4 * height;
+    struct Entry {
+        int tag, type;
+        std::uint32_t count, value;
+    };
+    const Entry entries[] = {{256, 4, 1, width}, {257, 4, 1, height}, {258, 3, 1, 8},      {259, 3, 1, 1},
+                             {262, 3, 1, 1},     {273, 4, height, arrays}, {277, 3, 1, 1}, {278, 4, 1, 1},
+                             {279, 4, height, counts}};
+    put(b, entryCount, 2, false);
+    for (const Entry& e : entries) {
+        put(b, static_cast<std::uint64_t>(e.tag), 2, false);
+        put(b, static_cast<std::uint64_t>(e.type), 2, false);
+        put(b, e.count, 4, false);
+        put(b, e.value, e.type == 3 ? 2 : 4, false);
+        if (e.type == 3) put(b, 0, 2, false);
+    }
+    put(b, 0, 4, false);
+    for (std::uint32_t y = 0; y < height; ++y) put(b, data + (shareStrips ? 0 : y * width), 4, false);
+    for (std::uint32_t y = 0; y < height; ++y) put(b, width, 4, false);
+    for (std::uint32_t y = 0; y < (shareStrips ? 1 : height); ++y)
+        for (std::uint32_t x = 0; x < width; ++x) b.push_back(static_cast<std::uint8_t>(y));
+    return b;
+}
+
 // A RIFF WebP container holding one chunk.
 Bytes webp(const char* fourcc, const Bytes& payload)
 {
@@ -219,6 +254,7 @@ private slots:
     void limitsAreCheckedFromEveryHeader();
     void memoryLimitCountsBytesPerPixel();
     void unknownFormatsAreRefused();
+    void tiffStripsSharingTheirDataAreRefused();
     void outOfMemoryNamesTheFileAndSize();
     void uncopyableMetadataIsSkippedWithAWarning();
     void cleanupTestCase() { fs::remove_all(tempDir()); }
@@ -334,6 +370,19 @@ void TestImageHostile::memoryLimitCountsBytesPerPixel()
     } catch (const std::exception& e) {
         QVERIFY2(std::string(e.what()).find("limit") == std::string::npos, e.what());
     }
+}
+
+// Issue 25, D6: a 6.7 KB TIFF of 12000 x 12000 whose strips all read one
+// deflated strip was decoded (27 s, 3.4 GiB). Strips sharing their data are
+// refused from the header; the same file with its own data per strip loads.
+void TestImageHostile::tiffStripsSharingTheirDataAreRefused()
+{
+    UOT_QVERIFY_THROWS_WITH(decodeImage(stripedTiff(64, 48, true), "shared.tif"),
+                            "shared.tif: not a readable image: 48 of its TIFF strips or tiles read their data from only 1");
+    const Image image = decodeImage(stripedTiff(64, 48, false), "rows.tif");
+    QCOMPARE(image.width, 64);
+    QCOMPARE(image.height, 48);
+    QCOMPARE(int(image.samples8()[std::size_t(30) * 64 * image.channels]), 30);
 }
 
 void TestImageHostile::unknownFormatsAreRefused()
