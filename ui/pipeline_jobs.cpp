@@ -10,9 +10,11 @@
 #include <exception>
 #include <thread>
 
-#include "core/registry/solver_registry.h"
 #include "core/imageio/image_io.h"
 #include "core/imageio/image_metadata.h"
+#include "core/io/pending_temporaries.h"
+#include "core/pipeline/input_paths.h"
+#include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::ui {
@@ -110,6 +112,13 @@ std::atomic<std::uint64_t> g_imagePixelLimit{ReadOptions{}.maxPixels};
 }  // namespace
 
 void setImagePixelLimit(std::uint64_t pixels) { g_imagePixelLimit.store(pixels); }
+
+QString unusableImagePath(const QString& path)
+{
+    return QString::fromStdString(unusableInputReason(path.toStdString()));
+}
+
+void removeTemporaryFilesOnSignals() { removeTemporariesOnSignals(); }
 std::uint64_t imagePixelLimit() { return g_imagePixelLimit.load(); }
 
 LoadedImage loadImageFile(const QString& path)

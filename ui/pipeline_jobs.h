@@ -66,6 +66,11 @@ LoadedImage loadImageFile(const QString& path);
 // The largest image (pixels, 0 = no limit) loadImageFile accepts: uot-studio's
 // --max-pixels, the same limit and default as the command line's.
 void setImagePixelLimit(std::uint64_t pixels);
+// Why `path` cannot be opened as an image file (a symbolic link loop, a dangling
+// link, a folder...), or empty (a missing file is left to the reader).
+QString unusableImagePath(const QString& path);
+// A signal during a save leaves no temporary file (core/io/pending_temporaries.h).
+void removeTemporaryFilesOnSignals();
 std::uint64_t imagePixelLimit();
 
 // A QImage that shows `image` (8-bit RGB/RGBA/gray, 16-bit as 64-bit RGBA).

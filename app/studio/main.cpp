@@ -22,8 +22,6 @@
 #include <functional>
 #include <memory>
 
-#include "core/io/pending_temporaries.h"
-#include "core/pipeline/input_paths.h"
 #include "ui/pipeline_jobs.h"
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
@@ -217,7 +215,7 @@ int main(int argc, char** argv)
         }
     }
     QApplication app(argc, argv);
-    uot::removeTemporariesOnSignals();  // a SIGTERM mid-save leaves no temporary file
+    uot::ui::removeTemporaryFilesOnSignals();  // a SIGTERM mid-save leaves no temporary file
     setApplicationNames();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/uot-studio.png")));
 
@@ -235,9 +233,9 @@ int main(int argc, char** argv)
     for (const QString* path : {&script.source, &script.reference}) {
         if (path->isEmpty()) continue;
         // A symbolic link loop or a dangling link is named as such, not as missing.
-        const std::string unusable = uot::unusableInputReason(path->toStdString());
-        if (!unusable.empty() && !QFileInfo(*path).isDir()) {
-            std::fprintf(stderr, "uot-studio: %s: %s\n", qPrintable(*path), unusable.c_str());
+        const QString unusable = uot::ui::unusableImagePath(*path);
+        if (!unusable.isEmpty() && !QFileInfo(*path).isDir()) {
+            std::fprintf(stderr, "uot-studio: %s: %s\n", qPrintable(*path), qPrintable(unusable));
             return 2;
         }
         if (!QFileInfo::exists(*path)) {

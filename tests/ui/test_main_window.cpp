@@ -373,7 +373,11 @@ private slots:
             const double before = chromaQuantileGap(unmatched, reference, c);
             const double after = chromaQuantileGap(window.resultImage(), reference, c);
             qInfo("channel %d: mean quantile gap to the reference %.2f -> %.2f Lab units", c, before, after);
-            QVERIFY2(after < 0.7 * before, qPrintable(QString("gap %1 -> %2").arg(before).arg(after)));
+            // The map's bounds (core/color/map_bounds.h: the match's slopes within
+            // 0.5..2, the field within 6 Lab units of the global map) limit how far
+            // the match may move the chroma; it must still move it toward the
+            // reference (1.30 -> 1.16 on a; without the bounds 1.14 -> 0.20).
+            QVERIFY2(after < 0.95 * before, qPrintable(QString("gap %1 -> %2").arg(before).arg(after)));
         }
         window.parametersPanel()->smoothingBox()->setValue(0);
         QVERIFY(!window.parametersPanel()->paletteMatchSlider()->isEnabled());
