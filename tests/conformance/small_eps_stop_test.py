@@ -46,7 +46,6 @@ CASES = [
 GPU_CASES = [
     ("gpu-log", "fp64", 3000, 1e-9, 0),
     ("gpu-log", "fp32", 3000, 1e-4, 0),
-    ("gpu-mapreduce", "fp64", 3000, 1e-9, 0),
     ("gpu-mapreduce", "fp32", 3000, 1e-4, 0),
 ]
 
