@@ -3,6 +3,7 @@
 // lastError()), no bandwidth measurement at start-up, no images loaded by itself.
 
 #include "ui/main_window.h"
+#include "ui/studio_parameters.h"
 
 inline uot::ui::MainWindowOptions testOptions()
 {
@@ -11,4 +12,18 @@ inline uot::ui::MainWindowOptions testOptions()
     options.measureBandwidth = false;
     options.loadSamplesIfEmpty = false;
     return options;
+}
+
+// Small, fast settings for tests that run the pipeline: 128-colour palettes, fp64,
+// eps 0.01, at most 200 iterations to 1e-4, no smoothing.
+inline uot::ui::StudioParameters quickParameters()
+{
+    uot::ui::StudioParameters p;
+    p.paletteSize = 128;
+    p.maxIterations = 200;
+    p.tolerance = 1e-4;
+    p.eps = 0.01;
+    p.precision = "fp64";
+    p.smoothing = 0;
+    return p;
 }

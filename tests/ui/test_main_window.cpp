@@ -38,22 +38,11 @@ namespace {
 
 const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
-StudioParameters quick()
-{
-    StudioParameters p;
-    p.paletteSize = 128;
-    p.maxIterations = 200;
-    p.tolerance = 1e-4;
-    p.eps = 0.01;
-    p.precision = "fp64";
-    p.smoothing = 0;
-    return p;
-}
 
 // A solve that only ends when cancelled.
 StudioParameters endless()
 {
-    StudioParameters p = quick();
+    StudioParameters p = quickParameters();
     p.paletteSize = 512;
     p.maxIterations = 100000;
     p.tolerance = 0;
@@ -125,7 +114,7 @@ private slots:
     {
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QSignalSpy ready(&window, &MainWindow::resultReady);
         window.run();
         QVERIFY(window.isRunning());
@@ -155,7 +144,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         window.setAdvancedPanelsVisible(true);
         QVERIFY(loadPair(window));
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.epsScalingRatio = 16;
         p.epsScalingFactor = 0.5;
         p.maxIterations = 5000;
@@ -259,7 +248,7 @@ private slots:
         QFETCH(QString, expected);
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.maxIterations = maxIterations;
         p.tolerance = tolerance;
         window.setParameters(p);
@@ -289,7 +278,7 @@ private slots:
         window.openSource(sourceCopy);
         window.openReference(kSamples + "/starry_night.jpg");
         QTRY_VERIFY_WITH_TIMEOUT(window.hasSource() && window.hasReference() && !window.isLoading(), 20000);
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QSignalSpy ready(&window, &MainWindow::resultReady);
         window.run();
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
@@ -316,7 +305,7 @@ private slots:
         if (uot::gpu::unavailableReason().empty()) QSKIP("a usable GPU is present: nothing falls back");
         SolveWorker worker;
         QSignalSpy finished(&worker, &SolveWorker::jobFinished);
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.device = "gpu:0";
         auto session = std::make_shared<PipelineSession>();
         worker.submit("gpu", makeRecolorJob(session, loadImageFile(kSamples + "/home.jpg"),
@@ -333,12 +322,12 @@ private slots:
     {
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QSignalSpy ready(&window, &MainWindow::resultReady);
         window.run();
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
         QSignalSpy runs(window.worker(), &SolveWorker::runStarted);
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.strength = 0;  // the pipeline returns the source unchanged
         window.setParameters(p);
         window.run();
@@ -354,7 +343,7 @@ private slots:
         // without a new solve; with smoothing off the slider is disabled.
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.smoothing = 1;
         p.paletteMatch = 0;
         window.setParameters(p);
@@ -387,7 +376,7 @@ private slots:
     {
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QSignalSpy ready(&window, &MainWindow::resultReady);
         window.run();
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
@@ -420,7 +409,7 @@ private slots:
         QSignalSpy progress(window.worker(), &SolveWorker::progress);
         window.run();
         QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 60000);
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.maxIterations = 30;
         p.tolerance = 0;
         window.setParameters(p);
@@ -453,7 +442,7 @@ private slots:
         QVERIFY(loadPair(window));
         QSignalSpy ready(&window, &MainWindow::resultReady);
         QSignalSpy submitted(window.worker(), &SolveWorker::jobStarted);
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.autoRun = true;
         for (int eps : {30, 25, 20}) {  // three quick edits: one solve, with the last value
             p.eps = eps / 1000.0;

@@ -46,21 +46,10 @@ namespace {
 
 const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
-StudioParameters quick()
-{
-    StudioParameters p;
-    p.paletteSize = 128;
-    p.maxIterations = 200;
-    p.tolerance = 1e-4;
-    p.eps = 0.01;
-    p.precision = "fp64";
-    p.smoothing = 0;
-    return p;
-}
 
 StudioParameters endless()
 {
-    StudioParameters p = quick();
+    StudioParameters p = quickParameters();
     p.paletteSize = 512;
     p.maxIterations = 100000;
     p.tolerance = 0;
@@ -177,7 +166,7 @@ private slots:
         window.setSavePrompts(script.prompts());
         QVERIFY(showActive(window));
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
 
         QSignalSpy saved(&window, &MainWindow::resultSaved);
@@ -214,7 +203,7 @@ private slots:
         script.pathAnswers = {source};  // then cancels when the dialog opens again
         window.setSavePrompts(script.prompts());
         QVERIFY(loadPair(window, source));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
         QSignalSpy failed(&window, &MainWindow::saveFailed);
         window.saveAs();
@@ -239,7 +228,7 @@ private slots:
         QCOMPARE(window.action("saveAction")->shortcut(), QKeySequence(QStringLiteral("Ctrl+S")));
         QVERIFY(window.action("zoomInAction")->shortcuts().contains(QKeySequence(QStringLiteral("Ctrl+="))));
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
         QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(script.pathCalls, 1);
@@ -266,7 +255,7 @@ private slots:
             script.filterAnswer = "JPEG (*.jpg *.jpeg)";
             window.setSavePrompts(script.prompts());
             QVERIFY(loadPair(window));
-            window.setParameters(quick());
+            window.setParameters(quickParameters());
             QVERIFY(runToResult(window));
             QSignalSpy saved(&window, &MainWindow::resultSaved);
             window.saveAs();
@@ -277,7 +266,7 @@ private slots:
         ScriptedPrompts script;
         again.setSavePrompts(script.prompts());
         QVERIFY(loadPair(again));
-        again.setParameters(quick());
+        again.setParameters(quickParameters());
         QVERIFY(runToResult(again));
         again.saveAs();
         QCOMPARE(script.pathCalls, 1);
@@ -326,7 +315,7 @@ private slots:
             // Save As: the source's folder when nothing is remembered, not the working directory.
             ScriptedPrompts script;
             window.setSavePrompts(script.prompts());
-            window.setParameters(quick());
+            window.setParameters(quickParameters());
             QVERIFY(runToResult(window));
             window.saveAs();
             QCOMPARE(script.pathCalls, 1);
@@ -540,7 +529,7 @@ private slots:
         QVERIFY(tag.waitForFinished(60000) && tag.exitCode() == 0);
         MainWindow window(testOptions());
         QVERIFY(loadPair(window, source));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
         QSignalSpy saved(&window, &MainWindow::resultSaved);
         const QString output = dir.filePath("out.jpg");
@@ -562,11 +551,11 @@ private slots:
     {
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
         const QString solved = window.statisticsPanel()->text("status");
         QVERIFY2(solved.contains("iterations"), qPrintable(solved));
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.strength = 0.5;  // the earlier solve's settings: a re-map
         window.setParameters(p);
         QSignalSpy runs(window.worker(), &SolveWorker::runStarted);

@@ -37,17 +37,6 @@ namespace {
 
 const QString kSamples = uot::test::relocatablePath("UOT_SAMPLES_DIR", QStringLiteral(UOT_SAMPLES_DIR));
 
-StudioParameters quick()
-{
-    StudioParameters p;
-    p.paletteSize = 128;
-    p.maxIterations = 200;
-    p.tolerance = 1e-4;
-    p.eps = 0.01;
-    p.precision = "fp64";
-    p.smoothing = 0;
-    return p;
-}
 
 bool loaded(MainWindow& window)
 {
@@ -159,7 +148,7 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(!window.action("saveAction")->isEnabled());  // nothing to save yet
         QVERIFY(runToResult(window));
         QVERIFY(markedCurrent(window));
@@ -208,7 +197,7 @@ private slots:
         Prompts prompts;
         window.setSavePrompts(prompts.make());
         QVERIFY(loadPair(window, first));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
         QSignalSpy saved(&window, &MainWindow::resultSaved);
         QSignalSpy failed(&window, &MainWindow::saveFailed);
@@ -247,7 +236,7 @@ private slots:
         MainWindow window(testOptions());
         window.show();
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
 
         window.openReference(kSamples + "/butterfly.jpg");
@@ -283,7 +272,7 @@ private slots:
         MainWindow window(testOptions());
         window.show();
         QVERIFY(loadPair(window));
-        const StudioParameters base = quick();
+        const StudioParameters base = quickParameters();
         window.setParameters(base);
         QVERIFY(runToResult(window));
         const std::vector<std::pair<const char*, std::function<void(StudioParameters&)>>> changes = {
@@ -341,7 +330,7 @@ private slots:
         MainWindow window(testOptions());
         window.show();
         QVERIFY(loadPair(window));
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         window.setParameters(p);
         QVERIFY(runToResult(window));
         p.autoRun = true;
@@ -371,7 +360,7 @@ private slots:
         MainWindow window(testOptions());
         window.show();
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QSignalSpy ready(&window, &MainWindow::resultReady);
         window.run();
         window.openSource(kSamples + "/fruits.jpg");
@@ -388,7 +377,7 @@ private slots:
     {
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         window.setParameters(p);
         QSignalSpy ready(&window, &MainWindow::resultReady);
         window.run();
@@ -414,7 +403,7 @@ private slots:
         {
             MainWindow window(testOptions());
             QVERIFY(loadPair(window));
-            window.setParameters(quick());
+            window.setParameters(quickParameters());
             QVERIFY(runToResult(window));
             window.close();
         }
@@ -433,9 +422,9 @@ private slots:
         QTemporaryDir dir;
         MainWindow window(testOptions());
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.strength = 0.3;
         window.setParameters(p);
         QSignalSpy failed(window.lutActions(), &LutActions::exportFailed);
@@ -454,7 +443,7 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(loadPair(window));
-        window.setParameters(quick());
+        window.setParameters(quickParameters());
         QVERIFY(runToResult(window));
         auto amberRows = [&] {
             const QImage shot = window.resultView()->grab().toImage();
@@ -466,7 +455,7 @@ private slots:
             return rows;
         };
         QCOMPARE(amberRows(), 0);
-        StudioParameters p = quick();
+        StudioParameters p = quickParameters();
         p.strength = 0.2;
         window.setParameters(p);
         QVERIFY2(amberRows() >= 20, qPrintable(QString::number(amberRows())));
