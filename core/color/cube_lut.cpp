@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "core/transport/kernel_matrix.h"
@@ -87,10 +88,13 @@ std::string formatCube(const CubeLut& lut)
     };
     appendDomain("DOMAIN_MIN", lut.domainMin);
     appendDomain("DOMAIN_MAX", lut.domainMax);
-    char line[96];
+    // "%.6f" of a float takes at most 47 characters (sign, 39 digits, point, 6 decimals).
+    char line[3 * 48 + 1];
     for (std::size_t k = 0; k < lut.values.size(); k += 3) {
         const int len = std::snprintf(line, sizeof line, "%.6f %.6f %.6f\n", static_cast<double>(lut.values[k]),
                                       static_cast<double>(lut.values[k + 1]), static_cast<double>(lut.values[k + 2]));
+        if (len < 0 || static_cast<std::size_t>(len) >= sizeof line)
+            throw Error(ErrorCode::InvalidArgument, "invalid LUT: a value does not fit a table line");
         out.append(line, static_cast<std::size_t>(len));
     }
     return out;
@@ -119,7 +123,11 @@ public:
                     fail("more than LUT_3D_SIZE^3 = " + std::to_string(expected) + " table lines");
                 double v[3];
                 readNumbers(t, v, 3);
-                for (double x : v) lut.values.push_back(static_cast<float>(x));
+                for (double x : v) {
+                    // Stored as float: a number beyond float's range would become infinite.
+                    if (std::fabs(x) > std::numeric_limits<float>::max()) fail("a table value beyond float's range");
+                    lut.values.push_back(static_cast<float>(x));
+                }
                 continue;
             }
             if (!lut.values.empty()) fail("a keyword after the table has started");

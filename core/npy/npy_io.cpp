@@ -188,6 +188,10 @@ OpenNpy openNpy(const std::string& path)
     if (info.shape.empty() || info.shape.size() > 2)
         fail(path, "the array has " + std::to_string(info.shape.size()) + " dimensions; a 1-D or 2-D array is needed");
 
+    // The element count must not wrap: a wrapped count would pass the size check below.
+    for (std::size_t k = 0, n = 1; k < info.shape.size(); ++k)
+        if (__builtin_mul_overflow(n, info.shape[k], &n))
+            fail(path, "the shape " + shapeText(info.shape) + " is impossibly large (its element count overflows)");
     const std::size_t count = product(info.shape);
     const std::size_t elem = info.elementBytes();
     in.seekg(0, std::ios::end);
