@@ -150,14 +150,17 @@ public:
             } else if (key == "DOMAIN_MIN") {
                 once(haveMin, key);
                 readNumbers(rest, lut.domainMin, 3);
+                checkFloatRange(lut.domainMin, 3, key);
             } else if (key == "DOMAIN_MAX") {
                 once(haveMax, key);
                 readNumbers(rest, lut.domainMax, 3);
+                checkFloatRange(lut.domainMax, 3, key);
             } else if (key == "LUT_3D_INPUT_RANGE") {  // Resolve's older form of the domain: one min and max
                 once(haveRange, key);
                 if (haveMin || haveMax) fail("LUT_3D_INPUT_RANGE together with DOMAIN_MIN/DOMAIN_MAX");
                 double r[2];
                 readNumbers(rest, r, 2);
+                checkFloatRange(r, 2, key);
                 for (int a = 0; a < 3; ++a) lut.domainMin[a] = r[0], lut.domainMax[a] = r[1];
             } else if (key == "LUT_1D_SIZE") {
                 fail("a 1-D LUT (LUT_1D_SIZE); only 3-D LUTs are supported");
@@ -198,6 +201,13 @@ private:
     {
         if (seen) fail(std::string(key) + " given twice");
         seen = true;
+    }
+
+    // The domain is written as floats (formatCube): a wider number could not be written back.
+    void checkFloatRange(const double* v, int count, std::string_view key)
+    {
+        for (int k = 0; k < count; ++k)
+            if (std::fabs(v[k]) > std::numeric_limits<float>::max()) fail(std::string(key) + " beyond float's range");
     }
 
     // Exactly `count` finite numbers separated by blanks.

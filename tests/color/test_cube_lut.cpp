@@ -193,6 +193,7 @@ private slots:
         QTest::newRow("not a number") << "LUT_3D_SIZE 2\n0 x 0\n" + table2.mid(6) << "expected 3 numbers";
         QTest::newRow("nan") << "LUT_3D_SIZE 2\nnan 0 0\n" + table2.mid(6) << "keyword";
         QTest::newRow("beyond float") << "LUT_3D_SIZE 2\n1e39 0 0\n" + table2.mid(6) << "beyond float's range";
+        QTest::newRow("domain beyond float") << "LUT_3D_SIZE 2\nDOMAIN_MAX 1 1 1e39\n" + table2 << "DOMAIN_MAX beyond float";
         QTest::newRow("1-D LUT") << "LUT_1D_SIZE 2\n0 0 0\n1 1 1\n" << "1-D";
         QTest::newRow("unknown keyword") << "LUT_3D_SIZE 2\nGAMMA 2.2\n" + table2 << "unknown keyword";
         QTest::newRow("size twice") << "LUT_3D_SIZE 2\nLUT_3D_SIZE 2\n" + table2 << "twice";

@@ -205,6 +205,8 @@ def cube_seeds():
         "two_numbers.cube": cube(2, body_lines=["0 0"] + ["0 0 0"] * 7),
         "four_numbers.cube": cube(2, body_lines=["0 0 0 0"] + ["0 0 0"] * 7),
         "domain_inverted.cube": cube(2, domain=((1, 1, 1), (0, 0, 0))),
+        # found by fuzz_cube_lut: a finite domain beyond float's range was written back as 'inf'
+        "domain_beyond_float.cube": cube(2, domain=((0, 0, 0), (255, 255, 2.5e110))),
         "size_twice.cube": b"LUT_3D_SIZE 2\nLUT_3D_SIZE 2\n" + b"0 0 0\n" * 8,
         "lut_1d.cube": b"LUT_1D_SIZE 2\n0 0 0\n1 1 1\n",
         "unknown_keyword.cube": b"LUT_3D_SIZE 2\nFOO 1\n" + b"0 0 0\n" * 8,
