@@ -125,7 +125,7 @@ public:
                 readNumbers(t, v, 3);
                 for (double x : v) {
                     // Stored as float: a number beyond float's range would become infinite.
-                    if (std::fabs(x) > std::numeric_limits<float>::max()) fail("a table value beyond float's range");
+                    if (!fitsFloat(x)) fail("a table value beyond float's range");
                     lut.values.push_back(static_cast<float>(x));
                 }
                 continue;
@@ -203,11 +203,19 @@ private:
         seen = true;
     }
 
+    // True when x rounds to a finite float: below FLT_MAX + half its ulp (2^103),
+    // e.g. "3.4028235e+38", the shortest text of FLT_MAX, which is above FLT_MAX.
+    static bool fitsFloat(double x)
+    {
+        static const double limit = static_cast<double>(std::numeric_limits<float>::max()) + std::ldexp(1.0, 103);
+        return std::fabs(x) < limit;
+    }
+
     // The domain is written as floats (formatCube): a wider number could not be written back.
     void checkFloatRange(const double* v, int count, std::string_view key)
     {
         for (int k = 0; k < count; ++k)
-            if (std::fabs(v[k]) > std::numeric_limits<float>::max()) fail(std::string(key) + " beyond float's range");
+            if (!fitsFloat(v[k])) fail(std::string(key) + " beyond float's range");
     }
 
     // Exactly `count` finite numbers separated by blanks.

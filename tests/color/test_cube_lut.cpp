@@ -234,6 +234,9 @@ private slots:
                           "-340282346638528859811704183484516925440.000000\n") != std::string::npos);
         const CubeLut back = parseCube(text);
         QCOMPARE(back.values[0], big);
+        // The shortest text of FLT_MAX, 3.4028235e+38, is above FLT_MAX yet rounds to it.
+        const CubeLut wide = parseCube("LUT_3D_SIZE 2\nDOMAIN_MIN -3.4028235e+38 0 0\n" + text.substr(text.find("DOMAIN_MAX")));
+        QCOMPARE(static_cast<float>(wide.domainMin[0]), -big);
         QCOMPARE(back.values[1], -big);
         QCOMPARE(back.values[2], -big);
         for (std::size_t k = 3; k < lut.values.size(); ++k) QCOMPARE(back.values[k], lut.values[k]);

@@ -207,6 +207,9 @@ def cube_seeds():
         "domain_inverted.cube": cube(2, domain=((1, 1, 1), (0, 0, 0))),
         # found by fuzz_cube_lut: a finite domain beyond float's range was written back as 'inf'
         "domain_beyond_float.cube": cube(2, domain=((0, 0, 0), (255, 255, 2.5e110))),
+        # found by fuzz_cube_lut (its lattice half): a domain of -FLT_MAX is written as
+        # -3.4028235e+38, above FLT_MAX in magnitude, and must read back
+        "lattice_float_max_domain.bin": bytes.fromhex("4c444f4d45494e5f28005558145fffffffff7ffffff553494c"),
         "size_twice.cube": b"LUT_3D_SIZE 2\nLUT_3D_SIZE 2\n" + b"0 0 0\n" * 8,
         "lut_1d.cube": b"LUT_1D_SIZE 2\n0 0 0\n1 1 1\n",
         "unknown_keyword.cube": b"LUT_3D_SIZE 2\nFOO 1\n" + b"0 0 0\n" * 8,
