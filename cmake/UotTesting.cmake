@@ -16,4 +16,5 @@ function(uot_add_test)
   if(T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
   endif()
+  uot_sanitize_register(${T_NAME})  # cmake/UotSanitize.cmake
 endfunction()

@@ -26,8 +26,7 @@ std::vector<float> ColorMapper::sampleMapped(const DisplacementLut&, const Displ
 {
     throw Error(ErrorCode::Unavailable, "no GPU support");
 }
-void ColorMapper::compose(const DisplacementLut&, const DisplacementField&, const MappingSettings&, Image&,
-                          const MarginalMap*)
+void ColorMapper::compose(const DisplacementLut&, const DisplacementField&, const MappingSettings&, Image&)
 {
     throw Error(ErrorCode::Unavailable, "no GPU support");
 }

@@ -6,6 +6,9 @@
 # Environment knobs (all optional):
 #   UOT_BUILD_DIR=build   UOT_BUILD_GUI=ON   UOT_WITH_OPENCV=ON   UOT_CUDA=AUTO
 #   UOT_MPI=AUTO          UOT_JOBS=<n>       UOT_WARNINGS_AS_ERRORS=OFF (CI sets ON)
+#   UOT_SANITIZERS=OFF    ON (./test.sh's default) also builds the sanitizer flavours'
+#                         suites with clang: ${UOT_BUILD_DIR}-asan (ASan + UBSan, and the
+#                         fuzz targets) and ${UOT_BUILD_DIR}-tsan (ThreadSanitizer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +18,7 @@ opencv=${UOT_WITH_OPENCV:-ON}
 cuda=${UOT_CUDA:-AUTO}
 mpi=${UOT_MPI:-AUTO}
 werror=${UOT_WARNINGS_AS_ERRORS:-OFF}
+sanitizers=${UOT_SANITIZERS:-OFF}  # ./test.sh turns it ON
 [ "${CI:-}" = "true" ] && werror=ON
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 python3-numpy python3-pot qt6-base-dev)
@@ -28,6 +32,9 @@ packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 pyt
 [ "$gui" = "ON" ] && packages+=(valgrind)
 # OpenMPI for uot-mpi and its test (mpirun from openmpi-bin)
 [ "$mpi" != "OFF" ] && packages+=(libopenmpi-dev openmpi-bin)
+# The sanitizer flavours: clang, its sanitizer and libFuzzer runtimes, LLVM's
+# OpenMP with Archer (OpenMP under ThreadSanitizer)
+[ "$sanitizers" = "ON" ] && packages+=(clang libclang-rt-dev libomp-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -51,3 +58,16 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DUOT_BUILD_GUI="$gui" -DUOT_WITH_OPENCV="$opencv" -DUOT_CUDA="$cuda" -DUOT_MPI="$mpi" \
   -DUOT_WARNINGS_AS_ERRORS="$werror" >/dev/null
 cmake --build "$build_dir" -j "$jobs"
+
+# The sanitizer flavours (cmake/UotSanitize.cmake): only what their suites run
+# (target uot_sanitize_suite), no GUI, no CUDA, no MPI.
+if [ "$sanitizers" = "ON" ]; then
+  for flavour in asan tsan; do
+    if [ "$flavour" = asan ]; then options=(-DUOT_SANITIZE=address,undefined -DUOT_FUZZ=ON)
+    else options=(-DUOT_SANITIZE=thread); fi
+    cmake -S . -B "$build_dir-$flavour" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${options[@]}" \
+      -DUOT_BUILD_GUI=OFF -DUOT_WITH_OPENCV="$opencv" -DUOT_CUDA=OFF -DUOT_MPI=OFF >/dev/null
+    cmake --build "$build_dir-$flavour" -j "$jobs" --target uot_sanitize_suite
+  done
+fi

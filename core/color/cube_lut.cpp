@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "core/transport/kernel_matrix.h"
@@ -87,10 +88,13 @@ std::string formatCube(const CubeLut& lut)
     };
     appendDomain("DOMAIN_MIN", lut.domainMin);
     appendDomain("DOMAIN_MAX", lut.domainMax);
-    char line[96];
+    // "%.6f" of a float takes at most 47 characters (sign, 39 digits, point, 6 decimals).
+    char line[3 * 48 + 1];
     for (std::size_t k = 0; k < lut.values.size(); k += 3) {
         const int len = std::snprintf(line, sizeof line, "%.6f %.6f %.6f\n", static_cast<double>(lut.values[k]),
                                       static_cast<double>(lut.values[k + 1]), static_cast<double>(lut.values[k + 2]));
+        if (len < 0 || static_cast<std::size_t>(len) >= sizeof line)
+            throw Error(ErrorCode::InvalidArgument, "invalid LUT: a value does not fit a table line");
         out.append(line, static_cast<std::size_t>(len));
     }
     return out;
@@ -119,7 +123,11 @@ public:
                     fail("more than LUT_3D_SIZE^3 = " + std::to_string(expected) + " table lines");
                 double v[3];
                 readNumbers(t, v, 3);
-                for (double x : v) lut.values.push_back(static_cast<float>(x));
+                for (double x : v) {
+                    // Stored as float: a number beyond float's range would become infinite.
+                    if (!fitsFloat(x)) fail("a table value beyond float's range");
+                    lut.values.push_back(static_cast<float>(x));
+                }
                 continue;
             }
             if (!lut.values.empty()) fail("a keyword after the table has started");
@@ -142,14 +150,17 @@ public:
             } else if (key == "DOMAIN_MIN") {
                 once(haveMin, key);
                 readNumbers(rest, lut.domainMin, 3);
+                checkFloatRange(lut.domainMin, 3, key);
             } else if (key == "DOMAIN_MAX") {
                 once(haveMax, key);
                 readNumbers(rest, lut.domainMax, 3);
+                checkFloatRange(lut.domainMax, 3, key);
             } else if (key == "LUT_3D_INPUT_RANGE") {  // Resolve's older form of the domain: one min and max
                 once(haveRange, key);
                 if (haveMin || haveMax) fail("LUT_3D_INPUT_RANGE together with DOMAIN_MIN/DOMAIN_MAX");
                 double r[2];
                 readNumbers(rest, r, 2);
+                checkFloatRange(r, 2, key);
                 for (int a = 0; a < 3; ++a) lut.domainMin[a] = r[0], lut.domainMax[a] = r[1];
             } else if (key == "LUT_1D_SIZE") {
                 fail("a 1-D LUT (LUT_1D_SIZE); only 3-D LUTs are supported");
@@ -190,6 +201,21 @@ private:
     {
         if (seen) fail(std::string(key) + " given twice");
         seen = true;
+    }
+
+    // True when x rounds to a finite float: below FLT_MAX + half its ulp (2^103),
+    // e.g. "3.4028235e+38", the shortest text of FLT_MAX, which is above FLT_MAX.
+    static bool fitsFloat(double x)
+    {
+        static const double limit = static_cast<double>(std::numeric_limits<float>::max()) + std::ldexp(1.0, 103);
+        return std::fabs(x) < limit;
+    }
+
+    // The domain is written as floats (formatCube): a wider number could not be written back.
+    void checkFloatRange(const double* v, int count, std::string_view key)
+    {
+        for (int k = 0; k < count; ++k)
+            if (!fitsFloat(v[k])) fail(std::string(key) + " beyond float's range");
     }
 
     // Exactly `count` finite numbers separated by blanks.

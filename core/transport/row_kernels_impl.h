@@ -245,8 +245,10 @@ void scaleAccumulateRowsImpl(typename V::Scalar* a, std::size_t ld, std::size_t 
                              const typename V::Scalar* alpha, typename V::Scalar* s, std::size_t n,
                              const typename V::Scalar* next)
 {
+    // No next rows (nullptr): prefetch these (arithmetic on a null pointer is undefined).
+    const typename V::Scalar* ahead = next != nullptr ? next : a;
     forRowPieces(rows, [&](auto b, std::size_t r) {
-        scaleAccumulateRowsFixed<V, decltype(b)::value>(a + r * ld, ld, beta, alpha + r, s, n, next + r * ld);
+        scaleAccumulateRowsFixed<V, decltype(b)::value>(a + r * ld, ld, beta, alpha + r, s, n, ahead + r * ld);
     });
 }
 

@@ -33,7 +33,7 @@ struct RowKernels {
     // a[r*ld + j] = (a[r*ld + j] * beta[j]) * alpha[r]; s[j] += that   (in row order).
     // next: the rows the caller will read next (same layout, `rows` rows),
     // prefetched meanwhile so that memory stays busy while this cache-resident
-    // work runs. Prefetches never fault: any pointer will do.
+    // work runs. Prefetches never fault: any valid pointer, or nullptr for none.
     void (*scaleAccumulateRows)(T* a, std::size_t ld, std::size_t rows, const T* beta, const T* alpha, T* s,
                                 std::size_t n, const T* next);
     // The fused pass's software pipeline, one call per group of rows: the dot

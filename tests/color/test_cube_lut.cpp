@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "core/color/color_map.h"
 #include "core/color/cube_lut.h"
@@ -191,6 +192,8 @@ private slots:
         QTest::newRow("four numbers") << "LUT_3D_SIZE 2\n0 0 0 0\n" + table2.mid(6) << "expected 3 numbers";
         QTest::newRow("not a number") << "LUT_3D_SIZE 2\n0 x 0\n" + table2.mid(6) << "expected 3 numbers";
         QTest::newRow("nan") << "LUT_3D_SIZE 2\nnan 0 0\n" + table2.mid(6) << "keyword";
+        QTest::newRow("beyond float") << "LUT_3D_SIZE 2\n1e39 0 0\n" + table2.mid(6) << "beyond float's range";
+        QTest::newRow("domain beyond float") << "LUT_3D_SIZE 2\nDOMAIN_MAX 1 1 1e39\n" + table2 << "DOMAIN_MAX beyond float";
         QTest::newRow("1-D LUT") << "LUT_1D_SIZE 2\n0 0 0\n1 1 1\n" << "1-D";
         QTest::newRow("unknown keyword") << "LUT_3D_SIZE 2\nGAMMA 2.2\n" + table2 << "unknown keyword";
         QTest::newRow("size twice") << "LUT_3D_SIZE 2\nLUT_3D_SIZE 2\n" + table2 << "twice";
@@ -214,6 +217,29 @@ private slots:
             QVERIFY2(message.startsWith("bad.cube: not a valid .cube LUT"), qPrintable(message));
             QVERIFY2(message.contains(reason), qPrintable(message));
         }
+    }
+
+    // The widest table line (three floats of 39 digits each, as %.6f) is written
+    // whole and reads back to the same floats.
+    void writerKeepsTheLargestFloatsWhole()
+    {
+        CubeLut lut = identityCube(2);
+        const float big = std::numeric_limits<float>::max();
+        lut.values[0] = big;
+        lut.values[1] = -big;
+        lut.values[2] = -big;
+        const std::string text = formatCube(lut);
+        QVERIFY(text.find("340282346638528859811704183484516925440.000000 "
+                          "-340282346638528859811704183484516925440.000000 "
+                          "-340282346638528859811704183484516925440.000000\n") != std::string::npos);
+        const CubeLut back = parseCube(text);
+        QCOMPARE(back.values[0], big);
+        // The shortest text of FLT_MAX, 3.4028235e+38, is above FLT_MAX yet rounds to it.
+        const CubeLut wide = parseCube("LUT_3D_SIZE 2\nDOMAIN_MIN -3.4028235e+38 0 0\n" + text.substr(text.find("DOMAIN_MAX")));
+        QCOMPARE(static_cast<float>(wide.domainMin[0]), -big);
+        QCOMPARE(back.values[1], -big);
+        QCOMPARE(back.values[2], -big);
+        for (std::size_t k = 3; k < lut.values.size(); ++k) QCOMPARE(back.values[k], lut.values[k]);
     }
 
     void fileErrorsNameTheFile()
