@@ -160,7 +160,7 @@ std::string numericalAdvice(const SolveResult& result, const SolveOptions& optio
 std::string messageWithoutLogSolver(const std::string& message)
 {
     std::string out = message;
-    for (const std::string advice : {std::string(kLogSolverAdvice), std::string("Use the log-domain solver (--solver log), a larger eps, or fp64")}) {
+    for (const std::string& advice : {std::string(kLogSolverAdvice), std::string("Use the log-domain solver (--solver log), a larger eps, or fp64")}) {
         const std::size_t at = out.find(advice);
         if (at != std::string::npos) out.replace(at, advice.size(), "use a larger eps or fp64 (this program has no log-domain solver)");
     }
