@@ -31,9 +31,10 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
             const int nodes = hald ? haldCubeSize(kDefaultHaldLevel) : request.size;
             const LookLut look =
                 exportPipelineLook(pipeline, nodes, request.title.toStdString(), LookLutSource::Rendered, control);
-            // The numbers as the file holds them, so that the preview is what a
-            // client reading the file renders.
-            const CubeLut written = hald ? cubeFromHaldImage(haldImageFromCube(look.lut)) : parseCube(formatCube(look.lut));
+            // Encoded once: written, and read back for the preview, so that the
+            // preview shows the numbers the file holds (what a client renders).
+            const Image haldImage = hald ? haldImageFromCube(look.lut) : Image{};
+            const std::string cubeText = hald ? std::string() : formatCube(look.lut);
             if (!request.path.isEmpty()) {
                 std::vector<std::string> protectedPaths;
                 for (const QString& p : request.protectedPaths)
@@ -41,11 +42,11 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
                 if (hald) {
                     WriteOptions options;
                     options.protectedPaths = protectedPaths;
-                    writeImage(request.path.toStdString(), haldImageFromCube(look.lut), options);
+                    writeImage(request.path.toStdString(), haldImage, options);
                 } else {
                     AtomicWriteOptions options;
                     options.protectedPaths = protectedPaths;
-                    writeCubeFile(request.path.toStdString(), look.lut, options);
+                    writeFileAtomically(request.path.toStdString(), cubeText.data(), cubeText.size(), options);
                 }
                 output->notice = QObject::tr("Wrote %1 (%2 LUT) in %3 s: %4 dB PSNR against the result shown "
                                              "(the global map alone: %5 dB)")
@@ -58,6 +59,7 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
             }
             output->lutPsnr = look.psnr;
             if (request.preview) {
+                const CubeLut written = hald ? cubeFromHaldImage(haldImage) : parseCube(cubeText, "the exported LUT");
                 Image shown = applyCubeToImage(written, *source.image, CubeInterpolation::Tetrahedral,
                                                pipeline.settings().threads);
                 output->image = toQImage(shown);
