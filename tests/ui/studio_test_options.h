@@ -2,6 +2,10 @@
 // The main window as the UI tests drive it: no dialogs (errors go to stderr and
 // lastError()), no bandwidth measurement at start-up, no images loaded by itself.
 
+#include <QCoreApplication>
+#include <QSettings>
+#include <QString>
+
 #include "ui/main_window.h"
 #include "ui/studio_parameters.h"
 
@@ -26,4 +30,14 @@ inline uot::ui::StudioParameters quickParameters()
     p.precision = "fp64";
     p.smoothing = 0;
     return p;
+}
+
+// QSettings of this test process in `folder` (INI files), under its own
+// application name, so that no test reads or writes the user's settings.
+inline void useIsolatedSettings(const QString& folder, const char* applicationName)
+{
+    QCoreApplication::setOrganizationName("UOT-test");
+    QCoreApplication::setApplicationName(applicationName);
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, folder);
 }

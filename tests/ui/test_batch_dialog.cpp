@@ -61,10 +61,7 @@ private slots:
     {
         // The dialog remembers its choices: keep them out of the user's settings.
         QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName("UOT-test");
-        QCoreApplication::setApplicationName("batch-dialog-test");
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        useIsolatedSettings(m_settingsDir.path(), "batch-dialog-test");
     }
     void init() { QSettings().clear(); }
 

@@ -129,10 +129,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName("UOT-test");
-        QCoreApplication::setApplicationName("studio-stale-result-test");
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        useIsolatedSettings(m_settingsDir.path(), "studio-stale-result-test");
     }
 
     void init() { QSettings().clear(); }
