@@ -17,6 +17,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "bench/quality/median.h"
+#include "bench/quality/sample_images.h"
 #include "core/color/color_space.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
@@ -44,11 +45,7 @@ int main(int argc, char** argv)
             std::fputs(parser.helpText().c_str(), stdout);
             return 0;
         }
-        std::vector<std::string> files;
-        for (const auto& entry : fs::directory_iterator(parser.value("samples")))
-            if (entry.path().extension() == ".jpg" || entry.path().extension() == ".png")
-                files.push_back(entry.path().string());
-        std::sort(files.begin(), files.end());
+        const std::vector<std::string> files = uot::bench::sampleImages(parser.value("samples"));
         const int threads = parser.integer("threads");
         RecolorSettings settings;
         settings.palette.size = parser.integer("palette-size");

@@ -24,6 +24,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "bench/quality/median.h"
+#include "bench/quality/sample_images.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/registry/solver_registry.h"
@@ -55,11 +56,7 @@ int main(int argc, char** argv)
         if (!parser.value("source").empty() || !parser.value("reference").empty()) {
             pairs.emplace_back(parser.value("source"), parser.value("reference"));
         } else {
-            std::vector<std::string> files;
-            for (const auto& entry : fs::directory_iterator(parser.value("samples")))
-                if (entry.path().extension() == ".jpg" || entry.path().extension() == ".png")
-                    files.push_back(entry.path().string());
-            std::sort(files.begin(), files.end());
+            const std::vector<std::string> files = uot::bench::sampleImages(parser.value("samples"));
             for (const std::string& s : files)
                 for (const std::string& r : files)
                     if (s != r) pairs.emplace_back(s, r);

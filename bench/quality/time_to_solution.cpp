@@ -28,6 +28,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "bench/quality/median.h"
+#include "bench/quality/sample_images.h"
 #include "core/color/color_space.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
@@ -78,11 +79,7 @@ int main(int argc, char** argv)
             std::fputs(parser.helpText().c_str(), stdout);
             return 0;
         }
-        std::vector<std::string> files;
-        for (const auto& entry : fs::directory_iterator(parser.value("samples")))
-            if (entry.path().extension() == ".jpg" || entry.path().extension() == ".png")
-                files.push_back(entry.path().string());
-        std::sort(files.begin(), files.end());
+        const std::vector<std::string> files = uot::bench::sampleImages(parser.value("samples"));
         const int threads = parser.integer("threads"), chunk = parser.integer("chunk");
         const int maxPairs = parser.integer("pairs");
         const double tau = parser.number("tau"), target = parser.number("target");
