@@ -2,7 +2,6 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -11,7 +10,6 @@
 #include "app/cli/json_text.h"
 #include "app/cli/recolor_options.h"
 #include "core/pipeline/batch_engine.h"
-#include "core/pipeline/input_paths.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 
@@ -79,15 +77,6 @@ int runBatchCommand(const std::vector<std::string>& args)
         scanBatchInputs(std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()));
     if (inputs.files.empty() && inputs.skipped.empty())
         throw UsageError("no input images found (supported: .jpg .png .tif .webp .bmp)");
-    // Inputs named on the command line must exist before their output names are
-    // planned (a missing "dir/" has no name to plan from).
-    for (const BatchInput& input : inputs.files) {
-        if (input.fromFolder) continue;
-        checkInputPath(input.path);
-        std::error_code ec;
-        if (!std::filesystem::exists(input.path, ec))
-            throw Error(ErrorCode::Io, input.path + ": no such file or folder");
-    }
     if (!cli.deviceNote.empty() && !cli.quiet) std::fprintf(stderr, "note: %s\n", cli.deviceNote.c_str());
 
     StderrProgress progress(!cli.quiet);

@@ -10,6 +10,7 @@
 
 #include "core/imageio/image_io.h"
 #include "core/io/atomic_file.h"
+#include "core/pipeline/input_paths.h"
 #include "core/transport/uot_error.h"
 
 namespace fs = std::filesystem;
@@ -44,6 +45,14 @@ BatchPlan planBatch(const std::string& referencePath, const BatchInputs& inputs,
     for (const BatchItemResult& entry : inputs.skipped) {
         plan.items.push_back(entry);
         plan.pending.push_back(false);
+    }
+    // Inputs named directly must exist before output names are planned from them
+    // (a missing "dir/" has no name to plan from).
+    for (const BatchInput& input : inputs.files) {
+        if (input.fromFolder) continue;
+        checkInputPath(input.path);
+        std::error_code ec;
+        if (!std::filesystem::exists(input.path, ec)) throw Error(ErrorCode::Io, input.path + ": no such file or folder");
     }
     const std::size_t n = inputs.files.size();
     std::vector<std::string> outputs(n), outputKeys(n), inputKeys(n);
