@@ -63,14 +63,14 @@ void checkLutOutput(const std::string& path, const std::vector<std::string>& inp
 
 LutExportReport exportLookLut(RecolorPipeline& pipeline, const std::string& path, int nodesPerAxis,
                               const std::string& title, bool overwrite, const std::vector<std::string>& inputs,
-                              LookLutSource source)
+                              LookLutSource source, const Image* rendered)
 {
     AtomicWriteOptions options;
     options.overwrite = overwrite;
     options.protectedPaths = inputs;
     checkWritableDestination(path, options);  // before the work, so a bad path fails at once
     const auto start = std::chrono::steady_clock::now();
-    const LookLut look = exportPipelineLook(pipeline, nodesPerAxis, title, source);
+    const LookLut look = exportPipelineLook(pipeline, nodesPerAxis, title, source, {}, rendered);
     if (isHaldOutput(path)) {
         WriteOptions image;
         image.overwrite = overwrite;

@@ -36,10 +36,11 @@ struct LutExportReport {
 // Makes the pipeline's look (fitted to its rendered result, or the global map)
 // with `nodesPerAxis` nodes per axis, titled `title`, and writes it to `path`
 // atomically (an existing file only with `overwrite`; never one of `inputs`).
+// `rendered`: the pipeline's render at its settings, when the caller has it.
 // Throws uot::Error.
 LutExportReport exportLookLut(RecolorPipeline& pipeline, const std::string& path, int nodesPerAxis,
                               const std::string& title, bool overwrite, const std::vector<std::string>& inputs,
-                              LookLutSource source = LookLutSource::Rendered);
+                              LookLutSource source = LookLutSource::Rendered, const Image* rendered = nullptr);
 
 // One line for the user: what the LUT reproduces and how closely.
 std::string describeLutExport(const std::string& path, const LutExportReport& report, LookLutSource source);

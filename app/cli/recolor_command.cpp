@@ -103,7 +103,7 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     LutExportReport lut;
     if (!lutPath.empty()) {
         lut = exportLookLut(pipeline, lutPath, lutSize, lookTitle(sourcePath, referencePath), parser.flag("overwrite"),
-                            {sourcePath, referencePath, outputPath});
+                            {sourcePath, referencePath, outputPath}, LookLutSource::Rendered, &result);
     }
 
     if (cli.json) {

@@ -14,15 +14,16 @@ CubeLut bakePipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::str
 }
 
 LookLut exportPipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::string& title, LookLutSource source,
-                           const PipelineControl& control)
+                           const PipelineControl& control, const Image* rendered)
 {
     if (!pipeline.hasSource()) throw Error(ErrorCode::InvalidArgument, "no source image to export the look of");
     LookLut out;
     const CubeLut global = bakePipelineLook(pipeline, cubeSize, title, control);
-    const Image rendered = pipeline.render(control);
+    const Image result = rendered ? Image{} : pipeline.render(control);
+    const Image& target = rendered ? *rendered : result;
     const Image& sourceImage = *pipeline.sourceImage();
     const int threads = pipeline.settings().threads;
-    out.globalMapPsnr = cubePsnr(global, sourceImage, rendered, CubeInterpolation::Tetrahedral, threads);
+    out.globalMapPsnr = cubePsnr(global, sourceImage, target, CubeInterpolation::Tetrahedral, threads);
     if (source == LookLutSource::GlobalMap) {
         out.lut = global;
         out.psnr = out.globalMapPsnr;
@@ -30,8 +31,8 @@ LookLut exportPipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::s
     }
     LookFitOptions fit;
     fit.threads = threads;
-    out.lut = fitCubeToImage(sourceImage, rendered, global, fit);
-    out.psnr = cubePsnr(out.lut, sourceImage, rendered, CubeInterpolation::Tetrahedral, threads);
+    out.lut = fitCubeToImage(sourceImage, target, global, fit);
+    out.psnr = cubePsnr(out.lut, sourceImage, target, CubeInterpolation::Tetrahedral, threads);
     return out;
 }
 

@@ -37,10 +37,12 @@ struct LookLut {
 };
 
 // Solves and renders when needed, then makes the look's LUT of `cubeSize` nodes
-// per axis (2..256; the offered sizes are 17, 33 and 65). Throws uot::Error,
-// uot::Cancelled.
+// per axis (2..256; the offered sizes are 17, 33 and 65). `rendered`: the result
+// of pipeline.render() at the current settings when the caller already has it
+// (it is then not rendered again). Throws uot::Error, uot::Cancelled.
 LookLut exportPipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::string& title,
-                           LookLutSource source = LookLutSource::Rendered, const PipelineControl& control = {});
+                           LookLutSource source = LookLutSource::Rendered, const PipelineControl& control = {},
+                           const Image* rendered = nullptr);
 
 // The global map alone, baked (no render): LookLutSource::GlobalMap without the PSNR.
 CubeLut bakePipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::string& title,
