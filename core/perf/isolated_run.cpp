@@ -1,5 +1,6 @@
 #include "core/perf/isolated_run.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ bool writeAll(int fd, const std::string& text)
 
 IsolatedOutcome runIsolated(const std::function<std::string()>& work)
 {
+    const pid_t parent = getpid();
     int fds[2];
     if (pipe(fds) != 0) throw Error(ErrorCode::Unavailable, std::string("cannot create a pipe: ") + std::strerror(errno));
     const pid_t pid = fork();
@@ -38,6 +40,12 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work)
         throw Error(ErrorCode::Unavailable, std::string("cannot fork a child process: ") + std::strerror(errno));
     }
     if (pid == 0) {
+        // A case must not outlive the bench that forked it: a signal that ends only
+        // the parent (kill PID, a stopped terminal session) would otherwise leave
+        // the child solving on, unseen. The check after prctl covers a parent that
+        // died before the request was made.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(3);
         close(fds[0]);
         int status = 0;
         std::string message;

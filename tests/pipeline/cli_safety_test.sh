@@ -160,6 +160,15 @@ check "[ $rc -eq 130 ] && [ \"\$(sum keep.jpg)\" = '$before' ] && [ -z \"\$(ls -
 "$uot" batch "$ref" d1/photo.jpg --out-dir o_term $forever & pid=$!
 sleep 1; kill -TERM $pid; wait $pid; rc=$?
 check "[ $rc -eq 143 ] && [ -z \"\$(ls -a o_term 2>/dev/null | grep -v '^\.\.\?\$')\" ]" "batch: SIGTERM exits 143, nothing left in --out-dir"
+# bench: a case's child process ends with the bench, also when only the parent is signalled
+# (kill PID, not the process group): it must not solve on, unseen.
+"$uot" bench --solver fused --size 2048x2048 --iterations 1000000 --warmup 1 --threads 1 >/dev/null 2>&1 & pid=$!
+for _ in $(seq 50); do child=$(pgrep -P $pid | head -1); [ -n "$child" ] && break; sleep 0.1; done
+kill -INT $pid; wait $pid; rc=$?
+for _ in $(seq 50); do state=$(ps -o stat= -p "$child" 2>/dev/null | tr -d ' '); case "$state" in ""|Z*) break;; esac; sleep 0.1; done
+check "[ -n \"$child\" ] && [ $rc -eq 130 ] && case \"$state\" in ''|Z*) true;; *) false;; esac" \
+  "bench: SIGINT to the parent alone exits 130 and ends its case's child (state '$state')"
+[ -n "$child" ] && kill -9 "$child" 2>/dev/null
 set +m
 
 "$uot" solve --cost C.npy --a a_subnormal.npy --b b.npy --out-dir o_sub 2>err.txt; rc=$?
