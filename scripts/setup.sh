@@ -60,14 +60,15 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$build_dir" -j "$jobs"
 
 # The sanitizer flavours (cmake/UotSanitize.cmake): only what their suites run
-# (target uot_sanitize_suite), no GUI, no CUDA, no MPI.
+# (target uot_sanitize_suite), no CUDA, no MPI. ASan: no GUI. TSan: the studio's
+# library for its worker and batch dialog tests (docs/sanitizers.md).
 if [ "$sanitizers" = "ON" ]; then
   for flavour in asan tsan; do
-    if [ "$flavour" = asan ]; then options=(-DUOT_SANITIZE=address,undefined -DUOT_FUZZ=ON)
-    else options=(-DUOT_SANITIZE=thread); fi
+    if [ "$flavour" = asan ]; then options=(-DUOT_SANITIZE=address,undefined -DUOT_FUZZ=ON -DUOT_BUILD_GUI=OFF)
+    else options=(-DUOT_SANITIZE=thread -DUOT_BUILD_GUI="$gui"); fi
     cmake -S . -B "$build_dir-$flavour" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${options[@]}" \
-      -DUOT_BUILD_GUI=OFF -DUOT_WITH_OPENCV="$opencv" -DUOT_CUDA=OFF -DUOT_MPI=OFF >/dev/null
+      -DUOT_WITH_OPENCV="$opencv" -DUOT_CUDA=OFF -DUOT_MPI=OFF >/dev/null
     cmake --build "$build_dir-$flavour" -j "$jobs" --target uot_sanitize_suite
   done
 fi

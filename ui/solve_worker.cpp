@@ -94,7 +94,7 @@ quint64 SolveWorker::submit(const QString& label, JobFunction job)
     m_hasPending = true;
     if (m_running) m_cancel.store(true);  // the running job is superseded
     if (!isRunning() && !m_quit) start();
-    m_wake.wakeOne();
+    m_wake.notify_one();
     lock.unlock();
     if (replaced != 0) emit jobCancelled(replaced, nullptr);
     return generation;
@@ -128,9 +128,14 @@ void SolveWorker::shutdown()
         m_hasPending = false;
         m_pendingJob = {};
         m_cancel.store(true);
-        m_wake.wakeOne();
+        m_wake.notify_one();
     }
     wait();
+    // The thread's last accesses to this object were made under m_mutex (run()
+    // returns from inside it). QThread::wait() synchronises inside libQt6Core,
+    // unseen by ThreadSanitizer; taking the mutex once more orders them before
+    // this object's destruction for it as well.
+    QMutexLocker lock(&m_mutex);
 }
 
 void SolveWorker::run()
@@ -148,7 +153,7 @@ void SolveWorker::run()
         quint64 generation = 0;
         {
             QMutexLocker lock(&m_mutex);
-            while (!m_hasPending && !m_quit) m_wake.wait(&m_mutex);
+            m_wake.wait(m_mutex, [this] { return m_hasPending || m_quit; });
             if (m_quit) return;
             job = std::move(m_pendingJob);
             m_pendingJob = {};

@@ -17,10 +17,10 @@
 #include <QString>
 #include <QThread>
 #include <QVector>
-#include <QWaitCondition>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -146,7 +146,10 @@ private:
     bool isCurrent(quint64 generation) const { return generation == m_latest.load(); }
 
     mutable QMutex m_mutex;
-    QWaitCondition m_wake;
+    // std::condition_variable_any, not QWaitCondition: QWaitCondition releases and
+    // retakes m_mutex inside libQt6Core, where ThreadSanitizer (with a Qt not built
+    // for it) cannot see it; this one does it through QMutex's inline lock/unlock.
+    std::condition_variable_any m_wake;
     JobFunction m_pendingJob;
     QString m_pendingLabel;
     quint64 m_pendingGeneration = 0;

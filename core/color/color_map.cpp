@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -122,8 +123,9 @@ std::vector<unsigned char> markNodesNextToColors(const DisplacementLut& lut, con
     for (std::ptrdiff_t p = 0; p < count; ++p) {
         const LutCoord k = lutCoord(lut, colors + 3 * p);
         const std::size_t base = (static_cast<std::size_t>(k.i0[0]) * s + k.i0[1]) * s + k.i0[2];
-        // Benign race: every writer stores the same value 1.
-        needed[base] = 1;
+        // Several threads may mark the same cell: an atomic store (relaxed, a
+        // plain byte store on x86), not a data race.
+        std::atomic_ref<unsigned char>(needed[base]).store(1, std::memory_order_relaxed);
     }
     std::vector<unsigned char> mark(nodes, 0);
     for (std::size_t cell = 0; cell < nodes; ++cell) {

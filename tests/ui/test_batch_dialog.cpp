@@ -19,6 +19,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "tests/support/queued_signal_spy.h"
 #include "tests/ui/studio_test_options.h"
 #include "ui/batch_dialog.h"
 #include "ui/main_window.h"
@@ -155,7 +156,7 @@ private slots:
         dialog.setInputs({in.path()});
         dialog.setOutputDirectory(out.path());
         QSignalSpy finished(&dialog, &BatchDialog::batchFinished);
-        QSignalSpy steps(&worker, &SolveWorker::stepChanged);
+        uot::test::QueuedSignalSpy steps(&worker, &SolveWorker::stepChanged);  // emitted on the worker thread
         dialog.start();
         // Cancel once the first file is done.
         QTRY_VERIFY_WITH_TIMEOUT(std::any_of(steps.begin(), steps.end(),

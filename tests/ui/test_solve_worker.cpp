@@ -1,16 +1,19 @@
 // The worker thread's contract: results, throttled progress with first and
-// last delivered, cancellation, newest request wins, clean shutdown.
+// last delivered, cancellation, newest request wins, clean shutdown. The
+// signals are recorded on the test's thread (QueuedSignalSpy), as the studio
+// receives them.
 
-#include <QSignalSpy>
 #include <QTest>
 
 #include <chrono>
 #include <memory>
 
+#include "tests/support/queued_signal_spy.h"
 #include "ui/solve_worker.h"
 #include "ui/studio_jobs.h"
 
 using namespace uot::ui;
+using uot::test::QueuedSignalSpy;
 using namespace std::chrono_literals;
 
 namespace {
@@ -35,7 +38,7 @@ StudioParameters longParameters()
     return p;
 }
 
-QVector<ProgressSample> allSamples(const QSignalSpy& spy)
+QVector<ProgressSample> allSamples(const QueuedSignalSpy& spy)
 {
     QVector<ProgressSample> all;
     for (const QList<QVariant>& args : spy) all += args.at(1).value<QVector<ProgressSample>>();
@@ -50,8 +53,8 @@ private slots:
     void runsToResultWithEveryCheckDelivered()
     {
         SolveWorker worker;
-        QSignalSpy finished(&worker, &SolveWorker::jobFinished);
-        QSignalSpy progress(&worker, &SolveWorker::progress);
+        QueuedSignalSpy finished(&worker, &SolveWorker::jobFinished);
+        QueuedSignalSpy progress(&worker, &SolveWorker::progress);
         const quint64 generation = worker.submit("solve", makeSyntheticSolveJob(48, 40, quickParameters()));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
         QCOMPARE(finished.at(0).at(0).toULongLong(), generation);
@@ -79,8 +82,8 @@ private slots:
         // the first sample at once, everything else batched into the final flush.
         SolveWorker worker;
         worker.setProgressInterval(std::chrono::milliseconds(60000));
-        QSignalSpy finished(&worker, &SolveWorker::jobFinished);
-        QSignalSpy progress(&worker, &SolveWorker::progress);
+        QueuedSignalSpy finished(&worker, &SolveWorker::jobFinished);
+        QueuedSignalSpy progress(&worker, &SolveWorker::progress);
         StudioParameters p = quickParameters();
         p.maxIterations = 200;
         p.tolerance = 0;
@@ -98,10 +101,10 @@ private slots:
     void cancelStopsARunningSolve()
     {
         SolveWorker worker;
-        QSignalSpy finished(&worker, &SolveWorker::jobFinished);
-        QSignalSpy cancelled(&worker, &SolveWorker::jobCancelled);
-        QSignalSpy progress(&worker, &SolveWorker::progress);
-        QSignalSpy idle(&worker, &SolveWorker::idle);
+        QueuedSignalSpy finished(&worker, &SolveWorker::jobFinished);
+        QueuedSignalSpy cancelled(&worker, &SolveWorker::jobCancelled);
+        QueuedSignalSpy progress(&worker, &SolveWorker::progress);
+        QueuedSignalSpy idle(&worker, &SolveWorker::idle);
         const quint64 generation = worker.submit("long", makeSyntheticSolveJob(64, 64, longParameters()));
         QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 20000);
         QVERIFY(worker.isBusy());
@@ -119,10 +122,10 @@ private slots:
     void newRequestSupersedesRunningAndPending()
     {
         SolveWorker worker;
-        QSignalSpy started(&worker, &SolveWorker::jobStarted);
-        QSignalSpy finished(&worker, &SolveWorker::jobFinished);
-        QSignalSpy cancelled(&worker, &SolveWorker::jobCancelled);
-        QSignalSpy progress(&worker, &SolveWorker::progress);
+        QueuedSignalSpy started(&worker, &SolveWorker::jobStarted);
+        QueuedSignalSpy finished(&worker, &SolveWorker::jobFinished);
+        QueuedSignalSpy cancelled(&worker, &SolveWorker::jobCancelled);
+        QueuedSignalSpy progress(&worker, &SolveWorker::progress);
         const quint64 a = worker.submit("A", makeSyntheticSolveJob(64, 64, longParameters()));
         QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 20000);
         const quint64 b = worker.submit("B", makeSyntheticSolveJob(64, 64, longParameters()));
@@ -151,7 +154,7 @@ private slots:
     void shutdownWhileSolvingJoinsPromptly()
     {
         auto worker = std::make_unique<SolveWorker>();
-        QSignalSpy progress(worker.get(), &SolveWorker::progress);
+        QueuedSignalSpy progress(worker.get(), &SolveWorker::progress);
         worker->submit("long", makeSyntheticSolveJob(64, 64, longParameters()));
         QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 20000);
         QVERIFY(worker->isRunning());
@@ -162,7 +165,7 @@ private slots:
     void failureIsReportedWithItsMessage()
     {
         SolveWorker worker;
-        QSignalSpy failed(&worker, &SolveWorker::jobFailed);
+        QueuedSignalSpy failed(&worker, &SolveWorker::jobFailed);
         StudioParameters p = quickParameters();
         p.solver = "no-such-variant";
         worker.submit("bad", makeSyntheticSolveJob(8, 8, p));
