@@ -18,7 +18,11 @@ Checks, on problems written as .npy files to a temporary directory:
   --mpi-wait sleep;
 * `--solver auto` (translation-invariant + automatic over-relaxation) on P = 1, 2, 3,
   including a rank with no rows, gives the single-process `uot solve --solver auto`
-  iterates to 1e-12 with the same iteration count;
+  iterates to 1e-12 with the same iteration count, and so does the named solver with
+  the same iteration or a fixed omega (--solver fused --mode ti --accel auto|relax);
+* the iteration loop makes at most 3 all-reduces per pass with over-relaxation and 2
+  in the plain TI iteration (plus 2 per check): the row totals of each O(M + N)
+  step travel packed (before: 10 and 4.6 per iteration);
 * after a fixed number of iterations (--fixed-iterations) the scalings equal a float64
   numpy implementation of POT's sinkhorn_unbalanced iteration written here
   (numpy_plain_scalings) to 1e-10;
@@ -184,18 +188,38 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
             r.check(abs(a - b) <= 1e3 * tolerance * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
         for key in ("comm_ms_per_iter", "comm_share", "threads_per_rank", "allreduce_per_iter"):
             r.check(key in summary, what + ": summary lacks " + key)
+        if summary["mode"] == "translation-invariant" and summary["acceleration"] == "none":
+            reductions_within_budget(r, what, summary, 2, per_check=2)
 
 
-def auto_solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3)):
+def reductions_within_budget(r, what, summary, per_iteration, per_check=0, check_every=10):
+    """The all-reduces of the iteration loop: one for the pass's column sums and
+    per_iteration - 1 packed ones for the O(M + N) step (row_block_reduction.h), per
+    pass (a step the safeguard rejects costs its pass too), per_check more at each
+    check, and one for the final row marginal. Before the row totals were packed,
+    --solver auto made 10 per iteration and the plain TI iteration 4.6."""
+    iterations = summary["iterations"]
+    passes = iterations + summary.get("rejected_steps", 0)
+    budget = per_iteration * passes + per_check * (iterations // check_every + 1) + 1
+    calls = summary["allreduce_per_iter"] * max(1, iterations)
+    r.check(calls <= budget + 1e-6,
+            what + ": %.0f all-reduces in %d iterations (%d passes), expected at most %d" %
+            (calls, iterations, passes, budget))
+
+
+def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solver=("--solver", "auto"),
+                                  acceleration="auto"):
     """`--solver auto` (translation-invariant + automatic over-relaxation, uot-mpi's
-    documented default iteration): every P gives the single-process `uot solve
-    --solver auto` iterates to 1e-12 and the same iteration count. The TI shift's
-    row sums and the safeguard's decisions are reduced over the ranks; before they
-    were, 2 ranks reported "converged" with another plan (mass 0.99 vs 1.39) and a
-    rank without rows aborted inside MPI (its reductions no longer matched)."""
+    documented default iteration), or a named solver with the same iteration
+    (--solver fused --mode ti --accel auto|relax): every P gives the single-process
+    `uot solve` iterates (same options) to 1e-12 and the same iteration count. The TI
+    shift's row sums and the safeguard's decisions are reduced over the ranks; before
+    they were, 2 ranks reported "converged" with another plan (mass 0.99 vs 1.39) and
+    a rank without rows aborted inside MPI (its reductions no longer matched). Each
+    pass costs at most 3 all-reduces (reductions_within_budget)."""
     directory = os.path.join(r.work, name)
     _, files = write_problem(directory, m, n, seed=m * 1000 + n + 1)
-    options = options + ["--precision", "fp64", "--solver", "auto"]
+    options = options + ["--precision", "fp64"] + list(solver)
     out1 = os.path.join(directory, "single")
     cmd = [r.uot, "solve"] + files + ["--out-dir", out1, "--json"] + options
     done = r.run(cmd)
@@ -203,7 +227,7 @@ def auto_solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3)):
                    "uot solve failed: %s\n%s" % (" ".join(cmd), done.stderr if done else "timeout")):
         return
     single = json.loads(done.stdout)
-    r.check(single["solver"] == "fused" and single["acceleration"] == "auto" and single["mode"] ==
+    r.check(single["solver"] == "fused" and single["acceleration"] == acceleration and single["mode"] ==
             "translation-invariant", name + ": single process ran %s %s %s" % (single["solver"],
                                                                             single["acceleration"], single["mode"]))
     u1, v1 = load_scalings(out1)
@@ -214,13 +238,14 @@ def auto_solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3)):
             continue
         what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
         u, v = load_scalings(out)
-        r.check(summary["acceleration"] == "auto", what + ": acceleration %s" % summary["acceleration"])
+        r.check(summary["acceleration"] == acceleration, what + ": acceleration %s" % summary["acceleration"])
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
         r.check(rel_l1(u, u1) <= 1e-12 and rel_l1(v, v1) <= 1e-12,
                 what + ": u off by %.3g, v by %.3g (relative L1) from uot solve" % (rel_l1(u, u1), rel_l1(v, v1)))
         r.check(abs(summary["mass"] - single["mass"]) <= 1e-9 * single["mass"],
                 what + ": mass %r vs %r in one process" % (summary["mass"], single["mass"]))
+        reductions_within_budget(r, what, summary, 3)
 
 
 def compare_with_numpy(r):
@@ -392,10 +417,18 @@ def main():
                                     warm=True)
         compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
                                     ranks=(2, 3))
-        auto_solver_matches_single_process(r, "auto-301x257", 301, 257, [])
-        auto_solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
-        auto_solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
-                                           ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
+        solver_matches_single_process(r, "auto-301x257", 301, 257, [])
+        solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
+        solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
+                                      ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
+        named_auto = ("--solver", "fused", "--mode", "ti", "--accel", "auto")
+        solver_matches_single_process(r, "fused-ti-auto-150x97", 150, 97, ["--tau-a", "0.5", "--tau-b", "2"],
+                                      solver=named_auto)
+        solver_matches_single_process(r, "fused-ti-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
+                                      solver=named_auto)
+        solver_matches_single_process(r, "fused-ti-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(1, 2, 3),
+                                      solver=("--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega",
+                                              "1.6"), acceleration="relax")
         compare_with_numpy(r)
         random_problem_is_the_same_for_every_rank_count(r)
         bad_inputs_stop_every_rank(r)
