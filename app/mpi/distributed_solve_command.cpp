@@ -2,7 +2,8 @@
 // Rank r owns rows [M r / P, M (r + 1) / P) of C (possibly none): it reads only
 // those rows of C.npy (or generates them for --random), runs the fused
 // single-pass kernel on them, and the ranks sum their column sums with one
-// MPI_Allreduce per iteration (core/transport/row_block_reduction.h). Rank 0
+// MPI_Allreduce per iteration and the step's row totals in one or two packed
+// ones (core/transport/row_block_reduction.h). Rank 0
 // writes u, v and the summary; the other ranks print nothing (uot-mpi's main
 // silences them): every error is agreed on first (collective_errors.h), so rank
 // 0 reports it for all and every rank exits with the same code.
@@ -95,10 +96,13 @@ int runDistributedSolve(const std::vector<std::string>& args)
         "Solves the problem of `uot solve` (same options, same outputs, same JSON fields) on P MPI ranks.\n"
         "Rank r owns rows [M r / P, M (r + 1) / P) of C: it reads only those rows of C.npy (or generates\n"
         "them for --random) and runs the fused single-pass solver on them; the column sums are summed\n"
-        "over the ranks with one MPI_Allreduce per iteration, so every P gives the single-process\n"
-        "iterates (float64: to ~1e-15). Rank 0 writes DIR/u.npy, v.npy, logu.npy, logv.npy and the\n"
-        "summary, which adds ranks, threads per rank and the communication time per iteration.\n"
-        "Solver: fused only (--solver fused or auto), --device cpu, no --plan, no log-domain fallback.");
+        "over the ranks with one MPI_Allreduce per iteration, and the row totals of the step after it\n"
+        "(translation-invariant shifts, over-relaxation safeguard, stopping test) travel packed in one\n"
+        "or two more (at most 3 a pass with --accel), so every P gives the single-process iterates\n"
+        "(float64: to ~1e-12). Rank 0 writes DIR/u.npy, v.npy, logu.npy, logv.npy and the summary,\n"
+        "which adds ranks, threads per rank and the communication time per iteration.\n"
+        "Solver: fused (--solver fused, or auto = fused with --mode ti --accel auto; the named solver\n"
+        "takes --mode ti and --accel relax|auto too), --device cpu, no --plan, no log-domain fallback.");
     cli::addSolveIoOptions(parser, false);
     parser.addOption("random", "MxN",
                      "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, "
