@@ -67,6 +67,12 @@ private:
     std::vector<double> m_data;
 };
 
+// Where a block of rows sits in the whole problem.
+struct RowBlock {
+    std::size_t firstRow = 0;      // global index of the block's first row
+    std::span<const double> allA;  // a of every row of the whole problem
+};
+
 class RowBlockReduction {
 public:
     virtual ~RowBlockReduction() = default;
