@@ -9,11 +9,12 @@ the float64 oracle (newton_oracle.py, Newton's method on the dual):
 Cases: P = 1, 2, 3 ranks on a 13 x 11 problem (uneven row blocks) and P = 3 on a
 2 x 6 problem (rank 0 holds no rows), crossed with eps in {0.05, 1e-3, 1e-4} and
 tau in {0.5, 1, inf, asymmetric (tau_a 0.5, tau_b 2)}, for `--solver auto`
-(translation-invariant + automatic over-relaxation) and the named solver with the
+(translation-invariant + automatic over-relaxation), the named solver with the
 same iteration (`--solver fused --mode ti --accel auto`) and with a fixed omega
-(`--accel relax --omega 1.5`, P = 2). Costs are squared distances of random points
+(`--accel relax --omega 1.5`, P = 2), and the matrix-free one on the same points
+(`--solver mapreduce --mode ti --accel auto`, --x/--y with --cost-scale 1). Costs are squared distances of random points
 in the unit square (in [0, 2]), a and b in [0.5, 1.5) (b rescaled to the mass of a
-when both taus are infinite); --tol 1e-12, --max-iter 20000, fp64, --mpi-wait
+when both taus are infinite); --tol 1e-12, --max-iter 5000, fp64, --mpi-wait
 sleep (the ranks share the cores of the CI machine). Also the issue's silent wrong
 answer: 301 x 257, eps 0.05, tau 1, `--solver auto` on 2 ranks reported converged
 with mass 0.947 instead of 1.328 (here with uniform weights).
@@ -41,9 +42,11 @@ from newton_oracle import oracle_plan  # noqa: E402
 
 EPSILONS = (0.05, 1e-3, 1e-4)
 TAUS = (("0.5", "0.5"), ("1", "1"), ("inf", "inf"), ("0.5", "2"))
-SOLVERS = (("auto", ["--solver", "auto"], (1, 2, 3)),
-           ("fused-ti-auto", ["--solver", "fused", "--mode", "ti", "--accel", "auto"], (1, 2, 3)),
-           ("fused-ti-relax", ["--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega", "1.5"], (2,)))
+# (name, options, rank counts of the 13 x 11 problem, on point clouds: --x/--y)
+SOLVERS = (("auto", ["--solver", "auto"], (1, 2, 3), False),
+           ("fused-ti-auto", ["--solver", "fused", "--mode", "ti", "--accel", "auto"], (1, 2, 3), False),
+           ("fused-ti-relax", ["--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega", "1.5"], (2,), False),
+           ("mapreduce-ti-auto", ["--solver", "mapreduce", "--mode", "ti", "--accel", "auto"], (1, 2, 3), True))
 TIMEOUT_S = 120
 
 
@@ -55,12 +58,11 @@ def problem(directory, m, n, seed, uniform=False):
     a = np.full(m, 1.0 / m) if uniform else rng.random(m) + 0.5
     b = np.full(n, 1.0 / n) if uniform else rng.random(n) + 0.5
     os.makedirs(directory, exist_ok=True)
-    files = []
-    for name, array in (("cost", cost), ("a", a), ("b", b)):
-        path = os.path.join(directory, name + ".npy")
-        np.save(path, array)
-        files += ["--" + name, path]
-    return cost, a, b, files
+    paths = {}
+    for name, array in (("cost", cost), ("a", a), ("b", b), ("x", x), ("y", y)):
+        paths[name] = os.path.join(directory, name + ".npy")
+        np.save(paths[name], array)
+    return cost, a, b, paths
 
 
 def tau_value(text):
@@ -127,19 +129,23 @@ class Suite:
     def grid(self):
         shapes = (("13x11", 13, 11, (1, 2, 3)), ("2x6-empty-rank", 2, 6, (3,)))
         for label, m, n, rank_counts in shapes:
-            cost, a, b, files = problem(os.path.join(self.work, label), m, n, seed=m * 100 + n)
+            cost, a, b, paths = problem(os.path.join(self.work, label), m, n, seed=m * 100 + n)
             # The balanced problem (both taus infinite) needs |b| = |a|.
             balanced_b = b * (a.sum() / b.sum())
-            balanced_files = files[:4] + ["--b", os.path.join(self.work, label, "b_balanced.npy")]
-            np.save(balanced_files[-1], balanced_b)
+            paths["b_balanced"] = os.path.join(self.work, label, "b_balanced.npy")
+            np.save(paths["b_balanced"], balanced_b)
             for eps in EPSILONS:
                 for tau_a, tau_b in TAUS:
                     balanced = tau_a == "inf" and tau_b == "inf"
-                    weights_b, inputs = (balanced_b, balanced_files) if balanced else (b, files)
+                    weights_b = balanced_b if balanced else b
+                    weights = ["--a", paths["a"], "--b", paths["b_balanced" if balanced else "b"]]
                     expected = oracle_plan(cost, a, weights_b, eps, tau_value(tau_a), tau_value(tau_b))
                     base = ["--eps", repr(eps), "--tau-a", tau_a, "--tau-b", tau_b, "--precision", "fp64",
-                            "--tol", "1e-12", "--max-iter", "20000", "--mpi-wait", "sleep", "--threads", "1"]
-                    for name, solver, solver_ranks in SOLVERS:
+                            "--tol", "1e-12", "--max-iter", "5000", "--mpi-wait", "sleep", "--threads", "1"]
+                    for name, solver, solver_ranks, clouds in SOLVERS:
+                        # Point clouds with --cost-scale 1: C = |x - y|^2, the oracle's cost.
+                        inputs = weights + (["--x", paths["x"], "--y", paths["y"], "--cost-scale", "1"] if clouds
+                                            else ["--cost", paths["cost"]])
                         for p in rank_counts:
                             if p not in solver_ranks and label != "2x6-empty-rank":
                                 continue
@@ -148,8 +154,9 @@ class Suite:
 
     def issue_case(self):
         """The issue's silent wrong answer: uot-mpi --solver auto on 2 ranks said converged with mass 0.947."""
-        cost, a, b, files = problem(os.path.join(self.work, "issue"), 301, 257, seed=24, uniform=True)
+        cost, a, b, paths = problem(os.path.join(self.work, "issue"), 301, 257, seed=24, uniform=True)
         expected = oracle_plan(cost, a, b, 0.05, 1.0, 1.0)
+        files = ["--cost", paths["cost"], "--a", paths["a"], "--b", paths["b"]]
         for p in (2, 3):
             self.run_case("issue 301x257 P=%d auto" % p, p, files,
                           ["--eps", "0.05", "--tau", "1", "--precision", "fp64", "--tol", "1e-12", "--solver", "auto",

@@ -37,7 +37,8 @@ Checks, on problems written as .npy files to a temporary directory:
 * --threads above the documented maximum (1024) is a usage error (exit 2) on
   every rank, not a crash; a subnormal weight is refused with one message; an
   underflow's advice never names the log-domain solver uot-mpi does not have;
-* a rank stopped with SIGSTOP (rank 1, then rank 0) does not hang the others:
+* a rank stopped with SIGSTOP (rank 1, then rank 0, then rank 1 under --solver auto,
+  whose ranks wait mostly in the packed reductions) does not hang the others:
   with --timeout 3 the job ends with exit 7 within 30 s, and a live rank names
   the rank that did not answer.
 
@@ -406,11 +407,13 @@ def rank_pids(mpirun_pid):
     return pids
 
 
-def stopped_rank_does_not_hang_the_others(r, victim):
-    name = "sigstop-rank-%d" % victim
+def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused")):
+    """solver: --solver auto waits mostly in the packed reductions of the step after
+    each pass (MpiRowReduction::finishCombine), fused in the column sums'."""
+    name = "sigstop-rank-%d-%s" % (victim, solver[-1])
     out = os.path.join(r.work, name)
     cmd = r.mpi_command(2) + ["--random", "400x400", "--fixed-iterations", "--max-iter", "1000000000",
-                              "--out-dir", out, "--timeout", "3"]
+                              "--out-dir", out, "--timeout", "3"] + list(solver)
     job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     pids = {}
     try:
@@ -498,6 +501,7 @@ def main():
         options_and_advice(r)
         stopped_rank_does_not_hang_the_others(r, 1)
         stopped_rank_does_not_hang_the_others(r, 0)
+        stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if r.failures:
