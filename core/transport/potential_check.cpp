@@ -82,11 +82,13 @@ double potentialCheckError(const UotProblem& problem, std::span<const double> lo
     return relaxedError(relaxedChange(t), violationA, 0.0, mass);
 }
 
-bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV)
+bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV,
+                       RowBlockReduction* rowBlocks)
 {
     if (resolution == 0) return false;
     double fMax = 0, gMax = 0;
     for (double x : logU) fMax = std::max(fMax, std::abs(x));
+    if (rowBlocks) fMax = rowBlocks->max(fMax);
     for (double y : logV) gMax = std::max(gMax, std::abs(y));
     return resolution * (fMax + gMax) > kFp32PlanAccuracy;
 }

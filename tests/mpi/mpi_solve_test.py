@@ -200,11 +200,12 @@ def reductions_within_budget(r, what, summary, per_iteration, per_check=0, check
     """The all-reduces of the iteration loop: one for the pass's column sums and
     per_iteration - 1 packed ones for the O(M + N) step (row_block_reduction.h), per
     pass (a step the safeguard rejects costs its pass too), per_check more at each
-    check, and one for the final row marginal. Before the row totals were packed,
+    check, and at the end one for the final row marginal and one for the fp32
+    precision-floor test (the matrix-free fp32 passes). Before the row totals were packed,
     --solver auto made 10 per iteration and the plain TI iteration 4.6."""
     iterations = summary["iterations"]
     passes = iterations + summary.get("rejected_steps", 0)
-    budget = per_iteration * passes + per_check * (iterations // check_every + 1) + 1
+    budget = per_iteration * passes + per_check * (iterations // check_every + 1) + 2
     calls = summary["allreduce_per_iter"] * max(1, iterations)
     r.check(calls <= budget + 1e-6,
             what + ": %.0f all-reduces in %d iterations (%d passes), expected at most %d" %
@@ -264,16 +265,19 @@ def write_clouds(directory, m, n, dim, seed):
     return args
 
 
-def matrix_free_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), per_iteration=3, per_check=0):
+def matrix_free_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), per_iteration=3, per_check=0,
+                                       precision="fp64"):
     """`--solver mapreduce` on point clouds (--x/--y: each rank reads its rows of X),
     the matrix-free log-domain solver through the same driver as fused: every P gives
     the single-process `uot solve --solver mapreduce` iterates (same options) to 1e-12
     with the same iteration count, including a rank without rows; each pass combines
-    the column LSEs of every rank in one packed reduction. Before, uot-mpi refused
-    --solver mapreduce."""
+    the column LSEs of every rank in one packed reduction (fp32: to 1e-5, through the
+    precision-floor test, which takes its maximum over the ranks). Before, uot-mpi
+    refused --solver mapreduce."""
     directory = os.path.join(r.work, name)
     files = write_clouds(directory, m, n, 3, seed=m * 1000 + n + 2)
-    options = options + ["--precision", "fp64", "--solver", "mapreduce"]
+    options = options + ["--precision", precision, "--solver", "mapreduce"]
+    tolerance = 1e-12 if precision == "fp64" else 1e-5
     out1 = os.path.join(directory, "single")
     cmd = [r.uot, "solve"] + files + ["--out-dir", out1, "--json"] + options
     done = r.run(cmd)
@@ -292,13 +296,14 @@ def matrix_free_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), 
         r.check(summary["solver"] == "mapreduce" and summary["mode"] == single["mode"] and
                 summary["acceleration"] == single["acceleration"],
                 what + ": ran %s %s %s" % (summary["solver"], summary["mode"], summary["acceleration"]))
-        r.check(summary["iterations"] == single["iterations"],
+        # fp32: the column sums' order changes the rounding, and with it a step or two.
+        r.check(abs(summary["iterations"] - single["iterations"]) <= (0 if precision == "fp64" else 3),
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
-        r.check(rel_l1(u, u1) <= 1e-12 and rel_l1(v, v1) <= 1e-12,
+        r.check(rel_l1(u, u1) <= tolerance and rel_l1(v, v1) <= tolerance,
                 what + ": u off by %.3g, v by %.3g (relative L1) from uot solve" % (rel_l1(u, u1), rel_l1(v, v1)))
         for key in ("mass", "marginal_error_a", "marginal_error_b", "objective"):
             a, b = summary[key], single[key]
-            r.check(abs(a - b) <= 1e-9 * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
+            r.check(abs(a - b) <= 1e3 * tolerance * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
         reductions_within_budget(r, what, summary, per_iteration, per_check=per_check)
 
 
@@ -495,6 +500,8 @@ def main():
                                            ranks=(2, 3))
         matrix_free_matches_single_process(r, "mapreduce-plain-33x20", 33, 20, ["--mode", "plain"], ranks=(2,),
                                            per_iteration=1, per_check=2)
+        matrix_free_matches_single_process(r, "mapreduce-fp32-ti-auto-120x90", 120, 90,
+                                           ["--mode", "ti", "--accel", "auto"], ranks=(2, 3), precision="fp32")
         compare_with_numpy(r)
         random_problem_is_the_same_for_every_rank_count(r)
         bad_inputs_stop_every_rank(r)
