@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Strong scaling of `uot-mpi solve` on one host: one problem (uot-mpi's --random
 # MxN: random points in the unit square, squared distances, each rank generating
-# its own rows), fp64, a fixed number of iterations, for P = 1, 2, 4, 8 ranks, one
+# its own rows), fp64 (--precision), a fixed number of iterations, for P = 1, 2, 4, 8 ranks, one
 # thread per rank, each rank bound to its own core. Prints, from this one run,
 # the time per iteration (the iteration loop only: the kernel build is set-up),
 # the speed-up T1 / TP and the efficiency E = T1 / (P TP) (T1: the first P of
@@ -14,6 +14,7 @@
 # Usage:
 #   bench/mpi/strong_scaling.sh [--uot-mpi PATH] [--size 16384x16384] [--ranks "1 2 4 8"]
 #                               [--iterations 100] [--solver auto] [--mode auto] [--seed 1]
+#                               [--precision fp64]
 #                               [--mpirun-args "..."]
 # Environment:
 #   UOT_MPI_ROOT=1   running as root (the device host): passes --allow-run-as-root
@@ -30,6 +31,7 @@ iterations=100
 solver=auto
 mode=auto
 seed=1
+precision=fp64
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
     --solver) solver=$2; shift 2 ;;
     --mode) mode=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
+    --precision) precision=$2; shift 2 ;;
     --mpirun-args) read -r -a extra <<< "$2"; shift 2 ;;
     -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "strong_scaling.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -64,7 +67,7 @@ trap 'rm -rf "$work"' EXIT
 # The value of a numeric member of the one-line JSON summary.
 field() { sed -n "s/.*\"$1\": \([-0-9.eE+]*\).*/\1/p" <<< "$2"; }
 
-echo "uot-mpi strong scaling: --random $size, fp64, $iterations fixed iterations, --solver $solver --mode $mode," \
+echo "uot-mpi strong scaling: --random $size, $precision, $iterations fixed iterations, --solver $solver --mode $mode," \
      "1 thread per rank, binding ${UOT_MPI_BIND:-core}, $(nproc) cores"
 printf "%5s %12s %9s %11s %14s %11s %12s\n" P ms/iter speed-up efficiency comm-ms/iter comm-share reductions
 t1=""
@@ -72,7 +75,7 @@ p1=""
 for p in $ranks; do
   out="$work/p$p"
   log="$work/p$p.log"
-  if ! "${launch[@]}" -np "$p" "$uot_mpi" solve --random "$size" --seed "$seed" --precision fp64 \
+  if ! "${launch[@]}" -np "$p" "$uot_mpi" solve --random "$size" --seed "$seed" --precision "$precision" \
        --fixed-iterations --max-iter "$iterations" --solver "$solver" --mode "$mode" --threads 1 \
        --out-dir "$out" --json > "$log" 2>&1; then
     echo "strong_scaling.sh: the run on $p ranks failed:" >&2
