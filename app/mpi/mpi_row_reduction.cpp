@@ -71,8 +71,7 @@ void MpiRowReduction::allreduce(std::span<double> values, MPI_Op op)
     const double start = MPI_Wtime();
     if (m_sleepMicroseconds > 0 || m_timeoutSeconds > 0) {
         MPI_Request request;
-        MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op, m_comm,
-                       &request);
+        MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op, m_comm, &request);
         wait(request, start);
     } else {
         MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op, m_comm);
@@ -100,8 +99,7 @@ void MpiRowReduction::startCombine(RowTotals& totals)
 void MpiRowReduction::finishCombine(RowTotals& totals)
 {
     (void)totals;  // reduced in place: the request knows the buffer
-    if (m_pending == MPI_REQUEST_NULL)
-        throw std::logic_error("finishCombine without a packed reduction in flight");
+    if (m_pending == MPI_REQUEST_NULL) throw std::logic_error("finishCombine without a packed reduction in flight");
     const double start = MPI_Wtime();
     wait(m_pending, m_pendingStart);
     m_pending = MPI_REQUEST_NULL;

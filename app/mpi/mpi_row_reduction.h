@@ -50,7 +50,7 @@ private:
     double m_timeoutSeconds = 0;
     double m_seconds = 0;
     std::uint64_t m_calls = 0;
-    MPI_Op m_combine = MPI_OP_NULL;  // RowTotals::combinePacked over one packed buffer
+    MPI_Op m_combine = MPI_OP_NULL;                 // RowTotals::combinePacked over one packed buffer
     MPI_Datatype m_packedType = MPI_DATATYPE_NULL;  // the buffer of the combination in flight
     MPI_Request m_pending = MPI_REQUEST_NULL;
     double m_pendingStart = 0;

@@ -25,8 +25,8 @@ namespace uot {
 // over the terms (combinedWith), so a log-sum-exp over all rows needs one
 // reduction, not a maximum and then a sum.
 struct LogSumParts {
-    double largest;   // -inf when there are no terms (or all are -inf)
-    double scaledSum; // sum_k exp(x_k - largest); 0 when there are no terms
+    double largest;    // -inf when there are no terms (or all are -inf)
+    double scaledSum;  // sum_k exp(x_k - largest); 0 when there are no terms
 
     // The parts of the terms x (largest first, then the scaled sum).
     static LogSumParts of(std::span<const double> x);

@@ -7,7 +7,6 @@
 // (RowBlockReduction::finishCombine through sum and max calls) on P identical blocks.
 
 #include <QTest>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -94,8 +93,8 @@ private slots:
                                          blockTotals(all.subspan(400))};
         long double sum = 0;
         for (double v : x) sum += v;
-        for (const std::vector<int>& order : {std::vector<int>{0, 1, 2}, std::vector<int>{2, 1, 0},
-                                              std::vector<int>{1, 2, 0}}) {
+        for (const std::vector<int>& order :
+             {std::vector<int>{0, 1, 2}, std::vector<int>{2, 1, 0}, std::vector<int>{1, 2, 0}}) {
             RowTotals combined = combineAll(blocks, order);
             const double value = combined.logSum(0).value();
             UOT_QCOMPARE_CLOSE(value, static_cast<double>(expected), 1e-13 * std::abs(static_cast<double>(expected)));
