@@ -7,6 +7,7 @@
 // (RowBlockReduction::finishCombine through sum and max calls) on P identical blocks.
 
 #include <QTest>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
