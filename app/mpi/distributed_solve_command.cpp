@@ -2,7 +2,8 @@
 // Rank r owns rows [M r / P, M (r + 1) / P) of C (possibly none): it reads only
 // those rows of C.npy (or generates them for --random), runs the fused
 // single-pass kernel on them, and the ranks sum their column sums with one
-// MPI_Allreduce per iteration (core/transport/row_block_reduction.h). Rank 0
+// MPI_Allreduce per iteration and the step's row totals in one or two packed
+// ones (core/transport/row_block_reduction.h). Rank 0
 // writes u, v and the summary; the other ranks print nothing (uot-mpi's main
 // silences them): every error is agreed on first (collective_errors.h), so rank
 // 0 reports it for all and every rank exits with the same code.
@@ -34,6 +35,8 @@
 #include "app/mpi/unresponsive_ranks.h"
 #include "core/npy/npy_io.h"
 #include "core/transport/fused_solver.h"
+#include "core/transport/mapreduce_solver.h"
+#include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::mpi {
@@ -91,19 +94,31 @@ int runDistributedSolve(const std::vector<std::string>& args)
     MPI_Comm_size(comm, &ranks);
 
     cli::ArgParser parser(
-        "mpirun -np P uot-mpi solve (--cost C.npy --a a.npy --b b.npy | --random MxN) --out-dir DIR [options]",
+        "mpirun -np P uot-mpi solve (--cost C.npy | --x X.npy --y Y.npy) --a a.npy --b b.npy --out-dir DIR [options]\n"
+        "       mpirun -np P uot-mpi solve --random MxN --out-dir DIR [options]",
         "Solves the problem of `uot solve` (same options, same outputs, same JSON fields) on P MPI ranks.\n"
         "Rank r owns rows [M r / P, M (r + 1) / P) of C: it reads only those rows of C.npy (or generates\n"
         "them for --random) and runs the fused single-pass solver on them; the column sums are summed\n"
-        "over the ranks with one MPI_Allreduce per iteration, so every P gives the single-process\n"
-        "iterates (float64: to ~1e-15). Rank 0 writes DIR/u.npy, v.npy, logu.npy, logv.npy and the\n"
-        "summary, which adds ranks, threads per rank and the communication time per iteration.\n"
-        "Solver: fused only (--solver fused or auto), --device cpu, no --plan, no log-domain fallback.");
+        "over the ranks with one MPI_Allreduce per iteration, and the row totals of the step after it\n"
+        "(translation-invariant shifts, over-relaxation safeguard, stopping test) travel packed in one\n"
+        "or two more (at most 3 a pass with --accel), so every P gives the single-process iterates\n"
+        "(float64: to ~1e-12). Rank 0 writes DIR/u.npy, v.npy, logu.npy, logv.npy and the summary,\n"
+        "which adds ranks, threads per rank and the communication time per iteration.\n"
+        "Solver: fused (--solver fused, or auto = fused with --mode ti --accel auto; the named solver\n"
+        "takes --mode ti and --accel relax|auto too), or mapreduce (matrix-free, log domain, for point\n"
+        "clouds: --x/--y or --random; the column LSEs are combined over the ranks in one packed\n"
+        "reduction a pass); --device cpu, no --plan, no log-domain fallback for fused.");
     cli::addSolveIoOptions(parser, false);
     parser.addOption("random", "MxN",
                      "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, "
                      "C = squared distances, each rank generating its own rows (the same problem for every P)");
     parser.addOption("seed", "S", "seed of the --random problem", "1");
+    parser.addOption("x", "X.npy",
+                     "instead of --cost: source points, M x d (each rank reads its rows; --solver mapreduce never "
+                     "stores C)");
+    parser.addOption("y", "Y.npy", "target points, N x d (same d as --x)");
+    parser.addOption("cost-scale", "S",
+                     "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so costs are in [0, 1])");
     parser.addOption("mpi-wait", "spin|sleep",
                      "how a rank waits for the others in each reduction: spin (MPI's busy polling: lowest latency "
                      "on dedicated cores) or sleep (20 us naps between tests of a non-blocking MPI_Iallreduce: "
@@ -128,17 +143,33 @@ int runDistributedSolve(const std::vector<std::string>& args)
     }
     if (!parser.positionals().empty()) throw UsageError("unexpected argument '" + parser.positionals()[0] + "'");
     const bool random = parser.has("random");
+    const bool clouds = parser.has("x") || parser.has("y");
     if (!parser.has("out-dir")) throw UsageError("missing --out-dir (see --help)");
-    if (random && (parser.has("cost") || parser.has("a") || parser.has("b")))
-        throw UsageError("--random replaces --cost, --a and --b: give one or the other");
+    if (random && (parser.has("cost") || parser.has("a") || parser.has("b") || clouds))
+        throw UsageError("--random replaces --cost (or --x/--y), --a and --b: give one or the other");
+    if (clouds && !(parser.has("x") && parser.has("y"))) throw UsageError("--x and --y go together (see --help)");
+    if (clouds && parser.has("cost")) throw UsageError("give --cost or --x/--y, not both");
+    if (!clouds && parser.has("cost-scale")) throw UsageError("--cost-scale applies to --x/--y point clouds only");
     if (!random)
-        for (const char* required : {"cost", "a", "b"})
+        for (const char* required : {clouds ? "x" : "cost", "a", "b"})
             if (!parser.has(required))
                 throw UsageError(std::string("missing --") + required + " (or --random MxN; see --help)");
     const cli::SolverSettings settings = cli::readSolverOptions(parser, config);
     if (settings.gpu) throw UsageError("uot-mpi solves on the CPU of each rank: drop --device gpu");
-    if (settings.solver != "fused" && settings.solver != "auto")
-        throw UsageError("uot-mpi runs the fused solver only: --solver fused (or auto), got '" + settings.solver + "'");
+    const bool matrixFree = settings.solver == "mapreduce";
+    if (settings.solver != "fused" && settings.solver != "auto" && !matrixFree)
+        throw UsageError("uot-mpi runs the fused solver (--solver fused or auto) and the matrix-free one "
+                         "(--solver mapreduce), got '" + settings.solver + "'");
+    if (matrixFree && !clouds && !random)
+        throw UsageError("--solver mapreduce needs point clouds: --x X.npy --y Y.npy (or --random MxN), not --cost");
+    if (matrixFree && settings.options.stopping == StoppingRule::Pot)
+        throw UsageError("--solver mapreduce over ranks has no --stop pot: drop it (the default rule is exact)");
+    double costScale = 0;
+    if (parser.has("cost-scale")) {
+        costScale = parser.number("cost-scale");
+        if (!std::isfinite(costScale) || costScale <= 0)
+            throw UsageError("--cost-scale '" + parser.value("cost-scale") + "' is not valid: give a finite number > 0");
+    }
     const int seed = parser.integer("seed");
     const double timeoutSeconds = parser.number("timeout");
     if (!(timeoutSeconds >= 0) || !std::isfinite(timeoutSeconds))
@@ -149,23 +180,40 @@ int runDistributedSolve(const std::vector<std::string>& args)
 
     // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
     std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;
-    std::vector<double> allA, b, warmU, warmV;
+    std::vector<double> allA, b, warmU, warmV, xRows, yPoints;
+    std::size_t dim = 0;
+    double maxCost = 0;  // over this rank's rows (--x/--y without --cost-scale)
     npy::Array costRows;
     RandomRowProblem generated;
     UotProblem block;
     SolveOptions options = settings.options;
     std::filesystem::path outDir;
-    std::unique_ptr<FusedRowBlockSolve> solve;
+    std::unique_ptr<FusedRowBlockSolve> fused;
+    std::unique_ptr<MapReduceRowBlockSolve> mapReduce;
     // A bad value in an input file exits 1, as a bad file does (cli::readingInputFiles).
     cli::readingInputFiles([&] { runCollectively(comm, [&] {
         if (random) {
             std::tie(m, n) = parseSize(parser.value("random"));
         } else {
-            const npy::Header header = npy::readNpyHeader(parser.value("cost"));
-            if (header.shape.size() != 2)
-                throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
-            m = header.shape[0];
-            n = header.shape[1];
+            if (clouds) {
+                const npy::Header xh = npy::readNpyHeader(parser.value("x"));
+                const npy::Array y = npy::readNpy(parser.value("y"));
+                dim = xh.shape.size() == 2 ? xh.shape[1] : 1;
+                const std::size_t yDim = y.shape.size() == 2 ? y.cols() : 1;
+                if (dim != yDim)
+                    throw Error(ErrorCode::Io, "the point clouds have different dimensions: --x has " +
+                                                   std::to_string(dim) + ", --y " + std::to_string(yDim) +
+                                                   "; both must be M x d and N x d with the same d");
+                m = xh.shape.empty() ? 0 : xh.shape[0];
+                n = y.rows();
+                yPoints = y.toDouble();
+            } else {
+                const npy::Header header = npy::readNpyHeader(parser.value("cost"));
+                if (header.shape.size() != 2)
+                    throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+                m = header.shape[0];
+                n = header.shape[1];
+            }
             allA = cli::readWeights(parser.value("a"), "a");
             b = cli::readWeights(parser.value("b"), "b");
             cli::checkNormalWeights(allA, "a");
@@ -188,6 +236,12 @@ int runDistributedSolve(const std::vector<std::string>& args)
             cloud.rows = rowCount;
             cloud.cols = n;
             cloud.dim = 2;
+            block.cost = cloud;
+        } else if (clouds) {
+            xRows = npy::readNpyRows(parser.value("x"), firstRow, rowCount).toDouble();
+            PointCloudCost cloud{xRows.data(), yPoints.data(), rowCount, n, dim, costScale};
+            if (costScale == 0 && rowCount > 0)
+                maxCost = maxSquaredDistance(xRows.data(), rowCount, yPoints.data(), n, dim, options.threads);
             block.cost = cloud;
         } else {
             const std::string path = parser.value("cost");
@@ -216,15 +270,25 @@ int runDistributedSolve(const std::vector<std::string>& args)
             options.warmV = warmV;
         }
         if (rank == 0) outDir = cli::prepareOutputDirectory(parser.value("out-dir"));
-        solve = std::make_unique<FusedRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
+    });
+    if (clouds && costScale == 0) {
+        // The default scale, 1 / the largest squared distance of the whole problem.
+        MPI_Allreduce(MPI_IN_PLACE, &maxCost, 1, MPI_DOUBLE, MPI_MAX, comm);
+        costScale = maxCost > 0 && std::isfinite(maxCost) ? 1.0 / maxCost : 1.0;
+        std::get<PointCloudCost>(block.cost).scale = costScale;
+    }
+    runCollectively(comm, [&] {
+        if (matrixFree) mapReduce = std::make_unique<MapReduceRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
+        else fused = std::make_unique<FusedRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
     }); });
 
     // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
     const long sleepUs = parser.value("mpi-wait") == "sleep" ? 20 : 0;
     MpiRowReduction loop(comm, sleepUs, timeoutSeconds), other(comm, sleepUs, timeoutSeconds);
-    SolveResult result = solve->run(loop, other);
+    SolveResult result = matrixFree ? mapReduce->run(loop, other) : fused->run(loop, other);
     result.message = cli::messageWithoutLogSolver(result.message);  // uot-mpi has no log-domain solver
-    solve.reset();
+    fused.reset();
+    mapReduce.reset();
 
     // Communication per iteration: the slowest rank's (all take part in every call).
     const double iterations = std::max(1, result.iterations);
@@ -249,7 +313,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
         summary.problem = &block;
         summary.outDir = outDir;
         const double share = result.timings.msPerIteration > 0 ? commMsPerIter / result.timings.msPerIteration : 0.0;
-        const std::string problemName = random ? "random " + parser.value("random") : parser.value("cost");
+        const std::string problemName =
+            random ? "random " + parser.value("random") : clouds ? parser.value("x") : parser.value("cost");
         std::ostringstream j;
         j << "\"ranks\": " << ranks << ", \"threads_per_rank\": " << threads << ", \"rows_per_rank_min\": " << minRows
           << ", \"rows_per_rank_max\": " << maxRows << ", \"comm_ms_per_iter\": " << cli::jsonNumber(commMsPerIter)

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <ctime>
+#include <stdexcept>
 #include <string>
 
 #include "app/mpi/unresponsive_ranks.h"
@@ -9,32 +10,102 @@
 
 namespace uot::mpi {
 
+namespace {
+
+// The user-defined operation of a packed RowTotals. The buffer travels as one
+// element of a contiguous type of its length, so MPI never splits it into
+// segments: every call sees a whole buffer, counts first.
+void combinePackedTotals(void* in, void* inout, int* count, MPI_Datatype* type)
+{
+    int bytes = 0;
+    MPI_Type_size(*type, &bytes);
+    const auto stride = static_cast<std::size_t>(bytes) / sizeof(double);
+    for (int k = 0; k < *count; ++k)
+        RowTotals::combinePacked(static_cast<const double*>(in) + k * stride, static_cast<double*>(inout) + k * stride);
+}
+
+void checkLength(std::size_t size)
+{
+    if (size > static_cast<std::size_t>(INT_MAX))
+        throw Error(ErrorCode::InvalidArgument,
+                    "a reduction of " + std::to_string(size) + " values is larger than one MPI message can carry");
+}
+
+}  // namespace
+
+MpiRowReduction::MpiRowReduction(MPI_Comm comm, long sleepMicroseconds, double timeoutSeconds)
+    : m_comm(comm), m_sleepMicroseconds(sleepMicroseconds), m_timeoutSeconds(timeoutSeconds)
+{
+    MPI_Op_create(&combinePackedTotals, 1, &m_combine);
+}
+
+MpiRowReduction::~MpiRowReduction()
+{
+    if (m_pending != MPI_REQUEST_NULL) MPI_Wait(&m_pending, MPI_STATUS_IGNORE);
+    if (m_packedType != MPI_DATATYPE_NULL) MPI_Type_free(&m_packedType);
+    MPI_Op_free(&m_combine);
+}
+
+void MpiRowReduction::wait(MPI_Request& request, double start)
+{
+    if (m_sleepMicroseconds == 0 && m_timeoutSeconds == 0) {
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        return;
+    }
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    const timespec pause{0, 1000L * m_sleepMicroseconds};
+    for (unsigned polls = 1; !done; ++polls) {
+        if (m_sleepMicroseconds > 0) nanosleep(&pause, nullptr);
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        // The clock is read every 1024 busy polls (every poll when napping).
+        if (!done && m_timeoutSeconds > 0 && (m_sleepMicroseconds > 0 || polls % 1024 == 0) &&
+            MPI_Wtime() - start > m_timeoutSeconds)
+            abortOnUnresponsiveRanks(m_comm, m_timeoutSeconds);
+    }
+}
+
 void MpiRowReduction::allreduce(std::span<double> values, MPI_Op op)
 {
-    if (values.size() > static_cast<std::size_t>(INT_MAX))
-        throw Error(ErrorCode::InvalidArgument, "a reduction of " + std::to_string(values.size()) +
-                                                    " values is larger than one MPI message can carry");
+    checkLength(values.size());
     const double start = MPI_Wtime();
     if (m_sleepMicroseconds > 0 || m_timeoutSeconds > 0) {
         MPI_Request request;
-        MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op, m_comm,
-                       &request);
-        int done = 0;
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        const timespec pause{0, 1000L * m_sleepMicroseconds};
-        for (unsigned polls = 1; !done; ++polls) {
-            if (m_sleepMicroseconds > 0) nanosleep(&pause, nullptr);
-            MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-            // The clock is read every 1024 busy polls (every poll when napping).
-            if (!done && m_timeoutSeconds > 0 && (m_sleepMicroseconds > 0 || polls % 1024 == 0) &&
-                MPI_Wtime() - start > m_timeoutSeconds)
-                abortOnUnresponsiveRanks(m_comm, m_timeoutSeconds);
-        }
+        MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op, m_comm, &request);
+        wait(request, start);
     } else {
         MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op, m_comm);
     }
     m_seconds += MPI_Wtime() - start;
     ++m_calls;
+}
+
+void MpiRowReduction::startCombine(RowTotals& totals)
+{
+    const std::span<double> packed = totals.packed();
+    checkLength(packed.size());
+    if (m_pending != MPI_REQUEST_NULL)
+        throw std::logic_error("a packed reduction was started while another one is in flight");
+    const double start = MPI_Wtime();
+    MPI_Type_contiguous(static_cast<int>(packed.size()), MPI_DOUBLE, &m_packedType);
+    MPI_Type_commit(&m_packedType);
+    MPI_Iallreduce(MPI_IN_PLACE, packed.data(), 1, m_packedType, m_combine, m_comm, &m_pending);
+    // The time to start it counts; the time until finishCombine is the caller's work.
+    m_pendingStart = start;
+    m_seconds += MPI_Wtime() - start;
+    ++m_calls;
+}
+
+void MpiRowReduction::finishCombine(RowTotals& totals)
+{
+    (void)totals;  // reduced in place: the request knows the buffer
+    if (m_pending == MPI_REQUEST_NULL) throw std::logic_error("finishCombine without a packed reduction in flight");
+    const double start = MPI_Wtime();
+    wait(m_pending, m_pendingStart);
+    m_pending = MPI_REQUEST_NULL;
+    MPI_Type_free(&m_packedType);
+    m_packedType = MPI_DATATYPE_NULL;
+    m_seconds += MPI_Wtime() - start;
 }
 
 }  // namespace uot::mpi

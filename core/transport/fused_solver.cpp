@@ -10,6 +10,7 @@
 #include "core/transport/multiplicative_solve.h"
 #include "core/transport/pass_reductions.h"
 #include "core/transport/plan_evaluation.h"
+#include "core/transport/row_block_evaluation.h"
 #include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
 
@@ -205,7 +206,7 @@ SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockRe
 {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
-    const std::size_t rows = m_block.a.size(), cols = m_block.cols(), allRows = m_where.allA.size();
+    const std::size_t rows = m_block.a.size(), cols = m_block.cols();
     SolveResult result;
     result.solver = "fused";
     result.mode = toString(m_options.mode);
@@ -232,32 +233,14 @@ SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockRe
         runScalingLoop(m_block, m_options, SolveControl{}, passes, setup, u, v, result);
     }
 
-    // Rows' figures of the plan are gathered whole (a sum of zero-padded blocks
-    // is exact), the column sums summed; then the same evaluation as one process.
-    auto gatherRows = [&](std::span<const double> block) {
-        std::vector<double> whole(allRows, 0.0);
-        std::copy(block.begin(), block.end(), whole.begin() + static_cast<std::ptrdiff_t>(m_where.firstRow));
-        other.sum(whole);
-        return whole;
-    };
+    // Rows' figures of the plan are gathered whole, the column sums summed; then the
+    // same evaluation as one process (row_block_evaluation.h).
     auto evaluator = [&](const UotProblem& block, std::span<const double> logU, std::span<const double> logV) {
-        PlanSums sums = planSums(block, logU, logV, m_options.threads, storageFloor(m_options.precision));
-        other.sum(sums.colSums);
-        const double scaledLogSum = other.sum(sums.scaledLogSum);
-        const double flushedMass = other.sum(sums.flushedMass);
-        const std::vector<double> rowSums = gatherRows(sums.rowSums);
-        UotProblem whole = block;
-        DenseCost shape;
-        shape.rows = allRows;
-        shape.cols = cols;
-        whole.cost = shape;
-        whole.a = m_where.allA;
-        PlanEvaluation eval = evaluationFromSums(whole, rowSums, sums.colSums, scaledLogSum);
-        eval.flushedMass = flushedMass;
-        return eval;
+        return evaluationOverBlocks(other, block, m_where,
+                                    planSums(block, logU, logV, m_options.threads, storageFloor(m_options.precision)));
     };
     finishResult(m_block, m_options, u, v, result, evaluator);
-    result.logU = gatherRows(result.logU);
+    result.logU = gatherRows(other, m_where, result.logU);
     return result;
 }
 

@@ -27,12 +27,6 @@ private:
     AlignedBuffer<double> m_k64;
 };
 
-// Where a block of rows sits in the whole problem.
-struct RowBlock {
-    std::size_t firstRow = 0;      // global index of the block's first row
-    std::span<const double> allA;  // a of every row of the whole problem
-};
-
 // This process's share of a `fused` solve distributed by rows (uot-mpi): each
 // process holds a contiguous block of rows of C (possibly none), the a of its
 // rows and the whole b. Every process runs the same single-pass kernel on its

@@ -13,6 +13,7 @@
 
 #include "core/transport/cpu_buffers.h"
 #include "core/transport/mapreduce_kernels.h"
+#include "core/transport/row_block_evaluation.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/subnormal_flush.h"
@@ -53,6 +54,19 @@ const PointCloudCost& requirePointClouds(const UotProblem& problem)
         }
     }
     return *cloud;
+}
+
+// The mean of the points of both clouds (the centre of MapReduceEngine): the x of
+// every block summed over the blocks (rowBlocks; null: one process), then the y.
+// allRows: the number of x points of the whole problem.
+std::vector<double> commonMean(const PointCloudCost& cloud, RowBlockReduction* rowBlocks, std::size_t allRows)
+{
+    std::vector<double> centre(cloud.dim, 0.0);
+    for (std::size_t s = 0; s < cloud.rows * cloud.dim; ++s) centre[s % cloud.dim] += cloud.x[s];
+    if (rowBlocks) rowBlocks->sum(centre);
+    for (std::size_t s = 0; s < cloud.cols * cloud.dim; ++s) centre[s % cloud.dim] += cloud.y[s];
+    for (double& c : centre) c /= static_cast<double>(allRows + cloud.cols);
+    return centre;
 }
 
 // One point set in both roles: as sources (q, h, SoA, padded) and as targets
@@ -101,7 +115,10 @@ struct CloudSide {
 template <typename T>
 class MapReduceEngine {
 public:
-    MapReduceEngine(const UotProblem& problem, int threads, const SolveControl* control)
+    // centre: the point both clouds are centred on (commonMean of the whole problem
+    // when `problem` is one block of rows); empty: their common mean.
+    MapReduceEngine(const UotProblem& problem, int threads, const SolveControl* control,
+                    std::span<const double> centreGiven = {})
         : m_threads(resolveThreadCount(threads)), m_control(control),
           m_product(problem.reference == ReferenceMeasure::Product), m_kernels(kernels::mapReduceKernels<T>())
     {
@@ -109,10 +126,9 @@ public:
         m_dim = cloud.dim;
         // Centre both clouds on their common mean: distances are unchanged and
         // the expanded form |p|^2 + |q|^2 - 2 p.q loses the fewest digits.
-        std::vector<double> centre(m_dim, 0.0);
-        for (std::size_t s = 0; s < cloud.rows * m_dim; ++s) centre[s % m_dim] += cloud.x[s];
-        for (std::size_t s = 0; s < cloud.cols * m_dim; ++s) centre[s % m_dim] += cloud.y[s];
-        for (double& c : centre) c /= static_cast<double>(cloud.rows + cloud.cols);
+        const std::vector<double> centre =
+            centreGiven.empty() ? commonMean(cloud, nullptr, cloud.rows)
+                                : std::vector<double>(centreGiven.begin(), centreGiven.end());
         const double k = cloud.scale / problem.eps;
         m_sides[0].build(cloud.x, cloud.rows, m_dim, centre.data(), k, problem.a);
         m_sides[1].build(cloud.y, cloud.cols, m_dim, centre.data(), k, problem.b);
@@ -191,9 +207,11 @@ private:
 template <typename T>
 class MapReducePasses final : public ScalingPasses {
 public:
-    MapReducePasses(const UotProblem& problem, MapReduceEngine<T>& engine)
+    // rowBlocks: set when problem is this process's block of rows of a solve
+    // distributed by rows (the column LSEs are then combined over all blocks).
+    MapReducePasses(const UotProblem& problem, MapReduceEngine<T>& engine, RowBlockReduction* rowBlocks = nullptr)
         : m_engine(engine), m_a(problem.a), m_b(problem.b), m_fa(problem.exponentA()), m_fb(problem.exponentB()),
-          m_lseRow(problem.rows()), m_lseCol(problem.cols())
+          m_lseRow(problem.rows()), m_lseCol(problem.cols()), m_rowBlocks(rowBlocks)
     {
         m_logA.resize(problem.rows());
         m_logB.resize(problem.cols());
@@ -217,8 +235,12 @@ public:
             if (!std::isfinite(logUNew[i])) bad = true;
         }
         if (rowMarginal) errA = ea;
-        if (bad) return PassStatus::NotFinite;
-        if (!m_engine.pass(1, logUNew, m_lseCol.data())) return PassStatus::Cancelled;
+        if (m_rowBlocks) {
+            if (!columnsOverBlocks(logUNew, bad, errA)) return PassStatus::NotFinite;
+        } else {
+            if (bad) return PassStatus::NotFinite;
+            if (!m_engine.pass(1, logUNew, m_lseCol.data())) return PassStatus::Cancelled;
+        }
         double eb = 0;
         for (std::size_t j = 0; j < m_lseCol.size(); ++j) {
             const double lse = m_lseCol[j];
@@ -235,7 +257,7 @@ public:
         if (!m_engine.pass(0, logV, m_lseRow.data())) return std::numeric_limits<double>::quiet_NaN();
         double err = 0;
         for (std::size_t i = 0; i < m_lseRow.size(); ++i) err += std::abs(std::exp(logU[i] + m_lseRow[i]) - m_a[i]);
-        return err;
+        return m_rowBlocks ? m_rowBlocks->sum(err) : err;
     }
 
     // A row pass and a column pass over the clouds.
@@ -251,32 +273,64 @@ public:
     }
 
 private:
+    // The column LSEs over the rows of every block: this block's LSE of each column
+    // (over its own rows; none: -inf), with the row-side error and the rows' status,
+    // combined in one packed reduction (row_block_reduction.h). Collective: a block
+    // whose rows went bad still takes part. Returns false when a block's rows did.
+    bool columnsOverBlocks(const double* logUNew, bool bad, double& errA)
+    {
+        const std::size_t n = m_lseCol.size();
+        RowTotals totals(2, 0, n);
+        totals.sum(0) = errA;
+        totals.sum(1) = bad ? 1.0 : 0.0;
+        if (!bad && !m_a.empty()) {
+            m_engine.pass(1, logUNew, m_lseCol.data());  // no cancel in a distributed solve
+            for (std::size_t j = 0; j < n; ++j) totals.setLogSum(j, {m_lseCol[j], 1.0});
+        }
+        m_rowBlocks->startCombine(totals);
+        m_rowBlocks->finishCombine(totals);
+        errA = totals.sum(0);
+        for (std::size_t j = 0; j < n; ++j) m_lseCol[j] = totals.logSum(j).value();
+        return totals.sum(1) == 0.0;
+    }
+
     MapReduceEngine<T>& m_engine;
     std::span<const double> m_a, m_b;
     double m_fa, m_fb;
     std::vector<double> m_lseRow, m_lseCol, m_logA, m_logB;
+    RowBlockReduction* m_rowBlocks = nullptr;
     double m_omega = 1.0;  // over-relaxation of the row half-step
 };
 
-// Mass, marginals and objective of the plan of (logU, logV) from two float64
-// passes: P 1 = exp(logU + LSE_row), P^T 1 = exp(logV + LSE_col), and
-// sum_ij P_ij (logU_i + logV_j) = sum_i logU_i (P 1)_i + sum_j logV_j (P^T 1)_j.
+// The sums of the plan of (logU, logV) from two float64 passes (planSums without a
+// matrix): P 1 = exp(logU + LSE_row), P^T 1 = exp(logV + LSE_col), and
+// sum_ij P_ij (logU_i + logV_j) = sum_i logU_i (P 1)_i + sum_j logV_j (P^T 1)_j. For a
+// block of rows, its share of the column sums and of that sum (no rows: none).
+PlanSums matrixFreeSums(MapReduceEngine<double>& engine, std::span<const double> logU, std::span<const double> logV)
+{
+    PlanSums sums;
+    sums.rowSums.resize(logU.size());
+    sums.colSums.assign(logV.size(), 0.0);
+    engine.pass(0, logV.data(), sums.rowSums.data());
+    if (!logU.empty()) engine.pass(1, logU.data(), sums.colSums.data());
+    for (std::size_t i = 0; i < logU.size(); ++i) {
+        sums.rowSums[i] = std::exp(logU[i] + sums.rowSums[i]);
+        sums.scaledLogSum += logU[i] * sums.rowSums[i];
+    }
+    if (logU.empty()) return sums;
+    for (std::size_t j = 0; j < logV.size(); ++j) {
+        sums.colSums[j] = std::exp(logV[j] + sums.colSums[j]);
+        sums.scaledLogSum += logV[j] * sums.colSums[j];
+    }
+    return sums;
+}
+
+// Mass, marginals and objective of the plan of (logU, logV) (matrixFreeSums).
 PlanEvaluation evaluateMatrixFree(MapReduceEngine<double>& engine, const UotProblem& problem,
                                   std::span<const double> logU, std::span<const double> logV)
 {
-    std::vector<double> rowSums(logU.size()), colSums(logV.size());
-    engine.pass(0, logV.data(), rowSums.data());
-    engine.pass(1, logU.data(), colSums.data());
-    double scaledLogSum = 0;
-    for (std::size_t i = 0; i < rowSums.size(); ++i) {
-        rowSums[i] = std::exp(logU[i] + rowSums[i]);
-        scaledLogSum += logU[i] * rowSums[i];
-    }
-    for (std::size_t j = 0; j < colSums.size(); ++j) {
-        colSums[j] = std::exp(logV[j] + colSums[j]);
-        scaledLogSum += logV[j] * colSums[j];
-    }
-    return evaluationFromSums(problem, rowSums, colSums, scaledLogSum);
+    const PlanSums sums = matrixFreeSums(engine, logU, logV);
+    return evaluationFromSums(problem, sums.rowSums, sums.colSums, sums.scaledLogSum);
 }
 
 template <typename T>
@@ -333,5 +387,63 @@ double mapReduceFlopsPerEntry(std::size_t dim, Precision precision)
     const double degree = precision == Precision::Fp32 ? 5 : 12;
     return 2.0 * static_cast<double>(dim) + 1 + 3 + 2 * degree + 1;
 }
+
+MapReduceRowBlockSolve::MapReduceRowBlockSolve(const UotProblem& block, const RowBlock& where,
+                                               const SolveOptions& options)
+    : m_block(block), m_where(where), m_options(options)
+{
+    // A block without rows has nothing of its own to check (see FusedRowBlockSolve).
+    if (!block.a.empty()) validateSolveOptions(block, options);
+    requirePointClouds(block);
+}
+
+SolveResult MapReduceRowBlockSolve::run(RowBlockReduction& loop, RowBlockReduction& other)
+{
+    if (m_options.precision == Precision::Fp32) return runIn<float>(loop, other);
+    return runIn<double>(loop, other);
+}
+
+template <typename T>
+SolveResult MapReduceRowBlockSolve::runIn(RowBlockReduction& loop, RowBlockReduction& other)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto setupStart = Clock::now();
+    const SubnormalFlushScope flushSubnormals(m_options.threads);
+    SolveResult result;
+    result.solver = "mapreduce";
+    result.mode = toString(m_options.mode);
+    result.bytesPerIteration = 0;
+    // Every block centres the clouds on the mean of the whole problem's points.
+    const std::vector<double> centre =
+        commonMean(std::get<PointCloudCost>(m_block.cost), &other, m_where.allA.size());
+    std::vector<double> logU = initialScaling(m_options.warmU, m_block.rows());
+    std::vector<double> logV = initialScaling(m_options.warmV, m_block.cols());
+    for (double& x : logU) x = std::log(x);
+    for (double& x : logV) x = std::log(x);
+    MapReduceEngine<T> engine(m_block, m_options.threads, nullptr, centre);
+    MapReducePasses<T> passes(m_block, engine, &loop);
+    ScalingLoopSetup setup;
+    setup.logDomain = true;
+    setup.rowBlocks = &loop;
+    result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
+    runScalingLoop(m_block, m_options, SolveControl{}, passes, setup, logU, logV, result);
+    const PlanEvaluator evaluator = [&](const UotProblem& p, std::span<const double> lu, std::span<const double> lv) {
+        auto sumsWith = [&](MapReduceEngine<double>& exact) {
+            return evaluationOverBlocks(other, p, m_where, matrixFreeSums(exact, lu, lv));
+        };
+        if constexpr (std::is_same_v<T, double>) {
+            return sumsWith(engine);
+        } else {
+            MapReduceEngine<double> exact(p, m_options.threads, nullptr, centre);
+            return sumsWith(exact);
+        }
+    };
+    finishResultFromLogs(m_block, m_options, std::move(logU), std::move(logV), result, evaluator);
+    result.logU = gatherRows(other, m_where, result.logU);
+    return result;
+}
+
+template SolveResult MapReduceRowBlockSolve::runIn<float>(RowBlockReduction&, RowBlockReduction&);
+template SolveResult MapReduceRowBlockSolve::runIn<double>(RowBlockReduction&, RowBlockReduction&);
 
 }  // namespace uot

@@ -20,6 +20,7 @@
 // float64. The scalings and their updates are float64 either way.
 // A dense cost matrix is refused (InvalidArgument): use the other variants.
 
+#include "core/transport/row_block_reduction.h"
 #include "core/transport/uot_solver.h"
 
 namespace uot {
@@ -30,6 +31,32 @@ public:
     // No matrix: 0 bytes of matrix traffic (the clouds are O(M + N) and stay in cache).
     std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override;
     SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override;
+};
+
+// This process's share of a `mapreduce` solve distributed by rows (uot-mpi): each
+// process holds a contiguous block of the x points (possibly none), the a of its
+// rows and all of y and b. The row pass is the block's own; the column pass's
+// log-sum-exps are combined over the blocks (with the row-side error and status) in
+// one packed reduction per pass, so every process computes the same log v. The
+// same iteration as MapReduceSolver (the shared loop: plain, TI, over-relaxation),
+// up to the order of the column sums' additions. No cancel.
+class MapReduceRowBlockSolve {
+public:
+    // Validates this block and the options (throws uot::Error before any
+    // communication). block.cost is a PointCloudCost of the block's x points and
+    // all y points; options.warmU, if given, holds the block's rows of u.
+    MapReduceRowBlockSolve(const UotProblem& block, const RowBlock& where, const SolveOptions& options);
+
+    // The iterations and the final evaluation; collective (see FusedRowBlockSolve::run).
+    SolveResult run(RowBlockReduction& loop, RowBlockReduction& other);
+
+private:
+    template <typename T>
+    SolveResult runIn(RowBlockReduction& loop, RowBlockReduction& other);
+
+    UotProblem m_block;
+    RowBlock m_where;
+    SolveOptions m_options;
 };
 
 // Exponentials one iteration evaluates (a row pass and a column pass): 2 M N.

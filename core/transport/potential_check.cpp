@@ -10,23 +10,6 @@
 
 namespace uot {
 
-namespace {
-
-// log sum_k exp(x_k) over the entries of every block (rows: with blocks; collective).
-double logSumExp(const std::vector<double>& x, RowBlockReduction* blocks)
-{
-    double mx = -std::numeric_limits<double>::infinity();
-    for (double v : x) mx = std::max(mx, v);
-    if (blocks) mx = blocks->max(mx);
-    if (!std::isfinite(mx)) return mx;
-    double s = 0;
-    for (double v : x) s += std::exp(v - mx);
-    if (blocks) s = blocks->sum(s);
-    return mx + std::log(s);
-}
-
-}  // namespace
-
 double potentialCheckError(const UotProblem& problem, std::span<const double> logU, std::span<const double> logUPrev,
                            std::span<const double> logV, std::span<const double> logVPrev, bool translate,
                            RowBlockReduction* rowBlocks)
@@ -62,38 +45,50 @@ double potentialCheckError(const UotProblem& problem, std::span<const double> lo
         t.gMin = std::min(t.gMin, g);
         logColTarget[j] = std::log(problem.b[j]) - rb * g;
     }
-    if (rowBlocks) {
-        double rows[5] = {t.dFmax, -t.dFmin, t.fMax, -t.fMin, finite ? 0.0 : 1.0};
-        rowBlocks->max(rows);
-        t.dFmax = rows[0];
-        t.dFmin = -rows[1];
-        t.fMax = rows[2];
-        t.fMin = -rows[3];
-        finite = rows[4] == 0.0;
-    }
-    if (!finite) return nan;
+    // Every row-side figure in one packed reduction over the row blocks.
+    RowTotals rows(0, 5, 3);
+    rows.max(0) = t.dFmax;
+    rows.max(1) = -t.dFmin;
+    rows.max(2) = t.fMax;
+    rows.max(3) = -t.fMin;
+    rows.max(4) = finite ? 0.0 : 1.0;
+    rows.setLogSum(0, LogSumParts::of(logTarget));
+    rows.setLogSum(1, LogSumParts::of(logMarginal));
+    if (!translate) rows.setLogSum(2, LogSumParts::of(logTargetNew));
+    startCombine(rowBlocks, rows);
+    const double logColumnTargets = translate ? 0.0 : LogSumParts::of(logColTarget).value();
+    finishCombine(rowBlocks, rows);
+    t.dFmax = rows.max(0);
+    t.dFmin = -rows.max(1);
+    t.fMax = rows.max(2);
+    t.fMin = -rows.max(3);
+    if (rows.max(4) != 0.0) return nan;
     // The rows' shape: both sides normalised to mass 1, in logs (no exponential of a
     // potential on its own).
-    const double lt = logSumExp(logTarget, rowBlocks), lm = logSumExp(logMarginal, rowBlocks);
-    double violationA = 0;
+    const double lt = rows.logSum(0).value(), lm = rows.logSum(1).value();
+    RowTotals violation(1, 0, 0);
     for (std::size_t i = 0; i < m; ++i)
-        violationA += std::abs(std::exp(logMarginal[i] - lm) - std::exp(logTarget[i] - lt));
-    if (rowBlocks) violationA = rowBlocks->sum(violationA);
+        violation.sum(0) += std::abs(std::exp(logMarginal[i] - lm) - std::exp(logTarget[i] - lt));
+    startCombine(rowBlocks, violation);
+    finishCombine(rowBlocks, violation);
+    const double violationA = violation.sum(0);
     double mass = 0;
     if (!translate) {
-        t.logTargetA = logSumExp(logTargetNew, rowBlocks);
-        t.logTargetB = logSumExp(logColTarget, nullptr);
+        t.logTargetA = rows.logSum(2).value();
+        t.logTargetB = logColumnTargets;
         t.mass = std::exp(t.logTargetB);
         mass = relaxedMassViolation(t, ra, rb, c.active);
     }
     return relaxedError(relaxedChange(t), violationA, 0.0, mass);
 }
 
-bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV)
+bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV,
+                       RowBlockReduction* rowBlocks)
 {
     if (resolution == 0) return false;
     double fMax = 0, gMax = 0;
     for (double x : logU) fMax = std::max(fMax, std::abs(x));
+    if (rowBlocks) fMax = rowBlocks->max(fMax);
     for (double y : logV) gMax = std::max(gMax, std::abs(y));
     return resolution * (fMax + gMax) > kFp32PlanAccuracy;
 }

@@ -42,7 +42,10 @@ inline constexpr double kFp32PlanAccuracy = 1e-4;
 // Whether passes that hold the potentials with relative precision `resolution`
 // (FLT_EPSILON for float; 0: float64) keep the plan of (logU, logV) from
 // kFp32PlanAccuracy: resolution * (max |log u| + max |log v|) above it. A loop whose
-// iterates stop moving there must not call the result converged.
-bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV);
+// iterates stop moving there must not call the result converged. rowBlocks: set when
+// logU is this process's block of rows (collective: the maximum is taken over all
+// blocks, so every process decides the same).
+bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::span<const double> logV,
+                       RowBlockReduction* rowBlocks = nullptr);
 
 }  // namespace uot

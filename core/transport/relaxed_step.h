@@ -81,7 +81,8 @@ public:
     // when `problem` is this process's block of rows of a solve distributed by rows
     // (row_block_reduction.h): every row-side sum and extreme is then taken over all
     // blocks, so that every process computes the same shift, figures and safeguard
-    // decision (null: one process).
+    // decision (null: one process). A step combines them in two packed reductions
+    // (the second, one number, overlapped with the column side of the step).
     RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32,
                 RowBlockReduction* rowBlocks = nullptr);
 
@@ -98,11 +99,8 @@ public:
     bool acceptable(const RelaxedStepFigures& previous, const RelaxedStepFigures& candidate) const;
 
 private:
-    // log sum_k exp(logW_k - r x_k); rows: over the rows of every block.
-    double logSum(const std::vector<double>& logW, const std::vector<double>& x, double r, bool rows) const;
-    // Element-wise sums / maxima over the row blocks (nothing with one process).
-    void sumOverRows(std::span<double> values) const;
-    void maxOverRows(std::span<double> values) const;
+    // log sum_k exp(logW_k - r x_k) over this process's entries (the columns).
+    double logSum(const std::vector<double>& logW, const std::vector<double>& x, double r) const;
 
     const UotProblem& m_problem;
     RowBlockReduction* m_rowBlocks;
@@ -111,7 +109,7 @@ private:
     double m_fa, m_fb, m_slack;
     std::vector<double> m_logA, m_logB;
     std::vector<double> m_F, m_G;        // logs of the pass input
-    std::vector<double> m_Fhat, m_Gnew;  // work vectors
+    std::vector<double> m_hatTerms, m_rowTerms, m_Gnew;  // work vectors
     std::vector<double> m_rowMarginal, m_rowTarget, m_colMarginal, m_colTarget;
 };
 

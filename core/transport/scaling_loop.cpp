@@ -29,16 +29,17 @@ void markNotFinite(SolveResult& result, const ScalingLoopSetup& setup, int itera
 
 // Whether the passes' precision (ScalingPasses::potentialResolution) keeps the plan
 // of (u, v) from the accuracy an fp32 result promises (belowFp32Accuracy).
+// Collective with row blocks (every process reaches it: convergence is decided alike).
 bool precisionLimited(const ScalingPasses& passes, const std::vector<double>& u, const std::vector<double>& v,
-                      bool logDomain)
+                      const ScalingLoopSetup& setup)
 {
     const double resolution = passes.potentialResolution();
     if (resolution == 0) return false;
-    if (logDomain) return belowFp32Accuracy(resolution, u, v);
+    if (setup.logDomain) return belowFp32Accuracy(resolution, u, v, setup.rowBlocks);
     std::vector<double> logU(u.size()), logV(v.size());
     for (std::size_t i = 0; i < u.size(); ++i) logU[i] = std::log(u[i]);
     for (std::size_t j = 0; j < v.size(); ++j) logV[j] = std::log(v[j]);
-    return belowFp32Accuracy(resolution, logU, logV);
+    return belowFp32Accuracy(resolution, logU, logV, setup.rowBlocks);
 }
 
 // The loop of the potentials' stopping rule (relaxed_step.h), with or without
@@ -113,7 +114,7 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
         result.iterations = it;
         result.error = figures.error();
         bool converged = options.tolerance > 0 && result.error < options.tolerance;
-        if (converged && precisionLimited(passes, u, v, setup.logDomain)) {
+        if (converged && precisionLimited(passes, u, v, setup)) {
             // The iterates stopped moving, but at the passes' precision floor, which is
             // above what an fp32 plan promises: say so instead of "converged".
             converged = false;
@@ -238,7 +239,7 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         result.iterations = it;
         if (check) {
             bool converged = options.tolerance > 0 && result.error < options.tolerance;
-            if (converged && precisionLimited(passes, u, v, setup.logDomain)) {
+            if (converged && precisionLimited(passes, u, v, setup)) {
                 result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
                                  std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use fp64";
                 monitor.report(it, result.error, nan, errB);

@@ -67,7 +67,7 @@ struct ScalingLoopSetup {
     KernelBuildReport kernel;        // for the underflow message
     std::uint64_t bytesPerIteration = 0;
     // Set when this process holds one block of rows of a solve distributed by
-    // rows (row_block_reduction.h; multiplicative form only). The passes then
+    // rows (row_block_reduction.h; either form). The passes then
     // return status, errA and errB for all rows (they combine them in their own
     // reduction), and the loop combines the stopping test's maxima and the
     // translation-invariant step's row sums. Null: one process, nothing extra.

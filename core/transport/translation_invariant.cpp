@@ -33,23 +33,26 @@ namespace {
 // Below this many entries the O(M + N) steps run on one thread.
 constexpr std::size_t kParallelEntries = 1 << 14;
 
-// log sum_k exp(logW_k - r x_k), stable (shifted by the largest term). With
-// blocks, the sum runs over the entries of every process's block.
-double logWeightedExpSum(const std::vector<double>& logW, const std::vector<double>& x, double r, int threads,
-                         RowBlockReduction* blocks = nullptr)
+// The parts of log sum_k exp(logW_k - r x_k) over this process's entries
+// (row_block_reduction.h: the largest term and the sum relative to it).
+LogSumParts weightedExpSumParts(const std::vector<double>& logW, const std::vector<double>& x, double r, int threads)
 {
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(logW.size());
     const bool parallel = logW.size() >= kParallelEntries;
     double mx = -std::numeric_limits<double>::infinity();
 #pragma omp parallel for num_threads(threads) if (parallel) reduction(max : mx) schedule(static)
     for (std::ptrdiff_t k = 0; k < n; ++k) mx = std::max(mx, logW[k] - r * x[k]);
-    if (blocks) mx = blocks->max(mx);
-    if (!std::isfinite(mx)) return mx;
+    if (!std::isfinite(mx)) return {mx, mx == -std::numeric_limits<double>::infinity() ? 0.0 : 1.0};
     double s = 0;
 #pragma omp parallel for num_threads(threads) if (parallel) reduction(+ : s) schedule(static)
     for (std::ptrdiff_t k = 0; k < n; ++k) s += std::exp(logW[k] - r * x[k] - mx);
-    if (blocks) s = blocks->sum(s);
-    return mx + std::log(s);
+    return {mx, s};
+}
+
+// log sum_k exp(logW_k - r x_k), stable (shifted by the largest term).
+double logWeightedExpSum(const std::vector<double>& logW, const std::vector<double>& x, double r, int threads)
+{
+    return weightedExpSumParts(logW, x, r, threads).value();
 }
 
 std::vector<double> logsOfWeights(std::span<const double> w)
@@ -93,34 +96,60 @@ bool TranslationStep::afterPass(std::span<double> uNew, std::span<double> vNew, 
     m_logUFactor = m_logVFactor = 0;
     m_carried = false;
     if (!m_c.active) return true;
-    // Row half-step: F = F^ + s.
+    const bool logDomain = m_logDomain;
+    const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(uNew.size()), n = static_cast<std::ptrdiff_t>(vNew.size());
+    const bool parallel = uNew.size() + vNew.size() >= kParallelEntries;
+    // Row half-step: F = F^ + s. The row-side figures (log A(F^), the extremes of
+    // u^ and its bad entries) travel over the row blocks in one packed reduction.
     loadLogs(uNew, m_x);
-    const double logAHat = logWeightedExpSum(m_logA, m_x, m_c.ra, m_threads, m_rowBlocks);
+    const double inf = std::numeric_limits<double>::infinity();
+    double uMax = -inf, uMin = inf, badRows = 0;
+#pragma omp parallel for num_threads(m_threads) if (parallel) schedule(static) reduction(max : uMax) \
+    reduction(min : uMin) reduction(+ : badRows)
+    for (std::ptrdiff_t i = 0; i < m; ++i) {
+        const double x = uNew[i];
+        if (!std::isfinite(x) || (!logDomain && !(x > 0))) {
+            badRows += 1;
+        } else {
+            uMax = std::max(uMax, x);
+            uMin = std::min(uMin, x);
+        }
+    }
+    RowTotals rows(1, 2, 1);
+    rows.sum(0) = badRows;
+    rows.max(0) = uMax;
+    rows.max(1) = -uMin;
+    rows.setLogSum(0, weightedExpSumParts(m_logA, m_x, m_c.ra, m_threads));
+    startCombine(m_rowBlocks, rows);
+    // The column side needs no row total: it runs while the totals travel.
+    loadLogs(vNew, m_g);  // G^pass
+    const double fb = m_c.fb, rb = m_c.rb;
+    const double logBPass = logWeightedExpSum(m_logB, m_g, rb, m_threads);
+    finishCombine(m_rowBlocks, rows);
+    const double logAHat = rows.logSum(0).value();
     const double s = m_c.cs * (m_logBIn - logAHat);
     // The pass's column half-step used u^; with u = e^s u^ the column sums are
     // e^s times larger, so G^ = G^pass - f_b s. Then G = G^ + t.
     const double logA = logAHat - m_c.ra * s;
-    loadLogs(vNew, m_g);  // G^pass
-    const double fb = m_c.fb, rb = m_c.rb;
     // log B(G^) = log B(G^pass) + rb fb s: every term has the same factor.
-    const double logBh = logWeightedExpSum(m_logB, m_g, rb, m_threads) + rb * fb * s;
+    const double logBh = logBPass + rb * fb * s;
     const double t = m_c.ct * (logA - logBh);
     if (!std::isfinite(s) || !std::isfinite(t)) return false;
     m_logUFactor = s;
     m_logVFactor = t - fb * s;
     const double uFactor = std::exp(s), vFactor = std::exp(m_logVFactor), shiftV = m_logVFactor;
-    const bool logDomain = m_logDomain;
-    const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(uNew.size()), n = static_cast<std::ptrdiff_t>(vNew.size());
-    const bool parallel = uNew.size() + vNew.size() >= kParallelEntries;
-    bool bad = false;
+    // Every u_i e^s (or log u_i + s) is finite (and > 0) when the extremes are:
+    // the shift is monotone, so every block decides the same from the totals.
+    uMax = rows.max(0);
+    uMin = -rows.max(1);
+    bool bad = rows.sum(0) > 0 ||
+               (logDomain ? !std::isfinite(uMax + s) || !std::isfinite(uMin + s)
+                          : !std::isfinite(uMax * uFactor) || !(uMin * uFactor > 0));
     double err = 0;
 #pragma omp parallel num_threads(m_threads) if (parallel)
     {
-#pragma omp for schedule(static) reduction(|| : bad)
-        for (std::ptrdiff_t i = 0; i < m; ++i) {
-            uNew[i] = logDomain ? uNew[i] + s : uNew[i] * uFactor;
-            bad = bad || !std::isfinite(uNew[i]) || (!logDomain && !(uNew[i] > 0));
-        }
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t i = 0; i < m; ++i) uNew[i] = logDomain ? uNew[i] + s : uNew[i] * uFactor;
 #pragma omp for schedule(static) reduction(|| : bad) reduction(+ : err)
         for (std::ptrdiff_t j = 0; j < n; ++j) {
             vNew[j] = logDomain ? vNew[j] + shiftV : vNew[j] * vFactor;
@@ -133,8 +162,7 @@ bool TranslationStep::afterPass(std::span<double> uNew, std::span<double> vNew, 
             }
         }
     }
-    // A u that left the range on one block stops every block (v is the same on all).
-    if (m_rowBlocks) bad = m_rowBlocks->max(bad ? 1.0 : 0.0) > 0;
+    // v is the same on every block: so is its part of `bad`.
     if (bad) return false;
     if (colMarginal) errB = err;
     // Every term of log B changed by exp(-rb t) from G^ to G: the next beforePass() needs no pass over v.

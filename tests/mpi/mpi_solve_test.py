@@ -18,7 +18,14 @@ Checks, on problems written as .npy files to a temporary directory:
   --mpi-wait sleep;
 * `--solver auto` (translation-invariant + automatic over-relaxation) on P = 1, 2, 3,
   including a rank with no rows, gives the single-process `uot solve --solver auto`
-  iterates to 1e-12 with the same iteration count;
+  iterates to 1e-12 with the same iteration count, and so does the named solver with
+  the same iteration or a fixed omega (--solver fused --mode ti --accel auto|relax);
+* `--solver mapreduce` on point clouds (--x/--y), plain, TI + automatic or fixed
+  over-relaxation, gives the single-process `uot solve --solver mapreduce` iterates to
+  1e-12 on P = 1, 2, 3 and a rank without rows;
+* the iteration loop makes at most 3 all-reduces per pass with over-relaxation and 2
+  in the plain TI iteration (plus 2 per check): the row totals of each O(M + N)
+  step travel packed (before: 10 and 4.6 per iteration);
 * after a fixed number of iterations (--fixed-iterations) the scalings equal a float64
   numpy implementation of POT's sinkhorn_unbalanced iteration written here
   (numpy_plain_scalings) to 1e-10;
@@ -30,7 +37,8 @@ Checks, on problems written as .npy files to a temporary directory:
 * --threads above the documented maximum (1024) is a usage error (exit 2) on
   every rank, not a crash; a subnormal weight is refused with one message; an
   underflow's advice never names the log-domain solver uot-mpi does not have;
-* a rank stopped with SIGSTOP (rank 1, then rank 0) does not hang the others:
+* a rank stopped with SIGSTOP (rank 1, then rank 0, then rank 1 under --solver auto,
+  whose ranks wait mostly in the packed reductions) does not hang the others:
   with --timeout 3 the job ends with exit 7 within 30 s, and a live rank names
   the rank that did not answer.
 
@@ -184,18 +192,39 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
             r.check(abs(a - b) <= 1e3 * tolerance * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
         for key in ("comm_ms_per_iter", "comm_share", "threads_per_rank", "allreduce_per_iter"):
             r.check(key in summary, what + ": summary lacks " + key)
+        if summary["mode"] == "translation-invariant" and summary["acceleration"] == "none":
+            reductions_within_budget(r, what, summary, 2, per_check=2)
 
 
-def auto_solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3)):
+def reductions_within_budget(r, what, summary, per_iteration, per_check=0, check_every=10):
+    """The all-reduces of the iteration loop: one for the pass's column sums and
+    per_iteration - 1 packed ones for the O(M + N) step (row_block_reduction.h), per
+    pass (a step the safeguard rejects costs its pass too), per_check more at each
+    check, and at the end one for the final row marginal and one for the fp32
+    precision-floor test (the matrix-free fp32 passes). Before the row totals were packed,
+    --solver auto made 10 per iteration and the plain TI iteration 4.6."""
+    iterations = summary["iterations"]
+    passes = iterations + summary.get("rejected_steps", 0)
+    budget = per_iteration * passes + per_check * (iterations // check_every + 1) + 2
+    calls = summary["allreduce_per_iter"] * max(1, iterations)
+    r.check(calls <= budget + 1e-6,
+            what + ": %.0f all-reduces in %d iterations (%d passes), expected at most %d" %
+            (calls, iterations, passes, budget))
+
+
+def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solver=("--solver", "auto"),
+                                  acceleration="auto"):
     """`--solver auto` (translation-invariant + automatic over-relaxation, uot-mpi's
-    documented default iteration): every P gives the single-process `uot solve
-    --solver auto` iterates to 1e-12 and the same iteration count. The TI shift's
-    row sums and the safeguard's decisions are reduced over the ranks; before they
-    were, 2 ranks reported "converged" with another plan (mass 0.99 vs 1.39) and a
-    rank without rows aborted inside MPI (its reductions no longer matched)."""
+    documented default iteration), or a named solver with the same iteration
+    (--solver fused --mode ti --accel auto|relax): every P gives the single-process
+    `uot solve` iterates (same options) to 1e-12 and the same iteration count. The TI
+    shift's row sums and the safeguard's decisions are reduced over the ranks; before
+    they were, 2 ranks reported "converged" with another plan (mass 0.99 vs 1.39) and
+    a rank without rows aborted inside MPI (its reductions no longer matched). Each
+    pass costs at most 3 all-reduces (reductions_within_budget)."""
     directory = os.path.join(r.work, name)
     _, files = write_problem(directory, m, n, seed=m * 1000 + n + 1)
-    options = options + ["--precision", "fp64", "--solver", "auto"]
+    options = options + ["--precision", "fp64"] + list(solver)
     out1 = os.path.join(directory, "single")
     cmd = [r.uot, "solve"] + files + ["--out-dir", out1, "--json"] + options
     done = r.run(cmd)
@@ -203,7 +232,7 @@ def auto_solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3)):
                    "uot solve failed: %s\n%s" % (" ".join(cmd), done.stderr if done else "timeout")):
         return
     single = json.loads(done.stdout)
-    r.check(single["solver"] == "fused" and single["acceleration"] == "auto" and single["mode"] ==
+    r.check(single["solver"] == "fused" and single["acceleration"] == acceleration and single["mode"] ==
             "translation-invariant", name + ": single process ran %s %s %s" % (single["solver"],
                                                                             single["acceleration"], single["mode"]))
     u1, v1 = load_scalings(out1)
@@ -214,13 +243,68 @@ def auto_solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3)):
             continue
         what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
         u, v = load_scalings(out)
-        r.check(summary["acceleration"] == "auto", what + ": acceleration %s" % summary["acceleration"])
+        r.check(summary["acceleration"] == acceleration, what + ": acceleration %s" % summary["acceleration"])
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
         r.check(rel_l1(u, u1) <= 1e-12 and rel_l1(v, v1) <= 1e-12,
                 what + ": u off by %.3g, v by %.3g (relative L1) from uot solve" % (rel_l1(u, u1), rel_l1(v, v1)))
         r.check(abs(summary["mass"] - single["mass"]) <= 1e-9 * single["mass"],
                 what + ": mass %r vs %r in one process" % (summary["mass"], single["mass"]))
+        reductions_within_budget(r, what, summary, 3)
+
+
+def write_clouds(directory, m, n, dim, seed):
+    """X (M x dim), Y (N x dim) in the unit cube, a, b in [0.5, 1.5); returns the cli args."""
+    rng = np.random.default_rng(seed)
+    os.makedirs(directory, exist_ok=True)
+    arrays = (("x", rng.random((m, dim))), ("y", rng.random((n, dim))), ("a", rng.random(m) + 0.5),
+              ("b", rng.random(n) + 0.5))
+    args = []
+    for name, array in arrays:
+        args += ["--" + name, save(directory, name + ".npy", array)]
+    return args
+
+
+def matrix_free_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), per_iteration=3, per_check=0,
+                                       precision="fp64"):
+    """`--solver mapreduce` on point clouds (--x/--y: each rank reads its rows of X),
+    the matrix-free log-domain solver through the same driver as fused: every P gives
+    the single-process `uot solve --solver mapreduce` iterates (same options) to 1e-12
+    with the same iteration count, including a rank without rows; each pass combines
+    the column LSEs of every rank in one packed reduction (fp32: to 1e-5, through the
+    precision-floor test, which takes its maximum over the ranks). Before, uot-mpi
+    refused --solver mapreduce."""
+    directory = os.path.join(r.work, name)
+    files = write_clouds(directory, m, n, 3, seed=m * 1000 + n + 2)
+    options = options + ["--precision", precision, "--solver", "mapreduce"]
+    tolerance = 1e-12 if precision == "fp64" else 1e-5
+    out1 = os.path.join(directory, "single")
+    cmd = [r.uot, "solve"] + files + ["--out-dir", out1, "--json"] + options
+    done = r.run(cmd)
+    if not r.check(done is not None and done.returncode == 0,
+                   "uot solve failed: %s\n%s" % (" ".join(cmd), done.stderr if done else "timeout")):
+        return
+    single = json.loads(done.stdout)
+    u1, v1 = load_scalings(out1)
+    for p in ranks:
+        out = os.path.join(directory, "mpi%d" % p)
+        summary = distributed(r, p, files + options, out)
+        if summary is None:
+            continue
+        what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
+        u, v = load_scalings(out)
+        r.check(summary["solver"] == "mapreduce" and summary["mode"] == single["mode"] and
+                summary["acceleration"] == single["acceleration"],
+                what + ": ran %s %s %s" % (summary["solver"], summary["mode"], summary["acceleration"]))
+        # fp32: the column sums' order changes the rounding, and with it a step or two.
+        r.check(abs(summary["iterations"] - single["iterations"]) <= (0 if precision == "fp64" else 3),
+                what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
+        r.check(rel_l1(u, u1) <= tolerance and rel_l1(v, v1) <= tolerance,
+                what + ": u off by %.3g, v by %.3g (relative L1) from uot solve" % (rel_l1(u, u1), rel_l1(v, v1)))
+        for key in ("mass", "marginal_error_a", "marginal_error_b", "objective"):
+            a, b = summary[key], single[key]
+            r.check(abs(a - b) <= 1e3 * tolerance * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
+        reductions_within_budget(r, what, summary, per_iteration, per_check=per_check)
 
 
 def compare_with_numpy(r):
@@ -328,11 +412,13 @@ def rank_pids(mpirun_pid):
     return pids
 
 
-def stopped_rank_does_not_hang_the_others(r, victim):
-    name = "sigstop-rank-%d" % victim
+def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused")):
+    """solver: --solver auto waits mostly in the packed reductions of the step after
+    each pass (MpiRowReduction::finishCombine), fused in the column sums'."""
+    name = "sigstop-rank-%d-%s" % (victim, solver[-1])
     out = os.path.join(r.work, name)
     cmd = r.mpi_command(2) + ["--random", "400x400", "--fixed-iterations", "--max-iter", "1000000000",
-                              "--out-dir", out, "--timeout", "3"]
+                              "--out-dir", out, "--timeout", "3"] + list(solver)
     job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     pids = {}
     try:
@@ -392,16 +478,37 @@ def main():
                                     warm=True)
         compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
                                     ranks=(2, 3))
-        auto_solver_matches_single_process(r, "auto-301x257", 301, 257, [])
-        auto_solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
-        auto_solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
-                                           ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
+        solver_matches_single_process(r, "auto-301x257", 301, 257, [])
+        solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
+        solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
+                                      ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
+        named_auto = ("--solver", "fused", "--mode", "ti", "--accel", "auto")
+        solver_matches_single_process(r, "fused-ti-auto-150x97", 150, 97, ["--tau-a", "0.5", "--tau-b", "2"],
+                                      solver=named_auto)
+        solver_matches_single_process(r, "fused-ti-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
+                                      solver=named_auto)
+        solver_matches_single_process(r, "fused-ti-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(1, 2, 3),
+                                      solver=("--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega",
+                                              "1.6"), acceleration="relax")
+        matrix_free_matches_single_process(r, "mapreduce-ti-auto-151x97", 151, 97,
+                                           ["--mode", "ti", "--accel", "auto", "--tau-a", "0.5", "--tau-b", "2",
+                                            "--eps", "0.01"])
+        matrix_free_matches_single_process(r, "mapreduce-ti-auto-fewer-rows-than-ranks-2x6", 2, 6,
+                                           ["--mode", "ti", "--accel", "auto"], ranks=(3,))
+        matrix_free_matches_single_process(r, "mapreduce-relax-40x30", 40, 30,
+                                           ["--mode", "ti", "--accel", "relax", "--omega", "1.5", "--eps", "0.02"],
+                                           ranks=(2, 3))
+        matrix_free_matches_single_process(r, "mapreduce-plain-33x20", 33, 20, ["--mode", "plain"], ranks=(2,),
+                                           per_iteration=1, per_check=2)
+        matrix_free_matches_single_process(r, "mapreduce-fp32-ti-auto-120x90", 120, 90,
+                                           ["--mode", "ti", "--accel", "auto"], ranks=(2, 3), precision="fp32")
         compare_with_numpy(r)
         random_problem_is_the_same_for_every_rank_count(r)
         bad_inputs_stop_every_rank(r)
         options_and_advice(r)
         stopped_rank_does_not_hang_the_others(r, 1)
         stopped_rank_does_not_hang_the_others(r, 0)
+        stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if r.failures:
