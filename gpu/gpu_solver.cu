@@ -20,14 +20,15 @@
 #include <vector>
 
 #include "core/transport/iteration_monitor.h"
-#include "core/transport/potential_check.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/solve_setup.h"
 #include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
+#include "gpu/device_loop.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
 #include "gpu/relaxed_kernels.h"
+#include "gpu/stream_passes.h"
 #include "gpu/translation_kernels.h"
 
 namespace uot::gpu::detail {
@@ -51,8 +52,7 @@ namespace uot::gpu::detail {
 
 namespace {
 
-constexpr double kSliceSeconds = 0.005;  // device work queued between cancellation polls
-constexpr int kMaxSlice = 512;
+constexpr int kMaxSlice = 512;  // the accelerated loop's iterations per check at most
 
 std::size_t roundUp(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
@@ -130,6 +130,40 @@ private:
     }
     const void* kData() const { return m_bf16 ? static_cast<const void*>(m_Kb.get()) : m_K.get(); }
     std::size_t kBytes() const { return m_bf16 ? m_Kb.bytes() : m_K.bytes(); }
+
+    // The engine's side of the shared check loop (device_loop.h): the scalings
+    // (multiplicative, or log-potentials for gpu-log) stay on the device; the check
+    // kernels and O(M + N) copies run only at checks.
+    class EnginePasses final : public StreamPasses {
+    public:
+        explicit EnginePasses(Engine& e)
+            : StreamPasses(e.m_stream.get(), e.iterateBuffers(), e.m_check.get(), e.m_hostCheck.get()), m_e(e)
+        {
+        }
+        void launch(int count) override { m_e.launchIterations(count); }
+
+    private:
+        void enqueueCheck(bool marginals) override;
+        Engine& m_e;
+    };
+    IterateBuffers iterateBuffers()
+    {
+        IterateBuffers b;
+        b.length = {m_rows, m_cols};
+        b.logDomain = isLog();
+        if (isLog()) {
+            b.current = {m_lu.get(), m_lv.get()};
+            b.previous = {m_luPrev.get(), m_lvPrev.get()};
+            b.good = {m_luGood.get(), m_lvGood.get()};
+            b.elementBytes = sizeof(double);
+        } else {
+            b.current = {m_u.get(), m_v.get()};
+            b.previous = {m_uPrev.get(), m_vPrev.get()};
+            b.good = {m_uGood.get(), m_vGood.get()};
+            b.elementBytes = sizeof(T);
+        }
+        return b;
+    }
 
     Variant m_variant;
     Tuning m_tuning;
@@ -443,6 +477,35 @@ void Engine<T>::launchIterations(int count)
     m_graphs.launch(count, m_stream.get(), [this] { enqueueIteration(); });
 }
 
+template <typename T>
+void Engine<T>::EnginePasses::enqueueCheck(bool marginals)
+{
+    Engine& e = m_e;
+    cudaStream_t s = e.m_stream.get();
+    const std::size_t M = e.m_rows, N = e.m_cols, pitch = e.m_pitch;
+    if (e.isLog())
+        launchCheck<double>(e.m_lu.get(), e.m_luPrev.get(), M, e.m_lv.get(), e.m_lvPrev.get(), N, true, e.m_check.get(),
+                            s);
+    else
+        launchCheck<T>(e.m_u.get(), e.m_uPrev.get(), M, e.m_v.get(), e.m_vPrev.get(), N, false, e.m_check.get(), s);
+    if (!marginals) return;
+    // Marginal errors of the current plan for the progress report (two extra reads
+    // of the matrix per check, only when someone listens).
+    double* out =
+        reinterpret_cast<double*>(reinterpret_cast<char*>(e.m_check.get()) + offsetof(CheckValues, marginalA));
+    if (e.isLog())
+        launchMarginalErrors<T>(e.m_K.get(), M, N, pitch, nullptr, nullptr, e.m_lu.get(), e.m_lv.get(), e.m_a.get(),
+                                e.m_b.get(), nullptr, e.m_marginScratch.get(), e.m_logBands, out, s);
+    else if (e.m_variant == Variant::MapUot)  // the matrix holds the plan itself
+        launchMarginalErrors<T>(e.m_K.get(), M, N, pitch, nullptr, nullptr, nullptr, nullptr, e.m_a.get(), e.m_b.get(),
+                                nullptr, e.m_marginScratch.get(), e.m_marginBands, out, s);
+    else  // gpu-fused and gpu-pot-style leave K^T u of the last iteration in m_colSum
+        e.withK([&](const auto* K) {
+            launchMarginalErrors<T>(K, M, N, pitch, e.m_u.get(), e.m_v.get(), nullptr, nullptr, e.m_a.get(),
+                                    e.m_b.get(), e.m_colSum.get(), e.m_marginScratch.get(), e.m_marginBands, out, s);
+        });
+}
+
 // Hardware counters over a few extra iterations, apart from the timed ones: one
 // warm-up iteration (so that what fits in L2 is there, as in steady state), then
 // kCounterIterations per profiled run, replayed as often as CUPTI needs. They are
@@ -686,152 +749,25 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     } else if (options.maxIterations > 0 && m_accelerate) {
         iterations = runRelaxed(options, control, report, result);
     } else if (options.maxIterations > 0) {
-        IterationMonitor monitor(options, control, result.bytesPerIteration);
         const bool wantMarginals = static_cast<bool>(control.onProgress);
         if (wantMarginals) {
             m_marginBands = logColumnBands(M, N, m_device);
             const int bands = isLog() ? m_logBands : m_marginBands;
             m_marginScratch.ensure(isLog() ? 2 * std::size_t(std::max(1, bands)) * N : N, &m_tracker);
         }
-        const int checkEvery = std::max(1, options.checkEvery);
-        const double estimate = static_cast<double>(result.bytesPerIteration) / 2.5e12 + 5e-6;
-        int slice = std::clamp(static_cast<int>(kSliceSeconds / estimate), 1, kMaxSlice);
-        Event chunkStart, chunkEnd, sliceDone[2] = {Event(false), Event(false)};
-        double gpuMs = 0;
-        int lastGood = 0;
         if (options.sampleHardwareCounters) sampleCounters(options, iterations, result);
-        const std::size_t vecBytes = isLog() ? sizeof(double) : sizeof(T);
-        void* cur[2] = {isLog() ? static_cast<void*>(m_lu.get()) : m_u.get(),
-                        isLog() ? static_cast<void*>(m_lv.get()) : m_v.get()};
-        void* prev[2] = {isLog() ? static_cast<void*>(m_luPrev.get()) : m_uPrev.get(),
-                         isLog() ? static_cast<void*>(m_lvPrev.get()) : m_vPrev.get()};
-        void* good[2] = {isLog() ? static_cast<void*>(m_luGood.get()) : m_uGood.get(),
-                         isLog() ? static_cast<void*>(m_lvGood.get()) : m_vGood.get()};
-        const std::size_t len[2] = {M, N};
-        auto copyAll = [&](void* const* dst, void* const* src) {
-            for (int k = 0; k < 2; ++k)
-                UOT_CUDA_CHECK(cudaMemcpyAsync(dst[k], src[k], len[k] * vecBytes, cudaMemcpyDeviceToDevice, s));
-        };
-        auto enqueueCheck = [&]() {
-            if (isLog())
-                launchCheck<double>(m_lu.get(), m_luPrev.get(), M, m_lv.get(), m_lvPrev.get(), N, true, m_check.get(),
-                                    s);
-            else
-                launchCheck<T>(m_u.get(), m_uPrev.get(), M, m_v.get(), m_vPrev.get(), N, false, m_check.get(), s);
-            if (wantMarginals) {
-                // Marginal errors of the current plan for the progress report (two
-                // extra reads of the matrix per check, only when someone listens).
-                double* out = reinterpret_cast<double*>(reinterpret_cast<char*>(m_check.get()) +
-                                                        offsetof(CheckValues, marginalA));
-                if (isLog())
-                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, nullptr, nullptr, m_lu.get(), m_lv.get(), m_a.get(),
-                                            m_b.get(), nullptr, m_marginScratch.get(), m_logBands, out, s);
-                else if (m_variant == Variant::MapUot)  // the matrix holds the plan itself
-                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, nullptr, nullptr, nullptr, nullptr, m_a.get(),
-                                            m_b.get(), nullptr, m_marginScratch.get(), m_marginBands, out, s);
-                else  // gpu-fused and gpu-pot-style leave K^T u of the last iteration in m_colSum
-                    withK([&](const auto* K) {
-                        launchMarginalErrors<T>(K, M, N, pitch, m_u.get(), m_v.get(), nullptr, nullptr, m_a.get(),
-                                                m_b.get(), m_colSum.get(), m_marginScratch.get(), m_marginBands, out,
-                                                s);
-                    });
-            }
-            UOT_CUDA_CHECK(
-                cudaMemcpyAsync(m_hostCheck.get(), m_check.get(), sizeof(CheckValues), cudaMemcpyDeviceToHost, s));
-        };
-        auto relative = [&](double diff, double scale) {
-            const double r = diff / scale;
-            return std::isfinite(r) ? r : 1.0;
-        };
-
-        while (iterations < options.maxIterations) {
-            if (monitor.cancelRequested()) {
-                result.cancelled = true;
-                break;
-            }
-            const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
-            UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
-            int plain = toCheck - 1, done = 0, launched = 0;
-            bool cancelled = false;
-            while (plain > 0) {
-                const int n = std::min(plain, slice);
-                launchIterations(n);
-                UOT_CUDA_CHECK(cudaEventRecord(sliceDone[launched & 1].get(), s));
-                ++launched;
-                plain -= n;
-                done += n;
-                if (launched >= 2) UOT_CUDA_CHECK(cudaEventSynchronize(sliceDone[launched & 1].get()));
-                if (monitor.cancelRequested()) {
-                    cancelled = true;
-                    break;
-                }
-            }
-            if (!cancelled) {
-                copyAll(prev, cur);
-                launchIterations(1);
-                done += 1;
-            }
-            UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
-            enqueueCheck();
-            UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-            float ms = 0;
-            UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
-            gpuMs += ms;
-            iterations += done;
-            const CheckValues c = *m_hostCheck.get();
-            if (c.bad) {
-                copyAll(cur, good);
-                UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                markUnderflow(result, report, iterations);
-                iterations = lastGood;
-                break;
-            }
-            copyAll(good, cur);
-            lastGood = iterations;
-            if (cancelled) {
-                result.cancelled = true;
-                break;
-            }
-            if (options.stopping == StoppingRule::Potentials) {
-                // The shared rule (potential_check.h) from the last two iterates, in log
-                // form on the host: O(M + N) values per check, as the CPU loop.
-                std::vector<double> logs[4];
-                const void* src[4] = {cur[0], prev[0], cur[1], prev[1]};
-                for (int k = 0; k < 4; ++k) {
-                    const std::size_t n = len[k / 2];
-                    logs[k].resize(n);
-                    if (isLog()) {
-                        UOT_CUDA_CHECK(cudaMemcpyAsync(logs[k].data(), src[k], n * sizeof(double),
-                                                       cudaMemcpyDeviceToHost, s));
-                        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                    } else {
-                        std::vector<T> x(n);
-                        UOT_CUDA_CHECK(cudaMemcpyAsync(x.data(), src[k], n * sizeof(T), cudaMemcpyDeviceToHost, s));
-                        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                        for (std::size_t i = 0; i < n; ++i) logs[k][i] = std::log(static_cast<double>(x[i]));
-                    }
-                }
-                result.error = potentialCheckError(problem, logs[0], logs[1], logs[2], logs[3], m_translate);
-            } else {
-                result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
-            }
-            // Keep each slice near kSliceSeconds of device work so cancellation stays prompt.
-            const double perIteration = ms * 1e-3 / std::max(1, done);
-            if (perIteration > 0) {
-                const int wanted = std::clamp(static_cast<int>(kSliceSeconds / perIteration), 1, kMaxSlice);
-                if (wanted > 2 * slice || 2 * wanted < slice) slice = wanted;
-            }
-            const double nan = std::numeric_limits<double>::quiet_NaN();
-            if (monitor.report(iterations, result.error, wantMarginals ? c.marginalA : nan,
-                               wantMarginals ? c.marginalB : nan)) {
-                result.converged = true;
-                break;
-            }
-        }
-        result.timings.iterateSeconds = gpuMs * 1e-3;
+        EnginePasses passes(*this);
+        DeviceLoopSetup loop;
+        loop.bytesPerIteration = result.bytesPerIteration;
+        loop.sweepsPerIteration = sweepsPerIteration();
+        loop.secondsPerIterationEstimate = static_cast<double>(result.bytesPerIteration) / 2.5e12 + 5e-6;
+        loop.translate = m_translate;
+        loop.wantMarginals = wantMarginals;
+        loop.markNotFinite = [&report](SolveResult& r, int iteration) { markUnderflow(r, report, iteration); };
+        runDeviceLoop(problem, options, control, passes, loop, iterations, result);
+        iterations = result.iterations;
     }
     result.iterations = iterations;
-    if (!m_accelerate) result.passes = static_cast<std::uint64_t>(iterations) * sweepsPerIteration();
 
     // Read back the scalings.
     std::vector<double> hu(M), hv(N);
