@@ -630,9 +630,8 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     result.solver = m_name;
     prepare(M, N, pitch);
     // What runs: gpu-fused without a usable one-pass plan is the two-pass cuBLAS path.
-    const std::uint64_t matrixBytes = std::uint64_t(M) * N * (m_bf16 ? sizeof(Bf16) : sizeof(T));
-    result.bytesPerIteration = m_variant == Variant::Fused ? (m_fused.usable ? matrixBytes : 2 * matrixBytes)
-                                                           : bytesPerIterationFor(m_variant, M, N, sizeof(T));
+    result.bytesPerIteration =
+        matrixTrafficBytes(sweepsFor(m_variant, m_fused.usable), m_bf16 ? sizeof(Bf16) : sizeof(T), M, N);
     m_tracker.resetPeak();
     m_fa = problem.exponentA();
     m_fb = problem.exponentB();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/transport/solve_setup.h"
+#include "core/transport/traffic_model.h"
 #include "gpu/cuda_support.h"
 #include "gpu/device_loop.h"
 #include "gpu/gpu_kernels.h"
@@ -164,7 +165,10 @@ MapReduceSolver::~MapReduceSolver() = default;
 
 std::string MapReduceSolver::name() const { return kName; }
 
-std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t, std::size_t, Precision) const { return 0; }
+std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
+{
+    return matrixTrafficBytes(sweeps::kMatrixFree, entryBytesFor(precision), rows, cols);
+}
 
 SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
 {
@@ -224,7 +228,7 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
 
     SolveResult result;
     result.solver = kName;
-    result.bytesPerIteration = 0;
+    result.bytesPerIteration = bytesPerIteration(M, N, options.precision);
 
     // Points, weights, their logs; then the starting potentials.
     std::vector<float> packedX, packedY;

@@ -16,6 +16,7 @@
 
 #include "core/registry/multi_gpu.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/traffic_model.h"
 #include "core/transport/uot_error.h"
 #include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
@@ -253,7 +254,7 @@ public:
 
     std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override
     {
-        return std::uint64_t(rows) * cols * (precision == Precision::Fp32 ? 4 : 8);
+        return matrixTrafficBytes(sweeps::kOneRead, entryBytesFor(precision), rows, cols);
     }
 
     SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override
@@ -355,7 +356,7 @@ public:
         SolveResult result;
         result.solver = kName;
         const bool wide = std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p->wide; });
-        result.bytesPerIteration = (wide ? 2 : 1) * bytesPerIteration(M, N, Precision::Fp32);
+        result.bytesPerIteration = matrixTrafficBytes(wide ? sweeps::kTwoReads : sweeps::kOneRead, sizeof(float), M, N);
         result.timings.setupSeconds = secondsSince(setupStart);
         if (options.maxIterations > 0) {
             NcclPasses passes(parts, N, [&](int count) {
