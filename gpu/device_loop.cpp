@@ -43,10 +43,38 @@ void runDeviceLoop(const UotProblem& problem, const SolveOptions& options, const
     double deviceSeconds = 0;
     int lastGood = iterations;
     std::vector<double> logs[4];
+    const bool onDevice = passes.decidesOnDevice();
+    long long devicePasses = -1;
+    int reported = iterations;
     while (iterations < options.maxIterations) {
         if (monitor.cancelRequested()) {
             result.cancelled = true;
             break;
+        }
+        if (onDevice) {
+            // The step kernel decides: a chunk up to the next check, then its figures.
+            passes.startChunk();
+            passes.launch(std::min(std::clamp(options.checkEvery, 1, kMaxSlice),
+                                   std::max(1, options.maxIterations - iterations)));
+            const DeviceCheck c = passes.check(false);
+            deviceSeconds += c.chunkSeconds;
+            iterations = c.iterations;
+            devicePasses = c.passes;
+            result.error = c.error;
+            if (c.stop == DeviceStop::NotFinite) {
+                setup.markNotFinite(result, iterations + 1);
+                break;
+            }
+            if (iterations > reported) {
+                monitor.report(iterations, c.error, c.marginalA, c.marginalB);
+                reported = iterations;
+            }
+            if (c.stop == DeviceStop::Converged) {
+                result.converged = true;
+                break;
+            }
+            if (c.stop == DeviceStop::IterationCap) break;
+            continue;
         }
         const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
         passes.startChunk();
@@ -116,7 +144,9 @@ void runDeviceLoop(const UotProblem& problem, const SolveOptions& options, const
         }
     }
     result.iterations = iterations;
-    result.passes = static_cast<std::uint64_t>(iterations) * static_cast<std::uint64_t>(setup.sweepsPerIteration);
+    result.passes = devicePasses >= 0
+                        ? static_cast<std::uint64_t>(devicePasses)
+                        : static_cast<std::uint64_t>(iterations) * static_cast<std::uint64_t>(setup.sweepsPerIteration);
     result.timings.iterateSeconds = deviceSeconds;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The one host iteration loop of the GPU engines that keep their scalings on the
 // device and check every checkEvery iterations (gpu-fused and the other
-// GpuSolver variants without acceleration, gpu-mapreduce, gpu-nccl). It owns the
+// GpuSolver variants, plain, TI or over-relaxed; gpu-mapreduce; gpu-nccl). It owns the
 // check cadence, the slices of queued work between cancellation polls, the
 // snapshot of the last good iterate, the stopping test (the shared one on the
 // log-potentials, potential_check.h, or POT's rule), the precision floor,
@@ -20,6 +20,9 @@
 
 namespace uot::gpu::detail {
 
+// What passes that decide on the device report at a check (DevicePasses::decidesOnDevice).
+enum class DeviceStop { Running, Converged, IterationCap, NotFinite };
+
 // What the check after a chunk of iterations finds (DevicePasses::check).
 struct DeviceCheck {
     bool bad = false;              // a scaling is not finite (or not > 0 in the multiplicative form)
@@ -27,6 +30,11 @@ struct DeviceCheck {
     double diffV = 0, scaleV = 1;
     double marginalA = 0, marginalB = 0;  // |P 1 - a|_1, |P^T 1 - b|_1 when asked for, else NaN
     double chunkSeconds = 0;              // time of the iterations since startChunk
+    // Set by passes that decide on the device (else left as they are):
+    int iterations = -1;    // accepted iterations so far
+    long long passes = -1;  // passes over the matrix so far (undone steps included)
+    double error = 0;       // the stopping figure of the last accepted iteration
+    DeviceStop stop = DeviceStop::Running;
 };
 
 // One engine's iterations on the device. The loop calls, per check:
@@ -57,6 +65,12 @@ public:
     // Relative precision with which the passes hold the potentials: 0 for float64
     // (or scalings kept in the solve's precision), FLT_EPSILON for potentials in float.
     virtual double potentialResolution() const { return 0; }
+    // True for passes whose step kernel decides on the device (the accelerated
+    // GpuSolver iteration: it accepts or undoes each step, sets omega and tests
+    // convergence): the loop then launches whole chunks of checkEvery iterations
+    // without snapshots, and takes the iterations, the error, the marginals and the
+    // stop from check(). Iterations queued after the device stopped are undone there.
+    virtual bool decidesOnDevice() const { return false; }
 };
 
 struct DeviceLoopSetup {

@@ -19,7 +19,6 @@
 #include <variant>
 #include <vector>
 
-#include "core/transport/iteration_monitor.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/solve_setup.h"
 #include "gpu/cublas_library.h"
@@ -52,7 +51,6 @@ namespace uot::gpu::detail {
 
 namespace {
 
-constexpr int kMaxSlice = 512;  // the accelerated loop's iterations per check at most
 
 std::size_t roundUp(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
@@ -102,9 +100,8 @@ private:
     template <typename C>
     void buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params);
     void enqueueIteration();
-    // The accelerated loop (--accel relax|auto): returns the accepted iterations.
-    int runRelaxed(const SolveOptions& options, const SolveControl& control, const KernelBuildReport& report,
-                   SolveResult& result);
+    // The accelerated iteration (--accel relax|auto): the step kernel's initial state.
+    void startRelaxed(const SolveOptions& options);
     // Device pointer of the omega the relaxed pass reads (null when not accelerating).
     const double* relaxedOmega() const
     {
@@ -145,6 +142,31 @@ private:
     private:
         void enqueueCheck(bool marginals) override;
         Engine& m_e;
+    };
+    // The accelerated iteration's side of the shared loop: its step kernel decides
+    // on the device (DevicePasses::decidesOnDevice); a check reads its state back.
+    class RelaxedPasses final : public DevicePasses {
+    public:
+        explicit RelaxedPasses(Engine& e) : m_e(e) {}
+        bool decidesOnDevice() const override { return true; }
+        void startChunk() override { UOT_CUDA_CHECK(cudaEventRecord(m_chunkStart.get(), m_e.m_stream.get())); }
+        void launch(int count) override { m_e.launchIterations(count); }
+        DeviceCheck check(bool marginals) override;
+        // Not called for passes that decide on the device (the step kernel keeps the
+        // last accepted iterate itself).
+        void markSlice(int) override {}
+        void waitSlice(int) override {}
+        void snapshot() override {}
+        void keepGood() override {}
+        void restoreGood() override {}
+        void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
+                               std::vector<double>&) override
+        {
+        }
+
+    private:
+        Engine& m_e;
+        Event m_chunkStart, m_chunkEnd;
     };
     IterateBuffers iterateBuffers()
     {
@@ -531,15 +553,14 @@ void Engine<T>::sampleCounters(const SolveOptions& options, int& iterations, Sol
     iterations += runs * kCounterIterations;
 }
 
-// The accelerated loop. The iteration graph holds the relaxed pass and the step
-// kernel, which accepts or undoes the step, updates omega and tests convergence
-// on the device; the host reads the state back only every checkEvery iterations
-// (a check): there it reports progress and stops. Iterations the graph runs after
-// the device stopped (converged, the cap, a non-finite value) are undone by the
-// step kernel and not counted.
+// The accelerated iteration. The iteration graph holds the relaxed pass and the
+// step kernel, which accepts or undoes the step, updates omega and tests
+// convergence on the device; the shared loop (device_loop.h) reads the state back
+// only every checkEvery iterations. Iterations the graph runs after the device
+// stopped (converged, the cap, a non-finite value) are undone by the step kernel
+// and not counted. startRelaxed sets the step kernel's state up.
 template <typename T>
-int Engine<T>::runRelaxed(const SolveOptions& options, const SolveControl& control, const KernelBuildReport& report,
-                          SolveResult& result)
+void Engine<T>::startRelaxed(const SolveOptions& options)
 {
     cudaStream_t s = m_stream.get();
     const std::size_t M = m_rows, N = m_cols;
@@ -562,57 +583,31 @@ int Engine<T>::runRelaxed(const SolveOptions& options, const SolveControl& contr
     host.omega = host.rule.omega;
     UOT_CUDA_CHECK(cudaMemcpyAsync(m_relaxedState.get(), &host, sizeof(RelaxedState), cudaMemcpyHostToDevice, s));
     UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-    if (options.sampleHardwareCounters)
-        result.counters.note = "not sampled: the accelerated iteration (--accel none samples them)";
+}
 
-    IterationMonitor monitor(options, control, result.bytesPerIteration);
-    Event chunkStart, chunkEnd;
-    double gpuMs = 0;
-    const int chunk = std::clamp(options.checkEvery, 1, kMaxSlice);
-    int reported = 0;
-    RelaxedState state = host;
-    while (true) {
-        if (monitor.cancelRequested()) {
-            result.cancelled = true;
-            break;
-        }
-        const int count = std::min(chunk, std::max(1, options.maxIterations - state.iterations));
-        UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
-        launchIterations(count);
-        UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
-        UOT_CUDA_CHECK(
-            cudaMemcpyAsync(m_hostRelaxed.get(), m_relaxedState.get(), sizeof(RelaxedState), cudaMemcpyDeviceToHost, s));
-        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-        float ms = 0;
-        UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
-        gpuMs += ms;
-        state = host;
-        result.error = state.error;
-        if (state.stop == kNotFinite) {
-            if (isLog()) {
-                result.status = NumericalStatus::NotFinite;
-                result.message = "a non-finite value appeared in the log-domain iteration at iteration " +
-                                 std::to_string(state.iterations + 1) + "; the last finite iterate is kept";
-            } else {
-                markUnderflow(result, report, state.iterations + 1);
-            }
-            break;
-        }
-        if (state.iterations > reported) {
-            monitor.report(state.iterations, state.error, state.marginalA, state.marginalB);
-            reported = state.iterations;
-        }
-        if (state.stop == kConverged) {
-            result.converged = true;
-            break;
-        }
-        if (state.stop == kIterationCap || state.iterations >= options.maxIterations) break;
-    }
-    result.omega = state.omega;
-    result.rejectedSteps = state.rule.rejections;
-    result.passes = static_cast<std::uint64_t>(state.passes);
-    result.timings.iterateSeconds = gpuMs * 1e-3;
-    return state.iterations;
+template <typename T>
+DeviceCheck Engine<T>::RelaxedPasses::check(bool)
+{
+    cudaStream_t s = m_e.m_stream.get();
+    UOT_CUDA_CHECK(cudaEventRecord(m_chunkEnd.get(), s));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m_e.m_hostRelaxed.get(), m_e.m_relaxedState.get(), sizeof(RelaxedState),
+                                   cudaMemcpyDeviceToHost, s));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    float ms = 0;
+    UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, m_chunkStart.get(), m_chunkEnd.get()));
+    const RelaxedState& state = *m_e.m_hostRelaxed.get();
+    DeviceCheck c;
+    c.chunkSeconds = ms * 1e-3;
+    c.iterations = state.iterations;
+    c.passes = state.passes;
+    c.error = state.error;
+    c.marginalA = state.marginalA;
+    c.marginalB = state.marginalB;
+    c.stop = state.stop == kConverged      ? DeviceStop::Converged
+             : state.stop == kNotFinite    ? DeviceStop::NotFinite
+             : state.stop == kIterationCap ? DeviceStop::IterationCap
+                                           : DeviceStop::Running;
+    return c;
 }
 
 template <typename T>
@@ -746,7 +741,27 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     if (!isLog() && report.underflows()) {
         markUnderflow(result, report, 0);
     } else if (options.maxIterations > 0 && m_accelerate) {
-        iterations = runRelaxed(options, control, report, result);
+        startRelaxed(options);
+        if (options.sampleHardwareCounters)
+            result.counters.note = "not sampled: the accelerated iteration (--accel none samples them)";
+        RelaxedPasses passes(*this);
+        DeviceLoopSetup loop;
+        loop.bytesPerIteration = result.bytesPerIteration;
+        loop.sweepsPerIteration = sweepsPerIteration();
+        loop.markNotFinite = [this, &report](SolveResult& r, int iteration) {
+            if (isLog()) {
+                r.status = NumericalStatus::NotFinite;
+                r.message = "a non-finite value appeared in the log-domain iteration at iteration " +
+                            std::to_string(iteration) + "; the last finite iterate is kept";
+            } else {
+                markUnderflow(r, report, iteration);
+            }
+        };
+        runDeviceLoop(problem, options, control, passes, loop, 0, result);
+        iterations = result.iterations;
+        const RelaxedState& state = *m_hostRelaxed.get();
+        result.omega = state.omega;
+        result.rejectedSteps = state.rule.rejections;
     } else if (options.maxIterations > 0) {
         const bool wantMarginals = static_cast<bool>(control.onProgress);
         if (wantMarginals) {

@@ -3,7 +3,8 @@
 // log-domain iterations on a small dense problem. Checked against the float64
 // reference solver (the plan), and hand-counted cadence: checks every
 // checkEvery iterations and at the cap, the last good iterate kept when a check
-// finds a bad value, cancellation, and the fp32 precision floor.
+// finds a bad value, cancellation, and the fp32 precision floor; and engines whose
+// step kernel decides on the device (chunks, their figures, the cap).
 
 #include <algorithm>
 #include <atomic>
@@ -132,6 +133,51 @@ private:
     int m_done = 0;
 };
 
+// An engine whose step kernel decides on the device: it accepts every step,
+// takes 3 passes for 2 iterations, and stops by itself at `stopAt` (converged,
+// or a non-finite value); steps queued after that are undone.
+class DecidingPasses final : public DevicePasses {
+public:
+    bool decidesOnDevice() const override { return true; }
+    void startChunk() override {}
+    void launch(int count) override
+    {
+        launches.push_back(count);
+        for (int k = 0; k < count && m_stop == DeviceStop::Running; ++k) {
+            ++m_iterations;
+            if (m_iterations == stopAt) m_stop = stopWith;
+        }
+    }
+    DeviceCheck check(bool) override
+    {
+        DeviceCheck c;
+        c.iterations = m_stop == DeviceStop::NotFinite ? m_iterations - 1 : m_iterations;
+        c.passes = 3LL * c.iterations / 2;
+        c.error = 1.0 / (1 + m_iterations);
+        c.marginalA = c.marginalB = 0.5;
+        c.stop = m_stop;
+        return c;
+    }
+    void markSlice(int) override { QFAIL("no slices when the device decides"); }
+    void waitSlice(int) override {}
+    void snapshot() override { QFAIL("no snapshot when the device decides"); }
+    void keepGood() override {}
+    void restoreGood() override {}
+    void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
+                           std::vector<double>&) override
+    {
+        QFAIL("no host stopping test when the device decides");
+    }
+
+    int stopAt = 37;
+    DeviceStop stopWith = DeviceStop::Converged;
+    std::vector<int> launches;
+
+private:
+    int m_iterations = 0;
+    DeviceStop m_stop = DeviceStop::Running;
+};
+
 DeviceLoopSetup setupFor(int sweeps = 2)
 {
     DeviceLoopSetup s;
@@ -166,6 +212,8 @@ private slots:
     void badValueKeepsTheLastGoodCheck();
     void cancelStopsAtTheNextCheck();
     void precisionFloorIsNotConverged();
+    void deviceDecidedConvergence();
+    void deviceDecidedNotFinite();
 };
 
 void TestDeviceLoop::convergesToTheReferencePlan()
@@ -268,6 +316,60 @@ void TestDeviceLoop::precisionFloorIsNotConverged()
     runDeviceLoop(f.problem, options, {}, passes, setupFor(), 0, result);
     QVERIFY(!result.converged);
     QVERIFY2(result.message.find("precision floor") != std::string::npos, result.message.c_str());
+}
+
+void TestDeviceLoop::deviceDecidedConvergence()
+{
+    const Fixture f;
+    SolveOptions options;
+    options.tolerance = 1e-9;
+    options.checkEvery = 10;
+    options.maxIterations = 1000;
+    DecidingPasses passes;
+    std::vector<int> reported;
+    SolveControl control;
+    control.onProgress = [&](const SolveProgress& p) { reported.push_back(p.iteration); };
+    SolveResult result;
+    runDeviceLoop(f.problem, options, control, passes, setupFor(), 0, result);
+    QVERIFY(result.converged);
+    QCOMPARE(result.iterations, 37);
+    QCOMPARE(result.passes, std::uint64_t(55));  // the device's count, not iterations x sweeps
+    QCOMPARE(passes.launches, (std::vector<int>{10, 10, 10, 10}));
+    QCOMPARE(reported, (std::vector<int>{10, 20, 30, 37}));
+    UOT_QCOMPARE_CLOSE(result.error, 1.0 / 38, 1e-15);
+}
+
+void TestDeviceLoop::deviceDecidedNotFinite()
+{
+    const Fixture f;
+    SolveOptions options;
+    options.tolerance = 1e-9;
+    options.checkEvery = 10;
+    options.maxIterations = 25;  // the last chunk is cut to the cap
+    DecidingPasses passes;
+    passes.stopAt = 100;
+    SolveResult capped;
+    runDeviceLoop(f.problem, options, {}, passes, setupFor(), 0, capped);
+    QVERIFY(!capped.converged);
+    QCOMPARE(capped.iterations, 25);
+    QCOMPARE(passes.launches, (std::vector<int>{10, 10, 5}));
+
+    DecidingPasses bad;
+    bad.stopAt = 14;
+    bad.stopWith = DeviceStop::NotFinite;
+    options.maxIterations = 1000;
+    int markedAt = 0;
+    DeviceLoopSetup setup = setupFor();
+    setup.markNotFinite = [&](SolveResult& r, int iteration) {
+        r.status = NumericalStatus::NotFinite;
+        markedAt = iteration;
+    };
+    SolveResult result;
+    runDeviceLoop(f.problem, options, {}, bad, setup, 0, result);
+    QVERIFY(!result.converged);
+    QVERIFY(result.status == NumericalStatus::NotFinite);
+    QCOMPARE(result.iterations, 13);  // the last accepted one
+    QCOMPARE(markedAt, 14);
 }
 
 QTEST_GUILESS_MAIN(TestDeviceLoop)
