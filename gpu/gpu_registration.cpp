@@ -19,14 +19,12 @@
 namespace uot::gpu {
 namespace {
 
-// Sweeps over K per iteration of what runs (gpu_solver.h's traffic model; the
-// one-pass gpu-fused, not its cuBLAS fallback for very wide rows).
-double sweepsOf(detail::Variant variant) { return double(detail::bytesPerIterationFor(variant, 1, 1, 1)); }
 
 void registerGpu(std::string name, std::string description, SolverCapabilities caps, detail::Variant variant)
 {
     caps.device = DeviceKind::Gpu;
-    caps.matrixSweepsPerIteration = sweepsOf(variant);
+    // The one-pass gpu-fused, not its cuBLAS fallback for very wide rows.
+    caps.matrixSweepsPerIteration = detail::sweepsFor(variant);
     const std::string created = name;
     registerSolver({std::move(name), std::move(description), std::move(caps),
                     [created] { return createSolver(created); }, [] { return unavailableReason(); }});

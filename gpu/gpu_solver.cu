@@ -19,15 +19,15 @@
 #include <variant>
 #include <vector>
 
-#include "core/transport/iteration_monitor.h"
-#include "core/transport/potential_check.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/solve_setup.h"
 #include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
+#include "gpu/device_loop.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
 #include "gpu/relaxed_kernels.h"
+#include "gpu/stream_passes.h"
 #include "gpu/translation_kernels.h"
 
 namespace uot::gpu::detail {
@@ -51,8 +51,6 @@ namespace uot::gpu::detail {
 
 namespace {
 
-constexpr double kSliceSeconds = 0.005;  // device work queued between cancellation polls
-constexpr int kMaxSlice = 512;
 
 std::size_t roundUp(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
@@ -102,9 +100,8 @@ private:
     template <typename C>
     void buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params);
     void enqueueIteration();
-    // The accelerated loop (--accel relax|auto): returns the accepted iterations.
-    int runRelaxed(const SolveOptions& options, const SolveControl& control, const KernelBuildReport& report,
-                   SolveResult& result);
+    // The accelerated iteration (--accel relax|auto): the step kernel's initial state.
+    void startRelaxed(const SolveOptions& options);
     // Device pointer of the omega the relaxed pass reads (null when not accelerating).
     const double* relaxedOmega() const
     {
@@ -130,6 +127,65 @@ private:
     }
     const void* kData() const { return m_bf16 ? static_cast<const void*>(m_Kb.get()) : m_K.get(); }
     std::size_t kBytes() const { return m_bf16 ? m_Kb.bytes() : m_K.bytes(); }
+
+    // The engine's side of the shared check loop (device_loop.h): the scalings
+    // (multiplicative, or log-potentials for gpu-log) stay on the device; the check
+    // kernels and O(M + N) copies run only at checks.
+    class EnginePasses final : public StreamPasses {
+    public:
+        explicit EnginePasses(Engine& e)
+            : StreamPasses(e.m_stream.get(), e.iterateBuffers(), e.m_check.get(), e.m_hostCheck.get()), m_e(e)
+        {
+        }
+        void launch(int count) override { m_e.launchIterations(count); }
+
+    private:
+        void enqueueCheck(bool marginals) override;
+        Engine& m_e;
+    };
+    // The accelerated iteration's side of the shared loop: its step kernel decides
+    // on the device (DevicePasses::decidesOnDevice); a check reads its state back.
+    class RelaxedPasses final : public DevicePasses {
+    public:
+        explicit RelaxedPasses(Engine& e) : m_e(e) {}
+        bool decidesOnDevice() const override { return true; }
+        void startChunk() override { UOT_CUDA_CHECK(cudaEventRecord(m_chunkStart.get(), m_e.m_stream.get())); }
+        void launch(int count) override { m_e.launchIterations(count); }
+        DeviceCheck check(bool marginals) override;
+        // Not called for passes that decide on the device (the step kernel keeps the
+        // last accepted iterate itself).
+        void markSlice(int) override {}
+        void waitSlice(int) override {}
+        void snapshot() override {}
+        void keepGood() override {}
+        void restoreGood() override {}
+        void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
+                               std::vector<double>&) override
+        {
+        }
+
+    private:
+        Engine& m_e;
+        Event m_chunkStart, m_chunkEnd;
+    };
+    IterateBuffers iterateBuffers()
+    {
+        IterateBuffers b;
+        b.length = {m_rows, m_cols};
+        b.logDomain = isLog();
+        if (isLog()) {
+            b.current = {m_lu.get(), m_lv.get()};
+            b.previous = {m_luPrev.get(), m_lvPrev.get()};
+            b.good = {m_luGood.get(), m_lvGood.get()};
+            b.elementBytes = sizeof(double);
+        } else {
+            b.current = {m_u.get(), m_v.get()};
+            b.previous = {m_uPrev.get(), m_vPrev.get()};
+            b.good = {m_uGood.get(), m_vGood.get()};
+            b.elementBytes = sizeof(T);
+        }
+        return b;
+    }
 
     Variant m_variant;
     Tuning m_tuning;
@@ -443,6 +499,35 @@ void Engine<T>::launchIterations(int count)
     m_graphs.launch(count, m_stream.get(), [this] { enqueueIteration(); });
 }
 
+template <typename T>
+void Engine<T>::EnginePasses::enqueueCheck(bool marginals)
+{
+    Engine& e = m_e;
+    cudaStream_t s = e.m_stream.get();
+    const std::size_t M = e.m_rows, N = e.m_cols, pitch = e.m_pitch;
+    if (e.isLog())
+        launchCheck<double>(e.m_lu.get(), e.m_luPrev.get(), M, e.m_lv.get(), e.m_lvPrev.get(), N, true, e.m_check.get(),
+                            s);
+    else
+        launchCheck<T>(e.m_u.get(), e.m_uPrev.get(), M, e.m_v.get(), e.m_vPrev.get(), N, false, e.m_check.get(), s);
+    if (!marginals) return;
+    // Marginal errors of the current plan for the progress report (two extra reads
+    // of the matrix per check, only when someone listens).
+    double* out =
+        reinterpret_cast<double*>(reinterpret_cast<char*>(e.m_check.get()) + offsetof(CheckValues, marginalA));
+    if (e.isLog())
+        launchMarginalErrors<T>(e.m_K.get(), M, N, pitch, nullptr, nullptr, e.m_lu.get(), e.m_lv.get(), e.m_a.get(),
+                                e.m_b.get(), nullptr, e.m_marginScratch.get(), e.m_logBands, out, s);
+    else if (e.m_variant == Variant::MapUot)  // the matrix holds the plan itself
+        launchMarginalErrors<T>(e.m_K.get(), M, N, pitch, nullptr, nullptr, nullptr, nullptr, e.m_a.get(), e.m_b.get(),
+                                nullptr, e.m_marginScratch.get(), e.m_marginBands, out, s);
+    else  // gpu-fused and gpu-pot-style leave K^T u of the last iteration in m_colSum
+        e.withK([&](const auto* K) {
+            launchMarginalErrors<T>(K, M, N, pitch, e.m_u.get(), e.m_v.get(), nullptr, nullptr, e.m_a.get(),
+                                    e.m_b.get(), e.m_colSum.get(), e.m_marginScratch.get(), e.m_marginBands, out, s);
+        });
+}
+
 // Hardware counters over a few extra iterations, apart from the timed ones: one
 // warm-up iteration (so that what fits in L2 is there, as in steady state), then
 // kCounterIterations per profiled run, replayed as often as CUPTI needs. They are
@@ -468,15 +553,14 @@ void Engine<T>::sampleCounters(const SolveOptions& options, int& iterations, Sol
     iterations += runs * kCounterIterations;
 }
 
-// The accelerated loop. The iteration graph holds the relaxed pass and the step
-// kernel, which accepts or undoes the step, updates omega and tests convergence
-// on the device; the host reads the state back only every checkEvery iterations
-// (a check): there it reports progress and stops. Iterations the graph runs after
-// the device stopped (converged, the cap, a non-finite value) are undone by the
-// step kernel and not counted.
+// The accelerated iteration. The iteration graph holds the relaxed pass and the
+// step kernel, which accepts or undoes the step, updates omega and tests
+// convergence on the device; the shared loop (device_loop.h) reads the state back
+// only every checkEvery iterations. Iterations the graph runs after the device
+// stopped (converged, the cap, a non-finite value) are undone by the step kernel
+// and not counted. startRelaxed sets the step kernel's state up.
 template <typename T>
-int Engine<T>::runRelaxed(const SolveOptions& options, const SolveControl& control, const KernelBuildReport& report,
-                          SolveResult& result)
+void Engine<T>::startRelaxed(const SolveOptions& options)
 {
     cudaStream_t s = m_stream.get();
     const std::size_t M = m_rows, N = m_cols;
@@ -499,57 +583,31 @@ int Engine<T>::runRelaxed(const SolveOptions& options, const SolveControl& contr
     host.omega = host.rule.omega;
     UOT_CUDA_CHECK(cudaMemcpyAsync(m_relaxedState.get(), &host, sizeof(RelaxedState), cudaMemcpyHostToDevice, s));
     UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-    if (options.sampleHardwareCounters)
-        result.counters.note = "not sampled: the accelerated iteration (--accel none samples them)";
+}
 
-    IterationMonitor monitor(options, control, result.bytesPerIteration);
-    Event chunkStart, chunkEnd;
-    double gpuMs = 0;
-    const int chunk = std::clamp(options.checkEvery, 1, kMaxSlice);
-    int reported = 0;
-    RelaxedState state = host;
-    while (true) {
-        if (monitor.cancelRequested()) {
-            result.cancelled = true;
-            break;
-        }
-        const int count = std::min(chunk, std::max(1, options.maxIterations - state.iterations));
-        UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
-        launchIterations(count);
-        UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
-        UOT_CUDA_CHECK(
-            cudaMemcpyAsync(m_hostRelaxed.get(), m_relaxedState.get(), sizeof(RelaxedState), cudaMemcpyDeviceToHost, s));
-        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-        float ms = 0;
-        UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
-        gpuMs += ms;
-        state = host;
-        result.error = state.error;
-        if (state.stop == kNotFinite) {
-            if (isLog()) {
-                result.status = NumericalStatus::NotFinite;
-                result.message = "a non-finite value appeared in the log-domain iteration at iteration " +
-                                 std::to_string(state.iterations + 1) + "; the last finite iterate is kept";
-            } else {
-                markUnderflow(result, report, state.iterations + 1);
-            }
-            break;
-        }
-        if (state.iterations > reported) {
-            monitor.report(state.iterations, state.error, state.marginalA, state.marginalB);
-            reported = state.iterations;
-        }
-        if (state.stop == kConverged) {
-            result.converged = true;
-            break;
-        }
-        if (state.stop == kIterationCap || state.iterations >= options.maxIterations) break;
-    }
-    result.omega = state.omega;
-    result.rejectedSteps = state.rule.rejections;
-    result.passes = static_cast<std::uint64_t>(state.passes);
-    result.timings.iterateSeconds = gpuMs * 1e-3;
-    return state.iterations;
+template <typename T>
+DeviceCheck Engine<T>::RelaxedPasses::check(bool)
+{
+    cudaStream_t s = m_e.m_stream.get();
+    UOT_CUDA_CHECK(cudaEventRecord(m_chunkEnd.get(), s));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m_e.m_hostRelaxed.get(), m_e.m_relaxedState.get(), sizeof(RelaxedState),
+                                   cudaMemcpyDeviceToHost, s));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    float ms = 0;
+    UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, m_chunkStart.get(), m_chunkEnd.get()));
+    const RelaxedState& state = *m_e.m_hostRelaxed.get();
+    DeviceCheck c;
+    c.chunkSeconds = ms * 1e-3;
+    c.iterations = state.iterations;
+    c.passes = state.passes;
+    c.error = state.error;
+    c.marginalA = state.marginalA;
+    c.marginalB = state.marginalB;
+    c.stop = state.stop == kConverged      ? DeviceStop::Converged
+             : state.stop == kNotFinite    ? DeviceStop::NotFinite
+             : state.stop == kIterationCap ? DeviceStop::IterationCap
+                                           : DeviceStop::Running;
+    return c;
 }
 
 template <typename T>
@@ -567,9 +625,8 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     result.solver = m_name;
     prepare(M, N, pitch);
     // What runs: gpu-fused without a usable one-pass plan is the two-pass cuBLAS path.
-    const std::uint64_t matrixBytes = std::uint64_t(M) * N * (m_bf16 ? sizeof(Bf16) : sizeof(T));
-    result.bytesPerIteration = m_variant == Variant::Fused ? (m_fused.usable ? matrixBytes : 2 * matrixBytes)
-                                                           : bytesPerIterationFor(m_variant, M, N, sizeof(T));
+    result.bytesPerIteration =
+        matrixTrafficBytes(sweepsFor(m_variant, m_fused.usable), m_bf16 ? sizeof(Bf16) : sizeof(T), M, N);
     m_tracker.resetPeak();
     m_fa = problem.exponentA();
     m_fb = problem.exponentB();
@@ -684,154 +741,47 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     if (!isLog() && report.underflows()) {
         markUnderflow(result, report, 0);
     } else if (options.maxIterations > 0 && m_accelerate) {
-        iterations = runRelaxed(options, control, report, result);
+        startRelaxed(options);
+        if (options.sampleHardwareCounters)
+            result.counters.note = "not sampled: the accelerated iteration (--accel none samples them)";
+        RelaxedPasses passes(*this);
+        DeviceLoopSetup loop;
+        loop.bytesPerIteration = result.bytesPerIteration;
+        loop.sweepsPerIteration = sweepsPerIteration();
+        loop.markNotFinite = [this, &report](SolveResult& r, int iteration) {
+            if (isLog()) {
+                r.status = NumericalStatus::NotFinite;
+                r.message = "a non-finite value appeared in the log-domain iteration at iteration " +
+                            std::to_string(iteration) + "; the last finite iterate is kept";
+            } else {
+                markUnderflow(r, report, iteration);
+            }
+        };
+        runDeviceLoop(problem, options, control, passes, loop, 0, result);
+        iterations = result.iterations;
+        const RelaxedState& state = *m_hostRelaxed.get();
+        result.omega = state.omega;
+        result.rejectedSteps = state.rule.rejections;
     } else if (options.maxIterations > 0) {
-        IterationMonitor monitor(options, control, result.bytesPerIteration);
         const bool wantMarginals = static_cast<bool>(control.onProgress);
         if (wantMarginals) {
             m_marginBands = logColumnBands(M, N, m_device);
             const int bands = isLog() ? m_logBands : m_marginBands;
             m_marginScratch.ensure(isLog() ? 2 * std::size_t(std::max(1, bands)) * N : N, &m_tracker);
         }
-        const int checkEvery = std::max(1, options.checkEvery);
-        const double estimate = static_cast<double>(result.bytesPerIteration) / 2.5e12 + 5e-6;
-        int slice = std::clamp(static_cast<int>(kSliceSeconds / estimate), 1, kMaxSlice);
-        Event chunkStart, chunkEnd, sliceDone[2] = {Event(false), Event(false)};
-        double gpuMs = 0;
-        int lastGood = 0;
         if (options.sampleHardwareCounters) sampleCounters(options, iterations, result);
-        const std::size_t vecBytes = isLog() ? sizeof(double) : sizeof(T);
-        void* cur[2] = {isLog() ? static_cast<void*>(m_lu.get()) : m_u.get(),
-                        isLog() ? static_cast<void*>(m_lv.get()) : m_v.get()};
-        void* prev[2] = {isLog() ? static_cast<void*>(m_luPrev.get()) : m_uPrev.get(),
-                         isLog() ? static_cast<void*>(m_lvPrev.get()) : m_vPrev.get()};
-        void* good[2] = {isLog() ? static_cast<void*>(m_luGood.get()) : m_uGood.get(),
-                         isLog() ? static_cast<void*>(m_lvGood.get()) : m_vGood.get()};
-        const std::size_t len[2] = {M, N};
-        auto copyAll = [&](void* const* dst, void* const* src) {
-            for (int k = 0; k < 2; ++k)
-                UOT_CUDA_CHECK(cudaMemcpyAsync(dst[k], src[k], len[k] * vecBytes, cudaMemcpyDeviceToDevice, s));
-        };
-        auto enqueueCheck = [&]() {
-            if (isLog())
-                launchCheck<double>(m_lu.get(), m_luPrev.get(), M, m_lv.get(), m_lvPrev.get(), N, true, m_check.get(),
-                                    s);
-            else
-                launchCheck<T>(m_u.get(), m_uPrev.get(), M, m_v.get(), m_vPrev.get(), N, false, m_check.get(), s);
-            if (wantMarginals) {
-                // Marginal errors of the current plan for the progress report (two
-                // extra reads of the matrix per check, only when someone listens).
-                double* out = reinterpret_cast<double*>(reinterpret_cast<char*>(m_check.get()) +
-                                                        offsetof(CheckValues, marginalA));
-                if (isLog())
-                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, nullptr, nullptr, m_lu.get(), m_lv.get(), m_a.get(),
-                                            m_b.get(), nullptr, m_marginScratch.get(), m_logBands, out, s);
-                else if (m_variant == Variant::MapUot)  // the matrix holds the plan itself
-                    launchMarginalErrors<T>(m_K.get(), M, N, pitch, nullptr, nullptr, nullptr, nullptr, m_a.get(),
-                                            m_b.get(), nullptr, m_marginScratch.get(), m_marginBands, out, s);
-                else  // gpu-fused and gpu-pot-style leave K^T u of the last iteration in m_colSum
-                    withK([&](const auto* K) {
-                        launchMarginalErrors<T>(K, M, N, pitch, m_u.get(), m_v.get(), nullptr, nullptr, m_a.get(),
-                                                m_b.get(), m_colSum.get(), m_marginScratch.get(), m_marginBands, out,
-                                                s);
-                    });
-            }
-            UOT_CUDA_CHECK(
-                cudaMemcpyAsync(m_hostCheck.get(), m_check.get(), sizeof(CheckValues), cudaMemcpyDeviceToHost, s));
-        };
-        auto relative = [&](double diff, double scale) {
-            const double r = diff / scale;
-            return std::isfinite(r) ? r : 1.0;
-        };
-
-        while (iterations < options.maxIterations) {
-            if (monitor.cancelRequested()) {
-                result.cancelled = true;
-                break;
-            }
-            const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
-            UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
-            int plain = toCheck - 1, done = 0, launched = 0;
-            bool cancelled = false;
-            while (plain > 0) {
-                const int n = std::min(plain, slice);
-                launchIterations(n);
-                UOT_CUDA_CHECK(cudaEventRecord(sliceDone[launched & 1].get(), s));
-                ++launched;
-                plain -= n;
-                done += n;
-                if (launched >= 2) UOT_CUDA_CHECK(cudaEventSynchronize(sliceDone[launched & 1].get()));
-                if (monitor.cancelRequested()) {
-                    cancelled = true;
-                    break;
-                }
-            }
-            if (!cancelled) {
-                copyAll(prev, cur);
-                launchIterations(1);
-                done += 1;
-            }
-            UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
-            enqueueCheck();
-            UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-            float ms = 0;
-            UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
-            gpuMs += ms;
-            iterations += done;
-            const CheckValues c = *m_hostCheck.get();
-            if (c.bad) {
-                copyAll(cur, good);
-                UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                markUnderflow(result, report, iterations);
-                iterations = lastGood;
-                break;
-            }
-            copyAll(good, cur);
-            lastGood = iterations;
-            if (cancelled) {
-                result.cancelled = true;
-                break;
-            }
-            if (options.stopping == StoppingRule::Potentials) {
-                // The shared rule (potential_check.h) from the last two iterates, in log
-                // form on the host: O(M + N) values per check, as the CPU loop.
-                std::vector<double> logs[4];
-                const void* src[4] = {cur[0], prev[0], cur[1], prev[1]};
-                for (int k = 0; k < 4; ++k) {
-                    const std::size_t n = len[k / 2];
-                    logs[k].resize(n);
-                    if (isLog()) {
-                        UOT_CUDA_CHECK(cudaMemcpyAsync(logs[k].data(), src[k], n * sizeof(double),
-                                                       cudaMemcpyDeviceToHost, s));
-                        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                    } else {
-                        std::vector<T> x(n);
-                        UOT_CUDA_CHECK(cudaMemcpyAsync(x.data(), src[k], n * sizeof(T), cudaMemcpyDeviceToHost, s));
-                        UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                        for (std::size_t i = 0; i < n; ++i) logs[k][i] = std::log(static_cast<double>(x[i]));
-                    }
-                }
-                result.error = potentialCheckError(problem, logs[0], logs[1], logs[2], logs[3], m_translate);
-            } else {
-                result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
-            }
-            // Keep each slice near kSliceSeconds of device work so cancellation stays prompt.
-            const double perIteration = ms * 1e-3 / std::max(1, done);
-            if (perIteration > 0) {
-                const int wanted = std::clamp(static_cast<int>(kSliceSeconds / perIteration), 1, kMaxSlice);
-                if (wanted > 2 * slice || 2 * wanted < slice) slice = wanted;
-            }
-            const double nan = std::numeric_limits<double>::quiet_NaN();
-            if (monitor.report(iterations, result.error, wantMarginals ? c.marginalA : nan,
-                               wantMarginals ? c.marginalB : nan)) {
-                result.converged = true;
-                break;
-            }
-        }
-        result.timings.iterateSeconds = gpuMs * 1e-3;
+        EnginePasses passes(*this);
+        DeviceLoopSetup loop;
+        loop.bytesPerIteration = result.bytesPerIteration;
+        loop.sweepsPerIteration = sweepsPerIteration();
+        loop.secondsPerIterationEstimate = static_cast<double>(result.bytesPerIteration) / 2.5e12 + 5e-6;
+        loop.translate = m_translate;
+        loop.wantMarginals = wantMarginals;
+        loop.markNotFinite = [&report](SolveResult& r, int iteration) { markUnderflow(r, report, iteration); };
+        runDeviceLoop(problem, options, control, passes, loop, iterations, result);
+        iterations = result.iterations;
     }
     result.iterations = iterations;
-    if (!m_accelerate) result.passes = static_cast<std::uint64_t>(iterations) * sweepsPerIteration();
 
     // Read back the scalings.
     std::vector<double> hu(M), hv(N);

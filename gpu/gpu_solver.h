@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/transport/traffic_model.h"
 #include "core/transport/uot_solver.h"
 #include "gpu/fused_limits.h"
 #include "gpu/gpu_backend.h"
@@ -24,24 +25,31 @@ inline std::size_t storedElementBytes(Storage storage, std::size_t precisionByte
     return storage == Storage::Bf16 ? 2 : precisionBytes;
 }
 
-// Matrix bytes one iteration of a variant moves (docs/ALGORITHMS.md section 3),
-// for what actually runs: gpu-fused is one read (M N s) where its one-pass kernel
-// takes rows of `cols` elements on a device with sharedOptinBytes of opt-in shared
-// memory per block (fusedOnePass), else it runs the two-pass cuBLAS path (2 M N s).
-// Host code; the default is the H100's 227 KiB.
+// Sweeps over K per iteration of a variant (core/transport/traffic_model.h), for
+// what actually runs: gpu-fused is one read where its one-pass kernel takes the
+// rows (onePass: fusedOnePass), else the two-pass cuBLAS path; gpu-pot-style and
+// gpu-log read K twice (rows, then columns); gpu-mapuot's two kernels each read
+// and write its matrix.
+inline double sweepsFor(Variant variant, bool onePass = true)
+{
+    switch (variant) {
+    case Variant::Fused: return onePass ? sweeps::kOneRead : sweeps::kTwoReads;
+    case Variant::PotStyle: return sweeps::kTwoReads;
+    case Variant::MapUot: return sweeps::kTwoReadWrites;
+    case Variant::Log: return sweeps::kTwoReads;
+    }
+    return sweeps::kTwoReads;
+}
+
+// Matrix bytes one iteration of a variant moves on a device with sharedOptinBytes
+// of opt-in shared memory per block (which decides gpu-fused's one or two passes
+// for rows of `cols` elements). Host code; the default is the H100's 227 KiB.
 inline std::uint64_t bytesPerIterationFor(Variant variant, std::size_t rows, std::size_t cols,
                                           std::size_t elementBytes,
                                           std::size_t sharedOptinBytes = kH100SharedOptinBytes)
 {
-    const std::uint64_t matrix = std::uint64_t(rows) * cols * elementBytes;
-    switch (variant) {
-    case Variant::Fused:  // one read, or two on the cuBLAS fallback for wide rows
-        return fusedOnePass(cols, elementBytes, sharedOptinBytes) ? matrix : 2 * matrix;
-    case Variant::PotStyle: return 2 * matrix;  // two reads
-    case Variant::MapUot: return 4 * matrix;    // two kernels, each a read and a write
-    case Variant::Log: return 2 * matrix;       // two reads (rows, then columns)
-    }
-    return 2 * matrix;
+    return matrixTrafficBytes(sweepsFor(variant, fusedOnePass(cols, elementBytes, sharedOptinBytes)), elementBytes,
+                              rows, cols);
 }
 
 class EngineBase;

@@ -14,21 +14,20 @@
 #include <variant>
 #include <vector>
 
-#include "core/transport/iteration_monitor.h"
-#include "core/transport/potential_check.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/traffic_model.h"
 #include "gpu/cuda_support.h"
+#include "gpu/device_loop.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
 #include "gpu/mapreduce_kernels.h"
+#include "gpu/stream_passes.h"
 #include "gpu/translation_kernels.h"
 
 namespace uot::gpu::detail {
 
 namespace {
 
-constexpr double kSliceSeconds = 0.005;  // device work queued between cancellation polls
-constexpr int kMaxSlice = 512;
 constexpr const char* kName = "gpu-mapreduce";
 
 void upload(void* dst, const void* src, std::size_t bytes, cudaStream_t stream)
@@ -131,6 +130,31 @@ struct MapReduceSolver::State {
     }
 };
 
+namespace {
+
+// gpu-mapreduce's side of the shared check loop: its kernels hold the potentials
+// in float, which sets the precision floor of the stopping test.
+class Passes final : public StreamPasses {
+public:
+    Passes(MapReduceSolver::State& st, const IterateBuffers& iterate)
+        : StreamPasses(st.stream.get(), iterate, st.check.get(), st.hostCheck.get()), m_st(st)
+    {
+    }
+    void launch(int count) override { m_st.launchIterations(count); }
+    double potentialResolution() const override { return std::numeric_limits<float>::epsilon(); }
+
+private:
+    // Progress marginals would cost a further pass per check: not computed (NaN).
+    void enqueueCheck(bool) override
+    {
+        launchCheck<double>(m_st.lu.get(), m_st.luPrev.get(), m_st.rows, m_st.lv.get(), m_st.lvPrev.get(), m_st.cols,
+                            true, m_st.check.get(), m_st.stream.get());
+    }
+    MapReduceSolver::State& m_st;
+};
+
+}  // namespace
+
 MapReduceSolver::MapReduceSolver(const MapReduceConfig& config) : m_config(config)
 {
     const std::string problem = mapReduceConfigProblem(config);
@@ -141,7 +165,10 @@ MapReduceSolver::~MapReduceSolver() = default;
 
 std::string MapReduceSolver::name() const { return kName; }
 
-std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t, std::size_t, Precision) const { return 0; }
+std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
+{
+    return matrixTrafficBytes(sweeps::kMatrixFree, entryBytesFor(precision), rows, cols);
+}
 
 SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
 {
@@ -201,7 +228,7 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
 
     SolveResult result;
     result.solver = kName;
-    result.bytesPerIteration = 0;
+    result.bytesPerIteration = bytesPerIteration(M, N, options.precision);
 
     // Points, weights, their logs; then the starting potentials.
     std::vector<float> packedX, packedY;
@@ -260,122 +287,29 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
     }
     result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
 
-    int iterations = 0;
     if (options.maxIterations > 0) {
-        IterationMonitor monitor(options, control, 0);
-        const int checkEvery = std::max(1, options.checkEvery);
+        // The shared check loop (device_loop.h) over the log-potentials on the device.
+        IterateBuffers iterate;
+        iterate.current = {st.lu.get(), st.lv.get()};
+        iterate.previous = {st.luPrev.get(), st.lvPrev.get()};
+        iterate.good = {st.luGood.get(), st.lvGood.get()};
+        iterate.length = {M, N};
+        iterate.logDomain = true;
+        Passes passes(st, iterate);
+        DeviceLoopSetup loop;
+        loop.bytesPerIteration = result.bytesPerIteration;
+        loop.sweepsPerIteration = 2;  // a row pass and a column pass
         // Two passes of M N terms at about 3e12 exponentials a second, plus launches.
-        const double estimate = 2.0 * double(M) * double(N) / 3e12 + 2e-5;
-        int slice = std::clamp(static_cast<int>(kSliceSeconds / estimate), 1, kMaxSlice);
-        Event chunkStart, chunkEnd, sliceDone[2] = {Event(false), Event(false)};
-        double gpuMs = 0;
-        int lastGood = 0;
-        const std::size_t len[2] = {M, N};
-        double* cur[2] = {st.lu.get(), st.lv.get()};
-        double* prev[2] = {st.luPrev.get(), st.lvPrev.get()};
-        double* good[2] = {st.luGood.get(), st.lvGood.get()};
-        auto copyAll = [&](double* const* dst, double* const* src) {
-            for (int k = 0; k < 2; ++k)
-                UOT_CUDA_CHECK(
-                    cudaMemcpyAsync(dst[k], src[k], len[k] * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        loop.secondsPerIterationEstimate = 2.0 * double(M) * double(N) / 3e12 + 2e-5;
+        loop.translate = st.translate;
+        loop.markNotFinite = [](SolveResult& r, int) {
+            // Not expected (the passes are log-domain); the last good iterate is kept.
+            r.status = NumericalStatus::NotFinite;
+            r.message = "gpu-mapreduce produced a non-finite potential; the last good iterate is kept";
         };
-        auto relative = [](double diff, double scale) {
-            const double r = diff / scale;
-            return std::isfinite(r) ? r : 1.0;
-        };
-        while (iterations < options.maxIterations) {
-            if (monitor.cancelRequested()) {
-                result.cancelled = true;
-                break;
-            }
-            const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
-            UOT_CUDA_CHECK(cudaEventRecord(chunkStart.get(), s));
-            int plain = toCheck - 1, done = 0, launched = 0;
-            bool cancelled = false;
-            while (plain > 0) {
-                const int n = std::min(plain, slice);
-                st.launchIterations(n);
-                UOT_CUDA_CHECK(cudaEventRecord(sliceDone[launched & 1].get(), s));
-                ++launched;
-                plain -= n;
-                done += n;
-                if (launched >= 2) UOT_CUDA_CHECK(cudaEventSynchronize(sliceDone[launched & 1].get()));
-                if (monitor.cancelRequested()) {
-                    cancelled = true;
-                    break;
-                }
-            }
-            if (!cancelled) {
-                copyAll(prev, cur);
-                st.launchIterations(1);
-                done += 1;
-            }
-            UOT_CUDA_CHECK(cudaEventRecord(chunkEnd.get(), s));
-            launchCheck<double>(st.lu.get(), st.luPrev.get(), M, st.lv.get(), st.lvPrev.get(), N, true,
-                                st.check.get(), s);
-            UOT_CUDA_CHECK(cudaMemcpyAsync(st.hostCheck.get(), st.check.get(), sizeof(CheckValues),
-                                           cudaMemcpyDeviceToHost, s));
-            UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-            float ms = 0;
-            UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, chunkStart.get(), chunkEnd.get()));
-            gpuMs += ms;
-            iterations += done;
-            const CheckValues c = *st.hostCheck.get();
-            if (c.bad) {
-                // Not expected (the passes are log-domain); keep the last good iterate.
-                copyAll(cur, good);
-                UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                result.status = NumericalStatus::NotFinite;
-                result.message = "gpu-mapreduce produced a non-finite potential; the last good iterate is kept";
-                iterations = lastGood;
-                break;
-            }
-            copyAll(good, cur);
-            lastGood = iterations;
-            if (cancelled) {
-                result.cancelled = true;
-                break;
-            }
-            if (options.stopping == StoppingRule::Potentials) {
-                // The shared rule (potential_check.h) from the last two iterates: O(M + N)
-                // doubles to the host per check.
-                std::vector<double> f(M), fPrev(M), g(N), gPrev(N);
-                UOT_CUDA_CHECK(cudaMemcpyAsync(f.data(), st.lu.get(), M * sizeof(double), cudaMemcpyDeviceToHost, s));
-                UOT_CUDA_CHECK(
-                    cudaMemcpyAsync(fPrev.data(), st.luPrev.get(), M * sizeof(double), cudaMemcpyDeviceToHost, s));
-                UOT_CUDA_CHECK(cudaMemcpyAsync(g.data(), st.lv.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
-                UOT_CUDA_CHECK(
-                    cudaMemcpyAsync(gPrev.data(), st.lvPrev.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
-                UOT_CUDA_CHECK(cudaStreamSynchronize(s));
-                result.error = potentialCheckError(problem, f, fPrev, g, gPrev, st.translate);
-                // Its kernels hold the potentials in float: below the fp32 plan accuracy
-                // the iterates stop moving short of the plan (as the CPU fp32 mapreduce).
-                if (result.error < options.tolerance &&
-                    belowFp32Accuracy(std::numeric_limits<float>::epsilon(), f, g)) {
-                    result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
-                                     std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use gpu-log or a "
-                                     "CPU solver in fp64";
-                    monitor.report(iterations, result.error);
-                    break;
-                }
-            } else {
-                result.error = 0.5 * (relative(c.diffU, c.scaleU) + relative(c.diffV, c.scaleV));
-            }
-            const double perIteration = ms * 1e-3 / std::max(1, done);
-            if (perIteration > 0) {
-                const int wanted = std::clamp(static_cast<int>(kSliceSeconds / perIteration), 1, kMaxSlice);
-                if (wanted > 2 * slice || 2 * wanted < slice) slice = wanted;
-            }
-            // Progress marginals would cost a further pass per check: not computed (NaN).
-            if (monitor.report(iterations, result.error)) {
-                result.converged = true;
-                break;
-            }
-        }
-        result.timings.iterateSeconds = gpuMs * 1e-3;
+        loop.precisionAdvice = "use gpu-log or a CPU solver in fp64";
+        runDeviceLoop(problem, options, control, passes, loop, 0, result);
     }
-    result.iterations = iterations;
-    result.passes = static_cast<std::uint64_t>(iterations) * 2;  // a row pass and a column pass
 
     std::vector<double> hu(M), hv(N);
     UOT_CUDA_CHECK(cudaMemcpyAsync(hu.data(), st.lu.get(), M * sizeof(double), cudaMemcpyDeviceToHost, s));

@@ -25,8 +25,11 @@ public:
     std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override;
     SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override;
 
-private:
+    // The device state kept between solves (defined in mapreduce_solver.cu, where
+    // the engine's side of the check loop also uses it).
     struct State;
+
+private:
     MapReduceConfig m_config;
     std::unique_ptr<State> m_state;
 };

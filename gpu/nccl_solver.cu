@@ -8,18 +8,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <type_traits>
 #include <variant>
 
 #include "core/registry/multi_gpu.h"
-#include "core/transport/iteration_monitor.h"
-#include "core/transport/potential_check.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/traffic_model.h"
 #include "core/transport/uot_error.h"
 #include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
+#include "gpu/device_loop.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_kernels.h"
 
@@ -127,6 +128,124 @@ std::vector<int> resolveDevices(std::vector<int> devices)
     return devices;
 }
 
+// gpu-nccl's side of the shared check loop (device_loop.h): the rows of u, and a
+// copy of v, on every GPU; a check combines the parts' maxima, and the stopping
+// test gathers the potentials to the host.
+class NcclPasses final : public DevicePasses {
+public:
+    NcclPasses(std::vector<std::unique_ptr<Part>>& parts, std::size_t cols, std::function<void(int)> iterate)
+        : m_parts(parts), m_cols(cols), m_iterate(std::move(iterate))
+    {
+        forEach([&](Part&) {
+            for (auto& slot : m_slices) slot.push_back(std::make_unique<Event>(false));
+        });
+        keepGood();
+    }
+    void startChunk() override { m_start = Clock::now(); }
+    void launch(int count) override { m_iterate(count); }
+    void markSlice(int slot) override
+    {
+        std::size_t k = 0;
+        forEach([&](Part& p) { UOT_CUDA_CHECK(cudaEventRecord(m_slices[slot][k++]->get(), p.compute->get())); });
+    }
+    void waitSlice(int slot) override
+    {
+        std::size_t k = 0;
+        forEach([&](Part&) { UOT_CUDA_CHECK(cudaEventSynchronize(m_slices[slot][k++]->get())); });
+    }
+    void snapshot() override
+    {
+        forEach([&](Part& p) {
+            cudaStream_t s = p.compute->get();
+            if (p.rows)
+                UOT_CUDA_CHECK(cudaMemcpyAsync(p.uPrev.get(), p.u.get(), p.rows * sizeof(float), cudaMemcpyDeviceToDevice, s));
+            UOT_CUDA_CHECK(cudaMemcpyAsync(p.vPrev.get(), p.v.get(), m_cols * sizeof(float), cudaMemcpyDeviceToDevice, s));
+        });
+    }
+    DeviceCheck check(bool) override
+    {
+        forEach([&](Part& p) {
+            if (!p.rows) return;
+            launchCheck<float>(p.u.get(), p.uPrev.get(), p.rows, p.v.get(), p.vPrev.get(), m_cols, false, p.check.get(),
+                               p.compute->get());
+            UOT_CUDA_CHECK(cudaMemcpyAsync(p.hostCheck.get(), p.check.get(), sizeof(CheckValues), cudaMemcpyDeviceToHost,
+                                           p.compute->get()));
+        });
+        DeviceCheck all;
+        all.marginalA = all.marginalB = std::numeric_limits<double>::quiet_NaN();
+        forEach([&](Part& p) {
+            UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get()));
+            if (!p.rows) return;
+            const CheckValues& c = *p.hostCheck.get();
+            all.diffU = std::max(all.diffU, c.diffU);
+            all.scaleU = std::max(all.scaleU, c.scaleU);
+            all.diffV = std::max(all.diffV, c.diffV);
+            all.scaleV = std::max(all.scaleV, c.scaleV);
+            all.bad = all.bad || c.bad;
+        });
+        all.chunkSeconds = secondsSince(m_start);
+        return all;
+    }
+    void keepGood() override { copyScalings(true, false); }
+    void restoreGood() override
+    {
+        copyScalings(false, true);
+        forEach([](Part& p) { UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get())); });
+    }
+    void readLogPotentials(std::vector<double>& f, std::vector<double>& fPrev, std::vector<double>& g,
+                           std::vector<double>& gPrev) override
+    {
+        std::size_t M = 0;
+        for (const auto& p : m_parts) M = std::max(M, p->r0 + p->rows);
+        f.resize(M);
+        fPrev.resize(M);
+        g.resize(m_cols);
+        gPrev.resize(m_cols);
+        forEach([&](Part& p) {
+            readLogs(p.u.get(), p.rows, f.data() + p.r0);
+            readLogs(p.uPrev.get(), p.rows, fPrev.data() + p.r0);
+        });
+        DeviceGuard guard(m_parts[0]->device);
+        readLogs(m_parts[0]->v.get(), m_cols, g.data());
+        readLogs(m_parts[0]->vPrev.get(), m_cols, gPrev.data());
+    }
+
+private:
+    template <typename F>
+    void forEach(F&& f)
+    {
+        for (auto& part : m_parts) {
+            DeviceGuard guard(part->device);
+            f(*part);
+        }
+    }
+    void copyScalings(bool toGood, bool fromGood)
+    {
+        forEach([&](Part& p) {
+            cudaStream_t s = p.compute->get();
+            float* uDst = toGood ? p.uGood.get() : p.u.get();
+            const float* uSrc = fromGood ? p.uGood.get() : p.u.get();
+            float* vDst = toGood ? p.vGood.get() : p.v.get();
+            const float* vSrc = fromGood ? p.vGood.get() : p.v.get();
+            if (p.rows) UOT_CUDA_CHECK(cudaMemcpyAsync(uDst, uSrc, p.rows * sizeof(float), cudaMemcpyDeviceToDevice, s));
+            UOT_CUDA_CHECK(cudaMemcpyAsync(vDst, vSrc, m_cols * sizeof(float), cudaMemcpyDeviceToDevice, s));
+        });
+    }
+    // log of n floats of the current device (synchronous).
+    static void readLogs(const float* src, std::size_t n, double* out)
+    {
+        std::vector<float> x(n);
+        if (n) UOT_CUDA_CHECK(cudaMemcpy(x.data(), src, n * sizeof(float), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < n; ++i) out[i] = std::log(static_cast<double>(x[i]));
+    }
+
+    std::vector<std::unique_ptr<Part>>& m_parts;
+    std::size_t m_cols;
+    std::function<void(int)> m_iterate;
+    std::vector<std::unique_ptr<Event>> m_slices[2];
+    Clock::time_point m_start = Clock::now();
+};
+
 class NcclSolver final : public UotSolver {
 public:
     NcclSolver(std::vector<int> devices, int chunks) : m_requested(std::move(devices)), m_chunks(std::max(1, chunks)) {}
@@ -135,7 +254,7 @@ public:
 
     std::uint64_t bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const override
     {
-        return std::uint64_t(rows) * cols * (precision == Precision::Fp32 ? 4 : 8);
+        return matrixTrafficBytes(sweeps::kOneRead, entryBytesFor(precision), rows, cols);
     }
 
     SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override
@@ -237,117 +356,26 @@ public:
         SolveResult result;
         result.solver = kName;
         const bool wide = std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p->wide; });
-        result.bytesPerIteration = (wide ? 2 : 1) * bytesPerIteration(M, N, Precision::Fp32);
+        result.bytesPerIteration = matrixTrafficBytes(wide ? sweeps::kTwoReads : sweeps::kOneRead, sizeof(float), M, N);
         result.timings.setupSeconds = secondsSince(setupStart);
-        const auto iterateStart = Clock::now();
-        int iterations = 0, lastGood = 0;
-        const int checkEvery = std::max(1, options.checkEvery);
-        IterationMonitor monitor(options, control, result.bytesPerIteration);
-        const auto relative = [](double diff, double scale) {
-            const double r = diff / scale;
-            return std::isfinite(r) ? r : 1.0;
-        };
+        if (options.maxIterations > 0) {
+            NcclPasses passes(parts, N, [&](int count) {
+                for (int k = 0; k < count; ++k) enqueueIteration(parts, N, pitch, fa, fb);
+            });
+            DeviceLoopSetup loop;
+            loop.bytesPerIteration = result.bytesPerIteration;
+            loop.sweepsPerIteration = wide ? 2 : 1;
+            loop.secondsPerIterationEstimate = double(result.bytesPerIteration) / (2.5e12 * double(G)) + 2e-5;
+            loop.markNotFinite = [](SolveResult& r, int iteration) { markUnderflow(r, KernelBuildReport{}, iteration); };
+            runDeviceLoop(problem, options, control, passes, loop, 0, result);
+        }
         const auto forEach = [&parts](auto&& f) {
             for (auto& part : parts) {
                 DeviceGuard guard(part->device);
                 f(*part);
             }
         };
-        const auto copyScalings = [&](bool toGood, bool fromGood) {
-            forEach([&](Part& p) {
-                cudaStream_t s = p.compute->get();
-                float* uDst = toGood ? p.uGood.get() : p.u.get();
-                const float* uSrc = fromGood ? p.uGood.get() : p.u.get();
-                float* vDst = toGood ? p.vGood.get() : p.v.get();
-                const float* vSrc = fromGood ? p.vGood.get() : p.v.get();
-                if (p.rows) UOT_CUDA_CHECK(cudaMemcpyAsync(uDst, uSrc, p.rows * sizeof(float), cudaMemcpyDeviceToDevice, s));
-                UOT_CUDA_CHECK(cudaMemcpyAsync(vDst, vSrc, N * sizeof(float), cudaMemcpyDeviceToDevice, s));
-            });
-        };
-        copyScalings(true, false);
-        while (iterations < options.maxIterations) {
-            if (monitor.cancelRequested()) {
-                result.cancelled = true;
-                break;
-            }
-            const int toCheck = std::min(checkEvery - iterations % checkEvery, options.maxIterations - iterations);
-            for (int k = 0; k + 1 < toCheck; ++k) enqueueIteration(parts, N, pitch, fa, fb);
-            forEach([&](Part& p) {
-                cudaStream_t s = p.compute->get();
-                if (p.rows)
-                    UOT_CUDA_CHECK(cudaMemcpyAsync(p.uPrev.get(), p.u.get(), p.rows * sizeof(float), cudaMemcpyDeviceToDevice, s));
-                UOT_CUDA_CHECK(cudaMemcpyAsync(p.vPrev.get(), p.v.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, s));
-            });
-            enqueueIteration(parts, N, pitch, fa, fb);
-            iterations += toCheck;
-            CheckValues all{0, 1, 0, 1, 0, 0, 0, 0};
-            forEach([&](Part& p) {
-                if (!p.rows) return;
-                launchCheck<float>(p.u.get(), p.uPrev.get(), p.rows, p.v.get(), p.vPrev.get(), N, false, p.check.get(),
-                                   p.compute->get());
-                UOT_CUDA_CHECK(cudaMemcpyAsync(p.hostCheck.get(), p.check.get(), sizeof(CheckValues),
-                                               cudaMemcpyDeviceToHost, p.compute->get()));
-            });
-            forEach([&](Part& p) {
-                UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get()));
-                if (!p.rows) return;
-                const CheckValues& c = *p.hostCheck.get();
-                all.diffU = std::max(all.diffU, c.diffU);
-                all.scaleU = std::max(all.scaleU, c.scaleU);
-                all.diffV = std::max(all.diffV, c.diffV);
-                all.scaleV = std::max(all.scaleV, c.scaleV);
-                all.bad = all.bad || c.bad;
-            });
-            if (all.bad) {
-                copyScalings(false, true);
-                forEach([](Part& p) { UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get())); });
-                markUnderflow(result, KernelBuildReport{}, iterations);
-                iterations = lastGood;
-                break;
-            }
-            copyScalings(true, false);
-            lastGood = iterations;
-            if (options.stopping == StoppingRule::Potentials) {
-                // The shared rule (potential_check.h) from the last two iterates, gathered
-                // to the host in log form: O(M + N) floats per check.
-                std::vector<double> f(M), fPrev(M), g(N), gPrev(N);
-                forEach([&](Part& p) {
-                    std::vector<float> x(p.rows), xPrev(p.rows);
-                    if (p.rows) {
-                        UOT_CUDA_CHECK(cudaMemcpy(x.data(), p.u.get(), p.rows * sizeof(float), cudaMemcpyDeviceToHost));
-                        UOT_CUDA_CHECK(
-                            cudaMemcpy(xPrev.data(), p.uPrev.get(), p.rows * sizeof(float), cudaMemcpyDeviceToHost));
-                    }
-                    for (std::size_t i = 0; i < p.rows; ++i) {
-                        f[p.r0 + i] = std::log(static_cast<double>(x[i]));
-                        fPrev[p.r0 + i] = std::log(static_cast<double>(xPrev[i]));
-                    }
-                });
-                {
-                    DeviceGuard guard(parts[0]->device);
-                    std::vector<float> y(N), yPrev(N);
-                    UOT_CUDA_CHECK(cudaMemcpy(y.data(), parts[0]->v.get(), N * sizeof(float), cudaMemcpyDeviceToHost));
-                    UOT_CUDA_CHECK(
-                        cudaMemcpy(yPrev.data(), parts[0]->vPrev.get(), N * sizeof(float), cudaMemcpyDeviceToHost));
-                    for (std::size_t j = 0; j < N; ++j) {
-                        g[j] = std::log(static_cast<double>(y[j]));
-                        gPrev[j] = std::log(static_cast<double>(yPrev[j]));
-                    }
-                }
-                result.error = potentialCheckError(problem, f, fPrev, g, gPrev, false);
-            } else {
-                result.error = 0.5 * (relative(all.diffU, all.scaleU) + relative(all.diffV, all.scaleV));
-            }
-            const double nan = std::numeric_limits<double>::quiet_NaN();
-            if (monitor.report(iterations, result.error, nan, nan)) {
-                result.converged = true;
-                break;
-            }
-        }
         forEach([](Part& p) { UOT_CUDA_CHECK(cudaStreamSynchronize(p.compute->get())); });
-        result.timings.iterateSeconds = secondsSince(iterateStart);
-        result.iterations = iterations;
-        result.passes = static_cast<std::uint64_t>(iterations) * (wide ? 2 : 1);
         std::vector<double> hu(M), hvOut(N);
         std::size_t peak = 0;
         forEach([&](Part& p) {

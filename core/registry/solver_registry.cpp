@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/transport/eps_scaling.h"
+#include "core/transport/traffic_model.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -228,8 +229,7 @@ std::optional<std::string> matrixFreeInstead(const std::string& solver, std::siz
     const std::optional<std::string> matrixFree = matrixFreeSolver(caps.device);
     if (!matrixFree) return std::nullopt;
     const double entries = double(rows) * double(cols);
-    const double entryBytes =
-        caps.storedEntryBytes > 0 ? caps.storedEntryBytes : (precision == Precision::Fp32 ? 4.0 : 8.0);
+    const double entryBytes = double(entryBytesFor(precision, caps.storedEntryBytes));
     if (memoryBytes > 0 && entries * entryBytes > double(memoryBytes)) return matrixFree;
     const std::uint64_t crossover = findEntry(*matrixFree)->registration.caps.fasterFromEntries;
     if (caps.deviceDefault && crossover > 0 && entries >= double(crossover)) return matrixFree;
@@ -246,9 +246,19 @@ std::uint64_t bytesPerIteration(const std::string& name, std::size_t rows, std::
 {
     const Entry* e = findEntry(name);
     if (!e) return 0;
+    // The engine's own figure (traffic_model.h), which knows what actually runs for
+    // this shape (e.g. gpu-fused's two passes for rows too wide); the capabilities'
+    // sweeps where the engine cannot be created here.
+    if (e->registration.create) {
+        try {
+            if (const auto solver = e->registration.create()) return solver->bytesPerIteration(rows, cols, precision);
+        } catch (const Error&) {
+            // not creatable in this build or process: the declared model below
+        }
+    }
     const SolverCapabilities& caps = e->registration.caps;
-    const double entry = caps.storedEntryBytes > 0 ? caps.storedEntryBytes : (precision == Precision::Fp32 ? 4 : 8);
-    return static_cast<std::uint64_t>(caps.matrixSweepsPerIteration * entry * double(rows) * double(cols));
+    return matrixTrafficBytes(caps.matrixSweepsPerIteration, entryBytesFor(precision, caps.storedEntryBytes), rows,
+                              cols);
 }
 
 std::string solverNamesForHelp()

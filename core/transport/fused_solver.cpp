@@ -13,6 +13,7 @@
 #include "core/transport/row_block_evaluation.h"
 #include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
+#include "core/transport/traffic_model.h"
 
 namespace uot {
 
@@ -162,7 +163,7 @@ private:
 
 std::uint64_t FusedSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
 {
-    return static_cast<std::uint64_t>(rows) * cols * (precision == Precision::Fp32 ? 4 : 8);
+    return matrixTrafficBytes(sweeps::kOneRead, entryBytesFor(precision), rows, cols);
 }
 
 SolveResult FusedSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
@@ -210,7 +211,7 @@ SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockRe
     SolveResult result;
     result.solver = "fused";
     result.mode = toString(m_options.mode);
-    result.bytesPerIteration = static_cast<std::uint64_t>(rows) * cols * sizeof(T);
+    result.bytesPerIteration = matrixTrafficBytes(sweeps::kOneRead, sizeof(T), rows, cols);
 
     // The underflow test of the whole kernel: a row is zero in its own block, a
     // column only when it is zero in every block.

@@ -16,6 +16,7 @@
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/subnormal_flush.h"
+#include "core/transport/traffic_model.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -503,7 +504,7 @@ SolveResult solveLog(const UotProblem& problem, const SolveOptions& options, con
 
 std::uint64_t LogDomainSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
 {
-    return static_cast<std::uint64_t>(rows) * cols * (precision == Precision::Fp32 ? 4 : 8);
+    return matrixTrafficBytes(sweeps::kOneRead, entryBytesFor(precision), rows, cols);
 }
 
 SolveResult LogDomainSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)

@@ -17,6 +17,7 @@
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
 #include "core/transport/subnormal_flush.h"
+#include "core/transport/traffic_model.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -370,7 +371,10 @@ SolveResult solveMapReduce(const UotProblem& problem, const SolveOptions& option
 
 }  // namespace
 
-std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t, std::size_t, Precision) const { return 0; }
+std::uint64_t MapReduceSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
+{
+    return matrixTrafficBytes(sweeps::kMatrixFree, entryBytesFor(precision), rows, cols);
+}
 
 SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
 {

@@ -10,6 +10,7 @@
 #include "core/transport/pass_reductions.h"
 #include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
+#include "core/transport/traffic_model.h"
 
 namespace uot {
 
@@ -204,7 +205,7 @@ private:
 
 std::uint64_t MapUotSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
 {
-    return 2ull * rows * cols * (precision == Precision::Fp32 ? 4 : 8);
+    return matrixTrafficBytes(sweeps::kTwoReads, entryBytesFor(precision), rows, cols);
 }
 
 SolveResult MapUotSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)

@@ -9,6 +9,7 @@
 #include "core/transport/multiplicative_solve.h"
 #include "core/transport/pass_reductions.h"
 #include "core/transport/row_kernels.h"
+#include "core/transport/traffic_model.h"
 
 namespace uot {
 
@@ -106,7 +107,7 @@ private:
 
 std::uint64_t PotStyleSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
 {
-    return 2ull * rows * cols * (precision == Precision::Fp32 ? 4 : 8);
+    return matrixTrafficBytes(sweeps::kTwoReads, entryBytesFor(precision), rows, cols);
 }
 
 SolveResult PotStyleSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)

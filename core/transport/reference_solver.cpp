@@ -9,6 +9,7 @@
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/scaling_loop.h"
 #include "core/transport/solve_setup.h"
+#include "core/transport/traffic_model.h"
 
 namespace uot {
 
@@ -77,7 +78,7 @@ private:
 
 std::uint64_t ReferenceSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision) const
 {
-    return 2ull * rows * cols * sizeof(double);  // K v, then K^T u
+    return matrixTrafficBytes(sweeps::kTwoReads, sizeof(double), rows, cols);  // K v, then K^T u
 }
 
 SolveResult ReferenceSolver::solve(const UotProblem& problem, const SolveOptions& options,

@@ -7,6 +7,9 @@
 // in bfloat16) relative L1 of the float64 oracle (newton_oracle.h), or end not
 // converged, or with an underflow / not-finite status: never "converged" on a wrong
 // plan. A variant that refuses a case with uot::Error is counted apart ("refused").
+// On the GPU, the multi-GPU variant (gpu-nccl) runs on one GPU and, where several
+// are visible, on all of them; the batched solver runs groups of 1, 7 and 64
+// problems, each result checked as a single fp32 solve.
 //
 //   uot_conformance [--device cpu|gpu] [--verbose]
 //
@@ -18,10 +21,14 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/registry/batched_solver_registry.h"
+#include "core/registry/device_registry.h"
+#include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 #include "tests/conformance/newton_oracle.h"
@@ -68,6 +75,134 @@ struct Counts {
     int cases = 0, converged = 0, refused = 0, failures = 0;
 };
 
+// The oracle's plan of a case (computed once per eps, tau and reference measure).
+const std::vector<double>& oracleFor(const Fixture& f, double eps, const Tau& tau, bool productReference)
+{
+    static std::vector<std::pair<std::string, std::vector<double>>> cache;
+    char key[64];
+    std::snprintf(key, sizeof key, "%g %s %d", eps, tau.name, static_cast<int>(productReference));
+    for (const auto& [k, plan] : cache)
+        if (k == key) return plan;
+    conformance::OracleProblem op;
+    op.cost = f.cost;
+    op.a = f.a;
+    op.b = f.b;
+    op.eps = eps;
+    op.tauA = tau.a;
+    op.tauB = tau.b;
+    op.productReference = productReference;
+    cache.emplace_back(key, conformance::oraclePlan(op));
+    return cache.back().second;
+}
+
+// Relative L1 distance of the plan of a result to the oracle's.
+double planDistance(const Fixture& f, const SolveResult& r, double eps, const Tau& tau, bool productReference)
+{
+    const std::vector<double>& expected = oracleFor(f, eps, tau, productReference);
+    double diff = 0, mass = 0;
+    for (std::size_t i = 0; i < kRows; ++i)
+        for (std::size_t j = 0; j < kCols; ++j) {
+            const double logR = productReference ? std::log(f.a[i]) + std::log(f.b[j]) : 0.0;
+            const double p = std::exp(r.logU[i] + r.logV[j] - f.cost[i * kCols + j] / eps + logR);
+            diff += std::abs(p - expected[i * kCols + j]);
+            mass += expected[i * kCols + j];
+        }
+    return diff / mass;
+}
+
+// Whether a result says "converged" (a converged flag with a bad status is a failure too).
+bool claimsConverged(const SolveResult& r)
+{
+    return r.converged && !r.cancelled &&
+           (r.status == NumericalStatus::Ok || r.status == NumericalStatus::SwitchedToLogDomain);
+}
+
+const Tau kTaus[] = {{"0.5", 0.5, 0.5}, {"1", 1, 1}, {"inf", kInfinity, kInfinity}, {"0.5|2", 0.5, 2}};
+const double kEpsList[] = {0.05, 1e-3, 1e-4};
+
+// The batched solver of the GPU (registry), on groups of 1, 7 and 64 point-cloud
+// problems cycling through eps, tau and the reference measures: each result is
+// checked as a single solve's (fp32: 1e-4 of the oracle, or not converged).
+void runBatchedGroups(const Fixture& unbalanced, const Fixture& balanced, bool verbose, Counts& counts)
+{
+    std::string why;
+    const std::optional<std::string> name = batchedSolverFor(DeviceKind::Gpu, &why);
+    if (!name) {
+        std::printf("batched: no batched GPU solver (%s)\n", why.c_str());
+        return;
+    }
+    auto solver = createBatchedSolver(*name);
+    struct Case {
+        double eps;
+        const Tau* tau;
+        bool product;
+    };
+    std::vector<Case> cycle;
+    for (const double eps : kEpsList)
+        for (const Tau& tau : kTaus)
+            for (const bool product : {false, true}) cycle.push_back({eps, &tau, product});
+    for (const std::size_t group : {std::size_t(1), std::size_t(7), std::size_t(64)}) {
+        std::vector<UotProblem> problems;
+        std::vector<Case> cases;
+        for (std::size_t k = 0; k < group; ++k) {
+            const Case c = cycle[(k * 5 + group) % cycle.size()];  // each group starts elsewhere
+            const Fixture& f = std::isinf(c.tau->a) && std::isinf(c.tau->b) ? balanced : unbalanced;
+            UotProblem problem;
+            problem.cost = PointCloudCost{f.x.data(), f.y.data(), kRows, kCols, kDim, 1.0};
+            problem.a = f.a;
+            problem.b = f.b;
+            problem.eps = c.eps;
+            problem.tauA = c.tau->a;
+            problem.tauB = c.tau->b;
+            problem.reference = c.product ? ReferenceMeasure::Product : ReferenceMeasure::Ones;
+            problems.push_back(std::move(problem));
+            cases.push_back(c);
+        }
+        SolveOptions options;
+        options.precision = Precision::Fp32;
+        options.tolerance = 1e-6;
+        options.maxIterations = 5000;
+        std::vector<SolveResult> results;
+        counts.cases += static_cast<int>(group);
+        try {
+            results = solver->solveBatch(problems, options);
+        } catch (const Error& e) {
+            counts.refused += static_cast<int>(group);
+            if (verbose) std::printf("%s group of %zu: refused: %s\n", name->c_str(), group, e.what());
+            continue;
+        }
+        for (std::size_t k = 0; k < group; ++k) {
+            const Case& c = cases[k];
+            const SolveResult& r = results[k];
+            const Fixture& f = std::isinf(c.tau->a) && std::isinf(c.tau->b) ? balanced : unbalanced;
+            char what[160];
+            std::snprintf(what, sizeof what, "%s group of %zu #%zu fp32 clouds eps %g tau %s %s", name->c_str(), group,
+                          k, c.eps, c.tau->name, c.product ? "product" : "ones");
+            if (r.converged && !claimsConverged(r)) {
+                ++counts.failures;
+                std::printf("FAIL: %s: converged with status %s\n", what, toString(r.status).c_str());
+                continue;
+            }
+            if (!claimsConverged(r)) {
+                if (verbose)
+                    std::printf("%s: not converged (%s, error %.3g after %d)\n", what, toString(r.status).c_str(),
+                                r.error, r.iterations);
+                continue;
+            }
+            ++counts.converged;
+            const double distance = planDistance(f, r, c.eps, *c.tau, c.product);
+            if (!(distance <= 1e-4)) {
+                ++counts.failures;
+                std::printf("FAIL: %s: converged after %d iterations (error %.3g) with a plan %.3g from the oracle "
+                            "(> 1e-4)\n",
+                            what, r.iterations, r.error, distance);
+            } else if (verbose) {
+                std::printf("%s: converged after %d, plan %.3g from the oracle\n", what, r.iterations, distance);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -99,12 +234,32 @@ int main(int argc, char** argv)
     if (!automatic.name.empty()) variants.push_back(automatic);
 
     const Fixture unbalanced = makeFixture(false), balanced = makeFixture(true);
-    const Tau taus[] = {{"0.5", 0.5, 0.5}, {"1", 1, 1}, {"inf", kInfinity, kInfinity}, {"0.5|2", 0.5, 2}};
-    const double epsList[] = {0.05, 1e-3, 1e-4};
     Counts counts;
-    for (const SolverInfo& variant : variants) {
+    // A variant that spreads one solve over several GPUs (gpu-nccl: its algorithm's
+    // "-nccl") runs on GPU 0 alone and, where more are visible, on all of them.
+    struct Run {
+        SolverInfo info;
+        std::vector<int> gpus;  // multi_gpu.h's choice; empty: every visible GPU
+        std::string label;
+    };
+    std::vector<Run> runs;
+    const DeviceBackend* backend = device == DeviceKind::Gpu ? findDeviceBackend(DeviceKind::Gpu) : nullptr;
+    const std::size_t gpuCount = backend && backend->listDevices ? backend->listDevices().size() : 0;
+    for (const SolverInfo& info : variants) {
+        const std::string& algorithm = info.caps.algorithm;
+        const bool multiGpu = algorithm.size() >= 5 && algorithm.compare(algorithm.size() - 5, 5, "-nccl") == 0;
+        if (!multiGpu) {
+            runs.push_back({info, {}, info.name});
+            continue;
+        }
+        runs.push_back({info, {0}, info.name + "[1 GPU]"});
+        if (gpuCount > 1) runs.push_back({info, {}, info.name + "[" + std::to_string(gpuCount) + " GPUs]"});
+    }
+    for (const Run& run : runs) {
+        const SolverInfo& variant = run.info;
         const SolverCapabilities& caps = variant.caps;
         const bool isAuto = variant.name == "auto";
+        setMultiGpuDevices(run.gpus);
         auto solver = createSolver(variant.name);
         for (const Precision precision : {Precision::Fp64, Precision::Fp32}) {
             if (precision == Precision::Fp64 ? !caps.fp64 : !caps.fp32) continue;
@@ -114,8 +269,8 @@ int main(int argc, char** argv)
                     if (mode == IterationMode::TranslationInvariant && !caps.translationInvariant) continue;
                     for (const Acceleration acceleration : {Acceleration::None, Acceleration::Auto}) {
                         if (acceleration != Acceleration::None && !caps.overRelaxation) continue;
-                        for (const double eps : epsList)
-                            for (const Tau& tau : taus)
+                        for (const double eps : kEpsList)
+                            for (const Tau& tau : kTaus)
                                 for (const ReferenceMeasure reference :
                                      {ReferenceMeasure::Ones, ReferenceMeasure::Product}) {
                                     const Fixture& f = std::isinf(tau.a) && std::isinf(tau.b) ? balanced : unbalanced;
@@ -147,7 +302,7 @@ int main(int argc, char** argv)
                                     options.allowStabilizedFallback = isAuto;
                                     char what[256];
                                     std::snprintf(what, sizeof what, "%s %s %s %s accel %s eps %g tau %s %s",
-                                                  variant.name.c_str(), fp64 ? "fp64" : "fp32",
+                                                  run.label.c_str(), fp64 ? "fp64" : "fp32",
                                                   clouds ? "clouds" : "dense", toString(mode).c_str(),
                                                   toString(acceleration).c_str(), eps, tau.name,
                                                   reference == ReferenceMeasure::Product ? "product" : "ones");
@@ -161,54 +316,21 @@ int main(int argc, char** argv)
                                         if (verbose) std::printf("%s: refused: %s\n", what, e.what());
                                         continue;
                                     }
-                                    const bool claimsConverged =
-                                        r.converged && !r.cancelled &&
-                                        (r.status == NumericalStatus::Ok ||
-                                         r.status == NumericalStatus::SwitchedToLogDomain);
-                                    if (r.converged && !claimsConverged) {
+                                    if (r.converged && !claimsConverged(r)) {
                                         ++counts.failures;
                                         std::printf("FAIL: %s: converged with status %s\n", what,
                                                     toString(r.status).c_str());
                                         continue;
                                     }
-                                    if (!claimsConverged) {
+                                    if (!claimsConverged(r)) {
                                         if (verbose)
                                             std::printf("%s: not converged (%s, error %.3g after %d)\n", what,
                                                         toString(r.status).c_str(), r.error, r.iterations);
                                         continue;
                                     }
                                     ++counts.converged;
-                                    conformance::OracleProblem op;
-                                    op.cost = f.cost;
-                                    op.a = f.a;
-                                    op.b = f.b;
-                                    op.eps = eps;
-                                    op.tauA = tau.a;
-                                    op.tauB = tau.b;
-                                    op.productReference = reference == ReferenceMeasure::Product;
-                                    static std::vector<std::pair<std::string, std::vector<double>>> cache;
-                                    char key[64];
-                                    std::snprintf(key, sizeof key, "%g %s %d", eps, tau.name,
-                                                  static_cast<int>(op.productReference));
-                                    const std::vector<double>* expected = nullptr;
-                                    for (const auto& [k, plan] : cache)
-                                        if (k == key) expected = &plan;
-                                    if (!expected) {
-                                        cache.emplace_back(key, conformance::oraclePlan(op));
-                                        expected = &cache.back().second;
-                                    }
-                                    double diff = 0, mass = 0;
-                                    for (std::size_t i = 0; i < kRows; ++i)
-                                        for (std::size_t j = 0; j < kCols; ++j) {
-                                            const double logR = op.productReference
-                                                                    ? std::log(f.a[i]) + std::log(f.b[j])
-                                                                    : 0.0;
-                                            const double p = std::exp(r.logU[i] + r.logV[j] -
-                                                                      f.cost[i * kCols + j] / eps + logR);
-                                            diff += std::abs(p - (*expected)[i * kCols + j]);
-                                            mass += (*expected)[i * kCols + j];
-                                        }
-                                    const double distance = diff / mass;
+                                    const double distance = planDistance(
+                                        f, r, eps, tau, reference == ReferenceMeasure::Product);
                                     // A kernel stored in bfloat16 (2-byte entries) is exact only to its
                                     // 8-bit mantissa: its plan is the one of the rounded kernel.
                                     const double allowed = fp64 ? 1e-9 : (caps.storedEntryBytes == 2 ? 1e-2 : 1e-4);
@@ -227,9 +349,11 @@ int main(int argc, char** argv)
             }
         }
     }
-    std::printf("%s: %d cases over %zu variants: %d converged to the oracle, %d not converged, %d refused, "
+    setMultiGpuDevices({});
+    if (device == DeviceKind::Gpu) runBatchedGroups(unbalanced, balanced, verbose, counts);
+    std::printf("%s: %d cases over %zu variants (and device sets): %d converged to the oracle, %d not converged, %d refused, "
                 "%d failed\n",
-                counts.failures ? "FAIL" : "PASS", counts.cases, variants.size(), counts.converged - counts.failures,
+                counts.failures ? "FAIL" : "PASS", counts.cases, runs.size(), counts.converged - counts.failures,
                 counts.cases - counts.converged - counts.refused, counts.refused, counts.failures);
     return counts.failures ? 1 : 0;
 }
