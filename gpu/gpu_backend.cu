@@ -9,6 +9,7 @@
 
 #include "core/transport/uot_error.h"
 #include "gpu/cuda_support.h"
+#include "gpu/engine_cache.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_solver.h"
 #include "gpu/mapreduce_kernels.h"
@@ -110,6 +111,31 @@ DeviceMemory deviceMemory(int device)
     UOT_CUDA_CHECK(cudaMemGetInfo(&mem.freeBytes, &mem.totalBytes));
     return mem;
 }
+
+DeviceContextStats deviceContextStats() { return EngineCache::instance().stats(); }
+
+std::vector<double> pointCloudCostOnDevice(const PointCloudCost& cost, int device)
+{
+    requireDevice(device);
+    DeviceGuard guard(device);
+    Stream stream;
+    const std::size_t m = cost.rows, n = cost.cols, d = cost.dim;
+    DeviceBuffer<double> x(m * d), y(n * d), c(m * n);
+    std::vector<double> out(m * n);
+    if (out.empty()) return out;
+    UOT_CUDA_CHECK(cudaMemcpyAsync(x.get(), cost.x, m * d * sizeof(double), cudaMemcpyHostToDevice, stream.get()));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(y.get(), cost.y, n * d * sizeof(double), cudaMemcpyHostToDevice, stream.get()));
+    // The solvers' build kernel with -cost * invEps = cost, stored as the "log" value.
+    BuildParams params;
+    params.invEps = -1;
+    params.logDomain = true;
+    launchBuildFromPoints<double>(x.get(), y.get(), m, n, d, cost.scale, n, c.get(), params, stream.get());
+    UOT_CUDA_CHECK(cudaMemcpyAsync(out.data(), c.get(), m * n * sizeof(double), cudaMemcpyDeviceToHost, stream.get()));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    return out;
+}
+
+void releaseDeviceContexts() { EngineCache::instance().clear(); }
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name) { return createSolver(name, defaultTuning()); }
 

@@ -5,6 +5,7 @@
 // a stub with the same target name (uot::gpu) that reports "not available".
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,6 +93,10 @@ struct Tuning {
     // gpu-fused: the fewest blocks that keep the largest rows-per-block count, so
     // that all blocks finish together (false: one block per free slot, up to two per SM).
     bool fusedEvenGroups = true;
+    // A user-given cost matrix: uploaded through page-locked staging on a copy
+    // stream, overlapped with the kernel build (false: copied from the caller's
+    // pageable memory on the solve's stream, chunk after chunk, for comparison).
+    bool overlappedUpload = true;
     // gpu-mapreduce: the compiled variant of its fast pass (gpu/mapreduce_config.h).
     MapReduceConfig mapReduce;
 };
@@ -122,5 +127,27 @@ struct DeviceMemory {
     std::size_t totalBytes = 0;
 };
 DeviceMemory deviceMemory(int device);
+
+// Device contexts (buffers, streams, iteration graphs, upload staging) kept
+// across solves: a GPU solver parks its context when it is destroyed after a
+// clean solve, and the next solver of the same variant, precision, device and
+// tuning takes it back (the studio re-solves one size again and again). A
+// context is freed, never reused, after a solve that failed; it frees its
+// matrix when the next solve has another size; at most two are parked.
+struct DeviceContextStats {
+    std::size_t parked = 0;             // contexts parked now
+    std::size_t parkedDeviceBytes = 0;  // device memory they hold
+    std::uint64_t created = 0;          // contexts created in this process
+    std::uint64_t reused = 0;           // solvers that took a parked context
+    std::uint64_t discarded = 0;        // contexts freed after a failed solve
+};
+DeviceContextStats deviceContextStats();
+// Frees every parked context now (they are also freed at exit).
+void releaseDeviceContexts();
+
+// The cost matrix (rows x cols, row-major) of a point-cloud problem as the GPU
+// solvers build it on the device from the points (the dense matrix never
+// crosses PCIe on the way in); for checks against the host's cost rows.
+std::vector<double> pointCloudCostOnDevice(const PointCloudCost& cost, int device = 0);
 
 }  // namespace uot::gpu

@@ -46,6 +46,10 @@ Tuning tuneMapUot(int, std::size_t, std::size_t, std::vector<TuningTrial>*)
 
 DeviceMemory deviceMemory(int) { throw Error(ErrorCode::Unavailable, kNoCuda); }
 
+DeviceContextStats deviceContextStats() { return {}; }
+void releaseDeviceContexts() {}
+std::vector<double> pointCloudCostOnDevice(const PointCloudCost&, int) { throw Error(ErrorCode::Unavailable, kNoCuda); }
+
 namespace detail {
 PlanEvaluation evaluatePlanOnDevice(const UotProblem&, std::span<const double>, std::span<const double>, int)
 {

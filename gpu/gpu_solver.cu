@@ -21,9 +21,11 @@
 
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/solve_setup.h"
+#include "gpu/cost_upload.h"
 #include "gpu/cublas_library.h"
 #include "gpu/cuda_support.h"
 #include "gpu/device_loop.h"
+#include "gpu/engine_cache.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
 #include "gpu/relaxed_kernels.h"
@@ -72,12 +74,6 @@ void upload(T* dst, const T* src, std::size_t count, cudaStream_t stream)
 
 // -------------------------------------------------------------------------- engine
 
-class EngineBase {
-public:
-    virtual ~EngineBase() = default;
-    virtual SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) = 0;
-};
-
 template <typename T>
 class Engine final : public EngineBase {
 public:
@@ -88,6 +84,7 @@ public:
     }
 
     SolveResult solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control) override;
+    std::size_t deviceBytes() const override { return m_tracker.current(); }
 
 private:
     bool isLog() const { return m_variant == Variant::Log; }
@@ -210,6 +207,7 @@ private:
     DeviceBuffer<double> m_translationState;  // launchTranslate's state and partials (TI mode)
     DeviceBuffer<unsigned long long> m_scratch;  // [0] first bad cost, [1] zero rows | zero cols (2 ints)
     DeviceBuffer<unsigned char> m_cublasWorkspace;
+    std::unique_ptr<CostUploader> m_uploader;  // a user-given cost's chunked, overlapped upload
     PinnedBuffer<CheckValues> m_hostCheck{1};
 
     FusedPlan m_fused;
@@ -243,6 +241,7 @@ void Engine<T>::prepare(std::size_t rows, std::size_t cols, std::size_t pitch)
         m_logPartMax.release();
         m_logPartSum.release();
         m_marginScratch.release();
+        m_uploader.reset();  // staging sized for the old matrix
         m_rows = m_cols = m_pitch = 0;
     }
     AllocationTracker* t = &m_tracker;
@@ -332,22 +331,24 @@ template <typename T>
 template <typename C>
 void Engine<T>::buildFromDense(const C* host, std::size_t rows, std::size_t cols, const BuildParams& params)
 {
-    // The cost travels in chunks of rows, each at most 1% of the matrix (at
-    // least one row), so the full cost is never on the device beside K.
-    const std::size_t rowBytes = cols * sizeof(C);
-    const std::size_t budget = std::max(rowBytes, kBytes() / 100);
-    const std::size_t chunkRows = std::clamp<std::size_t>(budget / rowBytes, 1, rows);
-    DeviceBuffer<C> staging(chunkRows * cols, &m_tracker);
+    // The cost travels in chunks of rows through page-locked staging on a copy
+    // stream, the build of one chunk overlapping the upload of the next
+    // (gpu/cost_upload.h); at most two chunks are on the device beside K.
+    if (!m_uploader) m_uploader = std::make_unique<CostUploader>();
+    const std::size_t chunkRows = m_tuning.overlappedUpload
+                                      ? CostUploader::chunkRowsFor(cols * sizeof(C), rows, kBytes())
+                                      : std::clamp<std::size_t>(std::max(cols * sizeof(C), kBytes() / 100) /
+                                                                    (cols * sizeof(C)), 1, rows);
     unsigned long long* firstBad = m_scratch.get();
     UOT_CUDA_CHECK(cudaMemsetAsync(firstBad, 0xff, sizeof(unsigned long long), m_stream.get()));
-    for (std::size_t r0 = 0; r0 < rows; r0 += chunkRows) {
-        const std::size_t n = std::min(chunkRows, rows - r0);
-        upload(staging.get(), host + r0 * cols, n * cols, m_stream.get());
-        withK([&](auto* K) {
-            using S = std::remove_pointer_t<decltype(K)>;
-            launchBuildFromDense<S, C>(staging.get(), r0, n, cols, m_pitch, K, params, firstBad, m_stream.get());
-        });
-    }
+    m_uploader->upload(host, rows, cols, chunkRows, m_stream.get(), &m_tracker, m_tuning.overlappedUpload,
+                       [&](const C* chunk, std::size_t r0, std::size_t n) {
+                           withK([&](auto* K) {
+                               using S = std::remove_pointer_t<decltype(K)>;
+                               launchBuildFromDense<S, C>(chunk, r0, n, cols, m_pitch, K, params, firstBad,
+                                                          m_stream.get());
+                           });
+                       });
     unsigned long long bad = 0;
     UOT_CUDA_CHECK(cudaMemcpyAsync(&bad, firstBad, sizeof(bad), cudaMemcpyDeviceToHost, m_stream.get()));
     UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
@@ -846,7 +847,11 @@ GpuSolver::GpuSolver(Variant variant, std::string name, const Tuning& tuning, St
 {
 }
 
-GpuSolver::~GpuSolver() = default;
+GpuSolver::~GpuSolver()
+{
+    // Handed to the backend's cache for the next solver of this kind (gpu/engine_cache.h).
+    if (m_engine) EngineCache::instance().park(m_engineKey, std::move(m_engine));
+}
 
 SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& options, const SolveControl& control)
 {
@@ -871,22 +876,41 @@ SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& opti
                              "or gpu-fused for fp64");
     }
     DeviceGuard guard(options.device);
-    if (!m_engine || m_enginePrecision != options.precision || m_engineDevice != options.device) {
+    const std::string key = engineKey(options.precision, options.device);
+    if (!m_engine || m_engineKey != key) {
         m_engine.reset();
-        if (options.precision == Precision::Fp32)
-            m_engine = std::make_unique<Engine<float>>(m_variant, m_tuning, options.device, m_name, m_storage);
-        else
-            m_engine = std::make_unique<Engine<double>>(m_variant, m_tuning, options.device, m_name, m_storage);
-        m_enginePrecision = options.precision;
+        m_engine = EngineCache::instance().take(key);
+        if (!m_engine) {
+            if (options.precision == Precision::Fp32)
+                m_engine = std::make_unique<Engine<float>>(m_variant, m_tuning, options.device, m_name, m_storage);
+            else
+                m_engine = std::make_unique<Engine<double>>(m_variant, m_tuning, options.device, m_name, m_storage);
+            EngineCache::instance().noteCreated();
+        }
+        m_engineKey = key;
         m_engineDevice = options.device;
     }
     try {
         return m_engine->solve(problem, options, control);
-    } catch (const Error& e) {
-        // After a device fault the engine's buffers may be unusable: start afresh next time.
-        if (e.code() == ErrorCode::Device || e.code() == ErrorCode::OutOfMemory) m_engine.reset();
+    } catch (...) {
+        // A failed solve may leave buffers half-written or the device faulted:
+        // the engine is freed, never parked or reused.
+        m_engine.reset();
+        m_engineKey.clear();
+        EngineCache::instance().noteDiscarded();
         throw;
     }
+}
+
+std::string GpuSolver::engineKey(Precision precision, int device) const
+{
+    const Tuning& t = m_tuning;
+    std::ostringstream key;
+    key << m_name << ' ' << static_cast<int>(m_variant) << ' ' << static_cast<int>(m_storage) << ' '
+        << static_cast<int>(precision) << ' ' << device << " | " << t.mapTx << ' ' << t.mapTy << ' ' << t.mapNy << ' '
+        << t.rowTx << ' ' << t.rowNy << ' ' << t.fusedPartials << ' ' << t.programmaticLaunch << ' '
+        << t.fusedCluster << ' ' << t.finalizeLanes << ' ' << t.fusedEvenGroups << ' ' << t.overlappedUpload;
+    return key.str();
 }
 
 }  // namespace uot::gpu::detail

@@ -55,7 +55,8 @@ inline std::uint64_t bytesPerIterationFor(Variant variant, std::size_t rows, std
 class EngineBase;
 
 // One GPU variant. Keeps its device buffers between solves of the same size
-// (and the same precision and device); frees them when destroyed.
+// (and the same precision and device); when destroyed, hands them to the
+// backend's cache (gpu/engine_cache.h) for the next solver of the same kind.
 class GpuSolver final : public UotSolver {
 public:
     GpuSolver(Variant variant, std::string name, const Tuning& tuning, Storage storage = Storage::Native);
@@ -69,8 +70,11 @@ private:
     std::string m_name;
     Tuning m_tuning;
     Storage m_storage;
+    // The key of an engine in the backend's cache: name, variant, storage, precision, device, tuning.
+    std::string engineKey(Precision precision, int device) const;
+
     std::unique_ptr<EngineBase> m_engine;
-    Precision m_enginePrecision = Precision::Fp32;
+    std::string m_engineKey;
     int m_engineDevice = -1;
 };
 

@@ -2,8 +2,9 @@
 // Runs the current problem with two variants (CPU against GPU, or two CPU
 // variants when there is no GPU, which it says) at the same time or one after
 // the other, and shows both convergence curves on one chart (against
-// iterations or wall time), their times per iteration, bandwidths, the speedup
-// and how closely they agree (plans and recolored images).
+// iterations or wall time), their set-up and iteration times, times per
+// iteration, bandwidths, the speedup and how closely they agree (plans and
+// recolored images).
 
 #include <QWidget>
 

@@ -19,6 +19,17 @@
 //   solve that reaches it), the device time of that fp32 solve, and an fp32 solve
 //   to tolerance 1e-5 by the solver's own criterion; then the ratios.
 //   --eps X and --tau X set the problem (0.01 and 1 by default).
+//   --setup N[,N] and --to-plan N[,N] (instead of timings): N random 3-D points each
+//   side (palette-like, uniform masses, tau 1). --setup: the set-up alone (no iterations), fp32 and fp64,
+//   for the cost built on the device from the points and for the dense cost given
+//   as a host matrix, uploaded the old way (pageable, no overlap) and the new way
+//   (page-locked, overlapped with the build); each with a fresh device context
+//   ("cold": the backend's cache emptied first) and with the parked one ("warm":
+//   a new solver object, as the studio's next solve). --to-plan: for eps 0.01 and
+//   0.003 (or --eps), fp32 and fp64, TI + over-relaxation: the fewest iterations
+//   whose plan is within 1e-6 relative L1 of the converged float64 plan, and the
+//   wall time of that solve from host arrays to the plan (cold and warm), split
+//   into set-up and iterations.
 //   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //   Any GPU solver name may carry '/'-separated tuning options in brackets:
@@ -37,6 +48,7 @@
 // Exit 4 when no GPU is usable.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -267,6 +279,158 @@ void runToSolution(const std::string& sizes, double eps, double tau, const std::
     }
 }
 
+// --setup: the palette-like problem, N points each side in [0, 1]^3.
+struct PointProblem {
+    std::vector<double> x, y, a, b, cost64;
+    std::vector<float> cost32;
+    UotProblem points, dense64, dense32;
+    PointProblem(std::size_t n, double eps) : x(n * 3), y(n * 3), a(n, 1.0 / n), b(n, 1.0 / n)
+    {
+        unsigned state = 12345u;
+        auto next = [&state]() {
+            state = state * 1664525u + 1013904223u;
+            return (state >> 8) / double(1u << 24);
+        };
+        for (double& v : x) v = next();
+        for (double& v : y) v = next();
+        points.cost = PointCloudCost{x.data(), y.data(), n, n, 3, 1.0};
+        points.a = a;
+        points.b = b;
+        points.eps = eps;
+        points.tauA = points.tauB = 1.0;
+        cost64.resize(n * n);
+        for (std::size_t i = 0; i < n; ++i) fillCostRow(points.cost, i, cost64.data() + i * n);
+        cost32.assign(cost64.begin(), cost64.end());
+        dense64 = points;
+        dense64.cost = DenseCost{nullptr, cost64.data(), n, n};
+        dense32 = points;
+        dense32.cost = DenseCost{cost32.data(), nullptr, n, n};
+    }
+    const UotProblem& dense(Precision p) const { return p == Precision::Fp32 ? dense32 : dense64; }
+};
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+void runSetup(const std::string& sizes, const std::vector<double>& epsList, bool toPlan)
+{
+    const Precision precisions[] = {Precision::Fp32, Precision::Fp64};
+    if (sizes.empty()) return;
+    gpu::Tuning pageable = gpu::defaultTuning();
+    pageable.overlappedUpload = false;
+    using Clock = std::chrono::steady_clock;
+    for (const std::string& size : split(sizes, ',')) {
+        const std::size_t n = std::stoull(size);
+        PointProblem pp(n, epsList.empty() ? 0.01 : epsList.front());
+        // 1. Set-up alone: 0 iterations, median of 5 (cold: each after emptying the cache).
+        for (Precision precision : toPlan ? std::vector<Precision>{} : std::vector<Precision>{Precision::Fp32, Precision::Fp64}) {
+            SolveOptions o;
+            o.precision = precision;
+            o.maxIterations = 0;
+            o.evaluateFinalPlan = false;
+            struct Path {
+                const char* name;
+                const UotProblem* problem;
+                bool overlapped;
+            } paths[] = {{"points (device-built)", &pp.points, true},
+                         {"dense, pageable upload", &pp.dense(precision), false},
+                         {"dense, overlapped upload", &pp.dense(precision), true}};
+            for (const Path& path : paths) {
+                std::vector<double> cold, warm, coldWall, warmWall;
+                for (int rep = 0; rep < 6; ++rep) {
+                    gpu::releaseDeviceContexts();
+                    for (int k = 0; k < 2; ++k) {  // k = 0: fresh context, k = 1: the parked one
+                        auto solver = gpu::createSolver("gpu-fused", path.overlapped ? gpu::defaultTuning() : pageable);
+                        const auto t0 = Clock::now();
+                        const SolveResult r = solver->solve(*path.problem, o);
+                        const double wall = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                        if (rep == 0) continue;  // warm-up (module load, first allocations)
+                        (k == 0 ? cold : warm).push_back(1e3 * r.timings.setupSeconds);
+                        (k == 0 ? coldWall : warmWall).push_back(wall);
+                    }
+                }
+                std::printf("{\"setup\": \"%s\", \"n\": %zu, \"precision\": \"%s\", \"matrix_mb\": %.1f, "
+                            "\"setup_ms_cold\": %.3f, \"setup_ms_warm\": %.3f, \"wall_ms_cold\": %.3f, "
+                            "\"wall_ms_warm\": %.3f}\n",
+                            path.name, n, toString(precision).c_str(),
+                            double(n) * n * (precision == Precision::Fp32 ? 4 : 8) / 1048576.0, median(cold),
+                            median(warm), median(coldWall), median(warmWall));
+                std::fflush(stdout);
+            }
+        }
+        // 2. To a plan within 1e-6 of the float64 oracle (TI + over-relaxation, gpu-fused).
+        for (double eps : !toPlan ? std::vector<double>{} : epsList.empty() ? std::vector<double>{0.01, 0.003} : epsList) {
+            pp.points.eps = eps;
+            SolveOptions base;
+            base.mode = IterationMode::TranslationInvariant;
+            base.acceleration = Acceleration::Auto;
+            base.evaluateFinalPlan = false;
+            SolveOptions oracleOptions = base;
+            oracleOptions.mode = IterationMode::Plain;
+            oracleOptions.acceleration = Acceleration::None;
+            oracleOptions.precision = Precision::Fp64;
+            oracleOptions.maxIterations = 400000;
+            oracleOptions.tolerance = 1e-13;
+            oracleOptions.checkEvery = 50;
+            const SolveResult oracle = gpu::createSolver("gpu-fused")->solve(pp.points, oracleOptions);
+            for (Precision precision : precisions) {
+                SolveOptions o = base;
+                o.precision = precision;
+                auto solver = gpu::createSolver("gpu-fused");
+                // fp32 may not get within 1e-6 at all: probed first.
+                SolveOptions probe = o;
+                probe.maxIterations = 4000;
+                probe.tolerance = 0;
+                probe.checkEvery = 4000;
+                const double probeDistance = planRelativeL1(pp.points, solver->solve(pp.points, probe), oracle);
+                if (probeDistance > 1e-6) {
+                    std::printf("{\"to_plan\": \"gpu-fused ti+accel\", \"n\": %zu, \"eps\": %g, \"precision\": "
+                                "\"%s\", \"reaches_1e-6\": false, \"rel_l1_after_4000\": %.2e}\n",
+                                n, eps, toString(precision).c_str(), probeDistance);
+                    std::fflush(stdout);
+                    continue;
+                }
+                const test::PassCount count =
+                    test::passesToTargetFromScratch(*solver, pp.points, o, oracle, 1e-6);
+                o.maxIterations = count.iterations;
+                o.tolerance = 0;
+                o.checkEvery = std::max(1, count.iterations);
+                solver.reset();
+                std::vector<double> wall[2], setup[2], iterate[2];
+                double distance = 0;
+                for (int rep = 0; rep < 6; ++rep) {
+                    gpu::releaseDeviceContexts();
+                    for (int k = 0; k < 2; ++k) {
+                        auto s = gpu::createSolver("gpu-fused");
+                        const auto t0 = Clock::now();
+                        const SolveResult r = s->solve(pp.points, o);
+                        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                        if (rep == 0) continue;
+                        wall[k].push_back(ms);
+                        setup[k].push_back(1e3 * r.timings.setupSeconds);
+                        iterate[k].push_back(1e3 * r.timings.iterateSeconds);
+                        distance = std::max(distance, planRelativeL1(pp.points, r, oracle));
+                    }
+                }
+                std::printf("{\"to_plan\": \"gpu-fused ti+accel\", \"n\": %zu, \"eps\": %g, \"precision\": \"%s\", "
+                            "\"reaches_1e-6\": true, \"iterations\": %d, \"passes\": %llu, \"rel_l1\": %.2e, "
+                            "\"oracle_iterations\": %d, \"cold_total_ms\": %.3f, \"cold_setup_ms\": %.3f, "
+                            "\"cold_iterate_ms\": %.3f, \"warm_total_ms\": %.3f, \"warm_setup_ms\": %.3f, "
+                            "\"warm_iterate_ms\": %.3f, \"warm_us_per_iteration\": %.2f}\n",
+                            n, eps, toString(precision).c_str(), count.iterations,
+                            static_cast<unsigned long long>(count.passes), distance, oracle.iterations,
+                            median(wall[0]), median(setup[0]), median(iterate[0]), median(wall[1]), median(setup[1]),
+                            median(iterate[1]), 1e3 * median(iterate[1]) / std::max(1, count.iterations));
+                std::fflush(stdout);
+            }
+        }
+        gpu::releaseDeviceContexts();
+    }
+}
+
 struct Row {
     std::string solver;
     std::size_t m, n;
@@ -283,7 +447,8 @@ int main(int argc, char** argv)
     std::string precisionText = "fp32";
     int repeats = 3;
     bool tune = false, atomics = false;
-    std::string accuracySizes, solutionSizes, counterSizes;
+    std::string accuracySizes, solutionSizes, counterSizes, setupSizes, planSizes;
+    std::vector<double> epsList;
     bool solversGiven = false;
     IterationMode mode = IterationMode::Plain;
     Acceleration acceleration = Acceleration::None;
@@ -318,6 +483,10 @@ int main(int argc, char** argv)
             atomics = true;
         else if (arg == "--accuracy")
             accuracySizes = next();
+        else if (arg == "--setup")
+            setupSizes = next();
+        else if (arg == "--to-plan")
+            planSizes = next();
         else if (arg == "--to-solution")
             solutionSizes = next();
         else if (arg == "--counters")
@@ -326,8 +495,10 @@ int main(int argc, char** argv)
             mode = parseIterationMode(next());
         else if (arg == "--accel")
             acceleration = parseAcceleration(next());
-        else if (arg == "--eps")
+        else if (arg == "--eps") {
             eps = std::atof(next().c_str());
+            epsList.push_back(eps);
+        }
         else if (arg == "--tau")
             tau = std::atof(next().c_str());
         else if (arg == "--mapreduce")
@@ -347,7 +518,7 @@ int main(int argc, char** argv)
         else {
             std::fprintf(stderr, "usage: gpu_bench [--sizes MxN,..] [--solvers a,b] [--precision fp32|fp64] "
                                  "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] [--accel none|relax|auto] "
-                                 "[--to-solution MxN,.. [--eps X] [--tau X]] [--counters MxN,.. [--solvers a,b]] "
+                                 "[--to-solution MxN,.. [--eps X] [--tau X]] [--setup N,..] [--to-plan N,.. [--eps X]]  [--counters MxN,.. [--solvers a,b]] "
                                  "[--mapreduce MxN,.. [--mr-configs p16f1,..] [--mr-no-fused]] [--mapreduce-large MxN [--iterations K]] "
                                  "[--check-mapreduce] [--mr-config p16f1 (gpu-mapreduce's configuration)]\n");
             return 2;
@@ -383,6 +554,11 @@ int main(int argc, char** argv)
         }
         if (!accuracySizes.empty()) {
             runAccuracy(accuracySizes);
+            return 0;
+        }
+        if (!setupSizes.empty() || !planSizes.empty()) {
+            runSetup(setupSizes, epsList, false);
+            runSetup(planSizes, epsList, true);
             return 0;
         }
         if (!solutionSizes.empty()) {

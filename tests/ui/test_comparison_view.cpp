@@ -4,6 +4,7 @@
 
 #include <QLabel>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "core/registry/solver_registry.h"
 #include "ui/comparison_view.h"
 #include "ui/live_charts.h"
+#include "ui/machine_peaks.h"
 #include "ui/pipeline_jobs.h"
 #include "tests/support/relocatable_path.h"
 
@@ -85,6 +87,30 @@ private slots:
         QVERIFY(std::isfinite(output->imageMaxRelDiff));
         QVERIFY2(output->imageMaxRelDiff <= 2.0 / 255, qPrintable(QString::number(output->imageMaxRelDiff)));
         QVERIFY(!output->runs[0].image.isNull() && !output->runs[1].image.isNull());
+
+        // Both sides' set-up and iteration times, each in its own row.
+        auto* table = view.findChild<QTableWidget*>();
+        QVERIFY(table);
+        auto rowNamed = [table](const QString& name) {
+            for (int row = 0; row < table->rowCount(); ++row)
+                if (table->verticalHeaderItem(row) && table->verticalHeaderItem(row)->text() == name) return row;
+            return -1;
+        };
+        const int setupRow = rowNamed("set-up"), iterateRow = rowNamed("iterating");
+        QVERIFY2(setupRow >= 0 && iterateRow >= 0, "no set-up or iterating row");
+        for (int k = 0; k < 2; ++k) {
+            const uot::SolveTimings& t = output->runs[std::size_t(k)].result.timings;
+            QVERIFY(t.setupSeconds > 0 && t.iterateSeconds > 0);
+            QCOMPARE(table->item(setupRow, k)->text(), durationText(t.setupSeconds));
+            QCOMPARE(table->item(iterateRow, k)->text(), durationText(t.iterateSeconds));
+        }
+        QVERIFY2(view.findChildren<QLabel*>().size() > 0, "no summary");
+        bool summaryTellsTimes = false;
+        for (QLabel* label : view.findChildren<QLabel*>())
+            summaryTellsTimes = summaryTellsTimes || label->text().contains(
+                QString("Set-up %1 and %2").arg(durationText(output->runs[0].result.timings.setupSeconds),
+                                                durationText(output->runs[1].result.timings.setupSeconds)));
+        QVERIFY(summaryTellsTimes);
     }
 
     // Found by trying the studio as a new user: without a GPU the notice was the
