@@ -273,9 +273,8 @@ struct Composer {
         float rgb[3];
         if (look) {
             // The controls act on the fully transferred colour; strength then fades toward the source.
-            float t[3] = {c[0] + d[0], c[1] + d[1], c[2] + d[2]};
-            look->apply(c, t);
-            const float e[3] = {t[0] - c[0], t[1] - c[1], t[2] - c[2]};
+            float e[3];
+            look->applyToDisplacement(c, d, e);
             color_detail::composeLinear(space, strength, keepL, gamut, c, e, rgb);
         } else {
             color_detail::composeLinear(space, strength, keepL, gamut, c, d, rgb);

@@ -74,6 +74,13 @@ struct LookAdjustment {
 
     // t: the fully transferred colour of source colour c (working space), adjusted in place.
     void apply(const float* c, float t[3]) const;
+    // The same on a displacement: e = the adjusted t minus c, for t = c + d.
+    void applyToDisplacement(const float* c, const float* d, float e[3]) const
+    {
+        float t[3] = {c[0] + d[0], c[1] + d[1], c[2] + d[2]};
+        apply(c, t);
+        for (int k = 0; k < 3; ++k) e[k] = t[k] - c[k];
+    }
 };
 
 // `reference` may be null when controls.neutralize is off.
