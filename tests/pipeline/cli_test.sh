@@ -58,6 +58,11 @@ check "[ $rc -eq 0 ] && python3 -c \"import sys
 rows=[l.split() for l in open(sys.argv[1]) if l[:1] in '0123456789.-']
 sys.exit(not rows or any(max(map(float,r))-min(map(float,r))>2e-3 for r in rows))\" '$tmp/grey.cube'" \
   "lut --color-intensity 0: every node of the LUT is grey"
+"$uot" lut "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/grey-fit.cube" --color-intensity 0 $small; rc=$?
+check "[ $rc -eq 0 ] && python3 -c \"import sys
+rows=[l.split() for l in open(sys.argv[1]) if l[:1] in '0123456789.-']
+sys.exit(not rows or any(max(map(float,r))-min(map(float,r))>2e-3 for r in rows))\" '$tmp/grey-fit.cube'" \
+  "lut --color-intensity 0 (fitted to the render): every node of the LUT is grey"
 "$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/x.png" --luminance 250 $small 2>"$tmp/err.txt"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'luminance intensity must be between 0 % and 200 %' '$tmp/err.txt'" "--luminance 250 is refused with the range"
 "$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/x.png" --protect-neutrals 101 $small 2>"$tmp/err.txt"; rc=$?
