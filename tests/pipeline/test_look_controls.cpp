@@ -1,6 +1,7 @@
 // The colourist's look controls (core/color/look_controls.h) where the result is
 // composed, against analytic expectations computed here from CIELAB:
-// - colour intensity 0 gives grey pixels (R = G = B) whatever the transfer;
+// - colour intensity 0 gives grey pixels (R = G = B) whatever the transfer, in
+//   CIELAB, Oklab and linear RGB (which works in Oklab's chroma plane);
 // - luminance intensity 0 keeps each pixel's CIELAB lightness (8-bit rounding);
 // - protect neutrals 100 % keeps grey source pixels grey;
 // - protect skin tones 100 % keeps a skin-hued pixel's hue within 1.5 degrees
@@ -110,6 +111,31 @@ private slots:
             coloured += std::max({q[0], q[1], q[2]}) - std::min({q[0], q[1], q[2]}) > 10;
         }
         QVERIFY(coloured > int(out.pixelCount()) / 2);  // the transfer alone is colourful
+    }
+
+    void colourIntensityZeroGivesGreyInEveryWorkingSpace()
+    {
+        // Linear RGB works in Oklab's chroma plane; Oklab in its own.
+        const Strip s = strip(mixedColors());
+        for (WorkingSpace space : {WorkingSpace::Oklab, WorkingSpace::LinearRgb}) {
+            std::vector<float> colors(3 * s.image.pixelCount()), displacement(colors.size());
+            imageToSpace(s.image, space, colors.data(), 1);
+            for (std::size_t i = 0; i < s.image.pixelCount(); ++i) {  // a tint: toward blue, slightly darker
+                displacement[3 * i] = space == WorkingSpace::LinearRgb ? -0.05f : -0.03f;
+                displacement[3 * i + 1] = space == WorkingSpace::LinearRgb ? -0.02f : -0.04f;
+                displacement[3 * i + 2] = space == WorkingSpace::LinearRgb ? 0.15f : -0.06f;
+            }
+            MappingSettings ms;
+            ms.look.colorIntensity = 0;
+            const LookAdjustment look = prepareLookAdjustment(ms.look, space, nullptr);
+            Image out = Image::allocate(s.image.width, 1, 3, 8);
+            composeResult(colors.data(), displacement.data(), space, ms, s.image, out, 1, &look);
+            for (std::size_t p = 0; p < out.pixelCount(); ++p) {
+                const std::uint8_t* o = out.samples8() + 3 * p;
+                const int spread = std::max({o[0], o[1], o[2]}) - std::min({o[0], o[1], o[2]});
+                UOT_QVERIFY_MSG(spread <= 1, toString(space) << " pixel " << p << " spread " << spread);
+            }
+        }
     }
 
     void luminanceZeroKeepsSourceLightness()
