@@ -22,6 +22,10 @@ double smoothStep(double e0, double e1, double x)
 // A working-space colour in CIELAB.
 void workingToLab(WorkingSpace space, const double w[3], double lab[3])
 {
+    if (space == WorkingSpace::Lab) {
+        for (int k = 0; k < 3; ++k) lab[k] = w[k];
+        return;
+    }
     double rgb[3], xyz[3];
     spaceToLinearRgb(space, w, rgb);
     linearRgbToXyz(rgb, xyz);
