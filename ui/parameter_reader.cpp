@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "core/color/look_controls.h"
+
 namespace uot::ui {
 
 namespace {
@@ -60,6 +62,23 @@ double ParameterReader::real(const QString& key, double fallback, double lo, dou
     const double x = QLocale::c().toDouble(t, &ok);
     if (!ok || !std::isfinite(x) || x < lo || x > hi) {
         refuse(key, shown(t), allowed, number(fallback));
+        return fallback;
+    }
+    return x;
+}
+
+double ParameterReader::lookControl(const QString& key, const char* control, double fallback)
+{
+    const QString fallbackText = number(fallback * 100);
+    const QString allowed = QString::fromStdString(lookControlProblem(control, -1.0));  // the range, in words
+    QString t;
+    if (!text(key, t, allowed, fallbackText)) return fallback;
+    bool ok = false;
+    const double x = QLocale::c().toDouble(t, &ok) / 100.0;
+    const std::string problem = ok ? lookControlProblem(control, x) : lookControlProblem(control, std::nan(""));
+    if (!problem.empty()) {
+        m_problems << QObject::tr("%1 = %2 is not valid: %3 (default %4)")
+                          .arg(key, shown(t), QString::fromStdString(problem), fallbackText);
         return fallback;
     }
     return x;

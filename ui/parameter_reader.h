@@ -21,6 +21,10 @@ public:
 
     double real(const QString& key, double fallback, double lo, double hi);
     int integer(const QString& key, int fallback, int lo, int hi);
+    // A look control saved in percent (core/color/look_controls.h), returned as a
+    // fraction; a bad value is refused with the control's own range message (the
+    // one `uot recolor` prints). `control`: the name lookControlProblem takes.
+    double lookControl(const QString& key, const char* control, double fallback);
     bool flag(const QString& key, bool fallback);
     QString choice(const QString& key, const QString& fallback, const QStringList& allowed);
     // "cpu" or "gpu:N" with N from 0 to maxOrdinal (whether that GPU exists here is

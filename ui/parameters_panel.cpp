@@ -22,11 +22,11 @@
 namespace uot::ui {
 
 namespace {
-// A 0..100 % slider with its value shown beside it.
-QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value)
+// A 0..maximum % slider (100 by default) with its value shown beside it.
+QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value, int maximum = 100)
 {
     slider = new QSlider(Qt::Horizontal);
-    slider->setRange(0, 100);
+    slider->setRange(0, maximum);
     value = new QLabel;
     value->setMinimumWidth(QFontMetrics(owner->font()).horizontalAdvance(QStringLiteral("100 %")) + 4);
     value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -59,9 +59,9 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     auto* mapping = new QGroupBox(tr("Look"));
     auto* mapForm = new QFormLayout(mapping);
     QHBoxLayout* strengthRow = percentSlider(this, m_strength, m_strengthValue);
-    m_strength->setToolTip(tr("How far colors move toward the reference: 0 % returns the source unchanged.\n"
+    m_strength->setToolTip(tr("Fade (strength): how much of the look is applied; 0 % returns the source unchanged.\n"
                               "Changing it re-maps without solving again."));
-    mapForm->addRow(tr("Strength"), strengthRow);
+    mapForm->addRow(tr("Fade"), strengthRow);
     m_luminance = new QCheckBox(tr("preserve luminance"));
     m_luminance->setToolTip(tr("Keep the source's lightness and transfer only hue and saturation."));
     mapForm->addRow(QString(), m_luminance);
@@ -79,6 +79,43 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                                   "Changing it re-maps without solving again."));
     mapForm->addRow(tr("Palette match"), matchRow);
     layout->addWidget(mapping);
+
+    // The colourist's controls, folded away by default (one row) so that the
+    // photographer's panel still fits a small window; they open by themselves
+    // when the parameters set any of them.
+    m_lookToggle = new QToolButton;
+    m_lookToggle->setText(tr("Colour controls"));
+    m_lookToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_lookToggle->setCheckable(true);
+    m_lookToggle->setArrowType(Qt::RightArrow);
+    m_lookToggle->setAutoRaise(true);
+    m_lookToggle->setToolTip(tr("Luminance and colour intensity, neutralize, protect skin tones and neutrals."));
+    layout->addWidget(m_lookToggle);
+    m_lookControls = new QGroupBox(tr("Colour controls"));
+    auto* lookForm = new QFormLayout(m_lookControls);
+    const int maxIntensity = int(std::lround(kMaxLookIntensity * 100));
+    QHBoxLayout* lumRow = percentSlider(this, m_luminanceIntensity, m_luminanceIntensityValue, maxIntensity);
+    m_luminanceIntensity->setToolTip(tr("How far the result's lightness moves toward the transferred lightness:\n"
+                                        "0 % keeps the source's, 100 % is the transfer's, 200 % moves twice as far."));
+    lookForm->addRow(tr("Luminance"), lumRow);
+    QHBoxLayout* colorRow = percentSlider(this, m_colorIntensity, m_colorIntensityValue, maxIntensity);
+    m_colorIntensity->setToolTip(tr("Scales the result's colourfulness (chroma): 0 % is grey, 100 % the transfer's."));
+    lookForm->addRow(tr("Colour intensity"), colorRow);
+    m_neutralize = new QCheckBox(tr("neutralize"));
+    m_neutralize->setToolTip(tr("Remove the reference's overall colour cast before the transfer."));
+    lookForm->addRow(QString(), m_neutralize);
+    QHBoxLayout* skinRow = percentSlider(this, m_protectSkin, m_protectSkinValue);
+    m_protectSkin->setToolTip(tr("Keep skin-toned pixels' hue close to the source's (soft falloff)."));
+    lookForm->addRow(tr("Protect skin tones"), skinRow);
+    QHBoxLayout* neutralRow = percentSlider(this, m_protectNeutrals, m_protectNeutralsValue);
+    m_protectNeutrals->setToolTip(tr("Keep grey and near-grey pixels close to the source's colour (soft falloff)."));
+    lookForm->addRow(tr("Protect neutrals"), neutralRow);
+    m_lookControls->setVisible(false);
+    layout->addWidget(m_lookControls);
+    connect(m_lookToggle, &QToolButton::toggled, this, [this](bool open) {
+        m_lookToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        m_lookControls->setVisible(open);
+    });
 
     m_autoRun = new QCheckBox(tr("Auto-run after changes"));
     m_autoRun->setToolTip(tr("Solve again shortly after every change (the latest change wins)."));
@@ -218,9 +255,9 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     for (QSpinBox* box : {m_palette, m_iterations, m_threads, m_epsScaling}) connect(box, &QSpinBox::valueChanged, this, changed);
     for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing, m_epsScalingFactor})
         connect(box, &QDoubleSpinBox::valueChanged, this, changed);
-    for (QCheckBox* box : {m_balanced, m_luminance, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
-    connect(m_strength, &QSlider::valueChanged, this, changed);
-    connect(m_paletteMatch, &QSlider::valueChanged, this, changed);
+    for (QCheckBox* box : {m_balanced, m_luminance, m_neutralize, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
+    for (QSlider* slider : {m_strength, m_paletteMatch, m_luminanceIntensity, m_colorIntensity, m_protectSkin, m_protectNeutrals})
+        connect(slider, &QSlider::valueChanged, this, changed);
     connect(m_run, &QPushButton::clicked, this, &ParametersPanel::runRequested);
     connect(m_cancel, &QPushButton::clicked, this, &ParametersPanel::cancelRequested);
 }
@@ -270,6 +307,11 @@ StudioParameters ParametersPanel::parameters() const
     p.preserveLuminance = m_luminance->isChecked();
     p.smoothing = m_smoothing->value();
     p.paletteMatch = m_paletteMatch->value() / 100.0;
+    p.luminanceIntensity = m_luminanceIntensity->value() / 100.0;
+    p.colorIntensity = m_colorIntensity->value() / 100.0;
+    p.neutralize = m_neutralize->isChecked();
+    p.protectSkin = m_protectSkin->value() / 100.0;
+    p.protectNeutrals = m_protectNeutrals->value() / 100.0;
     p.autoRun = m_autoRun->isChecked();
     return p;
 }
@@ -304,6 +346,16 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     m_luminance->setChecked(p.preserveLuminance);
     m_smoothing->setValue(p.smoothing);
     m_paletteMatch->setValue(int(std::lround(p.paletteMatch * 100)));
+    m_luminanceIntensity->setValue(int(std::lround(p.luminanceIntensity * 100)));
+    m_colorIntensity->setValue(int(std::lround(p.colorIntensity * 100)));
+    m_neutralize->setChecked(p.neutralize);
+    m_protectSkin->setValue(int(std::lround(p.protectSkin * 100)));
+    m_protectNeutrals->setValue(int(std::lround(p.protectNeutrals * 100)));
+    const StudioParameters defaults;
+    if (p.luminanceIntensity != defaults.luminanceIntensity || p.colorIntensity != defaults.colorIntensity ||
+        p.neutralize != defaults.neutralize || p.protectSkin != defaults.protectSkin ||
+        p.protectNeutrals != defaults.protectNeutrals)
+        m_lookToggle->setChecked(true);  // show the controls that shape this look
     m_autoRun->setChecked(p.autoRun);
     m_updating = false;
     updateEnabled();

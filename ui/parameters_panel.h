@@ -13,6 +13,7 @@ QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QToolButton;
 class QPushButton;
@@ -49,6 +50,12 @@ public:
     QCheckBox* luminanceBox() const { return m_luminance; }
     QDoubleSpinBox* smoothingBox() const { return m_smoothing; }
     QSlider* paletteMatchSlider() const { return m_paletteMatch; }
+    QSlider* luminanceIntensitySlider() const { return m_luminanceIntensity; }
+    QSlider* colorIntensitySlider() const { return m_colorIntensity; }
+    QCheckBox* neutralizeBox() const { return m_neutralize; }
+    QSlider* protectSkinSlider() const { return m_protectSkin; }
+    QSlider* protectNeutralsSlider() const { return m_protectNeutrals; }
+    QToolButton* colourControlsToggle() const { return m_lookToggle; }
     QSpinBox* epsScalingBox() const { return m_epsScaling; }
 
 signals:
@@ -85,6 +92,17 @@ private:
     QDoubleSpinBox* m_smoothing = nullptr;
     QSlider* m_paletteMatch = nullptr;
     QLabel* m_paletteMatchValue = nullptr;
+    QSlider* m_luminanceIntensity = nullptr;
+    QLabel* m_luminanceIntensityValue = nullptr;
+    QSlider* m_colorIntensity = nullptr;
+    QLabel* m_colorIntensityValue = nullptr;
+    QCheckBox* m_neutralize = nullptr;
+    QToolButton* m_lookToggle = nullptr;
+    QGroupBox* m_lookControls = nullptr;
+    QSlider* m_protectSkin = nullptr;
+    QLabel* m_protectSkinValue = nullptr;
+    QSlider* m_protectNeutrals = nullptr;
+    QLabel* m_protectNeutralsValue = nullptr;
     QCheckBox* m_autoRun = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;

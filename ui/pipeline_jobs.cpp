@@ -103,6 +103,11 @@ RecolorSettings recolorSettingsFor(const StudioParameters& p)
     s.mapping.smooth = p.smoothing > 0;
     if (p.smoothing > 0) s.mapping.smoothRadius = MappingSettings{}.smoothRadius * p.smoothing;
     s.mapping.residualMatch = p.paletteMatch;
+    s.mapping.look.luminance = p.luminanceIntensity;
+    s.mapping.look.colorIntensity = p.colorIntensity;
+    s.mapping.look.neutralize = p.neutralize;
+    s.mapping.look.protectSkin = p.protectSkin;
+    s.mapping.look.protectNeutrals = p.protectNeutrals;
     s.threads = p.threads;
     return s;
 }

@@ -77,6 +77,11 @@ void StudioParameters::save(QSettings& s) const
     s.setValue("epsScalingFactor", epsScalingFactor);
     s.setValue("strength", strength);
     s.setValue("preserveLuminance", preserveLuminance);
+    s.setValue("luminanceIntensity", luminanceIntensity * 100);  // percent, as `uot recolor --luminance`
+    s.setValue("colorIntensity", colorIntensity * 100);
+    s.setValue("neutralize", neutralize);
+    s.setValue("protectSkin", protectSkin * 100);
+    s.setValue("protectNeutrals", protectNeutrals * 100);
     s.setValue("smoothingScale", smoothing);  // "smoothing" was a fraction of 0.02 before
     s.setValue("paletteMatch", paletteMatch);
     s.setValue("autoRun", autoRun);
@@ -107,6 +112,11 @@ StudioParameters StudioParameters::load(QSettings& s, QStringList* problems)
     p.epsScalingFactor = r.real("epsScalingFactor", d.epsScalingFactor, kMinEpsScalingFactor, kMaxEpsScalingFactor);
     p.strength = r.real("strength", d.strength, 0.0, 1.0);
     p.preserveLuminance = r.flag("preserveLuminance", d.preserveLuminance);
+    p.luminanceIntensity = r.lookControl("luminanceIntensity", "luminance", d.luminanceIntensity);
+    p.colorIntensity = r.lookControl("colorIntensity", "color-intensity", d.colorIntensity);
+    p.neutralize = r.flag("neutralize", d.neutralize);
+    p.protectSkin = r.lookControl("protectSkin", "protect-skin", d.protectSkin);
+    p.protectNeutrals = r.lookControl("protectNeutrals", "protect-neutrals", d.protectNeutrals);
     p.smoothing = r.real("smoothingScale", d.smoothing, 0.0, kMaxSmoothing);
     p.paletteMatch = r.real("paletteMatch", d.paletteMatch, 0.0, 1.0);
     p.autoRun = r.flag("autoRun", d.autoRun);

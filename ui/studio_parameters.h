@@ -37,6 +37,14 @@ struct StudioParameters {
     QString precision = QStringLiteral("fp32");
     double strength = 1.0;                    // 0 = source unchanged, 1 = full transfer
     bool preserveLuminance = false;
+    // The colourist's look controls (core/color/look_controls.h), as fractions:
+    // luminance and colour intensity 0..2 (1 = the transfer's look), protections 0..1.
+    // Saved as percent (luminanceIntensity=100 ...). A change re-maps without a new solve.
+    double luminanceIntensity = LookControls{}.luminance;
+    double colorIntensity = LookControls{}.colorIntensity;
+    bool neutralize = LookControls{}.neutralize;
+    double protectSkin = LookControls{}.protectSkin;
+    double protectNeutrals = LookControls{}.protectNeutrals;
     // Structure smoothing of the color displacement as a multiple of the pipeline's
     // default radius (MappingSettings::smoothRadius): 1 = `uot recolor`'s default, 0 = off.
     double smoothing = 1.0;
@@ -69,7 +77,8 @@ struct StudioParameters {
     static QString deviceUnavailableReason(const QString& device);
 
     // True when the two differ only in what a re-map can apply without a new
-    // solve (strength, preserve luminance, smoothing, palette match, auto-run).
+    // solve (strength, preserve luminance, smoothing, palette match, the look
+    // controls, auto-run).
     bool sameSolveAs(const StudioParameters& other) const;
     // True when a recolor with either gives the same picture: everything but
     // auto-run, which only says when to run.

@@ -32,10 +32,15 @@ QStringList ParametersCommand::changedSettings(const StudioParameters& a, const 
         {QObject::tr("device"), differs(&P::device)},
         {QObject::tr("CPU threads"), differs(&P::threads)},
         {QObject::tr("precision"), differs(&P::precision)},
-        {QObject::tr("strength"), differs(&P::strength)},
+        {QObject::tr("fade (strength)"), differs(&P::strength)},
         {QObject::tr("preserve luminance"), differs(&P::preserveLuminance)},
         {QObject::tr("structure smoothing"), differs(&P::smoothing)},
         {QObject::tr("palette match"), differs(&P::paletteMatch)},
+        {QObject::tr("luminance intensity"), differs(&P::luminanceIntensity)},
+        {QObject::tr("colour intensity"), differs(&P::colorIntensity)},
+        {QObject::tr("neutralize"), differs(&P::neutralize)},
+        {QObject::tr("protect skin tones"), differs(&P::protectSkin)},
+        {QObject::tr("protect neutrals"), differs(&P::protectNeutrals)},
         {QObject::tr("auto-run"), differs(&P::autoRun)},
     };
     QStringList names;

@@ -91,7 +91,19 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addOption("seed", "N", "seed of pixel sampling and k-means (same seed, same output)", "1");
     parser.addOption("sample-limit", "N", "pixels read to build a palette (regular stride), 0 = all",
                      std::to_string(d.palette.sampleLimit));
-    parser.addOption("strength", "X", "0 = the source unchanged, 1 = full transfer (up to 2 extrapolates)", "1");
+    parser.addOption("fade", "X", "how much of the look is applied: 0 = the source unchanged, 1 = the full look (up to 2 "
+                     "extrapolates)", "1");
+    parser.addOption("strength", "X", "the same as --fade (its former name)");
+    parser.addOption("luminance", "PERCENT",
+                     "luminance intensity, 0..200: how far the result's lightness moves to the transferred lightness "
+                     "(0 = the source's lightness, 100 = the transfer's)", "100");
+    parser.addOption("color-intensity", "PERCENT", "colour intensity, 0..200: scales the result's chroma (0 = grey)",
+                     "100");
+    parser.addFlag("neutralize", "remove the reference's overall colour cast before the transfer");
+    parser.addOption("protect-skin", "PERCENT",
+                     "0..100: keep skin-toned source pixels' hue close to the source's (soft falloff)", "0");
+    parser.addOption("protect-neutrals", "PERCENT",
+                     "0..100: keep grey and near-grey source pixels close to the source's colour (soft falloff)", "0");
     parser.addFlag("preserve-luminance", "keep the source's lightness; transfer only the colour");
     parser.addOption("gamut", "clip|compress", "out-of-gamut colours: clip channels, or desaturate toward equal luminance",
                      "compress");
@@ -134,6 +146,23 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addFlag("quiet", "no progress on stderr");
 }
 
+static LookControls readLookControls(const ArgParser& parser)
+{
+    LookControls look;
+    auto percent = [&](const char* option, const char* control) {
+        const double value = parser.number(option) / 100.0;
+        const std::string problem = lookControlProblem(control, value);
+        if (!problem.empty()) throw UsageError("option '--" + std::string(option) + "': " + problem);
+        return value;
+    };
+    look.luminance = percent("luminance", "luminance");
+    look.colorIntensity = percent("color-intensity", "color-intensity");
+    look.neutralize = parser.flag("neutralize");
+    look.protectSkin = percent("protect-skin", "protect-skin");
+    look.protectNeutrals = percent("protect-neutrals", "protect-neutrals");
+    return look;
+}
+
 RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet set)
 {
     const bool output = set == RecolorOptionSet::Full;
@@ -149,7 +178,14 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     const double limit = parser.number("sample-limit");
     if (limit < 0) throw UsageError("option '--sample-limit' must be >= 0");
     s.palette.sampleLimit = static_cast<std::size_t>(limit);
-    s.mapping.strength = parser.number("strength");
+    s.mapping.strength = parser.number("fade");
+    if (parser.has("strength")) {
+        const double strength = parser.number("strength");
+        if (parser.has("fade") && !(strength == s.mapping.strength))
+            throw UsageError("options '--fade' and '--strength' (the same setting) disagree");
+        s.mapping.strength = strength;
+    }
+    s.mapping.look = readLookControls(parser);
     s.mapping.preserveLuminance = parser.flag("preserve-luminance");
     s.mapping.gamut = asUsage("gamut", [&] { return parseGamutMode(parser.value("gamut")); });
     s.mapping.lutSize = parser.integer("lut-size");

@@ -268,11 +268,19 @@ struct Composer {
     float maxValue;
     const Image& source;
     Image& result;
+    const LookAdjustment* look;  // null when the look controls are at their defaults
 
     void pixel(std::size_t p, const float* c, const float* d) const
     {
         float rgb[3];
-        color_detail::composeLinear(space, strength, keepL, gamut, c, d, rgb);
+        if (look) {
+            // The controls act on the fully transferred colour; strength then fades toward the source.
+            float e[3];
+            look->applyToDisplacement(c, d, e);
+            color_detail::composeLinear(space, strength, keepL, gamut, c, e, rgb);
+        } else {
+            color_detail::composeLinear(space, strength, keepL, gamut, c, d, rgb);
+        }
         for (int k = 0; k < 3; ++k) {
             const float e = encoder(rgb[k]) * maxValue + 0.5f;
             if (deep)
@@ -295,7 +303,8 @@ const SrgbEncoder& srgbEncoder()
     return encoder;
 }
 
-Composer makeComposer(WorkingSpace space, const MappingSettings& settings, const Image& source, Image& result)
+Composer makeComposer(WorkingSpace space, const MappingSettings& settings, const Image& source, Image& result,
+                      const LookAdjustment* look)
 {
     if (result.width != source.width || result.height != source.height || (result.channels != 3 && result.channels != 4))
         throw Error(ErrorCode::InvalidArgument, "compose: the result must have the source's size and 3 or 4 channels");
@@ -310,15 +319,16 @@ Composer makeComposer(WorkingSpace space, const MappingSettings& settings, const
                     result.depth == 16,
                     result.depth == 16 ? 65535.0f : 255.0f,
                     source,
-                    result};
+                    result,
+                    look && look->active ? look : nullptr};
 }
 
 }  // namespace
 
 void composeResult(const float* colors, const float* displacement, WorkingSpace space, const MappingSettings& settings,
-                   const Image& source, Image& result, int threads)
+                   const Image& source, Image& result, int threads, const LookAdjustment* look)
 {
-    const Composer composer = makeComposer(space, settings, source, result);
+    const Composer composer = makeComposer(space, settings, source, result, look);
     const int t = resolveThreadCount(threads);
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(source.pixelCount());
 #pragma omp parallel for num_threads(t) schedule(static) if (count > 16384)
@@ -636,9 +646,10 @@ struct ResidualMatch {
 }  // namespace
 
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                   const MappingSettings& settings, const Image& source, Image& result, int threads)
+                   const MappingSettings& settings, const Image& source, Image& result, int threads,
+                   const LookAdjustment* look)
 {
-    const Composer composer = makeComposer(space, settings, source, result);
+    const Composer composer = makeComposer(space, settings, source, result, look);
     forEachDisplacement(colors, lut, field, space, source.width, source.height, 1, resolveThreadCount(threads),
                         [&](std::size_t p, const float* c, const float* d) { composer.pixel(p, c, d); });
 }

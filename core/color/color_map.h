@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/color/color_space.h"
+#include "core/color/look_controls.h"
 #include "core/color/guided_filter.h"
 #include "core/color/image.h"
 #include "core/color/map_bounds.h"
@@ -105,6 +106,10 @@ struct MappingSettings {
     // blotches, no islands; core/color/map_bounds.h), on the lattice, the residual
     // match and the field. Fitted on the host; the GPU composes the bounded field.
     MapBounds bounds;
+    // The colourist's controls (core/color/look_controls.h): luminance and colour
+    // intensity, neutralize, protect skin tones and neutrals. Applied where the
+    // result is composed (before strength), so a change re-composes only.
+    LookControls look;
 };
 
 // Barycentric projection of the source palette points through the plan of
@@ -249,8 +254,10 @@ void addResidualShiftToLut(DisplacementLut& lut, const std::vector<unsigned char
 // strength, preserve luminance, gamut handling and sRGB encoding into `result`
 // (as composeResult). This is what a strength change re-runs. A residual match is
 // in the field already (addResidualShift).
+// `look`: the prepared look controls (prepareLookAdjustment), null or inactive for none.
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                   const MappingSettings& settings, const Image& source, Image& result, int threads = 0);
+                   const MappingSettings& settings, const Image& source, Image& result, int threads = 0,
+                   const LookAdjustment* look = nullptr);
 
 
 // The fully transferred colours c + d (strength 1, before gamut handling) of the
@@ -264,6 +271,6 @@ std::vector<float> sampleMappedColors(const float* colors, const DisplacementLut
 // 3 or 4 channels, 8 or 16 bit; alpha copied from `source` when both have it).
 // colors and displacement: n x 3 working-space floats.
 void composeResult(const float* colors, const float* displacement, WorkingSpace space, const MappingSettings& settings,
-                   const Image& source, Image& result, int threads = 0);
+                   const Image& source, Image& result, int threads = 0, const LookAdjustment* look = nullptr);
 
 }  // namespace uot

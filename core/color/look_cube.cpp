@@ -8,7 +8,7 @@
 namespace uot {
 
 CubeLut bakeLookCube(const DisplacementLut& map, WorkingSpace space, const MappingSettings& mapping, int cubeSize,
-                     const std::string& title, int threads)
+                     const std::string& title, int threads, const LookAdjustment* look)
 {
     CubeLut cube = identityCube(cubeSize);
     cube.title = title;
@@ -30,6 +30,7 @@ CubeLut bakeLookCube(const DisplacementLut& map, WorkingSpace space, const Mappi
         const float c[3] = {static_cast<float>(working[0]), static_cast<float>(working[1]), static_cast<float>(working[2])};
         float d[3], rgb[3];
         color_detail::lutLookupRaw(map.values.data(), map.size, map.lo, map.step, c, d);
+        if (look && look->active) look->applyToDisplacement(c, d, d);  // as the composition
         color_detail::composeLinear(space, strength, mapping.preserveLuminance, mapping.gamut, c, d, rgb);
         for (int a = 0; a < 3; ++a) v[a] = static_cast<float>(linearToSrgb(rgb[a]));
     }

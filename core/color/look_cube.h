@@ -23,7 +23,8 @@ namespace uot {
 // every node evaluated (buildDisplacementLut with LatticeNodes::All): colours
 // outside its box take the displacement at the nearest point of the box, as in
 // the pipeline. Strength 0 gives the identity (the pipeline returns the source).
+// `look`: the prepared look controls (as the composition applies them), null for none.
 CubeLut bakeLookCube(const DisplacementLut& map, WorkingSpace space, const MappingSettings& mapping, int cubeSize,
-                     const std::string& title, int threads = 0);
+                     const std::string& title, int threads = 0, const LookAdjustment* look = nullptr);
 
 }  // namespace uot

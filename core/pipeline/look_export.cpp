@@ -10,7 +10,8 @@ CubeLut bakePipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::str
 {
     const DisplacementLut map = pipeline.globalColorMap(control);
     const RecolorSettings& settings = pipeline.settings();
-    return bakeLookCube(map, settings.space, settings.mapping, cubeSize, title, settings.threads);
+    const LookAdjustment look = prepareLookAdjustment(settings.mapping.look, settings.space, pipeline.referencePalette().get());
+    return bakeLookCube(map, settings.space, settings.mapping, cubeSize, title, settings.threads, &look);
 }
 
 LookLut exportPipelineLook(RecolorPipeline& pipeline, int cubeSize, const std::string& title, LookLutSource source,

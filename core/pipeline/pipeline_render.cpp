@@ -224,6 +224,12 @@ Image RecolorPipeline::render(const PipelineControl& control)
     // The residual match is in the smoothed field. Without smoothing it is left out,
     // as in the exported LUT (globalColorMap): applied per pixel it stretches the
     // source's compression blocks and noise with the map's slope.
+    // The look controls are composed on the host (the GPU composes the transfer alone).
+    const LookAdjustment look = prepareLookAdjustment(ms.look, space, s.referencePalette.get());
+    if (mapper && look.active) {
+        addNote(s.mapNote, "look controls: composed on the CPU");
+        mapper = nullptr;
+    }
     if (mapper) {
         try {
             mapper->compose(s.lut, s.field, ms, result);
@@ -232,7 +238,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads);
+    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &look);
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);

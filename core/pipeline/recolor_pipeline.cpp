@@ -37,6 +37,7 @@ void validateSettings(const RecolorSettings& s)
     if (!(s.transport.sourceAdherence > 0)) bad("source adherence (tau on the source side) must be > 0 or inf");
     if (s.transport.options.maxIterations < 1) bad("maximum iterations must be >= 1");
     if (!(s.mapping.strength >= 0) || s.mapping.strength > 2) bad("strength must be between 0 and 2");
+    if (const std::string look = lookControlsProblem(s.mapping.look); !look.empty()) bad(look);
     if (s.mapping.lutSize < 9 || s.mapping.lutSize > 129) bad("LUT size must be between 9 and 129");
     if (!(s.mapping.smoothRadius >= 0) || s.mapping.smoothRadius > 0.5) bad("smoothing radius must be between 0 and 0.5");
     if (!(s.mapping.smoothEps > 0)) bad("smoothing eps must be > 0");

@@ -44,4 +44,38 @@ check "[ -s '$tmp/out/fruits_recolored.jpg' ] && [ -s '$tmp/out/butterfly_recolo
 check "grep -q 'truncated.jpg' '$tmp/batch.txt'" "the bad file is reported"
 "$uot" batch "$samples/starry_night.jpg" "$tmp/in/fruits.jpg" --out-dir "$tmp/out" $small 2>"$tmp/batch2.txt"; rc=$?
 check "[ $rc -eq 0 ] && grep -q '1 skipped' '$tmp/batch2.txt'" "existing outputs are skipped (exit 0)"
+# The look controls (docs/LOOK_CONTROLS.md): colour intensity 0 gives grey pixels,
+# in the recolor and in the LUT; ranges refused with the control's range; --fade = --strength.
+"$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/grey.png" --color-intensity 0 $small; rc=$?
+check "[ $rc -eq 0 ] && [ -s '$tmp/grey.png' ]" "recolor --color-intensity 0 writes the output"
+if command -v ffmpeg > /dev/null; then
+  ffmpeg -loglevel error -i "$tmp/grey.png" -f rawvideo -pix_fmt rgb24 "$tmp/grey.rgb"
+  check "python3 -c \"import sys; d=open(sys.argv[1],'rb').read(); sys.exit(max(max(d[i:i+3])-min(d[i:i+3]) for i in range(0,len(d),3))>1)\" '$tmp/grey.rgb'" \
+    "--color-intensity 0 gives grey pixels (R = G = B within 1)"
+fi
+"$uot" lut "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/grey.cube" --global-map --color-intensity 0 $small; rc=$?
+check "[ $rc -eq 0 ] && python3 -c \"import sys
+rows=[l.split() for l in open(sys.argv[1]) if l[:1] in '0123456789.-']
+sys.exit(not rows or any(max(map(float,r))-min(map(float,r))>2e-3 for r in rows))\" '$tmp/grey.cube'" \
+  "lut --color-intensity 0: every node of the LUT is grey"
+"$uot" lut "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/grey-fit.cube" --color-intensity 0 $small; rc=$?
+check "[ $rc -eq 0 ] && python3 -c \"import sys
+rows=[l.split() for l in open(sys.argv[1]) if l[:1] in '0123456789.-']
+sys.exit(not rows or any(max(map(float,r))-min(map(float,r))>2e-3 for r in rows))\" '$tmp/grey-fit.cube'" \
+  "lut --color-intensity 0 (fitted to the render): every node of the LUT is grey"
+"$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/x.png" --luminance 250 $small 2>"$tmp/err.txt"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'luminance intensity must be between 0 % and 200 %' '$tmp/err.txt'" "--luminance 250 is refused with the range"
+"$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/x.png" --protect-neutrals 101 $small 2>"$tmp/err.txt"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'protect neutrals must be between 0 % and 100 %' '$tmp/err.txt'" "--protect-neutrals 101 is refused with the range"
+"$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/fade.png" --fade 0.5 $small
+"$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/strength.png" --strength 0.5 $small
+check "cmp -s '$tmp/fade.png' '$tmp/strength.png' && ! cmp -s '$tmp/fade.png' '$tmp/a.png'" "--fade is --strength"
+"$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/x.png" --fade 0.5 --strength 0.7 $small 2>/dev/null; rc=$?
+check "[ $rc -eq 2 ]" "--fade and --strength that disagree are a usage error"
+"$uot" batch "$samples/starry_night.jpg" "$samples/fruits.jpg" --out-dir "$tmp/greyout" --color-intensity 0 $small 2>/dev/null; rc=$?
+if command -v ffmpeg > /dev/null; then
+  ffmpeg -loglevel error -i "$tmp/greyout/fruits_recolored.jpg" -f rawvideo -pix_fmt rgb24 "$tmp/greyb.rgb"
+  check "[ $rc -eq 0 ] && python3 -c \"import sys; d=open(sys.argv[1],'rb').read(); sys.exit(max(max(d[i:i+3])-min(d[i:i+3]) for i in range(0,len(d),3))>6)\" '$tmp/greyb.rgb'" \
+    "batch --color-intensity 0 gives grey pixels (JPEG: within 6)"
+fi
 exit $fail

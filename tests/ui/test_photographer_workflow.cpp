@@ -562,6 +562,35 @@ private slots:
         QVERIFY2(status != solved && status.contains("re-mapped") && status.contains("50 %"), qPrintable(status));
     }
 
+    // The colour controls in the panel (issue 23): colour intensity 0 re-maps the
+    // last solve (no new run) into a grey picture, and the re-map is what is shown.
+    void colourControlsRemapTheLastSolve()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        window.setParameters(quickParameters());
+        QVERIFY(runToResult(window));
+        ParametersPanel* panel = window.parametersPanel();
+        QVERIFY(!panel->colorIntensitySlider()->isVisibleTo(panel));  // folded away at the defaults
+        panel->colourControlsToggle()->click();
+        QVERIFY(panel->colorIntensitySlider()->isVisibleTo(panel));
+        panel->colorIntensitySlider()->setValue(0);
+        QCOMPARE(window.parameters().colorIntensity, 0.0);
+        QSignalSpy runs(window.worker(), &SolveWorker::runStarted);
+        QVERIFY(runToResult(window));
+        QCOMPARE(runs.count(), 0);
+        QVERIFY2(window.statisticsPanel()->text("status").contains("re-mapped"),
+                 qPrintable(window.statisticsPanel()->text("status")));
+        const QImage shown = window.resultImage().convertToFormat(QImage::Format_RGB888);
+        int worst = 0;
+        for (int y = 0; y < shown.height(); ++y)
+            for (int x = 0; x < shown.width(); ++x) {
+                const QColor c = shown.pixelColor(x, y);
+                worst = std::max(worst, std::max({c.red(), c.green(), c.blue()}) - std::min({c.red(), c.green(), c.blue()}));
+            }
+        QVERIFY2(worst <= 1, qPrintable(QStringLiteral("a coloured pixel: spread %1").arg(worst)));
+    }
+
     // Defect 13: the progress bar only said "busy".
     void progressBarCountsIterationsAndShowsTheError()
     {

@@ -45,6 +45,11 @@ const QList<NumericKey>& numericKeys()
         {"epsScalingRatio", "from 0 to 10000"},   {"epsScalingFactor", "from 0.05 to 0.95"},
         {"strength", "from 0 to 1"},              {"smoothingScale", "from 0 to 4"},
         {"paletteMatch", "from 0 to 1"},
+        // The look controls, saved in percent: the message is `uot recolor`'s.
+        {"luminanceIntensity", "luminance intensity must be between 0 % and 200 %"},
+        {"colorIntensity", "colour intensity must be between 0 % and 200 %"},
+        {"protectSkin", "protect skin tones must be between 0 % and 100 %"},
+        {"protectNeutrals", "protect neutrals must be between 0 % and 100 %"},
     };
     return keys;
 }
@@ -63,6 +68,10 @@ double field(const StudioParameters& p, const QString& key)
     if (key == "strength") return p.strength;
     if (key == "smoothingScale") return p.smoothing;
     if (key == "paletteMatch") return p.paletteMatch;
+    if (key == "luminanceIntensity") return p.luminanceIntensity;
+    if (key == "colorIntensity") return p.colorIntensity;
+    if (key == "protectSkin") return p.protectSkin;
+    if (key == "protectNeutrals") return p.protectNeutrals;
     qFatal("unknown key %s", qPrintable(key));
     return 0;
 }
@@ -130,6 +139,33 @@ private slots:
         QStringList pasted;
         QVERIFY(!settings_library::fromText("[parameters]\n" + key + "=" + value + "\n", &pasted).has_value());
         QCOMPARE(pasted, problems);
+    }
+
+    // Every look control goes through presets, named references and pasted settings unchanged.
+    void lookControlsRoundTrip()
+    {
+        StudioParameters p;
+        p.luminanceIntensity = 0.35;
+        p.colorIntensity = 1.7;
+        p.neutralize = true;
+        p.protectSkin = 0.8;
+        p.protectNeutrals = 0.45;
+        QVERIFY(!p.sameLookAs(StudioParameters{}));
+        QVERIFY(p.sameSolveAs(StudioParameters{}));  // a control change re-maps, no new solve
+        QStringList problems;
+        const std::optional<StudioParameters> pasted = settings_library::fromText(settings_library::toText(p), &problems);
+        QVERIFY2(pasted.has_value(), qPrintable(problems.join('\n')));
+        QCOMPARE(*pasted, p);
+        QVERIFY(settings_library::toText(p).contains("luminanceIntensity=35"));  // percent, as the CLI
+        settings_library::savePreset("Look", p);
+        const std::optional<StudioParameters> preset = settings_library::preset("Look", &problems);
+        QVERIFY(preset.has_value());
+        QCOMPARE(*preset, p);
+        settings_library::saveReference(NamedReference{"Style", kSamples + "/starry_night.jpg", p});
+        const std::optional<NamedReference> reference = settings_library::reference("Style", &problems);
+        QVERIFY(reference.has_value());
+        QCOMPARE(reference->parameters, p);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
     }
 
     void valuesInRangeStillLoad()
