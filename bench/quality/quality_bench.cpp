@@ -37,6 +37,7 @@
 #include "app/cli/recolor_options.h"
 #include "core/color/color_space.h"
 #include "core/imageio/image_io.h"
+#include "core/pipeline/look_export.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "bench/quality/artifact_metrics.h"
 #include "bench/quality/quality_metrics.h"
@@ -114,6 +115,9 @@ int main(int argc, char** argv)
     parser.addOption("strip-pairs", "N", "number of pairs to draw as strips", "4");
     parser.addOption("limit", "N", "only the first N pairs (0 = all)", "0");
     parser.addFlag("per-pair", "print every pair's figures");
+    parser.addOption("lut-sizes", "N,M,...",
+                     "per pair, the PSNR of the exported look LUT of these sizes (tetrahedral, as `uot lut` fits it) "
+                     "against UOT's result (empty = none)", "33,65");
     // The map's bounds (MappingSettings::bounds; not options of `uot recolor`): to tune them here.
     const MapBounds b0;
     parser.addOption("bounds", "on|off", "the map's bounds (off: the unbounded map)", "on");
@@ -170,6 +174,9 @@ int main(int argc, char** argv)
         const std::vector<std::string> baselines = {"reinhard", "histogram", "mkl"};
         std::map<std::string, std::vector<double>> sw, st, blotch, flip, drift, cast;
         std::map<std::string, double> timeSum;
+        std::vector<int> lutSizes;
+        for (const std::string& v : uot::cli::splitList(parser.value("lut-sizes"))) lutSizes.push_back(std::stoi(v));
+        std::map<int, std::vector<double>> lutPsnr;
         std::vector<std::string> pairNames;
         const int limit = parser.integer("limit");
         const int stripPairs = parser.integer("strip-pairs");
@@ -210,6 +217,7 @@ int main(int argc, char** argv)
             std::map<std::string, Image> results;
             for (const std::string& m : methods) {
                 const auto t0 = std::chrono::steady_clock::now();
+                double lutSeconds = 0;  // the LUT exports are not part of the method's time
                 Image out;
                 if (m == "reinhard") out = reinhard(src, ref);
                 else if (m == "histogram") out = histogramMatching(src, ref);
@@ -219,8 +227,13 @@ int main(int argc, char** argv)
                     pipeline.setSource(src);
                     pipeline.setReference(ref);
                     out = pipeline.run();
+                    const auto l0 = std::chrono::steady_clock::now();
+                    for (int size : lutSizes)
+                        lutPsnr[size].push_back(
+                            exportPipelineLook(pipeline, size, "bench", LookLutSource::Rendered, {}, &out).psnr);
+                    lutSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count();
                 }
-                timeSum[m] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                timeSum[m] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - lutSeconds;
                 const std::vector<float> outLab = toLab(out);
                 sw[m].push_back(slicedWasserstein(outLab, out.pixelCount(), refLab, ref.pixelCount()));
                 st[m].push_back(structureTerm(srcLab, outLab, src.width, src.height));
@@ -257,6 +270,7 @@ int main(int argc, char** argv)
                 for (const std::string& m : methods)
                     std::printf(" %s %6.2f/%.4f b%.2f f%.2f n%.1f", m.c_str(), sw[m].back(), st[m].back(), blotch[m].back(),
                                 flip[m].back(), drift[m].back());
+                for (int size : lutSizes) std::printf(" lut%d %.1f dB", size, lutPsnr[size].back());
                 std::printf("\n");
             }
             if (!strips.empty() && every > 0 && static_cast<int>(k) % every == 0 && static_cast<int>(k) / every < stripPairs) {
@@ -323,6 +337,14 @@ int main(int argc, char** argv)
                     "(target <= 0.5), worst %.2f %% (%s; target <= 2); median palette ratio target <= 0.85\n",
                     mean(blotch["uot"]), blotch["uot"][worstBlotch], pairNames[worstBlotch].c_str(), mean(flip["uot"]),
                     flip["uot"][worstFlip], pairNames[worstFlip].c_str());
+        for (int size : lutSizes) {
+            // The targets: 33^3 >= 40 dB on 90 % of pairs, 65^3 >= 45 dB.
+            const std::vector<double>& v = lutPsnr[size];
+            const double target = size >= 65 ? 45 : 40;
+            const auto reached = std::count_if(v.begin(), v.end(), [target](double x) { return x >= target; });
+            std::printf("look LUT %d^3 against the result: median %.1f dB, worst %.1f dB, %d of %zu pairs >= %.0f dB\n", size,
+                        median(v), *std::min_element(v.begin(), v.end()), static_cast<int>(reached), v.size(), target);
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "uot_quality_bench: %s\n", e.what());
         return 1;
