@@ -15,12 +15,14 @@ Checks every text file of the tree (sources, comments, scripts, docs, README):
     file name), and every citation of bench/results/... matches at least one file.
     A citation written as REV:path (a file in git history, e.g.
     `git show 240cb2d:bench/results/...`) is not checked. The raw files themselves
-    are recorded output: the paths they print are not references.
+    are recorded output: the paths they print are not references;
+  - README.md stays an overview: at most README_MAX_LINES lines.
 
 Usage: scripts/check_repo_links.py [repository root]   (exit 1 and one line per
 problem: file:line: what is wrong)
 """
 import fnmatch
+import functools
 import pathlib
 import re
 import subprocess
@@ -28,6 +30,7 @@ import sys
 
 FORBIDDEN = ["../" + "shared", "/" + "work/"]
 SKIP_DIRS = {".git", "dist", "out", ".carry", "node_modules"}
+README_MAX_LINES = 150
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".npy", ".xz",
                    ".gz", ".ico", ".icns", ".ttf", ".pdf", ".so", ".a"}
 MD_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -64,10 +67,9 @@ def slug(heading):
     return text.replace(" ", "-")
 
 
-def headingsOf(path, cache={}):
-    if path not in cache:
-        cache[path] = [m.group(1).strip() for m in re.finditer(r"^#+\s+(.*)$", path.read_text(), re.M)]
-    return cache[path]
+@functools.lru_cache(maxsize=None)
+def headingsOf(path):
+    return [m.group(1).strip() for m in re.finditer(r"^#+\s+(.*)$", path.read_text(), re.M)]
 
 
 def anchorOk(path, anchor):
@@ -158,6 +160,10 @@ def main():
     pages = "\n".join(textOf(p) or "" for p in files if p.suffix == ".md")
     cited |= {name for name in resultFiles - cited
               if len(pathlib.PurePath(name).name) >= 10 and pathlib.PurePath(name).name in pages}
+    readme = root / "README.md"
+    if readme.exists() and len(readme.read_text().splitlines()) > README_MAX_LINES:
+        problems.append(f"README.md: {len(readme.read_text().splitlines())} lines, more than {README_MAX_LINES}:"
+                        " move the detail to a page under docs/")
     for name in sorted(resultFiles - cited):
         problems.append(f"{name}: not cited by any .md page (delete it: git history keeps it)")
 
