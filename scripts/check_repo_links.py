@@ -9,7 +9,7 @@ Checks every text file of the tree (sources, comments, scripts, docs, README):
   - every citation of a page under docs/ exists, and so does the section it names:
     `<page>, "Title"` or `<page> ("Title")` needs a heading, a bold paragraph lead or
     a numbered step that starts with Title; `<page> section N` or `<page> sN` a
-    heading numbered "N.";
+    heading numbered "N."; a README section cited the same way must exist in README.md;
   - bench/results holds only cited raw files: every file under it is cited by a
     .md page (its path, a glob with * or {a,b}, a folder below the dated one, or its
     file name), and every citation of bench/results/... matches at least one file.
@@ -36,6 +36,7 @@ BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".
 MD_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 DOC_CITATION = re.compile(r"(?<![\w/.])(docs/[\w./-]+?\.md)"
                           r"(?:(?:,\s*|\s*\(|'s\s+)\"([^\"]+)\"|\s+section\s+(\d+)|\s+s(\d+)\b)?")
+README_SECTION = re.compile(r"README(?:\.md)?,\s*\"([^\"]+)\"")
 RESULTS_CITATION = re.compile(r"(?<![\w:/])bench/results/(?:[^\s`'\"()\[\],;{}]|\{[^{}\s]*\})*")
 
 
@@ -143,6 +144,10 @@ def main():
                         doc, m.group(2) or "", m.group(3) or m.group(4)):
                     section = f'"{m.group(2)}"' if m.group(2) else f"section {m.group(3) or m.group(4)}"
                     problems.append(f"{where}: cites {m.group(1)} {section}, which has no such section")
+            for m in README_SECTION.finditer(line):
+                if not sectionOk(root / "README.md", m.group(1), None):
+                    problems.append(f'{where}: cites README.md "{m.group(1)}", which has no such section'
+                                    " (moved to a page under docs/?)")
             if isDoc:
                 for m in RESULTS_CITATION.finditer(line):
                     citation = m.group(0)
