@@ -1,4 +1,4 @@
-# Sanitizer build flavours and the fuzz targets (see README, "Sanitizers and fuzzing").
+# Sanitizer build flavours and the fuzz targets (see docs/BUILDING.md, "Sanitizers and fuzzing").
 #
 #   UOT_SANITIZE=address,undefined   AddressSanitizer + UndefinedBehaviorSanitizer
 #   UOT_SANITIZE=thread              ThreadSanitizer

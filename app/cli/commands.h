@@ -1,6 +1,6 @@
 #pragma once
 // Every `uot` command: takes its arguments (after the command name), returns
-// the process exit code. Exit codes (documented in README.md):
+// the process exit code. Exit codes (documented in README.md and docs/SAFETY.md, "Exit codes"):
 //   0 success, 1 the work failed (message on stderr), 2 usage error,
 //   3 some items of a batch failed, 4 backend unavailable (no GPU / not built),
 //   5 `uot solve` stopped on a numerical failure (a forced variant's underflow, a

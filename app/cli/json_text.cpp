@@ -41,7 +41,7 @@ std::string jsonString(const std::string& text)
         const char c = text[i];
         const std::size_t length = utf8SequenceLength(text, i);
         if (length == 0) {
-            out += "\\ufffd";  // a byte that is not UTF-8 (README: --json and file names)
+            out += "\\ufffd";  // a byte that is not UTF-8 (docs/SAFETY.md: --json and file names)
             ++i;
             continue;
         }

@@ -17,7 +17,7 @@ namespace uot::cli {
 // A JSON string literal: quotes, with ", \ and control characters escaped. The
 // result is valid UTF-8 whatever the bytes: each byte that is not part of a
 // valid UTF-8 sequence (e.g. a Latin-1 file name) becomes \ufffd, the
-// replacement character (README, "--json output").
+// replacement character (docs/SAFETY.md, "Checks before any work").
 std::string jsonString(const std::string& text);
 
 // A JSON number in the shortest form that reads back exactly; null when not finite.

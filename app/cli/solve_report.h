@@ -77,7 +77,7 @@ void checkNormalWeights(const std::vector<double>& weights, const char* name);
 // Runs `step`, which reads and checks the input files; an InvalidArgument error
 // from it (a bad value in a file: NaN, Inf, a negative entry, sizes that
 // disagree) is rethrown as Io, so that every problem with an input file exits 1,
-// as a missing, truncated or mistyped one does (README, exit codes).
+// as a missing, truncated or mistyped one does (docs/SAFETY.md, "Exit codes").
 void readingInputFiles(const std::function<void()>& step);
 
 }  // namespace uot::cli

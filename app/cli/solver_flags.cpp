@@ -79,7 +79,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
         parser.addOption("max-iter", "N", "maximum number of iterations (>= 1)", config.defaultMaxIter);
         parser.addOption("tol", "X",
                          "stopping tolerance, > 0, of the --stop rule: by default the largest relative change of the "
-                         "plan in log units and the violation of both marginal conditions (README)",
+                         "plan in log units and the violation of both marginal conditions (docs/TIME_TO_SOLUTION.md)",
                          config.defaultTol);
         parser.addOption("stop", "potentials|pot",
                          "stopping rule: potentials (the default, computed on log u, log v: never fooled by "

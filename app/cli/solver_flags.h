@@ -19,7 +19,7 @@
 
 namespace uot::cli {
 
-// The largest --threads value any command accepts (README, --help): more threads
+// The largest --threads value any command accepts (docs/SAFETY.md, --help): more threads
 // than this are refused as a usage error before any OpenMP region starts (a huge
 // count crashes the OpenMP runtime; thousands only thrash the machine).
 inline constexpr int kMaxThreads = 1024;

@@ -4,7 +4,8 @@
 // finds out which ranks do not answer (a point-to-point "alive" message to and
 // from every other rank, with a grace period), prints one line saying so on its
 // own stderr (kept by keepErrorStream before the non-zero ranks are silenced),
-// and the job is stopped with MPI_Abort and exit code kExitNoAnswer (README).
+// and the job is stopped with MPI_Abort and exit code kExitNoAnswer
+// (docs/COMMAND_LINE.md, "Distributed solve over MPI").
 
 #include <mpi.h>
 

@@ -19,7 +19,7 @@ struct BatchSettings {
     std::string outDir;                               // created when missing
     // {name} = input stem, {ext} = input extension, {dir} = the name of the input's
     // folder. May name a path outside outDir (an absolute pattern, or one with ..):
-    // the user's choice, documented in the README.
+    // the user's choice, documented in docs/COMMAND_LINE.md.
     std::string pattern = "{name}_recolored.{ext}";
     bool overwrite = false;        // replace existing outputs (else they are skipped)
     bool overwriteSource = false;  // allow an output to replace its own input

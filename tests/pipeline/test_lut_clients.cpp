@@ -112,7 +112,7 @@ private slots:
         QTest::addColumn<double>("minPsnr");
         // 33 (the default) and 65 nodes meet the 40 dB of the issue. 17 nodes are
         // coarse for a map that bends the sRGB cube this much: 36-41 dB on the
-        // samples (README), checked against a lower bar so a regression still shows.
+        // samples (docs/COMMAND_LINE.md, "Export a 3D LUT"), checked against a lower bar so a regression still shows.
         // The residual match lives in the smoothed field, so neither the LUT nor the
         // --no-smooth render has it (uot lut does not offer it).
         QTest::newRow("home-starry lab 33 default") << "home.jpg" << "starry_night.jpg" << 33 << "" << QStringList{} << 40.0;
