@@ -56,6 +56,8 @@ def parse_args():
     p.add_argument("--threads", type=int, default=1, help="OpenMP threads per rank")
     p.add_argument("--mpi-wait", default="spin", choices=["spin", "sleep"],
                    help="uot-mpi --mpi-wait: sleep on machines shared with other work")
+    p.add_argument("--solver", default="fused", help="uot-mpi --solver (fused, auto, mapreduce)")
+    p.add_argument("--mode", default="plain", help="uot-mpi --mode (plain, ti, auto)")
     p.add_argument("--eps", default="0.05")
     p.add_argument("--tau", default="1")
     p.add_argument("--pot", action="store_true", help="time single-threaded POT on --size for the paper's normalisation")
@@ -79,7 +81,7 @@ def mpirun_command(args, ranks):
 def run_once(args, ranks, size, out_dir):
     cmd = mpirun_command(args, ranks) + [
         args.uot_mpi, "solve", "--random", size, "--precision", args.precision, "--threads", str(args.threads),
-        "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--mode", "plain", "--fixed-iterations", "--max-iter", str(args.iterations),
+        "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--solver", args.solver, "--mode", args.mode, "--fixed-iterations", "--max-iter", str(args.iterations),
         "--out-dir", out_dir, "--json"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -96,9 +98,10 @@ def measure(args, ranks, size, out_dir, kind):
               "rows_per_rank_max": median["rows_per_rank_max"], "ms_per_iter": median["ms_per_iter"],
               "comm_ms_per_iter": median["comm_ms_per_iter"], "comm_share": median["comm_share"],
               "ms_per_iter_all": [r["ms_per_iter"] for r in runs], "iterations": median["iterations"],
-              "setup_ms": median["setup_ms"]}
-    print("  %-6s P=%-3d %-12s %9.3f ms/iter  comm %8.3f ms (%4.1f%%)" % (
-        kind, ranks, size, record["ms_per_iter"], record["comm_ms_per_iter"], 100 * record["comm_share"]),
+              "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter")}
+    print("  %-6s P=%-3d %-12s %9.3f ms/iter  comm %8.3f ms (%4.1f%%)  all-reduces/iter %s" % (
+        kind, ranks, size, record["ms_per_iter"], record["comm_ms_per_iter"], 100 * record["comm_share"],
+        record["allreduce_per_iter"]),
         file=sys.stderr, flush=True)
     if args.json_out:
         with open(args.json_out, "a") as f:
@@ -129,8 +132,8 @@ def main():
     m, n = (int(x) for x in args.size.split("x"))
     out_dir = tempfile.mkdtemp(prefix="uot-mpi-bench-")
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"]
-    print("uot-mpi scaling: %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
-        args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
+    print("uot-mpi scaling: --solver %s --mode %s, %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
+        args.solver, args.mode, args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     if max(ranks) * args.threads > cores:
         print("note: up to %d ranks x %d threads on %d cores: the ranks beyond %d share cores (oversubscribed)" % (

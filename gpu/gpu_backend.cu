@@ -135,7 +135,25 @@ std::vector<double> pointCloudCostOnDevice(const PointCloudCost& cost, int devic
     return out;
 }
 
-void releaseDeviceContexts() { EngineCache::instance().clear(); }
+void releaseDeviceContexts()
+{
+    EngineCache::instance().clear();
+    // Stream-ordered frees (the plan evaluation's scratch) go back to each
+    // device's default pool, which keeps them until it is trimmed: "release"
+    // means the memory is the device's again.
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    for (int device = 0; device < count; ++device) {
+        DeviceGuard guard(device);
+        cudaMemPool_t pool = nullptr;
+        if (cudaDeviceSynchronize() == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess)
+            (void)cudaMemPoolTrimTo(pool, 0);
+        (void)cudaGetLastError();
+    }
+}
 
 std::unique_ptr<UotSolver> createSolver(const std::string& name) { return createSolver(name, defaultTuning()); }
 

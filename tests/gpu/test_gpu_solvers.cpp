@@ -466,7 +466,13 @@ void TestGpuSolvers::outOfMemoryIsAClearErrorAndTheSolverRecovers()
         UOT_QVERIFY_MSG(r.iterations == 10 && allFinite(r), v);
     }
     gpu::releaseDeviceContexts();
-    QVERIFY(gpu::deviceMemory(0).freeBytes == before);
+    const std::size_t after = gpu::deviceMemory(0).freeBytes;
+    const gpu::DeviceContextStats stats = gpu::deviceContextStats();
+    std::printf("  free before %zu, after %zu (%+.1f MiB); contexts parked %zu, created %llu, reused %llu, discarded %llu\n",
+                before, after, (double(after) - double(before)) / (1 << 20), stats.parked,
+                static_cast<unsigned long long>(stats.created), static_cast<unsigned long long>(stats.reused),
+                static_cast<unsigned long long>(stats.discarded));
+    QVERIFY(after == before);
 }
 
 QTEST_GUILESS_MAIN(TestGpuSolvers)
