@@ -423,7 +423,9 @@ void TestGpuSolvers::repeatedSolvesLeaveDeviceMemoryUnchanged()
     const std::size_t after = gpu::deviceMemory(0).freeBytes;
     std::printf("  %d solves: free device memory %zu -> %zu bytes\n", solves, before, after);
     QVERIFY(solves >= 100);
-    QVERIFY(after == before);
+    // Nothing lost: at least as much free as before (the runtime may have let go of
+    // more meanwhile: +2 MiB on an H200 on 2026-11-26).
+    QVERIFY(after >= before);
 }
 
 void TestGpuSolvers::badDeviceOrdinalIsAClearError()
@@ -472,7 +474,9 @@ void TestGpuSolvers::outOfMemoryIsAClearErrorAndTheSolverRecovers()
                 before, after, (double(after) - double(before)) / (1 << 20), stats.parked,
                 static_cast<unsigned long long>(stats.created), static_cast<unsigned long long>(stats.reused),
                 static_cast<unsigned long long>(stats.discarded));
-    QVERIFY(after == before);
+    // Nothing lost: at least as much free as before (the runtime may have let go of
+    // more meanwhile: +2 MiB on an H200 on 2026-11-26).
+    QVERIFY(after >= before);
 }
 
 QTEST_GUILESS_MAIN(TestGpuSolvers)
