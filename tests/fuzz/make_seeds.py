@@ -248,6 +248,10 @@ def settings_seeds():
         "lists.ini": b"[parameters]\nsolver=a, b, c\nstrength=0.5, 0.6\n",
         "binary.ini": b"[parameters]\n\xff\xfe\x00eps=\x80\x81\n",
         "keys_twice.ini": b"[parameters]\neps=0.01\neps=0.02\n[parameters]\neps=0.03\n",
+        # found by a 10-minute run (2026-11-26): a serialized list whose count makes QSettings
+        # allocate 2.2 GB while it reads the value
+        "variant_list_bomb.ini": b'[parameters]\ncolor-intans=@Variant(\\0\\0\\00\\t(\\0\\0\\0\\x\x01\x00\x00\x000\\0\\x2\\x41)\n2trength=@ByteArra\x16(xyz)\x0b',
+        "escaped_at.ini": b"[parameters]\neps=\\x40Variant(\\0\\0\\0\\t\\x7f\\xff\\xff\\xff)\nstrength=\\\n@ByteArray(x)\n",
     }
 
 

@@ -261,6 +261,22 @@ private slots:
             QVERIFY2(!problems.filter(QRegularExpression("^" + key + " = ")).isEmpty(), qPrintable(problems.join('\n')));
     }
 
+    // A serialized Qt value is never read (fuzz_settings_text, 2026-11-26): QSettings
+    // deserialized this 94-byte list (a count of about 800 million) into 2.2 GB before
+    // any check. Also spelt with an escape (\x40 = @) or continued on the next line.
+    void serializedValuesAreNotRead()
+    {
+        const QByteArray bomb("[parameters]\ncolor-intans=@Variant(\\0\\0\\00\\t(\\0\\0\\0\\x\x01\x00\x00\x00"
+                              "0\\0\\x2\\x41)\n2trength=@ByteArra\x16(xyz)\x0b", 94);
+        const QString escaped = "[parameters]\neps=\\x40Variant(\\0\\0\\0\\t\\x7f\\xff\\xff\\xff)\n"
+                                "strength=\\\n@ByteArray(x)\npaletteSize=64\n";
+        for (const QString& text : {QString::fromLatin1(bomb), escaped}) {
+            QStringList problems;
+            QVERIFY(!settings_library::fromText(text, &problems).has_value());
+            QCOMPARE(problems.filter("not a serialized Qt value").size(), 2);
+        }
+    }
+
     // Save As starts from the last bit depth and quality: garbage there gave
     // quality 0 (toInt of "nan"); now the defaults, 95 and the source's depth.
     void badSavedWriteOptionsGiveTheDefaults()
