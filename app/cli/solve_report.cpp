@@ -150,8 +150,10 @@ std::string numericalAdvice(const SolveResult& result, const SolveOptions& optio
                            "costs (or point coordinates) are too large; rescale them (--cost-scale for point "
                            "clouds)") + (fp64 ? "" : " or use --precision fp64");
     if (!hasLogSolver)
-        return std::string("This program has no log-domain solver: use a larger eps") +
-               (fp64 ? "" : " or --precision fp64") + ", or `uot solve --solver log` in one process";
+        return std::string("This program has no log-domain solver for a cost matrix: use a larger eps") +
+               (fp64 ? "" : " or --precision fp64") +
+               ", --solver mapreduce on point clouds (--x/--y: it works with log-potentials), or `uot solve "
+               "--solver log` in one process";
     return "Use the log-domain solver (--solver log or auto)";
 }
 
@@ -162,7 +164,8 @@ std::string messageWithoutLogSolver(const std::string& message)
     std::string out = message;
     for (const std::string& advice : {std::string(kLogSolverAdvice), std::string("Use the log-domain solver (--solver log), a larger eps, or fp64")}) {
         const std::size_t at = out.find(advice);
-        if (at != std::string::npos) out.replace(at, advice.size(), "use a larger eps or fp64 (this program has no log-domain solver)");
+        if (at != std::string::npos) out.replace(at, advice.size(), "use a larger eps or fp64, or --solver mapreduce on point clouds (--x/--y: it works with "
+                                                    "log-potentials); this program has no log-domain solver for a cost matrix");
     }
     return out;
 }
