@@ -212,6 +212,31 @@ def reductions_within_budget(r, what, summary, per_iteration, per_check=0, check
             (calls, iterations, passes, budget))
 
 
+def single_then_ranks(r, name, directory, files, options, ranks, check_single=None):
+    """Runs `uot solve` once (files + options), then uot-mpi on each of `ranks` with the
+    same options; yields (single summary, what, rank summary, (u, v), (u1, v1)) for every
+    rank that finished, u1, v1 being the single process's scalings. Nothing when the
+    single-process solve failed (that is checked here). check_single(single), when
+    given, runs once, before the ranks."""
+    out1 = os.path.join(directory, "single")
+    cmd = [r.uot, "solve"] + files + ["--out-dir", out1, "--json"] + options
+    done = r.run(cmd)
+    if not r.check(done is not None and done.returncode == 0,
+                   "uot solve failed: %s\n%s" % (" ".join(cmd), done.stderr if done else "timeout")):
+        return
+    single = json.loads(done.stdout)
+    if check_single:
+        check_single(single)
+    single_scalings = load_scalings(out1)
+    for p in ranks:
+        out = os.path.join(directory, "mpi%d" % p)
+        summary = distributed(r, p, files + options, out)
+        if summary is None:
+            continue
+        what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
+        yield single, what, summary, load_scalings(out), single_scalings
+
+
 def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solver=("--solver", "auto"),
                                   acceleration="auto"):
     """`--solver auto` (translation-invariant + automatic over-relaxation, uot-mpi's
@@ -225,24 +250,13 @@ def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solve
     directory = os.path.join(r.work, name)
     _, files = write_problem(directory, m, n, seed=m * 1000 + n + 1)
     options = options + ["--precision", "fp64"] + list(solver)
-    out1 = os.path.join(directory, "single")
-    cmd = [r.uot, "solve"] + files + ["--out-dir", out1, "--json"] + options
-    done = r.run(cmd)
-    if not r.check(done is not None and done.returncode == 0,
-                   "uot solve failed: %s\n%s" % (" ".join(cmd), done.stderr if done else "timeout")):
-        return
-    single = json.loads(done.stdout)
-    r.check(single["solver"] == "fused" and single["acceleration"] == acceleration and single["mode"] ==
-            "translation-invariant", name + ": single process ran %s %s %s" % (single["solver"],
-                                                                            single["acceleration"], single["mode"]))
-    u1, v1 = load_scalings(out1)
-    for p in ranks:
-        out = os.path.join(directory, "mpi%d" % p)
-        summary = distributed(r, p, files + options, out)
-        if summary is None:
-            continue
-        what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
-        u, v = load_scalings(out)
+    def check_single(single):
+        r.check(single["solver"] == "fused" and single["acceleration"] == acceleration and single["mode"] ==
+                "translation-invariant", name + ": single process ran %s %s %s" % (
+                    single["solver"], single["acceleration"], single["mode"]))
+
+    for single, what, summary, (u, v), (u1, v1) in single_then_ranks(r, name, directory, files, options, ranks,
+                                                                     check_single):
         r.check(summary["acceleration"] == acceleration, what + ": acceleration %s" % summary["acceleration"])
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
@@ -278,21 +292,7 @@ def matrix_free_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), 
     files = write_clouds(directory, m, n, 3, seed=m * 1000 + n + 2)
     options = options + ["--precision", precision, "--solver", "mapreduce"]
     tolerance = 1e-12 if precision == "fp64" else 1e-5
-    out1 = os.path.join(directory, "single")
-    cmd = [r.uot, "solve"] + files + ["--out-dir", out1, "--json"] + options
-    done = r.run(cmd)
-    if not r.check(done is not None and done.returncode == 0,
-                   "uot solve failed: %s\n%s" % (" ".join(cmd), done.stderr if done else "timeout")):
-        return
-    single = json.loads(done.stdout)
-    u1, v1 = load_scalings(out1)
-    for p in ranks:
-        out = os.path.join(directory, "mpi%d" % p)
-        summary = distributed(r, p, files + options, out)
-        if summary is None:
-            continue
-        what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
-        u, v = load_scalings(out)
+    for single, what, summary, (u, v), (u1, v1) in single_then_ranks(r, name, directory, files, options, ranks):
         r.check(summary["solver"] == "mapreduce" and summary["mode"] == single["mode"] and
                 summary["acceleration"] == single["acceleration"],
                 what + ": ran %s %s %s" % (summary["solver"], summary["mode"], summary["acceleration"]))
