@@ -286,13 +286,7 @@ struct PointProblem {
     UotProblem points, dense64, dense32;
     PointProblem(std::size_t n, double eps) : x(n * 3), y(n * 3), a(n, 1.0 / n), b(n, 1.0 / n)
     {
-        unsigned state = 12345u;
-        auto next = [&state]() {
-            state = state * 1664525u + 1013904223u;
-            return (state >> 8) / double(1u << 24);
-        };
-        for (double& v : x) v = next();
-        for (double& v : y) v = next();
+        uot::bench::fillUnitCubePoints(x, y);
         points.cost = PointCloudCost{x.data(), y.data(), n, n, 3, 1.0};
         points.a = a;
         points.b = b;

@@ -23,19 +23,26 @@
 
 namespace uot::bench {
 
+// Fills x, then y, with the benches' fixed pseudo-random coordinates in [0, 1)
+// (a linear congruential sequence from one seed: the same points in every run).
+inline void fillUnitCubePoints(std::vector<double>& x, std::vector<double>& y)
+{
+    unsigned state = 12345u;
+    auto next = [&state]() {
+        state = state * 1664525u + 1013904223u;
+        return (state >> 8) / double(1u << 24);
+    };
+    for (double& v : x) v = next();
+    for (double& v : y) v = next();
+}
+
 // Points in the unit cube, d = 3, scale 1/3, uniform-ish weights, tau 1.
 struct LargeCloud {
     std::vector<double> x, y, a, b;
     UotProblem problem;
     LargeCloud(std::size_t m, std::size_t n, double eps) : x(m * 3), y(n * 3), a(m), b(n)
     {
-        unsigned state = 12345u;
-        auto next = [&state]() {
-            state = state * 1664525u + 1013904223u;
-            return (state >> 8) / double(1u << 24);
-        };
-        for (double& v : x) v = next();
-        for (double& v : y) v = next();
+        fillUnitCubePoints(x, y);
         for (std::size_t i = 0; i < m; ++i) a[i] = (1.0 + 0.5 * std::sin(0.1 * double(i))) / double(m);
         for (std::size_t j = 0; j < n; ++j) b[j] = (1.0 + 0.5 * std::cos(0.07 * double(j))) * 1.3 / double(n);
         problem.cost = PointCloudCost{x.data(), y.data(), m, n, 3, 1.0 / 3.0};
