@@ -16,8 +16,7 @@
 
 #include <cmath>
 
-#include "core/registry/solver_registry.h"
-#include "core/registry/device_registry.h"
+#include "ui/studio_session.h"
 
 namespace uot::ui {
 
@@ -265,24 +264,21 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 void ParametersPanel::fillSolvers()
 {
     m_solver->addItem(tr("auto"), "auto");
-    for (const SolverInfo& info : listSolvers()) {  // the names StudioParameters::solverNames() allows
-        if (info.caps.device == DeviceKind::Gpu) continue;  // the device box picks the GPU form of a variant
-        m_solver->addItem(QString::fromStdString(info.name), QString::fromStdString(info.name));
-        m_solver->setItemData(m_solver->count() - 1, QString::fromStdString(info.description), Qt::ToolTipRole);
+    for (const SolverChoice& choice : StudioSession::solverChoices()) {  // the names StudioParameters::solverNames() allows
+        if (choice.gpu) continue;  // the device box picks the GPU form of a variant
+        m_solver->addItem(choice.name, choice.name);
+        m_solver->setItemData(m_solver->count() - 1, choice.description, Qt::ToolTipRole);
     }
 }
 
 void ParametersPanel::fillDevices()
 {
     m_device->addItem(tr("CPU"), "cpu");
-    const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
-    if (gpu)
-        for (const DeviceDescription& device : gpu->listDevices())
-            m_device->addItem(tr("GPU %1: %2").arg(device.ordinal).arg(QString::fromStdString(device.name)),
-                              QStringLiteral("gpu:%1").arg(device.ordinal));
-    const std::string reason = gpuUnavailableReason();
-    if (m_device->count() == 1 && !reason.empty())
-        m_device->setToolTip(m_device->toolTip() + "\n" + tr("No GPU: %1").arg(QString::fromStdString(reason)));
+    for (const GpuChoice& device : StudioSession::gpuChoices())
+        m_device->addItem(tr("GPU %1: %2").arg(device.ordinal).arg(device.name), QStringLiteral("gpu:%1").arg(device.ordinal));
+    const QString reason = StudioSession::gpuUnavailableReason();
+    if (m_device->count() == 1 && !reason.isEmpty())
+        m_device->setToolTip(m_device->toolTip() + "\n" + tr("No GPU: %1").arg(reason));
 }
 
 StudioParameters ParametersPanel::parameters() const
