@@ -152,12 +152,22 @@ private slots:
         QCOMPARE(remapped.count(), 0);
         QCOMPARE(lastAnnounced(validity), ResultValidity::Current);
 
+        // The progress bar counts iterations for a solve, and only says "busy" for a re-map.
+        QSignalSpy estimate(&session, &StudioSession::estimateChanged);
+        p.eps = 0.03;
+        session.setParameters(p);
+        QVERIFY(runToResult(session));
+        QCOMPARE(solved.count(), 2);
+        QCOMPARE(estimate.first().at(1).toInt(), p.maxIterations);
+        estimate.clear();
+
         p.strength = 0.5;
         session.setParameters(p);
         QCOMPARE(session.validity(), ResultValidity::OutOfDate);
         QCOMPARE(session.staleInputs(), QStringList{QStringLiteral("the settings")});
         QVERIFY(runToResult(session));
-        QCOMPARE(solved.count(), 1);  // no second solve
+        QCOMPARE(estimate.first().at(1).toInt(), 0);
+        QCOMPARE(solved.count(), 2);  // no third solve
         QCOMPARE(remapped.count(), 1);
         QCOMPARE(session.validity(), ResultValidity::Current);
         QCOMPARE(session.result().inputs.parameters.strength, 0.5);
