@@ -195,8 +195,9 @@ void ComparisonView::start()
     setRunning(true);
 }
 
-void ComparisonView::onFinished(quint64 generation, std::shared_ptr<const JobOutput> output)
+void ComparisonView::onFinished(quint64 generation, std::shared_ptr<const JobOutput> finished)
 {
+    const auto output = outputOf<ComparisonOutput>(finished);
     if (generation != m_generation || !output) return;
     setRunning(false);
     m_last = output;
@@ -204,7 +205,7 @@ void ComparisonView::onFinished(quint64 generation, std::shared_ptr<const JobOut
     emit comparisonFinished();
 }
 
-void ComparisonView::showOutput(const JobOutput& output)
+void ComparisonView::showOutput(const ComparisonOutput& output)
 {
     if (output.runs.size() != 2) return;
     double msPerIteration[2] = {0, 0};

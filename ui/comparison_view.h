@@ -46,7 +46,7 @@ public:
     bool isRunning() const { return m_generation != 0; }
 
     LiveCharts* charts() const { return m_charts; }
-    const JobOutput* lastOutput() const { return m_last.get(); }
+    const ComparisonOutput* lastOutput() const { return m_last.get(); }
     QString gpuNotice() const;
 
 signals:
@@ -55,14 +55,14 @@ signals:
 
 private:
     void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
-    void showOutput(const JobOutput& output);
+    void showOutput(const ComparisonOutput& output);
     void showRoofFor(const QString& variant);
     void setRunning(bool running);
 
     SolveWorker* m_worker;
     JobFactory m_factory;
     quint64 m_generation = 0;
-    std::shared_ptr<const JobOutput> m_last;
+    std::shared_ptr<const ComparisonOutput> m_last;
     QComboBox* m_a = nullptr;
     QComboBox* m_b = nullptr;
     QCheckBox* m_concurrent = nullptr;

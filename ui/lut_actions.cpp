@@ -163,8 +163,9 @@ void LutActions::refreshPreview()
     m_previewGeneration = m_session->worker()->submit(tr("LUT preview"), m_session->lutJob(request));
 }
 
-void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput> output)
+void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput> finished)
 {
+    const auto output = outputOf<LutOutput>(finished);
     if (!output || (generation != m_exportGeneration && generation != m_previewGeneration)) return;
     if (generation == m_exportGeneration) {
         m_exportGeneration = 0;
@@ -178,7 +179,7 @@ void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput>
     if (generation == m_previewGeneration && m_previewOn && !output->image.isNull()) {
         m_preview = output->image;
         m_resultView->setCaption(
-            tr("LUT preview (%1, %2 dB PSNR against the result)").arg(cubeSizeText(m_size)).arg(output->lutPsnr, 0, 'f', 1));
+            tr("LUT preview (%1, %2 dB PSNR against the result)").arg(cubeSizeText(m_size)).arg(output->psnr, 0, 'f', 1));
         m_resultView->setImage(m_preview);
         emit previewReady();
     }

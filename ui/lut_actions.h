@@ -68,7 +68,7 @@ private:
     bool refuseOutOfDate();
     void setPreviewOn(bool on);
     void refreshPreview();
-    void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
+    void onFinished(quint64 generation, std::shared_ptr<const JobOutput> finished);
     void onFailed(quint64 generation, const QString& message);
     void fail(const QString& message);
 

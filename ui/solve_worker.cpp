@@ -12,7 +12,6 @@
 #endif
 
 #include "core/transport/uot_error.h"
-#include "ui/studio_jobs.h"
 
 namespace uot::ui {
 

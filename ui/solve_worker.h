@@ -57,8 +57,22 @@ struct RunInfo {
     double eps = 0;  // the target eps (0 = not known)
 };
 
-// What a job hands back to the GUI thread. Jobs fill what they have.
-struct JobOutput;
+// What a job hands back to the GUI thread. Each kind of job derives its own
+// output with typed fields (SyntheticSolveOutput, ComparisonOutput in
+// ui/studio_jobs.h; RecolorOutput, BatchOutput in ui/pipeline_jobs.h; LutOutput
+// in ui/lut_job.h); a receiver takes its own with outputOf<T>(). The worker
+// only reads `cancelled`.
+struct JobOutput {
+    virtual ~JobOutput() = default;
+    bool cancelled = false;  // the job stopped early; what it holds is partial
+};
+
+// `output` as the job type T made it, or null when another kind of job made it.
+template <class T>
+std::shared_ptr<const T> outputOf(const std::shared_ptr<const JobOutput>& output)
+{
+    return std::dynamic_pointer_cast<const T>(output);
+}
 
 class SolveWorker;
 

@@ -186,17 +186,15 @@ RunOutcome solveOnce(const UotProblem& problem, const QString& name, SolveOption
 JobFunction makeSyntheticSolveJob(std::size_t rows, std::size_t cols, const StudioParameters& parameters)
 {
     return [rows, cols, parameters](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Synthetic;
+        auto output = std::make_shared<SyntheticSolveOutput>();
         context.phase(QObject::tr("Solving a %1 x %2 problem...").arg(rows).arg(cols));
         SyntheticProblem synthetic(rows, cols, parameters);
         RunCounters counters;
         SolveControl control = context.solveControl(0);
         control.onProgress = [&context, &counters](const SolveProgress& p) { context.report(0, p, counters.snapshot()); };
         counters.start();
-        output->runs.push_back(
-            solveOnce(synthetic.problem, solverNameFor(parameters), solveOptionsFor(parameters), control, context, 0));
-        output->cancelled = output->runs.back().result.cancelled;
+        output->run = solveOnce(synthetic.problem, solverNameFor(parameters), solveOptionsFor(parameters), control, context, 0);
+        output->cancelled = output->run.result.cancelled;
         return output;
     };
 }
@@ -205,8 +203,7 @@ JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const
                                        const QString& variantA, const QString& variantB, bool concurrent)
 {
     return [=](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Compare;
+        auto output = std::make_shared<ComparisonOutput>();
         SyntheticProblem synthetic(rows, cols, parameters);
         SolveOptions options = solveOptionsFor(parameters);
         const bool bothCpu = !runsOnGpu(variantA.toStdString()) && !runsOnGpu(variantB.toStdString());

@@ -210,7 +210,7 @@ private:
     void parametersApplied();
     void scheduleAutoRun();
     void connectWorker();
-    void onFinished(quint64 generation, const std::shared_ptr<const JobOutput>& output);
+    void onFinished(quint64 generation, const std::shared_ptr<const JobOutput>& job);
     void setBusy(bool busy);
     void announceResult();
     ResultInputs currentInputs() const;

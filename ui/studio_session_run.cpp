@@ -91,14 +91,15 @@ void StudioSession::cancel()
     m_worker->cancel();
 }
 
-void StudioSession::onFinished(quint64 generation, const std::shared_ptr<const JobOutput>& output)
+void StudioSession::onFinished(quint64 generation, const std::shared_ptr<const JobOutput>& job)
 {
+    const auto output = outputOf<RecolorOutput>(job);
     if (generation != m_runGeneration || !output) return;
-    if (!output->runs.empty()) {
+    if (output->solve) {
         m_solvedParameters = m_runInputs.parameters;  // not the current ones: they may have changed meanwhile
         m_haveSolved = true;
-        emit solved(output->runs.front(), output->timings);
-    } else if (output->kind == JobOutput::Kind::Remap) {
+        emit solved(*output->solve, output->timings);
+    } else if (output->remapped) {
         // The solve is the last one; the mapping is new.
         const StudioParameters& p = m_runInputs.parameters;
         emit remapped(tr("re-mapped (strength %1 %%2%3) with the last solve")
@@ -118,8 +119,8 @@ void StudioSession::onFinished(quint64 generation, const std::shared_ptr<const J
     if (output->notice.isEmpty()) {
         // Whether the plan behind the picture converged, in words a photographer can act on.
         done = tr("Done");
-        if (!output->runs.empty()) {
-            const RunOutcome& run = output->runs.front();
+        if (output->solve) {
+            const RunOutcome& run = *output->solve;
             if (run.result.converged)
                 done += tr(" · converged in %1 iterations").arg(run.result.iterations);
             else if (!run.result.cancelled && run.tolerance > 0)
