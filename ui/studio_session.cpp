@@ -219,20 +219,29 @@ void StudioSession::savePreset(const QString& name)
     emit status(tr("Saved the preset %1").arg(name.trimmed()));
 }
 
-bool StudioSession::applyPreset(const QString& name)
+template <class Entry>
+bool StudioSession::usableEntry(const std::optional<Entry>& entry, const QStringList& problems, const QString& title,
+                                const QString& gone, const QString& invalid)
 {
-    QStringList problems;
-    auto preset = settings_library::preset(name, &problems);
-    if (!preset) {
-        reportError(tr("Preset"), tr("There is no preset named %1 any more.").arg(name));
+    if (!entry) {
+        reportError(title, gone);
         emit libraryChanged();
         return false;
     }
     if (!problems.isEmpty()) {
-        reportError(tr("Preset"), tr("The preset %1 was not applied: it holds values that are not valid.\n%2")
-                                      .arg(name, problems.join('\n')));
+        reportError(title, QString(invalid).arg(problems.join('\n')));
         return false;
     }
+    return true;
+}
+
+bool StudioSession::applyPreset(const QString& name)
+{
+    QStringList problems;
+    auto preset = settings_library::preset(name, &problems);
+    if (!usableEntry(preset, problems, tr("Preset"), tr("There is no preset named %1 any more.").arg(name),
+                     tr("The preset %1 was not applied: it holds values that are not valid.\n%2").arg(name)))
+        return false;
     preset->autoRun = m_parameters.autoRun;
     setParameters(*preset);  // one undo step
     emit status(tr("Applied the preset %1").arg(name));
@@ -256,16 +265,9 @@ bool StudioSession::applyNamedReference(const QString& name)
 {
     QStringList problems;
     auto reference = settings_library::reference(name, &problems);
-    if (!reference) {
-        reportError(tr("Reference"), tr("There is no reference named %1 any more.").arg(name));
-        emit libraryChanged();
+    if (!usableEntry(reference, problems, tr("Reference"), tr("There is no reference named %1 any more.").arg(name),
+                     tr("The reference %1 was not applied: its settings hold values that are not valid.\n%2").arg(name)))
         return false;
-    }
-    if (!problems.isEmpty()) {
-        reportError(tr("Reference"), tr("The reference %1 was not applied: its settings hold values that are not valid.\n%2")
-                                         .arg(name, problems.join('\n')));
-        return false;
-    }
     const QString path = reference->imagePath;
     if (!path.startsWith(":/") && !QFileInfo::exists(path)) {
         reportError(tr("Reference"), tr("The image of %1 is no longer at %2.\nOpen it again (File > Open Reference...) "

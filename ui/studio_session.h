@@ -24,6 +24,7 @@
 #include <QVector>
 
 #include <memory>
+#include <optional>
 
 #include "core/imageio/image_io.h"
 #include "ui/lut_job.h"
@@ -209,6 +210,11 @@ private:
     void restoreParameters(const StudioParameters& parameters);
     void parametersApplied();
     void scheduleAutoRun();
+    // A preset or named reference read by name: nothing, after saying why, when it
+    // is gone (`gone`) or holds values that are not valid (`invalid`, %2 = the problems).
+    template <class Entry>
+    bool usableEntry(const std::optional<Entry>& entry, const QStringList& problems, const QString& title,
+                     const QString& gone, const QString& invalid);
     void connectWorker();
     void onFinished(quint64 generation, const std::shared_ptr<const JobOutput>& job);
     void setBusy(bool busy);

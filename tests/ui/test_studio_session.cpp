@@ -70,6 +70,14 @@ private:
         return QTest::qWaitFor([&] { return finished.count() == 1 && !session.isBusy(); }, 60000);
     }
 
+    // A session with `parameters`, the first source and reference, and their result.
+    bool withResult(StudioSession& session, const StudioParameters& parameters)
+    {
+        session.setParameters(parameters);
+        return load(session, m_sourceA, m_referenceA) && runToResult(session) &&
+               session.validity() == ResultValidity::Current;
+    }
+
     static ResultValidity lastAnnounced(const QSignalSpy& spy)
     {
         return spy.isEmpty() ? ResultValidity::None : spy.last().at(0).value<ResultValidity>();
@@ -110,9 +118,7 @@ private slots:
     void newImagesMakeTheResultOutOfDate()
     {
         StudioSession session;
-        session.setParameters(smallParameters());
-        QVERIFY(load(session, m_sourceA, m_referenceA));
-        QVERIFY(runToResult(session));
+        QVERIFY(withResult(session, smallParameters()));
         QSignalSpy validity(&session, &StudioSession::resultChanged);
 
         session.openSource(m_sourceB);
@@ -137,9 +143,7 @@ private slots:
     {
         StudioSession session;
         StudioParameters p = smallParameters();
-        session.setParameters(p);
-        QVERIFY(load(session, m_sourceA, m_referenceA));
-        QVERIFY(runToResult(session));
+        QVERIFY(withResult(session, p));
         QSignalSpy validity(&session, &StudioSession::resultChanged);
         QSignalSpy solved(&session, &StudioSession::solved);
         QSignalSpy remapped(&session, &StudioSession::remapped);
@@ -186,9 +190,7 @@ private slots:
     {
         StudioSession session;
         StudioParameters p = smallParameters();
-        session.setParameters(p);
-        QVERIFY(load(session, m_sourceA, m_referenceA));
-        QVERIFY(runToResult(session));
+        QVERIFY(withResult(session, p));
         const qint64 before = session.result().image.cacheKey();
 
         p.eps = 0.001;             // a long solve: tolerance 0 runs every iteration
@@ -213,9 +215,7 @@ private slots:
     {
         StudioSession session;
         StudioParameters p = smallParameters();
-        session.setParameters(p);
-        QVERIFY(load(session, m_sourceA, m_referenceA));
-        QVERIFY(runToResult(session));
+        QVERIFY(withResult(session, p));
         const qint64 before = session.result().image.cacheKey();
 
         p.solver = QStringLiteral("no-such-variant");
@@ -235,9 +235,7 @@ private slots:
     {
         StudioSession session;
         StudioParameters p = smallParameters();
-        session.setParameters(p);
-        QVERIFY(load(session, m_sourceA, m_referenceA));
-        QVERIFY(runToResult(session));
+        QVERIFY(withResult(session, p));
         QSignalSpy parameters(&session, &StudioSession::parametersChanged);
         QUndoStack* undo = session.undoStack();
 
@@ -288,9 +286,7 @@ private slots:
     void staleResultIsNeverSaved()
     {
         StudioSession session;
-        session.setParameters(smallParameters());
-        QVERIFY(load(session, m_sourceA, m_referenceA));
-        QVERIFY(runToResult(session));
+        QVERIFY(withResult(session, smallParameters()));
         const QString first = m_folder.filePath("a_recolored.png");
         QSignalSpy saved(&session, &StudioSession::saved);
         QSignalSpy saveFailed(&session, &StudioSession::saveFailed);
