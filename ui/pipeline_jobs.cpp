@@ -322,22 +322,7 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
                 wall = timer.nsecsElapsed() * 1e-9;
             };
             if (concurrent) {
-                std::exception_ptr failure;
-                std::thread other([&] {
-                    try {
-                        timed(second, controlB, wallB);
-                    } catch (...) {
-                        failure = std::current_exception();
-                    }
-                });
-                try {
-                    timed(first, controlA, wallA);
-                } catch (...) {
-                    other.join();
-                    throw;
-                }
-                other.join();
-                if (failure) std::rethrow_exception(failure);
+                runSideBySide([&] { timed(first, controlA, wallA); }, [&] { timed(second, controlB, wallB); });
             } else {
                 timed(first, controlA, wallA);
                 timed(second, controlB, wallB);

@@ -1,6 +1,8 @@
 #include "ui/studio_jobs.h"
 
 #include <QElapsedTimer>
+#include <QFuture>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -92,6 +94,26 @@ QString resolvedVariantName(const QString& name)
     } catch (const std::exception&) {
         return name;
     }
+}
+
+void runSideBySide(const std::function<void()>& first, const std::function<void()>& second)
+{
+    std::exception_ptr failure;
+    QFuture<void> other = QtConcurrent::run([&second, &failure] {
+        try {
+            second();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    });
+    try {
+        first();
+    } catch (...) {
+        other.waitForFinished();
+        throw;
+    }
+    other.waitForFinished();
+    if (failure) std::rethrow_exception(failure);
 }
 
 QString runLabel(const QString& solverName)
@@ -216,22 +238,8 @@ JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const
         const SolveControl controlA = context.solveControl(0), controlB = context.solveControl(1);
         context.phase(QObject::tr("Comparing %1 and %2...").arg(runLabel(variantA), runLabel(variantB)));
         if (concurrent) {
-            std::exception_ptr failure;
-            std::thread other([&] {
-                try {
-                    second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1);
-                } catch (...) {
-                    failure = std::current_exception();
-                }
-            });
-            try {
-                first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0);
-            } catch (...) {
-                other.join();
-                throw;
-            }
-            other.join();
-            if (failure) std::rethrow_exception(failure);
+            runSideBySide([&] { first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0); },
+                          [&] { second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1); });
         } else {
             first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0);
             if (!context.cancelled()) second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1);

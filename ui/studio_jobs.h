@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -90,6 +91,11 @@ QString solverNameFor(const StudioParameters& parameters);
 QString resolvedVariantName(const QString& name);
 // "CPU fused", "GPU gpu-fused"...
 QString runLabel(const QString& solverName);
+
+// Runs `first` on this thread and `second` at the same time on Qt's thread
+// pool (a concurrent comparison); returns once both have ended, then rethrows
+// what `second` threw. A throw from `first` waits for `second` and goes on.
+void runSideBySide(const std::function<void()>& first, const std::function<void()>& second);
 
 // max_ij |P1 - P2| / max_ij P1 for two solutions of the same problem.
 double planMaxRelativeDifference(const UotProblem& problem, const SolveResult& first, const SolveResult& second);
