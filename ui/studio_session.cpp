@@ -103,7 +103,6 @@ void StudioSession::loadFile(const QString& path, bool source)
         if (runNow) run();
         else scheduleAutoRun();
     });
-    emit loadStarted(path);
     emit status(tr("Loading %1...").arg(QFileInfo(path).fileName()));
     watcher->setFuture(QtConcurrent::run([path]() -> LoadedImage {
         try {

@@ -167,10 +167,8 @@ public:
     // The variant "auto" means on the CPU or the GPU.
     static QString defaultVariant(bool gpu);
     static bool runsOnGpu(const QString& variant);
-    static QString variantLabel(const QString& variant);
 
 signals:
-    void loadStarted(const QString& path);
     void sourceChanged();     // a load, an undo, a swap
     void referenceChanged();
     void sourceLoaded(const QString& path);

@@ -43,6 +43,4 @@ QString StudioSession::defaultVariant(bool gpu)
 
 bool StudioSession::runsOnGpu(const QString& variant) { return uot::runsOnGpu(variant.toStdString()); }
 
-QString StudioSession::variantLabel(const QString& variant) { return runLabel(variant); }
-
 }  // namespace uot::ui
