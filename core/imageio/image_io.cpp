@@ -256,6 +256,11 @@ std::string metadataCopyWarning(const std::string& metadataFrom, const std::stri
     return warning;
 }
 
+IccProfile chosenOutputProfile(const WriteOptions& options)
+{
+    return outputProfileBytes(options.profile, options.profileSource.empty() ? options.metadataFrom : options.profileSource);
+}
+
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options)
 {
     AtomicWriteOptions destination;
@@ -263,17 +268,25 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
     destination.protectedPaths = options.protectedPaths;
     destination.protectedHint = "choose another output, or pass --overwrite-source";
     checkWritableDestination(path, destination);  // before the encoding, which may take a while
+    const IccProfile profile = chosenOutputProfile(options);
+    // The pixels are sRGB: converted into another chosen profile (not gray outputs).
+    const bool convert =
+        !profile.empty() && image.channels >= 3 && options.color != OutputColor::Gray && profile != srgbProfile();
+    Image converted;
+    if (convert) {
+        converted = image;
+        convertFromSrgb(converted, profile, path);
+    }
     std::vector<std::uint8_t> bytes;
     try {
-        bytes = encodeImage(fs::path(path).extension().string(), image, options);
+        bytes = encodeImage(fs::path(path).extension().string(), convert ? converted : image, options);
     } catch (const Error& e) {
         ioError(path, e.what());
     }
     // Metadata is added in memory: the file is written once, through the
     // descriptor of a file this process created (no reopening by name).
-    if (!options.metadataFrom.empty() || options.embedSrgbProfile)
-        bytes = withMetadata(bytes, options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{}, path,
-                             options.warn);
+    if (!options.metadataFrom.empty() || !profile.empty())
+        bytes = withMetadata(bytes, options.metadataFrom, profile, path, options.warn);
     writeFileAtomically(path, bytes.data(), bytes.size(), destination);
 }
 
