@@ -215,7 +215,7 @@ QString ComparisonView::sideLabel(int side, const RunOutcome& run) const
     // (e.g. matrix-free for a large palette, or a stabilised form).
     const QString chosen = m_chosen[side].isEmpty() ? run.solver : resolvedVariantName(m_chosen[side]);
     if (run.solver.isEmpty() || run.solver == chosen) return runLabel(chosen);
-    return tr("%1 (ran for %2)").arg(runLabel(run.solver), chosen);
+    return tr("%1, instead of %2").arg(runLabel(run.solver), chosen);
 }
 
 void ComparisonView::showOutput(const JobOutput& output)
