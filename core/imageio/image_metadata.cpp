@@ -205,18 +205,8 @@ void convertToSrgb(Image& image, const IccProfile& profile, const std::string& n
     if (!from) metadataError(name, "the embedded color profile is unreadable; save the image without it or as sRGB");
     if (cmsGetColorSpace(from.get()) != cmsSigRgbData) return;  // e.g. a CMYK profile on an RGB decode: leave as is
     ProfileHandle to(cmsCreate_sRGBProfile());
-    const bool deep = image.depth == 16;
-    const bool alpha = image.channels == 4;
-    const cmsUInt32Number format = alpha ? (deep ? TYPE_RGBA_16 : TYPE_RGBA_8) : (deep ? TYPE_RGB_16 : TYPE_RGB_8);
-    cmsHTRANSFORM transform = cmsCreateTransform(from.get(), format, to.get(), format, INTENT_RELATIVE_COLORIMETRIC,
-                                                 alpha ? cmsFLAGS_COPY_ALPHA : 0);
-    if (!transform) metadataError(name, "cannot convert from the embedded color profile to sRGB");
-    const std::size_t row = static_cast<std::size_t>(image.width) * image.channels * image.bytesPerSample();
-    for (int y = 0; y < image.height; ++y) {
-        std::uint8_t* line = image.data.data() + static_cast<std::size_t>(y) * row;
-        cmsDoTransform(transform, line, line, static_cast<cmsUInt32Number>(image.width));
-    }
-    cmsDeleteTransform(transform);
+    if (!lcms::transformInPlace(image, from.get(), to.get()))
+        metadataError(name, "cannot convert from the embedded color profile to sRGB");
 }
 
 std::vector<std::uint8_t> withMetadata(const std::vector<std::uint8_t>& encoded, const std::string& metadataFrom,
@@ -258,6 +248,23 @@ std::vector<std::uint8_t> withMetadata(const std::vector<std::uint8_t>& encoded,
 }
 
 namespace lcms {
+
+bool transformInPlace(Image& image, cmsHPROFILE from, cmsHPROFILE to, cmsUInt32Number flags)
+{
+    const bool deep = image.depth == 16;
+    const bool alpha = image.channels == 4;
+    const cmsUInt32Number format = alpha ? (deep ? TYPE_RGBA_16 : TYPE_RGBA_8) : (deep ? TYPE_RGB_16 : TYPE_RGB_8);
+    cmsHTRANSFORM transform = cmsCreateTransform(from, format, to, format, INTENT_RELATIVE_COLORIMETRIC,
+                                                 flags | (alpha ? cmsFLAGS_COPY_ALPHA : 0));
+    if (!transform) return false;
+    const std::size_t row = static_cast<std::size_t>(image.width) * image.channels * image.bytesPerSample();
+    for (int y = 0; y < image.height; ++y) {
+        std::uint8_t* line = image.data.data() + static_cast<std::size_t>(y) * row;
+        cmsDoTransform(transform, line, line, static_cast<cmsUInt32Number>(image.width));
+    }
+    cmsDeleteTransform(transform);
+    return true;
+}
 
 ProfileHandle open(const IccProfile& profile)
 {

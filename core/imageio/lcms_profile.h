@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "core/color/image.h"
 #include "core/imageio/image_metadata.h"
 
 namespace uot::lcms {
@@ -18,6 +19,11 @@ using ProfileHandle = std::unique_ptr<void, ProfileCloser>;
 
 // Opens `profile` (nullptr handle when LittleCMS cannot parse it).
 ProfileHandle open(const IccProfile& profile);
+
+// Converts an RGB or RGBA image (8 or 16 bit; alpha kept) in place from one
+// profile to the other, relative colorimetric, with `flags` (e.g. black-point
+// compensation). False when LittleCMS cannot make the transform.
+bool transformInPlace(Image& image, cmsHPROFILE from, cmsHPROFILE to, cmsUInt32Number flags = 0);
 
 // The profile's ICC bytes, with the creation date in the header fixed to
 // 2000-01-01 so that the same input gives a byte-identical output file.

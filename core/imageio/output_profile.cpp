@@ -116,19 +116,8 @@ void convertFromSrgb(Image& image, const IccProfile& profile, const std::string&
     if (!to) profileError(name, "the output color profile is unreadable");
     if (cmsGetColorSpace(to.get()) != cmsSigRgbData) profileError(name, "the output color profile is not an RGB profile");
     const ProfileHandle from(cmsCreate_sRGBProfile());
-    const bool deep = image.depth == 16;
-    const bool alpha = image.channels == 4;
-    const cmsUInt32Number format = alpha ? (deep ? TYPE_RGBA_16 : TYPE_RGBA_8) : (deep ? TYPE_RGB_16 : TYPE_RGB_8);
-    cmsHTRANSFORM transform =
-        cmsCreateTransform(from.get(), format, to.get(), format, INTENT_RELATIVE_COLORIMETRIC,
-                           cmsFLAGS_BLACKPOINTCOMPENSATION | (alpha ? cmsFLAGS_COPY_ALPHA : 0));
-    if (!transform) profileError(name, "cannot convert from sRGB into the output color profile");
-    const std::size_t row = static_cast<std::size_t>(image.width) * image.channels * image.bytesPerSample();
-    for (int y = 0; y < image.height; ++y) {
-        std::uint8_t* line = image.data.data() + static_cast<std::size_t>(y) * row;
-        cmsDoTransform(transform, line, line, static_cast<cmsUInt32Number>(image.width));
-    }
-    cmsDeleteTransform(transform);
+    if (!lcms::transformInPlace(image, from.get(), to.get(), cmsFLAGS_BLACKPOINTCOMPENSATION))
+        profileError(name, "cannot convert from sRGB into the output color profile");
 }
 
 }  // namespace uot

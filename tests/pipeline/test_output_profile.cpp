@@ -95,6 +95,17 @@ cmsCIELab labOf(cmsHPROFILE profile, const std::vector<int>& rgb)
     return out;
 }
 
+// The ICC bytes of `profile`, which is closed.
+QByteArray bytesOf(cmsHPROFILE profile)
+{
+    cmsUInt32Number size = 0;
+    cmsSaveProfileToMem(profile, nullptr, &size);
+    QByteArray bytes(int(size), 0);
+    cmsSaveProfileToMem(profile, bytes.data(), &size);
+    cmsCloseProfile(profile);
+    return bytes;
+}
+
 // An Adobe RGB (1998) profile made here (primaries, D65, gamma 563/256) with its own name.
 QByteArray testAdobeRgbProfile()
 {
@@ -108,12 +119,7 @@ QByteArray testAdobeRgbProfile()
     cmsMLUsetASCII(text, "en", "US", "Adobe RGB (1998) source test");
     cmsWriteTag(profile, cmsSigProfileDescriptionTag, text);
     cmsMLUfree(text);
-    cmsUInt32Number size = 0;
-    cmsSaveProfileToMem(profile, nullptr, &size);
-    QByteArray bytes(int(size), 0);
-    cmsSaveProfileToMem(profile, bytes.data(), &size);
-    cmsCloseProfile(profile);
-    return bytes;
+    return bytesOf(profile);
 }
 
 // A PNG of the patches at `path` with `icc` embedded by exiftool.
@@ -234,11 +240,7 @@ private slots:
         cmsToneCurve* gamma = cmsBuildGamma(nullptr, 2.2);
         cmsHPROFILE gray = cmsCreateGrayProfile(cmsD50_xyY(), gamma);
         cmsFreeToneCurve(gamma);
-        cmsUInt32Number size = 0;
-        cmsSaveProfileToMem(gray, nullptr, &size);
-        QByteArray grayBytes(int(size), 0);
-        cmsSaveProfileToMem(gray, grayBytes.data(), &size);
-        cmsCloseProfile(gray);
+        const QByteArray grayBytes = bytesOf(gray);
         const QString source = dir.filePath("gray_profile.png");
         QVERIFY(writeTaggedSource(source, grayBytes, dir.path()));
         options.metadataFrom = source.toStdString();

@@ -67,6 +67,14 @@ bool runToResult(MainWindow& window)
     return QTest::qWaitFor([&] { return ready.count() > 0 && !window.isRunning(); }, 60000);
 }
 
+// Shows `window` at `size` on screen.
+bool showAt(MainWindow& window, const QSize& size)
+{
+    window.resize(size);
+    window.show();
+    return QTest::qWaitForWindowExposed(&window);
+}
+
 // Every text a user reads in `root`: labels, buttons, group titles, list
 // entries, tool tips, window titles, menus and their actions.
 QStringList visibleTexts(QWidget* root)
@@ -129,9 +137,7 @@ private slots:
     {
         QFETCH(QSize, size);
         MainWindow window(testOptions());
-        window.resize(size);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(showAt(window, size));
         ParametersPanel* panel = window.parametersPanel();
         for (QToolButton* toggle : {panel->advancedToggle(), panel->colourControlsToggle()}) toggle->click();
         QVERIFY(panel->advancedVisible());
@@ -188,9 +194,7 @@ private slots:
     void statusBarZoomFollowsFitAndResize()
     {
         MainWindow window(testOptions());
-        window.resize(1600, 1000);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(showAt(window, QSize(1600, 1000)));
         QVERIFY(loadPair(window));
         QVERIFY(runToResult(window));
         auto* label = window.findChild<QLabel*>("zoomLabel");
@@ -259,9 +263,7 @@ private slots:
     {
         QFETCH(QSize, size);
         MainWindow window(testOptions());
-        window.resize(size);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(showAt(window, size));
         QVERIFY(loadPair(window));
         const int panesBefore = window.sourceView()->width() + window.resultView()->width();
         window.dock("histogramDock")->show();
@@ -306,8 +308,7 @@ private slots:
     void doubleClickResetsToTheDefault()
     {
         MainWindow window(testOptions());
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(showAt(window, QSize(1280, 720)));
         ParametersPanel* panel = window.parametersPanel();
         QSlider* fade = panel->strengthSlider();
         const int fadeDefault = fade->value();
