@@ -63,6 +63,22 @@ OutputProfile savedOutputProfile()
     }
 }
 
+// The list of output color profiles (output_profile.h), `current` selected.
+QComboBox* outputProfileBox(OutputProfile current)
+{
+    auto* box = new QComboBox;
+    box->setObjectName("outputProfileBox");
+    box->addItem(QObject::tr("sRGB"), "srgb");
+    box->addItem(QObject::tr("the source's own profile"), "source");
+    box->addItem(QObject::tr("Display P3"), "display-p3");
+    box->addItem(QObject::tr("Adobe RGB (1998)"), "adobe-rgb");
+    box->setToolTip(QObject::tr("The color profile the result is converted into and tagged with.\n"
+                                "sRGB suits the web; Display P3 and Adobe RGB keep more saturated colors\n"
+                                "for wide-gamut screens and print."));
+    box->setCurrentIndex(std::max(0, box->findData(QString::fromStdString(toString(current)))));
+    return box;
+}
+
 // Bit depth, quality and color profile for the chosen format, starting from the last choice.
 bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options)
 {
@@ -89,17 +105,11 @@ bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options
         quality->setValue(options.jpegQuality);
         form->addRow(QObject::tr("Quality"), quality);
     }
-    auto* profile = new QComboBox;
-    profile->setObjectName("outputProfileBox");
-    profile->addItem(QObject::tr("sRGB"), "srgb");
-    profile->addItem(QObject::tr("the source's own profile"), "source");
-    profile->addItem(QObject::tr("Display P3"), "display-p3");
-    profile->addItem(QObject::tr("Adobe RGB (1998)"), "adobe-rgb");
-    profile->setToolTip(QObject::tr("The color profile the result is converted into and tagged with.\n"
-                                    "sRGB suits the web; Display P3 and Adobe RGB keep more saturated colors\n"
-                                    "for wide-gamut screens and print."));
-    profile->setCurrentIndex(std::max(0, profile->findData(QString::fromStdString(toString(options.profile)))));
-    form->addRow(QObject::tr("Color profile"), profile);
+    QComboBox* profile = nullptr;
+    if (ext != "webp") {  // WebP carries no profile here: always sRGB
+        profile = outputProfileBox(options.profile);
+        form->addRow(QObject::tr("Color profile"), profile);
+    }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
@@ -107,7 +117,7 @@ bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options
     if (dialog.exec() != QDialog::Accepted) return false;
     if (depth) options.depth = depth->currentData().toInt();
     if (quality) options.jpegQuality = options.webpQuality = quality->value();
-    options.profile = parseOutputProfile(profile->currentData().toString().toStdString());
+    if (profile) options.profile = parseOutputProfile(profile->currentData().toString().toStdString());
     return true;
 }
 

@@ -139,7 +139,7 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
         parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
         parser.addOption("output-profile", outputProfileChoices(),
                          "color profile of the output: the sRGB result is converted into it (relative colorimetric, "
-                         "black-point compensation) and it is embedded in PNG/JPEG/TIFF/WebP; source = the source's "
+                         "black-point compensation) and it is embedded in PNG/JPEG/TIFF (WebP/BMP stay sRGB); source = the source's "
                          "own embedded profile (sRGB when it has none)",
                          "srgb");
         parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");

@@ -4,6 +4,7 @@
 #include "core/imageio/jpeg_check.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -268,7 +269,17 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
     destination.protectedPaths = options.protectedPaths;
     destination.protectedHint = "choose another output, or pass --overwrite-source";
     checkWritableDestination(path, destination);  // before the encoding, which may take a while
-    const IccProfile profile = chosenOutputProfile(options);
+    IccProfile profile = chosenOutputProfile(options);
+    // Only PNG, JPEG and TIFF carry the profile: other formats stay sRGB, said once.
+    const std::string ext = lowerExtension(path);
+    const bool carriesProfile = ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".tif" ||
+                                ext == ".tiff";
+    if (!carriesProfile && !profile.empty() && profile != srgbProfile()) {
+        const std::string message = path + ": " + ext.substr(1) + " files carry no color profile here; written as sRGB";
+        if (options.warn) options.warn(message);
+        else std::fprintf(stderr, "warning: %s\n", message.c_str());
+        profile = srgbProfile();
+    }
     // The pixels are sRGB: converted into another chosen profile (not gray outputs).
     const bool convert =
         !profile.empty() && image.channels >= 3 && options.color != OutputColor::Gray && profile != srgbProfile();

@@ -250,6 +250,30 @@ private slots:
         QVERIFY(!QFile::exists(dir.filePath("b.png")));
     }
 
+    // WebP and BMP carry no profile here: the output stays sRGB (not P3 pixels
+    // without their profile), and the caller is told.
+    void formatsWithoutAProfileStaySrgb()
+    {
+        QTemporaryDir dir;
+        for (const char* format : {"webp", "bmp"}) {
+            const QString output = dir.filePath(QStringLiteral("out.%1").arg(format));
+            WriteOptions options;
+            options.profile = OutputProfile::DisplayP3;
+            options.webpQuality = 101;  // lossless
+            std::vector<std::string> warnings;
+            options.warn = [&](const std::string& m) { warnings.push_back(m); };
+            writeImage(output.toStdString(), patches(), options);
+            QCOMPARE(warnings.size(), std::size_t(1));
+            QVERIFY2(warnings[0].find("carry no color profile here; written as sRGB") != std::string::npos,
+                     warnings[0].c_str());
+            const cv::Mat pixels = cv::imread(output.toStdString(), cv::IMREAD_COLOR);
+            QVERIFY(!pixels.empty());
+            for (int k = 0; k < 4; ++k)
+                for (int c = 0; c < 3; ++c)
+                    UOT_QCOMPARE_CLOSE(centreOf(pixels, k)[std::size_t(c)], kPatches[k].rgb[c], 1);
+        }
+    }
+
     // The flag of `uot recolor` and `uot batch`, end to end.
     void commandLineWritesTheChosenProfile()
     {
