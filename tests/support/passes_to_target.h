@@ -14,6 +14,12 @@
 
 namespace uot::test {
 
+// A result whose iterate can go on: Ok, or the log-domain solver after `auto`'s switch.
+inline bool usableStatus(NumericalStatus status)
+{
+    return status == NumericalStatus::Ok || status == NumericalStatus::SwitchedToLogDomain;
+}
+
 struct PassCount {
     std::uint64_t passes = 0;  // SolveResult::passes summed over the chunks
     int iterations = 0;
@@ -40,7 +46,7 @@ inline PassCount passesToTarget(UotSolver& solver, const UotProblem& problem, So
         count.iterations += r.iterations;
         count.passes += r.passes;
         count.distance = planRelativeL1(problem, r, converged);
-        if (count.distance <= target || r.iterations < chunk || r.status != NumericalStatus::Ok) break;
+        if (count.distance <= target || r.iterations < chunk || !usableStatus(r.status)) break;
         u = r.u();
         v = r.v();
     }
@@ -67,7 +73,7 @@ inline PassCount passesToTargetFromScratch(UotSolver& solver, const UotProblem& 
         out.iterations = r.iterations;
         out.passes = r.passes;
         out.distance = planRelativeL1(problem, r, converged);
-        return out.distance <= target || r.status != NumericalStatus::Ok;
+        return out.distance <= target || !usableStatus(r.status);
     };
     PassCount hi;
     int high = 8;
