@@ -5,7 +5,9 @@
 // exactly), with the plan distance taken after each. Used by the time-to-solution
 // benchmarks (bench/quality/time_to_solution.cpp, tests/gpu/gpu_bench.cpp).
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -36,19 +38,34 @@ inline PassCount passesToTarget(UotSolver& solver, const UotProblem& problem, So
     options.checkEvery = chunk;
     options.evaluateFinalPlan = false;
     PassCount count;
-    std::vector<double> u, v;
+    std::vector<double> u, v;  // the warm start (options hold spans of them)
     while (count.iterations < 200000) {
-        if (!u.empty()) {
-            options.warmU = u;
-            options.warmV = v;
-        }
         const SolveResult r = solver.solve(problem, options);
         count.iterations += r.iterations;
         count.passes += r.passes;
         count.distance = planRelativeL1(problem, r, converged);
         if (count.distance <= target || r.iterations < chunk || !usableStatus(r.status)) break;
+        // The scalings themselves where they are in range (a multiplicative variant
+        // continues from them bit for bit), else their logs (a log-domain variant at a
+        // small eps, whose e^(log u) overflows, continues from those exactly).
         u = r.u();
         v = r.v();
+        const auto inRange = [](const std::vector<double>& x) {
+            return std::all_of(x.begin(), x.end(), [](double e) { return std::isfinite(e) && e > 0; });
+        };
+        if (!inRange(u) || !inRange(v)) {
+            u = r.logU;
+            v = r.logV;
+            options.warmU = {};
+            options.warmV = {};
+            options.warmLogU = u;
+            options.warmLogV = v;
+        } else {
+            options.warmLogU = {};
+            options.warmLogV = {};
+            options.warmU = u;
+            options.warmV = v;
+        }
     }
     return count;
 }
