@@ -117,10 +117,10 @@ bool registerCudaBackend()
     nccl.device = DeviceKind::Gpu;
     nccl.algorithm = "fused-nccl";
     nccl.fp64 = false;
-    nccl.translationInvariant = false;
+    nccl.overRelaxation = true;  // TI shift and relaxed step on the first GPU, over the gathered rows
     registerSolver({"gpu-nccl",
                     "gpu-fused with the rows split over several GPUs (--devices 0,1 or --device gpu:all), the column "
-                    "sums all-reduced by NCCL (fp32, plain iteration)",
+                    "sums all-reduced by NCCL (fp32; plain, TI and over-relaxed iterations)",
                     nccl, [] { return createNcclSolver(); }, [] { return ncclUnavailableReason(); }});
     registerMultiGpuVariant("gpu-nccl");
 
