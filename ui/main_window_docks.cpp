@@ -133,8 +133,8 @@ void MainWindow::createStatusBar()
     m_phase->setMinimumWidth(1);  // long messages must not widen the window
     auto* imageInfo = new QLabel;
     imageInfo->setObjectName("imageInfoLabel");
-    imageInfo->setToolTip(tr("Bit depth and colour profile of the source image. Images are converted from their\n"
-                               "profile to sRGB when read; results are saved as sRGB with the profile embedded."));
+    imageInfo->setToolTip(tr("Bit depth and color profile of the source image. Images are converted from their\n"
+                          "profile to sRGB when read; results are saved in the profile chosen in Save Options (sRGB by default)."));
     auto* zoomLabel = new QLabel;
     zoomLabel->setObjectName("zoomLabel");
     zoomLabel->setToolTip(tr("Zoom of the result (View > Zoom In: Ctrl++ or Ctrl+=)."));

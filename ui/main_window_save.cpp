@@ -44,13 +44,29 @@ QString extensionOf(const QString& filter)
     return filter.mid(star + 2, end - star - 2);
 }
 
-// Bit depth and quality for the chosen format, starting from the last choice.
+// The list of output color profiles (output_profile.h), `current` selected.
+QComboBox* outputProfileBox(OutputProfile current)
+{
+    auto* box = new QComboBox;
+    box->setObjectName("outputProfileBox");
+    box->addItem(QObject::tr("sRGB"), "srgb");
+    box->addItem(QObject::tr("the source's own profile"), "source");
+    box->addItem(QObject::tr("Display P3"), "display-p3");
+    box->addItem(QObject::tr("Adobe RGB (1998)"), "adobe-rgb");
+    box->setToolTip(QObject::tr("The color profile the result is converted into and tagged with.\n"
+                                "sRGB suits the web; Display P3 and Adobe RGB keep more saturated colors\n"
+                                "for wide-gamut screens and print."));
+    box->setCurrentIndex(std::max(0, box->findData(QString::fromStdString(toString(current)))));
+    return box;
+}
+
+// Bit depth, quality and color profile for the chosen format, starting from the last choice.
 bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options)
 {
     const QString ext = QFileInfo(path).suffix().toLower();
     const bool lossy = ext == "jpg" || ext == "jpeg" || ext == "webp";
     const bool deep = ext == "png" || ext == "tif" || ext == "tiff";
-    if (!lossy && !deep) return true;
+    if (!lossy && !deep) return true;  // BMP carries no profile
     QDialog dialog(parent);
     dialog.setWindowTitle(QObject::tr("Save Options"));
     auto* form = new QFormLayout(&dialog);
@@ -70,6 +86,11 @@ bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options
         quality->setValue(options.jpegQuality);
         form->addRow(QObject::tr("Quality"), quality);
     }
+    QComboBox* profile = nullptr;
+    if (ext != "webp") {  // WebP carries no profile here: always sRGB
+        profile = outputProfileBox(options.profile);
+        form->addRow(QObject::tr("Color profile"), profile);
+    }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
@@ -77,6 +98,7 @@ bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options
     if (dialog.exec() != QDialog::Accepted) return false;
     if (depth) options.depth = depth->currentData().toInt();
     if (quality) options.jpegQuality = options.webpQuality = quality->value();
+    if (profile) options.profile = parseOutputProfile(profile->currentData().toString().toStdString());
     return true;
 }
 
@@ -162,12 +184,14 @@ void MainWindow::saveAs()
     options.depth = remembered.integer("save/depth", 0, 0, 16);
     if (options.depth != 8 && options.depth != 16) options.depth = 0;
     options.jpegQuality = options.webpQuality = remembered.integer("save/quality", 95, 1, 100);
+    options.profile = StudioSession::savedOutputProfile();
     if (!problems.isEmpty()) m_phase->setText(problems.join(QStringLiteral("; ")));
     if (!m_prompts.chooseOptions(path, options)) return;
     settings.setValue("dialogs/save/folder", QFileInfo(path).absolutePath());
     settings.setValue("dialogs/save/filter", filter);
     settings.setValue("save/depth", options.depth);
     settings.setValue("save/quality", options.jpegQuality);
+    settings.setValue("save/profile", QString::fromStdString(toString(options.profile)));
     saveResultTo(path, options.depth, options.jpegQuality);
 }
 

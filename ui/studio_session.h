@@ -131,6 +131,9 @@ public:
     // Where Ctrl+S writes (empty: ask); cleared when the source changes.
     QString savePath() const { return m_savePath; }
     const WriteOptions& saveOptions() const { return m_saveOptions; }
+    // The output color profile chosen in Save Options (setting "save/profile",
+    // output_profile.h's names; sRGB when unset or not a known name).
+    static OutputProfile savedOutputProfile();
     // False with the reason when `path` is the source, the reference or a folder.
     bool checkSaveTarget(const QString& path, QString& why) const;
 

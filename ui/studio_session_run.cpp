@@ -24,6 +24,15 @@ bool sameFile(const QString& a, const QString& b)
 
 }  // namespace
 
+OutputProfile StudioSession::savedOutputProfile()
+{
+    try {
+        return parseOutputProfile(QSettings().value("save/profile", "srgb").toString().toStdString());
+    } catch (const std::exception&) {
+        return OutputProfile::Srgb;
+    }
+}
+
 void StudioSession::connectWorker()
 {
     SolveWorker* worker = m_worker.get();
@@ -219,10 +228,12 @@ void StudioSession::saveResultTo(const QString& path, int depth, int quality)
     options.depth = depth;
     options.jpegQuality = options.webpQuality = quality;
     const WriteOptions remembered = options;
-    // The EXIF/XMP/IPTC of the photo the result was made from, and an sRGB
-    // profile (the pixels are sRGB), go with it.
+    // The EXIF/XMP/IPTC of the photo the result was made from, and the chosen
+    // color profile (Save Options; the pixels are converted from sRGB into it), go with it.
     options.metadataFrom = m_result.metadataSource().toStdString();
-    options.embedSrgbProfile = true;
+    options.profile = savedOutputProfile();
+    // A bundled sample is no file with a profile of its own: it was read as sRGB.
+    if (options.profile == OutputProfile::Source && options.metadataFrom.empty()) options.profile = OutputProfile::Srgb;
     // The writer refuses these too: a second guard.
     for (const QString& p : {m_source.path, m_reference.path, m_result.inputs.source.path, m_result.inputs.reference.path})
         if (!p.isEmpty() && !p.startsWith(":/")) options.protectedPaths.push_back(p.toStdString());

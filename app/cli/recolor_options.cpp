@@ -43,7 +43,7 @@ SolverFlagConfig recolorSolverConfig()
     c.defaultTol = "1e-5";
     c.tauBHelp =
         "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
-        "colours in their proportions, smaller = reference colours the source has no use for may be dropped; inf = exact";
+        "colors in their proportions, smaller = reference colors the source has no use for may be dropped; inf = exact";
     return c;
 }
 
@@ -68,6 +68,7 @@ void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
     else if (color == "color") write.color = OutputColor::Color;
     else if (color == "gray") write.color = OutputColor::Gray;
     else throw UsageError("option '--output-color' must be auto, color or gray");
+    write.profile = asUsage("output-profile", [&] { return parseOutputProfile(parser.value("output-profile")); });
     write.jpegQuality = parser.integer("jpeg-quality");
     if (write.jpegQuality < 1 || write.jpegQuality > 100) throw UsageError("option '--jpeg-quality' must be 1..100");
 }
@@ -78,9 +79,9 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
 {
     const bool output = set == RecolorOptionSet::Full;  // the output file's options
     const RecolorSettings d;
-    parser.addOption("space", "lab|oklab|linear-rgb", "working colour space of palettes, costs and displacements", "lab");
+    parser.addOption("space", "lab|oklab|linear-rgb", "working color space of palettes, costs and displacements", "lab");
     parser.addOption("palette-size", "N",
-                     "maximum colours per palette (1.." + std::to_string(kMaxPaletteSize) +
+                     "maximum colors per palette (1.." + std::to_string(kMaxPaletteSize) +
                          "; palettes whose matrix would not fit in memory are solved matrix-free)",
                      std::to_string(d.palette.size));
     parser.addOption("palette-method", "histogram|kmeans",
@@ -97,17 +98,17 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addOption("luminance", "PERCENT",
                      "luminance intensity, 0..200: how far the result's lightness moves to the transferred lightness "
                      "(0 = the source's lightness, 100 = the transfer's)", "100");
-    parser.addOption("color-intensity", "PERCENT", "colour intensity, 0..200: scales the result's chroma (0 = grey)",
+    parser.addOption("color-intensity", "PERCENT", "color intensity, 0..200: scales the result's chroma (0 = grey)",
                      "100");
-    parser.addFlag("neutralize", "remove the reference's overall colour cast before the transfer");
+    parser.addFlag("neutralize", "remove the reference's overall color cast before the transfer");
     parser.addOption("protect-skin", "PERCENT",
                      "0..100: keep skin-toned source pixels' hue close to the source's (soft falloff)", "0");
     parser.addOption("protect-neutrals", "PERCENT",
-                     "0..100: keep grey and near-grey source pixels close to the source's colour (soft falloff)", "0");
-    parser.addFlag("preserve-luminance", "keep the source's lightness; transfer only the colour");
-    parser.addOption("gamut", "clip|compress", "out-of-gamut colours: clip channels, or desaturate toward equal luminance",
+                     "0..100: keep grey and near-grey source pixels close to the source's color (soft falloff)", "0");
+    parser.addFlag("preserve-luminance", "keep the source's lightness; transfer only the color");
+    parser.addOption("gamut", "clip|compress", "out-of-gamut colors: clip channels, or desaturate toward equal luminance",
                      "compress");
-    parser.addOption("lut-size", "N", "nodes per axis of the colour-space map (9..129)", std::to_string(d.mapping.lutSize));
+    parser.addOption("lut-size", "N", "nodes per axis of the color-space map (9..129)", std::to_string(d.mapping.lutSize));
     parser.addOption("residual-match", "X",
                      "0..1: move the result's chroma toward the reference's per-channel distributions, through "
                      "the smoothed field (not in --no-smooth renders)",
@@ -117,15 +118,15 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
                      number(d.mapping.residualLightness));
     parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
     parser.addOption("smooth-guide", "lightness|color|split",
-                     "what the smoothing follows: the source's lightness, its colour (3x3 guided filter), or "
-                     "split (lightness for the lightness shift, colour for the chroma shift)",
+                     "what the smoothing follows: the source's lightness, its color (3x3 guided filter), or "
+                     "split (lightness for the lightness shift, color for the chroma shift)",
                      toString(d.mapping.smoothGuide));
     parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
                      number(d.mapping.smoothRadius));
     parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
                      number(d.mapping.smoothEps));
     parser.addOption("smooth-chroma-eps", "X",
-                     "edge threshold on the colour guide's chroma axes (Lab/Oklab): chroma variations smaller than "
+                     "edge threshold on the color guide's chroma axes (Lab/Oklab): chroma variations smaller than "
                      "its square root (JPEG blocks, noise) keep the source's contrast",
                      number(d.mapping.smoothChromaEps));
     parser.addOption("smooth-min-slope", "X|none",
@@ -136,6 +137,11 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     if (output) {
         parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
         parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
+        parser.addOption("output-profile", outputProfileChoices(),
+                         "color profile of the output: the sRGB result is converted into it (relative colorimetric, "
+                         "black-point compensation) and it is embedded in PNG/JPEG/TIFF (WebP/BMP stay sRGB); source = the source's "
+                         "own embedded profile (sRGB when it has none)",
+                         "srgb");
         parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
     }
     parser.addOption("max-pixels", "N", "refuse images with more pixels, or more bytes than N 8-bit RGB pixels (0 = no limit)",
