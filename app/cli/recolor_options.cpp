@@ -5,7 +5,9 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -225,6 +227,66 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     out.json = parser.flag("json");
     out.quiet = parser.flag("quiet");
     return out;
+}
+
+void addRegionOptions(ArgParser& parser, MaskOption mask)
+{
+    if (mask == MaskOption::File)
+        parser.addOption("mask", "MASK.png",
+                         "recolor only where the mask is white (black keeps the source exactly, grey blends); gray, "
+                         "RGB (mean of R, G, B) or RGBA (times alpha), 8/16-bit, resized to the source (box filter "
+                         "when shrinking, bilinear when enlarging); the source palette is taken under the mask");
+    if (mask == MaskOption::Pattern)
+        parser.addOption("mask-pattern", "TEXT",
+                         "one mask per input, as --mask: {name} = input name without extension, {ext} = its "
+                         "extension, {dir} = its folder (e.g. masks/{name}.png); an input without its mask fails");
+    if (mask != MaskOption::None)
+        parser.addOption("mask-feather", "R",
+                         "soften the mask's edges along the source's colour edges (guided filter of radius R "
+                         "pixels); 0 = the mask as given",
+                         "0");
+    parser.addOption("reference-weights", "W1,W2,...",
+                     "with several references: the share of each in the pooled reference palette (numbers > 0; "
+                     "default equal, whatever the images' sizes)");
+}
+
+RegionCliSettings readRegionOptions(const ArgParser& parser, MaskOption mask, std::size_t references)
+{
+    RegionCliSettings out;
+    if (mask == MaskOption::File && parser.has("mask")) out.mask = parser.value("mask");
+    if (mask == MaskOption::Pattern && parser.has("mask-pattern")) out.maskPattern = parser.value("mask-pattern");
+    if (mask != MaskOption::None) {
+        out.maskFeather = parser.integer("mask-feather");
+        if (out.maskFeather < 0 || out.maskFeather > 1000)
+            throw UsageError("option '--mask-feather' needs a whole number of pixels from 0 to 1000, got " +
+                             parser.value("mask-feather"));
+    }
+    if (parser.has("reference-weights")) {
+        for (const std::string& item : splitList(parser.value("reference-weights"))) {
+            char* end = nullptr;
+            const double w = std::strtod(item.c_str(), &end);
+            if (end == item.c_str() || *end != '\0' || !std::isfinite(w) || !(w > 0))
+                throw UsageError("option '--reference-weights' needs numbers > 0, got '" + item + "'");
+            out.referenceWeights.push_back(w);
+        }
+        if (out.referenceWeights.size() != references)
+            throw UsageError("option '--reference-weights' has " + std::to_string(out.referenceWeights.size()) +
+                             " weights for " + std::to_string(references) + " reference images");
+    }
+    return out;
+}
+
+void setReferences(RecolorPipeline& pipeline, std::vector<Image> references, const RegionCliSettings& regions)
+{
+    if (references.size() == 1) {
+        pipeline.setReference(std::move(references.front()));
+        return;
+    }
+    std::vector<const Image*> images;
+    for (const Image& image : references) images.push_back(&image);
+    const RecolorSettings& s = pipeline.settings();
+    pipeline.setReferencePalette(std::make_shared<const Palette>(
+        buildPooledPalette(images, regions.referenceWeights, s.space, s.palette, s.threads)));
 }
 
 namespace {
