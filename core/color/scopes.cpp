@@ -41,7 +41,9 @@ void countRows(const Image& image, const ScopeSettings& s, int step, ScopeCounts
             ++c.parade[0][cell(r)];
             ++c.parade[1][cell(g)];
             ++c.parade[2][cell(b)];
-            const double cb = (b - luma) / 1.8556, cr = (r - luma) / 1.5748;
+            // B' - Y' and R' - Y' as differences of the channels: exactly 0 for a neutral.
+            const double cb = (0.2126 * (b - r) + 0.7152 * (b - g)) / 1.8556;
+            const double cr = (0.7152 * (r - g) + 0.0722 * (r - b)) / 1.5748;
             ++c.vectorscope[static_cast<std::size_t>(V - 1 - bin(cr + 0.5, V)) * V + bin(cb + 0.5, V)];
         }
     }
