@@ -65,22 +65,39 @@ AxisWeights axisWeights(int from, int to)
     return a;
 }
 
-// out[j] = sum_k w_k in[first + k] / sum_k w_k along one axis: `count` lines of
-// `from` values `step` apart, lines `lineStep` apart (in and out alike).
-void resizeAxis(const float* in, float* out, const AxisWeights& a, int lines, std::ptrdiff_t inLine,
-                std::ptrdiff_t outLine, std::ptrdiff_t step)
+// Along rows: each of `lines` rows of `from` values (row-major) to `to` values.
+void resizeRows(const float* in, float* out, const AxisWeights& a, int lines, int from)
 {
     const int to = static_cast<int>(a.first.size());
 #pragma omp parallel for schedule(static) if (static_cast<long long>(lines) * to > 65536)
     for (int l = 0; l < lines; ++l) {
+        const float* row = in + static_cast<std::ptrdiff_t>(l) * from;
         for (int j = 0; j < to; ++j) {
             const std::vector<double>& w = a.weights[static_cast<std::size_t>(j)];
+            const float* at = row + a.first[static_cast<std::size_t>(j)];
             double sum = 0, total = 0;
-            for (std::size_t k = 0; k < w.size(); ++k) {
-                sum += w[k] * in[l * inLine + (a.first[static_cast<std::size_t>(j)] + static_cast<std::ptrdiff_t>(k)) * step];
-                total += w[k];
-            }
-            out[l * outLine + j * step] = static_cast<float>(sum / total);
+            for (std::size_t k = 0; k < w.size(); ++k) sum += w[k] * at[k], total += w[k];
+            out[static_cast<std::ptrdiff_t>(l) * to + j] = static_cast<float>(sum / total);
+        }
+    }
+}
+
+// Along columns: output row j is the weighted mean of input rows first[j] .. (rows of `width` values),
+// row by row (contiguous reads).
+void resizeColumns(const float* in, float* out, const AxisWeights& a, int width)
+{
+    const int to = static_cast<int>(a.first.size());
+#pragma omp parallel for schedule(static) if (static_cast<long long>(width) * to > 65536)
+    for (int j = 0; j < to; ++j) {
+        const std::vector<double>& w = a.weights[static_cast<std::size_t>(j)];
+        double total = 0;
+        for (double v : w) total += v;
+        float* row = out + static_cast<std::ptrdiff_t>(j) * width;
+        const float* first = in + static_cast<std::ptrdiff_t>(a.first[static_cast<std::size_t>(j)]) * width;
+        for (int x = 0; x < width; ++x) {
+            double sum = 0;
+            for (std::size_t k = 0; k < w.size(); ++k) sum += w[k] * first[static_cast<std::ptrdiff_t>(k) * width + x];
+            row[x] = static_cast<float>(sum / total);
         }
     }
 }
@@ -130,12 +147,12 @@ Mask resizeMask(const Mask& mask, int width, int height)
     if (mask.width == width && mask.height == height) return mask;
     // Rows first (mask.height lines of mask.width -> width), then columns.
     std::vector<float> rows(static_cast<std::size_t>(width) * mask.height);
-    resizeAxis(mask.values.data(), rows.data(), axisWeights(mask.width, width), mask.height, mask.width, width, 1);
+    resizeRows(mask.values.data(), rows.data(), axisWeights(mask.width, width), mask.height, mask.width);
     Mask out;
     out.width = width;
     out.height = height;
     out.values.resize(static_cast<std::size_t>(width) * height);
-    resizeAxis(rows.data(), out.values.data(), axisWeights(mask.height, height), width, 1, 1, width);
+    resizeColumns(rows.data(), out.values.data(), axisWeights(mask.height, height), width);
     return out;
 }
 
@@ -148,9 +165,9 @@ void featherMask(Mask& mask, const float* guide, WorkingSpace space, int radius,
     const float scale = static_cast<float>(1.0 / nominalRange(space));
     std::vector<float> normalised(3 * n);
     for (std::size_t i = 0; i < 3 * n; ++i) normalised[i] = guide[i] * scale;
-    // The fast filter (models on block means) beyond a radius of 8: its
-    // interpolated coefficients still vanish exactly where the mask is uniform.
-    const int subsample = std::max(1, radius / 8);
+    // The fast filter (models on block means of radius / 4 pixels) from a radius of
+    // 8: its interpolated coefficients still vanish exactly where the mask is uniform.
+    const int subsample = radius >= 8 ? radius / 4 : 1;
     colorGuidedFilter(normalised.data(), mask.values.data(), mask.width, mask.height, 1, radius, kMaskFeatherEps,
                       subsample, resolveThreadCount(threads));
     // Rounding in the filter's sums may leave 1 - 1e-7 inside a white area: within

@@ -40,9 +40,9 @@ inline constexpr double kMaskFeatherEps = 1e-3;
 // guided filter (core/color/guided_filter.h) of radius `radius` pixels with
 // the guide (width x height x 3 working-space colours of `space`, divided by
 // its nominal range) and kMaskFeatherEps, clamped to [0, 1] (values within 1e-5
-// of 0 or 1 become 0 or 1). Models are fitted on block means of radius / 8
-// pixels beyond a radius of 8 (the fast filter), so an area further than
-// 2 x radius pixels from any change of the mask keeps its value exactly.
+// of 0 or 1 become 0 or 1). From a radius of 8 the models are fitted on block
+// means of radius / 4 pixels (the fast filter); an area further than 2.5 x radius
+// pixels from any change of the mask keeps its value exactly (2 x radius below 8).
 // radius 0: unchanged. Throws uot::Error(InvalidArgument) for a negative
 // radius.
 void featherMask(Mask& mask, const float* guide, WorkingSpace space, int radius, int threads = 0);

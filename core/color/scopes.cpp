@@ -19,7 +19,8 @@ struct ScopeCounts {
     std::array<std::vector<std::uint32_t>, 3> parade;
 };
 
-int bin(double v, int bins) { return std::clamp(static_cast<int>(std::lround(v * (bins - 1))), 0, bins - 1); }
+// round(v (bins - 1)) clamped to the bins (v >= 0 rounds half up, as std::lround).
+int bin(double v, int bins) { return std::clamp(static_cast<int>(v * (bins - 1) + 0.5), 0, bins - 1); }
 
 template <typename T>
 void countRows(const Image& image, const ScopeSettings& s, int step, ScopeCounts& c, int rowBegin, int rowEnd)
@@ -27,13 +28,16 @@ void countRows(const Image& image, const ScopeSettings& s, int step, ScopeCounts
     const double top = image.depth == 16 ? 65535.0 : 255.0;
     const T* samples = reinterpret_cast<const T*>(image.data.data());
     const int ch = image.channels, L = s.levels, V = s.vectorscopeSize;
+    std::vector<int> columnOf((static_cast<std::size_t>(image.width) + step - 1) / step);
+    for (std::size_t k = 0; k < columnOf.size(); ++k)
+        columnOf[k] = static_cast<int>(static_cast<long long>(k) * step * s.columns / image.width);
     for (int y = rowBegin; y < rowEnd; y += step) {
         const T* row = samples + static_cast<std::size_t>(y) * image.width * ch;
         for (int x = 0; x < image.width; x += step) {
             const T* p = row + static_cast<std::size_t>(x) * ch;
             const double r = p[0] / top, g = p[ch >= 3 ? 1 : 0] / top, b = p[ch >= 3 ? 2 : 0] / top;
             const double luma = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-            const int column = static_cast<int>(static_cast<long long>(x) * s.columns / image.width);
+            const int column = columnOf[static_cast<std::size_t>(x / step)];
             const auto cell = [&](double v) {
                 return static_cast<std::size_t>(L - 1 - bin(v, L)) * s.columns + column;
             };

@@ -148,8 +148,8 @@ private slots:
         // first 3 columns of the right (painted past the edge). Feathered, its
         // largest step moves to the colour edge (between columns 31 and 32), the red
         // side stays selected, the blue side fades monotonically to 0 within 2 x the
-        // radius of the painted edge, and far areas keep their values exactly.
-        const int w = 64, h = 16, radius = 6;
+        // radius of the painted edge (the exact filter), and far areas keep their values exactly.
+        const int w = 96, h = 16, radius = 6;
         std::vector<float> guide(3 * w * h);
         Mask m{w, h, std::vector<float>(w * h, 0.0f)};
         for (int y = 0; y < h; ++y)
@@ -173,6 +173,15 @@ private slots:
             for (int x = 32; x + 1 < w; ++x) QVERIFY(row[x + 1] <= row[x]);
             QVERIFY(row[32] < 0.6f);
             QCOMPARE(row[35 + 2 * radius], 0.0f);
+        }
+        // The fast filter (radius 16: models on 4x4 block means): beyond 2.5 x the
+        // radius of the painted edge the mask keeps its value exactly.
+        Mask wide = m;
+        featherMask(wide, guide.data(), WorkingSpace::Lab, 16);
+        for (int y = 0; y < h; ++y) {
+            const float* row = wide.values.data() + static_cast<std::size_t>(y) * w;
+            for (int x = 35 + 40; x < w; ++x) QCOMPARE(row[x], 0.0f);
+            QVERIFY(row[31] - row[32] > 0.3f);  // still a step at the colour edge
         }
         UOT_QVERIFY_THROWS_WITH(featherMask(f, guide.data(), WorkingSpace::Lab, -1), "radius");
     }
