@@ -16,6 +16,7 @@
 #include "app/cli/json_text.h"
 #include "app/cli/solver_flags.h"
 #include "core/io/atomic_file.h"
+#include "core/pipeline/region_recolor.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -236,6 +237,12 @@ void addRegionOptions(ArgParser& parser, MaskOption mask)
                          "recolor only where the mask is white (black keeps the source exactly, grey blends); gray, "
                          "RGB (mean of R, G, B) or RGBA (times alpha), 8/16-bit, resized to the source (box filter "
                          "when shrinking, bilinear when enlarging); the source palette is taken under the mask");
+    if (mask == MaskOption::File)
+        parser.addOption("region", "MASK=REFERENCE",
+                         "up to " + std::to_string(kMaxRegions) + " times, without REFERENCE arguments: a region "
+                         "recolored from its own reference through its mask (as --mask), each its own transport "
+                         "problem; later regions over earlier ones, pixels under none keep the source",
+                         "", true);
     if (mask == MaskOption::Pattern)
         parser.addOption("mask-pattern", "TEXT",
                          "one mask per input, as --mask: {name} = input name without extension, {ext} = its "
@@ -260,6 +267,17 @@ RegionCliSettings readRegionOptions(const ArgParser& parser, MaskOption mask, st
         if (out.maskFeather < 0 || out.maskFeather > 1000)
             throw UsageError("option '--mask-feather' needs a whole number of pixels from 0 to 1000, got " +
                              parser.value("mask-feather"));
+    }
+    if (mask == MaskOption::File && parser.has("region")) {
+        for (const std::string& item : parser.values("region")) {
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+                throw UsageError("option '--region' needs MASK=REFERENCE, got '" + item + "'");
+            out.regions.push_back({item.substr(0, eq), item.substr(eq + 1)});
+        }
+        if (out.regions.size() > static_cast<std::size_t>(kMaxRegions))
+            throw UsageError("option '--region' given " + std::to_string(out.regions.size()) + " times: at most " +
+                             std::to_string(kMaxRegions) + " regions");
     }
     if (parser.has("reference-weights")) {
         for (const std::string& item : splitList(parser.value("reference-weights"))) {

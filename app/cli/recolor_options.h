@@ -41,14 +41,19 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
 // still takes --reference-weights).
 enum class MaskOption { File, Pattern, None };
 
-// Declares --mask or --mask-pattern, --mask-feather and --reference-weights.
+// Declares --mask and --region, or --mask-pattern; --mask-feather and --reference-weights.
 void addRegionOptions(ArgParser& parser, MaskOption mask);
+
+struct RegionSpec {
+    std::string mask, reference;  // --region MASK=REFERENCE
+};
 
 struct RegionCliSettings {
     std::string mask;         // --mask FILE ("" = none)
     std::string maskPattern;  // --mask-pattern TEXT ("" = none)
     int maskFeather = 0;      // --mask-feather R (pixels, 0 = the mask as given)
     std::vector<double> referenceWeights;  // --reference-weights, one per reference (empty = equal)
+    std::vector<RegionSpec> regions;       // --region (recolor), at most kMaxRegions
 };
 
 // Reads the options of addRegionOptions; `references` is the number of

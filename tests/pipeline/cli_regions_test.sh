@@ -57,6 +57,16 @@ elif cmd == 'masked':  # source kept for x > edge, changed for most of x < edge 
     kept = all(s[x, y] == o[x, y] for y in range(h) for x in range(edge + 1, w))
     changed = sum(s[x, y] != o[x, y] for y in range(h) for x in range(edge - 1))
     sys.exit(0 if kept and changed > 0.9 * (edge - 1) * h else 1)
+elif cmd == 'right':  # a half-size mask: white from column split on
+    w, h, split = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    write_gray_png(sys.argv[2], w, h, lambda x, y: 255 if x >= split else 0)
+elif cmd == 'regions':  # two regions: left (x < left - 1) as the first result, right (x > right) as the second,
+    # between them the source
+    _, _, s = read_bmp(sys.argv[2]); w, h, o = read_bmp(sys.argv[3]); _, _, a = read_bmp(sys.argv[4]); _, _, b = read_bmp(sys.argv[5])
+    left, right = int(sys.argv[6]), int(sys.argv[7])
+    ok = all(o[x, y] == (a[x, y] if x < left - 1 else s[x, y] if left < x < right - 1 else b[x, y])
+             for y in range(h) for x in list(range(left - 1)) + list(range(left + 1, right - 1)) + list(range(right + 1, w)))
+    sys.exit(0 if ok else 1)
 elif cmd == 'close':  # mean absolute difference of two images below a bound
     w, h, a = read_bmp(sys.argv[2]); _, _, b = read_bmp(sys.argv[3])
     mad = sum(abs(p - q) for k in a for p, q in zip(a[k], b[k])) / (3 * w * h)
@@ -95,6 +105,16 @@ py mask "$tmp/square.png" 100 100 50
 check "[ $rc -eq 2 ] && grep -q 'aspect ratios differ' '$tmp/err'" "a mask of another shape is refused (exit 2)"
 "$uot" recolor "$tmp/src.bmp" "$tmp/a.bmp" -o "$tmp/x.bmp" --mask "$tmp/mask.png" --export-lut "$tmp/x.cube" $small 2>"$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'cannot hold a mask' '$tmp/err'" "--export-lut with --mask is refused (exit 2)"
+
+# Two regions, each with its own reference: each side as its own masked recolor, the middle kept.
+py right "$tmp/right.png" 256 192 171
+"$uot" recolor "$tmp/src.bmp" -o "$tmp/regions.bmp" --region "$tmp/mask.png=$tmp/a.bmp" --region "$tmp/right.png=$tmp/b.bmp" $small; rc=$?
+"$uot" recolor "$tmp/src.bmp" "$tmp/a.bmp" -o "$tmp/left_a.bmp" --mask "$tmp/mask.png" $small
+"$uot" recolor "$tmp/src.bmp" "$tmp/b.bmp" -o "$tmp/right_b.bmp" --mask "$tmp/right.png" $small
+check "[ $rc -eq 0 ] && py regions '$tmp/src.bmp' '$tmp/regions.bmp' '$tmp/left_a.bmp' '$tmp/right_b.bmp' 170 342" \
+  "--region twice: each region as its own masked recolor, pixels under neither keep the source"
+"$uot" recolor "$tmp/src.bmp" "$tmp/a.bmp" -o "$tmp/x.bmp" --region "$tmp/mask.png=$tmp/a.bmp" $small 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q 'give SOURCE only' '$tmp/err'" "--region with a REFERENCE argument is a usage error (exit 2)"
 
 mkdir -p "$tmp/in" "$tmp/masks" "$tmp/out"
 cp "$tmp/src.bmp" "$tmp/in/one.bmp"
