@@ -161,14 +161,13 @@ void featherMask(Mask& mask, const float* guide, WorkingSpace space, int radius,
     if (radius < 0) throw Error(ErrorCode::InvalidArgument, "mask feather radius must be >= 0 (got " +
                                                                 std::to_string(radius) + ")");
     if (radius == 0 || mask.empty()) return;
-    const std::size_t n = mask.values.size();
-    const float scale = static_cast<float>(1.0 / nominalRange(space));
-    std::vector<float> normalised(3 * n);
-    for (std::size_t i = 0; i < 3 * n; ++i) normalised[i] = guide[i] * scale;
+    // kMaskFeatherEps is in (guide / range)^2 units: the same filter on the guide as
+    // it is, with eps x range^2 (no normalised copy of a 12 MP guide).
+    const double range = nominalRange(space);
     // The fast filter (models on block means of radius / 4 pixels) from a radius of
     // 8: its interpolated coefficients still vanish exactly where the mask is uniform.
     const int subsample = radius >= 8 ? radius / 4 : 1;
-    colorGuidedFilter(normalised.data(), mask.values.data(), mask.width, mask.height, 1, radius, kMaskFeatherEps,
+    colorGuidedFilter(guide, mask.values.data(), mask.width, mask.height, 1, radius, kMaskFeatherEps * range * range,
                       subsample, resolveThreadCount(threads));
     // Rounding in the filter's sums may leave 1 - 1e-7 inside a white area: within
     // 1e-5 of 0 or 1 counts as 0 or 1.

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/color/float_buffer.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -14,7 +15,7 @@ Mask prepareMask(const Mask& mask, const Image& source, int featherRadius, Worki
         throw Error(ErrorCode::InvalidArgument, "mask feather radius must be >= 0 (got " + std::to_string(featherRadius) + ")");
     Mask out = resizeMask(mask, source.width, source.height);
     if (featherRadius > 0) {
-        std::vector<float> guide(source.pixelCount() * 3);
+        FloatBuffer guide(source.pixelCount() * 3);  // not zeroed first: every value is written
         imageToSpace(source, space, guide.data(), threads);
         featherMask(out, guide.data(), space, featherRadius, threads);
     }
