@@ -5,7 +5,9 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -14,6 +16,7 @@
 #include "app/cli/json_text.h"
 #include "app/cli/solver_flags.h"
 #include "core/io/atomic_file.h"
+#include "core/pipeline/region_recolor.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -231,6 +234,83 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     out.json = parser.flag("json");
     out.quiet = parser.flag("quiet");
     return out;
+}
+
+void addRegionOptions(ArgParser& parser, MaskOption mask)
+{
+    if (mask == MaskOption::File)
+        parser.addOption("mask", "MASK.png",
+                         "recolor only where the mask is white (black keeps the source exactly, grey blends); gray, "
+                         "RGB (mean of R, G, B) or RGBA (times alpha), 8/16-bit, resized to the source (box filter "
+                         "when shrinking, bilinear when enlarging); the source palette is taken under the mask");
+    if (mask == MaskOption::File)
+        parser.addOption("region", "MASK=REFERENCE",
+                         "up to " + std::to_string(kMaxRegions) + " times, without REFERENCE arguments: a region "
+                         "recolored from its own reference through its mask (as --mask), each its own transport "
+                         "problem; later regions over earlier ones, pixels under none keep the source",
+                         "", true);
+    if (mask == MaskOption::Pattern)
+        parser.addOption("mask-pattern", "TEXT",
+                         "one mask per input, as --mask: {name} = input name without extension, {ext} = its "
+                         "extension, {dir} = its folder (e.g. masks/{name}.png); an input without its mask fails");
+    if (mask != MaskOption::None)
+        parser.addOption("mask-feather", "R",
+                         "soften the mask's edges along the source's color edges (guided filter of radius R "
+                         "pixels); 0 = the mask as given",
+                         "0");
+    parser.addOption("reference-weights", "W1,W2,...",
+                     "with several references: the share of each in the pooled reference palette (numbers > 0; "
+                     "default equal, whatever the images' sizes)");
+}
+
+RegionCliSettings readRegionOptions(const ArgParser& parser, MaskOption mask, std::size_t references)
+{
+    RegionCliSettings out;
+    if (mask == MaskOption::File && parser.has("mask")) out.mask = parser.value("mask");
+    if (mask == MaskOption::Pattern && parser.has("mask-pattern")) out.maskPattern = parser.value("mask-pattern");
+    if (mask != MaskOption::None) {
+        out.maskFeather = parser.integer("mask-feather");
+        if (out.maskFeather < 0 || out.maskFeather > 1000)
+            throw UsageError("option '--mask-feather' needs a whole number of pixels from 0 to 1000, got " +
+                             parser.value("mask-feather"));
+    }
+    if (mask == MaskOption::File && parser.has("region")) {
+        for (const std::string& item : parser.values("region")) {
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+                throw UsageError("option '--region' needs MASK=REFERENCE, got '" + item + "'");
+            out.regions.push_back({item.substr(0, eq), item.substr(eq + 1)});
+        }
+        if (out.regions.size() > static_cast<std::size_t>(kMaxRegions))
+            throw UsageError("option '--region' given " + std::to_string(out.regions.size()) + " times: at most " +
+                             std::to_string(kMaxRegions) + " regions");
+    }
+    if (parser.has("reference-weights")) {
+        for (const std::string& item : splitList(parser.value("reference-weights"))) {
+            char* end = nullptr;
+            const double w = std::strtod(item.c_str(), &end);
+            if (end == item.c_str() || *end != '\0' || !std::isfinite(w) || !(w > 0))
+                throw UsageError("option '--reference-weights' needs numbers > 0, got '" + item + "'");
+            out.referenceWeights.push_back(w);
+        }
+        if (out.referenceWeights.size() != references)
+            throw UsageError("option '--reference-weights' has " + std::to_string(out.referenceWeights.size()) +
+                             " weights for " + std::to_string(references) + " reference images");
+    }
+    return out;
+}
+
+void setReferences(RecolorPipeline& pipeline, std::vector<Image> references, const RegionCliSettings& regions)
+{
+    if (references.size() == 1) {
+        pipeline.setReference(std::move(references.front()));
+        return;
+    }
+    std::vector<const Image*> images;
+    for (const Image& image : references) images.push_back(&image);
+    const RecolorSettings& s = pipeline.settings();
+    pipeline.setReferencePalette(std::make_shared<const Palette>(
+        buildPooledPalette(images, regions.referenceWeights, s.space, s.palette, s.threads)));
 }
 
 namespace {

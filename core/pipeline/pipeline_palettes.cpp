@@ -37,7 +37,12 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
     bool reused = true;
     report(control, PipelineStage::Palette, 0.0);
 
-    if (!s.sourcePalette || s.sourcePalette->space != st.space || !samePalette(s.sourcePaletteSettings, st.palette)) {
+    if (s.externalSourcePalette) {
+        if (s.sourcePalette->space != st.space)
+            throw Error(ErrorCode::InvalidArgument, "the source palette was built in " + toString(s.sourcePalette->space) +
+                                                        ", the settings ask for " + toString(st.space));
+    } else if (!s.sourcePalette || s.sourcePalette->space != st.space ||
+               !samePalette(s.sourcePaletteSettings, st.palette)) {
         checkCancel(control);
         // The CPU mapping converts every pixel anyway: the palette then reads those
         // colors; the GPU path converts on the device, and here only the sample.

@@ -167,6 +167,10 @@ public:
     // Uses a palette computed elsewhere (the batch engine computes the reference
     // palette once); it must be in settings().space.
     void setReferencePalette(std::shared_ptr<const Palette> palette);
+    // Uses a source palette computed elsewhere (a masked recolor weights the source's
+    // pixels by the mask: core/pipeline/region_recolor.h) until the next setSource();
+    // it must be in settings().space. Call after setSource().
+    void setSourcePalette(std::shared_ptr<const Palette> palette);
     bool hasSource() const;
     bool hasReference() const;
     // The source image as set (null before setSource).
