@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "core/params/parameter_schema.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
@@ -52,6 +53,8 @@ int readDevice(const std::string& text, bool& gpu, bool autoAllowed)
 
 }  // namespace
 
+std::string rawProblemEps() { return params::parameter("problem-eps").defaultShown(); }
+
 void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
 {
     parser.addOption("solver", config.allowSolverList ? "NAME[,NAME...]" : "NAME",
@@ -59,7 +62,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                          ". Naming a variant forces it: it stops with status 'underflow' instead of switching "
                          "to the log-domain solver when eps is too small",
                      config.defaultSolver);
-    parser.addOption("eps", "X", "entropic regularisation, > 0 (in cost units)", config.defaultEps);
+    parser.addOption("eps", "X", params::parameter("problem-eps").description, config.defaultEps);
     parser.addOption("tau", "X|inf", "marginal penalty on both sides (tau_a = tau_b); inf = balanced", config.defaultTau);
     parser.addOption("tau-a", "X|inf", "marginal penalty on the source side (overrides --tau)", config.defaultTauA);
     parser.addOption("tau-b", "X|inf",

@@ -24,6 +24,9 @@ namespace uot::cli {
 // count crashes the OpenMP runtime; thousands only thrash the machine).
 inline constexpr int kMaxThreads = 1024;
 
+// The default eps of a raw problem, as --help shows it (core/params: "problem-eps").
+std::string rawProblemEps();
+
 struct SolverFlagConfig {
     bool warmStart = false;               // also declare --warm-u / --warm-v (solve only)
     std::string defaultPrecision = "fp32";
@@ -31,9 +34,10 @@ struct SolverFlagConfig {
     bool allowSolverList = false;         // --solver may be "a,b,c" (bench); names are then mapped one by one
     bool allowPrecisionAndThreadLists = false;  // --precision fp32,fp64 --threads 1,2 (bench)
     bool iterationLimits = true;          // declare --max-iter and --tol (bench runs exact iteration counts)
-    // Defaults shown in --help and used when the flag is absent (recolor/batch use
-    // their own: costs there are normalised colour distances).
-    std::string defaultEps = "0.05";
+    // Defaults shown in --help and used when the flag is absent (recolor/batch declare
+    // eps, max-iter, tol and precision from the parameter table: costs there are
+    // normalised colour distances). eps: the table's raw-problem default.
+    std::string defaultEps = rawProblemEps();
     std::string defaultTau = "1";
     std::string defaultTauA;  // empty: --tau-a defaults to --tau
     std::string defaultTauB;  // empty: --tau-b defaults to --tau
@@ -53,7 +57,7 @@ struct SolverSettings {
     bool gpu = false;           // --device gpu[:N], or auto with a usable GPU
     bool deviceAuto = false;    // --device auto: gpu says what it chose
     std::string deviceNote;     // --device auto without a usable GPU: why the CPU was chosen
-    double eps = 0.05;
+    double eps = 0;     // --eps
     double tauA = 1.0;
     double tauB = 1.0;
     ReferenceMeasure reference = ReferenceMeasure::Ones;
