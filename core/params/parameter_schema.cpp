@@ -87,6 +87,15 @@ Parameter integer(std::string name, std::string label, double lo, double hi, std
     return p;
 }
 
+// A fraction the user sees, types and saves in percent.
+Parameter percent(std::string name, std::string label, double hi, std::string description)
+{
+    Parameter p = real(std::move(name), std::move(label), 0, hi, std::move(description));
+    p.unit = "%";
+    p.valueName = "PERCENT";
+    return p;
+}
+
 Parameter flag(std::string name, std::string label, std::string description)
 {
     Parameter p;
@@ -291,20 +300,16 @@ std::vector<Parameter> buildTable()
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.strength; });
     }
     {
-        Parameter& p = add(real("luminance", "luminance intensity", 0, kMaxLookIntensity,
+        Parameter& p = add(percent("luminance", "luminance intensity", kMaxLookIntensity,
                                 "how far the result's lightness moves to the transferred lightness (0 = the source's "
                                 "lightness, 100 = the transfer's)"),
                            Stage::Map, "luminance", "luminanceIntensity");
-        p.unit = "%";
-        p.valueName = "PERCENT";
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.luminance; });
     }
     {
-        Parameter& p = add(real("color-intensity", "colour intensity", 0, kMaxLookIntensity,
+        Parameter& p = add(percent("color-intensity", "colour intensity", kMaxLookIntensity,
                                 "scales the result's chroma (0 = grey)"),
                            Stage::Map, "color-intensity", "colorIntensity");
-        p.unit = "%";
-        p.valueName = "PERCENT";
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.colorIntensity; });
     }
     {
@@ -313,19 +318,15 @@ std::vector<Parameter> buildTable()
         bindNumber(p, [](RecolorSettings& s) -> bool& { return s.mapping.look.neutralize; });
     }
     {
-        Parameter& p = add(real("protect-skin", "protect skin tones", 0, kMaxLookProtection,
+        Parameter& p = add(percent("protect-skin", "protect skin tones", kMaxLookProtection,
                                 "keep skin-toned source pixels' hue close to the source's (soft falloff)"),
                            Stage::Map, "protect-skin", "protectSkin");
-        p.unit = "%";
-        p.valueName = "PERCENT";
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.protectSkin; });
     }
     {
-        Parameter& p = add(real("protect-neutrals", "protect neutrals", 0, kMaxLookProtection,
+        Parameter& p = add(percent("protect-neutrals", "protect neutrals", kMaxLookProtection,
                                 "keep grey and near-grey source pixels close to the source's colour (soft falloff)"),
                            Stage::Map, "protect-neutrals", "protectNeutrals");
-        p.unit = "%";
-        p.valueName = "PERCENT";
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.protectNeutrals; });
     }
     {

@@ -14,29 +14,12 @@
 #include "core/params/parameter_schema.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "tests/support/qt_checks.h"
+#include "tests/support/synthetic_scene.h"
 
 using namespace uot;
+using uot::test::scene;
 
 namespace {
-
-// A small photo-like image: shading, a flat patch and noise.
-Image scene(int w, int h, unsigned seed)
-{
-    Image img = Image::allocate(w, h, 3, 8);
-    unsigned s = seed;
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            s = s * 1103515245u + 12345u;
-            const int noise = static_cast<int>((s >> 16) % 9) - 4;
-            int r = 30 + 200 * x / w + noise, g = 120 + 80 * y / h + noise, b = 220 - 150 * x * y / (w * h) + noise;
-            if ((x / 8 + y / 8) % 5 == 0) r = 240, g = 200, b = 40;
-            const std::size_t k = (static_cast<std::size_t>(y) * w + x) * 3;
-            img.data[k] = static_cast<std::uint8_t>(std::min(255, std::max(0, r)));
-            img.data[k + 1] = static_cast<std::uint8_t>(std::min(255, std::max(0, g)));
-            img.data[k + 2] = static_cast<std::uint8_t>(std::min(255, std::max(0, b)));
-        }
-    return img;
-}
 
 // A valid value other than the default, in the core's units.
 double otherNumber(const params::Parameter& p)
