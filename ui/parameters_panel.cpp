@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <optional>
 
 #include "core/params/parameter_schema.h"
 
@@ -297,11 +298,11 @@ QWidget* ParametersPanel::editor(const QString& name) const { return m_editors.v
 
 void ParametersPanel::fillSolvers()
 {
-    m_solver->addItem(tr("auto"), "auto");
-    for (const SolverInfo& info : listSolvers()) {  // the names the table's "solver" entry allows
-        if (info.caps.device == DeviceKind::Gpu) continue;  // the device box picks the GPU form of a variant
-        m_solver->addItem(QString::fromStdString(info.name), QString::fromStdString(info.name));
-        m_solver->setItemData(m_solver->count() - 1, QString::fromStdString(info.description), Qt::ToolTipRole);
+    for (const std::string& name : entry("solver").choiceList()) {  // "auto" and the CPU variants
+        const QString text = QString::fromStdString(name);
+        m_solver->addItem(name == "auto" ? tr("auto") : text, text);
+        if (const std::optional<SolverInfo> info = findSolver(name); info && name != "auto")
+            m_solver->setItemData(m_solver->count() - 1, QString::fromStdString(info->description), Qt::ToolTipRole);
     }
 }
 

@@ -105,7 +105,6 @@ void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
 void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
 {
     const bool output = set == RecolorOptionSet::Full;  // the output file's options
-    const RecolorSettings d;
     for (const params::Parameter& p : params::parameters()) {
         if (p.cliFlag.empty()) continue;
         if (p.kind == params::Kind::Flag) {
@@ -117,9 +116,6 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
                          p.defaultShown());
         if (!p.cliAlias.empty()) parser.addOption(p.cliAlias, p.valueName, "the same as --" + p.cliFlag + " (its former name)");
     }
-    parser.addOption("smooth-min-slope", "X|none",
-                     "smallest local slope of result lightness over source lightness the smoothing allows",
-                     std::isfinite(d.mapping.smoothMinSlope) ? number(d.mapping.smoothMinSlope) : std::string("none"));
     addSolverOptions(parser, recolorSolverConfig());
     if (output) {
         parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
@@ -140,8 +136,6 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     RecolorCliSettings out;
     RecolorSettings& s = out.recolor;
     readParameterOptions(parser, s);
-    s.mapping.smoothMinSlope = parser.value("smooth-min-slope") == "none" ? -std::numeric_limits<double>::infinity()
-                                                                           : parser.number("smooth-min-slope");
 
     const SolverSettings solver = readSolverOptions(parser, recolorSolverConfig());
     requireUsableDevice(solver);  // --device gpu without a GPU: exit 4 before any work

@@ -75,7 +75,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      std::string("storage and arithmetic of the kernel matrix") + (lists ? " (a list: one case each)" : ""),
                      config.defaultPrecision);
     parser.addOption("threads", lists ? "N[,N...]" : "N",
-                     "CPU threads, 0 = all cores, at most " + std::to_string(kMaxThreads) +
+                     "CPU threads, 0 = all cores, at most " + std::to_string(params::kMaxThreads) +
                          (lists ? " (a list: one case each)" : ""),
                      config.defaultThreads);
     if (config.iterationLimits) {
@@ -152,9 +152,9 @@ int readThreadCount(const std::string& text, const std::string& option)
     char* end = nullptr;
     errno = 0;
     const long value = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < 0 || value > kMaxThreads)
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < 0 || value > params::kMaxThreads)
         throw UsageError("option '--" + option + "' needs a whole number from 0 (all cores) to " +
-                         std::to_string(kMaxThreads) + ", got '" + text + "'");
+                         std::to_string(params::kMaxThreads) + ", got '" + text + "'");
     return static_cast<int>(value);
 }
 

@@ -19,11 +19,6 @@
 
 namespace uot::cli {
 
-// The largest --threads value any command accepts (docs/SAFETY.md, --help): more threads
-// than this are refused as a usage error before any OpenMP region starts (a huge
-// count crashes the OpenMP runtime; thousands only thrash the machine).
-inline constexpr int kMaxThreads = 1024;
-
 // The default eps of a raw problem, as --help shows it (core/params: "problem-eps").
 std::string rawProblemEps();
 
@@ -78,7 +73,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config = {});
 // UsageError with a message naming the option for out-of-range values.
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config = {});
 
-// A --threads value: a whole number from 0 (all cores) to kMaxThreads. Throws
+// A --threads value: a whole number from 0 (all cores) to params::kMaxThreads. Throws
 // UsageError naming `option`.
 int readThreadCount(const std::string& text, const std::string& option = "threads");
 

@@ -279,7 +279,7 @@ std::vector<Parameter> buildTable()
         add(std::move(p), Stage::Solve, "", "device");
     }
     {
-        Parameter& p = add(integer("threads", "threads", 0, 1024, "CPU threads, 0 = all cores"), Stage::Solve, "", "threads");
+        Parameter& p = add(integer("threads", "threads", 0, kMaxThreads, "CPU threads, 0 = all cores"), Stage::Solve, "", "threads");
         bindNumber(p, [](RecolorSettings& s) -> int& { return s.transport.options.threads; });
     }
     {
@@ -392,6 +392,14 @@ std::vector<Parameter> buildTable()
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.smoothChromaEps; });
     }
     {
+        Parameter& p = add(real("smooth-min-slope", "smoothing slope floor", -10, 1,
+                                "smallest local slope of result lightness over source lightness the smoothing allows"),
+                           Stage::Map, "smooth-min-slope", "");
+        p.noneText = "none";
+        p.valueName = "X|none";
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.smoothMinSlope; });
+    }
+    {
         Parameter& p = add(real("smoothing", "structure smoothing", 0, 4,
                                 "edge-aware smoothing as a multiple of the default radius (--smooth-radius); 0 = off"),
                            Stage::Map, "", "smoothingScale");
@@ -427,6 +435,7 @@ std::string shownNumber(const Parameter& p, double value)
 {
     if (p.kind == Kind::Flag) return value != 0 ? "true" : "false";
     if (p.kind == Kind::Integer) return std::to_string(std::llround(value));
+    if (!p.noneText.empty() && value == -kInfinity) return p.noneText;
     return number(value * p.scale());
 }
 
@@ -438,7 +447,9 @@ std::string Parameter::defaultShown() const
 std::string Parameter::allowed() const
 {
     switch (kind) {
-    case Kind::Real: return "a number from " + shownNumber(*this, min) + " to " + shownNumber(*this, max);
+    case Kind::Real:
+        return "a number from " + shownNumber(*this, min) + " to " + shownNumber(*this, max) +
+               (noneText.empty() ? "" : " or " + noneText);
     case Kind::Integer: return "a whole number from " + shownNumber(*this, min) + " to " + shownNumber(*this, max);
     case Kind::Flag: return "true or false";
     case Kind::Choice: return "one of " + joined(choiceList(), ", ");
@@ -465,6 +476,7 @@ std::optional<double> parseNumber(const Parameter& p, const std::string& shown)
         return std::nullopt;
     }
     if (t.empty()) return std::nullopt;
+    if (!p.noneText.empty() && t == p.noneText) return -kInfinity;
     char* end = nullptr;
     double v = 0;
     if (p.kind == Kind::Integer) {

@@ -23,6 +23,11 @@
 
 namespace uot::params {
 
+// The largest thread count any command and the studio accept (docs/SAFETY.md, --help):
+// more are refused before any OpenMP region starts (a huge count crashes the OpenMP
+// runtime; thousands only thrash the machine).
+inline constexpr int kMaxThreads = 1024;
+
 enum class Kind {
     Real,     // a number in [min, max]
     Integer,  // a whole number in [min, max]
@@ -48,6 +53,7 @@ struct Parameter {
     // Choices known only at run time (the solver registry's names), read when used.
     std::function<std::vector<std::string>()> listChoices;
     double min = 0, max = 0;  // Real, Integer (inclusive, core units); Device: the largest ordinal
+    std::string noneText;     // Real: a spelling for "none" (held as -infinity), "" = no such value
     std::string cliFlag;      // "" = not on the command line
     std::string cliAlias;     // a former spelling of the flag, same meaning ("strength" for "fade")
     bool cliNegated = false;  // the flag turns the setting off ("no-smooth" for smooth)
