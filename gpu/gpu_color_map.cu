@@ -419,7 +419,7 @@ DisplacementField ColorMapper::computeField(const DisplacementLut& lut, const Ma
     if (!m.hasSource || m.lowSubsample < 1)
         throw Error(ErrorCode::InvalidArgument, "ColorMapper::computeField: no block means on the device");
     if (settings.smoothGuide != SmoothingGuide::Lightness)
-        throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the colour guide is fitted on the host");
+        throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the color guide is fitted on the host");
     if (std::isfinite(settings.smoothMinSlope))
         throw Error(ErrorCode::Unavailable, "ColorMapper::computeField: the lightness slope floor is fitted on the host");
     if (settings.bounds.enabled)

@@ -194,6 +194,8 @@ void ComparisonView::start()
     m_charts->clearRuns();
     m_summary->setText(tr("Starting..."));
     const QString a = m_a->currentData().toString(), b = m_b->currentData().toString();
+    m_chosen[0] = a;
+    m_chosen[1] = b;
     m_generation = m_worker->submit(tr("Compare"), m_factory(a, b, m_concurrent->isChecked()));
     setRunning(true);
 }
@@ -207,10 +209,20 @@ void ComparisonView::onFinished(quint64 generation, std::shared_ptr<const JobOut
     emit comparisonFinished();
 }
 
+QString ComparisonView::sideLabel(int side, const RunOutcome& run) const
+{
+    // The variant that ran; the one chosen too when the pipeline ran another
+    // (e.g. matrix-free for a large palette, or a stabilised form).
+    const QString chosen = m_chosen[side].isEmpty() ? run.solver : resolvedVariantName(m_chosen[side]);
+    if (run.solver.isEmpty() || run.solver == chosen) return runLabel(chosen);
+    return tr("%1, instead of %2").arg(runLabel(run.solver), chosen);
+}
+
 void ComparisonView::showOutput(const JobOutput& output)
 {
     if (output.runs.size() != 2) return;
     double msPerIteration[2] = {0, 0};
+    const QString labels[2] = {sideLabel(0, output.runs[0]), sideLabel(1, output.runs[1])};
     for (int k = 0; k < 2; ++k) {
         const RunOutcome& run = output.runs[std::size_t(k)];
         const SolveResult& r = run.result;
@@ -225,7 +237,7 @@ void ComparisonView::showOutput(const JobOutput& output)
                                     durationText(r.timings.iterateSeconds), QString::number(msPerIteration[k], 'g', 4),
                                     QString::number(f.gbps, 'f', 2), QString::number(r.error, 'g', 3)};
         for (int row = 0; row < values.size(); ++row) m_table->setItem(row, k, new QTableWidgetItem(values[row]));
-        m_table->horizontalHeaderItem(k)->setText(run.label);
+        m_table->horizontalHeaderItem(k)->setText(sideLabel(k, run));
         if (seconds > 0) m_charts->setRooflinePoint(k, f.operationalIntensity, f.gflops);
     }
     m_imageA->setImage(output.runs[0].image);
@@ -233,14 +245,14 @@ void ComparisonView::showOutput(const JobOutput& output)
     QString summary;
     if (msPerIteration[0] > 0 && msPerIteration[1] > 0)
         summary += tr("%1 is %2x faster per iteration than %3. ")
-                       .arg(msPerIteration[0] <= msPerIteration[1] ? output.runs[0].label : output.runs[1].label)
+                       .arg(msPerIteration[0] <= msPerIteration[1] ? labels[0] : labels[1])
                        .arg(std::max(msPerIteration[0], msPerIteration[1]) / std::min(msPerIteration[0], msPerIteration[1]), 0, 'f', 2)
-                       .arg(msPerIteration[0] <= msPerIteration[1] ? output.runs[1].label : output.runs[0].label);
+                       .arg(msPerIteration[0] <= msPerIteration[1] ? labels[1] : labels[0]);
     const SolveTimings& ta = output.runs[0].result.timings;
     const SolveTimings& tb = output.runs[1].result.timings;
     summary += tr("Set-up %1 and %2, iterations %3 and %4 (%5, %6). ")
                    .arg(durationText(ta.setupSeconds), durationText(tb.setupSeconds), durationText(ta.iterateSeconds),
-                        durationText(tb.iterateSeconds), output.runs[0].label, output.runs[1].label);
+                        durationText(tb.iterateSeconds), labels[0], labels[1]);
     if (std::isfinite(output.planMaxRelDiff))
         summary += tr("Plans differ by at most %1 of the largest entry. ").arg(output.planMaxRelDiff, 0, 'g', 3);
     if (std::isfinite(output.imageMaxRelDiff))

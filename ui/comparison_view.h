@@ -57,6 +57,9 @@ private:
     void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
     void showOutput(const JobOutput& output);
     void showRoofFor(const QString& variant);
+    // The column title of side 0 (A) or 1 (B): the variant that ran ("CPU log"),
+    // with the one chosen when they differ.
+    QString sideLabel(int side, const RunOutcome& run) const;
     void setRunning(bool running);
 
     SolveWorker* m_worker;
@@ -76,6 +79,7 @@ private:
     ImageView* m_imageA = nullptr;
     ImageView* m_imageB = nullptr;
     MachinePeaks m_peaks;
+    QString m_chosen[2];  // the variants of the running or last comparison, as chosen
 };
 
 }  // namespace uot::ui

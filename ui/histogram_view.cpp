@@ -9,6 +9,7 @@ namespace uot::ui {
 
 HistogramView::HistogramView(QWidget* parent) : QWidget(parent)
 {
+    setMaximumWidth(kMaxWidth);
     setToolTip(tr("Histograms of the source, the reference and the result: luminance (grey) and red, green, blue."));
 }
 

@@ -19,8 +19,11 @@ public:
     void setImage(Slot slot, const QImage& image);
     const Histogram& histogram(Slot slot) const { return m_histograms[slot]; }
 
-    QSize sizeHint() const override { return {600, 140}; }
-    QSize minimumSizeHint() const override { return {240, 90}; }
+    // Stacked in a narrow side dock: the image panes keep the width (the widget
+    // is at most kMaxWidth wide, see the constructor).
+    static constexpr int kMaxWidth = 340;
+    QSize sizeHint() const override { return {260, 420}; }
+    QSize minimumSizeHint() const override { return {180, 240}; }
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -39,6 +39,7 @@ void ImageView::setImage(const QImage& image)
     m_image = image;
     if (sizeChanged) m_fit = true;
     update();
+    notifyZoom();
 }
 
 void ImageView::setBeforeImage(const QImage& image)
@@ -62,6 +63,12 @@ void ImageView::setSplitPosition(double fraction)
 void ImageView::setCaption(const QString& text)
 {
     m_caption = text;
+    update();
+}
+
+void ImageView::setBeforeCaption(const QString& text)
+{
+    m_beforeCaption = text;
     update();
 }
 
@@ -101,7 +108,21 @@ void ImageView::fit()
     m_fit = true;
     m_offset = {};
     update();
-    emit zoomChanged(zoom());
+    notifyZoom();
+}
+
+void ImageView::notifyZoom()
+{
+    const double now = m_image.isNull() ? 0.0 : zoom();
+    if (now == m_notifiedZoom) return;
+    m_notifiedZoom = now;
+    emit zoomChanged(now);
+}
+
+void ImageView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    notifyZoom();  // fitted: the scale follows the pane's size
 }
 
 void ImageView::zoomBy(double factor)
@@ -112,7 +133,7 @@ void ImageView::zoomBy(double factor)
     if (m_fit) m_offset = {};
     m_fit = false;
     update();
-    emit zoomChanged(m_scale);
+    notifyZoom();
 }
 
 void ImageView::zoomActualSize()
@@ -122,7 +143,7 @@ void ImageView::zoomActualSize()
     m_scale = 1.0;
     m_offset = {};
     update();
-    emit zoomChanged(m_scale);
+    notifyZoom();
 }
 
 void ImageView::paintEvent(QPaintEvent*)
@@ -167,7 +188,7 @@ void ImageView::paintEvent(QPaintEvent*)
         painter.drawEllipse(mid, 7, 7);
         painter.setPen(Qt::black);
         const QFontMetrics fm(font());
-        const QString before = tr("Before"), after = tr("After");
+        const QString before = splitLabel(SplitSide::Before), after = splitLabel(SplitSide::After);
         auto label = [&](const QString& text, QPointF at) {
             const QRectF box(at, QSizeF(fm.horizontalAdvance(text) + 10, fm.height() + 4));
             painter.fillRect(box, QColor(255, 255, 255, 200));
@@ -199,6 +220,14 @@ QString ImageView::zoomText() const
     if (m_image.isNull()) return {};
     const double percent = zoom() * 100.0;
     return percent < 10 ? QStringLiteral("%1 %").arg(percent, 0, 'f', 1) : QStringLiteral("%1 %").arg(std::lround(percent));
+}
+
+QString ImageView::splitLabel(SplitSide side) const
+{
+    // Each side names what it shows: "Before: Source", "After: LUT preview (...)".
+    if (side == SplitSide::Before)
+        return m_beforeCaption.isEmpty() ? tr("Before") : tr("Before: %1").arg(m_beforeCaption);
+    return m_caption.isEmpty() ? tr("After") : tr("After: %1").arg(m_caption);
 }
 
 QRectF ImageView::visibleImageRect() const { return imageRect().intersected(QRectF(rect())); }

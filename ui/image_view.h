@@ -27,8 +27,14 @@ public:
     void setSplitPosition(double fraction);
     double splitPosition() const { return m_splitPosition; }
     void setPlaceholder(const QString& text);
-    // A short name drawn in the top-left corner ("Source", "Result").
+    // A short name drawn in the top-left corner ("Source", "Result"); in split
+    // view, the label of the right-hand side.
     void setCaption(const QString& text);
+    // What the "before" image is ("Source"): the label of the split view's left side.
+    void setBeforeCaption(const QString& text);
+    enum class SplitSide { Before, After };
+    // The label drawn on that side of the split view ("Before: Source").
+    QString splitLabel(SplitSide side) const;
     // A warning over the image (e.g. "Out of date: press Run"): a band across
     // the top of the pane, with the image dimmed under it; empty: none.
     void setBanner(const QString& text);
@@ -49,10 +55,12 @@ public slots:
 
 signals:
     void fileDropped(const QString& path);
+    // The effective scale changed: a zoom, fit, a new image size or, when fitted, a resize.
     void zoomChanged(double zoom);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
@@ -66,14 +74,17 @@ private:
     QRectF visibleImageRect() const;  // the part of imageRect() inside the widget
     double fitScale() const;
     bool nearDivider(const QPointF& pos) const;
+    void notifyZoom();  // emits zoomChanged when zoom() differs from the last one told
 
     QImage m_image;
     QImage m_before;
     QString m_placeholder;
     QString m_caption;
+    QString m_beforeCaption;
     QString m_banner;
     bool m_fit = true;
     double m_scale = 1.0;
+    double m_notifiedZoom = 0.0;  // the zoom last told through zoomChanged (0: no image)
     QPointF m_offset;  // image centre offset from the widget centre when not fitting
     bool m_split = false;
     double m_splitPosition = 0.5;

@@ -88,6 +88,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     m_sourceView->setCaption(tr("Source"));
     m_referenceView->setCaption(tr("Reference"));
     m_resultView->setCaption(tr("Result"));
+    m_resultView->setBeforeCaption(tr("Source"));  // the split view's left side
     m_sourceView->setToolTip(tr("Source image: its colors are replaced. Drop a file to replace it."));
     m_referenceView->setToolTip(tr("Reference image: its palette is transferred. Drop a file to replace it."));
     m_resultView->setToolTip(tr("Result. Wheel: zoom, drag: pan, double-click: fit. In split view, drag the divider."));

@@ -129,9 +129,10 @@ void MainWindow::createStatusBar()
     m_phase = new QLabel(tr("Ready"));
     m_phase->setMinimumWidth(1);  // long messages must not widen the window
     m_imageInfo = new QLabel;
-    m_imageInfo->setToolTip(tr("Bit depth and colour profile of the source image. Images are converted from their\n"
-                               "profile to sRGB when read; results are saved as sRGB with the profile embedded."));
+    m_imageInfo->setToolTip(tr("Bit depth and color profile of the source image. Images are converted from their\n"
+                               "profile to sRGB when read; results are saved in the profile chosen in Save Options (sRGB by default)."));
     m_zoomLabel = new QLabel;
+    m_zoomLabel->setObjectName("zoomLabel");
     m_zoomLabel->setToolTip(tr("Zoom of the result (View > Zoom In: Ctrl++ or Ctrl+=)."));
     m_progress = new QProgressBar;
     m_progress->setMinimumWidth(340);

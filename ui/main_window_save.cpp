@@ -52,13 +52,40 @@ bool sameFile(const QString& a, const QString& b)
     return QDir::cleanPath(x.absoluteFilePath()) == QDir::cleanPath(y.absoluteFilePath());
 }
 
-// Bit depth and quality for the chosen format, starting from the last choice.
+// The output color profile chosen in Save Options (setting "save/profile",
+// output_profile.h's names; sRGB when unset or not a known name).
+OutputProfile savedOutputProfile()
+{
+    try {
+        return parseOutputProfile(QSettings().value("save/profile", "srgb").toString().toStdString());
+    } catch (const std::exception&) {
+        return OutputProfile::Srgb;
+    }
+}
+
+// The list of output color profiles (output_profile.h), `current` selected.
+QComboBox* outputProfileBox(OutputProfile current)
+{
+    auto* box = new QComboBox;
+    box->setObjectName("outputProfileBox");
+    box->addItem(QObject::tr("sRGB"), "srgb");
+    box->addItem(QObject::tr("the source's own profile"), "source");
+    box->addItem(QObject::tr("Display P3"), "display-p3");
+    box->addItem(QObject::tr("Adobe RGB (1998)"), "adobe-rgb");
+    box->setToolTip(QObject::tr("The color profile the result is converted into and tagged with.\n"
+                                "sRGB suits the web; Display P3 and Adobe RGB keep more saturated colors\n"
+                                "for wide-gamut screens and print."));
+    box->setCurrentIndex(std::max(0, box->findData(QString::fromStdString(toString(current)))));
+    return box;
+}
+
+// Bit depth, quality and color profile for the chosen format, starting from the last choice.
 bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options)
 {
     const QString ext = QFileInfo(path).suffix().toLower();
     const bool lossy = ext == "jpg" || ext == "jpeg" || ext == "webp";
     const bool deep = ext == "png" || ext == "tif" || ext == "tiff";
-    if (!lossy && !deep) return true;
+    if (!lossy && !deep) return true;  // BMP carries no profile
     QDialog dialog(parent);
     dialog.setWindowTitle(QObject::tr("Save Options"));
     auto* form = new QFormLayout(&dialog);
@@ -78,6 +105,11 @@ bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options
         quality->setValue(options.jpegQuality);
         form->addRow(QObject::tr("Quality"), quality);
     }
+    QComboBox* profile = nullptr;
+    if (ext != "webp") {  // WebP carries no profile here: always sRGB
+        profile = outputProfileBox(options.profile);
+        form->addRow(QObject::tr("Color profile"), profile);
+    }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
@@ -85,6 +117,7 @@ bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options
     if (dialog.exec() != QDialog::Accepted) return false;
     if (depth) options.depth = depth->currentData().toInt();
     if (quality) options.jpegQuality = options.webpQuality = quality->value();
+    if (profile) options.profile = parseOutputProfile(profile->currentData().toString().toStdString());
     return true;
 }
 
@@ -193,12 +226,14 @@ void MainWindow::saveAs()
     options.depth = remembered.integer("save/depth", 0, 0, 16);
     if (options.depth != 8 && options.depth != 16) options.depth = 0;
     options.jpegQuality = options.webpQuality = remembered.integer("save/quality", 95, 1, 100);
+    options.profile = savedOutputProfile();
     if (!problems.isEmpty()) m_phase->setText(problems.join(QStringLiteral("; ")));
     if (!m_prompts.chooseOptions(path, options)) return;
     settings.setValue("dialogs/save/folder", QFileInfo(path).absolutePath());
     settings.setValue("dialogs/save/filter", filter);
     settings.setValue("save/depth", options.depth);
     settings.setValue("save/quality", options.jpegQuality);
+    settings.setValue("save/profile", QString::fromStdString(toString(options.profile)));
     saveResultTo(path, options.depth, options.jpegQuality);
 }
 
@@ -223,10 +258,12 @@ void MainWindow::saveResultTo(const QString& path, int depth, int quality)
     options.depth = depth;
     options.jpegQuality = options.webpQuality = quality;
     const WriteOptions remembered = options;
-    // The EXIF/XMP/IPTC of the photo the result was made from, and an sRGB
-    // profile (the pixels are sRGB), go with it.
+    // The EXIF/XMP/IPTC of the photo the result was made from, and the chosen
+    // color profile (Save Options; the pixels are converted from sRGB into it), go with it.
     options.metadataFrom = m_result.metadataSource().toStdString();
-    options.embedSrgbProfile = true;
+    options.profile = savedOutputProfile();
+    // A bundled sample is no file with a profile of its own: it was read as sRGB.
+    if (options.profile == OutputProfile::Source && options.metadataFrom.empty()) options.profile = OutputProfile::Srgb;
     // The writer refuses these too: a second guard.
     for (const QString& p : {m_source.path, m_reference.path, m_result.inputs.source.path, m_result.inputs.reference.path})
         if (!p.isEmpty() && !p.startsWith(":/")) options.protectedPaths.push_back(p.toStdString());

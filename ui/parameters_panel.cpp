@@ -14,6 +14,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -21,6 +22,7 @@
 
 #include "core/registry/solver_registry.h"
 #include "core/registry/device_registry.h"
+#include "ui/default_reset.h"
 
 namespace uot::ui {
 
@@ -77,13 +79,13 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     setRange(m_smoothing, entry("smoothing"));
     m_smoothing->setSingleStep(0.1);
     m_smoothing->setDecimals(2);
-    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness and colour:\n"
+    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness and color:\n"
                                "keeps textures and edges intact. 0 turns it off."));
     mapForm->addRow(tr("Structure smoothing"), m_smoothing);
     QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue, entry("residual-match"));
-    m_paletteMatch->setToolTip(tr("How closely the result's colour distribution follows the reference's\n"
+    m_paletteMatch->setToolTip(tr("How closely the result's color distribution follows the reference's\n"
                                   "(through the smoothing: needs structure smoothing above 0). Lower it if a\n"
-                                  "plain area takes on more colour variation than you want.\n"
+                                  "plain area takes on more color variation than you want.\n"
                                   "Changing it re-maps without solving again."));
     mapForm->addRow(tr("Palette match"), matchRow);
     layout->addWidget(mapping);
@@ -92,30 +94,30 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     // photographer's panel still fits a small window; they open by themselves
     // when the parameters set any of them.
     m_lookToggle = new QToolButton;
-    m_lookToggle->setText(tr("Colour controls"));
+    m_lookToggle->setText(tr("Color controls"));
     m_lookToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_lookToggle->setCheckable(true);
     m_lookToggle->setArrowType(Qt::RightArrow);
     m_lookToggle->setAutoRaise(true);
-    m_lookToggle->setToolTip(tr("Luminance and colour intensity, neutralize, protect skin tones and neutrals."));
+    m_lookToggle->setToolTip(tr("Luminance and color intensity, neutralize, protect skin tones and neutrals."));
     layout->addWidget(m_lookToggle);
-    m_lookControls = new QGroupBox(tr("Colour controls"));
+    m_lookControls = new QGroupBox(tr("Color controls"));
     auto* lookForm = new QFormLayout(m_lookControls);
     QHBoxLayout* lumRow = percentSlider(this, m_luminanceIntensity, m_luminanceIntensityValue, entry("luminance"));
     m_luminanceIntensity->setToolTip(tr("How far the result's lightness moves toward the transferred lightness:\n"
                                         "0 % keeps the source's, 100 % is the transfer's, 200 % moves twice as far."));
     lookForm->addRow(tr("Luminance"), lumRow);
     QHBoxLayout* colorRow = percentSlider(this, m_colorIntensity, m_colorIntensityValue, entry("color-intensity"));
-    m_colorIntensity->setToolTip(tr("Scales the result's colourfulness (chroma): 0 % is grey, 100 % the transfer's."));
-    lookForm->addRow(tr("Colour intensity"), colorRow);
+    m_colorIntensity->setToolTip(tr("Scales the result's colorfulness (chroma): 0 % is grey, 100 % the transfer's."));
+    lookForm->addRow(tr("Color intensity"), colorRow);
     m_neutralize = new QCheckBox(tr("neutralize"));
-    m_neutralize->setToolTip(tr("Remove the reference's overall colour cast before the transfer."));
+    m_neutralize->setToolTip(tr("Remove the reference's overall color cast before the transfer."));
     lookForm->addRow(QString(), m_neutralize);
     QHBoxLayout* skinRow = percentSlider(this, m_protectSkin, m_protectSkinValue, entry("protect-skin"));
     m_protectSkin->setToolTip(tr("Keep skin-toned pixels' hue close to the source's (soft falloff)."));
     lookForm->addRow(tr("Protect skin tones"), skinRow);
     QHBoxLayout* neutralRow = percentSlider(this, m_protectNeutrals, m_protectNeutralsValue, entry("protect-neutrals"));
-    m_protectNeutrals->setToolTip(tr("Keep grey and near-grey pixels close to the source's colour (soft falloff)."));
+    m_protectNeutrals->setToolTip(tr("Keep grey and near-grey pixels close to the source's color (soft falloff)."));
     lookForm->addRow(tr("Protect neutrals"), neutralRow);
     m_lookControls->setVisible(false);
     layout->addWidget(m_lookControls);
@@ -276,7 +278,13 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                  {"residual-match", m_paletteMatch},
                  {"auto-run", m_autoRun}};
     setParameters(StudioParameters{});
+    installDefaultReset(this);  // the values just set are the defaults a double-click brings back
     setRunning(false);
+    // Wide enough for the unfolded sections too: opening Advanced settings or the
+    // color controls never cuts off their fields (the dock is sized from this).
+    const int margins = layout->contentsMargins().left() + layout->contentsMargins().right();
+    setMinimumWidth(std::max({minimumSizeHint().width(), m_advanced->sizeHint().width() + margins,
+                              m_lookControls->sizeHint().width() + margins}));
 
     auto changed = [this] {
         updateEnabled();
@@ -295,6 +303,12 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 }
 
 QWidget* ParametersPanel::editor(const QString& name) const { return m_editors.value(name); }
+
+QSize ParametersPanel::sizeHint() const
+{
+    const QSize hint = QWidget::sizeHint();
+    return {std::max(hint.width(), minimumWidth()), hint.height()};
+}
 
 void ParametersPanel::fillSolvers()
 {

@@ -30,6 +30,9 @@ public:
     explicit ParametersPanel(QWidget* parent = nullptr);
     Q_DISABLE_COPY_MOVE(ParametersPanel)
 
+    // At least as wide as the unfolded sections need (see the constructor).
+    QSize sizeHint() const override;
+
     StudioParameters parameters() const;
     void setParameters(const StudioParameters& parameters);
     // Enables Run/Cancel for the idle and running states.

@@ -37,7 +37,7 @@ QStringList ParametersCommand::changedSettings(const StudioParameters& a, const 
         {QObject::tr("structure smoothing"), differs(&P::smoothing)},
         {QObject::tr("palette match"), differs(&P::paletteMatch)},
         {QObject::tr("luminance intensity"), differs(&P::luminanceIntensity)},
-        {QObject::tr("colour intensity"), differs(&P::colorIntensity)},
+        {QObject::tr("color intensity"), differs(&P::colorIntensity)},
         {QObject::tr("neutralize"), differs(&P::neutralize)},
         {QObject::tr("protect skin tones"), differs(&P::protectSkin)},
         {QObject::tr("protect neutrals"), differs(&P::protectNeutrals)},

@@ -9,7 +9,7 @@ namespace {
 const uot::cli::Command kCommands[] = {
     {"recolor", "transfer the palette of a reference image onto a source image", uot::cli::runRecolorCommand},
     {"batch", "recolor many images with one reference palette", uot::cli::runBatchCommand},
-    {"lut", "export the colour transfer as a 3-D LUT (.cube; global colour map only)", uot::cli::runLutCommand},
+    {"lut", "export the color transfer as a 3-D LUT (.cube; global color map only)", uot::cli::runLutCommand},
 };
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace uot::cli {
 int runLutCommand(const std::vector<std::string>& rawArgs)
 {
     ArgParser parser("uot lut SOURCE REFERENCE -o LOOK.cube|LOOK.png [--size 17|33|65] [--hald-level 4..8] [options]",
-                     std::string("Exports the colour transfer from REFERENCE onto SOURCE as a 3-D LUT: in the "
+                     std::string("Exports the color transfer from REFERENCE onto SOURCE as a 3-D LUT: in the "
                                  "Adobe/Resolve .cube format (TITLE, LUT_3D_SIZE, DOMAIN_MIN/MAX 0..1, red fastest), "
                                  "for Resolve, Premiere, Photoshop, OBS, ffmpeg (-vf lut3d=file=LOOK.cube), or, when "
                                  "the name ends in .png, as a 16-bit Hald CLUT image for darktable (lut 3D), "
@@ -31,13 +31,13 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
                          kLutHoldsGlobalMapOnly +
                          " Exit codes: 0 ok, 1 failed (unreadable image, unwritable file), 2 usage (or bad input "
                          "value), 4 backend unavailable.");
-    parser.addPositional("SOURCE", "image whose colours the look is made for (its colour range sets the map's box)");
+    parser.addPositional("SOURCE", "image whose colors the look is made for (its color range sets the map's box)");
     parser.addPositional("REFERENCE", "image whose palette is transferred");
     parser.addOption("output", "LOOK.cube|LOOK.png", "the LUT file (-o): .cube, or .png for a Hald CLUT; written atomically");
     parser.addOption("size", "17|33|65", "nodes per axis of a .cube LUT", "33");
     parser.addOption("hald-level", "4..8", "level L of a Hald CLUT (.png): L^2 nodes per axis, L^3 x L^3 pixels",
                      std::to_string(kDefaultHaldLevel));
-    parser.addFlag("global-map", "export the plan's global colour map (what --no-smooth renders) instead of the LUT "
+    parser.addFlag("global-map", "export the plan's global color map (what --no-smooth renders) instead of the LUT "
                                  "fitted to the rendered result");
     parser.addFlag("overwrite", "replace LOOK.cube if it exists");
     addRecolorOptions(parser, RecolorOptionSet::Look);

@@ -92,7 +92,7 @@ std::string describeLutExport(const std::string& path, const LutExportReport& re
     char line[512];
     if (source == LookLutSource::GlobalMap)
         std::snprintf(line, sizeof line,
-                      "%s: the global colour map (%d^3); against the rendered result with these settings: %.1f dB PSNR",
+                      "%s: the global color map (%d^3); against the rendered result with these settings: %.1f dB PSNR",
                       path.c_str(), report.nodesPerAxis, report.psnr);
     else
         std::snprintf(line, sizeof line,

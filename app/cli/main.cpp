@@ -16,7 +16,7 @@ const uot::cli::Command kCommands[] = {
     {"devices", "list GPUs and their bandwidth", uot::cli::runDevicesCommand},
     {"recolor", "transfer the palette of a reference image onto a source image", recolor},
     {"batch", "recolor many images with one reference palette", batch},
-    {"lut", "export the colour transfer as a 3-D LUT (.cube) or a Hald CLUT (.png) fitted to the result", lut},
+    {"lut", "export the color transfer as a 3-D LUT (.cube) or a Hald CLUT (.png) fitted to the result", lut},
 };
 
 }  // namespace

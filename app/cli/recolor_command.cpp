@@ -29,9 +29,9 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 int runRecolorCommand(const std::vector<std::string>& rawArgs)
 {
     ArgParser parser("uot recolor SOURCE REFERENCE -o OUT [options]",
-                     "Transfers the colour palette of REFERENCE onto SOURCE by unbalanced optimal transport between "
+                     "Transfers the color palette of REFERENCE onto SOURCE by unbalanced optimal transport between "
                      "their palettes, then maps every pixel smoothly. Costs are squared distances in the working space "
-                     "divided by D^2 (D = 100 for Lab, 1 for Oklab and linear RGB), so --eps 0.01 blurs colours over "
+                     "divided by D^2 (D = 100 for Lab, 1 for Oklab and linear RGB), so --eps 0.01 blurs colors over "
                      "about 10 Lab units. Exit codes: 0 ok, 1 failed, 2 usage (or bad input value), 4 backend unavailable.");
     parser.addPositional("SOURCE", "image to recolor (JPEG, PNG, TIFF, WebP, BMP; 8/16-bit; gray; alpha kept)");
     parser.addPositional("REFERENCE", "image whose palette is transferred");
@@ -69,6 +69,12 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
         checkWritableDestination(lutPath, destination);  // fail before the solve
     }
 
+    {  // a source profile that cannot be written is said before the work
+        WriteOptions profileCheck = cli.write;
+        profileCheck.metadataFrom = sourcePath;
+        chosenOutputProfile(profileCheck);
+    }
+
     PhaseTimings timings;
     auto t0 = Clock::now();
     Image source = readImage(sourcePath, cli.read);
@@ -97,7 +103,7 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     t0 = Clock::now();
     WriteOptions write = cli.write;
     write.metadataFrom = sourcePath;  // the photo's EXIF/XMP/IPTC travel with it
-    write.embedSrgbProfile = true;    // the pixels are sRGB (converted from the source's profile on reading)
+    // write.profile (--output-profile, sRGB by default): the pixels are sRGB, converted into it on writing
     writeImage(outputPath, result, write);
     timings.encode = secondsSince(t0);
     LutExportReport lut;

@@ -41,7 +41,7 @@ SolverFlagConfig recolorSolverConfig()
     c.defaultTauB = number(d.transport.adherence);
     c.tauBHelp =
         "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
-        "colours in their proportions, smaller = reference colours the source has no use for may be dropped; inf = exact";
+        "colors in their proportions, smaller = reference colors the source has no use for may be dropped; inf = exact";
     return c;
 }
 
@@ -85,6 +85,16 @@ void readParameterOptions(const ArgParser& parser, RecolorSettings& s)
     }
 }
 
+template <typename F>
+auto asUsage(const std::string& option, F&& f) -> decltype(f())
+{
+    try {
+        return f();
+    } catch (const Error& e) {
+        throw UsageError("option '--" + option + "': " + e.what());
+    }
+}
+
 void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
 {
     if (parser.has("depth")) {
@@ -96,6 +106,7 @@ void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
     else if (color == "color") write.color = OutputColor::Color;
     else if (color == "gray") write.color = OutputColor::Gray;
     else throw UsageError("option '--output-color' must be auto, color or gray");
+    write.profile = asUsage("output-profile", [&] { return parseOutputProfile(parser.value("output-profile")); });
     write.jpegQuality = parser.integer("jpeg-quality");
     if (write.jpegQuality < 1 || write.jpegQuality > 100) throw UsageError("option '--jpeg-quality' must be 1..100");
 }
@@ -120,6 +131,11 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     if (output) {
         parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
         parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
+        parser.addOption("output-profile", outputProfileChoices(),
+                         "color profile of the output: the sRGB result is converted into it (relative colorimetric, "
+                         "black-point compensation) and it is embedded in PNG/JPEG/TIFF (WebP/BMP stay sRGB); source = the source's "
+                         "own embedded profile (sRGB when it has none)",
+                         "srgb");
         parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
     }
     parser.addOption("max-pixels", "N", "refuse images with more pixels, or more bytes than N 8-bit RGB pixels (0 = no limit)",

@@ -75,7 +75,7 @@ std::string formatCube(const CubeLut& lut)
     validateCube(lut);
     std::string out;
     out.reserve(lut.values.size() * 10 + 200);
-    out += "# Created by UOT Color Studio: the global colour map of an unbalanced optimal transport colour transfer\n";
+    out += "# Created by UOT Color Studio: the global color map of an unbalanced optimal transport color transfer\n";
     out += "TITLE \"" + cleanTitle(lut.title) + "\"\n";
     out += "LUT_3D_SIZE " + std::to_string(lut.size) + "\n";
     const auto appendDomain = [&out](const char* key, const double* d) {

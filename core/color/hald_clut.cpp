@@ -42,7 +42,7 @@ CubeLut cubeFromHaldImage(const Image& image, const std::string& title)
     for (int l = 2; l * l * l <= image.width; ++l)
         if (l * l * l == image.width) level = l;
     if (image.width != image.height || level == 0 || image.channels < 3)
-        throw Error(ErrorCode::InvalidArgument, "not a Hald CLUT: it must be a square colour image whose side is L^3 (" +
+        throw Error(ErrorCode::InvalidArgument, "not a Hald CLUT: it must be a square color image whose side is L^3 (" +
                                                     std::to_string(image.width) + "x" + std::to_string(image.height) +
                                                     ")");
     CubeLut lut;

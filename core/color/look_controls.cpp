@@ -68,7 +68,7 @@ std::string lookControlProblem(const std::string& control, double value)
         name = "luminance intensity";
     } else if (control == "color-intensity") {
         hi = kMaxLookIntensity;
-        name = "colour intensity";
+        name = "color intensity";
     } else if (control == "protect-skin") {
         hi = kMaxLookProtection;
         name = "protect skin tones";

@@ -15,7 +15,7 @@ CubeLut bakeLookCube(const DisplacementLut& map, WorkingSpace space, const Mappi
     if (mapping.strength == 0.0) return cube;
     const std::size_t s = static_cast<std::size_t>(map.size);
     if (map.size < 2 || map.values.size() != 3 * s * s * s)
-        throw Error(ErrorCode::InvalidArgument, "bakeLookCube: the colour map has no lattice (solve first)");
+        throw Error(ErrorCode::InvalidArgument, "bakeLookCube: the color map has no lattice (solve first)");
     const float strength = static_cast<float>(mapping.strength);
     const int t = resolveThreadCount(threads);
     const std::ptrdiff_t nodes = static_cast<std::ptrdiff_t>(cube.values.size() / 3);

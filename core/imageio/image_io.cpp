@@ -4,6 +4,7 @@
 #include "core/imageio/jpeg_check.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -256,6 +257,11 @@ std::string metadataCopyWarning(const std::string& metadataFrom, const std::stri
     return warning;
 }
 
+IccProfile chosenOutputProfile(const WriteOptions& options)
+{
+    return outputProfileBytes(options.profile, options.profileSource.empty() ? options.metadataFrom : options.profileSource);
+}
+
 void writeImage(const std::string& path, const Image& image, const WriteOptions& options)
 {
     AtomicWriteOptions destination;
@@ -263,17 +269,35 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
     destination.protectedPaths = options.protectedPaths;
     destination.protectedHint = "choose another output, or pass --overwrite-source";
     checkWritableDestination(path, destination);  // before the encoding, which may take a while
+    IccProfile profile = chosenOutputProfile(options);
+    // Only PNG, JPEG and TIFF carry the profile: other formats stay sRGB, said once.
+    const std::string ext = lowerExtension(path);
+    const bool carriesProfile = ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".tif" ||
+                                ext == ".tiff";
+    if (!carriesProfile && !profile.empty() && profile != srgbProfile()) {
+        const std::string message = path + ": " + ext.substr(1) + " files carry no color profile here; written as sRGB";
+        if (options.warn) options.warn(message);
+        else std::fprintf(stderr, "warning: %s\n", message.c_str());
+        profile = srgbProfile();
+    }
+    // The pixels are sRGB: converted into another chosen profile (not gray outputs).
+    const bool convert =
+        !profile.empty() && image.channels >= 3 && options.color != OutputColor::Gray && profile != srgbProfile();
+    Image converted;
+    if (convert) {
+        converted = image;
+        convertFromSrgb(converted, profile, path);
+    }
     std::vector<std::uint8_t> bytes;
     try {
-        bytes = encodeImage(fs::path(path).extension().string(), image, options);
+        bytes = encodeImage(fs::path(path).extension().string(), convert ? converted : image, options);
     } catch (const Error& e) {
         ioError(path, e.what());
     }
     // Metadata is added in memory: the file is written once, through the
     // descriptor of a file this process created (no reopening by name).
-    if (!options.metadataFrom.empty() || options.embedSrgbProfile)
-        bytes = withMetadata(bytes, options.metadataFrom, options.embedSrgbProfile ? srgbProfile() : IccProfile{}, path,
-                             options.warn);
+    if (!options.metadataFrom.empty() || !profile.empty())
+        bytes = withMetadata(bytes, options.metadataFrom, profile, path, options.warn);
     writeFileAtomically(path, bytes.data(), bytes.size(), destination);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/color/image.h"
+#include "core/imageio/output_profile.h"
 
 namespace uot {
 
@@ -38,7 +39,12 @@ struct WriteOptions {
     // Copy EXIF, XMP and IPTC from this file (the source; orientation set to
     // normal). Empty: none.
     std::string metadataFrom;
-    bool embedSrgbProfile = false;  // embed the sRGB ICC profile (pixels are sRGB)
+    // The colour profile of the file (output_profile.h): the pixels (sRGB) are
+    // converted into it and it is embedded. None: no profile, pixels as they are.
+    OutputProfile profile = OutputProfile::None;
+    // For OutputProfile::Source: the file whose embedded profile is used
+    // (empty: metadataFrom).
+    std::string profileSource;
     // Told when the source's metadata cannot be copied and is left out (the
     // output is written without it); empty: printed on stderr.
     std::function<void(const std::string& message)> warn;
@@ -54,6 +60,10 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
 // when there is none. Found by copying it into a tiny image of the output's
 // format in memory: cheap, so a caller can say it before the heavy work.
 std::string metadataCopyWarning(const std::string& metadataFrom, const std::string& outputPath);
+
+// The ICC profile `options` asks for (outputProfileBytes with profileSource or
+// metadataFrom): lets a caller find a bad choice before the heavy work.
+IccProfile chosenOutputProfile(const WriteOptions& options);
 
 // True when the extension is one this module reads (".jpg", ".png", ... case-insensitive).
 bool isSupportedImageExtension(const std::string& path);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <cstdio>
 
+#include "core/imageio/lcms_profile.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -32,10 +33,7 @@ void initExiv2()
     });
 }
 
-struct ProfileCloser {
-    void operator()(void* p) const { cmsCloseProfile(p); }
-};
-using ProfileHandle = std::unique_ptr<void, ProfileCloser>;
+using lcms::ProfileHandle;
 
 std::uint32_t crc32(const std::uint8_t* data, std::size_t size)
 {
@@ -172,33 +170,30 @@ std::string profileDescription(const IccProfile& profile)
     return text[0] ? std::string(text) : std::string("unnamed profile");
 }
 
-std::string describeEmbeddedProfile(const std::string& path)
+IccProfile readEmbeddedProfileOfFile(const std::string& path)
 {
     initExiv2();
     try {
         auto image = Exiv2::ImageFactory::open(path);
         image->readMetadata();
-        if (!image->iccProfileDefined()) return profileDescription({});
+        if (!image->iccProfileDefined()) return {};
         const Exiv2::DataBuf* icc = image->iccProfile();
-        return profileDescription(IccProfile(icc->pData_, icc->pData_ + icc->size_));
+        return IccProfile(icc->pData_, icc->pData_ + icc->size_);
     } catch (const Exiv2::AnyError&) {
-        return profileDescription({});
+        return {};
     }
+}
+
+std::string describeEmbeddedProfile(const std::string& path)
+{
+    return profileDescription(readEmbeddedProfileOfFile(path));
 }
 
 const IccProfile& srgbProfile()
 {
     static const IccProfile bytes = [] {
         ProfileHandle srgb(cmsCreate_sRGBProfile());
-        cmsUInt32Number size = 0;
-        cmsSaveProfileToMem(srgb.get(), nullptr, &size);
-        IccProfile out(size);
-        cmsSaveProfileToMem(srgb.get(), out.data(), &size);
-        // LittleCMS stamps the creation time into the header (bytes 24-35): fix it so
-        // that the same input gives a byte-identical output file.
-        static const std::uint8_t kDate[12] = {0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};  // 2000-01-01 00:00:00
-        if (out.size() >= 36) std::copy(kDate, kDate + 12, out.begin() + 24);
-        return out;
+        return lcms::save(srgb.get());
     }();
     return bytes;
 }
@@ -207,21 +202,11 @@ void convertToSrgb(Image& image, const IccProfile& profile, const std::string& n
 {
     if (profile.empty() || image.channels < 3) return;
     ProfileHandle from(cmsOpenProfileFromMem(profile.data(), static_cast<cmsUInt32Number>(profile.size())));
-    if (!from) metadataError(name, "the embedded colour profile is unreadable; save the image without it or as sRGB");
+    if (!from) metadataError(name, "the embedded color profile is unreadable; save the image without it or as sRGB");
     if (cmsGetColorSpace(from.get()) != cmsSigRgbData) return;  // e.g. a CMYK profile on an RGB decode: leave as is
     ProfileHandle to(cmsCreate_sRGBProfile());
-    const bool deep = image.depth == 16;
-    const bool alpha = image.channels == 4;
-    const cmsUInt32Number format = alpha ? (deep ? TYPE_RGBA_16 : TYPE_RGBA_8) : (deep ? TYPE_RGB_16 : TYPE_RGB_8);
-    cmsHTRANSFORM transform = cmsCreateTransform(from.get(), format, to.get(), format, INTENT_RELATIVE_COLORIMETRIC,
-                                                 alpha ? cmsFLAGS_COPY_ALPHA : 0);
-    if (!transform) metadataError(name, "cannot convert from the embedded colour profile to sRGB");
-    const std::size_t row = static_cast<std::size_t>(image.width) * image.channels * image.bytesPerSample();
-    for (int y = 0; y < image.height; ++y) {
-        std::uint8_t* line = image.data.data() + static_cast<std::size_t>(y) * row;
-        cmsDoTransform(transform, line, line, static_cast<cmsUInt32Number>(image.width));
-    }
-    cmsDeleteTransform(transform);
+    if (!lcms::transformInPlace(image, from.get(), to.get()))
+        metadataError(name, "cannot convert from the embedded color profile to sRGB");
 }
 
 std::vector<std::uint8_t> withMetadata(const std::vector<std::uint8_t>& encoded, const std::string& metadataFrom,
@@ -258,8 +243,47 @@ std::vector<std::uint8_t> withMetadata(const std::vector<std::uint8_t>& encoded,
     try {
         return rewriteInMemory(encoded, nullptr, profile);
     } catch (const std::exception& e) {
-        metadataError(nameForMessages, std::string("could not embed the colour profile (") + e.what() + ")");
+        metadataError(nameForMessages, std::string("could not embed the color profile (") + e.what() + ")");
     }
 }
+
+namespace lcms {
+
+bool transformInPlace(Image& image, cmsHPROFILE from, cmsHPROFILE to, cmsUInt32Number flags)
+{
+    const bool deep = image.depth == 16;
+    const bool alpha = image.channels == 4;
+    const cmsUInt32Number format = alpha ? (deep ? TYPE_RGBA_16 : TYPE_RGBA_8) : (deep ? TYPE_RGB_16 : TYPE_RGB_8);
+    cmsHTRANSFORM transform = cmsCreateTransform(from, format, to, format, INTENT_RELATIVE_COLORIMETRIC,
+                                                 flags | (alpha ? cmsFLAGS_COPY_ALPHA : 0));
+    if (!transform) return false;
+    const std::size_t row = static_cast<std::size_t>(image.width) * image.channels * image.bytesPerSample();
+    for (int y = 0; y < image.height; ++y) {
+        std::uint8_t* line = image.data.data() + static_cast<std::size_t>(y) * row;
+        cmsDoTransform(transform, line, line, static_cast<cmsUInt32Number>(image.width));
+    }
+    cmsDeleteTransform(transform);
+    return true;
+}
+
+ProfileHandle open(const IccProfile& profile)
+{
+    if (profile.empty()) return ProfileHandle();
+    return ProfileHandle(cmsOpenProfileFromMem(profile.data(), static_cast<cmsUInt32Number>(profile.size())));
+}
+
+IccProfile save(cmsHPROFILE profile)
+{
+    cmsUInt32Number size = 0;
+    cmsSaveProfileToMem(profile, nullptr, &size);
+    IccProfile out(size);
+    cmsSaveProfileToMem(profile, out.data(), &size);
+    // LittleCMS stamps the creation time into the header (bytes 24-35).
+    static const std::uint8_t kDate[12] = {0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};  // 2000-01-01 00:00:00
+    if (out.size() >= 36) std::copy(kDate, kDate + 12, out.begin() + 24);
+    return out;
+}
+
+}  // namespace lcms
 
 }  // namespace uot

@@ -4,7 +4,7 @@
 //  - readImage converts pixels from the file's embedded ICC profile to sRGB,
 //    the working space (files without a profile are taken as sRGB);
 //  - writeImage can copy EXIF, XMP and IPTC from another file (the source) and
-//    embed an ICC profile (sRGB) in the output. Orientation tags are set to
+//    embed an ICC profile in the output (output_profile.h chooses it). Orientation tags are set to
 //    "normal", since the pixels were already turned upright when read.
 // Qt-free; used through image_io.h.
 
@@ -22,6 +22,10 @@ using IccProfile = std::vector<std::uint8_t>;
 // The ICC profile embedded in an encoded image (empty when none, or when the
 // format cannot carry one).
 IccProfile readEmbeddedProfile(const std::vector<std::uint8_t>& encodedBytes);
+
+// The ICC profile embedded in the file at `path` (empty when none, or when the
+// file cannot be read).
+IccProfile readEmbeddedProfileOfFile(const std::string& path);
 
 // The profile's description ("Adobe RGB (1998)"); "sRGB (assumed)" for an empty
 // profile; "unreadable profile" when LittleCMS cannot parse it.

@@ -153,13 +153,13 @@ std::vector<Parameter> buildTable()
     // Palettes.
     {
         Parameter& p = add(choice("space", "working space", spellings({WorkingSpace::Lab, WorkingSpace::LinearRgb, WorkingSpace::Oklab}),
-                                  "working colour space of palettes, costs and displacements"),
+                                  "working color space of palettes, costs and displacements"),
                            Stage::Palette, "space", "colorSpace");
         bindChoice(p, [](RecolorSettings& s) -> WorkingSpace& { return s.space; }, parseWorkingSpace);
     }
     {
         Parameter& p = add(integer("palette-size", "palette size", 1, kMaxPaletteSize,
-                                   "maximum colours per palette (palettes whose matrix would not fit in memory are "
+                                   "maximum colors per palette (palettes whose matrix would not fit in memory are "
                                    "solved matrix-free)"),
                            Stage::Palette, "palette-size", "paletteSize");
         bindNumber(p, [](RecolorSettings& s) -> int& { return s.palette.size; });
@@ -192,7 +192,7 @@ std::vector<Parameter> buildTable()
     // The transport problem and its solve.
     {
         Parameter& p = add(real("eps", "eps", 1e-5, 10,
-                                "entropic regularisation relative to the cost scale (Lab: 0.01 blurs colours over about "
+                                "entropic regularisation relative to the cost scale (Lab: 0.01 blurs colors over about "
                                 "10 units); larger is softer and faster, smaller maps more sharply"),
                            Stage::Solve, "eps", "eps");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.eps; });
@@ -208,12 +208,12 @@ std::vector<Parameter> buildTable()
     {
         Parameter& p = add(real("tau", "tau", 1e-3, 1e3,
                                 "adherence to the reference palette when not balanced: how strongly the result must use "
-                                "the reference's colours in their proportions"),
+                                "the reference's colors in their proportions"),
                            Stage::Solve, "", "tau");
         p.defaultValue = 1.0;
     }
     {
-        Parameter& p = add(flag("balanced", "balanced", "infinite adherence: the result uses the reference's colours in "
+        Parameter& p = add(flag("balanced", "balanced", "infinite adherence: the result uses the reference's colors in "
                                                        "exactly their proportions"),
                            Stage::Solve, "", "balanced");
         p.defaultValue = RecolorSettings{}.transport.adherence == kInfinity ? 1 : 0;
@@ -307,13 +307,13 @@ std::vector<Parameter> buildTable()
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.luminance; });
     }
     {
-        Parameter& p = add(percent("color-intensity", "colour intensity", kMaxLookIntensity,
+        Parameter& p = add(percent("color-intensity", "color intensity", kMaxLookIntensity,
                                 "scales the result's chroma (0 = grey)"),
                            Stage::Map, "color-intensity", "colorIntensity");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.colorIntensity; });
     }
     {
-        Parameter& p = add(flag("neutralize", "neutralize", "remove the reference's overall colour cast before the transfer"),
+        Parameter& p = add(flag("neutralize", "neutralize", "remove the reference's overall color cast before the transfer"),
                            Stage::Map, "neutralize", "neutralize");
         bindNumber(p, [](RecolorSettings& s) -> bool& { return s.mapping.look.neutralize; });
     }
@@ -325,23 +325,23 @@ std::vector<Parameter> buildTable()
     }
     {
         Parameter& p = add(percent("protect-neutrals", "protect neutrals", kMaxLookProtection,
-                                "keep grey and near-grey source pixels close to the source's colour (soft falloff)"),
+                                "keep grey and near-grey source pixels close to the source's color (soft falloff)"),
                            Stage::Map, "protect-neutrals", "protectNeutrals");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.protectNeutrals; });
     }
     {
-        Parameter& p = add(flag("preserve-luminance", "preserve luminance", "keep the source's lightness; transfer only the colour"),
+        Parameter& p = add(flag("preserve-luminance", "preserve luminance", "keep the source's lightness; transfer only the color"),
                            Stage::Map, "preserve-luminance", "preserveLuminance");
         bindNumber(p, [](RecolorSettings& s) -> bool& { return s.mapping.preserveLuminance; });
     }
     {
         Parameter& p = add(choice("gamut", "gamut", spellings({GamutMode::Clip, GamutMode::Compress}),
-                                  "out-of-gamut colours: clip channels, or desaturate toward equal luminance"),
+                                  "out-of-gamut colors: clip channels, or desaturate toward equal luminance"),
                            Stage::Map, "gamut", "");
         bindChoice(p, [](RecolorSettings& s) -> GamutMode& { return s.mapping.gamut; }, parseGamutMode);
     }
     {
-        Parameter& p = add(integer("lut-size", "LUT size", 9, 129, "nodes per axis of the colour-space map"), Stage::Map,
+        Parameter& p = add(integer("lut-size", "LUT size", 9, 129, "nodes per axis of the color-space map"), Stage::Map,
                            "lut-size", "");
         bindNumber(p, [](RecolorSettings& s) -> int& { return s.mapping.lutSize; });
     }
@@ -367,8 +367,8 @@ std::vector<Parameter> buildTable()
     {
         Parameter& p = add(choice("smooth-guide", "smoothing guide",
                                   spellings({SmoothingGuide::Lightness, SmoothingGuide::Color, SmoothingGuide::Split}),
-                                  "what the smoothing follows: the source's lightness, its colour (3x3 guided filter), "
-                                  "or split (lightness for the lightness shift, colour for the chroma shift)"),
+                                  "what the smoothing follows: the source's lightness, its color (3x3 guided filter), "
+                                  "or split (lightness for the lightness shift, color for the chroma shift)"),
                            Stage::Map, "smooth-guide", "");
         bindChoice(p, [](RecolorSettings& s) -> SmoothingGuide& { return s.mapping.smoothGuide; }, parseSmoothingGuide);
     }
@@ -386,7 +386,7 @@ std::vector<Parameter> buildTable()
     }
     {
         Parameter& p = add(real("smooth-chroma-eps", "smoothing chroma eps", 1e-12, 1e6,
-                                "edge threshold on the colour guide's chroma axes (Lab/Oklab): chroma variations smaller "
+                                "edge threshold on the color guide's chroma axes (Lab/Oklab): chroma variations smaller "
                                 "than its square root (JPEG blocks, noise) keep the source's contrast"),
                            Stage::Map, "smooth-chroma-eps", "");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.smoothChromaEps; });

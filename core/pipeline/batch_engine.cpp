@@ -52,7 +52,7 @@ WriteOptions writeOptionsFor(const BatchItemResult& item, const std::string& ref
     wo.protectedPaths.push_back(referencePath);  // never, --overwrite-source or not
     if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
     wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
-    wo.embedSrgbProfile = true;
+    if (wo.profile == OutputProfile::None) wo.profile = OutputProfile::Srgb;  // the pixels are sRGB
     return wo;
 }
 

@@ -19,9 +19,9 @@ namespace uot {
 
 // What a LUT can hold, in one sentence for --help and the export dialog.
 inline constexpr const char* kLutHoldsGlobalMapOnly =
-    "The LUT is fitted to the rendered result (smoothing and palette match included) over the source's colours, "
+    "The LUT is fitted to the rendered result (smoothing and palette match included) over the source's colors, "
     "and its PSNR against that result is reported: a look whose smoothing varies across the image can only be "
-    "approximated by a LUT. --global-map exports the plan's global colour map instead (what --no-smooth renders).";
+    "approximated by a LUT. --global-map exports the plan's global color map instead (what --no-smooth renders).";
 
 enum class LookLutSource {
     Rendered,   // fitted to render() (the result `uot recolor` writes and the studio shows)

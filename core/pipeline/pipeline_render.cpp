@@ -54,7 +54,7 @@ MarginalMap residualMap(const Palette& reference, int width, int height, const M
                         Sample&& sample)
 {
     if (reference.marginals.empty()) {
-        addNote(note, "the reference palette has no colour distributions: no residual match");
+        addNote(note, "the reference palette has no color distributions: no residual match");
         return {};
     }
     const std::vector<float> mapped = sample(residualSampleStep(width, height));

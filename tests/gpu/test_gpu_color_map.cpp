@@ -204,7 +204,7 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
     // fitted on the host (the pipeline does so) and must say so, not guess.
     Image chain = Image::allocate(w, h, outChannels, c.depth);
     if (sub > 0 && c.guide != SmoothingGuide::Lightness)
-        UOT_QVERIFY_THROWS_WITH(mapper.computeField(lut, ms), "colour guide");
+        UOT_QVERIFY_THROWS_WITH(mapper.computeField(lut, ms), "color guide");
     else if (sub > 0 && c.slopeFloor)
         UOT_QVERIFY_THROWS_WITH(mapper.computeField(lut, ms), "slope floor");
     const bool deviceField = sub > 0 && c.guide == SmoothingGuide::Lightness && !c.slopeFloor;

@@ -458,7 +458,7 @@ void TestImageHostile::uncopyableMetadataIsSkippedWithAWarning()
             const fs::path output = tempDir() / ("out_" + name + ext);
             WriteOptions options;
             options.metadataFrom = source.string();
-            options.embedSrgbProfile = true;
+            options.profile = OutputProfile::Srgb;
             std::vector<std::string> warnings;
             options.warn = [&](const std::string& m) { warnings.push_back(m); };
             try {

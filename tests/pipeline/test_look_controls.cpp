@@ -283,7 +283,7 @@ private slots:
         UOT_QVERIFY_THROWS_WITH(validateSettings(s), "luminance intensity must be between 0 % and 200 %");
         s.mapping.look = {};
         s.mapping.look.colorIntensity = 2.5;
-        UOT_QVERIFY_THROWS_WITH(validateSettings(s), "colour intensity must be between 0 % and 200 %");
+        UOT_QVERIFY_THROWS_WITH(validateSettings(s), "color intensity must be between 0 % and 200 %");
         s.mapping.look = {};
         s.mapping.look.protectSkin = -0.1;
         UOT_QVERIFY_THROWS_WITH(validateSettings(s), "protect skin tones must be between 0 % and 100 %");

@@ -45,7 +45,7 @@ const QList<NumericKey>& numericKeys()
         {"paletteMatch", "from 0 to 1"},
         // The look controls, saved in percent: the message is `uot recolor`'s.
         {"luminanceIntensity", "luminance intensity must be between 0 % and 200 %"},
-        {"colorIntensity", "colour intensity must be between 0 % and 200 %"},
+        {"colorIntensity", "color intensity must be between 0 % and 200 %"},
         {"protectSkin", "protect skin tones must be between 0 % and 100 %"},
         {"protectNeutrals", "protect neutrals must be between 0 % and 100 %"},
     };
