@@ -14,9 +14,14 @@
 #include <variant>
 #include <vector>
 
+#include "core/transport/relaxed_rules.h"
+#include "core/transport/translation_invariant.h"
 #include "core/transport/uot_error.h"
 #include "gpu/cuda_support.h"
+#include "gpu/device_loop.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/block_log_sum_exp.cuh"
+#include "gpu/relaxed_kernels.h"
 
 namespace uot::gpu {
 
@@ -28,8 +33,6 @@ constexpr double kLn2 = 0.69314718055994530942;
 constexpr double kLog2e = 1.44269504088896340736;
 constexpr int kMaxDim = 3;
 constexpr int kMaxProblems = 65535;  // grid.y
-constexpr int kUnrelaxedChecks = 3;  // checks at omega = 1 before the rate is read
-constexpr double kMaxOmega = 1.9;
 constexpr const char* kName = "gpu-batched";
 
 // One problem of the batch, as the kernels read it.
@@ -41,8 +44,29 @@ struct ProblemDesc {
     float s2 = 0;             // scale / eps * log2(e): -C_ij / eps in log2 units is -s2 |x_i - y_j|^2
     int productReference = 0; // K_ij also carries a_i b_j
     double fa = 1, fb = 1;    // exponents of the row and column updates
-    double omega = 1;         // over-relaxation of both half-steps
-    int active = 0;           // 0: converged, cancelled or failed: its blocks return at once
+    double omega = 1;         // over-relaxation of both half-steps (set on the device)
+    int active = 0;           // 0: converged, stopped or failed: its blocks return at once (set on the device)
+    int translate = 0;        // TI half-steps (translation_invariant.h) with these coefficients
+    double ra = 0, rb = 0, cs = 0, ct = 0;
+};
+
+// What the device keeps of each problem between iterations and the host reads at checks.
+struct ProblemState {
+    OmegaRule rule;
+    double logB = 0;        // TI: log B(G) = log sum_j b_j exp(-rb G_j) of the current G
+    double rowChange = 0;   // max |F^ + s - F_old| of this iteration's row half-step
+    double error = 1;       // max of the row and column changes of the last iteration
+    double windowChange = INFINITY;  // the change at the start of the growth test's window
+    int iterations = 0;
+    int stop = kRunning;    // RelaxedStop (relaxed_kernels.h)
+};
+
+// The rules every problem's decisions follow (the shared options).
+struct StepRules {
+    double tolerance = 0;  // 0: never converged
+    int maxIterations = 0;
+    int window = 10;       // the residual-growth test's period (the check interval)
+    int relax = 0;         // over-relaxed: OmegaRule (relaxed_rules.h) chooses omega
 };
 
 // One side (rows or columns) of every problem, concatenated problem by problem.
@@ -50,6 +74,7 @@ struct Side {
     const float4* points = nullptr;  // centred coordinates (x, y, z; w unused)
     double* pot = nullptr;           // log-scalings (potentials / eps)
     const double* logW = nullptr;    // log weights
+    double* target = nullptr;        // the plain half-step's log-scalings (before the shift and omega)
 };
 
 __device__ __forceinline__ float ex2(float x)
@@ -76,14 +101,12 @@ __device__ __forceinline__ float term(const float4& x, const float4& y, float s2
     return fmaf(-s2, fmaf(dx, dx, fmaf(dy, dy, dz * dz)), y.w);
 }
 
-// One half-step of every active problem: the own side's log-scalings from the
-// other side's, pot_i <- pot_i + omega (f (logW_i - LSE_j(logK_ij + potOther_j)) - pot_i).
-// grid = (own blocks of the largest problem, problems). With `change` set, the
-// largest |unrelaxed update - old| of each problem is max-reduced into it
-// (non-negative doubles compare as their bit patterns).
+// One plain half-step of every active problem: the own side's target log-scalings
+// from the other side's, target_i = f (logW_i - LSE_j(logK_ij + potOther_j)).
+// grid = (own blocks of the largest problem, problems).
 template <bool ROWS>
 __global__ void __launch_bounds__(kThreads)
-halfStepKernel(const ProblemDesc* __restrict__ descs, Side own, Side other, unsigned long long* __restrict__ change)
+halfStepKernel(const ProblemDesc* __restrict__ descs, Side own, Side other)
 {
     const ProblemDesc d = descs[blockIdx.y];
     if (!d.active) return;
@@ -121,14 +144,99 @@ halfStepKernel(const ProblemDesc* __restrict__ descs, Side own, Side other, unsi
     const double logW = own.logW[ownOffset + i];
     double lse = (double(m) + log2(double(s))) * kLn2;
     if (d.productReference) lse += logW;
-    const double target = (ROWS ? d.fa : d.fb) * (logW - lse);
-    const double old = own.pot[ownOffset + i];
-    own.pot[ownOffset + i] = old + d.omega * (target - old);
-    if (change) {
-        double delta = fabs(target - old);
-        if (!(delta <= DBL_MAX)) delta = INFINITY;  // NaN or inf: reported as not finite
-        atomicMax(change + blockIdx.y, static_cast<unsigned long long>(__double_as_longlong(delta)));
+    own.target[ownOffset + i] = (ROWS ? d.fa : d.fb) * (logW - lse);
+}
+
+// The largest value of the block (every thread's x), returned to every thread.
+__device__ double blockMax(double x, double* shared)
+{
+    for (int offset = 16; offset > 0; offset >>= 1) x = fmax(x, __shfl_xor_sync(0xffffffffu, x, offset));
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (lane == 0) shared[warp] = x;
+    __syncthreads();
+    double total = -INFINITY;
+    for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) total = fmax(total, shared[w]);
+    __syncthreads();
+    return total;
+}
+
+// |new - old| with NaN and infinity as infinity (fmax would drop a NaN).
+__device__ double changeOf(double x, double old)
+{
+    const double delta = fabs(x - old);
+    return delta <= DBL_MAX ? delta : INFINITY;
+}
+
+// The rest of a half-step, one block per problem (O(M + N)): the TI shift of the
+// targets (translation_invariant.h: s = cs (log B(G) - log A(F^)) for the rows,
+// t = ct (log A(F) - log B(G^)) for the columns), then pot = pot + omega (target +
+// shift - pot) and the largest change. After the columns, the problem's
+// decisions for the iteration (the device's counterpart of relaxed_kernels.h's
+// step, for many small problems): not finite, converged (change <= tolerance),
+// the iteration cap, and OmegaRule's omega (shrunk when the change grew over a window).
+template <bool ROWS>
+__global__ void __launch_bounds__(kThreads)
+finishKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ states, Side own, Side other, StepRules rules)
+{
+    __shared__ double sharedM[32], sharedS[32];
+    ProblemDesc& d = descs[blockIdx.x];
+    if (!d.active) return;
+    ProblemState& st = states[blockIdx.x];
+    const int ownCount = ROWS ? d.rows : d.cols;
+    const long long ownOffset = ROWS ? d.rowOffset : d.colOffset;
+    double shift = 0;
+    if (d.translate) {
+        Lse target;
+        for (int k = threadIdx.x; k < ownCount; k += blockDim.x)
+            target.add(own.logW[ownOffset + k] - (ROWS ? d.ra : d.rb) * own.target[ownOffset + k]);
+        const double logTarget = blockLogSumExp(target, sharedM, sharedS);
+        if (ROWS) {
+            shift = d.cs * (st.logB - logTarget);
+        } else {
+            Lse rowsNew;  // log A(F) of the new rows
+            for (int k = threadIdx.x; k < d.rows; k += blockDim.x)
+                rowsNew.add(other.logW[d.rowOffset + k] - d.ra * other.pot[d.rowOffset + k]);
+            shift = d.ct * (blockLogSumExp(rowsNew, sharedM, sharedS) - logTarget);
+        }
     }
+    const double w = d.omega;
+    double change = 0;
+    Lse colsNew;  // log B(G) of the new columns (TI)
+    for (int k = threadIdx.x; k < ownCount; k += blockDim.x) {
+        const double old = own.pot[ownOffset + k];
+        const double x = own.target[ownOffset + k] + shift;
+        change = fmax(change, changeOf(x, old));
+        const double next = old + w * (x - old);
+        own.pot[ownOffset + k] = next;
+        if (!ROWS && d.translate) colsNew.add(own.logW[ownOffset + k] - d.rb * next);
+    }
+    if (!isfinite(shift)) change = INFINITY;
+    change = blockMax(change, sharedM);
+    if (ROWS) {
+        if (threadIdx.x == 0) st.rowChange = change;
+        return;
+    }
+    const double logB = d.translate ? blockLogSumExp(colsNew, sharedM, sharedS) : 0.0;
+    if (threadIdx.x != 0) return;
+    st.logB = logB;
+    st.iterations += 1;
+    const double error = fmax(st.rowChange, change);
+    st.error = error;
+    if (!(error <= DBL_MAX)) {
+        st.stop = kNotFinite;
+    } else if (rules.tolerance > 0 && error <= rules.tolerance) {
+        st.stop = kConverged;
+    } else if (st.iterations >= rules.maxIterations) {
+        st.stop = kIterationCap;
+    } else if (rules.relax) {
+        if (st.iterations % rules.window == 0) {
+            if (d.omega > 1 && error > st.windowChange) st.rule.rejected();  // the residual grew: relax less
+            st.windowChange = error;
+        }
+        st.rule.accepted(error);  // the rate, while nothing was rejected
+        d.omega = st.rule.omega;
+    }
+    if (st.stop != kRunning) d.active = 0;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -177,6 +285,88 @@ const PointCloudCost& checkedCloud(const UotProblem& problem, std::size_t index)
     return *cloud;
 }
 
+// The group's side of the shared loop (device_loop.h): every problem decides on
+// the device (finishKernel), so the loop launches chunks of iterations and reads
+// the problems' states back at checks. The group runs while one of them does.
+class GroupPasses final : public DevicePasses {
+public:
+    GroupPasses(cudaStream_t stream, dim3 grid, std::size_t count, ProblemDesc* descs, ProblemState* states,
+                ProblemState* host, Side rows, Side cols, StepRules rules)
+        : m_stream(stream), m_grid(grid), m_count(count), m_descs(descs), m_states(states), m_host(host), m_rows(rows),
+          m_cols(cols), m_rules(rules)
+    {
+    }
+    bool decidesOnDevice() const override { return true; }
+    void startChunk() override { UOT_CUDA_CHECK(cudaEventRecord(m_chunkStart.get(), m_stream)); }
+    void launch(int count) override
+    {
+        const unsigned problems = static_cast<unsigned>(m_count);
+        for (int k = 0; k < count; ++k) {
+            halfStepKernel<true><<<m_grid, kThreads, 0, m_stream>>>(m_descs, m_rows, m_cols);
+            UOT_CUDA_CHECK_LAUNCH();
+            finishKernel<true><<<problems, kThreads, 0, m_stream>>>(m_descs, m_states, m_rows, m_cols, m_rules);
+            UOT_CUDA_CHECK_LAUNCH();
+            halfStepKernel<false><<<m_grid, kThreads, 0, m_stream>>>(m_descs, m_cols, m_rows);
+            UOT_CUDA_CHECK_LAUNCH();
+            finishKernel<false><<<problems, kThreads, 0, m_stream>>>(m_descs, m_states, m_cols, m_rows, m_rules);
+            UOT_CUDA_CHECK_LAUNCH();
+        }
+    }
+    DeviceCheck check(bool) override
+    {
+        UOT_CUDA_CHECK(cudaEventRecord(m_chunkEnd.get(), m_stream));
+        readStates();
+        float ms = 0;
+        UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, m_chunkStart.get(), m_chunkEnd.get()));
+        DeviceCheck c;
+        c.chunkSeconds = ms * 1e-3;
+        c.marginalA = c.marginalB = std::numeric_limits<double>::quiet_NaN();
+        bool running = false, capped = false;
+        int iterations = 0;
+        double worst = 0;
+        for (std::size_t p = 0; p < m_count; ++p) {
+            const ProblemState& st = m_host[p];
+            iterations = std::max(iterations, st.iterations);
+            running = running || st.stop == kRunning;
+            capped = capped || st.stop == kIterationCap;
+            if (st.stop == kRunning) worst = std::max(worst, st.error);
+        }
+        c.iterations = iterations;
+        c.passes = 2LL * iterations;
+        c.error = worst;
+        // A problem that stopped on a non-finite value stops alone (its result says so).
+        c.stop = running ? DeviceStop::Running : capped ? DeviceStop::IterationCap : DeviceStop::Converged;
+        return c;
+    }
+    void readStates()
+    {
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m_host, m_states, m_count * sizeof(ProblemState), cudaMemcpyDeviceToHost,
+                                       m_stream));
+        UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+    }
+    // Not called for passes that decide on the device.
+    void markSlice(int) override {}
+    void waitSlice(int) override {}
+    void snapshot() override {}
+    void keepGood() override {}
+    void restoreGood() override {}
+    void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
+                           std::vector<double>&) override
+    {
+    }
+
+private:
+    cudaStream_t m_stream;
+    dim3 m_grid;
+    std::size_t m_count;
+    ProblemDesc* m_descs;
+    ProblemState* m_states;
+    ProblemState* m_host;
+    Side m_rows, m_cols;
+    StepRules m_rules;
+    Event m_chunkStart, m_chunkEnd;
+};
+
 class BatchedSolver final : public BatchedUotSolver {
 public:
     std::string name() const override { return kName; }
@@ -192,9 +382,11 @@ public:
         if (options.checkEvery < 1) throw Error(ErrorCode::InvalidArgument, "check interval must be >= 1");
         const auto setupStart = Clock::now();
         const std::size_t count = problems.size();
+        const bool relax = options.acceleration != Acceleration::None;
 
-        // Host side: descriptors, centred points and log weights, concatenated.
+        // Host side: descriptors, starting states, centred points and log weights, concatenated.
         std::vector<ProblemDesc> descs(count);
+        std::vector<ProblemState> states(count);
         std::vector<float4> rowPoints, colPoints;
         std::vector<double> logA, logB;
         int maxOwnBlocks = 1;
@@ -217,8 +409,20 @@ public:
             d.productReference = problem.reference == ReferenceMeasure::Product ? 1 : 0;
             d.fa = problem.exponentA();
             d.fb = problem.exponentB();
-            d.omega = 1;
             d.active = 1;
+            const TranslationCoefficients ti = translationCoefficients(problem);
+            d.translate = options.mode == IterationMode::TranslationInvariant && ti.active ? 1 : 0;
+            d.ra = ti.ra;
+            d.rb = ti.rb;
+            d.cs = ti.cs;
+            d.ct = ti.ct;
+            ProblemState& st = states[p];
+            st.rule.start(options.acceleration,
+                          options.acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
+            d.omega = relax ? st.rule.omega : 1.0;
+            double massB = 0;  // log B(G) of the cold start G = 0
+            for (double w : problem.b) massB += w;
+            st.logB = std::log(massB);
             appendPoints(cloud.x, cloud.rows, cloud.dim, centre, rowPoints);
             appendPoints(cloud.y, cloud.cols, cloud.dim, centre, colPoints);
             appendLogs(problem.a, logA);
@@ -239,132 +443,81 @@ public:
         // Buffers grow and are kept between calls: a cudaFree would wait for the
         // whole device (the batch engine's mapping runs on it meanwhile).
         reserve(state.descs, count, tracker);
+        reserve(state.states, count, tracker);
         reserve(state.rowPoints, rowPoints.size(), tracker);
         reserve(state.colPoints, colPoints.size(), tracker);
         reserve(state.logA, logA.size(), tracker);
         reserve(state.logB, logB.size(), tracker);
         reserve(state.potU, logA.size(), tracker);
         reserve(state.potV, logB.size(), tracker);
-        reserve(state.change, count, tracker);
-        if (state.hostChangeCount < count) {
-            state.hostChange.allocate(count);
-            state.hostChangeCount = count;
+        reserve(state.targetU, logA.size(), tracker);
+        reserve(state.targetV, logB.size(), tracker);
+        if (state.hostStateCount < count) {
+            state.hostStates.allocate(count);
+            state.hostStateCount = count;
         }
-        DeviceBuffer<ProblemDesc>& deviceDescs = state.descs;
-        DeviceBuffer<float4>&devRowPoints = state.rowPoints, &devColPoints = state.colPoints;
-        DeviceBuffer<double>&devLogA = state.logA, &devLogB = state.logB, &potU = state.potU, &potV = state.potV;
-        DeviceBuffer<unsigned long long>& change = state.change;
-        PinnedBuffer<unsigned long long>& hostChange = state.hostChange;
-        const std::size_t changeBytes = count * sizeof(unsigned long long);
-        upload(deviceDescs.get(), descs.data(), count * sizeof(ProblemDesc), st);
-        upload(devRowPoints.get(), rowPoints.data(), rowPoints.size() * sizeof(float4), st);
-        upload(devColPoints.get(), colPoints.data(), colPoints.size() * sizeof(float4), st);
-        upload(devLogA.get(), logA.data(), logA.size() * sizeof(double), st);
-        upload(devLogB.get(), logB.data(), logB.size() * sizeof(double), st);
-        UOT_CUDA_CHECK(cudaMemsetAsync(potU.get(), 0, logA.size() * sizeof(double), st));  // u = v = 1
-        UOT_CUDA_CHECK(cudaMemsetAsync(potV.get(), 0, logB.size() * sizeof(double), st));
+        upload(state.descs.get(), descs.data(), count * sizeof(ProblemDesc), st);
+        upload(state.states.get(), states.data(), count * sizeof(ProblemState), st);
+        upload(state.rowPoints.get(), rowPoints.data(), rowPoints.size() * sizeof(float4), st);
+        upload(state.colPoints.get(), colPoints.data(), colPoints.size() * sizeof(float4), st);
+        upload(state.logA.get(), logA.data(), logA.size() * sizeof(double), st);
+        upload(state.logB.get(), logB.data(), logB.size() * sizeof(double), st);
+        UOT_CUDA_CHECK(cudaMemsetAsync(state.potU.get(), 0, logA.size() * sizeof(double), st));  // u = v = 1
+        UOT_CUDA_CHECK(cudaMemsetAsync(state.potV.get(), 0, logB.size() * sizeof(double), st));
         UOT_CUDA_CHECK(cudaStreamSynchronize(st));
         const double setupSeconds = secondsSince(setupStart);
 
-        const Side rowSide{devRowPoints.get(), potU.get(), devLogA.get()};
-        const Side colSide{devColPoints.get(), potV.get(), devLogB.get()};
+        const Side rowSide{state.rowPoints.get(), state.potU.get(), state.logA.get(), state.targetU.get()};
+        const Side colSide{state.colPoints.get(), state.potV.get(), state.logB.get(), state.targetV.get()};
         const dim3 grid(static_cast<unsigned>(maxOwnBlocks), static_cast<unsigned>(count));
-
-        std::vector<SolveResult> results(count);
-        std::vector<double> previousError(count, std::numeric_limits<double>::infinity());
-        std::vector<int> checks(count, 0);
-        const bool relax = options.acceleration != Acceleration::None;
-        std::size_t active = count;
-        bool cancelled = false;
-        int iteration = 0;
-        const auto iterateStart = Clock::now();
-        while (active > 0 && iteration < options.maxIterations) {
-            if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
-                cancelled = true;
-                break;
-            }
-            const bool check = (iteration + 1) % options.checkEvery == 0 || iteration + 1 == options.maxIterations;
-            if (check) UOT_CUDA_CHECK(cudaMemsetAsync(change.get(), 0, changeBytes, st));
-            unsigned long long* sink = check ? change.get() : nullptr;
-            halfStepKernel<true><<<grid, kThreads, 0, st>>>(deviceDescs.get(), rowSide, colSide, sink);
-            UOT_CUDA_CHECK_LAUNCH();
-            halfStepKernel<false><<<grid, kThreads, 0, st>>>(deviceDescs.get(), colSide, rowSide, sink);
-            UOT_CUDA_CHECK_LAUNCH();
-            ++iteration;
-            if (!check) continue;
-            UOT_CUDA_CHECK(cudaMemcpyAsync(hostChange.get(), change.get(), changeBytes, cudaMemcpyDeviceToHost, st));
-            UOT_CUDA_CHECK(cudaStreamSynchronize(st));
-            double worst = 0;
-            for (std::size_t p = 0; p < count; ++p) {
-                ProblemDesc& d = descs[p];
-                if (!d.active) continue;
-                unsigned long long bits = hostChange.get()[p];
-                double error = 0;
-                static_assert(sizeof(bits) == sizeof(error));
-                std::memcpy(&error, &bits, sizeof(error));
-                SolveResult& r = results[p];
-                r.iterations = iteration;
-                r.error = error;
-                worst = std::max(worst, error);
-                if (!std::isfinite(error)) {
-                    r.status = NumericalStatus::NotFinite;
-                    r.message = "a non-finite log-scaling appeared in the batched solve";
-                    d.active = 0;
-                } else if (options.tolerance > 0 && error <= options.tolerance) {
-                    r.converged = true;
-                    d.active = 0;
-                } else if (relax) {
-                    ++checks[p];
-                    if (d.omega == 1 && checks[p] == kUnrelaxedChecks && error < previousError[p]) {
-                        const double rate = std::pow(error / previousError[p], 1.0 / options.checkEvery);
-                        d.omega = options.acceleration == Acceleration::Relax
-                                      ? std::clamp(options.omega, 1.0, kMaxOmega)
-                                      : std::clamp(2.0 / (1.0 + std::sqrt(1.0 - rate)), 1.0, kMaxOmega);
-                    } else if (d.omega > 1 && error > previousError[p]) {
-                        d.omega = 1 + (d.omega - 1) / 2;  // the residual grew: relax less
-                        ++r.rejectedSteps;
-                    }
-                }
-                previousError[p] = error;
-                if (!d.active) --active;
-            }
-            upload(deviceDescs.get(), descs.data(), count * sizeof(ProblemDesc), st);
-            if (control.onProgress) {
-                SolveProgress progress;
-                progress.iteration = iteration;
-                progress.error = worst;
-                progress.marginalErrorA = progress.marginalErrorB = std::numeric_limits<double>::quiet_NaN();
-                progress.elapsedSeconds = secondsSince(iterateStart);
-                progress.secondsPerIteration = progress.elapsedSeconds / iteration;
-                control.onProgress(progress);
-            }
-        }
-        UOT_CUDA_CHECK(cudaStreamSynchronize(st));
-        const double iterateSeconds = secondsSince(iterateStart);
+        StepRules rules;
+        rules.tolerance = options.tolerance;
+        rules.maxIterations = options.maxIterations;
+        rules.window = options.checkEvery;
+        rules.relax = relax ? 1 : 0;
+        GroupPasses passes(st, grid, count, state.descs.get(), state.states.get(), state.hostStates.get(), rowSide,
+                           colSide, rules);
+        SolveResult group;
+        DeviceLoopSetup loop;
+        loop.sweepsPerIteration = 2;
+        loop.markNotFinite = [](SolveResult&, int) {};  // never reported for the group (each problem stops alone)
+        runDeviceLoop(problems.front(), options, control, passes, loop, 0, group);
+        passes.readStates();
+        const double iterateSeconds = group.timings.iterateSeconds;
 
         std::vector<double> hostU(logA.size()), hostV(logB.size());
-        UOT_CUDA_CHECK(cudaMemcpyAsync(hostU.data(), potU.get(), hostU.size() * sizeof(double), cudaMemcpyDeviceToHost, st));
-        UOT_CUDA_CHECK(cudaMemcpyAsync(hostV.data(), potV.get(), hostV.size() * sizeof(double), cudaMemcpyDeviceToHost, st));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(hostU.data(), state.potU.get(), hostU.size() * sizeof(double), cudaMemcpyDeviceToHost, st));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(hostV.data(), state.potV.get(), hostV.size() * sizeof(double), cudaMemcpyDeviceToHost, st));
         UOT_CUDA_CHECK(cudaStreamSynchronize(st));
         const double nan = std::numeric_limits<double>::quiet_NaN();
+        std::vector<SolveResult> results(count);
         for (std::size_t p = 0; p < count; ++p) {
             const ProblemDesc& d = descs[p];
+            const ProblemState& ps = state.hostStates.get()[p];
             SolveResult& r = results[p];
             r.solver = kName;
             r.logU.assign(hostU.begin() + d.rowOffset, hostU.begin() + d.rowOffset + d.rows);
             r.logV.assign(hostV.begin() + d.colOffset, hostV.begin() + d.colOffset + d.cols);
-            if (d.active) r.iterations = iteration;  // stopped by the cap or by cancellation
-            if (d.active && cancelled) r.cancelled = true;
+            r.iterations = ps.iterations;
+            r.error = ps.error;
+            r.converged = ps.stop == kConverged;
+            if (ps.stop == kNotFinite) {
+                r.status = NumericalStatus::NotFinite;
+                r.message = "a non-finite log-scaling appeared in the batched solve at iteration " +
+                            std::to_string(ps.iterations);
+            }
+            if (ps.stop == kRunning && group.cancelled) r.cancelled = true;
             r.passes = 2 * static_cast<std::uint64_t>(r.iterations);
-            r.mode = toString(IterationMode::Plain);
+            r.mode = toString(d.translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
             r.acceleration = toString(relax ? options.acceleration : Acceleration::None);
-            r.omega = d.omega;
+            r.omega = relax ? ps.rule.omega : 1.0;
+            r.rejectedSteps = ps.rule.rejections;
             r.mass = r.marginalErrorA = r.marginalErrorB = r.objective = nan;
             r.peakDeviceBytes = tracker.peak();
             // The batch shares one setup and one loop: each result reports them.
             r.timings.setupSeconds = setupSeconds;
             r.timings.iterateSeconds = iterateSeconds;
-            r.timings.msPerIteration = iteration > 0 ? 1e3 * iterateSeconds / iteration : 0.0;
+            r.timings.msPerIteration = group.iterations > 0 ? 1e3 * iterateSeconds / group.iterations : 0.0;
         }
         return results;
     }
@@ -377,11 +530,11 @@ private:
         AllocationTracker tracker;
         Stream stream;
         DeviceBuffer<ProblemDesc> descs;
+        DeviceBuffer<ProblemState> states;
         DeviceBuffer<float4> rowPoints, colPoints;
-        DeviceBuffer<double> logA, logB, potU, potV;
-        DeviceBuffer<unsigned long long> change;
-        PinnedBuffer<unsigned long long> hostChange;
-        std::size_t hostChangeCount = 0;
+        DeviceBuffer<double> logA, logB, potU, potV, targetU, targetV;
+        PinnedBuffer<ProblemState> hostStates;
+        std::size_t hostStateCount = 0;
     };
 
     template <typename T>

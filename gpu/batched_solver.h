@@ -11,12 +11,15 @@
 // problems fills the device where one of them alone would not.
 //
 // The iteration is the log-domain scaling update of the single solve (same fixed
-// point) with per-problem over-relaxation: omega from the observed linear rate
-// of the first unrelaxed checks, 2 / (1 + sqrt(1 - rate)), halved towards 1
-// whenever a check's residual grows. Each problem stops on its own when the
-// largest change of its log-scalings in one iteration is below the tolerance.
-// Starts cold (u = v = 1): warm starts are not used. The final plan is not
-// evaluated (mass and marginal errors are NaN).
+// point), in plain or translation-invariant mode (options.mode: the TI shift of
+// each half-step, core/transport/translation_invariant.h), over-relaxed per
+// problem (options.acceleration): omega from OmegaRule (relaxed_rules.h, the
+// rule of the other engines) on the problem's own changes, shrunk when its change
+// grew over a check interval. Every problem decides on the device after each
+// iteration and stops on its own (the largest change of its log-scalings in one
+// iteration below the tolerance, a non-finite value, or the cap); the host loop
+// is the shared one (device_loop.h). Starts cold (u = v = 1): warm starts are not
+// used. The final plan is not evaluated (mass and marginal errors are NaN).
 
 #include <memory>
 

@@ -102,6 +102,7 @@ bool registerCudaBackend()
     mapreduce.denseCost = false;
     mapreduce.storesMatrix = false;
     mapreduce.logDomain = true;
+    mapreduce.overRelaxation = true;  // relaxed rows, then the shared step kernel (relaxed_passes.h)
     mapreduce.matrixSweepsPerIteration = 0;
     mapreduce.transcendentalsPerEntry = 2;  // one exponential per entry in each of the two passes
     // Faster than gpu-fused from 8192^2 on (H100: 0.062 vs 0.102 ms; slower at 4096^2, 0.041 vs 0.034 ms).
@@ -116,10 +117,10 @@ bool registerCudaBackend()
     nccl.device = DeviceKind::Gpu;
     nccl.algorithm = "fused-nccl";
     nccl.fp64 = false;
-    nccl.translationInvariant = false;
+    nccl.overRelaxation = true;  // TI shift and relaxed step on the first GPU, over the gathered rows
     registerSolver({"gpu-nccl",
                     "gpu-fused with the rows split over several GPUs (--devices 0,1 or --device gpu:all), the column "
-                    "sums all-reduced by NCCL (fp32, plain iteration)",
+                    "sums all-reduced by NCCL (fp32; plain, TI and over-relaxed iterations)",
                     nccl, [] { return createNcclSolver(); }, [] { return ncclUnavailableReason(); }});
     registerMultiGpuVariant("gpu-nccl");
 

@@ -21,6 +21,7 @@
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
 #include "gpu/mapreduce_kernels.h"
+#include "gpu/relaxed_passes.h"
 #include "gpu/stream_passes.h"
 #include "gpu/translation_kernels.h"
 
@@ -29,6 +30,17 @@ namespace uot::gpu::detail {
 namespace {
 
 constexpr const char* kName = "gpu-mapreduce";
+
+// Over-relaxed row half-step (relaxed_kernels.h): the pass left F^ in f; f becomes
+// F~ = (1 - omega) F_old + omega F^, with F_old the step kernel's saved iterate.
+__global__ void relaxRowsKernel(double* __restrict__ f, const double* __restrict__ fOld, std::size_t n,
+                                const double* __restrict__ omega)
+{
+    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const double w = *omega;
+    if (w != 1.0) f[i] = (1.0 - w) * fOld[i] + w * f[i];
+}
 
 void upload(void* dst, const void* src, std::size_t bytes, cudaStream_t stream)
 {
@@ -77,6 +89,8 @@ struct MapReduceSolver::State {
     MapReduceConfig config;
     bool translate = false;
     TranslationParams translation;
+    bool accelerate = false;  // over-relaxed: relaxed rows, then the step kernel (its own TI shifts)
+    RelaxedDevice relaxed;
     std::string graphKey;
     IterationGraphs graphs;
 
@@ -113,9 +127,18 @@ struct MapReduceSolver::State {
         const int d = static_cast<int>(dim);
         launchMapReducePass(d, sideX, sideY, s2, rowPlan, {partialSum.get(), partialMax.get(), flags.get()},
                             config, s);
+        if (accelerate && rows) {
+            relaxRowsKernel<<<static_cast<unsigned>((rows + 255) / 256), 256, 0, s>>>(lu.get(), luPrev.get(), rows,
+                                                                                   relaxed.omega());
+            UOT_CUDA_CHECK_LAUNCH();
+        }
         launchMapReducePass(d, sideY, sideX, s2, colPlan, {partialSum.get(), partialMax.get(), flags.get() + 1},
                             config, s);
-        if (translate) enqueueTranslation(false);
+        if (accelerate)
+            relaxed.enqueueStep<double>(lu.get(), lv.get(), luPrev.get(), lvPrev.get(), rows, cols, a.get(), b.get(),
+                                        logA.get(), logB.get(), s);
+        else if (translate)
+            enqueueTranslation(false);
     }
 
     void enqueueTranslation(bool init)
@@ -267,8 +290,13 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
 
     st.translation = translationCoefficients(problem);
     st.translate = options.mode == IterationMode::TranslationInvariant && st.translation.active;
+    st.accelerate = options.acceleration != Acceleration::None;
     result.mode = toString(st.translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
-    if (st.translate) {
+    result.acceleration = toString(st.accelerate ? options.acceleration : Acceleration::None);
+    if (st.accelerate) {
+        // A row pass and a column pass per iteration; the potentials are held in float.
+        st.relaxed.configure(problem, options, st.translation, st.translate, true, true, 2, &st.tracker);
+    } else if (st.translate) {
         st.translationState.ensure(translationStateDoubles(), &st.tracker);
         st.enqueueTranslation(true);
     }
@@ -279,7 +307,8 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
             << st.sideY.exponent << ' ' << product << ' ' << st.config.polyEvery << ' ' << st.config.prefetch << ' '
             << static_cast<int>(st.config.schedule) << ' ' << st.config.blocks << ' ' << st.translate << ' ' << st.translation.ra << ' '
             << st.translation.rb << ' ' << st.translation.cs << ' ' << st.translation.ct << ' '
-            << static_cast<const void*>(st.translationState.get());
+            << static_cast<const void*>(st.translationState.get()) << ' ' << st.accelerate;
+        if (st.accelerate) key << ' ' << st.relaxed.graphKey();
         if (key.str() != st.graphKey) {
             st.graphs.clear();
             st.graphKey = key.str();
@@ -287,7 +316,24 @@ SolveResult MapReduceSolver::solve(const UotProblem& problem, const SolveOptions
     }
     result.timings.setupSeconds = std::chrono::duration<double>(Clock::now() - setupStart).count();
 
-    if (options.maxIterations > 0) {
+    if (options.maxIterations > 0 && st.accelerate) {
+        // The step kernel decides on the device; its saved iterate starts as the initial one.
+        UOT_CUDA_CHECK(cudaMemcpyAsync(st.luPrev.get(), st.lu.get(), M * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        UOT_CUDA_CHECK(cudaMemcpyAsync(st.lvPrev.get(), st.lv.get(), N * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        st.relaxed.start(options, s);
+        RelaxedPasses passes(st.relaxed, st.device, s, [&st](int count) { st.launchIterations(count); });
+        DeviceLoopSetup loop;
+        loop.bytesPerIteration = result.bytesPerIteration;
+        loop.sweepsPerIteration = 2;
+        loop.markNotFinite = [](SolveResult& r, int iteration) {
+            r.status = NumericalStatus::NotFinite;
+            r.message = "gpu-mapreduce produced a non-finite potential at iteration " + std::to_string(iteration) +
+                        "; the last accepted iterate is kept";
+        };
+        runDeviceLoop(problem, options, control, passes, loop, 0, result);
+        result.omega = st.relaxed.hostState().omega;
+        result.rejectedSteps = st.relaxed.hostState().rule.rejections;
+    } else if (options.maxIterations > 0) {
         // The shared check loop (device_loop.h) over the log-potentials on the device.
         IterateBuffers iterate;
         iterate.current = {st.lu.get(), st.lv.get()};

@@ -23,6 +23,8 @@
 #include "gpu/device_loop.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_kernels.h"
+#include "gpu/relaxed_passes.h"
+#include "gpu/translation_kernels.h"
 
 #define UOT_NCCL_CHECK(call)                                                                              \
     do {                                                                                                  \
@@ -82,13 +84,17 @@ private:
     std::vector<ncclComm_t> m_comms;
 };
 
-// The rows of one GPU and everything it holds for a solve.
+// The rows of one GPU and everything it holds for a solve. The first GPU's u, a
+// and log a hold every row (its own first): the TI shift and the relaxed step run
+// there, over the rows the others send after each iteration.
 struct Part {
     int device = 0;
     std::size_t r0 = 0, rows = 0;
     AllocationTracker tracker;
     std::unique_ptr<Stream> compute, comm;
-    std::unique_ptr<Event> computed, communicated;
+    std::unique_ptr<Event> computed, communicated, gathered, scattered;
+    DeviceBuffer<double> omega;       // over-relaxed, GPUs after the first: the step's omega, copied
+    const double* omegaRead = nullptr;  // the omega this GPU's relaxed row pass reads (null: plain)
     DeviceBuffer<float> K, u, uPrev, uGood, v, vPrev, vGood, vScratch, partials, send, recv;
     DeviceBuffer<double> a, b, logA, logB;
     DeviceBuffer<unsigned long long> firstBad;
@@ -113,6 +119,17 @@ int partialRowsFor(const FusedPlan& plan, std::size_t rows)
     const int wanted = units <= static_cast<int>(rows / 30) ? units : static_cast<int>(std::max<std::size_t>(1, rows / 64));
     return std::min(wanted, units);
 }
+
+// The TI shift or the relaxed step of a solve, on the first GPU (translation_kernels.h,
+// relaxed_passes.h), over all rows gathered there.
+struct Correction {
+    bool translate = false, accelerate = false;
+    TranslationParams translation;
+    DeviceBuffer<double> translationState;
+    RelaxedDevice relaxed;
+    DeviceBuffer<float> uSaved, vSaved;  // the step kernel's last accepted iterate
+    bool active() const { return translate || accelerate; }
+};
 
 std::vector<int> resolveDevices(std::vector<int> devices)
 {
@@ -292,10 +309,13 @@ public:
             p.comm = std::make_unique<Stream>();
             p.computed = std::make_unique<Event>(false);
             p.communicated = std::make_unique<Event>(false);
+            p.gathered = std::make_unique<Event>(false);
+            p.scattered = std::make_unique<Event>(false);
             cudaStream_t s = p.compute->get();
             const std::size_t rows = p.rows;
+            const std::size_t held = g == 0 ? M : rows;  // rows of u, a, log a kept here
             p.K.allocate(std::max<std::size_t>(1, rows) * pitch, &p.tracker);
-            p.u.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.u.allocate(std::max<std::size_t>(1, held), &p.tracker);
             p.uPrev.allocate(std::max<std::size_t>(1, rows), &p.tracker);
             p.uGood.allocate(std::max<std::size_t>(1, rows), &p.tracker);
             p.v.allocate(pitch, &p.tracker);
@@ -304,20 +324,20 @@ public:
             p.vScratch.allocate(pitch, &p.tracker);
             p.send.allocate(std::size_t(m_chunks) * pitch, &p.tracker);
             p.recv.allocate(std::size_t(m_chunks) * pitch, &p.tracker);
-            p.a.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.a.allocate(std::max<std::size_t>(1, held), &p.tracker);
             p.b.allocate(N, &p.tracker);
-            p.logA.allocate(std::max<std::size_t>(1, rows), &p.tracker);
+            p.logA.allocate(std::max<std::size_t>(1, held), &p.tracker);
             p.logB.allocate(N, &p.tracker);
             p.firstBad.allocate(1, &p.tracker);
             p.check.allocate(1, &p.tracker);
             UOT_CUDA_CHECK(cudaMemsetAsync(p.send.get(), 0, p.send.bytes(), s));
             UOT_CUDA_CHECK(cudaMemsetAsync(p.v.get(), 0, p.v.bytes(), s));
-            upload(p.a.get(), problem.a.data() + p.r0, rows, s);
+            upload(p.a.get(), problem.a.data() + p.r0, held, s);
             upload(p.b.get(), problem.b.data(), N, s);
-            upload(p.logA.get(), logA.data() + p.r0, rows, s);
+            upload(p.logA.get(), logA.data() + p.r0, held, s);
             upload(p.logB.get(), logB.data(), N, s);
-            const std::vector<float> hu(u0.begin() + p.r0, u0.begin() + p.r0 + rows);
-            upload(p.u.get(), hu.data(), rows, s);
+            const std::vector<float> hu(u0.begin() + p.r0, u0.begin() + p.r0 + held);
+            upload(p.u.get(), hu.data(), held, s);
             upload(p.v.get(), hv.data(), N, s);
             buildRows(problem, p, pitch);
             // Chunks of the local rows, each with its fused plan.
@@ -357,15 +377,79 @@ public:
         result.solver = kName;
         const bool wide = std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p->wide; });
         result.bytesPerIteration = matrixTrafficBytes(wide ? sweeps::kTwoReads : sweeps::kOneRead, sizeof(float), M, N);
+        const int sweepsPerIteration = wide ? 2 : 1;
+        Part& root = *parts[0];
+        Correction correction;
+        correction.translation = translationCoefficients(problem);
+        correction.translate = options.mode == IterationMode::TranslationInvariant && correction.translation.active;
+        correction.accelerate = options.acceleration != Acceleration::None;
+        result.mode = toString(correction.translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
+        result.acceleration = toString(correction.accelerate ? options.acceleration : Acceleration::None);
+        if (correction.active()) {
+            DeviceGuard guard(root.device);
+            if (correction.accelerate) {
+                correction.relaxed.configure(problem, options, correction.translation, correction.translate, false,
+                                             true, sweepsPerIteration, &root.tracker);
+                correction.uSaved.allocate(std::max<std::size_t>(1, M), &root.tracker);
+                correction.vSaved.allocate(pitch, &root.tracker);
+            } else {
+                correction.translationState.allocate(translationStateDoubles(), &root.tracker);
+                launchTranslate<float>(root.u.get(), M, root.v.get(), N, root.a.get(), root.b.get(),
+                                       correction.translation, false, true, nullptr,
+                                       correction.translationState.get(), root.compute->get());
+            }
+        }
+        for (std::size_t g = 0; g < G; ++g) {
+            Part& p = *parts[g];
+            if (!correction.accelerate) {
+                p.omegaRead = nullptr;
+            } else if (g == 0) {
+                p.omegaRead = correction.relaxed.omega();
+            } else {
+                DeviceGuard guard(p.device);
+                p.omega.allocate(1, &p.tracker);  // set when the relaxed loop starts
+                p.omegaRead = p.omega.get();
+            }
+        }
         result.timings.setupSeconds = secondsSince(setupStart);
-        if (options.maxIterations > 0) {
-            NcclPasses passes(parts, N, [&](int count) {
-                for (int k = 0; k < count; ++k) enqueueIteration(parts, N, pitch, fa, fb);
-            });
+        const auto iterate = [&](int count) {
+            for (int k = 0; k < count; ++k) {
+                enqueueIteration(parts, N, pitch, fa, fb);
+                if (correction.active()) enqueueCorrection(parts, correction, M, N);
+            }
+        };
+        if (options.maxIterations > 0 && correction.accelerate) {
+            // The step kernel decides on the first GPU; its saved iterate starts as the initial one.
+            DeviceGuard guard(root.device);
+            cudaStream_t s = root.compute->get();
+            UOT_CUDA_CHECK(cudaMemcpyAsync(correction.uSaved.get(), root.u.get(), M * sizeof(float),
+                                           cudaMemcpyDeviceToDevice, s));
+            UOT_CUDA_CHECK(cudaMemcpyAsync(correction.vSaved.get(), root.v.get(), N * sizeof(float),
+                                           cudaMemcpyDeviceToDevice, s));
+            correction.relaxed.start(options, s);
+            {
+                // The relaxed row pass reads omega before the first step has run.
+                const double start = correction.relaxed.hostState().omega;
+                for (std::size_t g = 1; g < G; ++g) {
+                    DeviceGuard other(parts[g]->device);
+                    UOT_CUDA_CHECK(cudaMemcpy(parts[g]->omega.get(), &start, sizeof(start), cudaMemcpyHostToDevice));
+                }
+            }
+            RelaxedPasses passes(correction.relaxed, root.device, s, iterate);
             DeviceLoopSetup loop;
             loop.bytesPerIteration = result.bytesPerIteration;
-            loop.sweepsPerIteration = wide ? 2 : 1;
+            loop.sweepsPerIteration = sweepsPerIteration;
+            loop.markNotFinite = [](SolveResult& r, int iteration) { markUnderflow(r, KernelBuildReport{}, iteration); };
+            runDeviceLoop(problem, options, control, passes, loop, 0, result);
+            result.omega = correction.relaxed.hostState().omega;
+            result.rejectedSteps = correction.relaxed.hostState().rule.rejections;
+        } else if (options.maxIterations > 0) {
+            NcclPasses passes(parts, N, iterate);
+            DeviceLoopSetup loop;
+            loop.bytesPerIteration = result.bytesPerIteration;
+            loop.sweepsPerIteration = sweepsPerIteration;
             loop.secondsPerIterationEstimate = double(result.bytesPerIteration) / (2.5e12 * double(G)) + 2e-5;
+            loop.translate = correction.translate;
             loop.markNotFinite = [](SolveResult& r, int iteration) { markUnderflow(r, KernelBuildReport{}, iteration); };
             runDeviceLoop(problem, options, control, passes, loop, 0, result);
         }
@@ -457,12 +541,13 @@ private:
                     const int n = static_cast<int>(N), m = static_cast<int>(rows), ld = static_cast<int>(pitch);
                     const float* K = p.K.get() + b0 * pitch;
                     UOT_CUBLAS_CHECK(gemv(p.cublas->get(), CUBLAS_OP_T, n, m, K, ld, p.v.get(), p.rowSum.get() + b0));
-                    launchScalingUpdate<float>(p.rowSum.get() + b0, p.a.get() + b0, p.u.get() + b0, rows, fa, s);
+                    launchScalingUpdate<float>(p.rowSum.get() + b0, p.a.get() + b0, p.u.get() + b0, rows, fa, s,
+                                               p.omegaRead);
                     UOT_CUBLAS_CHECK(gemv(p.cublas->get(), CUBLAS_OP_N, n, m, K, ld, p.u.get() + b0, p.send.get() + c * pitch));
                 } else if (rows) {
                     const FusedPlan& plan = p.plans[c];
                     launchFused<float>(plan, p.K.get() + b0 * pitch, rows, pitch, p.v.get(), p.a.get() + b0, fa,
-                                       p.u.get() + b0, p.partials.get(), p.partialRows[c], false, s);
+                                       p.u.get() + b0, p.partials.get(), p.partialRows[c], false, s, p.omegaRead);
                     const bool exclusive = p.partialRows[c] >= plan.blocks / plan.cluster;
                     launchFinalizeColumns<float>(p.partials.get(), exclusive ? -p.partialRows[c] : p.partialRows[c],
                                                  pitch, N, p.b.get(), fb, p.vScratch.get(), p.send.get() + c * pitch, 0,
@@ -487,6 +572,49 @@ private:
             combineColumnsKernel<<<static_cast<unsigned>((N + 255) / 256), 256, 0, p.compute->get()>>>(
                 p.recv.get(), m_chunks, pitch, N, p.b.get(), fb, p.v.get());
             UOT_CUDA_CHECK_LAUNCH();
+        }
+    }
+
+    // After an iteration: the rows of u go to the first GPU, which applies the TI
+    // shift or the relaxed step to all of them, then sends u's rows, v and omega back.
+    static void enqueueCorrection(std::vector<std::unique_ptr<Part>>& parts, Correction& correction, std::size_t M,
+                                  std::size_t N)
+    {
+        Part& root = *parts[0];
+        for (std::size_t g = 1; g < parts.size(); ++g) {
+            Part& p = *parts[g];
+            DeviceGuard guard(p.device);
+            if (p.rows)
+                UOT_CUDA_CHECK(cudaMemcpyPeerAsync(root.u.get() + p.r0, root.device, p.u.get(), p.device,
+                                                   p.rows * sizeof(float), p.compute->get()));
+            UOT_CUDA_CHECK(cudaEventRecord(p.gathered->get(), p.compute->get()));
+        }
+        DeviceGuard guard(root.device);
+        cudaStream_t s = root.compute->get();
+        for (std::size_t g = 1; g < parts.size(); ++g)
+            UOT_CUDA_CHECK(cudaStreamWaitEvent(s, parts[g]->gathered->get(), 0));
+        if (correction.accelerate)
+            correction.relaxed.enqueueStep<float>(root.u.get(), root.v.get(), correction.uSaved.get(),
+                                                  correction.vSaved.get(), M, N, root.a.get(), root.b.get(),
+                                                  root.logA.get(), root.logB.get(), s);
+        else
+            launchTranslate<float>(root.u.get(), M, root.v.get(), N, root.a.get(), root.b.get(), correction.translation,
+                                   false, false, nullptr, correction.translationState.get(), s);
+        if (parts.size() == 1) return;
+        for (std::size_t g = 1; g < parts.size(); ++g) {
+            Part& p = *parts[g];
+            if (p.rows)
+                UOT_CUDA_CHECK(cudaMemcpyPeerAsync(p.u.get(), p.device, root.u.get() + p.r0, root.device,
+                                                   p.rows * sizeof(float), s));
+            UOT_CUDA_CHECK(cudaMemcpyPeerAsync(p.v.get(), p.device, root.v.get(), root.device, N * sizeof(float), s));
+            if (correction.accelerate)
+                UOT_CUDA_CHECK(cudaMemcpyPeerAsync(p.omega.get(), p.device, correction.relaxed.omega(), root.device,
+                                                   sizeof(double), s));
+        }
+        UOT_CUDA_CHECK(cudaEventRecord(root.scattered->get(), s));
+        for (std::size_t g = 1; g < parts.size(); ++g) {
+            DeviceGuard other(parts[g]->device);
+            UOT_CUDA_CHECK(cudaStreamWaitEvent(parts[g]->compute->get(), root.scattered->get(), 0));
         }
     }
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "gpu/cuda_support.h"
-#include "gpu/log_sum_exp.cuh"
+#include "gpu/block_log_sum_exp.cuh"
 
 namespace uot::gpu::detail {
 
@@ -14,43 +14,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr std::size_t kMaxPartials = 64;  // block partials per side (state[2 ..] of the device buffer)
-
-// A log-sum-exp state (lseAdd / lseMerge of log_sum_exp.cuh).
-struct Lse {
-    double m = -INFINITY, s = 0;
-    __device__ void add(double x) { lseAdd(m, s, x); }
-    __device__ void merge(double m2, double s2) { lseMerge(m, s, m2, s2); }
-};
-
-// log sum of the block's terms, returned to every thread.
-__device__ double blockLogSumExp(Lse local, double* sharedM, double* sharedS)
-{
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        const double m2 = __shfl_xor_sync(0xffffffffu, local.m, offset);
-        const double s2 = __shfl_xor_sync(0xffffffffu, local.s, offset);
-        local.merge(m2, s2);
-    }
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (lane == 0) {
-        sharedM[warp] = local.m;
-        sharedS[warp] = local.s;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        Lse total;
-        if (lane < blockDim.x / 32) total = Lse{sharedM[lane], sharedS[lane]};
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            const double m2 = __shfl_xor_sync(0xffffffffu, total.m, offset);
-            const double s2 = __shfl_xor_sync(0xffffffffu, total.s, offset);
-            total.merge(m2, s2);
-        }
-        if (lane == 0) sharedM[0] = total.m == -INFINITY ? -INFINITY : total.m + log(total.s);
-    }
-    __syncthreads();
-    const double result = sharedM[0];
-    __syncthreads();  // the shared slots are reused by the next reduction
-    return result;
-}
 
 template <typename V>
 __device__ double logOf(V x, bool logDomain)

@@ -100,7 +100,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
     parser.addOption("accel", "none|relax|auto",
                      "over-relaxation of each half-step with a safeguard (never diverges): relax = fixed --omega, "
                      "auto = omega from the observed rate; default: auto with --solver auto, none for a named "
-                     "variant; a variant without it (reference, gpu-mapreduce and the multi-GPU ones) refuses it");
+                     "variant; a variant without it (reference) refuses it");
     parser.addOption("omega", "W", "relaxation factor for --accel relax, in [1, 2)", "1.5");
     parser.addOption("eps-schedule", "START,FACTOR|none",
                      "eps-scaling: stages at eps = START, START*FACTOR, ... down to --eps, each warm-started from the "

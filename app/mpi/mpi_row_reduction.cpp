@@ -1,5 +1,6 @@
 #include "app/mpi/mpi_row_reduction.h"
 
+#include <algorithm>
 #include <climits>
 #include <ctime>
 #include <stdexcept>
@@ -41,8 +42,10 @@ MpiRowReduction::MpiRowReduction(MPI_Comm comm, long sleepMicroseconds, double t
 
 MpiRowReduction::~MpiRowReduction()
 {
-    if (m_pending != MPI_REQUEST_NULL) MPI_Wait(&m_pending, MPI_STATUS_IGNORE);
-    if (m_packedType != MPI_DATATYPE_NULL) MPI_Type_free(&m_packedType);
+    for (Pending& p : m_pending) {
+        MPI_Wait(&p.request, MPI_STATUS_IGNORE);
+        MPI_Type_free(&p.type);
+    }
     MPI_Op_free(&m_combine);
 }
 
@@ -84,27 +87,32 @@ void MpiRowReduction::startCombine(RowTotals& totals)
 {
     const std::span<double> packed = totals.packed();
     checkLength(packed.size());
-    if (m_pending != MPI_REQUEST_NULL)
-        throw std::logic_error("a packed reduction was started while another one is in flight");
+    for (const Pending& p : m_pending)
+        if (p.buffer == packed.data())
+            throw std::logic_error("a packed reduction was started on a buffer already in flight");
     const double start = MPI_Wtime();
-    MPI_Type_contiguous(static_cast<int>(packed.size()), MPI_DOUBLE, &m_packedType);
-    MPI_Type_commit(&m_packedType);
-    MPI_Iallreduce(MPI_IN_PLACE, packed.data(), 1, m_packedType, m_combine, m_comm, &m_pending);
+    Pending p;
+    p.buffer = packed.data();
+    p.start = start;
+    MPI_Type_contiguous(static_cast<int>(packed.size()), MPI_DOUBLE, &p.type);
+    MPI_Type_commit(&p.type);
+    MPI_Iallreduce(MPI_IN_PLACE, packed.data(), 1, p.type, m_combine, m_comm, &p.request);
+    m_pending.push_back(p);
     // The time to start it counts; the time until finishCombine is the caller's work.
-    m_pendingStart = start;
     m_seconds += MPI_Wtime() - start;
     ++m_calls;
 }
 
 void MpiRowReduction::finishCombine(RowTotals& totals)
 {
-    (void)totals;  // reduced in place: the request knows the buffer
-    if (m_pending == MPI_REQUEST_NULL) throw std::logic_error("finishCombine without a packed reduction in flight");
+    // Reduced in place: the request knows the buffer, which names the combination.
+    const double* buffer = totals.packed().data();
+    auto found = std::find_if(m_pending.begin(), m_pending.end(), [&](const Pending& p) { return p.buffer == buffer; });
+    if (found == m_pending.end()) throw std::logic_error("finishCombine without a packed reduction in flight");
     const double start = MPI_Wtime();
-    wait(m_pending, m_pendingStart);
-    m_pending = MPI_REQUEST_NULL;
-    MPI_Type_free(&m_packedType);
-    m_packedType = MPI_DATATYPE_NULL;
+    wait(found->request, found->start);
+    MPI_Type_free(&found->type);
+    m_pending.erase(found);
     m_seconds += MPI_Wtime() - start;
 }
 

@@ -5,7 +5,8 @@
 // naps for --mpi-wait sleep), and one MPI_Iallreduce per packed RowTotals (all
 // its sums, maxima and log-sum-exps in one message, combined by one user-defined
 // operation), started by startCombine and waited for by finishCombine, so that
-// the caller's work in between overlaps it. Counts the calls and the seconds
+// the caller's work in between overlaps it (several may be in flight: the
+// driver's deferred check travels during the next pass and its reductions). Counts the calls and the seconds
 // spent waiting in them (the seconds include waiting for the slowest rank: an
 // all-reduce is also a barrier; the overlapped part is not counted). With a
 // timeout, a call that makes no progress for that long stops the job
@@ -14,6 +15,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "core/transport/row_block_reduction.h"
 
@@ -50,10 +52,16 @@ private:
     double m_timeoutSeconds = 0;
     double m_seconds = 0;
     std::uint64_t m_calls = 0;
-    MPI_Op m_combine = MPI_OP_NULL;                 // RowTotals::combinePacked over one packed buffer
-    MPI_Datatype m_packedType = MPI_DATATYPE_NULL;  // the buffer of the combination in flight
-    MPI_Request m_pending = MPI_REQUEST_NULL;
-    double m_pendingStart = 0;
+    MPI_Op m_combine = MPI_OP_NULL;  // RowTotals::combinePacked over one packed buffer
+    // The packed combinations in flight (at most two: the driver's deferred check
+    // and a pass's own), each known by its buffer.
+    struct Pending {
+        const double* buffer = nullptr;
+        MPI_Datatype type = MPI_DATATYPE_NULL;
+        MPI_Request request = MPI_REQUEST_NULL;
+        double start = 0;
+    };
+    std::vector<Pending> m_pending;
 };
 
 }  // namespace uot::mpi

@@ -258,7 +258,11 @@ void maxScoresImpl(const CloudSources<T>& src, const T* w, std::size_t count, T*
     for (std::size_t t = 0; t < count; ++t) {
         V wv[D];
         for (int d = 0; d < D; ++d) wv[d] = splat<T>(w[t * D + d]);
-        V mx = loadV(src.h);
+        // The running maximum starts below every score: starting it at h alone (the
+        // score without the w.q term) overstates the maximum whenever w.q < 0 for the
+        // leading source, and at a small eps (large weights) by so much that every
+        // 2^(y - shift) of the following sum underflows to 0 (log S = -inf).
+        V mx = splat<T>(-__builtin_inf());
         for (std::size_t s = 0; s < src.ld; s += W) {
             V y = loadV(src.h + s);
             for (int d = 0; d < D; ++d) y = wv[d] * loadV(src.q + d * src.ld + s) + y;

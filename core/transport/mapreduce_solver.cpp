@@ -346,10 +346,9 @@ SolveResult solveMapReduce(const UotProblem& problem, const SolveOptions& option
     result.solver = "mapreduce";
     result.mode = toString(options.mode);
     result.bytesPerIteration = 0;
-    std::vector<double> logU = initialScaling(options.warmU, problem.rows());
-    std::vector<double> logV = initialScaling(options.warmV, problem.cols());
-    for (double& x : logU) x = std::log(x);
-    for (double& x : logV) x = std::log(x);
+    // The log warm start (eps-scaling stages, a fallback's continuation) when given.
+    std::vector<double> logU = initialLogScaling(options.warmU, options.warmLogU, problem.rows());
+    std::vector<double> logV = initialLogScaling(options.warmV, options.warmLogV, problem.cols());
     MapReduceEngine<T> engine(problem, options.threads, &control);
     MapReducePasses<T> passes(problem, engine);
     ScalingLoopSetup setup;
@@ -420,10 +419,8 @@ SolveResult MapReduceRowBlockSolve::runIn(RowBlockReduction& loop, RowBlockReduc
     // Every block centres the clouds on the mean of the whole problem's points.
     const std::vector<double> centre =
         commonMean(std::get<PointCloudCost>(m_block.cost), &other, m_where.allA.size());
-    std::vector<double> logU = initialScaling(m_options.warmU, m_block.rows());
-    std::vector<double> logV = initialScaling(m_options.warmV, m_block.cols());
-    for (double& x : logU) x = std::log(x);
-    for (double& x : logV) x = std::log(x);
+    std::vector<double> logU = initialLogScaling(m_options.warmU, m_options.warmLogU, m_block.rows());
+    std::vector<double> logV = initialLogScaling(m_options.warmV, m_options.warmLogV, m_block.cols());
     MapReduceEngine<T> engine(m_block, m_options.threads, nullptr, centre);
     MapReducePasses<T> passes(m_block, engine, &loop);
     ScalingLoopSetup setup;

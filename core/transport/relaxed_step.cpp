@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace uot {
 
@@ -43,7 +44,8 @@ void RelaxedStep::beforePass(std::span<const double> u, std::span<const double> 
     for (std::size_t j = 0; j < v.size(); ++j) m_G[j] = m_logDomain ? v[j] : std::log(v[j]);
 }
 
-bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> vNew, RelaxedStepFigures& out)
+bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> vNew, RelaxedStepFigures& out,
+                            bool deferViolation)
 {
     const std::size_t m = uNew.size(), n = vNew.size();
     const double ra = m_c.ra, rb = m_c.rb, fb = m_fb;
@@ -130,9 +132,10 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
     // which travels while the column side of the step is computed.
     double violA = 0;
     for (std::size_t i = 0; i < m; ++i) violA += std::abs(m_rowMarginal[i] / massA - m_rowTarget[i] / targetA);
-    RowTotals violation(1, 0, 0);
-    violation.sum(0) = violA;
-    startCombine(m_rowBlocks, violation);
+    if (m_violationPending) throw std::logic_error("RelaxedStep::afterPass with a violation still in flight");
+    m_violation.sum(0) = violA;
+    startCombine(m_rowBlocks, m_violation);
+    m_violationPending = true;
     double targetB = 0, errB = 0, mass = 0, sumB = 0, linearB = 0;
     double dGmax = -inf, dGmin = inf, gMax = -inf, gMin = inf;
     for (std::size_t j = 0; j < n; ++j) {
@@ -192,9 +195,17 @@ bool RelaxedStep::afterPass(double w, std::span<double> uNew, std::span<double> 
         if (!m_logDomain) vNew[j] = std::exp(vNew[j]);
         finite = std::isfinite(vNew[j]) && (m_logDomain || vNew[j] > 0);
     }
-    finishCombine(m_rowBlocks, violation);
-    out.violationA = violation.sum(0);  // already between normalised marginals (in [0, 2])
+    out.violationA = std::numeric_limits<double>::quiet_NaN();
+    if (!deferViolation) finishViolation(out);
     return finite;
+}
+
+void RelaxedStep::finishViolation(RelaxedStepFigures& figures)
+{
+    if (!m_violationPending) return;
+    finishCombine(m_rowBlocks, m_violation);
+    m_violationPending = false;
+    figures.violationA = m_violation.sum(0);  // already between normalised marginals (in [0, 2])
 }
 
 bool RelaxedStep::acceptable(const RelaxedStepFigures& previous, const RelaxedStepFigures& candidate) const

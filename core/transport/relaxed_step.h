@@ -82,7 +82,8 @@ public:
     // (row_block_reduction.h): every row-side sum and extreme is then taken over all
     // blocks, so that every process computes the same shift, figures and safeguard
     // decision (null: one process). A step combines them in two packed reductions
-    // (the second, one number, overlapped with the column side of the step).
+    // (the second, one number, overlapped with the column side of the step, or with
+    // the next pass: deferViolation).
     RelaxedStep(const UotProblem& problem, bool logDomain, bool translate, bool fp32,
                 RowBlockReduction* rowBlocks = nullptr);
 
@@ -91,8 +92,14 @@ public:
 
     // Turns the pass output (uNew: relaxed rows F~ with omega; vNew: plain G^pass)
     // into the accelerated iterate in place and fills figures. Returns false when a
-    // value is not finite.
-    bool afterPass(double omega, std::span<double> uNew, std::span<double> vNew, RelaxedStepFigures& figures);
+    // value is not finite. deferViolation (row blocks): the rows' violation, which
+    // only the stopping test needs, is left in flight (figures.violationA is NaN)
+    // so that its reduction travels during the next pass; finishViolation must then
+    // come before the next afterPass.
+    bool afterPass(double omega, std::span<double> uNew, std::span<double> vNew, RelaxedStepFigures& figures,
+                   bool deferViolation = false);
+    // Completes figures.violationA of a deferred afterPass (nothing when none is in flight).
+    void finishViolation(RelaxedStepFigures& figures);
 
     // Whether the iterate of `candidate` may replace the one of `previous`: its dual
     // objective is not lower (up to rounding).
@@ -111,6 +118,8 @@ private:
     std::vector<double> m_F, m_G;        // logs of the pass input
     std::vector<double> m_hatTerms, m_rowTerms, m_Gnew;  // work vectors
     std::vector<double> m_rowMarginal, m_rowTarget, m_colMarginal, m_colTarget;
+    RowTotals m_violation{1, 0, 0};  // the rows' violation over the blocks
+    bool m_violationPending = false;
 };
 
 }  // namespace uot

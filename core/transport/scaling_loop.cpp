@@ -48,6 +48,13 @@ bool precisionLimited(const ScalingPasses& passes, const std::vector<double>& u,
 // of the plan in log units and both marginal violations) after every iteration.
 // Without acceleration omega stays 1 and the step is the plain (or TI) one. A step
 // the safeguard undoes costs its pass and is not counted as an iteration.
+//
+// Distributed by rows, the criterion is decided one pass late: the reduction of
+// the rows' violation (only the stopping test needs it) travels while the next
+// pass runs, and is finished after it. When that decides "converged" (or the
+// precision floor), the iterate is the one checked and the pass after it is thrown
+// away (counted in passes and time): the iterates, the iteration count and the
+// answer are those of the undeferred loop.
 void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                         ScalingPasses& passes, const ScalingLoopSetup& setup, std::vector<double>& u,
                         std::vector<double>& v, SolveResult& result)
@@ -60,6 +67,7 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
                           acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
     RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32,
                      setup.rowBlocks);
+    const bool deferCheck = setup.rowBlocks != nullptr;
     result.mode = toString(options.mode);
     result.acceleration = toString(acceleration);
     RelaxedStepFigures last;
@@ -77,51 +85,19 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
         if (pending) monitor.report(pendingIteration, pendingError, errA, pendingErrB);
         pending = false;
     };
+    // The stopping decision on accepted iterate `it` (u, v) with its complete
+    // figures. Returns true when the loop ends there.
     int it = 0;
-    while (it < options.maxIterations) {
-        if (monitor.cancelRequested()) {
-            result.cancelled = true;
-            break;
-        }
-        const double w = omega.omega();
-        if (relaxable) passes.setRowRelaxation(w);
-        step.beforePass(u, v);
-        double errA = 0, errB = 0;
-        const PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), false, false, errA, errB);
-        if (status == PassStatus::Cancelled) {
-            result.cancelled = true;
-            break;
-        }
-        sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
-        RelaxedStepFigures figures;
-        const bool finite = status == PassStatus::Ok && step.afterPass(w, uNew, vNew, figures);
-        reportPending(finite ? figures.marginalErrorA : nan);
-        const bool safeguard = options.relaxationSafeguard && w != 1.0;
-        if (!finite && !safeguard) {
-            markNotFinite(result, setup, it + 1);
-            break;
-        }
-        if (safeguard && (!finite || (haveLast && !step.acceptable(last, figures)))) {
-            omega.rejected();  // undo: (u, v) stay, the next pass runs with a smaller omega
-            continue;
-        }
-        ++it;
-        u.swap(uNew);
-        v.swap(vNew);
-        last = figures;
-        haveLast = true;
-        omega.accepted(figures.change);
-        result.iterations = it;
+    auto decide = [&](const RelaxedStepFigures& figures) {
         result.error = figures.error();
         bool converged = options.tolerance > 0 && result.error < options.tolerance;
         if (converged && precisionLimited(passes, u, v, setup)) {
             // The iterates stopped moving, but at the passes' precision floor, which is
             // above what an fp32 plan promises: say so instead of "converged".
-            converged = false;
             result.message = "stopped at the precision floor of the fp32 potentials (the plan is not within " +
                              std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use fp64";
             monitor.report(it, result.error, nan, figures.marginalErrorB);
-            break;
+            return true;
         }
         if (converged || it == options.maxIterations) {
             const auto start = std::chrono::steady_clock::now();
@@ -135,10 +111,64 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
             pendingError = result.error;
             pendingErrB = figures.marginalErrorB;
         }
-        if (converged) {
-            result.converged = true;
+        result.converged = converged;
+        return converged;
+    };
+    bool awaiting = false;  // the decision on iterate `it` waits for its violation (deferCheck)
+    while (it < options.maxIterations) {
+        if (monitor.cancelRequested()) {
+            if (awaiting) {  // the decision the undeferred loop took before this cancel
+                awaiting = false;
+                step.finishViolation(last);
+                if (decide(last)) break;
+            }
+            result.cancelled = true;
             break;
         }
+        const double w = omega.omega();
+        if (relaxable) passes.setRowRelaxation(w);
+        step.beforePass(u, v);
+        double errA = 0, errB = 0;
+        const PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), false, false, errA, errB);
+        if (status != PassStatus::Cancelled) sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
+        if (awaiting) {
+            // The reduction has travelled during this pass; an iterate that ends the
+            // loop stays in (u, v), and this pass's output is dropped.
+            awaiting = false;
+            step.finishViolation(last);
+            if (decide(last)) break;
+        }
+        if (status == PassStatus::Cancelled) {
+            result.cancelled = true;
+            break;
+        }
+        RelaxedStepFigures figures;
+        const bool finite = status == PassStatus::Ok && step.afterPass(w, uNew, vNew, figures, deferCheck);
+        reportPending(finite ? figures.marginalErrorA : nan);
+        const bool safeguard = options.relaxationSafeguard && w != 1.0;
+        const bool rejected = safeguard && (!finite || (haveLast && !step.acceptable(last, figures)));
+        if ((!finite && !safeguard) || rejected) step.finishViolation(figures);  // a step not kept: no decision
+        if (!finite && !safeguard) {
+            markNotFinite(result, setup, it + 1);
+            break;
+        }
+        if (rejected) {
+            omega.rejected();  // undo: (u, v) stay, the next pass runs with a smaller omega
+            continue;
+        }
+        ++it;
+        u.swap(uNew);
+        v.swap(vNew);
+        last = figures;
+        haveLast = true;
+        omega.accepted(figures.change);
+        result.iterations = it;
+        if (deferCheck && it < options.maxIterations) {
+            awaiting = true;
+            continue;
+        }
+        step.finishViolation(last);
+        if (decide(last)) break;
     }
     // Only a cancel leaves a check unreported here: report it without the row
     // marginal rather than spend another pass (a cancel must return promptly).

@@ -17,6 +17,7 @@
 // variants; exit 77, a CTest skip, when none is available). Exit 0 when every case
 // passes, 1 otherwise.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -203,6 +204,88 @@ void runBatchedGroups(const Fixture& unbalanced, const Fixture& balanced, bool v
     }
 }
 
+// A case that must converge (a defect's regression, not a "converged or not" case):
+// 2 x 6 points in the unit cube, costs scaled into [0, 1] (`uot solve`'s default
+// --cost-scale), eps 1e-4, tau 1, fp64. The matrix-free variant stopped "not-finite"
+// at iteration 1 there: the maximum its log-sum-exp shifts by was overstated, so
+// every term of the sum underflowed (log 0). Every matrix-free variant of the device
+// in each of its iterations, and "auto", must end converged within 1e-9 of the oracle.
+void runSmallEpsMatrixFree(const std::vector<SolverInfo>& variants, bool verbose, Counts& counts)
+{
+    constexpr std::size_t rows = 2, cols = 6, dim = 3;
+    std::mt19937_64 rng(246);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> x(rows * dim), y(cols * dim), cost(rows * cols), a(rows), b(cols, 1.0 / cols);
+    for (double& c : x) c = unit(rng);
+    for (double& c : y) c = unit(rng);
+    for (double& w : a) w = (0.5 + unit(rng)) / rows;
+    double largest = 0;
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+            double c = 0;
+            for (std::size_t d = 0; d < dim; ++d) c += (x[i * dim + d] - y[j * dim + d]) * (x[i * dim + d] - y[j * dim + d]);
+            cost[i * cols + j] = c;
+            largest = std::max(largest, c);
+        }
+    const double scale = 1.0 / largest;
+    for (double& c : cost) c *= scale;
+    conformance::OracleProblem op;
+    op.cost = cost;
+    op.a = a;
+    op.b = b;
+    op.eps = 1e-4;
+    const std::vector<double> expected = conformance::oraclePlan(op);
+    for (const SolverInfo& variant : variants) {
+        const bool isAuto = variant.name == "auto";
+        if (!isAuto && !(variant.caps.pointClouds && !variant.caps.storesMatrix && variant.caps.fp64)) continue;
+        auto solver = createSolver(variant.name);
+        for (const IterationMode mode : {IterationMode::Plain, IterationMode::TranslationInvariant}) {
+            if (mode == IterationMode::TranslationInvariant && !variant.caps.translationInvariant) continue;
+            for (const Acceleration acceleration : {Acceleration::None, Acceleration::Auto}) {
+                if (acceleration != Acceleration::None && !variant.caps.overRelaxation) continue;
+                UotProblem problem;
+                problem.cost = PointCloudCost{x.data(), y.data(), rows, cols, dim, scale};
+                problem.a = a;
+                problem.b = b;
+                problem.eps = op.eps;
+                SolveOptions options;
+                options.precision = Precision::Fp64;
+                options.mode = mode;
+                options.acceleration = acceleration;
+                options.tolerance = 1e-11;
+                options.maxIterations = 400000;
+                options.threads = 1;
+                options.allowStabilizedFallback = isAuto;
+                char what[160];
+                std::snprintf(what, sizeof what, "%s fp64 clouds 2x6 %s accel %s eps 1e-4 costs in [0, 1] (must converge)",
+                              variant.name.c_str(), toString(mode).c_str(), toString(acceleration).c_str());
+                ++counts.cases;
+                const SolveResult r = solver->solve(problem, options);
+                if (!claimsConverged(r)) {
+                    ++counts.failures;
+                    std::printf("FAIL: %s: ended %s (%s) after %d iterations\n", what, toString(r.status).c_str(),
+                                r.message.c_str(), r.iterations);
+                    continue;
+                }
+                ++counts.converged;
+                double diff = 0, mass = 0;
+                for (std::size_t i = 0; i < rows; ++i)
+                    for (std::size_t j = 0; j < cols; ++j) {
+                        const double p = std::exp(r.logU[i] + r.logV[j] - cost[i * cols + j] / op.eps);
+                        diff += std::abs(p - expected[i * cols + j]);
+                        mass += expected[i * cols + j];
+                    }
+                if (!(diff / mass <= 1e-9)) {
+                    ++counts.failures;
+                    std::printf("FAIL: %s: converged with a plan %.3g from the oracle (> 1e-9)\n", what, diff / mass);
+                } else if (verbose) {
+                    std::printf("%s: converged after %d, plan %.3g from the oracle\n", what, r.iterations, diff / mass);
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -351,6 +434,8 @@ int main(int argc, char** argv)
     }
     setMultiGpuDevices({});
     if (device == DeviceKind::Gpu) runBatchedGroups(unbalanced, balanced, verbose, counts);
+    // The CPU engines' regression (the GPU's matrix-free variant is a separate engine).
+    if (device == DeviceKind::Cpu) runSmallEpsMatrixFree(variants, verbose, counts);
     std::printf("%s: %d cases over %zu variants (and device sets): %d converged to the oracle, %d not converged, %d refused, "
                 "%d failed\n",
                 counts.failures ? "FAIL" : "PASS", counts.cases, runs.size(), counts.converged - counts.failures,

@@ -17,7 +17,10 @@ in the unit square (in [0, 2]), a and b in [0.5, 1.5) (b rescaled to the mass of
 when both taus are infinite); --tol 1e-12, --max-iter 5000, fp64, --mpi-wait
 sleep (the ranks share the cores of the CI machine). Also the issue's silent wrong
 answer: 301 x 257, eps 0.05, tau 1, `--solver auto` on 2 ranks reported converged
-with mass 0.947 instead of 1.328 (here with uniform weights).
+with mass 0.947 instead of 1.328 (here with uniform weights). And one case that must
+converge: `--solver mapreduce --mode ti --accel auto` on 2 x 6 points in the unit cube, eps 1e-4,
+costs in [0, 1] (the default --cost-scale), P = 1, 2, 3; it stopped "not-finite" at
+iteration 1 (the log-sum-exp's shift overstated the maximum, every term underflowed).
 
 Usage: mpi_conformance_test.py --uot-mpi path/to/uot-mpi --mpirun mpirun. Exit 0
 when every case passes, 1 otherwise, 77 (skipped) with --uot-mpi none.
@@ -87,7 +90,7 @@ class Suite:
         self.failures += 1
         print("FAIL: " + text)
 
-    def run_case(self, what, ranks, files, options, cost, expected, tolerance=1e-9):
+    def run_case(self, what, ranks, files, options, cost, expected, tolerance=1e-9, must_converge=False):
         self.cases += 1
         out = os.path.join(self.work, "out%d" % self.cases)
         cmd = self.mpirun(ranks) + files + options + ["--out-dir", out, "--json"]
@@ -119,6 +122,9 @@ class Suite:
                           (what, summary["iterations"], distance, tolerance))
         elif done.returncode == 0 or summary["converged"]:
             self.fail("%s: exit %d with converged = %s" % (what, done.returncode, summary["converged"]))
+        elif must_converge:
+            self.fail("%s: must converge, ended %s (exit %d) after %d iterations" %
+                      (what, summary["status"], done.returncode, summary["iterations"]))
         else:
             self.outcomes["refused"] += 1
         if self.args.verbose:
@@ -163,6 +169,30 @@ class Suite:
                            "--max-iter", "20000", "--mpi-wait", "sleep"], cost, expected)
 
 
+    def small_eps_matrix_free_case(self):
+        """--solver mapreduce on 2 x 6 points, eps 1e-4, costs in [0, 1]: stopped not-finite at iteration 1."""
+        directory = os.path.join(self.work, "small-eps-mapreduce")
+        os.makedirs(directory, exist_ok=True)
+        rng = np.random.default_rng(1)
+        x = rng.random((2, 3))
+        y = rng.random((6, 3))
+        sq = ((x[:, None, :] - y[None, :, :]) ** 2).sum(-1)
+        cost = sq / sq.max()  # --cost-scale's default: 1 / max |x - y|^2
+        a = np.full(2, 0.5)
+        b = np.full(6, 1.0 / 6)
+        files = []
+        for name, array in (("x", x), ("y", y), ("a", a), ("b", b)):
+            np.save(os.path.join(directory, name + ".npy"), array)
+            files += ["--" + name, os.path.join(directory, name + ".npy")]
+        expected = oracle_plan(cost, a, b, 1e-4, 1.0, 1.0)
+        for p in (1, 2, 3):
+            self.run_case("small-eps 2x6 P=%d mapreduce ti auto" % p, p, files,
+                          ["--eps", "1e-4", "--tau", "1", "--precision", "fp64", "--tol", "1e-11", "--solver",
+                           "mapreduce", "--mode", "ti", "--accel", "auto", "--max-iter", "20000", "--mpi-wait", "sleep",
+                           "--threads", "1"],
+                          cost, expected, must_converge=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uot-mpi", required=True, help="path of uot-mpi, or 'none' when it is not built")
@@ -177,6 +207,7 @@ def main():
     try:
         suite.grid()
         suite.issue_case()
+        suite.small_eps_matrix_free_case()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d cases: %d converged to the oracle, %d ended non-converged with a non-zero exit" %

@@ -40,6 +40,7 @@ int runChecks()
     std::vector<CheckOutcome> all;
     const auto add = [&all](const std::vector<CheckOutcome>& v) { all.insert(all.end(), v.begin(), v.end()); };
     add(checkMixedBatch());
+    add(checkTranslationInvariantBatch());
     add(checkEmptyAndSingle());
     add(checkCancellation());
     add({checkRejectsDenseCost()});

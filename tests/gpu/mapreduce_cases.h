@@ -205,6 +205,37 @@ inline CheckOutcome checkTranslationInvariant(std::size_t m, std::size_t n)
     return out;
 }
 
+// Over-relaxed (--accel auto), plain or TI: converged to the fixed point of the
+// float64 reference run to convergence, reported as over-relaxed, and in fewer
+// passes than the plain iteration of the same solver to the same tolerance.
+inline CheckOutcome checkOverRelaxed(std::size_t m, std::size_t n, IterationMode mode)
+{
+    const bool ti = mode == IterationMode::TranslationInvariant;
+    const CloudCase c{std::string(ti ? "TI" : "plain") + " + relax " + std::to_string(m) + "x" + std::to_string(n) +
+                          " d3 eps 0.02 tau 1",
+                      m, n, 3, 0.02, 1.0, 1.0, ReferenceMeasure::Ones};
+    const CloudProblem cp(c);
+    const SolveResult ref =
+        createSolver("reference")->solve(cp.problem, cloudOptions(Precision::Fp64, 50000, 1e-12, 10));
+    SolveOptions o = cloudOptions(Precision::Fp32, 20000, 1e-6, 10);
+    o.mode = IterationMode::Plain;
+    o.acceleration = Acceleration::None;
+    const SolveResult plain = createSolver("gpu-mapreduce")->solve(cp.problem, o);
+    o.mode = mode;
+    o.acceleration = Acceleration::Auto;
+    const SolveResult got = createSolver("gpu-mapreduce")->solve(cp.problem, o);
+    CheckOutcome out = judge(cp, got, ref, 1e-4, c.name);
+    std::ostringstream more;
+    more << ", passes " << got.passes << " vs plain " << plain.passes << " (" << double(plain.passes) / double(got.passes)
+         << "x fewer), acceleration " << got.acceleration << ", omega " << got.omega << ", converged "
+         << (got.converged ? "yes" : "NO");
+    out.detail += more.str();
+    if (!got.converged || got.acceleration != "auto" || got.mode != toString(mode) || !ref.converged ||
+        !(got.passes < plain.passes))
+        out.ok = false;
+    return out;
+}
+
 // The final plan evaluation (mass, marginals, objective) against the reference's.
 inline CheckOutcome checkFinalEvaluation()
 {

@@ -73,6 +73,36 @@ inline CheckOutcome checkNcclMatches(const std::string& what, const UotProblem& 
     return o;
 }
 
+// gpu-nccl in TI mode, over-relaxed or not, run to its stopping test: converged to
+// the fixed point of the float64 reference run to convergence (1e-4, fp32),
+// reported in that mode, and in fewer iterations than its plain iteration.
+inline CheckOutcome checkNcclAccelerated(const std::string& what, const UotProblem& problem,
+                                         const std::vector<int>& devices, Acceleration acceleration)
+{
+    SolveOptions refOptions = cloudOptions(Precision::Fp64, 50000, 1e-12, 10);
+    const SolveResult ref = createSolver("reference")->solve(problem, refOptions);
+    SolveOptions o = cloudOptions(Precision::Fp32, 20000, 1e-6, 10);
+    o.mode = IterationMode::Plain;
+    o.acceleration = Acceleration::None;
+    const SolveResult plain = gpu::createNcclSolver(devices, 2)->solve(problem, o);
+    o.mode = IterationMode::TranslationInvariant;
+    o.acceleration = acceleration;
+    const SolveResult got = gpu::createNcclSolver(devices, 2)->solve(problem, o);
+    CheckOutcome out;
+    out.tolerance = 1e-4;
+    out.distance = planRelativeL1(problem, got, ref);
+    out.ok = finiteResult(got) && got.converged && got.status == NumericalStatus::Ok && ref.converged &&
+             out.distance <= out.tolerance && got.mode == "translation-invariant" &&
+             got.acceleration == toString(acceleration) && got.iterations <= plain.iterations;
+    std::ostringstream msg;
+    msg << what << " on " << devices.size() << " GPU(s), TI accel " << toString(acceleration) << ": rel L1 vs fp64 "
+        << out.distance << " (tolerance 1e-4), converged " << (got.converged ? "yes" : "NO") << ", mode " << got.mode
+        << ", acceleration " << got.acceleration << ", iterations " << got.iterations << " vs plain "
+        << plain.iterations << ", omega " << got.omega;
+    out.detail = msg.str();
+    return out;
+}
+
 // The checks on the given GPUs: dense and point-cloud costs, balanced and
 // unbalanced, product reference, uneven row splits (and, on several GPUs, a GPU
 // with no rows), with and without the chunked overlap.
@@ -94,6 +124,15 @@ inline std::vector<CheckOutcome> ncclChecks(const std::vector<int>& devices)
     {
         DenseCase few(1, 300, 1.0, 1.0, 9);  // fewer rows than GPUs when there are several
         out.push_back(checkNcclMatches("dense 1x300 (rows < GPUs)", few.problem, devices, 2));
+    }
+    for (const Acceleration acceleration : {Acceleration::None, Acceleration::Auto}) {
+        DenseCase dense(1001, 777, 1.0, 1.0, 3);
+        out.push_back(checkNcclAccelerated("dense 1001x777 tau 1", dense.problem, devices, acceleration));
+        const CloudProblem cloud({"cloud", 1025, 900, 3, 0.02, 0.5, 2.0, ReferenceMeasure::Product});
+        out.push_back(checkNcclAccelerated("points 1025x900 d3 eps 0.02 tau 0.5/2 product", cloud.problem, devices,
+                                           acceleration));
+        DenseCase few(1, 300, 1.0, 1.0, 9);
+        out.push_back(checkNcclAccelerated("dense 1x300 (rows < GPUs)", few.problem, devices, acceleration));
     }
     return out;
 }

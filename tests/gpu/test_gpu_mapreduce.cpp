@@ -182,6 +182,25 @@ private slots:
         verify(checkTranslationInvariant(static_cast<std::size_t>(m), static_cast<std::size_t>(n)));
     }
 
+    void overRelaxationConvergesInFewerPasses_data()
+    {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<bool>("ti");
+        QTest::newRow("plain 37x53") << 37 << 53 << false;
+        QTest::newRow("TI 37x53") << 37 << 53 << true;
+        QTest::newRow("TI 513x1025") << 513 << 1025 << true;
+    }
+    void overRelaxationConvergesInFewerPasses()
+    {
+        REQUIRE_GPU();
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(bool, ti);
+        verify(checkOverRelaxed(static_cast<std::size_t>(m), static_cast<std::size_t>(n),
+                                ti ? IterationMode::TranslationInvariant : IterationMode::Plain));
+    }
+
     void finalPlanEvaluation()
     {
         REQUIRE_GPU();

@@ -5,7 +5,9 @@
 // exactly), with the plan distance taken after each. Used by the time-to-solution
 // benchmarks (bench/quality/time_to_solution.cpp, tests/gpu/gpu_bench.cpp).
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +15,12 @@
 #include "tests/gpu/plan_distance.h"
 
 namespace uot::test {
+
+// A result whose iterate can go on: Ok, or the log-domain solver after `auto`'s switch.
+inline bool usableStatus(NumericalStatus status)
+{
+    return status == NumericalStatus::Ok || status == NumericalStatus::SwitchedToLogDomain;
+}
 
 struct PassCount {
     std::uint64_t passes = 0;  // SolveResult::passes summed over the chunks
@@ -30,19 +38,34 @@ inline PassCount passesToTarget(UotSolver& solver, const UotProblem& problem, So
     options.checkEvery = chunk;
     options.evaluateFinalPlan = false;
     PassCount count;
-    std::vector<double> u, v;
+    std::vector<double> u, v;  // the warm start (options hold spans of them)
     while (count.iterations < 200000) {
-        if (!u.empty()) {
-            options.warmU = u;
-            options.warmV = v;
-        }
         const SolveResult r = solver.solve(problem, options);
         count.iterations += r.iterations;
         count.passes += r.passes;
         count.distance = planRelativeL1(problem, r, converged);
-        if (count.distance <= target || r.iterations < chunk || r.status != NumericalStatus::Ok) break;
+        if (count.distance <= target || r.iterations < chunk || !usableStatus(r.status)) break;
+        // The scalings themselves where they are in range (a multiplicative variant
+        // continues from them bit for bit), else their logs (a log-domain variant at a
+        // small eps, whose e^(log u) overflows, continues from those exactly).
         u = r.u();
         v = r.v();
+        const auto inRange = [](const std::vector<double>& x) {
+            return std::all_of(x.begin(), x.end(), [](double e) { return std::isfinite(e) && e > 0; });
+        };
+        if (!inRange(u) || !inRange(v)) {
+            u = r.logU;
+            v = r.logV;
+            options.warmU = {};
+            options.warmV = {};
+            options.warmLogU = u;
+            options.warmLogV = v;
+        } else {
+            options.warmLogU = {};
+            options.warmLogV = {};
+            options.warmU = u;
+            options.warmV = v;
+        }
     }
     return count;
 }
@@ -67,7 +90,7 @@ inline PassCount passesToTargetFromScratch(UotSolver& solver, const UotProblem& 
         out.iterations = r.iterations;
         out.passes = r.passes;
         out.distance = planRelativeL1(problem, r, converged);
-        return out.distance <= target || r.status != NumericalStatus::Ok;
+        return out.distance <= target || !usableStatus(r.status);
     };
     PassCount hi;
     int high = 8;

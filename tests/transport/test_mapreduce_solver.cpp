@@ -212,6 +212,22 @@ private slots:
         QVERIFY(planRelL1(cp.problem, second, straight) <= 1e-12);
     }
 
+    // The same from the logs (warmLogU/V: how eps-scaling stages and the fallback
+    // hand over, and the only form that carries a start whose e^(log u) overflows):
+    // the logs were ignored and the second solve started over from zero.
+    void warmLogStartContinues()
+    {
+        CloudProblem cp(80, 120, 3, 22, 1e-3);
+        auto solver = createSolver("mapreduce");
+        const SolveResult straight = solver->solve(cp.problem, fixedIterations(40, Precision::Fp64));
+        const SolveResult first = solver->solve(cp.problem, fixedIterations(20, Precision::Fp64));
+        SolveOptions rest = fixedIterations(20, Precision::Fp64);
+        rest.warmLogU = first.logU;
+        rest.warmLogV = first.logV;
+        const SolveResult second = solver->solve(cp.problem, rest);
+        QVERIFY(planRelL1(cp.problem, second, straight) <= 1e-12);
+    }
+
     void sameBitsForAnyThreadCount()
     {
         CloudProblem cp(300, 257, 3, 3);

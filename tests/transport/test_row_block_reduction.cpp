@@ -5,6 +5,10 @@
 // unless shifted) split into blocks, one of them empty, in either order of
 // combination; NaN and empty cases; and the default transport path
 // (RowBlockReduction::finishCombine through sum and max calls) on P identical blocks.
+// And the driver's deferred check over row blocks (scaling_loop.h): one block holding
+// every row, through a transport that records its calls, gives the single-process
+// iterates (to 1e-12, same iteration count) while a check's reduction is in flight
+// during the next pass's column reduction.
 
 #include <QTest>
 
@@ -13,8 +17,10 @@
 #include <limits>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "core/transport/fused_solver.h"
 #include "core/transport/row_block_reduction.h"
 #include "tests/support/qt_checks.h"
 
@@ -73,6 +79,34 @@ public:
 private:
     int m_processes;
     int m_calls = 0;
+};
+
+// One process holding every row: every reduction leaves its values as they are,
+// and each call is recorded (the order of the collectives is what is checked).
+class RecordingBlocks final : public RowBlockReduction {
+public:
+    using RowBlockReduction::max;
+    using RowBlockReduction::sum;
+    void sum(std::span<double> values) override { record(values.size(), false); }
+    void max(std::span<double> values) override { record(values.size(), true); }
+    void startCombine(RowTotals& totals) override { m_open.push_back(totals.packed().data()); }
+    void finishCombine(RowTotals& totals) override
+    {
+        std::erase(m_open, totals.packed().data());
+    }
+    // Sums of `length` values made while a packed combination was in flight.
+    int sumsWhileOpen(std::size_t length) const { return m_sumsWhileOpen[length]; }
+
+private:
+    void record(std::size_t length, bool isMax)
+    {
+        if (!isMax && !m_open.empty()) {
+            if (m_sumsWhileOpen.size() <= length) m_sumsWhileOpen.resize(length + 1, 0);
+            ++m_sumsWhileOpen[length];
+        }
+    }
+    std::vector<const double*> m_open;
+    std::vector<int> m_sumsWhileOpen = std::vector<int>(1, 0);
 };
 
 }  // namespace
@@ -158,6 +192,46 @@ private slots:
         finishCombine(nullptr, alone);
         QCOMPARE(alone.sum(0), 4.0);
         UOT_QCOMPARE_CLOSE(alone.logSum(0).value(), static_cast<double>(directLogSumExp(x)), 1e-14);
+    }
+
+    void deferredCheckKeepsTheIteratesAndOverlapsThePass()
+    {
+        constexpr std::size_t m = 23, n = 17;
+        std::mt19937_64 rng(7);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        std::vector<double> cost(m * n), a(m), b(n);
+        for (double& c : cost) c = unit(rng);
+        for (double& w : a) w = (0.5 + unit(rng)) / m;
+        for (double& w : b) w = (0.5 + unit(rng)) * 1.3 / n;
+        DenseCost dense;
+        dense.f64 = cost.data();
+        dense.rows = m;
+        dense.cols = n;
+        UotProblem problem;
+        problem.cost = dense;
+        problem.a = a;
+        problem.b = b;
+        problem.eps = 0.05;
+        SolveOptions options;
+        options.precision = Precision::Fp64;
+        options.mode = IterationMode::TranslationInvariant;
+        options.acceleration = Acceleration::Auto;
+        options.tolerance = 1e-10;
+        options.threads = 1;
+        options.maxIterations = 5000;
+        const SolveResult single = FusedSolver().solve(problem, options, SolveControl{});
+        QVERIFY(single.converged);
+        RecordingBlocks blocks;
+        RowBlock where;
+        where.allA = a;
+        const SolveResult blocked = FusedRowBlockSolve(problem, where, options).run(blocks, blocks);
+        QVERIFY(blocked.converged);
+        QCOMPARE(blocked.iterations, single.iterations);
+        for (std::size_t i = 0; i < m; ++i) UOT_QCOMPARE_CLOSE(blocked.logU[i], single.logU[i], 1e-12);
+        for (std::size_t j = 0; j < n; ++j) UOT_QCOMPARE_CLOSE(blocked.logV[j], single.logV[j], 1e-12);
+        // The column sums of a pass (n + 2 values) ran while the previous step's
+        // check was in flight: once per iteration after the first.
+        QCOMPARE(blocks.sumsWhileOpen(n + 2), blocked.iterations);
     }
 };
 
