@@ -37,6 +37,8 @@ struct PaletteSettings {
     std::uint64_t seed = 1;        // k-means seeding and pixel sampling
     std::size_t sampleLimit = 2'000'000;  // at most this many pixels are read (regular stride), 0 = all
     int kmeansIterations = 8;
+
+    bool operator==(const PaletteSettings&) const = default;  // the palette stage's cache key (with the space)
 };
 
 // Weighted color points in a working space. points: size() x 3, row-major;

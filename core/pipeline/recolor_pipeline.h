@@ -87,6 +87,9 @@ struct TransportSettings {
         o.evaluateFinalPlan = true;
         return o;
     }
+
+    // The solve stage's cache key: a plan serves another request when these agree.
+    bool operator==(const TransportSettings&) const = default;
 };
 
 struct RecolorSettings {
@@ -95,6 +98,8 @@ struct RecolorSettings {
     TransportSettings transport;
     MappingSettings mapping;
     int threads = 0;                  // CPU threads for palettes and mapping, 0 = all
+
+    bool operator==(const RecolorSettings&) const = default;
 };
 
 enum class PipelineStage { Decode, Palette, Cost, Solve, Map, Encode };
