@@ -29,11 +29,13 @@ ALLOWED = {
     "core/perf": {"core/registry", "core/transport"},
     "core/imageio": {"core/io", "core/color", "core/transport"},
     "core/pipeline": {"core/registry", "core/color", "core/transport", "core/imageio", "core/io", "core/perf"},
+    # the parameter table: above the pipeline, whose settings it reads and writes
+    "core/params": {"core/pipeline", "core/registry", "core/color", "core/transport"},
     "gpu": {"core/transport", "core/color", "core/registry"},
     "ui": {"core/transport", "core/color", "core/npy", "core/io", "core/registry", "core/perf",
-           "core/imageio", "core/pipeline"},
+           "core/imageio", "core/pipeline", "core/params"},
     "app/cli": {"core/transport", "core/color", "core/npy", "core/io", "core/registry", "core/perf",
-                "core/imageio", "core/pipeline"},
+                "core/imageio", "core/pipeline", "core/params"},
     "app/studio": {"ui"},
     "app/mpi": {"app/cli", "core/transport", "core/npy"},
 }

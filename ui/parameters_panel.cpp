@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+
+#include "core/params/parameter_schema.h"
 
 #include "ui/default_reset.h"
 #include "ui/studio_session.h"
@@ -23,11 +26,17 @@
 namespace uot::ui {
 
 namespace {
-// A 0..maximum % slider (100 by default) with its value shown beside it.
-QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value, int maximum = 100)
+const params::Parameter& entry(const char* name) { return params::parameter(name); }
+
+// Ranges from the parameter table (core/params), in what the widget shows.
+void setRange(QSpinBox* box, const params::Parameter& p) { box->setRange(int(p.min), int(p.max)); }
+void setRange(QDoubleSpinBox* box, const params::Parameter& p) { box->setRange(p.min * p.scale(), p.max * p.scale()); }
+
+// A % slider over the table entry's range (a fraction shown in percent) with its value shown beside it.
+QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value, const params::Parameter& p)
 {
     slider = new QSlider(Qt::Horizontal);
-    slider->setRange(0, maximum);
+    slider->setRange(int(std::lround(p.min * 100)), int(std::lround(p.max * 100)));
     value = new QLabel;
     value->setMinimumWidth(QFontMetrics(owner->font()).horizontalAdvance(QStringLiteral("100 %")) + 4);
     value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -43,7 +52,6 @@ QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value, int
 
 ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 {
-    using P = StudioParameters;
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
 
@@ -59,7 +67,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 
     auto* mapping = new QGroupBox(tr("Look"));
     auto* mapForm = new QFormLayout(mapping);
-    QHBoxLayout* strengthRow = percentSlider(this, m_strength, m_strengthValue);
+    QHBoxLayout* strengthRow = percentSlider(this, m_strength, m_strengthValue, entry("fade"));
     m_strength->setToolTip(tr("Fade (strength): how much of the look is applied; 0 % returns the source unchanged.\n"
                               "Changing it re-maps without solving again."));
     mapForm->addRow(tr("Fade"), strengthRow);
@@ -67,13 +75,13 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_luminance->setToolTip(tr("Keep the source's lightness and transfer only hue and saturation."));
     mapForm->addRow(QString(), m_luminance);
     m_smoothing = new QDoubleSpinBox;
-    m_smoothing->setRange(0, P::kMaxSmoothing);
+    setRange(m_smoothing, entry("smoothing"));
     m_smoothing->setSingleStep(0.1);
     m_smoothing->setDecimals(2);
     m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness and color:\n"
                                "keeps textures and edges intact. 0 turns it off."));
     mapForm->addRow(tr("Structure smoothing"), m_smoothing);
-    QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue);
+    QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue, entry("residual-match"));
     m_paletteMatch->setToolTip(tr("How closely the result's color distribution follows the reference's\n"
                                   "(through the smoothing: needs structure smoothing above 0). Lower it if a\n"
                                   "plain area takes on more color variation than you want.\n"
@@ -94,21 +102,20 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_lookToggle);
     m_lookControls = new QGroupBox(tr("Color controls"));
     auto* lookForm = new QFormLayout(m_lookControls);
-    const int maxIntensity = int(std::lround(kMaxLookIntensity * 100));
-    QHBoxLayout* lumRow = percentSlider(this, m_luminanceIntensity, m_luminanceIntensityValue, maxIntensity);
+    QHBoxLayout* lumRow = percentSlider(this, m_luminanceIntensity, m_luminanceIntensityValue, entry("luminance"));
     m_luminanceIntensity->setToolTip(tr("How far the result's lightness moves toward the transferred lightness:\n"
                                         "0 % keeps the source's, 100 % is the transfer's, 200 % moves twice as far."));
     lookForm->addRow(tr("Luminance"), lumRow);
-    QHBoxLayout* colorRow = percentSlider(this, m_colorIntensity, m_colorIntensityValue, maxIntensity);
+    QHBoxLayout* colorRow = percentSlider(this, m_colorIntensity, m_colorIntensityValue, entry("color-intensity"));
     m_colorIntensity->setToolTip(tr("Scales the result's colorfulness (chroma): 0 % is grey, 100 % the transfer's."));
     lookForm->addRow(tr("Color intensity"), colorRow);
     m_neutralize = new QCheckBox(tr("neutralize"));
     m_neutralize->setToolTip(tr("Remove the reference's overall color cast before the transfer."));
     lookForm->addRow(QString(), m_neutralize);
-    QHBoxLayout* skinRow = percentSlider(this, m_protectSkin, m_protectSkinValue);
+    QHBoxLayout* skinRow = percentSlider(this, m_protectSkin, m_protectSkinValue, entry("protect-skin"));
     m_protectSkin->setToolTip(tr("Keep skin-toned pixels' hue close to the source's (soft falloff)."));
     lookForm->addRow(tr("Protect skin tones"), skinRow);
-    QHBoxLayout* neutralRow = percentSlider(this, m_protectNeutrals, m_protectNeutralsValue);
+    QHBoxLayout* neutralRow = percentSlider(this, m_protectNeutrals, m_protectNeutralsValue, entry("protect-neutrals"));
     m_protectNeutrals->setToolTip(tr("Keep grey and near-grey pixels close to the source's color (soft falloff)."));
     lookForm->addRow(tr("Protect neutrals"), neutralRow);
     m_lookControls->setVisible(false);
@@ -145,7 +152,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                            "CIELAB follows perceived color differences; Oklab is similar and more uniform in hue."));
     colorForm->addRow(tr("Working space"), m_space);
     m_palette = new QSpinBox;
-    m_palette->setRange(P::kMinPalette, P::kMaxPalette);
+    setRange(m_palette, entry("palette-size"));
     m_palette->setSingleStep(256);
     m_palette->setToolTip(tr("Number of color points each image is reduced to before solving.\n"
                              "More points follow the palettes more finely; the solve grows with its square."));
@@ -156,7 +163,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     auto* form = new QFormLayout(transport);
     m_eps = new QDoubleSpinBox;
     m_eps->setDecimals(5);
-    m_eps->setRange(P::kMinEps, P::kMaxEps);
+    setRange(m_eps, entry("eps"));
     m_eps->setSingleStep(0.0005);
     m_eps->setToolTip(tr("Entropic regularisation, relative to the color range: larger values blend colors more\n"
                          "(softer, faster to solve); smaller values map colors more sharply (slower)."));
@@ -164,7 +171,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     auto* tauRow = new QHBoxLayout;
     m_tau = new QDoubleSpinBox;
     m_tau->setDecimals(3);
-    m_tau->setRange(P::kMinTau, P::kMaxTau);
+    setRange(m_tau, entry("tau"));
     m_tau->setSingleStep(0.1);
     m_tau->setToolTip(tr("Adherence to the reference palette (tau): how strongly the result must use the reference\n"
                          "colors in their proportions. Small values let it ignore reference colors the source has\n"
@@ -181,13 +188,13 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                                "two palettes' weights."));
     form->addRow(tr("Reference measure"), m_reference);
     m_iterations = new QSpinBox;
-    m_iterations->setRange(P::kMinIterations, P::kMaxIterations);
+    setRange(m_iterations, entry("max-iter"));
     m_iterations->setSingleStep(100);
     m_iterations->setToolTip(tr("Upper bound on solver iterations."));
     form->addRow(tr("Max iterations"), m_iterations);
     m_tolerance = new QDoubleSpinBox;
     m_tolerance->setDecimals(8);
-    m_tolerance->setRange(P::kMinTolerance, P::kMaxTolerance);
+    setRange(m_tolerance, entry("tol"));
     m_tolerance->setSingleStep(1e-5);
     m_tolerance->setToolTip(tr("The solve stops when the relative change of the scalings falls below this\n"
                                "(POT's criterion; with acceleration, the change of log u, log v and the\n"
@@ -200,7 +207,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_device->setToolTip(tr("Where the solve runs. GPUs are listed by name; without one, the reason is shown."));
     form->addRow(tr("Device"), m_device);
     m_threads = new QSpinBox;
-    m_threads->setRange(0, StudioParameters::maxThreads());
+    setRange(m_threads, entry("threads"));
     m_threads->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
     m_threads->setToolTip(tr("CPU threads for palettes, solve and mapping; 'all' uses every core."));
     form->addRow(tr("CPU threads"), m_threads);
@@ -218,14 +225,14 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Acceleration"), m_acceleration);
     auto* scalingRow = new QHBoxLayout;
     m_epsScaling = new QSpinBox;
-    m_epsScaling->setRange(0, P::kMaxEpsScalingRatio);
+    setRange(m_epsScaling, entry("eps-scaling-ratio"));
     m_epsScaling->setSingleStep(4);
     m_epsScaling->setPrefix(tr("from "));
     m_epsScaling->setSuffix(tr(" x eps"));
     m_epsScaling->setSpecialValueText(tr("off"));
     m_epsScalingFactor = new QDoubleSpinBox;
     m_epsScalingFactor->setDecimals(2);
-    m_epsScalingFactor->setRange(P::kMinEpsScalingFactor, P::kMaxEpsScalingFactor);
+    setRange(m_epsScalingFactor, entry("eps-scaling-factor"));
     m_epsScalingFactor->setSingleStep(0.05);
     m_epsScalingFactor->setPrefix(tr("x "));
     const QString scalingTip = tr("eps-scaling: solve first at a larger eps (this many times eps), then smaller ones,\n"
@@ -244,6 +251,31 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 
     fillSolvers();
     fillDevices();
+    m_editors = {{"space", m_space},
+                 {"palette-size", m_palette},
+                 {"eps", m_eps},
+                 {"tau", m_tau},
+                 {"balanced", m_balanced},
+                 {"reference-measure", m_reference},
+                 {"max-iter", m_iterations},
+                 {"tol", m_tolerance},
+                 {"solver", m_solver},
+                 {"device", m_device},
+                 {"threads", m_threads},
+                 {"precision", m_precision},
+                 {"acceleration", m_acceleration},
+                 {"eps-scaling-ratio", m_epsScaling},
+                 {"eps-scaling-factor", m_epsScalingFactor},
+                 {"fade", m_strength},
+                 {"preserve-luminance", m_luminance},
+                 {"luminance", m_luminanceIntensity},
+                 {"color-intensity", m_colorIntensity},
+                 {"neutralize", m_neutralize},
+                 {"protect-skin", m_protectSkin},
+                 {"protect-neutrals", m_protectNeutrals},
+                 {"smoothing", m_smoothing},
+                 {"residual-match", m_paletteMatch},
+                 {"auto-run", m_autoRun}};
     setParameters(StudioParameters{});
     installDefaultReset(this);  // the values just set are the defaults a double-click brings back
     setRunning(false);
@@ -269,6 +301,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     connect(m_cancel, &QPushButton::clicked, this, &ParametersPanel::cancelRequested);
 }
 
+QWidget* ParametersPanel::editor(const QString& name) const { return m_editors.value(name); }
+
 QSize ParametersPanel::sizeHint() const
 {
     const QSize hint = QWidget::sizeHint();
@@ -277,11 +311,13 @@ QSize ParametersPanel::sizeHint() const
 
 void ParametersPanel::fillSolvers()
 {
-    m_solver->addItem(tr("auto"), "auto");
-    for (const SolverChoice& choice : StudioSession::solverChoices()) {  // the names StudioParameters::solverNames() allows
-        if (choice.gpu) continue;  // the device box picks the GPU form of a variant
-        m_solver->addItem(choice.name, choice.name);
-        m_solver->setItemData(m_solver->count() - 1, choice.description, Qt::ToolTipRole);
+    const QVector<SolverChoice> variants = StudioSession::solverChoices();
+    for (const std::string& name : entry("solver").choiceList()) {  // "auto" and the CPU variants
+        const QString text = QString::fromStdString(name);
+        m_solver->addItem(name == "auto" ? tr("auto") : text, text);
+        for (const SolverChoice& choice : variants)
+            if (choice.name == text && name != "auto")
+                m_solver->setItemData(m_solver->count() - 1, choice.description, Qt::ToolTipRole);
     }
 }
 

@@ -2,9 +2,10 @@
 // The parameters dock: every setting of a recolor with a tooltip saying what it
 // does. On top what a photographer adjusts (Run, Strength, Preserve luminance,
 // Smoothing); the palette and solver settings sit under "Advanced settings",
-// folded away by default. Inputs are spin boxes and lists bounded by StudioParameters' limits, so
+// folded away by default. Inputs are spin boxes and lists bounded by the parameter table's ranges, so
 // an invalid value cannot be entered. Emits parametersChanged on every edit.
 
+#include <QHash>
 #include <QWidget>
 
 #include "ui/studio_parameters.h"
@@ -60,6 +61,8 @@ public:
     QSlider* protectNeutralsSlider() const { return m_protectNeutrals; }
     QToolButton* colourControlsToggle() const { return m_lookToggle; }
     QSpinBox* epsScalingBox() const { return m_epsScaling; }
+    // The widget that edits the parameter-table entry `name` (core/params), or null.
+    QWidget* editor(const QString& name) const;
 
 signals:
     void parametersChanged();
@@ -109,6 +112,7 @@ private:
     QCheckBox* m_autoRun = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
+    QHash<QString, QWidget*> m_editors;  // by table entry
     bool m_running = false;
     bool m_updating = false;
 };

@@ -1,30 +1,88 @@
 #include "ui/studio_parameters.h"
 
 #include <QSettings>
-#include <QThread>
 
 #include <algorithm>
+#include <cmath>
+#include <variant>
 
 #include "core/registry/device_registry.h"
-#include "core/registry/solver_registry.h"
 #include "ui/parameter_reader.h"
 
 namespace uot::ui {
 
-QStringList StudioParameters::colorSpaces() { return {"lab", "linear-rgb", "oklab"}; }
-QStringList StudioParameters::referenceMeasures() { return {"ones", "product"}; }
-QStringList StudioParameters::precisions() { return {"fp32", "fp64"}; }
-QStringList StudioParameters::accelerations() { return {"none", "relax", "auto"}; }
+namespace {
 
-QStringList StudioParameters::solverNames()
+// The members of StudioParameters, each bound to the table entry it holds.
+using Member = std::variant<QString StudioParameters::*, double StudioParameters::*, int StudioParameters::*,
+                            bool StudioParameters::*>;
+struct Binding {
+    const char* name;  // the entry of core/params
+    Member member;
+};
+
+const std::vector<Binding>& bindings()
 {
-    QStringList names{QStringLiteral("auto")};
-    for (const SolverInfo& info : listSolvers())
-        if (info.caps.device != DeviceKind::Gpu) names << QString::fromStdString(info.name);
-    return names;
+    using P = StudioParameters;
+    static const std::vector<Binding> all = {
+        {"space", &P::colorSpace},
+        {"palette-size", &P::paletteSize},
+        {"eps", &P::eps},
+        {"tau", &P::tau},
+        {"balanced", &P::balanced},
+        {"reference-measure", &P::referenceMeasure},
+        {"max-iter", &P::maxIterations},
+        {"tol", &P::tolerance},
+        {"solver", &P::solver},
+        {"device", &P::device},
+        {"threads", &P::threads},
+        {"precision", &P::precision},
+        {"acceleration", &P::acceleration},
+        {"eps-scaling-ratio", &P::epsScalingRatio},
+        {"eps-scaling-factor", &P::epsScalingFactor},
+        {"fade", &P::strength},
+        {"preserve-luminance", &P::preserveLuminance},
+        {"luminance", &P::luminanceIntensity},
+        {"color-intensity", &P::colorIntensity},
+        {"neutralize", &P::neutralize},
+        {"protect-skin", &P::protectSkin},
+        {"protect-neutrals", &P::protectNeutrals},
+        {"smoothing", &P::smoothing},
+        {"residual-match", &P::paletteMatch},
+        {"auto-run", &P::autoRun},
+    };
+    return all;
 }
 
-int StudioParameters::maxThreads() { return std::max(1, QThread::idealThreadCount()) * 4; }
+const Binding* bindingOf(const QString& name)
+{
+    for (const Binding& b : bindings())
+        if (name == QLatin1String(b.name)) return &b;
+    return nullptr;
+}
+
+// The member's value in the core's units (numbers) or as text (choices, device).
+double numberOf(const StudioParameters& p, const Member& m)
+{
+    if (auto d = std::get_if<double StudioParameters::*>(&m)) return p.**d;
+    if (auto i = std::get_if<int StudioParameters::*>(&m)) return p.**i;
+    if (auto b = std::get_if<bool StudioParameters::*>(&m)) return p.**b ? 1.0 : 0.0;
+    return 0;
+}
+
+void setNumber(StudioParameters& p, const Member& m, double v)
+{
+    if (auto d = std::get_if<double StudioParameters::*>(&m)) p.**d = v;
+    else if (auto i = std::get_if<int StudioParameters::*>(&m)) p.**i = int(std::lround(v));
+    else if (auto b = std::get_if<bool StudioParameters::*>(&m)) p.**b = v != 0;
+}
+
+bool sameMember(const StudioParameters& a, const StudioParameters& b, const Member& m)
+{
+    return std::visit([&](auto member) { return a.*member == b.*member; }, m);
+}
+
+}  // namespace
 
 QString StudioParameters::deviceUnavailableReason(const QString& device)
 {
@@ -41,13 +99,47 @@ QString StudioParameters::deviceUnavailableReason(const QString& device)
     return {};
 }
 
+QStringList StudioParameters::boundNames()
+{
+    QStringList names;
+    for (const params::Parameter& entry : params::parameters())
+        if (bindingOf(QString::fromStdString(entry.name))) names << QString::fromStdString(entry.name);
+    return names;
+}
+
+QString StudioParameters::shownValue(const QString& name) const
+{
+    const Binding* b = bindingOf(name);
+    if (!b) return {};
+    if (auto text = std::get_if<QString StudioParameters::*>(&b->member)) return this->**text;
+    const params::Parameter& entry = params::parameter(b->name);
+    return QString::fromStdString(params::shownNumber(entry, numberOf(*this, b->member)));
+}
+
+bool StudioParameters::setShownValue(const QString& name, const QString& shown)
+{
+    const Binding* b = bindingOf(name);
+    if (!b) return false;
+    const params::Parameter& entry = params::parameter(b->name);
+    if (auto text = std::get_if<QString StudioParameters::*>(&b->member)) {
+        if (!params::isValidText(entry, shown.toStdString())) return false;
+        this->**text = shown;
+        return true;
+    }
+    const std::optional<double> value = params::parseNumber(entry, shown.toLower().toStdString());
+    if (!value) return false;
+    setNumber(*this, b->member, *value);
+    return true;
+}
+
 bool StudioParameters::sameSolveAs(const StudioParameters& o) const
 {
-    return colorSpace == o.colorSpace && paletteSize == o.paletteSize && eps == o.eps && tau == o.tau &&
-           balanced == o.balanced && referenceMeasure == o.referenceMeasure && maxIterations == o.maxIterations &&
-           tolerance == o.tolerance && solver == o.solver && device == o.device && threads == o.threads &&
-           precision == o.precision && acceleration == o.acceleration && epsScalingRatio == o.epsScalingRatio &&
-           epsScalingFactor == o.epsScalingFactor;
+    for (const Binding& b : bindings()) {
+        const params::Stage stage = params::parameter(b.name).stage;
+        if ((stage == params::Stage::Palette || stage == params::Stage::Solve) && !sameMember(*this, o, b.member))
+            return false;
+    }
+    return true;
 }
 
 bool StudioParameters::sameLookAs(const StudioParameters& o) const
@@ -60,66 +152,31 @@ bool StudioParameters::sameLookAs(const StudioParameters& o) const
 void StudioParameters::save(QSettings& s) const
 {
     s.beginGroup(QStringLiteral("parameters"));
-    s.setValue("colorSpace", colorSpace);
-    s.setValue("paletteSize", paletteSize);
-    s.setValue("eps", eps);
-    s.setValue("tau", tau);
-    s.setValue("balanced", balanced);
-    s.setValue("referenceMeasure", referenceMeasure);
-    s.setValue("maxIterations", maxIterations);
-    s.setValue("tolerance", tolerance);
-    s.setValue("solver", solver);
-    s.setValue("device", device);
-    s.setValue("threads", threads);
-    s.setValue("precision", precision);
-    s.setValue("acceleration", acceleration);
-    s.setValue("epsScalingRatio", epsScalingRatio);
-    s.setValue("epsScalingFactor", epsScalingFactor);
-    s.setValue("strength", strength);
-    s.setValue("preserveLuminance", preserveLuminance);
-    s.setValue("luminanceIntensity", luminanceIntensity * 100);  // percent, as `uot recolor --luminance`
-    s.setValue("colorIntensity", colorIntensity * 100);
-    s.setValue("neutralize", neutralize);
-    s.setValue("protectSkin", protectSkin * 100);
-    s.setValue("protectNeutrals", protectNeutrals * 100);
-    s.setValue("smoothingScale", smoothing);  // "smoothing" was a fraction of 0.02 before
-    s.setValue("paletteMatch", paletteMatch);
-    s.setValue("autoRun", autoRun);
+    for (const Binding& b : bindings()) {
+        const params::Parameter& entry = params::parameter(b.name);
+        const QString key = QString::fromStdString(entry.settingsKey);
+        if (auto text = std::get_if<QString StudioParameters::*>(&b.member)) s.setValue(key, this->**text);
+        else if (auto d = std::get_if<double StudioParameters::*>(&b.member)) s.setValue(key, this->**d * entry.scale());
+        else if (auto i = std::get_if<int StudioParameters::*>(&b.member)) s.setValue(key, this->**i);
+        else if (auto f = std::get_if<bool StudioParameters::*>(&b.member)) s.setValue(key, this->**f);
+    }
     s.endGroup();
 }
 
 StudioParameters StudioParameters::load(QSettings& s, QStringList* problems)
 {
-    const StudioParameters d;
     StudioParameters p;
     QStringList found;
     s.beginGroup(QStringLiteral("parameters"));
     ParameterReader r(s, found);
-    p.colorSpace = r.choice("colorSpace", d.colorSpace, colorSpaces());
-    p.paletteSize = r.integer("paletteSize", d.paletteSize, kMinPalette, kMaxPalette);
-    p.eps = r.real("eps", d.eps, kMinEps, kMaxEps);
-    p.tau = r.real("tau", d.tau, kMinTau, kMaxTau);
-    p.balanced = r.flag("balanced", d.balanced);
-    p.referenceMeasure = r.choice("referenceMeasure", d.referenceMeasure, referenceMeasures());
-    p.maxIterations = r.integer("maxIterations", d.maxIterations, kMinIterations, kMaxIterations);
-    p.tolerance = r.real("tolerance", d.tolerance, kMinTolerance, kMaxTolerance);
-    p.solver = r.choice("solver", d.solver, solverNames());
-    p.device = r.device("device", d.device, kMaxGpuOrdinal);
-    p.threads = r.integer("threads", d.threads, 0, maxThreads());
-    p.precision = r.choice("precision", d.precision, precisions());
-    p.acceleration = r.choice("acceleration", d.acceleration, accelerations());
-    p.epsScalingRatio = r.integer("epsScalingRatio", d.epsScalingRatio, 0, kMaxEpsScalingRatio);
-    p.epsScalingFactor = r.real("epsScalingFactor", d.epsScalingFactor, kMinEpsScalingFactor, kMaxEpsScalingFactor);
-    p.strength = r.real("strength", d.strength, 0.0, 1.0);
-    p.preserveLuminance = r.flag("preserveLuminance", d.preserveLuminance);
-    p.luminanceIntensity = r.lookControl("luminanceIntensity", "luminance", d.luminanceIntensity);
-    p.colorIntensity = r.lookControl("colorIntensity", "color-intensity", d.colorIntensity);
-    p.neutralize = r.flag("neutralize", d.neutralize);
-    p.protectSkin = r.lookControl("protectSkin", "protect-skin", d.protectSkin);
-    p.protectNeutrals = r.lookControl("protectNeutrals", "protect-neutrals", d.protectNeutrals);
-    p.smoothing = r.real("smoothingScale", d.smoothing, 0.0, kMaxSmoothing);
-    p.paletteMatch = r.real("paletteMatch", d.paletteMatch, 0.0, 1.0);
-    p.autoRun = r.flag("autoRun", d.autoRun);
+    for (const Binding& b : bindings()) {
+        const params::Parameter& entry = params::parameter(b.name);
+        if (auto text = std::get_if<QString StudioParameters::*>(&b.member)) {
+            if (const std::optional<QString> t = r.text(entry)) p.**text = *t;
+        } else if (const std::optional<double> v = r.number(entry)) {
+            setNumber(p, b.member, *v);
+        }
+    }
     s.endGroup();
     if (problems) *problems << found;
     return p;

@@ -1,84 +1,77 @@
 #pragma once
-// Everything the user can set in the parameters dock, with defaults, limits
-// and persistence (QSettings). The defaults of the colour transfer are the
-// pipeline's (RecolorSettings in core/pipeline), the same as `uot recolor`'s. The pipeline settings are derived from this in
+// Everything the user can set in the parameters dock, as a plain value. Each
+// member is bound to an entry of the parameter table (core/params), which gives
+// its default, range, settings key, message for a bad value and the pipeline
+// stage it invalidates: the defaults are `uot recolor`'s, the persistence and
+// the checks are the table's. The pipeline settings are derived from this in
 // studio_jobs.cpp, the only place that talks to the pipeline.
 
 #include <QString>
 #include <QStringList>
 
-#include "core/pipeline/recolor_pipeline.h"
+#include "core/params/parameter_schema.h"
 
 class QSettings;
 
 namespace uot::ui {
 
+namespace parameter_defaults {
+// The table's default of entry `name`: a number in the core's units, or a text.
+inline double number(const char* name) { return params::parameter(name).defaultValue; }
+inline QString text(const char* name) { return QString::fromStdString(params::parameter(name).defaultText); }
+}  // namespace parameter_defaults
+
+// Each member names its entry of the parameter table (core/params/parameter_schema.cpp).
 struct StudioParameters {
-    QString colorSpace = QStringLiteral("lab");  // working color space
-    int paletteSize = RecolorSettings{}.palette.size;  // color points per image (M = N)
-    double eps = TransportSettings{}.eps;              // entropic regularisation, relative to the cost scale
-    // Adherence to the reference palette (tau on the reference side); "balanced" is the
-    // pipeline's default, exact adherence (the source side is exact already).
-    double tau = 1.0;
-    bool balanced = TransportSettings{}.adherence == kInfinity;
-    QString referenceMeasure = QStringLiteral("ones");
-    // Solved to tolerance by default: the cap is a safety net no typical photo reaches
-    // (the accelerated TI iteration converges in tens to a few hundred passes).
-    int maxIterations = 5000;
-    double tolerance = 1e-5;
-    QString acceleration = QStringLiteral("auto");  // none | relax | auto (--accel)
+    QString colorSpace = parameter_defaults::text("space");                    // space
+    int paletteSize = int(parameter_defaults::number("palette-size"));         // palette-size (M = N)
+    double eps = parameter_defaults::number("eps");                            // eps, relative to the cost scale
+    // Adherence to the reference palette (tau on the reference side) when not
+    // balanced; balanced (the default) is exact adherence.
+    double tau = parameter_defaults::number("tau");                            // tau
+    bool balanced = parameter_defaults::number("balanced") != 0;               // balanced
+    QString referenceMeasure = parameter_defaults::text("reference-measure");  // reference-measure
+    int maxIterations = int(parameter_defaults::number("max-iter"));           // max-iter
+    double tolerance = parameter_defaults::number("tol");                      // tol
+    QString acceleration = parameter_defaults::text("acceleration");           // acceleration (--accel)
     // eps-scaling (--eps-schedule): stages from epsScalingRatio x eps down to eps by
     // epsScalingFactor per stage, then eps to the tolerance. 0 = off (as `uot recolor`).
-    int epsScalingRatio = 0;
-    double epsScalingFactor = 0.5;
-    QString solver = QStringLiteral("auto");
-    QString device = QStringLiteral("cpu");  // "cpu" or "gpu:N"
-    int threads = 0;                          // 0 = all
-    QString precision = QStringLiteral("fp32");
-    double strength = 1.0;                    // 0 = source unchanged, 1 = full transfer
-    bool preserveLuminance = false;
-    // The colourist's look controls (core/color/look_controls.h), as fractions:
-    // luminance and colour intensity 0..2 (1 = the transfer's look), protections 0..1.
-    // Saved as percent (luminanceIntensity=100 ...). A change re-maps without a new solve.
-    double luminanceIntensity = LookControls{}.luminance;
-    double colorIntensity = LookControls{}.colorIntensity;
-    bool neutralize = LookControls{}.neutralize;
-    double protectSkin = LookControls{}.protectSkin;
-    double protectNeutrals = LookControls{}.protectNeutrals;
-    // Structure smoothing of the color displacement as a multiple of the pipeline's
-    // default radius (MappingSettings::smoothRadius): 1 = `uot recolor`'s default, 0 = off.
-    double smoothing = 1.0;
-    // Palette match: how far the result's colour distributions are moved to the
-    // reference's through the smoothed field (MappingSettings::residualMatch, 0..1;
-    // no effect with smoothing off).
-    double paletteMatch = MappingSettings{}.residualMatch;
-    bool autoRun = false;
+    int epsScalingRatio = int(parameter_defaults::number("eps-scaling-ratio"));  // eps-scaling-ratio
+    double epsScalingFactor = parameter_defaults::number("eps-scaling-factor");  // eps-scaling-factor
+    QString solver = parameter_defaults::text("solver");                         // solver
+    QString device = parameter_defaults::text("device");                         // device: "cpu" or "gpu:N"
+    int threads = int(parameter_defaults::number("threads"));                    // threads, 0 = all
+    QString precision = parameter_defaults::text("precision");                   // precision
+    double strength = parameter_defaults::number("fade");                        // fade: 0 = source unchanged
+    bool preserveLuminance = parameter_defaults::number("preserve-luminance") != 0;  // preserve-luminance
+    // The colourist's look controls (core/color/look_controls.h), as fractions;
+    // saved as percent. A change re-maps without a new solve.
+    double luminanceIntensity = parameter_defaults::number("luminance");         // luminance
+    double colorIntensity = parameter_defaults::number("color-intensity");       // color-intensity
+    bool neutralize = parameter_defaults::number("neutralize") != 0;             // neutralize
+    double protectSkin = parameter_defaults::number("protect-skin");             // protect-skin
+    double protectNeutrals = parameter_defaults::number("protect-neutrals");     // protect-neutrals
+    // Structure smoothing as a multiple of the pipeline's default radius: 1 = `uot recolor`'s, 0 = off.
+    double smoothing = parameter_defaults::number("smoothing");                  // smoothing
+    // Palette match (MappingSettings::residualMatch; no effect with smoothing off).
+    double paletteMatch = parameter_defaults::number("residual-match");          // residual-match
+    bool autoRun = parameter_defaults::number("auto-run") != 0;                  // auto-run
 
-    // Limits shared by the dock's validators and load() (which refuses values outside them).
-    static constexpr int kMinPalette = 16, kMaxPalette = 16384;
-    static constexpr double kMinEps = 1e-5, kMaxEps = 10.0;
-    static constexpr double kMinTau = 1e-3, kMaxTau = 1e3;
-    static constexpr int kMinIterations = 1, kMaxIterations = 100000;
-    static constexpr double kMinTolerance = 0.0, kMaxTolerance = 1.0;
-    static constexpr double kMaxSmoothing = 4.0;
-    static constexpr int kMaxEpsScalingRatio = 10000;
-    static constexpr double kMinEpsScalingFactor = 0.05, kMaxEpsScalingFactor = 0.95;
-    static constexpr int kMaxGpuOrdinal = 63;
-    // CPU threads the dock offers: 0 (all) to four per core of this machine.
-    static int maxThreads();
+    // The value of the member bound to the table entry `name` as a settings file
+    // holds it ("0.003", "lab", "true"; percent for % entries), and back (false,
+    // leaving the member as it was, when the text is not a valid value). Empty /
+    // false for a name no member is bound to.
+    QString shownValue(const QString& name) const;
+    bool setShownValue(const QString& name, const QString& shown);
+    // The table's names of the entries a member is bound to, in the table's order.
+    static QStringList boundNames();
 
-    static QStringList colorSpaces();
-    static QStringList referenceMeasures();
-    static QStringList precisions();
-    static QStringList accelerations();
-    // "auto" and the CPU variants of the solver registry (the device picks a GPU form).
-    static QStringList solverNames();
     // Why a solve cannot run on `device` ("cpu" or "gpu:N") here; empty when it can.
     static QString deviceUnavailableReason(const QString& device);
 
     // True when the two differ only in what a re-map can apply without a new
-    // solve (strength, preserve luminance, smoothing, palette match, the look
-    // controls, auto-run).
+    // solve: every member whose table entry invalidates the palettes or the
+    // solve is equal.
     bool sameSolveAs(const StudioParameters& other) const;
     // True when a recolor with either gives the same picture: everything but
     // auto-run, which only says when to run.

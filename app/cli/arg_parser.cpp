@@ -13,12 +13,14 @@ ArgParser::ArgParser(std::string usage, std::string summary) : m_usage(std::move
 void ArgParser::addOption(const std::string& name, const std::string& valueName, const std::string& help,
                           const std::string& defaultValue, bool repeatable)
 {
+    if (declares(name)) return;
     m_order.push_back(name);
     m_specs[name] = Spec{valueName, help, defaultValue, false, repeatable};
 }
 
 void ArgParser::addFlag(const std::string& name, const std::string& help)
 {
+    if (declares(name)) return;
     m_order.push_back(name);
     m_specs[name] = Spec{{}, help, {}, true, false};
 }

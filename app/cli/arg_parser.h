@@ -34,10 +34,13 @@ class ArgParser {
 public:
     ArgParser(std::string usage, std::string summary);
 
-    // An option that takes a value. An empty defaultValue means "no default".
+    // An option that takes a value. An empty defaultValue means "no default". A name
+    // declared again keeps its first declaration (a command declares the options of
+    // the parameter table before the shared solver flags; core/params).
     void addOption(const std::string& name, const std::string& valueName, const std::string& help,
                    const std::string& defaultValue = {}, bool repeatable = false);
     void addFlag(const std::string& name, const std::string& help);
+    bool declares(const std::string& name) const { return m_specs.count(name) != 0; }
     // Positionals are described for help only; they are collected in order.
     void addPositional(const std::string& name, const std::string& help);
 

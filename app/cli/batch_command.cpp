@@ -52,6 +52,7 @@ int runBatchCommand(const std::vector<std::string>& args)
                      "and writing run on worker threads meanwhile); 1 = image by image",
                      "16");
     addRecolorOptions(parser);
+    addRegionOptions(parser, MaskOption::Pattern);
     parser.parse(args);
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
@@ -72,6 +73,11 @@ int runBatchCommand(const std::vector<std::string>& args)
     if (gpuBatch < 1 || gpuBatch > 65535)
         throw UsageError("option '--gpu-batch' needs a whole number from 1 to 65535, got " + std::to_string(gpuBatch));
     settings.gpuBatchSize = static_cast<std::size_t>(gpuBatch);
+    const RegionCliSettings regions = readRegionOptions(parser, MaskOption::Pattern, 1);
+    if (!regions.referenceWeights.empty())
+        throw UsageError("option '--reference-weights': uot batch takes one REFERENCE");
+    settings.maskPattern = regions.maskPattern;
+    settings.maskFeather = regions.maskFeather;
     const std::string reference = parser.positionals()[0];
     const BatchInputs inputs =
         scanBatchInputs(std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()));

@@ -20,7 +20,7 @@ namespace uot::cli {
 
 int runLutCommand(const std::vector<std::string>& rawArgs)
 {
-    ArgParser parser("uot lut SOURCE REFERENCE -o LOOK.cube|LOOK.png [--size 17|33|65] [--hald-level 4..8] [options]",
+    ArgParser parser("uot lut SOURCE REFERENCE... -o LOOK.cube|LOOK.png [--size 17|33|65] [--hald-level 4..8] [options]",
                      std::string("Exports the color transfer from REFERENCE onto SOURCE as a 3-D LUT: in the "
                                  "Adobe/Resolve .cube format (TITLE, LUT_3D_SIZE, DOMAIN_MIN/MAX 0..1, red fastest), "
                                  "for Resolve, Premiere, Photoshop, OBS, ffmpeg (-vf lut3d=file=LOOK.cube), or, when "
@@ -32,7 +32,7 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
                          " Exit codes: 0 ok, 1 failed (unreadable image, unwritable file), 2 usage (or bad input "
                          "value), 4 backend unavailable.");
     parser.addPositional("SOURCE", "image whose colors the look is made for (its color range sets the map's box)");
-    parser.addPositional("REFERENCE", "image whose palette is transferred");
+    parser.addPositional("REFERENCE...", "image(s) whose palette is transferred (several: pooled into one palette)");
     parser.addOption("output", "LOOK.cube|LOOK.png", "the LUT file (-o): .cube, or .png for a Hald CLUT; written atomically");
     parser.addOption("size", "17|33|65", "nodes per axis of a .cube LUT", "33");
     parser.addOption("hald-level", "4..8", "level L of a Hald CLUT (.png): L^2 nodes per axis, L^3 x L^3 pixels",
@@ -41,25 +41,29 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
                                  "fitted to the rendered result");
     parser.addFlag("overwrite", "replace LOOK.cube if it exists");
     addRecolorOptions(parser, RecolorOptionSet::Look);
+    addRegionOptions(parser, MaskOption::None);
     parser.parse(expandShortOutput(rawArgs));
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
         return kExitOk;
     }
-    if (parser.positionals().size() != 2)
-        throw UsageError("expected SOURCE and REFERENCE (got " + std::to_string(parser.positionals().size()) +
+    if (parser.positionals().size() < 2)
+        throw UsageError("expected SOURCE and at least one REFERENCE (got " + std::to_string(parser.positionals().size()) +
                          " arguments)");
     if (!parser.has("output")) throw UsageError("missing -o LOOK.cube (the LUT file)");
     const std::string sourcePath = parser.positionals()[0];
     const std::string referencePath = parser.positionals()[1];
+    const std::vector<std::string> referencePaths(parser.positionals().begin() + 1, parser.positionals().end());
     const std::string outputPath = parser.value("output");
     const int size = isHaldOutput(outputPath) ? haldCubeSize(readHaldLevel(parser, "hald-level"))
                                               : readLutSize(parser, "size");
     const LookLutSource lookSource = parser.flag("global-map") ? LookLutSource::GlobalMap : LookLutSource::Rendered;
-    checkLutOutput(outputPath, {sourcePath, referencePath});
-    checkInputPath(sourcePath);
-    checkInputPath(referencePath);
+    std::vector<std::string> inputs = referencePaths;
+    inputs.insert(inputs.begin(), sourcePath);
+    checkLutOutput(outputPath, inputs);
+    for (const std::string& path : inputs) checkInputPath(path);
     const RecolorCliSettings cli = readRecolorOptions(parser, RecolorOptionSet::Look);
+    const RegionCliSettings regions = readRegionOptions(parser, MaskOption::None, referencePaths.size());
     AtomicWriteOptions destination;
     destination.overwrite = parser.flag("overwrite");
     checkWritableDestination(outputPath, destination);  // fail before the solve
@@ -67,7 +71,9 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     const auto start = std::chrono::steady_clock::now();
     RecolorPipeline pipeline(cli.recolor);
     pipeline.setSource(readImage(sourcePath, cli.read));
-    pipeline.setReference(readImage(referencePath, cli.read));
+    std::vector<Image> references;
+    for (const std::string& path : referencePaths) references.push_back(readImage(path, cli.read));
+    setReferences(pipeline, std::move(references), regions);
     StderrProgress progress(!cli.quiet);
     PipelineControl control;
     control.onProgress = [&progress](const PipelineProgress& p) { progress.update("", p); };
@@ -75,7 +81,7 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     progress.finish();
     const double prepared = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const LutExportReport report = exportLookLut(pipeline, outputPath, size, lookTitle(sourcePath, referencePath),
-                                                 parser.flag("overwrite"), {sourcePath, referencePath}, lookSource);
+                                                 parser.flag("overwrite"), inputs, lookSource);
     const std::string note = deviceNote(cli, pipeline.stats());
     if (cli.json) {
         std::ostringstream o;

@@ -16,6 +16,8 @@
 #include "core/pipeline/input_paths.h"
 #include "core/pipeline/look_export.h"
 #include "core/pipeline/recolor_pipeline.h"
+#include "core/pipeline/region_mask_file.h"
+#include "core/pipeline/region_recolor.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -28,13 +30,14 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 
 int runRecolorCommand(const std::vector<std::string>& rawArgs)
 {
-    ArgParser parser("uot recolor SOURCE REFERENCE -o OUT [options]",
+    ArgParser parser("uot recolor SOURCE REFERENCE... -o OUT [options]",
                      "Transfers the color palette of REFERENCE onto SOURCE by unbalanced optimal transport between "
                      "their palettes, then maps every pixel smoothly. Costs are squared distances in the working space "
                      "divided by D^2 (D = 100 for Lab, 1 for Oklab and linear RGB), so --eps 0.01 blurs colors over "
-                     "about 10 Lab units. Exit codes: 0 ok, 1 failed, 2 usage (or bad input value), 4 backend unavailable.");
+                     "about 10 Lab units. Several REFERENCEs are pooled into one reference palette (--reference-weights); --mask "
+                     "recolors a region only, --region up to four regions each with its own reference (docs/REGIONS.md). Exit codes: 0 ok, 1 failed, 2 usage (or bad input value), 4 backend unavailable.");
     parser.addPositional("SOURCE", "image to recolor (JPEG, PNG, TIFF, WebP, BMP; 8/16-bit; gray; alpha kept)");
-    parser.addPositional("REFERENCE", "image whose palette is transferred");
+    parser.addPositional("REFERENCE...", "image(s) whose palette is transferred (several: pooled into one palette)");
     parser.addOption("output", "OUT", "output file (-o); format from the extension; written atomically");
     parser.addFlag("overwrite", "replace OUT if it exists");
     parser.addOption("export-lut", "LOOK.cube|LOOK.png",
@@ -42,25 +45,41 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
                                  "`uot lut`). ") + kLutHoldsGlobalMapOnly);
     parser.addOption("export-lut-size", "17|33|65", "nodes per axis of the exported LUT", "33");
     addRecolorOptions(parser);
+    addRegionOptions(parser, MaskOption::File);
     parser.parse(expandShortOutput(rawArgs));
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
         return kExitOk;
     }
-    if (parser.positionals().size() != 2) throw UsageError("expected SOURCE and REFERENCE (got " +
-                                                           std::to_string(parser.positionals().size()) + " arguments)");
+    const bool regionMode = parser.has("region");
+    if (regionMode && parser.positionals().size() != 1)
+        throw UsageError("with --region, give SOURCE only (each region names its reference)");
+    if (!regionMode && parser.positionals().size() < 2)
+        throw UsageError("expected SOURCE and at least one REFERENCE (got " + std::to_string(parser.positionals().size()) +
+                         " arguments)");
     if (!parser.has("output")) throw UsageError("missing -o OUT (the output file)");
     const std::string sourcePath = parser.positionals()[0];
-    const std::string referencePath = parser.positionals()[1];
+    const std::vector<std::string> referencePaths(parser.positionals().begin() + 1, parser.positionals().end());
     const std::string outputPath = parser.value("output");
     RecolorCliSettings cli = readRecolorOptions(parser);
+    const RegionCliSettings regions = readRegionOptions(parser, MaskOption::File, referencePaths.size());
+    if (regionMode && !regions.mask.empty()) throw UsageError("--mask and --region do not go together");
+    // Every file read: the references, the mask, the regions' masks and references.
+    std::vector<std::string> inputs = referencePaths;
+    if (!regions.mask.empty()) inputs.push_back(regions.mask);
+    for (const RegionSpec& r : regions.regions) inputs.insert(inputs.end(), {r.mask, r.reference});
     cli.write.overwrite = parser.flag("overwrite") || parser.flag("overwrite-source");
-    cli.write.protectedPaths = {referencePath};  // the reference is never replaced
+    cli.write.protectedPaths = inputs;  // never replaced
     if (!parser.flag("overwrite-source")) cli.write.protectedPaths.push_back(sourcePath);
     checkInputPath(sourcePath);
-    checkInputPath(referencePath);
-    checkImageOutput(outputPath, sourcePath, referencePath, cli.write.overwrite, parser.flag("overwrite-source"));
+    for (const std::string& path : inputs) {
+        checkInputPath(path);
+        checkImageOutput(outputPath, sourcePath, path, cli.write.overwrite, parser.flag("overwrite-source"));
+    }
     const std::string lutPath = parser.has("export-lut") ? parser.value("export-lut") : std::string();
+    if (!lutPath.empty() && (!regions.mask.empty() || regionMode))
+        throw UsageError("--export-lut does not go with --mask or --region: a LUT applies to every pixel, it cannot hold a mask");
+    const std::string referencePath = regionMode ? regions.regions.front().reference : referencePaths.front();
     const int lutSize = isHaldOutput(lutPath) ? haldCubeSize(kDefaultHaldLevel) : readLutSize(parser, "export-lut-size");
     if (!lutPath.empty()) {
         checkLutOutput(lutPath, {sourcePath, referencePath, outputPath});
@@ -78,7 +97,10 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     PhaseTimings timings;
     auto t0 = Clock::now();
     Image source = readImage(sourcePath, cli.read);
-    Image reference = readImage(referencePath, cli.read);
+    std::vector<Image> references;
+    for (const std::string& path : referencePaths) references.push_back(readImage(path, cli.read));
+    std::vector<Image> regionReferences;
+    for (const RegionSpec& r : regions.regions) regionReferences.push_back(readImage(r.reference, cli.read));
     timings.decode = secondsSince(t0);
     // Metadata the output cannot take from the source is said now, before the work (and not again).
     if (const std::string warning = metadataCopyWarning(sourcePath, outputPath); !warning.empty()) {
@@ -86,15 +108,48 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
         cli.write.warn = [](const std::string&) {};
     }
 
+    // The masks, ready for the source (resized, feathered), and the regions' reference palettes: counted as decoding.
+    t0 = Clock::now();
+    const Mask mask = regions.mask.empty() ? Mask{}
+                                           : readMaskFor(regions.mask, source, regions.maskFeather, cli.recolor.space,
+                                                         cli.read, cli.recolor.threads);
+    timings.decode += secondsSince(t0);
+    std::vector<RecolorRegion> regionList;
+    for (std::size_t r = 0; r < regions.regions.size(); ++r) {
+        RecolorRegion region;
+        region.settings = cli.recolor;
+        region.mask = readMaskFor(regions.regions[r].mask, source, regions.maskFeather, cli.recolor.space, cli.read,
+                                  cli.recolor.threads);
+        region.reference = computePalette(regionReferences[r], cli.recolor);
+        regionList.push_back(std::move(region));
+    }
+    timings.decode += secondsSince(t0);
     RecolorPipeline pipeline(cli.recolor);
-    pipeline.setSource(std::move(source));
-    pipeline.setReference(std::move(reference));
     StderrProgress progress(!cli.quiet);
     PipelineControl control;
     control.onProgress = [&progress](const PipelineProgress& p) { progress.update("", p); };
-    Image result = pipeline.run(control);
+    Image result;
+    PipelineStats stats;
+    if (regionMode) {
+        std::vector<PipelineStats> regionStats;
+        result = recolorRegions(source, regionList, control, &regionStats);
+        for (const PipelineStats& rs : regionStats) {  // the regions' phases added up, the last one's solve shown
+            stats.timings.palette += rs.timings.palette;
+            stats.timings.cost += rs.timings.cost;
+            stats.timings.solve += rs.timings.solve;
+            stats.timings.map += rs.timings.map;
+            stats.sourcePaletteSize = rs.sourcePaletteSize;
+            stats.referencePaletteSize = rs.referencePaletteSize;
+            stats.solve = rs.solve;
+            stats.gpuNote = rs.gpuNote;
+        }
+    } else {
+        pipeline.setSource(std::move(source));
+        setReferences(pipeline, std::move(references), regions);
+        result = mask.empty() ? pipeline.run(control) : recolorMasked(pipeline, mask, control);
+        stats = pipeline.stats();
+    }
     progress.finish();
-    const PipelineStats& stats = pipeline.stats();
     timings.palette = stats.timings.palette;
     timings.cost = stats.timings.cost;
     timings.solve = stats.timings.solve;

@@ -5,7 +5,9 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -13,7 +15,9 @@
 
 #include "app/cli/json_text.h"
 #include "app/cli/solver_flags.h"
+#include "core/params/parameter_schema.h"
 #include "core/io/atomic_file.h"
+#include "core/pipeline/region_recolor.h"
 #include "core/transport/uot_error.h"
 
 namespace uot::cli {
@@ -28,23 +32,60 @@ std::string number(double v)
     return o.str();
 }
 
-// The defaults shown and used are the pipeline's (RecolorSettings), shared with the studio.
+// The solver flags of recolor, batch and lut: those the parameter table declares
+// (eps, max-iter, tol, precision, reference-measure) are declared from it first,
+// with the pipeline's defaults, shared with the studio; the rest take these.
 SolverFlagConfig recolorSolverConfig()
 {
     const RecolorSettings d;
     SolverFlagConfig c;
-    c.defaultEps = number(d.transport.eps);
     c.defaultTau = "1";
     c.defaultTauA = number(d.transport.sourceAdherence);
     c.defaultTauB = number(d.transport.adherence);
-    // Solved to tolerance by default (the accelerated iteration of --solver auto takes
-    // tens to a few hundred passes); the cap is a safety net, reported when hit.
-    c.defaultMaxIter = "5000";
-    c.defaultTol = "1e-5";
     c.tauBHelp =
         "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
         "colors in their proportions, smaller = reference colors the source has no use for may be dropped; inf = exact";
     return c;
+}
+
+// "option '--eps': eps takes a number from 1e-05 to 10, got '20'": the table's message, as the studio shows it.
+UsageError refused(const std::string& flag, const params::Parameter& p, const std::string& text)
+{
+    return UsageError("option '--" + flag + "': " + p.problem() + ", got '" + text + "'");
+}
+
+// The text of a table entry's flag (or of its former spelling; both given must agree).
+std::string parameterText(const ArgParser& parser, const params::Parameter& p)
+{
+    const std::string text = parser.value(p.cliFlag);
+    if (p.cliAlias.empty() || !parser.has(p.cliAlias)) return text;
+    const std::string alias = parser.value(p.cliAlias);
+    if (parser.has(p.cliFlag) && params::parseNumber(p, alias) != params::parseNumber(p, text))
+        throw UsageError("options '--" + p.cliFlag + "' and '--" + p.cliAlias + "' (the same setting) disagree");
+    return alias;
+}
+
+// Reads every flag of the parameter table into `s`, each checked against its entry.
+void readParameterOptions(const ArgParser& parser, RecolorSettings& s)
+{
+    using params::Kind;
+    for (const params::Parameter& p : params::parameters()) {
+        if (p.cliFlag.empty()) continue;
+        if (p.kind == Kind::Flag) {
+            if (p.set) p.set(s, parser.flag(p.cliFlag) != p.cliNegated ? 1.0 : 0.0);
+            continue;
+        }
+        const std::string text = parameterText(parser, p);
+        const std::string flag = parser.has(p.cliFlag) || p.cliAlias.empty() ? p.cliFlag : p.cliAlias;
+        if (p.kind == Kind::Choice || p.kind == Kind::Device) {
+            if (!params::isValidText(p, text)) throw refused(flag, p, text);
+            if (p.setText) p.setText(s, text);
+            continue;
+        }
+        const std::optional<double> value = params::parseNumber(p, text);
+        if (!value) throw refused(flag, p, text);
+        if (p.set) p.set(s, *value);
+    }
 }
 
 template <typename F>
@@ -78,62 +119,18 @@ void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
 void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
 {
     const bool output = set == RecolorOptionSet::Full;  // the output file's options
-    const RecolorSettings d;
-    parser.addOption("space", "lab|oklab|linear-rgb", "working color space of palettes, costs and displacements", "lab");
-    parser.addOption("palette-size", "N",
-                     "maximum colors per palette (1.." + std::to_string(kMaxPaletteSize) +
-                         "; palettes whose matrix would not fit in memory are solved matrix-free)",
-                     std::to_string(d.palette.size));
-    parser.addOption("palette-method", "histogram|kmeans",
-                     "histogram: adaptive 3-D histogram (fast, deterministic); kmeans: weighted k-means on it (slower)",
-                     "histogram");
-    parser.addOption("palette-bins", "N", "bins per axis of the finest histogram (power of two, 8..256)",
-                     std::to_string(d.palette.finestBins));
-    parser.addOption("seed", "N", "seed of pixel sampling and k-means (same seed, same output)", "1");
-    parser.addOption("sample-limit", "N", "pixels read to build a palette (regular stride), 0 = all",
-                     std::to_string(d.palette.sampleLimit));
-    parser.addOption("fade", "X", "how much of the look is applied: 0 = the source unchanged, 1 = the full look (up to 2 "
-                     "extrapolates)", "1");
-    parser.addOption("strength", "X", "the same as --fade (its former name)");
-    parser.addOption("luminance", "PERCENT",
-                     "luminance intensity, 0..200: how far the result's lightness moves to the transferred lightness "
-                     "(0 = the source's lightness, 100 = the transfer's)", "100");
-    parser.addOption("color-intensity", "PERCENT", "color intensity, 0..200: scales the result's chroma (0 = grey)",
-                     "100");
-    parser.addFlag("neutralize", "remove the reference's overall color cast before the transfer");
-    parser.addOption("protect-skin", "PERCENT",
-                     "0..100: keep skin-toned source pixels' hue close to the source's (soft falloff)", "0");
-    parser.addOption("protect-neutrals", "PERCENT",
-                     "0..100: keep grey and near-grey source pixels close to the source's color (soft falloff)", "0");
-    parser.addFlag("preserve-luminance", "keep the source's lightness; transfer only the color");
-    parser.addOption("gamut", "clip|compress", "out-of-gamut colors: clip channels, or desaturate toward equal luminance",
-                     "compress");
-    parser.addOption("lut-size", "N", "nodes per axis of the color-space map (9..129)", std::to_string(d.mapping.lutSize));
-    parser.addOption("residual-match", "X",
-                     "0..1: move the result's chroma toward the reference's per-channel distributions, through "
-                     "the smoothed field (not in --no-smooth renders)",
-                     number(d.mapping.residualMatch));
-    parser.addOption("residual-lightness", "X",
-                     "0..1: move the result's lightness toward the reference's distribution, as --residual-match",
-                     number(d.mapping.residualLightness));
-    parser.addFlag("no-smooth", "do not smooth the displacement field (guided filter) over the image");
-    parser.addOption("smooth-guide", "lightness|color|split",
-                     "what the smoothing follows: the source's lightness, its color (3x3 guided filter), or "
-                     "split (lightness for the lightness shift, color for the chroma shift)",
-                     toString(d.mapping.smoothGuide));
-    parser.addOption("smooth-radius", "X", "guided-filter radius as a fraction of the longer side",
-                     number(d.mapping.smoothRadius));
-    parser.addOption("smooth-eps", "X", "guided-filter edge threshold, in (guide/range)^2 units",
-                     number(d.mapping.smoothEps));
-    parser.addOption("smooth-chroma-eps", "X",
-                     "edge threshold on the color guide's chroma axes (Lab/Oklab): chroma variations smaller than "
-                     "its square root (JPEG blocks, noise) keep the source's contrast",
-                     number(d.mapping.smoothChromaEps));
-    parser.addOption("smooth-min-slope", "X|none",
-                     "smallest local slope of result lightness over source lightness the smoothing allows",
-                     std::isfinite(d.mapping.smoothMinSlope) ? number(d.mapping.smoothMinSlope) : std::string("none"));
+    for (const params::Parameter& p : params::parameters()) {
+        if (p.cliFlag.empty()) continue;
+        if (p.kind == params::Kind::Flag) {
+            parser.addFlag(p.cliFlag, p.description);
+            continue;
+        }
+        const bool ranged = p.kind == params::Kind::Real || p.kind == params::Kind::Integer;
+        parser.addOption(p.cliFlag, p.valueName, p.description + (ranged ? "; " + p.allowed() : std::string()),
+                         p.defaultShown());
+        if (!p.cliAlias.empty()) parser.addOption(p.cliAlias, p.valueName, "the same as --" + p.cliFlag + " (its former name)");
+    }
     addSolverOptions(parser, recolorSolverConfig());
-    parser.addFlag("no-multiscale", "solve cold instead of warm-starting from a solve between reduced palettes");
     if (output) {
         parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
         parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
@@ -152,58 +149,12 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     parser.addFlag("quiet", "no progress on stderr");
 }
 
-static LookControls readLookControls(const ArgParser& parser)
-{
-    LookControls look;
-    auto percent = [&](const char* option, const char* control) {
-        const double value = parser.number(option) / 100.0;
-        const std::string problem = lookControlProblem(control, value);
-        if (!problem.empty()) throw UsageError("option '--" + std::string(option) + "': " + problem);
-        return value;
-    };
-    look.luminance = percent("luminance", "luminance");
-    look.colorIntensity = percent("color-intensity", "color-intensity");
-    look.neutralize = parser.flag("neutralize");
-    look.protectSkin = percent("protect-skin", "protect-skin");
-    look.protectNeutrals = percent("protect-neutrals", "protect-neutrals");
-    return look;
-}
-
 RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet set)
 {
     const bool output = set == RecolorOptionSet::Full;
     RecolorCliSettings out;
     RecolorSettings& s = out.recolor;
-    s.space = asUsage("space", [&] { return parseWorkingSpace(parser.value("space")); });
-    s.palette.size = parser.integer("palette-size");
-    s.palette.method = asUsage("palette-method", [&] { return parsePaletteMethod(parser.value("palette-method")); });
-    s.palette.finestBins = parser.integer("palette-bins");
-    const double seed = parser.number("seed");
-    if (seed < 0 || seed != std::floor(seed)) throw UsageError("option '--seed' must be a whole number >= 0");
-    s.palette.seed = static_cast<std::uint64_t>(seed);
-    const double limit = parser.number("sample-limit");
-    if (limit < 0) throw UsageError("option '--sample-limit' must be >= 0");
-    s.palette.sampleLimit = static_cast<std::size_t>(limit);
-    s.mapping.strength = parser.number("fade");
-    if (parser.has("strength")) {
-        const double strength = parser.number("strength");
-        if (parser.has("fade") && !(strength == s.mapping.strength))
-            throw UsageError("options '--fade' and '--strength' (the same setting) disagree");
-        s.mapping.strength = strength;
-    }
-    s.mapping.look = readLookControls(parser);
-    s.mapping.preserveLuminance = parser.flag("preserve-luminance");
-    s.mapping.gamut = asUsage("gamut", [&] { return parseGamutMode(parser.value("gamut")); });
-    s.mapping.lutSize = parser.integer("lut-size");
-    s.mapping.residualMatch = parser.number("residual-match");
-    s.mapping.residualLightness = parser.number("residual-lightness");
-    s.mapping.smooth = !parser.flag("no-smooth");
-    s.mapping.smoothGuide = asUsage("smooth-guide", [&] { return parseSmoothingGuide(parser.value("smooth-guide")); });
-    s.mapping.smoothRadius = parser.number("smooth-radius");
-    s.mapping.smoothEps = parser.number("smooth-eps");
-    s.mapping.smoothChromaEps = parser.number("smooth-chroma-eps");
-    s.mapping.smoothMinSlope = parser.value("smooth-min-slope") == "none" ? -std::numeric_limits<double>::infinity()
-                                                                           : parser.number("smooth-min-slope");
+    readParameterOptions(parser, s);
 
     const SolverSettings solver = readSolverOptions(parser, recolorSolverConfig());
     requireUsableDevice(solver);  // --device gpu without a GPU: exit 4 before any work
@@ -215,7 +166,6 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     s.transport.adherence = solver.tauB;
     s.transport.reference = solver.reference;
     s.transport.options = solver.options;
-    s.transport.multiscale = !parser.flag("no-multiscale");
     s.threads = solver.options.threads;
     try {
         validateSettings(s);
@@ -231,6 +181,83 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     out.json = parser.flag("json");
     out.quiet = parser.flag("quiet");
     return out;
+}
+
+void addRegionOptions(ArgParser& parser, MaskOption mask)
+{
+    if (mask == MaskOption::File)
+        parser.addOption("mask", "MASK.png",
+                         "recolor only where the mask is white (black keeps the source exactly, grey blends); gray, "
+                         "RGB (mean of R, G, B) or RGBA (times alpha), 8/16-bit, resized to the source (box filter "
+                         "when shrinking, bilinear when enlarging); the source palette is taken under the mask");
+    if (mask == MaskOption::File)
+        parser.addOption("region", "MASK=REFERENCE",
+                         "up to " + std::to_string(kMaxRegions) + " times, without REFERENCE arguments: a region "
+                         "recolored from its own reference through its mask (as --mask), each its own transport "
+                         "problem; later regions over earlier ones, pixels under none keep the source",
+                         "", true);
+    if (mask == MaskOption::Pattern)
+        parser.addOption("mask-pattern", "TEXT",
+                         "one mask per input, as --mask: {name} = input name without extension, {ext} = its "
+                         "extension, {dir} = its folder (e.g. masks/{name}.png); an input without its mask fails");
+    if (mask != MaskOption::None)
+        parser.addOption("mask-feather", "R",
+                         "soften the mask's edges along the source's color edges (guided filter of radius R "
+                         "pixels); 0 = the mask as given",
+                         "0");
+    parser.addOption("reference-weights", "W1,W2,...",
+                     "with several references: the share of each in the pooled reference palette (numbers > 0; "
+                     "default equal, whatever the images' sizes)");
+}
+
+RegionCliSettings readRegionOptions(const ArgParser& parser, MaskOption mask, std::size_t references)
+{
+    RegionCliSettings out;
+    if (mask == MaskOption::File && parser.has("mask")) out.mask = parser.value("mask");
+    if (mask == MaskOption::Pattern && parser.has("mask-pattern")) out.maskPattern = parser.value("mask-pattern");
+    if (mask != MaskOption::None) {
+        out.maskFeather = parser.integer("mask-feather");
+        if (out.maskFeather < 0 || out.maskFeather > 1000)
+            throw UsageError("option '--mask-feather' needs a whole number of pixels from 0 to 1000, got " +
+                             parser.value("mask-feather"));
+    }
+    if (mask == MaskOption::File && parser.has("region")) {
+        for (const std::string& item : parser.values("region")) {
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+                throw UsageError("option '--region' needs MASK=REFERENCE, got '" + item + "'");
+            out.regions.push_back({item.substr(0, eq), item.substr(eq + 1)});
+        }
+        if (out.regions.size() > static_cast<std::size_t>(kMaxRegions))
+            throw UsageError("option '--region' given " + std::to_string(out.regions.size()) + " times: at most " +
+                             std::to_string(kMaxRegions) + " regions");
+    }
+    if (parser.has("reference-weights")) {
+        for (const std::string& item : splitList(parser.value("reference-weights"))) {
+            char* end = nullptr;
+            const double w = std::strtod(item.c_str(), &end);
+            if (end == item.c_str() || *end != '\0' || !std::isfinite(w) || !(w > 0))
+                throw UsageError("option '--reference-weights' needs numbers > 0, got '" + item + "'");
+            out.referenceWeights.push_back(w);
+        }
+        if (out.referenceWeights.size() != references)
+            throw UsageError("option '--reference-weights' has " + std::to_string(out.referenceWeights.size()) +
+                             " weights for " + std::to_string(references) + " reference images");
+    }
+    return out;
+}
+
+void setReferences(RecolorPipeline& pipeline, std::vector<Image> references, const RegionCliSettings& regions)
+{
+    if (references.size() == 1) {
+        pipeline.setReference(std::move(references.front()));
+        return;
+    }
+    std::vector<const Image*> images;
+    for (const Image& image : references) images.push_back(&image);
+    const RecolorSettings& s = pipeline.settings();
+    pipeline.setReferencePalette(std::make_shared<const Palette>(
+        buildPooledPalette(images, regions.referenceWeights, s.space, s.palette, s.threads)));
 }
 
 namespace {

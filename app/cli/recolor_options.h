@@ -36,6 +36,35 @@ struct RecolorCliSettings {
 // uot::Error(Unavailable) for --device gpu without a usable GPU (exit 4).
 RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet set = RecolorOptionSet::Full);
 
+// Masks and several references (docs/REGIONS.md): which mask option a command
+// takes: --mask FILE (recolor), --mask-pattern TEXT (batch) or none (lut; it
+// still takes --reference-weights).
+enum class MaskOption { File, Pattern, None };
+
+// Declares --mask and --region, or --mask-pattern; --mask-feather and --reference-weights.
+void addRegionOptions(ArgParser& parser, MaskOption mask);
+
+struct RegionSpec {
+    std::string mask, reference;  // --region MASK=REFERENCE
+};
+
+struct RegionCliSettings {
+    std::string mask;         // --mask FILE ("" = none)
+    std::string maskPattern;  // --mask-pattern TEXT ("" = none)
+    int maskFeather = 0;      // --mask-feather R (pixels, 0 = the mask as given)
+    std::vector<double> referenceWeights;  // --reference-weights, one per reference (empty = equal)
+    std::vector<RegionSpec> regions;       // --region (recolor), at most kMaxRegions
+};
+
+// Reads the options of addRegionOptions; `references` is the number of
+// reference images given (--reference-weights must name one weight each).
+// Throws UsageError.
+RegionCliSettings readRegionOptions(const ArgParser& parser, MaskOption mask, std::size_t references);
+
+// Sets the pipeline's reference: the image itself for one, else the pooled
+// palette of all of them weighted by regions.referenceWeights (buildPooledPalette).
+void setReferences(RecolorPipeline& pipeline, std::vector<Image> references, const RegionCliSettings& regions);
+
 // Checks before any work that `output` may be written: an image extension this
 // program writes (else UsageError), not the reference (never) nor the source
 // (unless overwriteSource), not a folder, its folder exists and is writable, not

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "core/params/parameter_schema.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
@@ -52,6 +53,8 @@ int readDevice(const std::string& text, bool& gpu, bool autoAllowed)
 
 }  // namespace
 
+std::string rawProblemEps() { return params::parameter("problem-eps").defaultShown(); }
+
 void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
 {
     parser.addOption("solver", config.allowSolverList ? "NAME[,NAME...]" : "NAME",
@@ -59,7 +62,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                          ". Naming a variant forces it: it stops with status 'underflow' instead of switching "
                          "to the log-domain solver when eps is too small",
                      config.defaultSolver);
-    parser.addOption("eps", "X", "entropic regularisation, > 0 (in cost units)", config.defaultEps);
+    parser.addOption("eps", "X", params::parameter("problem-eps").description, config.defaultEps);
     parser.addOption("tau", "X|inf", "marginal penalty on both sides (tau_a = tau_b); inf = balanced", config.defaultTau);
     parser.addOption("tau-a", "X|inf", "marginal penalty on the source side (overrides --tau)", config.defaultTauA);
     parser.addOption("tau-b", "X|inf",
@@ -72,7 +75,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
                      std::string("storage and arithmetic of the kernel matrix") + (lists ? " (a list: one case each)" : ""),
                      config.defaultPrecision);
     parser.addOption("threads", lists ? "N[,N...]" : "N",
-                     "CPU threads, 0 = all cores, at most " + std::to_string(kMaxThreads) +
+                     "CPU threads, 0 = all cores, at most " + std::to_string(params::kMaxThreads) +
                          (lists ? " (a list: one case each)" : ""),
                      config.defaultThreads);
     if (config.iterationLimits) {
@@ -149,9 +152,9 @@ int readThreadCount(const std::string& text, const std::string& option)
     char* end = nullptr;
     errno = 0;
     const long value = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < 0 || value > kMaxThreads)
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < 0 || value > params::kMaxThreads)
         throw UsageError("option '--" + option + "' needs a whole number from 0 (all cores) to " +
-                         std::to_string(kMaxThreads) + ", got '" + text + "'");
+                         std::to_string(params::kMaxThreads) + ", got '" + text + "'");
     return static_cast<int>(value);
 }
 

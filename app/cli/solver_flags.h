@@ -19,10 +19,8 @@
 
 namespace uot::cli {
 
-// The largest --threads value any command accepts (docs/SAFETY.md, --help): more threads
-// than this are refused as a usage error before any OpenMP region starts (a huge
-// count crashes the OpenMP runtime; thousands only thrash the machine).
-inline constexpr int kMaxThreads = 1024;
+// The default eps of a raw problem, as --help shows it (core/params: "problem-eps").
+std::string rawProblemEps();
 
 struct SolverFlagConfig {
     bool warmStart = false;               // also declare --warm-u / --warm-v (solve only)
@@ -31,9 +29,10 @@ struct SolverFlagConfig {
     bool allowSolverList = false;         // --solver may be "a,b,c" (bench); names are then mapped one by one
     bool allowPrecisionAndThreadLists = false;  // --precision fp32,fp64 --threads 1,2 (bench)
     bool iterationLimits = true;          // declare --max-iter and --tol (bench runs exact iteration counts)
-    // Defaults shown in --help and used when the flag is absent (recolor/batch use
-    // their own: costs there are normalised colour distances).
-    std::string defaultEps = "0.05";
+    // Defaults shown in --help and used when the flag is absent (recolor/batch declare
+    // eps, max-iter, tol and precision from the parameter table: costs there are
+    // normalised colour distances). eps: the table's raw-problem default.
+    std::string defaultEps = rawProblemEps();
     std::string defaultTau = "1";
     std::string defaultTauA;  // empty: --tau-a defaults to --tau
     std::string defaultTauB;  // empty: --tau-b defaults to --tau
@@ -53,7 +52,7 @@ struct SolverSettings {
     bool gpu = false;           // --device gpu[:N], or auto with a usable GPU
     bool deviceAuto = false;    // --device auto: gpu says what it chose
     std::string deviceNote;     // --device auto without a usable GPU: why the CPU was chosen
-    double eps = 0.05;
+    double eps = 0;     // --eps
     double tauA = 1.0;
     double tauB = 1.0;
     ReferenceMeasure reference = ReferenceMeasure::Ones;
@@ -74,7 +73,7 @@ void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config = {});
 // UsageError with a message naming the option for out-of-range values.
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config = {});
 
-// A --threads value: a whole number from 0 (all cores) to kMaxThreads. Throws
+// A --threads value: a whole number from 0 (all cores) to params::kMaxThreads. Throws
 // UsageError naming `option`.
 int readThreadCount(const std::string& text, const std::string& option = "threads");
 

@@ -110,6 +110,8 @@ struct MappingSettings {
     // intensity, neutralize, protect skin tones and neutrals. Applied where the
     // result is composed (before strength), so a change re-composes only.
     LookControls look;
+
+    bool operator==(const MappingSettings&) const = default;
 };
 
 // Barycentric projection of the source palette points through the plan of

@@ -8,7 +8,8 @@
 
 namespace uot {
 
-ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_t stride, int levels, int bins)
+ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_t stride, int levels, int bins,
+                                  const float* weights)
 {
     if (levels < 2 || bins < 1 || stride < 1)
         throw Error(ErrorCode::InvalidArgument, "channelQuantiles: levels must be >= 2, bins and stride >= 1");
@@ -28,13 +29,19 @@ ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_
         std::vector<double> histogram(static_cast<std::size_t>(bins), 0.0);
         for (std::size_t k = 0; k < count; ++k) {
             const double u = (colors[3 * k * stride + c] - lo) / width;
-            histogram[static_cast<std::size_t>(std::clamp(static_cast<int>(u), 0, bins - 1))] += 1;
+            histogram[static_cast<std::size_t>(std::clamp(static_cast<int>(u), 0, bins - 1))] +=
+                weights ? static_cast<double>(weights[k * stride]) : 1.0;
+        }
+        double mass = static_cast<double>(count);
+        if (weights) {
+            mass = 0;
+            for (double h : histogram) mass += h;
         }
         // Walk the cumulative histogram once; the mass of a bin is spread uniformly over it.
         double below = 0;  // mass of the bins before b
         int b = 0;
         for (int k = 0; k < levels; ++k) {
-            const double target = static_cast<double>(count) * k / (levels - 1);
+            const double target = mass * k / (levels - 1);
             while (b < bins - 1 && below + histogram[static_cast<std::size_t>(b)] < target) below += histogram[static_cast<std::size_t>(b++)];
             const double inBin = histogram[static_cast<std::size_t>(b)];
             const double f = inBin > 0 ? std::clamp((target - below) / inBin, 0.0, 1.0) : 0.0;

@@ -26,9 +26,11 @@ struct ChannelQuantiles {
 // The quantiles of n colours (interleaved x 3, finite), read every `stride`-th colour,
 // from a histogram of `bins` bins per channel over the channel's range with the
 // mass spread uniformly inside each bin (exact to within one bin width).
+// weights (or null: every colour counts 1): one non-negative weight per colour (the
+// k-th read colour has weights[k * stride]), the mass each colour adds to its bin.
 // Throws uot::Error(InvalidArgument) for levels < 2, bins < 1 or stride < 1.
 ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_t stride = 1, int levels = 257,
-                                  int bins = 4096);
+                                  int bins = 4096, const float* weights = nullptr);
 
 // The per-channel map x -> Q_to(F_from(x)) (F_from the piecewise-linear CDF through
 // `from`'s quantiles, Q_to the piecewise-linear quantile function through `to`'s),

@@ -55,8 +55,9 @@ PixelSample samplePixels(std::size_t n, const PaletteSettings& s)
 // colors: colors holds sample.count colors (interleaved, host memory), the k-th
 // being pixel sample.first + k * sample.stride (named in error messages).
 // Parallel, with the same result for any thread count: each thread owns a range
-// of cells and adds its samples in pixel order.
-std::vector<Cell> fineCells(const float* colors, const PixelSample& sample, int bins, int threads)
+// of cells and adds its samples in pixel order. weights (or null: 1 each): the
+// k-th colour's mass.
+std::vector<Cell> fineCells(const float* colors, const float* weights, const PixelSample& sample, int bins, int threads)
 {
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(sample.count);
     float lo0 = std::numeric_limits<float>::max(), lo1 = lo0, lo2 = lo0;
@@ -111,8 +112,14 @@ std::vector<Cell> fineCells(const float* colors, const PixelSample& sample, int 
             }
             Cell& cell = cells[static_cast<std::size_t>(slot[idx])];
             const float* c = colors + 3 * k;
-            cell.count += 1;
-            for (int a = 0; a < 3; ++a) cell.sum[a] += c[a];
+            if (weights) {
+                const double w = weights[k];
+                cell.count += w;
+                for (int a = 0; a < 3; ++a) cell.sum[a] += w * c[a];
+            } else {
+                cell.count += 1;
+                for (int a = 0; a < 3; ++a) cell.sum[a] += c[a];
+            }
         }
         std::vector<Cell> sorted;  // in fine-index order, read off the slot table
         sorted.reserve(cells.size());
@@ -350,12 +357,12 @@ void checkPaletteSettings(const PaletteSettings& settings)
         throw Error(ErrorCode::InvalidArgument, "k-means iterations must be between 0 and 1000");
 }
 
-// The palette of the sampled colors (see fineCells for `colors` and `sample`).
+// The palette of the sampled colors (see fineCells for `colors`, `weights` and `sample`).
 Palette paletteOfSample(const float* colors, const PixelSample& sample, WorkingSpace space,
-                        const PaletteSettings& settings, int threads)
+                        const PaletteSettings& settings, int threads, const float* weights = nullptr)
 {
     const int t = resolveThreadCount(threads);
-    const std::vector<Cell> cells = fineCells(colors, sample, settings.finestBins, t);
+    const std::vector<Cell> cells = fineCells(colors, weights, sample, settings.finestBins, t);
     const std::size_t size = static_cast<std::size_t>(settings.size);
     Palette palette = settings.method == PaletteMethod::KMeans ? kmeansPalette(cells, size, settings, t)
                                                                : histogramPalette(cells, settings.finestBins, size);
@@ -364,7 +371,7 @@ Palette paletteOfSample(const float* colors, const PixelSample& sample, WorkingS
     // 2^18 of the sampled colours, evenly strided: a 12 MP source would otherwise
     // spend 50 ms on them.
     const std::size_t stride = std::max<std::size_t>(1, sample.count / 262144);
-    palette.marginals = channelQuantiles(colors, sample.count, stride);
+    palette.marginals = channelQuantiles(colors, sample.count, stride, 257, 4096, weights);
     const double total = std::accumulate(palette.weights.begin(), palette.weights.end(), 0.0);
     for (double& w : palette.weights) w /= total;
     return palette;
@@ -396,6 +403,114 @@ Palette buildImagePalette(const Image& image, WorkingSpace space, const PaletteS
     FloatBuffer sampled(sample.count * 3);
     imagePixelsToSpace(image, space, sample.first, sample.stride, sample.count, sampled.data(), threads);
     return paletteOfSample(sampled.data(), sample, space, settings, threads);
+}
+
+namespace {
+
+// The positions of the positive weights among n (throws when a weight is negative
+// or not finite, or none is positive).
+std::vector<std::size_t> positiveWeights(const float* weights, std::size_t n)
+{
+    std::vector<std::size_t> kept;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float w = weights[i];
+        if (!(w >= 0.0f) || !std::isfinite(w))
+            throw Error(ErrorCode::InvalidArgument, "palette: weight " + std::to_string(i) + " is negative or not finite");
+        if (w > 0.0f) kept.push_back(i);
+    }
+    if (kept.empty()) throw Error(ErrorCode::InvalidArgument, "palette: every weight is zero (an empty mask?)");
+    return kept;
+}
+
+// The pixels `sample` picks among `positions` (of `image`), in order, as one row.
+Image gatherPixels(const Image& image, const std::vector<std::size_t>& positions, const PixelSample& sample)
+{
+    Image row = Image::allocate(static_cast<int>(sample.count), 1, image.channels, image.depth);
+    const std::size_t bytes = static_cast<std::size_t>(image.channels) * image.bytesPerSample();
+    for (std::size_t k = 0; k < sample.count; ++k)
+        std::memcpy(row.data.data() + k * bytes, image.data.data() + positions[sample.first + k * sample.stride] * bytes,
+                    bytes);
+    return row;
+}
+
+}  // namespace
+
+Palette buildWeightedPalette(const float* colors, const float* weights, std::size_t n, WorkingSpace space,
+                             const PaletteSettings& settings, int threads)
+{
+    if (n == 0 || colors == nullptr || weights == nullptr)
+        throw Error(ErrorCode::InvalidArgument, "palette: the image has no pixels");
+    checkPaletteSettings(settings);
+    const std::vector<std::size_t> kept = positiveWeights(weights, n);
+    const PixelSample sample = samplePixels(kept.size(), settings);
+    FloatBuffer sampled(sample.count * 3);
+    std::vector<float> sampledWeights(sample.count);
+    for (std::size_t k = 0; k < sample.count; ++k) {
+        const std::size_t i = kept[sample.first + k * sample.stride];
+        std::memcpy(sampled.data() + 3 * k, colors + 3 * i, 3 * sizeof(float));
+        sampledWeights[k] = weights[i];
+    }
+    return paletteOfSample(sampled.data(), sample, space, settings, threads, sampledWeights.data());
+}
+
+Palette buildWeightedImagePalette(const Image& image, const float* weights, WorkingSpace space,
+                                  const PaletteSettings& settings, int threads)
+{
+    validateImage(image, "image");
+    if (image.pixelCount() == 0 || weights == nullptr)
+        throw Error(ErrorCode::InvalidArgument, "palette: the image has no pixels");
+    checkPaletteSettings(settings);
+    const std::vector<std::size_t> kept = positiveWeights(weights, image.pixelCount());
+    const PixelSample sample = samplePixels(kept.size(), settings);
+    const Image row = gatherPixels(image, kept, sample);
+    FloatBuffer sampled(sample.count * 3);
+    imageToSpace(row, space, sampled.data(), threads);
+    std::vector<float> sampledWeights(sample.count);
+    for (std::size_t k = 0; k < sample.count; ++k) sampledWeights[k] = weights[kept[sample.first + k * sample.stride]];
+    return paletteOfSample(sampled.data(), sample, space, settings, threads, sampledWeights.data());
+}
+
+Palette buildPooledPalette(const std::vector<const Image*>& images, const std::vector<double>& imageWeights,
+                           WorkingSpace space, const PaletteSettings& settings, int threads)
+{
+    if (images.empty()) throw Error(ErrorCode::InvalidArgument, "palette: no reference image");
+    if (!imageWeights.empty() && imageWeights.size() != images.size())
+        throw Error(ErrorCode::InvalidArgument, "palette: " + std::to_string(imageWeights.size()) + " weights for " +
+                                                    std::to_string(images.size()) + " images");
+    checkPaletteSettings(settings);
+    double total = 0;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        const double w = imageWeights.empty() ? 1.0 : imageWeights[i];
+        if (!(w > 0) || !std::isfinite(w))
+            throw Error(ErrorCode::InvalidArgument, "palette: image weight " + std::to_string(i + 1) +
+                                                        " must be a finite number > 0");
+        total += w;
+    }
+    // Each image is read with its share of the sample limit; its pixels share its weight.
+    PaletteSettings each = settings;
+    if (settings.sampleLimit > 0) each.sampleLimit = std::max<std::size_t>(1, settings.sampleLimit / images.size());
+    std::vector<PixelSample> samples;
+    std::size_t count = 0;
+    for (const Image* image : images) {
+        validateImage(*image, "reference image");
+        if (image->pixelCount() == 0) throw Error(ErrorCode::InvalidArgument, "palette: a reference image has no pixels");
+        samples.push_back(samplePixels(image->pixelCount(), each));
+        count += samples.back().count;
+    }
+    FloatBuffer pooled(count * 3);
+    std::vector<float> weights(count);
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        const PixelSample& s = samples[i];
+        imagePixelsToSpace(*images[i], space, s.first, s.stride, s.count, pooled.data() + 3 * at, threads);
+        const double w = (imageWeights.empty() ? 1.0 : imageWeights[i]) / total / static_cast<double>(s.count);
+        std::fill(weights.begin() + static_cast<std::ptrdiff_t>(at), weights.begin() + static_cast<std::ptrdiff_t>(at + s.count),
+                  static_cast<float>(w));
+        at += s.count;
+    }
+    PixelSample all;
+    all.count = count;
+    return paletteOfSample(pooled.data(), all, space, settings, threads, weights.data());
 }
 
 }  // namespace uot

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/color/color_space.h"
+#include "core/color/image.h"
 #include "core/color/marginal_match.h"
 
 namespace uot {
@@ -36,6 +37,8 @@ struct PaletteSettings {
     std::uint64_t seed = 1;        // k-means seeding and pixel sampling
     std::size_t sampleLimit = 2'000'000;  // at most this many pixels are read (regular stride), 0 = all
     int kmeansIterations = 8;
+
+    bool operator==(const PaletteSettings&) const = default;  // the palette stage's cache key (with the space)
 };
 
 // Weighted color points in a working space. points: size() x 3, row-major;
@@ -62,5 +65,28 @@ Palette buildPalette(const float* colors, std::size_t n, WorkingSpace space, con
 // only the sampled pixels are converted (a 12 MP photo with the default sample
 // limit converts one pixel in six). Throws as buildPalette().
 Palette buildImagePalette(const Image& image, WorkingSpace space, const PaletteSettings& settings, int threads = 0);
+
+// A palette of weighted colours: each colour adds its weight (finite, >= 0) to
+// its histogram cell, its k-means cluster and the distributions (marginals);
+// colours of weight 0 are left out as if absent, so with weights 0 and 1 it is
+// buildPalette() of the colours of weight 1, bit for bit. At most
+// settings.sampleLimit of the colours of positive weight are read (a regular
+// stride over them, as buildPalette). Throws as buildPalette(), and
+// uot::Error(InvalidArgument) for a negative weight or when none is positive.
+Palette buildWeightedPalette(const float* colors, const float* weights, std::size_t n, WorkingSpace space,
+                             const PaletteSettings& settings, int threads = 0);
+
+// buildWeightedPalette() over imageToSpace(image), one weight per pixel (e.g. a
+// mask: core/color/mask.h), converting only the sampled pixels.
+Palette buildWeightedImagePalette(const Image& image, const float* weights, WorkingSpace space,
+                                  const PaletteSettings& settings, int threads = 0);
+
+// One palette of the pixels of several images pooled: image i's sampled pixels
+// share the weight imageWeights[i] / sum(imageWeights) (empty: equal weights,
+// whatever the images' sizes). Each image is read with an equal share of
+// settings.sampleLimit. Throws uot::Error(InvalidArgument) for no image, a
+// weight count that does not match, or a weight that is not a finite number > 0.
+Palette buildPooledPalette(const std::vector<const Image*>& images, const std::vector<double>& imageWeights,
+                           WorkingSpace space, const PaletteSettings& settings, int threads = 0);
 
 }  // namespace uot

@@ -10,6 +10,8 @@
 #include "core/pipeline/batch_plan.h"
 #include "core/pipeline/batched_recolor.h"
 #include "core/pipeline/input_paths.h"
+#include "core/pipeline/region_mask_file.h"
+#include "core/pipeline/region_recolor.h"
 #include "core/registry/batched_solver_registry.h"
 #include "core/transport/uot_error.h"
 
@@ -185,12 +187,12 @@ std::vector<std::string> collectBatchInputs(const std::vector<std::string>& path
     return out;
 }
 
-std::string batchOutputPath(const std::string& input, const BatchSettings& settings)
+std::string expandInputPattern(const std::string& pattern, const std::string& input)
 {
     const fs::path in(input);
     std::string ext = in.extension().string();
     if (!ext.empty() && ext[0] == '.') ext.erase(0, 1);
-    std::string name = settings.pattern;
+    std::string name = pattern;
     const auto replaceAll = [&name](const std::string& key, const std::string& value) {
         for (std::size_t pos = name.find(key); pos != std::string::npos; pos = name.find(key, pos + value.size()))
             name.replace(pos, key.size(), value);
@@ -198,7 +200,12 @@ std::string batchOutputPath(const std::string& input, const BatchSettings& setti
     replaceAll("{name}", in.stem().string());
     replaceAll("{ext}", ext);
     replaceAll("{dir}", fs::absolute(in).lexically_normal().parent_path().filename().string());
-    return (fs::path(settings.outDir) / name).string();
+    return name;
+}
+
+std::string batchOutputPath(const std::string& input, const BatchSettings& settings)
+{
+    return (fs::path(settings.outDir) / expandInputPattern(settings.pattern, input)).string();
 }
 
 BatchSummary runBatch(const std::string& referencePath, const std::vector<std::string>& inputs,
@@ -242,7 +249,7 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
         if (!plan.pending[index]) notifyFinished(control, index, total, plan.items[index]);
 
     // A GPU solve with a batched solver at hand: the palette problems go to it in groups.
-    if (runsOnGpu(settings.recolor.transport.solver) && settings.gpuBatchSize > 1) {
+    if (runsOnGpu(settings.recolor.transport.solver) && settings.gpuBatchSize > 1 && settings.maskPattern.empty()) {
         if (const std::optional<std::string> batched = batchedSolverFor(DeviceKind::Gpu)) {
             runBatchedOnGpu(*batched, referencePalette, referencePath, plan, settings, control, summary);
             summary.seconds = secondsSince(batchStart);
@@ -274,13 +281,22 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
                 auto t0 = Clock::now();
                 checkInputPath(item.input);
                 Image source = readImage(item.input, settings.read);
+                std::string maskPath;
+                Mask mask;
+                if (!settings.maskPattern.empty()) {
+                    maskPath = expandInputPattern(settings.maskPattern, item.input);
+                    std::error_code ec;
+                    if (!fs::exists(maskPath, ec)) throw Error(ErrorCode::Io, "no mask " + maskPath);
+                    mask = readMaskFor(maskPath, source, settings.maskFeather, settings.recolor.space, settings.read,
+                                       settings.recolor.threads);
+                }
                 item.timings.decode = secondsSince(t0);
                 pipeline.setSource(std::move(source));
                 pipeline.setReferencePalette(referencePalette);
                 PipelineControl pc;
                 pc.cancel = control.cancel;
                 pc.onProgress = notifyStage;
-                Image result = pipeline.run(pc);
+                Image result = mask.empty() ? pipeline.run(pc) : recolorMasked(pipeline, mask, pc);
                 const PhaseTimings& pt = pipeline.stats().timings;
                 item.note = pipeline.stats().gpuNote;
                 item.timings.palette = pt.palette;
@@ -288,7 +304,9 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
                 item.timings.solve = pt.solve;
                 item.timings.map = pt.map;
                 t0 = Clock::now();
-                writeImage(item.output, result, writeOptionsFor(item, referencePath, settings));
+                WriteOptions write = writeOptionsFor(item, referencePath, settings);
+                if (!maskPath.empty()) write.protectedPaths.push_back(maskPath);  // never replaced
+                writeImage(item.output, result, write);
                 item.timings.encode = secondsSince(t0);
                 item.status = BatchItemStatus::Done;
             } catch (const Error& e) {

@@ -31,6 +31,14 @@ struct BatchSettings {
     // on worker threads meanwhile (core/pipeline/batched_recolor.h). 1 = image by
     // image, as on the CPU.
     std::size_t gpuBatchSize = 16;
+    // One mask per input (docs/REGIONS.md): the file named by this pattern ({name},
+    // {ext}, {dir} as in `pattern`; relative to the working folder, not outDir),
+    // read by readMaskFor (core/pipeline/region_mask_file.h) with maskFeather, and
+    // the input recolored through it (recolorMasked). An input whose mask is
+    // missing or unusable fails with the reason. Empty: no masks. Masked batches
+    // run image by image (no batched GPU solve).
+    std::string maskPattern;
+    int maskFeather = 0;
 };
 
 enum class BatchItemStatus { Done, Skipped, Failed, Cancelled };
@@ -87,6 +95,9 @@ BatchInputs scanBatchInputs(const std::vector<std::string>& paths);
 
 // scanBatchInputs(paths).files as plain paths (the skipped entries dropped).
 std::vector<std::string> collectBatchInputs(const std::vector<std::string>& paths);
+
+// `pattern` with {name}, {ext} and {dir} of `input` replaced.
+std::string expandInputPattern(const std::string& pattern, const std::string& input);
 
 // The output path of one input under settings (outDir / pattern).
 std::string batchOutputPath(const std::string& input, const BatchSettings& settings);

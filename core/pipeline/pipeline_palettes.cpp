@@ -10,16 +10,6 @@ namespace uot {
 
 using namespace pipeline_detail;
 
-namespace {
-
-bool samePalette(const PaletteSettings& a, const PaletteSettings& b)
-{
-    return a.method == b.method && a.size == b.size && a.finestBins == b.finestBins && a.seed == b.seed &&
-           a.sampleLimit == b.sampleLimit && a.kmeansIterations == b.kmeansIterations;
-}
-
-}  // namespace
-
 std::shared_ptr<const Palette> computePalette(const Image& image, const RecolorSettings& settings,
                                               const PipelineControl& control)
 {
@@ -37,7 +27,12 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
     bool reused = true;
     report(control, PipelineStage::Palette, 0.0);
 
-    if (!s.sourcePalette || s.sourcePalette->space != st.space || !samePalette(s.sourcePaletteSettings, st.palette)) {
+    if (s.externalSourcePalette) {
+        if (s.sourcePalette->space != st.space)
+            throw Error(ErrorCode::InvalidArgument, "the source palette was built in " + toString(s.sourcePalette->space) +
+                                                        ", the settings ask for " + toString(st.space));
+    } else if (!s.sourcePalette || s.sourcePalette->space != st.space ||
+               !(s.sourcePaletteSettings == st.palette)) {
         checkCancel(control);
         // The CPU mapping converts every pixel anyway: the palette then reads those
         // colors; the GPU path converts on the device, and here only the sample.
@@ -56,7 +51,7 @@ void RecolorPipeline::preparePalettes(const PipelineControl& control)
                                                         toString(s.referencePalette->space) + ", the settings ask for " +
                                                         toString(st.space));
     } else if (!s.referencePalette || s.referencePalette->space != st.space ||
-               !samePalette(s.referencePaletteSettings, st.palette)) {
+               !(s.referencePaletteSettings == st.palette)) {
         s.referencePalette = computePalette(*s.reference, st, control);
         s.referencePaletteSettings = st.palette;
         s.dropFromPalettes();

@@ -18,13 +18,18 @@ using namespace pipeline_detail;
 
 namespace {
 
-// Whether a field fitted with settings a serves b (the residual match is folded into a smoothed field).
-bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
+// The smoothed field's cache key: the mapping settings with those applied only
+// when the result is composed (strength, look controls, luminance, gamut) set
+// to their defaults. Everything else, a setting added later included, is an
+// input of the field (the residual match is folded into it).
+MappingSettings fieldInputs(MappingSettings m)
 {
-    return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothGuide == b.smoothGuide &&
-           a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps && a.smoothChromaEps == b.smoothChromaEps &&
-           a.smoothMinSlope == b.smoothMinSlope && a.smoothSubsample == b.smoothSubsample &&
-           a.residualMatch == b.residualMatch && a.residualLightness == b.residualLightness && a.bounds == b.bounds;
+    const MappingSettings composeDefaults;
+    m.strength = composeDefaults.strength;
+    m.preserveLuminance = composeDefaults.preserveLuminance;
+    m.gamut = composeDefaults.gamut;
+    m.look = composeDefaults.look;
+    return m;
 }
 
 // Rounds of the residual match folded into a smoothed field: each samples the
@@ -185,7 +190,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
     }
     report(control, PipelineStage::Map, 0.3);
     const bool match = ms.residualMatch > 0 || ms.residualLightness > 0;
-    if (!s.fieldValid || !sameSmoothing(s.fieldSettings, ms)) {
+    if (!s.fieldValid || !(fieldInputs(s.fieldSettings) == fieldInputs(ms))) {
         checkCancel(control);
         s.fieldValid = false;  // a cancellation part-way must not leave a half-made field marked valid
         bool done = false;

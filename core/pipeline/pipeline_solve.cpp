@@ -21,22 +21,6 @@ using namespace pipeline_detail;
 
 namespace {
 
-bool sameTransport(const TransportSettings& a, const TransportSettings& b)
-{
-    const SolveOptions &x = a.options, &y = b.options;
-    return a.solver == b.solver && a.eps == b.eps && a.adherence == b.adherence && a.sourceAdherence == b.sourceAdherence &&
-           a.reference == b.reference && a.multiscale == b.multiscale && a.coarseSize == b.coarseSize &&
-           x.precision == y.precision && x.maxIterations == y.maxIterations &&
-           x.tolerance == y.tolerance && x.checkEvery == y.checkEvery && x.device == y.device &&
-           x.allowStabilizedFallback == y.allowStabilizedFallback && x.mode == y.mode &&
-           x.acceleration == y.acceleration && x.omega == y.omega && x.epsSchedule.start == y.epsSchedule.start &&
-           x.epsSchedule.factor == y.epsSchedule.factor;
-}
-
-}  // namespace
-
-namespace {
-
 // Weighted grid reduction of a palette to at most `size` points (the finest
 // grid over its bounding box that fits), for the coarse solve.
 Palette reducePalette(const Palette& fine, int size)
@@ -148,7 +132,7 @@ void RecolorPipeline::solvePrepared(const PipelineControl& control)
 {
     State& s = *m_state;
     const TransportSettings& ts = s.settings.transport;
-    if (s.plan && sameTransport(s.planSettings, ts)) {
+    if (s.plan && s.planSettings == ts) {  // every transport setting is part of the key
         s.stats.planFromCache = true;
         return;
     }

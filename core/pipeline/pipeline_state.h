@@ -64,6 +64,7 @@ struct RecolorPipeline::State {
     std::shared_ptr<const Image> source;
     std::shared_ptr<const Image> reference;
     bool externalReferencePalette = false;
+    bool externalSourcePalette = false;  // setSourcePalette(): kept until setSource()
 
     // Source in the working space (n x 3) and the space it is in, converted only
     // when the CPU mapping needs it (fullSourceColors); the palettes convert just

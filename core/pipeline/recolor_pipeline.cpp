@@ -75,6 +75,7 @@ void RecolorPipeline::setSource(Image image)
     s.sourceColorsValid = false;
     s.sourceColors.reset();
     s.sourcePalette.reset();
+    s.externalSourcePalette = false;
     s.gpuSourceValid = false;
     s.dropFromPalettes();
 }
@@ -101,6 +102,18 @@ void RecolorPipeline::setReferencePalette(std::shared_ptr<const Palette> palette
     s.dropFromPalettes();
 }
 
+void RecolorPipeline::setSourcePalette(std::shared_ptr<const Palette> palette)
+{
+    if (!palette || palette->size() == 0)
+        throw Error(ErrorCode::InvalidArgument, "setSourcePalette: the palette is empty");
+    State& s = *m_state;
+    if (!s.source) throw Error(ErrorCode::InvalidArgument, "setSourcePalette: no source image set");
+    s.externalSourcePalette = true;
+    s.sourcePalette = std::move(palette);
+    s.sourcePaletteSettings = s.settings.palette;
+    s.dropFromPalettes();
+}
+
 bool RecolorPipeline::hasSource() const { return m_state->source != nullptr; }
 std::shared_ptr<const Image> RecolorPipeline::sourceImage() const { return m_state->source; }
 bool RecolorPipeline::hasReference() const { return m_state->reference != nullptr || m_state->externalReferencePalette; }
@@ -121,9 +134,9 @@ void RecolorPipeline::clearCaches()
     State& s = *m_state;
     s.sourceColorsValid = false;
     s.sourceColors.reset();
-    s.sourcePalette.reset();
     s.gpuSourceValid = false;
     if (!s.externalReferencePalette) s.referencePalette.reset();
+    if (!s.externalSourcePalette) s.sourcePalette.reset();
     s.dropFromPalettes();
     s.solvers.clear();
 }

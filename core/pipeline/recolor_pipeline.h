@@ -87,6 +87,9 @@ struct TransportSettings {
         o.evaluateFinalPlan = true;
         return o;
     }
+
+    // The solve stage's cache key: a plan serves another request when these agree.
+    bool operator==(const TransportSettings&) const = default;
 };
 
 struct RecolorSettings {
@@ -95,6 +98,8 @@ struct RecolorSettings {
     TransportSettings transport;
     MappingSettings mapping;
     int threads = 0;                  // CPU threads for palettes and mapping, 0 = all
+
+    bool operator==(const RecolorSettings&) const = default;
 };
 
 enum class PipelineStage { Decode, Palette, Cost, Solve, Map, Encode };
@@ -167,6 +172,10 @@ public:
     // Uses a palette computed elsewhere (the batch engine computes the reference
     // palette once); it must be in settings().space.
     void setReferencePalette(std::shared_ptr<const Palette> palette);
+    // Uses a source palette computed elsewhere (a masked recolor weights the source's
+    // pixels by the mask: core/pipeline/region_recolor.h) until the next setSource();
+    // it must be in settings().space. Call after setSource().
+    void setSourcePalette(std::shared_ptr<const Palette> palette);
     bool hasSource() const;
     bool hasReference() const;
     // The source image as set (null before setSource).

@@ -69,6 +69,7 @@ struct EpsSchedule {
     double start = 0;
     double factor = 0.5;
     bool enabled() const { return start > 0; }
+    bool operator==(const EpsSchedule&) const = default;
 };
 // "START,FACTOR" (e.g. "1,0.5") or "none"; throws Error(InvalidArgument) naming the fault.
 EpsSchedule parseEpsSchedule(const std::string& text);
@@ -76,7 +77,10 @@ EpsSchedule parseEpsSchedule(const std::string& text);
 // (NaN, start < target, factor outside (0, 1)).
 void validateEpsSchedule(const EpsSchedule& schedule, double targetEps);
 
-struct SolveOptions {
+// What a solve is asked to compute and how: everything in SolveOptions but the
+// warm start. Compared as a whole (the pipeline's plan cache, core/pipeline), so a
+// member added here takes part in every comparison without being listed anywhere.
+struct SolveParameters {
     Precision precision = Precision::Fp32;  // storage and arithmetic of the kernel matrix
     IterationMode mode = IterationMode::Plain;
     Acceleration acceleration = Acceleration::None;
@@ -98,14 +102,6 @@ struct SolveOptions {
     int checkEvery = 10;  // iterations between convergence checks and progress reports (>= 1)
     int threads = 0;      // CPU threads, 0 = all available
     int device = 0;       // GPU ordinal for the gpu-* variants
-    // Warm start: scalings u (rows) and v (cols) of a previous solve, in
-    // multiplicative form. Empty means u = v = 1 (POT >= 0.9).
-    std::span<const double> warmU;
-    std::span<const double> warmV;
-    // Warm start in log form (log u, log v), for potentials whose exponentials leave
-    // the floating-point range (eps-scaling stages). Takes precedence over warmU/warmV.
-    std::span<const double> warmLogU;
-    std::span<const double> warmLogV;
     // When the multiplicative iteration would underflow (small eps), switch to
     // the stabilised log-domain solver and report it. When false (the caller
     // forced a variant) the solve stops with NumericalStatus::Underflow instead.
@@ -118,6 +114,26 @@ struct SolveOptions {
     // few extra iterations run apart from the timed ones (GPU variants: CUPTI's
     // range profiler). The result's `counters` says what was read, or why not.
     bool sampleHardwareCounters = false;
+
+    bool operator==(const SolveParameters&) const = default;
+};
+
+struct SolveOptions : SolveParameters {
+    // Warm start: scalings u (rows) and v (cols) of a previous solve, in
+    // multiplicative form. Empty means u = v = 1 (POT >= 0.9).
+    std::span<const double> warmU;
+    std::span<const double> warmV;
+    // Warm start in log form (log u, log v), for potentials whose exponentials leave
+    // the floating-point range (eps-scaling stages). Takes precedence over warmU/warmV.
+    std::span<const double> warmLogU;
+    std::span<const double> warmLogV;
+
+    // The same solve is asked for when the parameters agree: a warm start says
+    // where the iteration begins, not what it converges to.
+    bool operator==(const SolveOptions& other) const
+    {
+        return static_cast<const SolveParameters&>(*this) == static_cast<const SolveParameters&>(other);
+    }
 };
 
 // Reported at every check.

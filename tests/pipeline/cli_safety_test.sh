@@ -186,9 +186,9 @@ check "[ $rc -eq 5 ] && grep -q 'already in use' err.txt && ! grep -q 'Use the l
 # Palette size: one maximum, the same in --help and in every check.
 "$uot" recolor "$samples/home.jpg" "$ref" -o p.png --palette-size 65537 2>err1.txt; rc1=$?
 "$uot" recolor "$samples/home.jpg" "$ref" -o p.png --palette-size 0 2>err0.txt; rc0=$?
-check "[ $rc1 -eq 2 ] && [ $rc0 -eq 2 ] && grep -q 'between 1 and 65536' err1.txt && grep -q 'between 1 and 65536' err0.txt" \
+check "[ $rc1 -eq 2 ] && [ $rc0 -eq 2 ] && grep -q 'palette size takes a whole number from 1 to 65536' err1.txt && grep -q 'palette size takes a whole number from 1 to 65536' err0.txt" \
   "palette size: 0 and 65537 give the same range"
-check "\"$uot\" recolor --help | grep -q '1\.\.65536'" "--help states the palette maximum that is checked"
+check "\"$uot\" recolor --help | grep -q 'from 1 to 65536'" "--help states the palette maximum that is checked"
 
 # A failed batch item names its path once.
 head -c 3000 "$samples/leuvenA.jpg" > bad.jpg

@@ -481,7 +481,7 @@ private slots:
     {
         ParametersPanel panel;
         panel.epsBox()->setValue(-3);
-        QCOMPARE(panel.parameters().eps, StudioParameters::kMinEps);
+        QCOMPARE(panel.parameters().eps, uot::params::parameter("eps").min);
         QSettings settings;
         settings.setValue("parameters/paletteSize", 10'000'000);
         settings.setValue("parameters/colorSpace", "no-such-space");

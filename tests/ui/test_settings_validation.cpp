@@ -36,14 +36,12 @@ struct NumericKey {
 };
 const QList<NumericKey>& numericKeys()
 {
-    static const QString threads = QStringLiteral("from 0 to %1").arg(4 * std::max(1, QThread::idealThreadCount()));
-    static const QByteArray threadsRange = threads.toUtf8();
     static const QList<NumericKey> keys = {
-        {"paletteSize", "from 16 to 16384"},      {"eps", "from 1e-05 to 10"},
-        {"tau", "from 0.001 to 1000"},            {"maxIterations", "from 1 to 100000"},
-        {"tolerance", "from 0 to 1"},             {"threads", threadsRange.constData()},
+        {"paletteSize", "from 1 to 65536"},       {"eps", "from 1e-05 to 10"},
+        {"tau", "from 0.001 to 1000"},            {"maxIterations", "from 1 to 2147483647"},
+        {"tolerance", "from 0 to 1"},             {"threads", "from 0 to 1024"},
         {"epsScalingRatio", "from 0 to 10000"},   {"epsScalingFactor", "from 0.05 to 0.95"},
-        {"strength", "from 0 to 1"},              {"smoothingScale", "from 0 to 4"},
+        {"strength", "from 0 to 2"},              {"smoothingScale", "from 0 to 4"},
         {"paletteMatch", "from 0 to 1"},
         // The look controls, saved in percent: the message is `uot recolor`'s.
         {"luminanceIntensity", "luminance intensity must be between 0 % and 200 %"},
@@ -238,7 +236,7 @@ private slots:
         QVERIFY2(error.contains("not pasted"), qPrintable(error));
         QCOMPARE(error.count(" is not valid: "), 11);
         QVERIFY2(error.contains("eps = \"nan\" is not valid: eps takes a number from 1e-05 to 10"), qPrintable(error));
-        QVERIFY2(error.contains("maxIterations = \"abc\" is not valid: maxIterations takes a whole number from 1 to 100000"),
+        QVERIFY2(error.contains("maxIterations = \"abc\" is not valid: maximum iterations takes a whole number from 1 to 2147483647"),
                  qPrintable(error));
 
         // One bad value among good ones: still nothing applied.

@@ -1,0 +1,156 @@
+// The cost of regions at photo size, from decoded buffers (docs/REGIONS.md):
+//   - a recolor through one mask against the unmasked recolor of the same
+//     source and reference (fresh pipelines, runs interleaved, medians), the
+//     ratio printed from this one run; with --feather R also the feathered mask;
+//   - the scopes (core/color/scopes.h) of the source, median of --repeat runs.
+// The source is a sample photo upscaled to --megapixels (default 12, 4:3); the
+// mask an ellipse drawn at a quarter of the size (prepareMask resizes it). The
+// load average of the machine is printed with the figures.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "app/cli/arg_parser.h"
+#include "app/cli/recolor_options.h"
+#include "core/color/scopes.h"
+#include "core/imageio/image_io.h"
+#include "core/pipeline/region_recolor.h"
+
+using namespace uot;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+std::string loadAverage()
+{
+    std::ifstream in("/proc/loadavg");
+    std::string a, b, c;
+    in >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
+
+// The sample photo resized to w x h (bicubic), as an 8-bit RGB Image.
+Image upscaled(const std::string& path, int w, int h)
+{
+    const Image small = readImage(path);
+    cv::Mat m(small.height, small.width, small.channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<std::uint8_t*>(small.data.data()));
+    cv::Mat up;
+    cv::resize(m, up, cv::Size(w, h), 0, 0, cv::INTER_CUBIC);
+    Image out = Image::allocate(w, h, up.channels(), 8);
+    std::copy(up.data, up.data + out.data.size(), out.data.begin());
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace uot::cli;
+    cli::ArgParser parser("uot_region_speed [--source F] [--reference F] [--megapixels X] [--repeat N] [--feather R] "
+                          "[recolor options]",
+                          "Times a masked recolor against the unmasked one, and the scopes, at photo size.");
+    parser.addOption("source", "FILE", "image upscaled to the test size", "resources/samples/leuvenA.jpg");
+    parser.addOption("reference", "FILE", "reference image (used as is)", "resources/samples/starry_night.jpg");
+    parser.addOption("megapixels", "X", "size of the upscaled source", "12");
+    parser.addOption("repeat", "N", "runs of each variant (medians are reported)", "3");
+    parser.addOption("feather", "R", "also time the mask feathered by R pixels (0 = not)", "0");
+    addRecolorOptions(parser);
+    try {
+        parser.parse(std::vector<std::string>(argv + 1, argv + argc));
+        if (parser.helpRequested()) {
+            std::printf("%s", parser.helpText().c_str());
+            return 0;
+        }
+        const RecolorCliSettings cli = readRecolorOptions(parser);
+        const double mp = parser.number("megapixels");
+        const int w = static_cast<int>(std::lround(std::sqrt(mp * 1e6 * 4 / 3))), h = w * 3 / 4;
+        const int repeat = std::max(1, parser.integer("repeat"));
+        const int feather = parser.integer("feather");
+        const Image source = upscaled(parser.value("source"), w, h);
+        const Image reference = readImage(parser.value("reference"));
+        // An ellipse over the middle of the image, at a quarter of its size.
+        Mask quarter{w / 4, h / 4, std::vector<float>(static_cast<std::size_t>(w / 4) * (h / 4), 0.0f)};
+        for (int y = 0; y < quarter.height; ++y)
+            for (int x = 0; x < quarter.width; ++x) {
+                const double u = (x - quarter.width / 2.0) / (0.35 * quarter.width), v = (y - quarter.height / 2.0) / (0.35 * quarter.height);
+                if (u * u + v * v < 1) quarter.values[static_cast<std::size_t>(y) * quarter.width + x] = 1.0f;
+            }
+        std::printf("source %dx%d (%.1f MP), reference %s, palette %d, solver %s, eps %g, threads %d; load average %s\n",
+                    w, h, w * h / 1e6, parser.value("reference").c_str(), cli.recolor.palette.size,
+                    cli.recolor.transport.solver.c_str(), cli.recolor.transport.eps, cli.recolor.threads,
+                    loadAverage().c_str());
+
+        struct Variant {
+            const char* name;
+            int feather;  // -1: no mask
+            std::vector<double> total, solve, rest;  // rest: total - solve of each run
+        };
+        std::vector<Variant> variants = {{"unmasked", -1, {}, {}, {}}, {"one mask", 0, {}, {}, {}}};
+        if (feather > 0) variants.push_back({"one feathered mask", feather, {}, {}, {}});
+        for (int r = 0; r < repeat; ++r) {
+            for (Variant& v : variants) {
+                const auto t0 = Clock::now();
+                RecolorPipeline pipeline(cli.recolor);
+                pipeline.setSource(source);
+                pipeline.setReference(reference);
+                double prepare = 0;
+                if (v.feather < 0) {
+                    pipeline.run();
+                } else {
+                    const auto t1 = Clock::now();
+                    const Mask mask = prepareMask(quarter, source, v.feather, cli.recolor.space, cli.recolor.threads);
+                    prepare = since(t1);
+                    recolorMasked(pipeline, mask);
+                }
+                const double total = since(t0);
+                const PhaseTimings& p = pipeline.stats().timings;
+                v.total.push_back(total);
+                v.solve.push_back(p.solve);
+                v.rest.push_back(total - p.solve);
+                std::printf("run %d %-20s total %.3f s (mask %.3f, palette %.3f, solve %.3f, map %.3f, %d iterations)\n",
+                            r + 1, v.name, total, prepare, p.palette, p.solve, p.map,
+                            pipeline.stats().solve ? pipeline.stats().solve->iterations : 0);
+            }
+        }
+        // The solve varies most on a loaded machine: the medians of total - solve per run too.
+        const double base = median(variants[0].total), baseRest = median(variants[0].rest);
+        for (const Variant& v : variants)
+            std::printf("median %-20s %.3f s (solve %.3f, total - solve %.3f); ratio to unmasked %.3f, of total - solve %.3f\n",
+                        v.name, median(v.total), median(v.solve), median(v.rest), median(v.total) / base,
+                        median(v.rest) / baseRest);
+
+        ScopeSettings scopeSettings;
+        scopeSettings.threads = cli.recolor.threads;
+        std::vector<double> scopeTimes;
+        Scopes scopes;
+        for (int r = 0; r < std::max(5, repeat); ++r) {
+            const auto t0 = Clock::now();
+            scopes = computeScopes(source, scopeSettings);
+            scopeTimes.push_back(since(t0));
+        }
+        std::printf("scopes (waveform, parade, vectorscope) of %.1f MP: median %.1f ms of %zu runs (step %d, %zu pixels read); "
+                    "load average %s\n",
+                    w * h / 1e6, 1000 * median(scopeTimes), scopeTimes.size(), scopes.step, scopes.samples,
+                    loadAverage().c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "uot_region_speed: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

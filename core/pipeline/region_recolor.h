@@ -1,0 +1,54 @@
+#pragma once
+// Regional colour transfer on top of RecolorPipeline (no OpenCV, no Qt):
+//   - a masked recolor: the source palette is built from the source's pixels
+//     weighted by the mask (so the plan moves only the region's colours), the
+//     whole image is mapped, and the result is blended with the source through
+//     the mask (core/color/mask.h): black keeps the source bit for bit, white
+//     takes the transfer;
+//   - several regions, each a (mask, reference palette, settings) solved as its
+//     own problem and composited in order over the source.
+
+#include <memory>
+#include <vector>
+
+#include "core/color/mask.h"
+#include "core/color/palette.h"
+#include "core/pipeline/recolor_pipeline.h"
+
+namespace uot {
+
+// The mask made ready for `source`: resized to it (resizeMask) and, with
+// featherRadius > 0, feathered along the source's colour edges in `space`
+// (featherMask). Throws uot::Error(InvalidArgument) for an empty mask or a
+// negative radius.
+Mask prepareMask(const Mask& mask, const Image& source, int featherRadius, WorkingSpace space, int threads = 0);
+
+// A masked recolor with `pipeline`, which holds the source and the reference
+// (image or palette) and the settings: sets the source palette weighted by
+// `mask` (the source's size: prepareMask) and renders, then blends the result
+// with the source through the mask. Throws uot::Error(InvalidArgument) when
+// the mask does not match the source or is black everywhere.
+Image recolorMasked(RecolorPipeline& pipeline, const Mask& mask, const PipelineControl& control = {});
+
+// One region: a mask of the source's size, the reference palette it takes its
+// colours from (buildImagePalette / buildPooledPalette in the region's space)
+// and the settings it is solved and mapped with.
+struct RecolorRegion {
+    Mask mask;
+    std::shared_ptr<const Palette> reference;
+    RecolorSettings settings;
+};
+
+inline constexpr int kMaxRegions = 4;
+
+// Recolors `source` region by region: each region is a masked recolor of the
+// source (recolorMasked, its own pipeline and UOT problem) and is composited
+// over the result so far through its mask, in the given order (a later region
+// covers an earlier one where both masks are white; soft masks blend). Pixels
+// under no region keep the source exactly. stats (or null) receives each
+// region's pipeline statistics. Throws uot::Error(InvalidArgument) for no
+// region, more than kMaxRegions, or a region whose mask or palette is missing.
+Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regions,
+                     const PipelineControl& control = {}, std::vector<PipelineStats>* stats = nullptr);
+
+}  // namespace uot
