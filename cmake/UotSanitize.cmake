@@ -34,7 +34,8 @@ set(UOT_SANITIZE_TESTS_ADDRESS
 # takes (the worker's std::condition_variable_any, QueuedSignalSpy in the tests,
 # the suppressions of Qt's libraries, tests/support/openmp_main_thread.cpp) is
 # in docs/sanitizers.md.
-set(UOT_SANITIZE_TESTS_THREAD test_imageio test_pipeline test_cpu_solvers test_solve_worker test_batch_dialog)
+set(UOT_SANITIZE_TESTS_THREAD test_imageio test_pipeline test_cpu_solvers test_solve_worker test_batch_dialog
+    test_studio_session)
 set(UOT_SANITIZE_TARGETS uot uot_image)
 
 # uot_sanitize_register(TEST [TARGET]): labels TEST "sanitize" when this

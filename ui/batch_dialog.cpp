@@ -237,9 +237,10 @@ void BatchDialog::start()
     setRunning(true);
 }
 
-void BatchDialog::finish(std::shared_ptr<const JobOutput> output, bool cancelled)
+void BatchDialog::finish(const std::shared_ptr<const JobOutput>& finished, bool cancelled)
 {
     setRunning(false);
+    const auto output = outputOf<BatchOutput>(finished);
     m_last = output;
     QStringList lines;
     if (cancelled) lines << tr("Cancelled. Finished files were kept; no partial files were written.");

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "ui/solve_worker.h"
-#include "ui/studio_jobs.h"
+#include "ui/pipeline_jobs.h"
 #include "ui/studio_parameters.h"
 
 QT_BEGIN_NAMESPACE
@@ -50,7 +50,7 @@ public:
     void start();
     bool isRunning() const { return m_generation != 0; }
     QString summaryText() const;
-    const JobOutput* lastOutput() const { return m_last.get(); }
+    const BatchOutput* lastOutput() const { return m_last.get(); }
     // The engine's settings for the dialog's current state.
     BatchSettings batchSettings() const;
 
@@ -61,7 +61,7 @@ protected:
     void reject() override;  // closing while running cancels first
 
 private:
-    void finish(std::shared_ptr<const JobOutput> output, bool cancelled);
+    void finish(const std::shared_ptr<const JobOutput>& finished, bool cancelled);
     void setRunning(bool running);
     // The last batch's inputs, output folder, pattern, format and quality (QSettings).
     void restoreChoices();
@@ -73,7 +73,7 @@ private:
     StudioParameters m_parameters;
     quint64 m_generation = 0;
     int m_filesDone = 0;
-    std::shared_ptr<const JobOutput> m_last;
+    std::shared_ptr<const BatchOutput> m_last;
     QListWidget* m_inputs = nullptr;
     QLineEdit* m_outDir = nullptr;
     QLineEdit* m_pattern = nullptr;

@@ -15,10 +15,9 @@
 #include <cmath>
 
 #include "core/perf/roofline.h"
-#include "core/registry/solver_registry.h"
-#include "core/registry/device_registry.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
+#include "ui/studio_session.h"
 
 namespace uot::ui {
 
@@ -27,13 +26,11 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     m_a = new QComboBox;
     m_b = new QComboBox;
     bool anyGpu = false;
-    for (const SolverInfo& info : listSolvers()) {
-        const bool gpu = info.caps.device == DeviceKind::Gpu;
-        if (gpu && !info.available) continue;
-        anyGpu = anyGpu || gpu;
-        const QString name = QString::fromStdString(info.name);
-        m_a->addItem(runLabel(name), name);
-        m_b->addItem(runLabel(name), name);
+    for (const SolverChoice& choice : StudioSession::solverChoices()) {
+        if (choice.gpu && !choice.available) continue;
+        anyGpu = anyGpu || choice.gpu;
+        m_a->addItem(choice.label, choice.name);
+        m_b->addItem(choice.label, choice.name);
     }
     m_a->setToolTip(tr("First variant (blue curves)."));
     m_b->setToolTip(tr("Second variant (red curves)."));
@@ -65,18 +62,18 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     if (!anyGpu) {
-        const std::string reason = gpuUnavailableReason();
+        const QString reason = StudioSession::gpuUnavailableReason();
         // One short line; why there is no GPU (driver, toolkit) is for the tooltip.
         m_notice->setText(tr("No GPU here: comparing two CPU variants."));
-        m_notice->setToolTip(tr("No usable GPU: %1").arg(QString::fromStdString(reason.empty() ? "none found" : reason)));
+        m_notice->setToolTip(tr("No usable GPU: %1").arg(reason.isEmpty() ? QStringLiteral("none found") : reason));
         // Two different CPU variants, the classic one against the fast one where both exist.
         const int pot = m_a->findData("pot-style"), fused = m_b->findData("fused");
         m_a->setCurrentIndex(pot >= 0 ? pot : 0);
         m_b->setCurrentIndex(fused >= 0 ? fused : std::min(1, m_b->count() - 1));
         m_concurrent->setChecked(false);
     } else {
-        const int cpu = m_a->findData(QString::fromStdString(defaultSolver(DeviceKind::Cpu)));
-        const int gpu = m_b->findData(QString::fromStdString(defaultSolver(DeviceKind::Gpu)));
+        const int cpu = m_a->findData(StudioSession::defaultVariant(false));
+        const int gpu = m_b->findData(StudioSession::defaultVariant(true));
         if (cpu >= 0) m_a->setCurrentIndex(cpu);
         if (gpu >= 0) m_b->setCurrentIndex(gpu);
         m_concurrent->setChecked(true);
@@ -177,7 +174,7 @@ void ComparisonView::showRoofFor(const QString& variant)
 {
     const std::string name = variant.toStdString();
     const double gbps = m_peaks.bandwidthFor(name, true), gflops = m_peaks.computeFor(name);
-    const QString where = runsOnGpu(name) ? tr("GPU") : tr("host");
+    const QString where = StudioSession::runsOnGpu(variant) ? tr("GPU") : tr("host");
     m_charts->setBandwidthRoof(gbps, tr("%1 memory roof %2 GB/s").arg(where).arg(gbps, 0, 'f', 1), gflops);
 }
 
@@ -200,8 +197,9 @@ void ComparisonView::start()
     setRunning(true);
 }
 
-void ComparisonView::onFinished(quint64 generation, std::shared_ptr<const JobOutput> output)
+void ComparisonView::onFinished(quint64 generation, std::shared_ptr<const JobOutput> finished)
 {
+    const auto output = outputOf<ComparisonOutput>(finished);
     if (generation != m_generation || !output) return;
     setRunning(false);
     m_last = output;
@@ -218,7 +216,7 @@ QString ComparisonView::sideLabel(int side, const RunOutcome& run) const
     return tr("%1, instead of %2").arg(runLabel(run.solver), chosen);
 }
 
-void ComparisonView::showOutput(const JobOutput& output)
+void ComparisonView::showOutput(const ComparisonOutput& output)
 {
     if (output.runs.size() != 2) return;
     double msPerIteration[2] = {0, 0};

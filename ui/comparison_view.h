@@ -46,7 +46,7 @@ public:
     bool isRunning() const { return m_generation != 0; }
 
     LiveCharts* charts() const { return m_charts; }
-    const JobOutput* lastOutput() const { return m_last.get(); }
+    const ComparisonOutput* lastOutput() const { return m_last.get(); }
     QString gpuNotice() const;
 
 signals:
@@ -55,7 +55,7 @@ signals:
 
 private:
     void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
-    void showOutput(const JobOutput& output);
+    void showOutput(const ComparisonOutput& output);
     void showRoofFor(const QString& variant);
     // The column title of side 0 (A) or 1 (B): the variant that ran ("CPU log"),
     // with the one chosen when they differ.
@@ -65,7 +65,7 @@ private:
     SolveWorker* m_worker;
     JobFactory m_factory;
     quint64 m_generation = 0;
-    std::shared_ptr<const JobOutput> m_last;
+    std::shared_ptr<const ComparisonOutput> m_last;
     QComboBox* m_a = nullptr;
     QComboBox* m_b = nullptr;
     QCheckBox* m_concurrent = nullptr;

@@ -13,7 +13,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
-#include <QStatusBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -22,7 +21,7 @@
 #include "core/color/cube_lut.h"
 #include "core/pipeline/look_export.h"
 #include "ui/image_view.h"
-#include "ui/main_window.h"
+#include "ui/studio_session.h"
 
 namespace uot::ui {
 
@@ -72,8 +71,8 @@ QString ExportLutDialog::path() const
 
 int ExportLutDialog::size() const { return m_size->currentData().toInt(); }
 
-LutActions::LutActions(MainWindow* window, JobFactory makeJob, bool interactive)
-    : QObject(window), m_window(window), m_makeJob(std::move(makeJob)), m_interactive(interactive)
+LutActions::LutActions(StudioSession* session, ImageView* resultView, bool interactive, QWidget* parent)
+    : QObject(parent), m_session(session), m_resultView(resultView), m_parent(parent), m_interactive(interactive)
 {
     setSize(QSettings().value("lut/size", 33).toInt());
     m_exportAction = new QAction(tr("Export &LUT..."), this);
@@ -87,14 +86,14 @@ LutActions::LutActions(MainWindow* window, JobFactory makeJob, bool interactive)
     m_previewAction->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
     m_previewAction->setStatusTip(tr("Show the source as the exported LUT renders it"));
     connect(m_previewAction, &QAction::toggled, this, &LutActions::setPreviewOn);
-    SolveWorker* worker = window->worker();
+    SolveWorker* worker = session->worker();
     connect(worker, &SolveWorker::jobFinished, this, &LutActions::onFinished);
     connect(worker, &SolveWorker::jobFailed, this, &LutActions::onFailed);
     connect(worker, &SolveWorker::jobCancelled, this, [this](quint64 generation) {
         if (generation == m_exportGeneration) fail(tr("The LUT export was cancelled."));
     });
     // A new result (new parameters or images): the preview follows it.
-    connect(window, &MainWindow::resultReady, this, [this] {
+    connect(session, &StudioSession::newResult, this, [this] {
         if (m_previewOn) refreshPreview();
     });
 }
@@ -106,7 +105,7 @@ void LutActions::setSize(int size)
 
 bool LutActions::refuseOutOfDate()
 {
-    if (!m_window->resultOutOfDate()) return false;
+    if (m_session->staleInputs().isEmpty()) return false;
     fail(tr("The result is out of date: the images or settings changed since it was made. Press Run to see the "
             "current look, then export it."));
     return true;
@@ -114,14 +113,14 @@ bool LutActions::refuseOutOfDate()
 
 void LutActions::askAndExport()
 {
-    if (!m_window->hasSource() || !m_window->hasReference()) {
+    if (!m_session->hasSource() || !m_session->hasReference()) {
         fail(tr("Open a source image and a reference image first."));
         return;
     }
     if (refuseOutOfDate()) return;
     QSettings settings;
     const QString folder = settings.value("lut/folder", QDir::homePath()).toString();
-    ExportLutDialog dialog(QDir(folder).filePath("look.cube"), m_size, m_window);
+    ExportLutDialog dialog(QDir(folder).filePath("look.cube"), m_size, m_parent);
     if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty()) return;
     settings.setValue("lut/folder", QFileInfo(dialog.path()).absolutePath());
     settings.setValue("lut/size", dialog.size());
@@ -138,9 +137,9 @@ void LutActions::exportTo(const QString& path, int size)
     request.title = QFileInfo(path).completeBaseName();
     request.preview = m_previewOn;
     m_exportPath = path;
-    m_exportGeneration = m_window->worker()->submit(tr("Export LUT"), m_makeJob(request));
+    m_exportGeneration = m_session->worker()->submit(tr("Export LUT"), m_session->lutJob(request));
     if (m_previewOn) m_previewGeneration = m_exportGeneration;
-    m_window->statusBar()->showMessage(tr("Exporting %1...").arg(QFileInfo(path).fileName()));
+    emit statusMessage(tr("Exporting %1...").arg(QFileInfo(path).fileName()), 0);
 }
 
 void LutActions::setPreviewOn(bool on)
@@ -150,37 +149,38 @@ void LutActions::setPreviewOn(bool on)
         refreshPreview();
     } else {
         m_previewGeneration = 0;
-        m_window->resultView()->setCaption(tr("Result"));
-        m_window->resultView()->setImage(m_window->resultImage());
+        m_resultView->setCaption(tr("Result"));
+        m_resultView->setImage(m_session->result().image);
     }
 }
 
 void LutActions::refreshPreview()
 {
-    if (!m_window->hasSource() || !m_window->hasReference()) return;
+    if (!m_session->hasSource() || !m_session->hasReference()) return;
     LutRequest request;
     request.size = m_size;
     request.preview = true;
-    m_previewGeneration = m_window->worker()->submit(tr("LUT preview"), m_makeJob(request));
+    m_previewGeneration = m_session->worker()->submit(tr("LUT preview"), m_session->lutJob(request));
 }
 
-void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput> output)
+void LutActions::onFinished(quint64 generation, std::shared_ptr<const JobOutput> finished)
 {
+    const auto output = outputOf<LutOutput>(finished);
     if (!output || (generation != m_exportGeneration && generation != m_previewGeneration)) return;
     if (generation == m_exportGeneration) {
         m_exportGeneration = 0;
         if (output->cancelled) {
             fail(tr("The LUT export was cancelled."));
         } else {
-            m_window->statusBar()->showMessage(output->notice, 10000);
+            emit statusMessage(output->notice, 10000);
             emit exported(m_exportPath);
         }
     }
     if (generation == m_previewGeneration && m_previewOn && !output->image.isNull()) {
         m_preview = output->image;
-        m_window->resultView()->setCaption(
-            tr("LUT preview (%1, %2 dB PSNR against the result)").arg(cubeSizeText(m_size)).arg(output->lutPsnr, 0, 'f', 1));
-        m_window->resultView()->setImage(m_preview);
+        m_resultView->setCaption(
+            tr("LUT preview (%1, %2 dB PSNR against the result)").arg(cubeSizeText(m_size)).arg(output->psnr, 0, 'f', 1));
+        m_resultView->setImage(m_preview);
         emit previewReady();
     }
 }
@@ -192,14 +192,14 @@ void LutActions::onFailed(quint64 generation, const QString& message)
         fail(tr("The LUT export failed:\n%1").arg(message));
     } else if (generation == m_previewGeneration) {
         m_previewGeneration = 0;
-        m_window->statusBar()->showMessage(tr("LUT preview failed: %1").arg(message), 10000);
+        emit statusMessage(tr("LUT preview failed: %1").arg(message), 10000);
     }
 }
 
 void LutActions::fail(const QString& message)
 {
-    m_window->statusBar()->showMessage(QString(message).replace('\n', ' '), 10000);
-    if (m_interactive) QMessageBox::warning(m_window, tr("Export LUT"), message);
+    emit statusMessage(QString(message).replace('\n', ' '), 10000);
+    if (m_interactive) QMessageBox::warning(m_parent, tr("Export LUT"), message);
     else std::fprintf(stderr, "uot-studio: %s\n", qPrintable(QString(message).replace('\n', ' ')));
     emit exportFailed(message);
 }

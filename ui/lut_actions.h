@@ -3,14 +3,13 @@
 // offers 17, 33 or 65 nodes per axis and says that a LUT holds the global colour
 // map only (not the structure smoothing). The preview shows, in the result
 // pane, the source as the exported LUT renders it; it follows new results
-// while it is on, and turning it off shows the result again. The work runs as a
-// LUT job (ui/lut_job.h) on the main window's worker.
+// while it is on, and turning it off shows the result again. A view of the
+// StudioSession: the work runs as the session's LUT job (ui/lut_job.h) on its
+// worker, and status lines go out through statusMessage.
 
 #include <QDialog>
 #include <QImage>
 #include <QObject>
-
-#include <functional>
 
 #include "ui/lut_job.h"
 
@@ -22,7 +21,8 @@ QT_END_NAMESPACE
 
 namespace uot::ui {
 
-class MainWindow;
+class ImageView;
+class StudioSession;
 
 // The export dialog: file, size, and what a LUT holds.
 class ExportLutDialog final : public QDialog {
@@ -40,10 +40,8 @@ private:
 class LutActions final : public QObject {
     Q_OBJECT
 public:
-    // makeJob builds the LUT job for a request with the window's current session,
-    // images and parameters.
-    using JobFactory = std::function<JobFunction(const LutRequest&)>;
-    LutActions(MainWindow* window, JobFactory makeJob, bool interactive);
+    // The preview is shown in `resultView`; dialogs open over `parent`.
+    LutActions(StudioSession* session, ImageView* resultView, bool interactive, QWidget* parent);
 
     QAction* exportAction() const { return m_exportAction; }
     QAction* previewAction() const { return m_previewAction; }
@@ -62,18 +60,21 @@ signals:
     void exported(const QString& path);
     void exportFailed(const QString& message);
     void previewReady();
+    // A line for the status bar, shown for `milliseconds` (0: until the next).
+    void statusMessage(const QString& text, int milliseconds);
 
 private:
     void askAndExport();
     bool refuseOutOfDate();
     void setPreviewOn(bool on);
     void refreshPreview();
-    void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
+    void onFinished(quint64 generation, std::shared_ptr<const JobOutput> finished);
     void onFailed(quint64 generation, const QString& message);
     void fail(const QString& message);
 
-    MainWindow* m_window;
-    JobFactory m_makeJob;
+    StudioSession* m_session;
+    ImageView* m_resultView;
+    QWidget* m_parent;
     bool m_interactive;
     QAction* m_exportAction = nullptr;
     QAction* m_previewAction = nullptr;

@@ -16,8 +16,7 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
                        const StudioParameters& parameters, const LutRequest& request)
 {
     return [session, source, reference, parameters, request](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Lut;
+        auto output = std::make_shared<LutOutput>();
         useSessionImages(*session, source, reference);
         RecolorPipeline& pipeline = session->pipeline;
         pipeline.setSettings(recolorSettingsFor(parameters));
@@ -57,7 +56,7 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
                                      .arg(look.psnr, 0, 'f', 1)
                                      .arg(look.globalMapPsnr, 0, 'f', 1);
             }
-            output->lutPsnr = look.psnr;
+            output->psnr = look.psnr;
             if (request.preview) {
                 const CubeLut written = hald ? cubeFromHaldImage(haldImage) : parseCube(cubeText, "the exported LUT");
                 Image shown = applyCubeToImage(written, *source.image, CubeInterpolation::Tetrahedral,

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <limits>
 #include <memory>
 
 #include "ui/pipeline_jobs.h"
@@ -26,8 +27,14 @@ struct LutRequest {
 // "33³" (nodes per axis, cubed), for messages.
 QString cubeSizeText(int size);
 
-// JobOutput: kind Lut; image/pixels = the source as the LUT renders it (when
-// asked); notice = what was written, or empty.
+// What a LUT job hands back.
+struct LutOutput final : JobOutput {
+    QImage image;                         // the source as the LUT renders it (when asked)
+    std::shared_ptr<const Image> pixels;  // the same at the source's depth
+    QString notice;                       // what was written, or empty
+    double psnr = std::numeric_limits<double>::quiet_NaN();  // dB, the LUT against the result it was fitted to
+};
+
 JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
                        const StudioParameters& parameters, const LutRequest& request);
 

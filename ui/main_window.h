@@ -1,34 +1,27 @@
 #pragma once
 // The studio's main window: source, reference and result panes, the
-// parameters dock, live statistics and charts, and the menus. All work runs on
-// the SolveWorker; this class only sends requests and shows what comes back,
-// dropping anything from an older generation.
+// parameters dock, live statistics and charts, and the menus. A view of the
+// StudioSession (ui/studio_session.h), which holds the images, parameters,
+// result, undo history and the worker: the window forwards what the user asks
+// to the session and shows what the session announces. Panels, docks, menus
+// and status-bar labels that it does not drive are found by object name.
 //
 // The class is implemented by concern:
-//   main_window.cpp           construction, loading images, title, about, batch
+//   main_window.cpp           construction, errors, title, about, batch
 //   main_window_docks.cpp     the docks, the toolbar and the default layout
 //   main_window_menus.cpp     menus and their actions
-//   main_window_run.cpp       run control: run, cancel, progress, results
-//   main_window_save.cpp      saving the result (Save / Save As and their checks)
+//   main_window_run.cpp       what the session announces: images, runs, results
+//   main_window_save.cpp      Save / Save As: the dialogs (the session writes)
 //   main_window_settings.cpp  what persists between sessions (QSettings)
-//   main_window_library.cpp   undo history, presets, named references, copy/paste of settings
+//   main_window_library.cpp   the forwarders to the session's history and library
 
-#include <QFutureWatcher>
 #include <QImage>
 #include <QMainWindow>
 #include <QStringList>
-#include <QTimer>
 
 #include <functional>
-#include <memory>
 
-#include "core/imageio/image_io.h"
-#include "ui/machine_peaks.h"
-#include "ui/pipeline_jobs.h"
-#include "ui/progress_estimate.h"
-#include "ui/solve_worker.h"
-#include "ui/studio_parameters.h"
-#include "ui/studio_result.h"
+#include "ui/studio_session.h"
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -36,7 +29,6 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QDockWidget;
-class QToolBar;
 class QUndoStack;
 QT_END_NAMESPACE
 
@@ -83,8 +75,8 @@ public:
     // Loads a file in the background; sourceLoaded/referenceLoaded or loadFailed follow.
     void openSource(const QString& path);
     void openReference(const QString& path);
-    bool hasSource() const { return bool(m_source.image); }
-    bool hasReference() const { return bool(m_reference.image); }
+    bool hasSource() const { return m_session->hasSource(); }
+    bool hasReference() const { return m_session->hasReference(); }
     bool isLoading() const;
 
     StudioParameters parameters() const;
@@ -107,7 +99,7 @@ public:
     // File > Save Result As (Ctrl+Shift+S).
     void saveAs();
     // The file Ctrl+S writes to (empty: Ctrl+S asks).
-    QString savePath() const { return m_savePath; }
+    QString savePath() const { return m_session->savePath(); }
     void setSavePrompts(const SavePrompts& prompts) { m_prompts = prompts; }
     void setOpenPrompt(const OpenPrompt& prompt) { m_openPrompt = prompt; }
 
@@ -119,7 +111,7 @@ public:
     void setAdvancedPanelsVisible(bool visible);
 
     // Undo history of parameter changes, loads and swaps (Edit > Undo/Redo).
-    QUndoStack* undoStack() const { return m_undo; }
+    QUndoStack* undoStack() const { return m_session->undoStack(); }
     // Presets (settings under a name) and named references (a reference image
     // with its settings), listed in the Library dock and applied with one click.
     void savePreset(const QString& name);
@@ -136,33 +128,36 @@ public:
     // The action a menu entry runs, by its object name (e.g. "saveAsAction").
     QAction* action(const QString& objectName) const;
 
-    const QImage& resultImage() const { return m_result.image; }
-    bool hasResult() const { return !m_result.image.isNull(); }
+    const QImage& resultImage() const { return m_session->result().image; }
+    bool hasResult() const { return m_session->hasResult(); }
     // The result with the inputs it was made from.
-    const StudioResult& result() const { return m_result; }
+    const StudioResult& result() const { return m_session->result(); }
     // True when a result is shown and the current source, reference or settings
     // differ from those it was made from (any change that gives another picture):
     // the pane says so, and Save, Save As and Export LUT refuse until a new run.
     bool resultOutOfDate() const;
-    QString lastError() const { return m_lastError; }
+    QString lastError() const { return m_session->lastError(); }
     // True once the start-up bandwidth measurement has finished (or was not asked for).
-    bool bandwidthKnown() const { return m_bandwidthKnown; }
+    bool bandwidthKnown() const { return !m_options.measureBandwidth || m_session->peaksKnown(); }
+
+    // The model this window shows.
+    StudioSession* session() const { return m_session; }
 
     // For tests.
     ParametersPanel* parametersPanel() const { return m_parameters; }
-    StatisticsPanel* statisticsPanel() const { return m_statistics; }
-    LiveCharts* charts() const { return m_charts; }
-    ComparisonView* comparisonView() const { return m_comparison; }
-    SolveWorker* worker() const { return m_worker.get(); }
+    StatisticsPanel* statisticsPanel() const;
+    LiveCharts* charts() const;
+    ComparisonView* comparisonView() const;
+    SolveWorker* worker() const { return m_session->worker(); }
     ImageView* resultView() const { return m_resultView; }
     ImageView* sourceView() const { return m_sourceView; }
     ImageView* referenceView() const { return m_referenceView; }
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* phaseLabel() const { return m_phase; }
-    QLabel* imageInfoLabel() const { return m_imageInfo; }  // bit depth and colour profile of the source
+    QLabel* imageInfoLabel() const;  // bit depth and colour profile of the source
     QDockWidget* dock(const QString& objectName) const;
-    LibraryPanel* libraryPanel() const { return m_library; }
-    HistogramView* histogramView() const { return m_histogram; }
+    LibraryPanel* libraryPanel() const;
+    HistogramView* histogramView() const;
     LutActions* lutActions() const { return m_lut; }
 
 signals:
@@ -185,110 +180,54 @@ private:
     void createDocks();
     void createToolBar();
     void createStatusBar();
-    void connectWorker();
+    void connectSession();
     void restoreSettings();
     void saveSettings();
-    void rememberSession();
     QString openDialog(const QString& title, const QString& key);
     // Where a file dialog starts: `remembered` (the folder it was last used in),
     // else the folder of `imagePath`, else Pictures, else home; never a folder that
     // does not exist (the dialog would fall back to "/").
     static QString startFolder(const QString& remembered, const QString& imagePath);
-    bool checkSaveTarget(const QString& path, QString& why) const;
-    // The inputs a run started now would use.
-    ResultInputs currentInputs() const;
-    // Marks the result out of date (banner, Save and Export LUT) or current; after
-    // every change of an input, a new result and a change of the busy state.
-    void updateResultState();
-    // False, after saying why, when the result is out of date (Save, Export LUT).
-    bool refuseOutOfDateResult(const QString& title);
     SavePrompts defaultPrompts();
-    void loadFile(const QString& path, bool source);
-    void onLoaded(bool source, QFutureWatcher<LoadedImage>* watcher, const QString& path);
-    // Shows `image` as the source or reference (loads, undo and redo come here).
-    void applyImage(bool source, const LoadedImage& image);
-    void exchangeImages();
-    // Undo history of the parameters.
-    void recordParameters();
-    void restoreParameters(const StudioParameters& parameters);
+    // What the session announces.
+    void showSource();
+    void showReference();
+    void showParameters(const StudioParameters& parameters);
+    void showNewResult();
+    // The banner of the result pane, Save, Save As and Export LUT, after every
+    // change of the result's validity.
+    void showResultState();
+    void showBusy(bool busy);
+    void showEstimate(int iteration, int maximum, const QString& text);
+    void showFinished(const QString& status, const QString& notice);
+    void showRoof();
+    void showError(const QString& title, const QString& message);
     void askAndSavePreset();
     void askAndSaveReference();
-    void onJobStarted(quint64 generation);
-    void onRunStarted(quint64 generation, const RunInfo& info);
-    void onProgress(quint64 generation, const QVector<ProgressSample>& samples);
-    void onFinished(quint64 generation, std::shared_ptr<const JobOutput> output);
-    void onFailed(quint64 generation, const QString& message);
-    void onCancelled(quint64 generation);
-    void onParametersChanged();
-    void showRoofFor(const StudioParameters& parameters);
-    void setBusy(bool busy);
-    void showError(const QString& title, const QString& message);
-    void resetParameters();
     void addRecentFile(const QString& path);
     void updateRecentMenu();
     void showAbout();
     void openBatchDialog();
     void updateTitle();
+    // A child found by its object name.
+    template <class T>
+    T* part(const char* objectName) const
+    {
+        return findChild<T*>(QString::fromLatin1(objectName));
+    }
 
     MainWindowOptions m_options;
-    std::unique_ptr<SolveWorker> m_worker;
-    std::shared_ptr<PipelineSession> m_session;
-    LoadedImage m_source, m_reference;
-    QFutureWatcher<LoadedImage>* m_sourceWatcher = nullptr;
-    QFutureWatcher<LoadedImage>* m_referenceWatcher = nullptr;
-    StudioResult m_result;     // what the result pane shows (and Save writes)
-    ResultInputs m_runInputs;  // what the latest recolor was started with
-    QString m_savePath;        // where Ctrl+S writes; cleared when the source changes
-    WriteOptions m_saveOptions;
+    StudioSession* m_session = nullptr;  // the model (a child of the window)
     SavePrompts m_prompts;
     OpenPrompt m_openPrompt;
     QByteArray m_defaultLayout;  // saveState() of the first-start layout
-    ProgressEstimate m_estimate;
-    QUndoStack* m_undo = nullptr;
-    StudioParameters m_recordedParameters;  // the state the last undo step ends in
-    bool m_restoringHistory = false;
-    bool m_settingAll = false;              // setParameters() is applying a whole set
-    bool m_runWhenReferenceLoads = false;   // a named reference was applied
-    quint64 m_runGeneration = 0;  // generation of the main window's latest recolor
-    StudioParameters m_solvedParameters;   // the parameters of the session's last solve
-    bool m_haveSolved = false;
-    bool m_busy = false;
-    bool m_bandwidthKnown = false;
-    MachinePeaks m_peaks;  // host and GPU peaks, measured once at start-up
-    QString m_lastError;
-    QTimer m_autoRunTimer;
-
     ImageView* m_sourceView = nullptr;
     ImageView* m_referenceView = nullptr;
     ImageView* m_resultView = nullptr;
     ParametersPanel* m_parameters = nullptr;
-    StatisticsPanel* m_statistics = nullptr;
-    LiveCharts* m_charts = nullptr;
-    ComparisonView* m_comparison = nullptr;
-    QDockWidget* m_comparisonDock = nullptr;
     LutActions* m_lut = nullptr;  // File > Export LUT, View > LUT Preview (ui/lut_actions.h)
     QLabel* m_phase = nullptr;
     QProgressBar* m_progress = nullptr;
-    QMenu* m_recentMenu = nullptr;
-    QMenu* m_fileMenu = nullptr;
-    QMenu* m_editMenu = nullptr;
-    QMenu* m_runMenu = nullptr;
-    QMenu* m_viewMenu = nullptr;
-    QMenu* m_helpMenu = nullptr;
-    QToolBar* m_toolBar = nullptr;
-    QDockWidget* m_parametersDock = nullptr;
-    QDockWidget* m_statisticsDock = nullptr;
-    QDockWidget* m_chartsDock = nullptr;
-    QDockWidget* m_libraryDock = nullptr;
-    QDockWidget* m_histogramDock = nullptr;
-    LibraryPanel* m_library = nullptr;
-    HistogramView* m_histogram = nullptr;
-    QAction* m_advancedAction = nullptr;
-    QLabel* m_zoomLabel = nullptr;
-    QLabel* m_imageInfo = nullptr;
-    QAction* m_splitAction = nullptr;
-    QAction* m_saveAction = nullptr;
-    QAction* m_saveAsAction = nullptr;
 };
 
 }  // namespace uot::ui

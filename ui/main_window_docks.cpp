@@ -41,6 +41,13 @@ QScrollArea* verticallyScrolled(QWidget* panel)
     return scroll;
 }
 
+template <class Widget>
+Widget* named(Widget* widget, const char* name)
+{
+    widget->setObjectName(QString::fromLatin1(name));
+    return widget;
+}
+
 QDockWidget* makeDock(QMainWindow* window, const QString& title, const char* name, QWidget* content)
 {
     auto* dock = new QDockWidget(title, window);
@@ -59,42 +66,38 @@ void MainWindow::createDocks()
     scroll->setMinimumWidth(m_parameters->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
     // The short panel (advanced settings folded) always fits without scrolling.
     scroll->setMinimumHeight(m_parameters->sizeHint().height());
-    m_parametersDock = makeDock(this, tr("Parameters"), "parametersDock", scroll);
-    addDockWidget(Qt::LeftDockWidgetArea, m_parametersDock);
+    QDockWidget* parametersDock = makeDock(this, tr("Parameters"), "parametersDock", scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, parametersDock);
 
-    m_library = new LibraryPanel;
-    m_libraryDock = makeDock(this, tr("Library"), "libraryDock", verticallyScrolled(m_library));
-    addDockWidget(Qt::LeftDockWidgetArea, m_libraryDock);
-    connect(m_library, &LibraryPanel::presetChosen, this, &MainWindow::applyPreset);
-    connect(m_library, &LibraryPanel::referenceChosen, this, &MainWindow::applyNamedReference);
-    connect(m_library, &LibraryPanel::savePresetRequested, this, &MainWindow::askAndSavePreset);
-    connect(m_library, &LibraryPanel::saveReferenceRequested, this, &MainWindow::askAndSaveReference);
+    auto* library = named(new LibraryPanel, "library");
+    addDockWidget(Qt::LeftDockWidgetArea, makeDock(this, tr("Library"), "libraryDock", verticallyScrolled(library)));
+    connect(library, &LibraryPanel::presetChosen, this, &MainWindow::applyPreset);
+    connect(library, &LibraryPanel::referenceChosen, this, &MainWindow::applyNamedReference);
+    connect(library, &LibraryPanel::savePresetRequested, this, &MainWindow::askAndSavePreset);
+    connect(library, &LibraryPanel::saveReferenceRequested, this, &MainWindow::askAndSaveReference);
 
-    m_histogram = new HistogramView;
-    m_histogramDock = makeDock(this, tr("Histogram"), "histogramDock", m_histogram);
-    m_histogramDock->toggleViewAction()->setObjectName("histogramAction");
-    addDockWidget(Qt::RightDockWidgetArea, m_histogramDock);
+    QDockWidget* histogramDock = makeDock(this, tr("Histogram"), "histogramDock", named(new HistogramView, "histogram"));
+    histogramDock->toggleViewAction()->setObjectName("histogramAction");
+    addDockWidget(Qt::RightDockWidgetArea, histogramDock);
 
-    m_statistics = new StatisticsPanel;
-    m_statisticsDock = makeDock(this, tr("Statistics"), "statisticsDock", verticallyScrolled(m_statistics));
-    addDockWidget(Qt::RightDockWidgetArea, m_statisticsDock);
+    QDockWidget* statisticsDock = makeDock(this, tr("Statistics"), "statisticsDock", verticallyScrolled(named(new StatisticsPanel, "statistics")));
+    addDockWidget(Qt::RightDockWidgetArea, statisticsDock);
 
-    m_charts = new LiveCharts(LiveCharts::Layout::Row);
-    m_chartsDock = makeDock(this, tr("Charts"), "chartsDock", m_charts);
-    addDockWidget(Qt::BottomDockWidgetArea, m_chartsDock);
+    QDockWidget* chartsDock = makeDock(this, tr("Charts"), "chartsDock", named(new LiveCharts(LiveCharts::Layout::Row), "charts"));
+    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
 
-    m_comparison = new ComparisonView(m_worker.get());
-    m_comparison->setJobFactory([this](const QString& a, const QString& b, bool concurrent) {
-        return makeComparisonJob(m_source, m_reference, parameters(), a, b, concurrent);
+    auto* comparison = named(new ComparisonView(m_session->worker()), "comparison");
+    comparison->setJobFactory([this](const QString& a, const QString& b, bool concurrent) {
+        return m_session->comparisonJob(a, b, concurrent);
     });
-    m_comparisonDock = makeDock(this, tr("Comparison"), "comparisonDock", m_comparison);
-    addDockWidget(Qt::BottomDockWidgetArea, m_comparisonDock);
-    tabifyDockWidget(m_chartsDock, m_comparisonDock);
-    m_chartsDock->raise();
+    QDockWidget* comparisonDock = makeDock(this, tr("Comparison"), "comparisonDock", comparison);
+    addDockWidget(Qt::BottomDockWidgetArea, comparisonDock);
+    tabifyDockWidget(chartsDock, comparisonDock);
+    chartsDock->raise();
     // The bottom docks open at about a third of the window the first time after start
     // or Reset Layout, however they are opened (Compare, View menu, toolbar), instead of
     // the half Qt gives a new dock; after that they keep the height the user gave them.
-    for (QDockWidget* dock : {m_chartsDock, m_comparisonDock}) {
+    for (QDockWidget* dock : {chartsDock, comparisonDock}) {
         connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
             if (!visible || dock->property("sized").toBool()) return;
             dock->setProperty("sized", true);
@@ -105,22 +108,22 @@ void MainWindow::createDocks()
     }
 
     // Advanced: hidden at first start, one click away (toolbar, View menu).
-    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock, m_histogramDock}) dock->hide();
-    resizeDocks({m_parametersDock}, {300}, Qt::Horizontal);
+    for (QDockWidget* dock : {statisticsDock, chartsDock, comparisonDock, histogramDock}) dock->hide();
+    resizeDocks({parametersDock}, {300}, Qt::Horizontal);
 }
 
 void MainWindow::createToolBar()
 {
-    m_toolBar = addToolBar(tr("Main"));
-    m_toolBar->setObjectName("mainToolBar");
-    m_toolBar->setMovable(false);
-    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    QToolBar* toolBar = addToolBar(tr("Main"));
+    toolBar->setObjectName("mainToolBar");
+    toolBar->setMovable(false);
+    toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     for (const char* name : std::initializer_list<const char*>{"openSourceAction", "openReferenceAction", "saveAction",
                                                                nullptr, "runAction",
                                                                "splitAction", "histogramAction", nullptr,
                                                                "advancedPanelsAction"}) {
-        if (!name) m_toolBar->addSeparator();
-        else m_toolBar->addAction(action(QString::fromLatin1(name)));
+        if (!name) toolBar->addSeparator();
+        else toolBar->addAction(action(QString::fromLatin1(name)));
     }
 }
 
@@ -128,22 +131,31 @@ void MainWindow::createStatusBar()
 {
     m_phase = new QLabel(tr("Ready"));
     m_phase->setMinimumWidth(1);  // long messages must not widen the window
-    m_imageInfo = new QLabel;
-    m_imageInfo->setToolTip(tr("Bit depth and color profile of the source image. Images are converted from their\n"
-                               "profile to sRGB when read; results are saved in the profile chosen in Save Options (sRGB by default)."));
-    m_zoomLabel = new QLabel;
-    m_zoomLabel->setObjectName("zoomLabel");
-    m_zoomLabel->setToolTip(tr("Zoom of the result (View > Zoom In: Ctrl++ or Ctrl+=)."));
+    auto* imageInfo = new QLabel;
+    imageInfo->setObjectName("imageInfoLabel");
+    imageInfo->setToolTip(tr("Bit depth and color profile of the source image. Images are converted from their\n"
+                          "profile to sRGB when read; results are saved in the profile chosen in Save Options (sRGB by default)."));
+    auto* zoomLabel = new QLabel;
+    zoomLabel->setObjectName("zoomLabel");
+    zoomLabel->setToolTip(tr("Zoom of the result (View > Zoom In: Ctrl++ or Ctrl+=)."));
     m_progress = new QProgressBar;
     m_progress->setMinimumWidth(340);
     m_progress->setRange(0, 0);
     m_progress->setVisible(false);
     statusBar()->addWidget(m_phase, 1);
     statusBar()->addPermanentWidget(m_progress);
-    statusBar()->addPermanentWidget(m_imageInfo);
-    statusBar()->addPermanentWidget(m_zoomLabel);
-    connect(m_resultView, &ImageView::zoomChanged, this, [this] { m_zoomLabel->setText(m_resultView->zoomText()); });
+    statusBar()->addPermanentWidget(imageInfo);
+    statusBar()->addPermanentWidget(zoomLabel);
+    connect(m_resultView, &ImageView::zoomChanged, this, [this, zoomLabel] { zoomLabel->setText(m_resultView->zoomText()); });
 }
+
+// The panels in the docks, found by the names createDocks gives them.
+StatisticsPanel* MainWindow::statisticsPanel() const { return part<StatisticsPanel>("statistics"); }
+LiveCharts* MainWindow::charts() const { return part<LiveCharts>("charts"); }
+ComparisonView* MainWindow::comparisonView() const { return part<ComparisonView>("comparison"); }
+LibraryPanel* MainWindow::libraryPanel() const { return part<LibraryPanel>("library"); }
+HistogramView* MainWindow::histogramView() const { return part<HistogramView>("histogram"); }
+QLabel* MainWindow::imageInfoLabel() const { return part<QLabel>("imageInfoLabel"); }
 
 QDockWidget* MainWindow::dock(const QString& objectName) const
 {
@@ -152,32 +164,38 @@ QDockWidget* MainWindow::dock(const QString& objectName) const
 
 void MainWindow::setAdvancedPanelsVisible(bool visible)
 {
-    const bool firstTime = visible && m_statisticsDock->isHidden() && !m_statisticsDock->property("sized").toBool();
-    m_statisticsDock->setVisible(visible);
-    m_chartsDock->setVisible(visible);
+    QDockWidget* statistics = dock(QStringLiteral("statisticsDock"));
+    const bool firstTime = visible && statistics->isHidden() && !statistics->property("sized").toBool();
+    statistics->setVisible(visible);
+    dock(QStringLiteral("chartsDock"))->setVisible(visible);
     if (firstTime) {
         // Wide enough for the statistics' values (they elide past that) the first time it opens.
-        m_statisticsDock->setProperty("sized", true);
-        QTimer::singleShot(0, this, [this] {
-            if (m_statisticsDock->isVisible() && m_statisticsDock->width() < kStatisticsWidth)
-                resizeDocks({m_statisticsDock}, {kStatisticsWidth}, Qt::Horizontal);
+        statistics->setProperty("sized", true);
+        QTimer::singleShot(0, this, [this, statistics] {
+            if (statistics->isVisible() && statistics->width() < kStatisticsWidth)
+                resizeDocks({statistics}, {kStatisticsWidth}, Qt::Horizontal);
         });
     }
-    if (!visible) m_comparisonDock->hide();
-    if (m_advancedAction->isChecked() != visible) m_advancedAction->setChecked(visible);
+    if (!visible) dock(QStringLiteral("comparisonDock"))->hide();
+    QAction* advanced = action(QStringLiteral("advancedPanelsAction"));
+    if (advanced->isChecked() != visible) advanced->setChecked(visible);
 }
 
 void MainWindow::resetLayout()
 {
     restoreState(m_defaultLayout);
-    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock}) dock->setProperty("sized", false);
-    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock, m_comparisonDock, m_histogramDock}) dock->hide();
-    m_parametersDock->show();
-    m_libraryDock->show();
-    m_toolBar->show();
-    resizeDocks({m_parametersDock}, {300}, Qt::Horizontal);
+    QDockWidget* parameters = dock(QStringLiteral("parametersDock"));
+    const QList<QDockWidget*> advanced = {dock(QStringLiteral("statisticsDock")), dock(QStringLiteral("chartsDock")),
+                                          dock(QStringLiteral("comparisonDock"))};
+    for (QDockWidget* d : advanced) d->setProperty("sized", false);
+    for (QDockWidget* d : advanced) d->hide();
+    dock(QStringLiteral("histogramDock"))->hide();
+    parameters->show();
+    dock(QStringLiteral("libraryDock"))->show();
+    part<QToolBar>("mainToolBar")->show();
+    resizeDocks({parameters}, {300}, Qt::Horizontal);
     m_parameters->setAdvancedVisible(false);
-    m_advancedAction->setChecked(false);
+    action(QStringLiteral("advancedPanelsAction"))->setChecked(false);
     for (ImageView* view : {m_sourceView, m_referenceView, m_resultView}) view->fit();
 }
 

@@ -35,100 +35,104 @@ void MainWindow::createActions()
     };
     using K = QKeySequence;
 
-    m_fileMenu = menuBar()->addMenu(tr("&File"));
-    entry(m_fileMenu, "openSourceAction", tr("Open &Source..."), {K::Open}, [this] {
+    auto addMenu = [this](const QString& title, const char* name) {
+        QMenu* menu = menuBar()->addMenu(title);
+        menu->setObjectName(QString::fromLatin1(name));
+        return menu;
+    };
+    QMenu* fileMenu = addMenu(tr("&File"), "fileMenu");
+    entry(fileMenu, "openSourceAction", tr("Open &Source..."), {K::Open}, [this] {
         const QString path = openDialog(tr("Open Source"), QStringLiteral("source"));
         if (!path.isEmpty()) openSource(path);
     });
-    entry(m_fileMenu, "openReferenceAction", tr("Open &Reference..."), {K(tr("Ctrl+Shift+O"))}, [this] {
+    entry(fileMenu, "openReferenceAction", tr("Open &Reference..."), {K(tr("Ctrl+Shift+O"))}, [this] {
         const QString path = openDialog(tr("Open Reference"), QStringLiteral("reference"));
         if (!path.isEmpty()) openReference(path);
     });
-    m_recentMenu = m_fileMenu->addMenu(tr("Recent Files"));
-    m_fileMenu->addSeparator();
-    m_saveAction = entry(m_fileMenu, "saveAction", tr("&Save Result"), {K(tr("Ctrl+S"))}, [this] { save(); });
-    m_saveAsAction = entry(m_fileMenu, "saveAsAction", tr("Save Result &As..."), {K(tr("Ctrl+Shift+S"))}, [this] { saveAs(); });
-    m_saveAction->setEnabled(false);
-    m_saveAsAction->setEnabled(false);
-    m_fileMenu->addSeparator();
-    entry(m_fileMenu, "batchAction", tr("&Batch Recolor..."), {K(tr("Ctrl+B"))}, [this] { openBatchDialog(); });
-    m_lut = new LutActions(this, [this](LutRequest request) {
-        request.protectedPaths = {m_source.path, m_reference.path};
-        return makeLutJob(m_session, m_source, m_reference, parameters(), request);
-    }, m_options.interactive);
-    m_fileMenu->addAction(m_lut->exportAction());
-    m_fileMenu->addSeparator();
-    entry(m_fileMenu, "quitAction", tr("&Quit"), {K(tr("Ctrl+Q"))}, [this] { close(); });
+    fileMenu->addMenu(tr("Recent Files"))->setObjectName("recentMenu");
+    fileMenu->addSeparator();
+    entry(fileMenu, "saveAction", tr("&Save Result"), {K(tr("Ctrl+S"))}, [this] { save(); })->setEnabled(false);
+    entry(fileMenu, "saveAsAction", tr("Save Result &As..."), {K(tr("Ctrl+Shift+S"))}, [this] { saveAs(); })
+        ->setEnabled(false);
+    fileMenu->addSeparator();
+    entry(fileMenu, "batchAction", tr("&Batch Recolor..."), {K(tr("Ctrl+B"))}, [this] { openBatchDialog(); });
+    m_lut = new LutActions(m_session, m_resultView, m_options.interactive, this);
+    fileMenu->addAction(m_lut->exportAction());
+    fileMenu->addSeparator();
+    entry(fileMenu, "quitAction", tr("&Quit"), {K(tr("Ctrl+Q"))}, [this] { close(); });
 
-    m_editMenu = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    QMenu* editMenu = addMenu(tr("&Edit"), "editMenu");
+    QAction* undo = undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setObjectName("undoAction");
     undo->setShortcuts(QKeySequence::Undo);
-    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    QAction* redo = undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setObjectName("redoAction");
     redo->setShortcuts({K(tr("Ctrl+Shift+Z")), K(tr("Ctrl+Y"))});
-    m_editMenu->addActions({undo, redo});
-    m_editMenu->addSeparator();
-    entry(m_editMenu, "copySettingsAction", tr("&Copy Settings"), {K(tr("Ctrl+Shift+C"))}, [this] { copySettings(); });
-    entry(m_editMenu, "pasteSettingsAction", tr("&Paste Settings"), {K(tr("Ctrl+Shift+V"))}, [this] { pasteSettings(); });
-    entry(m_editMenu, "savePresetAction", tr("Save as Pr&eset..."), {}, [this] { askAndSavePreset(); });
-    entry(m_editMenu, "saveReferenceAction", tr("Save Reference with Se&ttings..."), {}, [this] { askAndSaveReference(); });
-    m_editMenu->addSeparator();
-    entry(m_editMenu, "swapAction", tr("S&wap Source and Reference"), {K(tr("Ctrl+Shift+X"))}, [this] { swapImages(); });
-    entry(m_editMenu, "resetParametersAction", tr("&Reset Parameters"), {}, [this] { resetParameters(); });
+    editMenu->addActions({undo, redo});
+    editMenu->addSeparator();
+    entry(editMenu, "copySettingsAction", tr("&Copy Settings"), {K(tr("Ctrl+Shift+C"))}, [this] { copySettings(); });
+    entry(editMenu, "pasteSettingsAction", tr("&Paste Settings"), {K(tr("Ctrl+Shift+V"))}, [this] { pasteSettings(); });
+    entry(editMenu, "savePresetAction", tr("Save as Pr&eset..."), {}, [this] { askAndSavePreset(); });
+    entry(editMenu, "saveReferenceAction", tr("Save Reference with Se&ttings..."), {}, [this] { askAndSaveReference(); });
+    editMenu->addSeparator();
+    entry(editMenu, "swapAction", tr("S&wap Source and Reference"), {K(tr("Ctrl+Shift+X"))}, [this] { swapImages(); });
+    entry(editMenu, "resetParametersAction", tr("&Reset Parameters"), {}, [this] { m_session->resetParameters(); });
 
-    m_runMenu = menuBar()->addMenu(tr("&Run"));
-    entry(m_runMenu, "runAction", tr("&Run"), {K(tr("Ctrl+R"))}, [this] { run(); });
-    entry(m_runMenu, "cancelAction", tr("&Cancel"), {K(Qt::Key_Escape)}, [this] { cancel(); });
-    entry(m_runMenu, "compareAction", tr("Co&mpare Variants..."), {K(tr("Ctrl+K"))}, [this] { compare(); });
-    m_runMenu->addSeparator();
-    entry(m_runMenu, "simulateCachesAction", tr("&Simulate CPU Caches (cachegrind)"), {}, [this] {
-        m_statisticsDock->show();
-        m_statisticsDock->raise();
-        m_statistics->cacheSimulation()->start();
+    QMenu* runMenu = addMenu(tr("&Run"), "runMenu");
+    entry(runMenu, "runAction", tr("&Run"), {K(tr("Ctrl+R"))}, [this] { run(); });
+    entry(runMenu, "cancelAction", tr("&Cancel"), {K(Qt::Key_Escape)}, [this] { cancel(); });
+    entry(runMenu, "compareAction", tr("Co&mpare Variants..."), {K(tr("Ctrl+K"))}, [this] { compare(); });
+    runMenu->addSeparator();
+    entry(runMenu, "simulateCachesAction", tr("&Simulate CPU Caches (cachegrind)"), {}, [this] {
+        QDockWidget* statistics = dock(QStringLiteral("statisticsDock"));
+        statistics->show();
+        statistics->raise();
+        statisticsPanel()->cacheSimulation()->start();
     });
 
-    m_viewMenu = menuBar()->addMenu(tr("&View"));
-    entry(m_viewMenu, "zoomInAction", tr("Zoom &In"), {K(tr("Ctrl++")), K(tr("Ctrl+=")), K::ZoomIn},
+    QMenu* viewMenu = addMenu(tr("&View"), "viewMenu");
+    entry(viewMenu, "zoomInAction", tr("Zoom &In"), {K(tr("Ctrl++")), K(tr("Ctrl+=")), K::ZoomIn},
           [this] { m_resultView->zoomBy(1.25); });
-    entry(m_viewMenu, "zoomOutAction", tr("Zoom &Out"), {K(tr("Ctrl+-")), K::ZoomOut}, [this] { m_resultView->zoomBy(0.8); });
-    entry(m_viewMenu, "fitAction", tr("&Fit to Window"), {K(tr("Ctrl+0"))}, [this] {
+    entry(viewMenu, "zoomOutAction", tr("Zoom &Out"), {K(tr("Ctrl+-")), K::ZoomOut}, [this] { m_resultView->zoomBy(0.8); });
+    entry(viewMenu, "fitAction", tr("&Fit to Window"), {K(tr("Ctrl+0"))}, [this] {
         for (ImageView* v : {m_sourceView, m_referenceView, m_resultView}) v->fit();
     });
-    entry(m_viewMenu, "actualSizeAction", tr("&Actual Size"), {K(tr("Ctrl+1"))}, [this] { m_resultView->zoomActualSize(); });
-    m_splitAction = entry(m_viewMenu, "splitAction", tr("&Before/After Split"), {K(tr("Ctrl+D"))}, [] {});
-    m_splitAction->setCheckable(true);
-    connect(m_splitAction, &QAction::toggled, m_resultView, &ImageView::setSplitEnabled);
-    m_viewMenu->addAction(m_lut->previewAction());
-    m_viewMenu->addSeparator();
-    m_advancedAction = entry(m_viewMenu, "advancedPanelsAction", tr("A&dvanced Panels"), {K(tr("Ctrl+Shift+A"))}, [] {});
-    m_advancedAction->setCheckable(true);
-    m_advancedAction->setToolTip(tr("Show or hide Statistics and Charts (solver details)."));
-    connect(m_advancedAction, &QAction::toggled, this, &MainWindow::setAdvancedPanelsVisible);
-    for (QDockWidget* dock : {m_statisticsDock, m_chartsDock}) {
-        connect(dock, &QDockWidget::visibilityChanged, this, [this] {
+    entry(viewMenu, "actualSizeAction", tr("&Actual Size"), {K(tr("Ctrl+1"))}, [this] { m_resultView->zoomActualSize(); });
+    QAction* split = entry(viewMenu, "splitAction", tr("&Before/After Split"), {K(tr("Ctrl+D"))}, [] {});
+    split->setCheckable(true);
+    connect(split, &QAction::toggled, m_resultView, &ImageView::setSplitEnabled);
+    viewMenu->addAction(m_lut->previewAction());
+    viewMenu->addSeparator();
+    QAction* advanced = entry(viewMenu, "advancedPanelsAction", tr("A&dvanced Panels"), {K(tr("Ctrl+Shift+A"))}, [] {});
+    advanced->setCheckable(true);
+    advanced->setToolTip(tr("Show or hide Statistics and Charts (solver details)."));
+    connect(advanced, &QAction::toggled, this, &MainWindow::setAdvancedPanelsVisible);
+    QDockWidget* statistics = dock(QStringLiteral("statisticsDock"));
+    QDockWidget* charts = dock(QStringLiteral("chartsDock"));
+    for (QDockWidget* d : {statistics, charts}) {
+        connect(d, &QDockWidget::visibilityChanged, this, [advanced, statistics, charts] {
             // Closing both docks by hand unchecks the entry; opening one checks it.
-            const QSignalBlocker block(m_advancedAction);
-            m_advancedAction->setChecked(!m_statisticsDock->isHidden() || !m_chartsDock->isHidden());
+            const QSignalBlocker block(advanced);
+            advanced->setChecked(!statistics->isHidden() || !charts->isHidden());
         });
     }
-    for (QDockWidget* dock : findChildren<QDockWidget*>()) m_viewMenu->addAction(dock->toggleViewAction());
-    m_viewMenu->addSeparator();
-    entry(m_viewMenu, "resetLayoutAction", tr("&Reset Layout"), {}, [this] { resetLayout(); });
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
+    viewMenu->addSeparator();
+    entry(viewMenu, "resetLayoutAction", tr("&Reset Layout"), {}, [this] { resetLayout(); });
 
-    m_helpMenu = menuBar()->addMenu(tr("&Help"));
-    entry(m_helpMenu, "aboutAction", tr("&About UOT Color Studio"), {}, [this] { showAbout(); });
-    m_helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+    QMenu* helpMenu = addMenu(tr("&Help"), "helpMenu");
+    entry(helpMenu, "aboutAction", tr("&About UOT Color Studio"), {}, [this] { showAbout(); });
+    helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
 QMenu* MainWindow::menu(Menu which) const
 {
     switch (which) {
-    case Menu::File: return m_fileMenu;
-    case Menu::Edit: return m_editMenu;
-    case Menu::Run: return m_runMenu;
-    case Menu::View: return m_viewMenu;
-    case Menu::Help: return m_helpMenu;
+    case Menu::File: return part<QMenu>("fileMenu");
+    case Menu::Edit: return part<QMenu>("editMenu");
+    case Menu::Run: return part<QMenu>("runMenu");
+    case Menu::View: return part<QMenu>("viewMenu");
+    case Menu::Help: return part<QMenu>("helpMenu");
     }
     return nullptr;
 }

@@ -1,9 +1,10 @@
-// MainWindow: saving the result. Save (Ctrl+S) writes to the file this source's
-// result was saved to, else behaves as Save As (Ctrl+Shift+S). Save As checks
-// the chosen file before asking anything else: the source and reference are
-// never replaced. Folder, format, bit depth and quality are remembered. An
-// out-of-date result is never saved, and the name offered, the metadata copied
-// and the files protected come from the inputs kept with the result.
+// MainWindow: the dialogs of saving. Save (Ctrl+S) writes to the file this
+// source's result was saved to, else behaves as Save As (Ctrl+Shift+S). Save As
+// checks the chosen file before asking anything else: the source and reference
+// are never replaced. Folder, format, bit depth and quality are remembered. The
+// session writes (StudioSession::saveResultTo): an out-of-date result is never
+// saved, and the name offered, the metadata copied and the files protected come
+// from the inputs kept with the result.
 #include "ui/main_window.h"
 
 #include <QAction>
@@ -19,7 +20,6 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSpinBox>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "ui/parameter_reader.h"
 
@@ -42,25 +42,6 @@ QString extensionOf(const QString& filter)
     if (star < 0) return QStringLiteral("png");
     const int end = filter.indexOf(QRegularExpression("[ )]"), star);
     return filter.mid(star + 2, end - star - 2);
-}
-
-bool sameFile(const QString& a, const QString& b)
-{
-    if (a.isEmpty() || b.isEmpty() || a.startsWith(":/") || b.startsWith(":/")) return false;
-    const QFileInfo x(a), y(b);
-    if (x.exists() && y.exists()) return x.canonicalFilePath() == y.canonicalFilePath();
-    return QDir::cleanPath(x.absoluteFilePath()) == QDir::cleanPath(y.absoluteFilePath());
-}
-
-// The output color profile chosen in Save Options (setting "save/profile",
-// output_profile.h's names; sRGB when unset or not a known name).
-OutputProfile savedOutputProfile()
-{
-    try {
-        return parseOutputProfile(QSettings().value("save/profile", "srgb").toString().toStdString());
-    } catch (const std::exception&) {
-        return OutputProfile::Srgb;
-    }
 }
 
 // The list of output color profiles (output_profile.h), `current` selected.
@@ -158,65 +139,42 @@ SavePrompts MainWindow::defaultPrompts()
     return prompts;
 }
 
-bool MainWindow::checkSaveTarget(const QString& path, QString& why) const
-{
-    // The result's own inputs and the panes' (the same unless the result is out of date).
-    const QString name = QFileInfo(path).fileName();
-    if (sameFile(path, m_source.path) || sameFile(path, m_result.inputs.source.path)) {
-        why = tr("%1 is the source image. The studio never replaces your original: choose another file name.").arg(name);
-        return false;
-    }
-    if (sameFile(path, m_reference.path) || sameFile(path, m_result.inputs.reference.path)) {
-        why = tr("%1 is the reference image. The studio never replaces your originals: choose another file name.").arg(name);
-        return false;
-    }
-    if (QFileInfo(path).isDir()) {
-        why = tr("%1 is a folder. Choose a file name.").arg(name);
-        return false;
-    }
-    return true;
-}
-
 void MainWindow::save()
 {
-    if (refuseOutOfDateResult(tr("Save"))) {
-        emit saveFailed(m_lastError);
+    if (m_session->hasResult() && !m_session->checkResultSaveable(tr("Save"))) {
+        emit saveFailed(lastError());
         return;
     }
-    if (m_savePath.isEmpty()) {
+    if (m_session->savePath().isEmpty()) {
         saveAs();
         return;
     }
-    saveResultTo(m_savePath, m_saveOptions.depth, m_saveOptions.jpegQuality);
+    saveResultTo(m_session->savePath(), m_session->saveOptions().depth, m_session->saveOptions().jpegQuality);
 }
 
 void MainWindow::saveAs()
 {
-    if (m_result.empty()) {
-        showError(tr("Save"), tr("There is no result to save yet: press Run first."));
-        emit saveFailed(m_lastError);
-        return;
-    }
-    if (refuseOutOfDateResult(tr("Save Result As"))) {
-        emit saveFailed(m_lastError);
+    if (!m_session->checkResultSaveable(m_session->hasResult() ? tr("Save Result As") : tr("Save"))) {
+        emit saveFailed(lastError());
         return;
     }
     QSettings settings;
     QString filter = settings.value("dialogs/save/filter", saveFilters().first()).toString();
     if (!saveFilters().contains(filter)) filter = saveFilters().first();
     // Named after the source the result was made from.
-    const QString folder = startFolder(settings.value("dialogs/save/folder").toString(), m_result.inputs.source.path);
-    const QString base = m_result.baseName();
-    QString path = !m_savePath.isEmpty() ? m_savePath
-                                         : QDir(folder).filePath(base + "_recolored." + extensionOf(filter));
+    const StudioResult& result = m_session->result();
+    const QString folder = startFolder(settings.value("dialogs/save/folder").toString(), result.inputs.source.path);
+    QString path = !m_session->savePath().isEmpty()
+                       ? m_session->savePath()
+                       : QDir(folder).filePath(result.baseName() + "_recolored." + extensionOf(filter));
     for (;;) {
         if (!m_prompts.choosePath(path, filter)) return;
         if (QFileInfo(path).suffix().isEmpty()) path += "." + extensionOf(filter);
         QString why;
-        if (checkSaveTarget(path, why)) break;
+        if (m_session->checkSaveTarget(path, why)) break;
         // Said before any other question, and the dialog opens again.
-        showError(tr("Save Result As"), why);
-        emit saveFailed(m_lastError);
+        m_session->reportError(tr("Save Result As"), why);
+        emit saveFailed(lastError());
     }
     if (QFileInfo::exists(path) && !m_prompts.confirmReplace(path)) return;
     // The last choice, checked like every saved setting (a bad value gives the default).
@@ -226,7 +184,7 @@ void MainWindow::saveAs()
     options.depth = remembered.integer("save/depth", 0, 0, 16);
     if (options.depth != 8 && options.depth != 16) options.depth = 0;
     options.jpegQuality = options.webpQuality = remembered.integer("save/quality", 95, 1, 100);
-    options.profile = savedOutputProfile();
+    options.profile = StudioSession::savedOutputProfile();
     if (!problems.isEmpty()) m_phase->setText(problems.join(QStringLiteral("; ")));
     if (!m_prompts.chooseOptions(path, options)) return;
     settings.setValue("dialogs/save/folder", QFileInfo(path).absolutePath());
@@ -239,62 +197,7 @@ void MainWindow::saveAs()
 
 void MainWindow::saveResultTo(const QString& path, int depth, int quality)
 {
-    if (m_result.empty()) {
-        showError(tr("Save"), tr("There is no result to save yet: press Run first."));
-        emit saveFailed(m_lastError);
-        return;
-    }
-    if (refuseOutOfDateResult(tr("Save"))) {
-        emit saveFailed(m_lastError);
-        return;
-    }
-    QString why;
-    if (!checkSaveTarget(path, why)) {
-        showError(tr("Save"), why);
-        emit saveFailed(m_lastError);
-        return;
-    }
-    WriteOptions options;
-    options.depth = depth;
-    options.jpegQuality = options.webpQuality = quality;
-    const WriteOptions remembered = options;
-    // The EXIF/XMP/IPTC of the photo the result was made from, and the chosen
-    // color profile (Save Options; the pixels are converted from sRGB into it), go with it.
-    options.metadataFrom = m_result.metadataSource().toStdString();
-    options.profile = savedOutputProfile();
-    // A bundled sample is no file with a profile of its own: it was read as sRGB.
-    if (options.profile == OutputProfile::Source && options.metadataFrom.empty()) options.profile = OutputProfile::Srgb;
-    // The writer refuses these too: a second guard.
-    for (const QString& p : {m_source.path, m_reference.path, m_result.inputs.source.path, m_result.inputs.reference.path})
-        if (!p.isEmpty() && !p.startsWith(":/")) options.protectedPaths.push_back(p.toStdString());
-    auto pixels = m_result.pixels;
-    const quint64 sourceId = m_result.inputs.source.id;
-    auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path, remembered, sourceId] {
-        const QString error = watcher->result();
-        watcher->deleteLater();
-        if (!error.isEmpty()) {
-            showError(tr("Save"), tr("Could not save %1:\n%2\n\nChoose another file name or folder.")
-                                      .arg(QDir::toNativeSeparators(path), error));
-            emit saveFailed(m_lastError);
-            return;
-        }
-        if (sourceId == m_source.id) {  // Ctrl+S goes there while this picture is the source
-            m_savePath = path;
-            m_saveOptions = remembered;
-        }
-        m_phase->setText(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
-        emit resultSaved(path);
-    });
-    // Encoding a large image takes a while: off the GUI thread (writes are atomic).
-    watcher->setFuture(QtConcurrent::run([pixels, path, options]() -> QString {
-        try {
-            writeImage(path.toStdString(), *pixels, options);
-            return {};
-        } catch (const std::exception& e) {
-            return QString::fromStdString(e.what());
-        }
-    }));
+    m_session->saveResultTo(path, depth, quality);
 }
 
 }  // namespace uot::ui

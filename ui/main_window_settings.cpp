@@ -1,6 +1,6 @@
 // MainWindow: what persists between sessions (QSettings): parameters, window
 // geometry and dock layout, the images of the session, recent files, and the
-// folders the open dialogs start in.
+// folders the open dialogs start in. (The session remembers its images itself.)
 #include "ui/main_window.h"
 
 #include <QAction>
@@ -30,16 +30,15 @@ constexpr int kLayoutVersion = 2;
 void MainWindow::restoreSettings()
 {
     QSettings settings;
-    QStringList problems;
-    setParameters(StudioParameters::load(settings, &problems));
+    const QStringList problems = m_session->restoreSavedParameters();
     if (!problems.isEmpty()) {
         // Said once, at this start; the defaults are what the file gets from now on.
         const QString message = tr("Some saved settings were not valid and were replaced by their defaults "
                                    "(saved from now on):\n%1").arg(problems.join('\n'));
         if (m_options.interactive)  // once the window is up
-            QTimer::singleShot(0, this, [this, message] { showError(tr("Settings"), message); });
+            QTimer::singleShot(0, this, [this, message] { m_session->reportError(tr("Settings"), message); });
         else
-            showError(tr("Settings"), message);
+            m_session->reportError(tr("Settings"), message);
     }
     if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
         // First start: most of the screen. At its size hint the window takes a
@@ -48,7 +47,8 @@ void MainWindow::restoreSettings()
     }
     restoreState(settings.value("window/state").toByteArray(), kLayoutVersion);
     m_parameters->setAdvancedVisible(settings.value("window/advancedSettings", false).toBool());
-    m_advancedAction->setChecked(!m_statisticsDock->isHidden() || !m_chartsDock->isHidden());
+    action(QStringLiteral("advancedPanelsAction"))
+        ->setChecked(!dock(QStringLiteral("statisticsDock"))->isHidden() || !dock(QStringLiteral("chartsDock"))->isHidden());
     updateRecentMenu();
 }
 
@@ -59,14 +59,6 @@ void MainWindow::saveSettings()
     settings.setValue("window/state", saveState(kLayoutVersion));
     settings.setValue("window/advancedSettings", m_parameters->advancedVisible());
     parameters().save(settings);
-}
-
-void MainWindow::rememberSession()
-{
-    auto stored = [](const QString& path) { return path.startsWith(":/") ? QString() : QFileInfo(path).absoluteFilePath(); };
-    QSettings settings;
-    settings.setValue("session/source", stored(m_source.path));
-    settings.setValue("session/reference", stored(m_reference.path));
 }
 
 QString MainWindow::startFolder(const QString& remembered, const QString& imagePath)
@@ -83,7 +75,7 @@ QString MainWindow::openDialog(const QString& title, const QString& key)
     QSettings settings;
     const QString setting = "dialogs/" + key + "/folder";
     const QString folder =
-        startFolder(settings.value(setting).toString(), key == "reference" ? m_reference.path : m_source.path);
+        startFolder(settings.value(setting).toString(), key == "reference" ? m_session->reference().path : m_session->source().path);
     const QString path = m_openPrompt ? m_openPrompt(title, folder)
                                       : QFileDialog::getOpenFileName(this, title, folder,
                                                                      tr("Images (*.jpg *.jpeg *.png *.tif *.tiff *.webp *.bmp)"));
@@ -105,15 +97,16 @@ void MainWindow::addRecentFile(const QString& path)
 
 void MainWindow::updateRecentMenu()
 {
-    m_recentMenu->clear();
+    QMenu* recentMenu = part<QMenu>("recentMenu");
+    recentMenu->clear();
     const QStringList recent = QSettings().value("recentFiles").toStringList();
     for (const QString& path : recent) {
-        QMenu* entry = m_recentMenu->addMenu(QFileInfo(path).fileName());
+        QMenu* entry = recentMenu->addMenu(QFileInfo(path).fileName());
         entry->setToolTip(path);
         entry->addAction(tr("Open as Source"), this, [this, path] { openSource(path); });
         entry->addAction(tr("Open as Reference"), this, [this, path] { openReference(path); });
     }
-    m_recentMenu->setEnabled(!recent.isEmpty());
+    recentMenu->setEnabled(!recent.isEmpty());
 }
 
 }  // namespace uot::ui

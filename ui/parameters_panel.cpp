@@ -20,9 +20,8 @@
 
 #include "core/params/parameter_schema.h"
 
-#include "core/registry/solver_registry.h"
-#include "core/registry/device_registry.h"
 #include "ui/default_reset.h"
+#include "ui/studio_session.h"
 
 namespace uot::ui {
 
@@ -312,25 +311,24 @@ QSize ParametersPanel::sizeHint() const
 
 void ParametersPanel::fillSolvers()
 {
+    const QVector<SolverChoice> variants = StudioSession::solverChoices();
     for (const std::string& name : entry("solver").choiceList()) {  // "auto" and the CPU variants
         const QString text = QString::fromStdString(name);
         m_solver->addItem(name == "auto" ? tr("auto") : text, text);
-        if (const std::optional<SolverInfo> info = findSolver(name); info && name != "auto")
-            m_solver->setItemData(m_solver->count() - 1, QString::fromStdString(info->description), Qt::ToolTipRole);
+        for (const SolverChoice& choice : variants)
+            if (choice.name == text && name != "auto")
+                m_solver->setItemData(m_solver->count() - 1, choice.description, Qt::ToolTipRole);
     }
 }
 
 void ParametersPanel::fillDevices()
 {
     m_device->addItem(tr("CPU"), "cpu");
-    const DeviceBackend* gpu = findDeviceBackend(DeviceKind::Gpu);
-    if (gpu)
-        for (const DeviceDescription& device : gpu->listDevices())
-            m_device->addItem(tr("GPU %1: %2").arg(device.ordinal).arg(QString::fromStdString(device.name)),
-                              QStringLiteral("gpu:%1").arg(device.ordinal));
-    const std::string reason = gpuUnavailableReason();
-    if (m_device->count() == 1 && !reason.empty())
-        m_device->setToolTip(m_device->toolTip() + "\n" + tr("No GPU: %1").arg(QString::fromStdString(reason)));
+    for (const GpuChoice& device : StudioSession::gpuChoices())
+        m_device->addItem(tr("GPU %1: %2").arg(device.ordinal).arg(device.name), QStringLiteral("gpu:%1").arg(device.ordinal));
+    const QString reason = StudioSession::gpuUnavailableReason();
+    if (m_device->count() == 1 && !reason.isEmpty())
+        m_device->setToolTip(m_device->toolTip() + "\n" + tr("No GPU: %1").arg(reason));
 }
 
 StudioParameters ParametersPanel::parameters() const

@@ -201,8 +201,7 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
                            const StudioParameters& parameters)
 {
     return [session, source, reference, parameters](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Recolor;
+        auto output = std::make_shared<RecolorOutput>();
         RecolorPipeline& pipeline = session->pipeline;
         useSessionImages(*session, source, reference);
         RecolorSettings settings = recolorSettingsFor(parameters);
@@ -246,9 +245,9 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             // solves and maps on the CPU instead and says why (stats().gpuNote).
             pipeline.solve(control);
             const double solveWall = timer.nsecsElapsed() * 1e-9;
-            if (!pipeline.stats().planFromCache) output->runs.push_back(outcomeOf(pipeline, settings, solveWall));
+            if (!pipeline.stats().planFromCache) output->solve = outcomeOf(pipeline, settings, solveWall);
             else {
-                output->kind = JobOutput::Kind::Remap;
+                output->remapped = true;
                 context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
             }
             result = pipeline.render(control);
@@ -270,8 +269,7 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
                               const QString& variantA, const QString& variantB, bool concurrent)
 {
     return [=](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Compare;
+        auto output = std::make_shared<ComparisonOutput>();
         if (!source.image || !reference.image)
             throw uot::Error(ErrorCode::InvalidArgument, "Open a source and a reference image first.");
         // One pipeline per side; the second reuses the first one's palettes.
@@ -324,22 +322,7 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
                 wall = timer.nsecsElapsed() * 1e-9;
             };
             if (concurrent) {
-                std::exception_ptr failure;
-                std::thread other([&] {
-                    try {
-                        timed(second, controlB, wallB);
-                    } catch (...) {
-                        failure = std::current_exception();
-                    }
-                });
-                try {
-                    timed(first, controlA, wallA);
-                } catch (...) {
-                    other.join();
-                    throw;
-                }
-                other.join();
-                if (failure) std::rethrow_exception(failure);
+                runSideBySide([&] { timed(first, controlA, wallA); }, [&] { timed(second, controlB, wallB); });
             } else {
                 timed(first, controlA, wallA);
                 timed(second, controlB, wallB);
@@ -375,8 +358,7 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
 JobFunction makeBatchJob(const QString& referencePath, const QStringList& inputs, const BatchSettings& settings)
 {
     return [=](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Batch;
+        auto output = std::make_shared<BatchOutput>();
         std::vector<std::string> paths;
         for (const QString& input : inputs) paths.push_back(input.toStdString());
         paths = collectBatchInputs(paths);

@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 #include "core/color/image.h"
 #include "core/pipeline/batch_engine.h"
@@ -32,6 +33,24 @@ struct LoadedImage {
     quint64 id = 0;
     QString path;
     QString profile;  // description of the file's colour profile ("sRGB (assumed)" when none)
+};
+
+// What a recolor hands back: the picture, and the solve when one ran.
+struct RecolorOutput final : JobOutput {
+    bool remapped = false;                // the plan came from the cache: only the mapping is new
+    std::optional<RunOutcome> solve;      // the solve, when one ran
+    QImage image;                         // the recolored image at full resolution
+    std::shared_ptr<const Image> pixels;  // the same at the source's depth, for saving
+    QString notice;                       // shown to the user (e.g. a GPU failure fell back to the CPU)
+    QString timings;                      // phase timings, one line
+};
+
+// What a batch hands back.
+struct BatchOutput final : JobOutput {
+    QStringList written;
+    QStringList failures;  // "file: why"
+    int skipped = 0;
+    QString timings;       // "12 files in 3.40 s"
 };
 
 // Gives the session's pipeline these images (only those that changed since the

@@ -2,6 +2,7 @@
 
 #include <QMetaType>
 #include <QMutexLocker>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 
@@ -12,7 +13,6 @@
 #endif
 
 #include "core/transport/uot_error.h"
-#include "ui/studio_jobs.h"
 
 namespace uot::ui {
 
@@ -72,8 +72,10 @@ void JobContext::step(int done, int total, const QString& text)
     if (m_worker.isCurrent(m_generation)) emit m_worker.stepChanged(m_generation, done, total, text);
 }
 
-SolveWorker::SolveWorker(QObject* parent) : QThread(parent)
+SolveWorker::SolveWorker(QObject* parent) : QObject(parent)
 {
+    m_pool.setMaxThreadCount(1);
+    m_pool.setExpiryTimeout(-1);  // the thread lives until shutdown
     qRegisterMetaType<uot::ui::ProgressSample>("uot::ui::ProgressSample");
     qRegisterMetaType<uot::ui::RunInfo>("uot::ui::RunInfo");
     qRegisterMetaType<QVector<uot::ui::ProgressSample>>("QVector<uot::ui::ProgressSample>");
@@ -93,7 +95,10 @@ quint64 SolveWorker::submit(const QString& label, JobFunction job)
     m_pendingGeneration = generation;
     m_hasPending = true;
     if (m_running) m_cancel.store(true);  // the running job is superseded
-    if (!isRunning() && !m_quit) start();
+    if (!m_started && !m_quit) {
+        m_started = true;
+        m_thread = QtConcurrent::run(&m_pool, [this] { run(); });
+    }
     m_wake.notify_one();
     lock.unlock();
     if (replaced != 0) emit jobCancelled(replaced, nullptr);
@@ -122,6 +127,7 @@ bool SolveWorker::isBusy() const
 
 void SolveWorker::shutdown()
 {
+    QFuture<void> thread;
     {
         QMutexLocker lock(&m_mutex);
         m_quit = true;
@@ -129,13 +135,21 @@ void SolveWorker::shutdown()
         m_pendingJob = {};
         m_cancel.store(true);
         m_wake.notify_one();
+        thread = m_thread;
     }
-    wait();
+    thread.waitForFinished();
+    m_pool.waitForDone();
     // The thread's last accesses to this object were made under m_mutex (run()
-    // returns from inside it). QThread::wait() synchronises inside libQt6Core,
-    // unseen by ThreadSanitizer; taking the mutex once more orders them before
-    // this object's destruction for it as well.
+    // returns from inside it). QFuture and QThreadPool synchronise inside
+    // libQt6Core, unseen by ThreadSanitizer; taking the mutex once more orders
+    // them before this object's destruction for it as well.
     QMutexLocker lock(&m_mutex);
+}
+
+bool SolveWorker::isRunning() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_started && !m_thread.isFinished();
 }
 
 void SolveWorker::run()

@@ -1,7 +1,9 @@
 #pragma once
-// The one background thread of the studio. Every solve, re-map, comparison and
-// batch runs here, never on the GUI thread (docs/ARCHITECTURE.md, "Rules the
-// code keeps"):
+// The one background thread of the studio's jobs. Every solve, re-map,
+// comparison, LUT and batch runs here, never on the GUI thread
+// (docs/ARCHITECTURE.md, "Rules the code keeps"). The thread is the one thread
+// of the worker's own QThreadPool, started through QtConcurrent like every
+// other background task of the studio:
 //  - submit() replaces a pending request and cancels the running one (the
 //    newest request wins); parameters travel inside the job, copied under the lock;
 //  - cancellation is a std::atomic<bool> the solver polls every iteration
@@ -13,9 +15,11 @@
 //    first and the last sample of a run are always delivered;
 //  - the destructor cancels, wakes and joins the thread (deterministic shutdown).
 
+#include <QFuture>
 #include <QMutex>
+#include <QObject>
 #include <QString>
-#include <QThread>
+#include <QThreadPool>
 #include <QVector>
 
 #include <atomic>
@@ -57,8 +61,22 @@ struct RunInfo {
     double eps = 0;  // the target eps (0 = not known)
 };
 
-// What a job hands back to the GUI thread. Jobs fill what they have.
-struct JobOutput;
+// What a job hands back to the GUI thread. Each kind of job derives its own
+// output with typed fields (SyntheticSolveOutput, ComparisonOutput in
+// ui/studio_jobs.h; RecolorOutput, BatchOutput in ui/pipeline_jobs.h; LutOutput
+// in ui/lut_job.h); a receiver takes its own with outputOf<T>(). The worker
+// only reads `cancelled`.
+struct JobOutput {
+    virtual ~JobOutput() = default;
+    bool cancelled = false;  // the job stopped early; what it holds is partial
+};
+
+// `output` as the job type T made it, or null when another kind of job made it.
+template <class T>
+std::shared_ptr<const T> outputOf(const std::shared_ptr<const JobOutput>& output)
+{
+    return std::dynamic_pointer_cast<const T>(output);
+}
 
 class SolveWorker;
 
@@ -100,7 +118,7 @@ private:
 
 using JobFunction = std::function<std::shared_ptr<JobOutput>(JobContext&)>;
 
-class SolveWorker final : public QThread {
+class SolveWorker final : public QObject {
     Q_OBJECT
 public:
     explicit SolveWorker(QObject* parent = nullptr);
@@ -118,6 +136,8 @@ public:
     bool isBusy() const;
     // Cancels everything and joins the thread; called by the destructor.
     void shutdown();
+    // True while the worker's thread exists (from the first submit to shutdown).
+    bool isRunning() const;
 
     // Minimum interval between two progress deliveries (default 40 ms = 25/s).
     void setProgressInterval(std::chrono::milliseconds interval) { m_interval = interval; }
@@ -138,10 +158,10 @@ signals:
     // No job running and none pending.
     void idle();
 
-protected:
-    void run() override;
-
 private:
+    // The thread's loop: takes the pending job, runs it, reports, until shutdown.
+    void run();
+
     friend class JobContext;
     bool isCurrent(quint64 generation) const { return generation == m_latest.load(); }
 
@@ -159,6 +179,9 @@ private:
     std::atomic<bool> m_cancel{false};
     std::atomic<quint64> m_latest{0};
     std::chrono::milliseconds m_interval{40};
+    QThreadPool m_pool;  // one thread: the worker's
+    bool m_started = false;  // run() was started on m_pool (guarded by m_mutex)
+    QFuture<void> m_thread;  // run() on it, once started (guarded by m_mutex)
 };
 
 }  // namespace uot::ui

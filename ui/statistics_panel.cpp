@@ -8,9 +8,9 @@
 #include <cmath>
 
 #include "core/perf/roofline.h"
-#include "core/registry/solver_registry.h"
 #include "ui/elided_label.h"
 #include "ui/cache_simulation_row.h"
+#include "ui/studio_session.h"
 
 namespace uot::ui {
 
@@ -178,7 +178,7 @@ void StatisticsPanel::showPeak(const QString& variant)
 void StatisticsPanel::showHardwareCounters(const SolveResult& r)
 {
     const HardwareCounters& c = r.counters;
-    if (!runsOnGpu(r.solver)) {
+    if (!StudioSession::runsOnGpu(QString::fromStdString(r.solver))) {
         m_values["gpuCounters"]->setFullText(QStringLiteral("-"));
         return;
     }
@@ -228,7 +228,7 @@ void StatisticsPanel::beginRun(const RunInfo& info)
     setCountersUnavailable(m_countersReason, m_countersDetails);
     m_simulation->setProblem(info.variant, info.rows, info.cols, info.precision);
     showPeak(info.variant);
-    m_values["gpuCounters"]->setFullText(runsOnGpu(info.variant.toStdString()) ? tr("read after the run") : QStringLiteral("-"));
+    m_values["gpuCounters"]->setFullText(StudioSession::runsOnGpu(info.variant) ? tr("read after the run") : QStringLiteral("-"));
 }
 
 void StatisticsPanel::addSamples(const QVector<ProgressSample>& samples, int channel)

@@ -1,6 +1,8 @@
 #include "ui/studio_jobs.h"
 
 #include <QElapsedTimer>
+#include <QFuture>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -92,6 +94,26 @@ QString resolvedVariantName(const QString& name)
     } catch (const std::exception&) {
         return name;
     }
+}
+
+void runSideBySide(const std::function<void()>& first, const std::function<void()>& second)
+{
+    std::exception_ptr failure;
+    QFuture<void> other = QtConcurrent::run([&second, &failure] {
+        try {
+            second();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    });
+    try {
+        first();
+    } catch (...) {
+        other.waitForFinished();
+        throw;
+    }
+    other.waitForFinished();
+    if (failure) std::rethrow_exception(failure);
 }
 
 QString runLabel(const QString& solverName)
@@ -186,17 +208,15 @@ RunOutcome solveOnce(const UotProblem& problem, const QString& name, SolveOption
 JobFunction makeSyntheticSolveJob(std::size_t rows, std::size_t cols, const StudioParameters& parameters)
 {
     return [rows, cols, parameters](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Synthetic;
+        auto output = std::make_shared<SyntheticSolveOutput>();
         context.phase(QObject::tr("Solving a %1 x %2 problem...").arg(rows).arg(cols));
         SyntheticProblem synthetic(rows, cols, parameters);
         RunCounters counters;
         SolveControl control = context.solveControl(0);
         control.onProgress = [&context, &counters](const SolveProgress& p) { context.report(0, p, counters.snapshot()); };
         counters.start();
-        output->runs.push_back(
-            solveOnce(synthetic.problem, solverNameFor(parameters), solveOptionsFor(parameters), control, context, 0));
-        output->cancelled = output->runs.back().result.cancelled;
+        output->run = solveOnce(synthetic.problem, solverNameFor(parameters), solveOptionsFor(parameters), control, context, 0);
+        output->cancelled = output->run.result.cancelled;
         return output;
     };
 }
@@ -205,8 +225,7 @@ JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const
                                        const QString& variantA, const QString& variantB, bool concurrent)
 {
     return [=](JobContext& context) {
-        auto output = std::make_shared<JobOutput>();
-        output->kind = JobOutput::Kind::Compare;
+        auto output = std::make_shared<ComparisonOutput>();
         SyntheticProblem synthetic(rows, cols, parameters);
         SolveOptions options = solveOptionsFor(parameters);
         const bool bothCpu = !runsOnGpu(variantA.toStdString()) && !runsOnGpu(variantB.toStdString());
@@ -219,22 +238,8 @@ JobFunction makeSyntheticComparisonJob(std::size_t rows, std::size_t cols, const
         const SolveControl controlA = context.solveControl(0), controlB = context.solveControl(1);
         context.phase(QObject::tr("Comparing %1 and %2...").arg(runLabel(variantA), runLabel(variantB)));
         if (concurrent) {
-            std::exception_ptr failure;
-            std::thread other([&] {
-                try {
-                    second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1);
-                } catch (...) {
-                    failure = std::current_exception();
-                }
-            });
-            try {
-                first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0);
-            } catch (...) {
-                other.join();
-                throw;
-            }
-            other.join();
-            if (failure) std::rethrow_exception(failure);
+            runSideBySide([&] { first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0); },
+                          [&] { second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1); });
         } else {
             first = solveOnce(synthetic.problem, variantA, options, controlA, context, 0);
             if (!context.cancelled()) second = solveOnce(synthetic.problem, variantB, options, controlB, context, 1);

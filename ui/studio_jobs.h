@@ -1,13 +1,16 @@
 #pragma once
-// The jobs the studio runs on its SolveWorker. This file is the only place in
-// ui/ that calls the solver registry and the color pipeline; the widgets only
-// see JobOutput.
+// The jobs the studio runs on its SolveWorker that need no images (synthetic
+// solves and comparisons), the output types of solves and comparisons, and the
+// conversions from the studio's parameters to solver options. With
+// pipeline_jobs.h and lut_job.h, the studio session's half of ui/ that calls
+// the solver registry; the views ask the session (ui/studio_session.h).
 
 #include <QImage>
 #include <QString>
 #include <QStringList>
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -34,25 +37,18 @@ struct RunOutcome {
     QImage image;            // recolored with this run's plan (comparisons), may be null
 };
 
-struct JobOutput {
-    enum class Kind { Recolor, Remap, Compare, Batch, Synthetic, Lut };
-    Kind kind = Kind::Synthetic;
-    bool cancelled = false;
-    QImage image;              // the recolored image at full resolution (Recolor, Remap)
-    std::shared_ptr<const Image> pixels;  // the same at the source's depth, for saving
-    std::vector<RunOutcome> runs;
-    QString notice;            // shown to the user (e.g. a GPU failure fell back to the CPU)
-    QString timings;           // phase timings, one line
-    // Comparisons: max |P1 - P2| / max P1 over the plans, and max |I1 - I2| / 255
-    // over the recolored images (NaN when not computed).
+// What makeSyntheticSolveJob hands back: its one run.
+struct SyntheticSolveOutput final : JobOutput {
+    RunOutcome run;
+};
+
+// What a comparison (makeSyntheticComparisonJob, makeComparisonJob) hands back.
+struct ComparisonOutput final : JobOutput {
+    std::vector<RunOutcome> runs;  // variant A, then B (both, unless cancelled)
+    // max |P1 - P2| / max P1 over the plans, and max |I1 - I2| / 255 over the
+    // recolored images (NaN when not computed).
     double planMaxRelDiff = std::numeric_limits<double>::quiet_NaN();
     double imageMaxRelDiff = std::numeric_limits<double>::quiet_NaN();
-    // Lut: PSNR (dB) of the LUT against the result it was fitted to.
-    double lutPsnr = std::numeric_limits<double>::quiet_NaN();
-    // Batch.
-    QStringList written;
-    QStringList failures;  // "file: why"
-    int skipped = 0;
 };
 
 // Hardware cache counters and peak memory for one run on this thread's process
@@ -95,6 +91,11 @@ QString solverNameFor(const StudioParameters& parameters);
 QString resolvedVariantName(const QString& name);
 // "CPU fused", "GPU gpu-fused"...
 QString runLabel(const QString& solverName);
+
+// Runs `first` on this thread and `second` at the same time on Qt's thread
+// pool (a concurrent comparison); returns once both have ended, then rethrows
+// what `second` threw. A throw from `first` waits for `second` and goes on.
+void runSideBySide(const std::function<void()>& first, const std::function<void()>& second);
 
 // max_ij |P1 - P2| / max_ij P1 for two solutions of the same problem.
 double planMaxRelativeDifference(const UotProblem& problem, const SolveResult& first, const SolveResult& second);

@@ -22,6 +22,8 @@ cases = {
     "ui/bad.cpp": "#include <cuda_runtime.h>\n",
     "core/transport/opencv.cpp": "#include <opencv2/core.hpp>\n",
     "core/newfolder/x.h": "int x;\n",
+    "ui/main_window_bad.cpp": '#include "core/registry/solver_registry.h"\n',
+    "ui/some_panel.h": '#include "core/transport/uot_problem.h"\n',
 }
 for path, text in cases.items():
     with tempfile.TemporaryDirectory() as tmp:

@@ -122,7 +122,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QVERIFY(!dialog.isRunning());
 
-        const JobOutput* output = dialog.lastOutput();
+        const BatchOutput* output = dialog.lastOutput();
         QVERIFY(output);
         QCOMPARE(output->written.size(), 3);
         QCOMPARE(output->failures.size(), 1);

@@ -75,7 +75,7 @@ private slots:
         QVERIFY(view.charts()->errorPointCount(1) > 0);
         QVERIFY(view.charts()->timePointCount(0) > 0);
         QVERIFY(view.charts()->timePointCount(1) > 0);
-        const JobOutput* output = view.lastOutput();
+        const ComparisonOutput* output = view.lastOutput();
         QVERIFY(output);
         QCOMPARE(int(output->runs.size()), 2);
         QVERIFY(output->runs[0].solver.contains("pot-style"));

@@ -308,11 +308,12 @@ private slots:
         worker.submit("gpu", makeRecolorJob(session, loadImageFile(kSamples + "/home.jpg"),
                                             loadImageFile(kSamples + "/starry_night.jpg"), p));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        const auto output = finished.at(0).at(1).value<std::shared_ptr<const JobOutput>>();
+        const auto output = outputOf<RecolorOutput>(finished.at(0).at(1).value<std::shared_ptr<const JobOutput>>());
+        QVERIFY(output);
         QVERIFY(output->notice.contains("CPU"));
         QVERIFY(!output->image.isNull());
-        QCOMPARE(int(output->runs.size()), 1);
-        QVERIFY(!output->runs[0].solver.startsWith("gpu-"));
+        QVERIFY(output->solve.has_value());
+        QVERIFY(!output->solve->solver.startsWith("gpu-"));
     }
 
     void strengthChangeRemapsWithoutSolving()

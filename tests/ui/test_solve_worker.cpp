@@ -58,10 +58,9 @@ private slots:
         const quint64 generation = worker.submit("solve", makeSyntheticSolveJob(48, 40, quickParameters()));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
         QCOMPARE(finished.at(0).at(0).toULongLong(), generation);
-        const auto output = finished.at(0).at(1).value<std::shared_ptr<const JobOutput>>();
+        const auto output = outputOf<SyntheticSolveOutput>(finished.at(0).at(1).value<std::shared_ptr<const JobOutput>>());
         QVERIFY(output);
-        QCOMPARE(int(output->runs.size()), 1);
-        const uot::SolveResult& result = output->runs[0].result;
+        const uot::SolveResult& result = output->run.result;
         QVERIFY(result.converged);
         QVERIFY(result.iterations > 10);
         QCOMPARE(int(result.logU.size()), 48);

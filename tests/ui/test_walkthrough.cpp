@@ -218,8 +218,7 @@ private slots:
         ComparisonView view(&worker);
         view.setJobFactory([](const QString&, const QString&, bool) -> JobFunction {
             return [](JobContext&) {
-                auto output = std::make_shared<JobOutput>();
-                output->kind = JobOutput::Kind::Compare;
+                auto output = std::make_shared<ComparisonOutput>();
                 for (const char* ran : {"log", "fused"}) {
                     RunOutcome run;
                     run.solver = ran;
