@@ -8,6 +8,7 @@
 #include <exception>
 #include <future>
 
+#include "core/color/look_lattice.h"
 #include "core/color/map_regularizer.h"
 #include "core/pipeline/pipeline_state.h"
 #include "core/transport/uot_error.h"
@@ -24,7 +25,8 @@ bool sameSmoothing(const MappingSettings& a, const MappingSettings& b)
     return a.lutSize == b.lutSize && a.smooth == b.smooth && a.smoothGuide == b.smoothGuide &&
            a.smoothRadius == b.smoothRadius && a.smoothEps == b.smoothEps && a.smoothChromaEps == b.smoothChromaEps &&
            a.smoothMinSlope == b.smoothMinSlope && a.smoothSubsample == b.smoothSubsample &&
-           a.residualMatch == b.residualMatch && a.residualLightness == b.residualLightness && a.bounds == b.bounds;
+           a.residualMatch == b.residualMatch && a.residualLightness == b.residualLightness && a.bounds == b.bounds &&
+           a.lutFaithful == b.lutFaithful && a.fold == b.fold;
 }
 
 // Rounds of the residual match folded into a smoothed field: each samples the
@@ -173,13 +175,17 @@ Image RecolorPipeline::render(const PipelineControl& control)
         s.lowSubsample = sub;
         s.lutValid = false;
     }
-    if (!s.lutValid || s.lut.size != ms.lutSize || !(s.lutBounds == ms.bounds)) {
+    // A field folded into the lattice is composed per pixel at any colour: every node is
+    // evaluated (the prior of the fold where no pixel holds a node).
+    const LatticeNodes nodes = sub > 0 && ms.lutFaithful ? LatticeNodes::All : LatticeNodes::NextToColors;
+    if (!s.lutValid || s.lut.size != ms.lutSize || !(s.lutBounds == ms.bounds) || s.lutNodes != nodes) {
         checkCancel(control);
         const float* at = sub > 0 ? s.low.colors.data() : s.fullSourceColors();
         const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
-        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads);
-        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, LatticeNodes::NextToColors, threads);
+        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes);
+        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads);
         s.lutBounds = ms.bounds;
+        s.lutNodes = nodes;
         s.lutValid = true;
         s.fieldValid = false;
     }
@@ -211,6 +217,16 @@ Image RecolorPipeline::render(const PipelineControl& control)
         } else if (!done) {
             s.field = DisplacementField{};
         }
+        s.lookLut = DisplacementLut{};
+        if (ms.lutFaithful && s.field.smoothed) {
+            checkCancel(control);
+            // The field folded into the lattice (bounded like the global map); the field is kept
+            // for the small spatial term around it (composeFolded).
+            s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height,
+                                          residualSampleStep(src.width, src.height), ms.fold, threads);
+            regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low.colors.data(), s.low.colors.size() / 3,
+                                      LatticeNodes::All, threads);
+        }
         s.fieldValid = true;
         s.fieldSettings = ms;
         s.stats.fieldFromCache = false;
@@ -221,13 +237,18 @@ Image RecolorPipeline::render(const PipelineControl& control)
     checkCancel(control);
     Image result = std::move(pre.result);
     if (!s.fieldNote.empty()) addNote(s.mapNote, s.fieldNote);
-    // The residual match is in the smoothed field. Without smoothing it is left out,
+    // The residual match is in the smoothed field (or the lattice it was folded into). Without smoothing it is left out,
     // as in the exported LUT (globalColorMap): applied per pixel it stretches the
     // source's compression blocks and noise with the map's slope.
     // The look controls are composed on the host (the GPU composes the transfer alone).
     const LookAdjustment look = prepareLookAdjustment(ms.look, space, s.referencePalette.get());
     if (mapper && look.active) {
         addNote(s.mapNote, "look controls: composed on the CPU");
+        mapper = nullptr;
+    }
+    const bool folded = s.lookLut.size > 0 && s.field.smoothed;
+    if (mapper && folded) {
+        addNote(s.mapNote, "the look folded into the lattice: composed on the CPU");
         mapper = nullptr;
     }
     if (mapper) {
@@ -238,7 +259,11 @@ Image RecolorPipeline::render(const PipelineControl& control)
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &look);
+    if (!mapper && folded)
+        composeFolded(s.fullSourceColors(), s.lookLut, s.field, static_cast<float>(kFoldSpatialBound * nominalRange(space) / 100),
+                      space, ms, src, result, threads, &look);
+    else if (!mapper)
+        composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &look);
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);
