@@ -11,7 +11,6 @@
 #include "core/color/color_map_inline.h"
 #include "core/color/color_space_inline.h"
 #include "core/color/guided_filter.h"
-#include "core/color/look_lattice.h"
 #include "core/color/map_regularizer.h"
 #include "core/transport/kernel_matrix.h"
 #include "core/transport/plan_evaluation.h"
@@ -653,21 +652,6 @@ void composeMapped(const float* colors, const DisplacementLut& lut, const Displa
     const Composer composer = makeComposer(space, settings, source, result, look);
     forEachDisplacement(colors, lut, field, space, source.width, source.height, 1, resolveThreadCount(threads),
                         [&](std::size_t p, const float* c, const float* d) { composer.pixel(p, c, d); });
-}
-
-void composeFolded(const float* colors, const DisplacementLut& fold, const DisplacementField& field, float bound,
-                   WorkingSpace space, const MappingSettings& settings, const Image& source, Image& result, int threads,
-                   const LookAdjustment* look)
-{
-    if (!field.smoothed) throw Error(ErrorCode::InvalidArgument, "composeFolded: needs a smoothed field");
-    const Composer composer = makeComposer(space, settings, source, result, look);
-    forEachDisplacement(colors, fold, field, space, source.width, source.height, 1, resolveThreadCount(threads),
-                        [&](std::size_t p, const float* c, const float* d) {
-                            float e[3];
-                            lutLookup(fold, c, e);
-                            for (int k = 0; k < 3; ++k) e[k] = std::clamp(d[k], e[k] - bound, e[k] + bound);
-                            composer.pixel(p, c, e);
-                        });
 }
 
 void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution& low, const DisplacementField& field,

@@ -220,12 +220,13 @@ Image RecolorPipeline::render(const PipelineControl& control)
         s.lookLut = DisplacementLut{};
         if (ms.lutFaithful && s.field.smoothed) {
             checkCancel(control);
-            // The field folded into the lattice (bounded like the global map); the field is kept
-            // for the small spatial term around it (composeFolded).
+            // The field folded into the lattice (bounded like the global map), composed per pixel
+            // in its place (on the GPU too: a lattice read per pixel).
             s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height,
                                           residualSampleStep(src.width, src.height), ms.fold, threads);
             regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low.colors.data(), s.low.colors.size() / 3,
                                       LatticeNodes::All, threads);
+            s.field = DisplacementField{};
         }
         s.fieldValid = true;
         s.fieldSettings = ms;
@@ -246,24 +247,16 @@ Image RecolorPipeline::render(const PipelineControl& control)
         addNote(s.mapNote, "look controls: composed on the CPU");
         mapper = nullptr;
     }
-    const bool folded = s.lookLut.size > 0 && s.field.smoothed;
-    if (mapper && folded) {
-        addNote(s.mapNote, "the look folded into the lattice: composed on the CPU");
-        mapper = nullptr;
-    }
+    const DisplacementLut& mapLut = s.lookLut.size > 0 ? s.lookLut : s.lut;
     if (mapper) {
         try {
-            mapper->compose(s.lut, s.field, ms, result);
+            mapper->compose(mapLut, s.field, ms, result);
             s.stats.gpuComposeSeconds = mapper->lastComposeSeconds();
         } catch (const Error& e) {
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper && folded)
-        composeFolded(s.fullSourceColors(), s.lookLut, s.field, static_cast<float>(kFoldSpatialBound * nominalRange(space) / 100),
-                      space, ms, src, result, threads, &look);
-    else if (!mapper)
-        composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &look);
+    if (!mapper) composeMapped(s.fullSourceColors(), mapLut, s.field, space, ms, src, result, threads, &look);
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);

@@ -103,7 +103,7 @@ struct RecolorPipeline::State {
     LatticeNodes lutNodes = LatticeNodes::NextToColors;  // the nodes the lattice was evaluated at
     DisplacementField field;  // compact smoothed displacement (guided-filter coefficients)
     // With MappingSettings::lutFaithful: the field folded into a lattice (look_lattice.h),
-    // composed per pixel with the field kept within kFoldSpatialBound of it (composeFolded).
+    // composed per pixel in place of the field (which is then left empty).
     DisplacementLut lookLut;
     bool fieldValid = false;
     MappingSettings fieldSettings;

@@ -7,7 +7,7 @@
 // step itself: at most 1 Lab unit (below a just-noticeable colour difference, about
 // 1-2.3 Delta E*ab), where the stretched cases reach 1.6-1.7. (The source's step is
 // 0.49: a look that is a function of colour, as an exported LUT is, stretches the
-// blocks by the map's slope at the sky's colours, 1.4-1.8x here, where the field
+// blocks by the map's slope at the sky's colours, 1.6-1.9x here, where the field
 // composed directly kept 1.15-1.3x; the ratio is printed.)
 // Qt Test.
 #include <QtTest/QtTest>
