@@ -131,6 +131,11 @@ int main(int argc, char** argv)
                      std::to_string(b0.fieldDeviation));
     parser.addOption("field-lightness-deviation", "X", "the field's largest lightness distance to the global map (L units)",
                      std::to_string(b0.fieldLightnessDeviation));
+    // MappingSettings::lutFaithful and the fold's weights (not options of `uot recolor`): to compare and tune them here.
+    const LatticeFieldFit f0;
+    parser.addOption("fold", "on|off", "the smoothed field folded into the colour lattice (off: the field composed directly)",
+                     "on");
+    parser.addOption("fold-smooth", "X", "the fold's pull between neighbouring lattice nodes", std::to_string(f0.smooth));
     addRecolorOptions(parser);
     try {
         parser.parse(std::vector<std::string>(argv + 1, argv + argc));
@@ -143,6 +148,9 @@ int main(int argc, char** argv)
             MapBounds& b = cli.recolor.mapping.bounds;
             if (parser.value("bounds") != "on" && parser.value("bounds") != "off") throw std::runtime_error("--bounds: on or off");
             b.enabled = parser.value("bounds") == "on";
+            if (parser.value("fold") != "on" && parser.value("fold") != "off") throw std::runtime_error("--fold: on or off");
+            cli.recolor.mapping.lutFaithful = parser.value("fold") == "on";
+            cli.recolor.mapping.fold.smooth = std::stod(parser.value("fold-smooth"));
             b.chromaSlope = std::stod(parser.value("chroma-slope"));
             b.chromaLightnessSlope = std::stod(parser.value("chroma-lightness-slope"));
             const auto pairOf = [&](const std::string& key, double& lo, double& hi) {
@@ -196,7 +204,7 @@ int main(int argc, char** argv)
         const MappingSettings& ms = cli.recolor.mapping;
         std::printf("%zu images, %zu ordered pairs (%s); UOT: space %s, palette %d, eps %g, tau_b %g, smooth %s (%s) r=%g e=%g "
                     "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g, "
-                    "lightness slopes %g..%g, residual slopes %g..%g, field deviation %g (lightness %g)\n",
+                    "lightness slopes %g..%g, residual slopes %g..%g, field deviation %g (lightness %g); fold %s (smooth %g)\n",
                     images.size(), selected.size(), half.c_str(), toString(cli.recolor.space).c_str(),
                     cli.recolor.palette.size, cli.recolor.transport.eps, cli.recolor.transport.adherence,
                     ms.smooth ? "on" : "off", toString(ms.smoothGuide).c_str(), ms.smoothRadius, ms.smoothEps,
@@ -204,7 +212,7 @@ int main(int argc, char** argv)
                     ms.residualMatch, ms.residualLightness, ms.bounds.enabled ? "on" : "off", ms.bounds.chromaSlope,
                     ms.bounds.chromaLightnessSlope, ms.bounds.lightnessMinSlope, ms.bounds.lightnessMaxSlope,
                     ms.bounds.residualMinSlope, ms.bounds.residualMaxSlope, ms.bounds.fieldDeviation,
-                    ms.bounds.fieldLightnessDeviation);
+                    ms.bounds.fieldLightnessDeviation, ms.lutFaithful ? "on" : "off", ms.fold.smooth);
         const int every = stripPairs > 0 ? std::max(1, static_cast<int>(selected.size()) / stripPairs) : 0;
         for (std::size_t k = 0; k < selected.size(); ++k) {
             const auto [i, j] = selected[k];

@@ -50,6 +50,13 @@ enum class SmoothingGuide {
 std::string toString(SmoothingGuide guide);
 SmoothingGuide parseSmoothingGuide(const std::string& text);  // "lightness" | "color" | "split"
 
+// The weights of the fold of the smoothed field into the lattice (core/color/look_lattice.h).
+struct LatticeFieldFit {
+    double prior = 1e-3;   // pull toward the prior lattice, per mean sample count (core/color/look_fit.h)
+    double smooth = 1e-3;  // pull between neighbouring nodes' corrections, per mean sample count
+    bool operator==(const LatticeFieldFit&) const = default;
+};
+
 struct MappingSettings {
     double strength = 1.0;           // 0 returns the source exactly, 1 the full transfer (values above 1 extrapolate)
     bool preserveLuminance = false;  // keep the source's lightness (Lab/Oklab L; luminance Y for linear RGB)
@@ -85,6 +92,12 @@ struct MappingSettings {
     // solve a field with a floor is fitted on the host and composed on the device.
     double smoothMinSlope = 0.25;
     int smoothSubsample = 0;         // fast guided filter subsampling factor, 0 = automatic
+    // The smoothed field folded into the lattice (core/color/look_lattice.h): the result is
+    // composed per pixel from the lattice fitted to the field's displacements, so it is a
+    // function of the source colour and an exported 3-D LUT reproduces it (the field's
+    // dependence on position, which no LUT holds, is dropped). false: the field itself.
+    bool lutFaithful = true;
+    LatticeFieldFit fold;
     // Residual match: each fully transferred colour t is moved toward t + r (f(t) - t),
     // f the per-channel monotone map from the result's distribution of each
     // working-space channel to the reference's (core/color/marginal_match.h), through

@@ -56,6 +56,13 @@ struct NormalEquations {
     std::vector<double> rhs;     // nodes x 3
 };
 
+void checkPrior(const CubeLut& prior)
+{
+    const std::size_t n = static_cast<std::size_t>(prior.size);
+    if (prior.size < kMinCubeSize || prior.size > kMaxCubeSize || prior.values.size() != n * n * n * 3)
+        throw Error(ErrorCode::InvalidArgument, "the LUT fit's prior lattice is inconsistent");
+}
+
 void checkInputs(const Image& source, const Image& target, const CubeLut& prior)
 {
     validateImage(source, "source");
@@ -65,24 +72,23 @@ void checkInputs(const Image& source, const Image& target, const CubeLut& prior)
                                                     std::to_string(source.width) + "x" + std::to_string(source.height) +
                                                     " vs " + std::to_string(target.width) + "x" +
                                                     std::to_string(target.height) + ")");
-    const std::size_t n = static_cast<std::size_t>(prior.size);
-    if (prior.size < kMinCubeSize || prior.size > kMaxCubeSize || prior.values.size() != n * n * n * 3)
-        throw Error(ErrorCode::InvalidArgument, "the LUT fit's prior lattice is inconsistent");
+    checkPrior(prior);
 }
 
-NormalEquations accumulate(const Image& source, const Image& target, const CubeLut& prior,
-                           const LookFitOptions& options, std::size_t& samplesUsed)
+// One pass over the samples: sample(k, in, out) gives sample k's input (domain
+// units) and its target.
+template <typename Sample>
+NormalEquations accumulate(std::size_t count, const CubeLut& prior, const LookFitOptions& options,
+                           std::size_t& samplesUsed, Sample&& sample)
 {
     const std::size_t nodes = prior.values.size() / 3;
-    const std::size_t pixels = source.pixelCount();
-    const std::size_t stride = std::max<std::size_t>(1, (pixels + options.maxSamples - 1) / options.maxSamples);
-    const std::ptrdiff_t samples = static_cast<std::ptrdiff_t>((pixels + stride - 1) / stride);
+    const std::size_t stride = std::max<std::size_t>(1, (count + options.maxSamples - 1) / options.maxSamples);
+    const std::ptrdiff_t samples = static_cast<std::ptrdiff_t>((count + stride - 1) / stride);
     samplesUsed = static_cast<std::size_t>(samples);
-    // Each thread adds into its own copy (a node's row is touched by pixels of
+    // Each thread adds into its own copy (a node's row is touched by samples of
     // eight cells); at most 4 copies bound the memory (65^3: 66 MB each).
     const int threads = samples > 65536 ? std::min(resolveThreadCount(options.threads), 4) : 1;
     std::vector<NormalEquations> partial(static_cast<std::size_t>(threads));
-    const PixelReader in{source}, out{target};
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
@@ -91,10 +97,8 @@ NormalEquations accumulate(const Image& source, const Image& target, const CubeL
         eq.rhs.assign(nodes * 3, 0.0);
 #pragma omp for schedule(static)
         for (std::ptrdiff_t k = 0; k < samples; ++k) {
-            const std::size_t p = static_cast<std::size_t>(k) * stride;
             float s[3], v[3];
-            in.rgb(p, s);
-            out.rgb(p, v);
+            sample(static_cast<std::size_t>(k) * stride, s, v);
             const CubeStencil st = cubeStencil(prior, s, options.interpolation);
             NodeCoordinates c[8];
             for (int i = 0; i < st.count; ++i) c[i] = coordinatesOf(st.node[i], prior.size);
@@ -206,19 +210,57 @@ void solveConjugateGradients(const NormalEquations& eq, int size, std::vector<do
 
 }  // namespace
 
-CubeLut fitCubeToImage(const Image& source, const Image& target, const CubeLut& prior, const LookFitOptions& options)
+namespace {
+
+void checkOptions(const LookFitOptions& options)
 {
-    checkInputs(source, target, prior);
     if (!(options.prior > 0) || !(options.smooth >= 0) || options.maxSamples == 0)
         throw Error(ErrorCode::InvalidArgument, "the LUT fit needs prior > 0, smooth >= 0 and samples > 0");
-    std::size_t samples = 0;
-    NormalEquations eq = accumulate(source, target, prior, options, samples);
+}
+
+// The regularised least-squares lattice from the data's normal equations, solved from the prior.
+std::vector<double> solveFit(NormalEquations eq, std::size_t samples, const CubeLut& prior, const LookFitOptions& options)
+{
     const double perNode = std::max(1.0, static_cast<double>(samples) / static_cast<double>(prior.values.size() / 3));
     regularise(eq, prior, options.prior * perNode, options.smooth * perNode);
-
     std::vector<double> x(prior.values.begin(), prior.values.end());
     solveConjugateGradients(eq, prior.size, x, options.maxIterations, options.tolerance,
                             resolveThreadCount(options.threads));
+    return x;
+}
+
+}  // namespace
+
+CubeLut fitCubeToSamples(const float* inputs, const float* targets, std::size_t n, const CubeLut& prior,
+                         const LookFitOptions& options)
+{
+    checkPrior(prior);
+    checkOptions(options);
+    if (n == 0 || !inputs || !targets) throw Error(ErrorCode::InvalidArgument, "the LUT fit needs samples");
+    std::size_t samples = 0;
+    NormalEquations eq = accumulate(n, prior, options, samples, [&](std::size_t k, float s[3], float v[3]) {
+        for (int a = 0; a < 3; ++a) {
+            s[a] = inputs[3 * k + a];
+            v[a] = targets[3 * k + a];
+        }
+    });
+    const std::vector<double> x = solveFit(std::move(eq), samples, prior, options);
+    CubeLut fitted = prior;
+    for (std::size_t i = 0; i < x.size(); ++i) fitted.values[i] = std::isfinite(x[i]) ? static_cast<float>(x[i]) : prior.values[i];
+    return fitted;
+}
+
+CubeLut fitCubeToImage(const Image& source, const Image& target, const CubeLut& prior, const LookFitOptions& options)
+{
+    checkInputs(source, target, prior);
+    checkOptions(options);
+    std::size_t samples = 0;
+    const PixelReader in{source}, out{target};
+    NormalEquations eq = accumulate(source.pixelCount(), prior, options, samples, [&](std::size_t p, float s[3], float v[3]) {
+        in.rgb(p, s);
+        out.rgb(p, v);
+    });
+    const std::vector<double> x = solveFit(std::move(eq), samples, prior, options);
     CubeLut fitted = prior;
     for (std::size_t i = 0; i < x.size(); ++i) {
         // Nodes may leave [0, 1] slightly (a cell's interpolation can need it);

@@ -35,6 +35,16 @@ struct LookFitOptions {
     int threads = 0;          // 0 = all cores
 };
 
+// The lattice of prior's size and domain whose interpolation at inputs[k] (domain
+// units) is closest in least squares to targets[k] (any three values), k < n, with
+// the regularisers above (options.maxSamples: a regular stride beyond it). The
+// same fit as below on samples that are not pixels of an image (e.g. the pipeline's
+// edge-aware look folded into its colour lattice). Unlike fitCubeToImage the nodes
+// are not bounded. Throws uot::Error(InvalidArgument) for an inconsistent prior,
+// bad options or n == 0.
+CubeLut fitCubeToSamples(const float* inputs, const float* targets, std::size_t n, const CubeLut& prior,
+                         const LookFitOptions& options = {});
+
 // The lattice of prior's size and domain that best maps source to target
 // (same width and height; RGB, RGBA or gray; 8 or 16 bits; values in their
 // encoded units, as a LUT client sees them). Throws uot::Error(InvalidArgument)

@@ -20,11 +20,11 @@ struct MapBounds {
     // |d displacement / d L| <= chromaLightnessSlope (colour edges where the source has
     // only lightness edges). The same bounds on the guided-filter field's
     // per-window colour models.
-    // 1 and 0.5 (with fieldLightnessDeviation 2): the tuning half's configuration with
-    // a margin under the artifact constraints (worst blotch 0.84 %); 2 and 1 had the
-    // better tuning palette at worst blotch 2.79 % and failed the constraint on the
-    // held-back half and the samples (docs/BENCHMARKS.md, "Artifacts and the bounded map").
-    double chromaSlope = 1.0;
+    // 1.25 and 0.5, with the field folded into the lattice (MappingSettings::lutFaithful) and
+    // field deviations 0: chosen on the six samples' tuning half, palette ratio 0.907 to the
+    // best baseline at worst blotch 2.88 % (1: 0.937; 2 and 1: 0.833 but blotch 11.95 %;
+    // docs/BENCHMARKS.md, "Looks: the LUT is the look").
+    double chromaSlope = 1.25;
     double chromaLightnessSlope = 0.5;
     // The residual match's per-channel map f: minSlope <= f' <= maxSlope.
     double residualMinSlope = 0.5;
@@ -32,11 +32,13 @@ struct MapBounds {
     // The field's chroma displacement at each block may differ from the global map's
     // (the lattice plus the residual shift there) by at most this, in Lab units
     // (scaled by the space's nominal range / 100): the edge-aware field follows
-    // edges but cannot paint an island the global map does not have.
-    double fieldDeviation = 6;
+    // edges but cannot paint an island the global map does not have. 0 by default: with
+    // the field folded into the lattice the field's departures from the global map only
+    // cost palette (tuning median ratio 0.937 at 0 against 1.017 at 6 / 2).
+    double fieldDeviation = 0;
     // The same for the field's lightness displacement (Lab units): the result's lightness
     // stays within this of the monotone curve's.
-    double fieldLightnessDeviation = 2;
+    double fieldLightnessDeviation = 0;
 
     bool operator==(const MapBounds&) const = default;
 };

@@ -8,6 +8,7 @@
 #include <exception>
 #include <future>
 
+#include "core/color/look_lattice.h"
 #include "core/color/map_regularizer.h"
 #include "core/pipeline/pipeline_state.h"
 #include "core/transport/uot_error.h"
@@ -178,13 +179,17 @@ Image RecolorPipeline::render(const PipelineControl& control)
         s.lowSubsample = sub;
         s.lutValid = false;
     }
-    if (!s.lutValid || s.lut.size != ms.lutSize || !(s.lutBounds == ms.bounds)) {
+    // A field folded into the lattice is composed per pixel at any colour: every node is
+    // evaluated (the prior of the fold where no pixel holds a node).
+    const LatticeNodes nodes = sub > 0 && ms.lutFaithful ? LatticeNodes::All : LatticeNodes::NextToColors;
+    if (!s.lutValid || s.lut.size != ms.lutSize || !(s.lutBounds == ms.bounds) || s.lutNodes != nodes) {
         checkCancel(control);
         const float* at = sub > 0 ? s.low.colors.data() : s.fullSourceColors();
         const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
-        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads);
-        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, LatticeNodes::NextToColors, threads);
+        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes);
+        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads);
         s.lutBounds = ms.bounds;
+        s.lutNodes = nodes;
         s.lutValid = true;
         s.fieldValid = false;
     }
@@ -216,6 +221,17 @@ Image RecolorPipeline::render(const PipelineControl& control)
         } else if (!done) {
             s.field = DisplacementField{};
         }
+        s.lookLut = DisplacementLut{};
+        if (ms.lutFaithful && s.field.smoothed) {
+            checkCancel(control);
+            // The field folded into the lattice (bounded like the global map), composed per pixel
+            // in its place (on the GPU too: a lattice read per pixel).
+            s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height,
+                                          residualSampleStep(src.width, src.height), ms.fold, threads);
+            regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low.colors.data(), s.low.colors.size() / 3,
+                                      LatticeNodes::All, threads);
+            s.field = DisplacementField{};
+        }
         s.fieldValid = true;
         s.fieldSettings = ms;
         s.stats.fieldFromCache = false;
@@ -226,7 +242,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
     checkCancel(control);
     Image result = std::move(pre.result);
     if (!s.fieldNote.empty()) addNote(s.mapNote, s.fieldNote);
-    // The residual match is in the smoothed field. Without smoothing it is left out,
+    // The residual match is in the smoothed field (or the lattice it was folded into). Without smoothing it is left out,
     // as in the exported LUT (globalColorMap): applied per pixel it stretches the
     // source's compression blocks and noise with the map's slope.
     // The look controls are composed on the host (the GPU composes the transfer alone).
@@ -235,15 +251,16 @@ Image RecolorPipeline::render(const PipelineControl& control)
         addNote(s.mapNote, "look controls: composed on the CPU");
         mapper = nullptr;
     }
+    const DisplacementLut& mapLut = s.lookLut.size > 0 ? s.lookLut : s.lut;
     if (mapper) {
         try {
-            mapper->compose(s.lut, s.field, ms, result);
+            mapper->compose(mapLut, s.field, ms, result);
             s.stats.gpuComposeSeconds = mapper->lastComposeSeconds();
         } catch (const Error& e) {
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper) composeMapped(s.fullSourceColors(), s.lut, s.field, space, ms, src, result, threads, &look);
+    if (!mapper) composeMapped(s.fullSourceColors(), mapLut, s.field, space, ms, src, result, threads, &look);
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);

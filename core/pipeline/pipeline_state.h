@@ -101,7 +101,11 @@ struct RecolorPipeline::State {
     DisplacementLut lut;
     bool lutValid = false;
     MapBounds lutBounds;  // the bounds the lattice was regularised with
+    LatticeNodes lutNodes = LatticeNodes::NextToColors;  // the nodes the lattice was evaluated at
     DisplacementField field;  // compact smoothed displacement (guided-filter coefficients)
+    // With MappingSettings::lutFaithful: the field folded into a lattice (look_lattice.h),
+    // composed per pixel in place of the field (which is then left empty).
+    DisplacementLut lookLut;
     bool fieldValid = false;
     MappingSettings fieldSettings;
     std::string fieldNote;  // what fitting the field found (e.g. no residual match possible), added to every render's note
@@ -129,6 +133,7 @@ struct RecolorPipeline::State {
         lut = {};
         fieldValid = false;
         field = {};
+        lookLut = {};
     }
 };
 

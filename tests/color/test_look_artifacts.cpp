@@ -1,7 +1,7 @@
 // The issue's artifact cases rebuilt from the bundled images, measured by the
 // quality bench's artifact measures (bench/quality/artifact_metrics.h): identity
 // scores 0 and Reinhard stays near 0 on real pairs; the unbounded map (the defaults
-// before MapBounds) shows each case (a blob in rocket <- starry_night's sky, the
+// before MapBounds and the fold into the lattice) shows each case (a blob in rocket <- starry_night's sky, the
 // orange patch on chelsea <- rocket's nose, a dark band across a smooth gradient
 // sky with preserve luminance off, and a colour band across it) and the bounded map
 // of today's defaults does not.
@@ -62,6 +62,10 @@ Image recolor(const Image& src, const Image& ref, bool bounded, bool preserveLum
 {
     RecolorSettings s;
     s.mapping.bounds.enabled = bounded;
+    // The map before the issue: no bounds, and the field composed directly (folded into
+    // the lattice, even the unbounded map no longer bands the gradient sky <- starry_night:
+    // blotch 8.2 % -> 0.00 %).
+    s.mapping.lutFaithful = bounded;
     s.mapping.preserveLuminance = preserveLuminance;
     RecolorPipeline pipeline(s);
     pipeline.setSource(src);

@@ -203,8 +203,12 @@ private slots:
         const double measured = psnr(readImage(client.toStdString()), expected);
         qInfo("%s: ffmpeg lut3d vs uot recolor (defaults): %.2f dB; uot reported %.2f dB, the global map alone %.2f dB",
               qPrintable(QTest::currentDataTag()), measured, reported, global);
-        // ffmpeg truncates to 8 bits where uot rounds: a fraction of a dB.
-        QVERIFY2(std::abs(measured - reported) < 1.0, qPrintable(QString("%1 vs %2").arg(measured).arg(reported)));
+        // ffmpeg truncates to 8 bits where uot rounds: about half the samples one code lower,
+        // about 0.5 code^2 of mean squared error on top of the LUT's own. A fraction of a dB
+        // for a LUT at 35 dB; near 55 dB (a look that a LUT holds) it caps ffmpeg near 50 dB.
+        const auto mse = [](double db) { return 255.0 * 255.0 * std::pow(10.0, -db / 10); };
+        QVERIFY2(measured <= reported + 1.0 && mse(measured) <= mse(reported) + 0.6,
+                 qPrintable(QString("%1 vs %2").arg(measured).arg(reported)));
         QVERIFY2(reported > global + 1.0, qPrintable(QString("%1 vs %2").arg(reported).arg(global)));
 
         // The Hald CLUT of the same look, in ffmpeg's haldclut filter.

@@ -291,6 +291,7 @@ void TestPipeline::colour_guide_keeps_an_edge_that_lightness_does_not_see()
     const auto recolor = [&](bool smooth, SmoothingGuide guide) {
         RecolorSettings s = fastSettings();
         s.mapping.bounds.enabled = false;  // the unbounded map (the bounds are tested in tests/color)
+        s.mapping.lutFaithful = false;     // the field itself (the fold into the lattice drops what depends on position)
         s.mapping.smooth = smooth;
         s.mapping.smoothGuide = guide;
         s.mapping.smoothRadius = 0.1;  // 6 pixels
@@ -416,6 +417,7 @@ void TestPipeline::lightness_slope_floor_keeps_the_order_of_lightness_at_an_edge
     const auto edgeStep = [&](double floor) {
         RecolorSettings s = fastSettings();
         s.mapping.bounds.enabled = false;  // the unbounded map (the bounds are tested in tests/color)
+        s.mapping.lutFaithful = false;     // the field itself (the fold into the lattice drops what depends on position)
         s.mapping.smoothGuide = SmoothingGuide::Lightness;
         s.mapping.smoothRadius = 0.1;  // 6 pixels
         s.mapping.smoothSubsample = 1;
