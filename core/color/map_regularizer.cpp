@@ -115,36 +115,39 @@ void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const 
     const std::size_t strides[3] = {s * s, s, 1};
     double bound[3];
     for (int a = 0; a < 3; ++a) bound[a] = slope[a] * lut.step[a];
-    const auto axisIndex = [s](std::size_t node, int a) { return a == 0 ? node / (s * s) : (a == 1 ? (node / s) % s : node % s); };
+    // Every edge (node, node + strides[a]) between marked nodes, in increasing node order and
+    // axis order within a node (the projections are sequential: the order is part of the result).
+    const auto forEachEdge = [&](auto&& edge) {
+        for (std::size_t i = 0; i < s; ++i)
+            for (std::size_t j = 0; j < s; ++j)
+                for (std::size_t k = 0; k < s; ++k) {
+                    const std::size_t node = (i * s + j) * s + k;
+                    if (!mark[node]) continue;
+                    const bool inside[3] = {i + 1 < s, j + 1 < s, k + 1 < s};
+                    for (int a = 0; a < 3; ++a)
+                        if (inside[a] && mark[node + strides[a]]) edge(node, node + strides[a], a);
+                }
+    };
     float* v = lut.values.data();
     for (int sweep = 0; sweep < 200; ++sweep) {
         double worst = 0;
-        for (std::size_t node = 0; node < nodes; ++node) {
-            if (!mark[node]) continue;
-            for (int a = 0; a < 3; ++a) {
-                const std::size_t next = node + strides[a];
-                if (axisIndex(node, a) + 1 >= s || !mark[next]) continue;
-                const double d = static_cast<double>(v[3 * next + c]) - v[3 * node + c];
-                const double excess = std::abs(d) - bound[a];
-                if (excess <= 0) continue;
-                worst = std::max(worst, excess / bound[a]);
-                const double move = 0.5 * excess * (d > 0 ? 1 : -1);
-                v[3 * node + c] = static_cast<float>(v[3 * node + c] + move);
-                v[3 * next + c] = static_cast<float>(v[3 * next + c] - move);
-            }
-        }
+        forEachEdge([&](std::size_t node, std::size_t next, int a) {
+            const double d = static_cast<double>(v[3 * next + c]) - v[3 * node + c];
+            const double excess = std::abs(d) - bound[a];
+            if (excess <= 0) return;
+            worst = std::max(worst, excess / bound[a]);
+            const double move = 0.5 * excess * (d > 0 ? 1 : -1);
+            v[3 * node + c] = static_cast<float>(v[3 * node + c] + move);
+            v[3 * next + c] = static_cast<float>(v[3 * next + c] - move);
+        });
         if (worst < 1e-2) break;  // the shrink below removes the rest
     }
     double ratio = 0, mean = 0, count = 0;
-    for (std::size_t node = 0; node < nodes; ++node) {
-        if (!mark[node]) continue;
-        mean += v[3 * node + c], ++count;
-        for (int a = 0; a < 3; ++a) {
-            const std::size_t next = node + strides[a];
-            if (axisIndex(node, a) + 1 >= s || !mark[next]) continue;
-            ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * next + c]) - v[3 * node + c]) / bound[a]);
-        }
-    }
+    for (std::size_t node = 0; node < nodes; ++node)
+        if (mark[node]) mean += v[3 * node + c], ++count;
+    forEachEdge([&](std::size_t node, std::size_t next, int a) {
+        ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * next + c]) - v[3 * node + c]) / bound[a]);
+    });
     if (ratio <= 1 || count == 0) return;
     mean /= count;
     const double k = 1 / (ratio * (1 + 1e-6));
