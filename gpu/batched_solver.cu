@@ -288,7 +288,7 @@ const PointCloudCost& checkedCloud(const UotProblem& problem, std::size_t index)
 // The group's side of the shared loop (device_loop.h): every problem decides on
 // the device (finishKernel), so the loop launches chunks of iterations and reads
 // the problems' states back at checks. The group runs while one of them does.
-class GroupPasses final : public DevicePasses {
+class GroupPasses final : public DeviceDecidedPasses {
 public:
     GroupPasses(cudaStream_t stream, dim3 grid, std::size_t count, ProblemDesc* descs, ProblemState* states,
                 ProblemState* host, Side rows, Side cols, StepRules rules)
@@ -296,7 +296,6 @@ public:
           m_cols(cols), m_rules(rules)
     {
     }
-    bool decidesOnDevice() const override { return true; }
     void startChunk() override { UOT_CUDA_CHECK(cudaEventRecord(m_chunkStart.get(), m_stream)); }
     void launch(int count) override
     {
@@ -343,16 +342,6 @@ public:
         UOT_CUDA_CHECK(cudaMemcpyAsync(m_host, m_states, m_count * sizeof(ProblemState), cudaMemcpyDeviceToHost,
                                        m_stream));
         UOT_CUDA_CHECK(cudaStreamSynchronize(m_stream));
-    }
-    // Not called for passes that decide on the device.
-    void markSlice(int) override {}
-    void waitSlice(int) override {}
-    void snapshot() override {}
-    void keepGood() override {}
-    void restoreGood() override {}
-    void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
-                           std::vector<double>&) override
-    {
     }
 
 private:

@@ -73,6 +73,23 @@ public:
     virtual bool decidesOnDevice() const { return false; }
 };
 
+// The base of passes whose kernels decide on the device (decidesOnDevice): the loop
+// only starts chunks, launches and checks, so the host-side hooks for slices,
+// snapshots and the last good iterate do nothing.
+class DeviceDecidedPasses : public DevicePasses {
+public:
+    bool decidesOnDevice() const override { return true; }
+    void markSlice(int) override {}
+    void waitSlice(int) override {}
+    void snapshot() override {}
+    void keepGood() override {}
+    void restoreGood() override {}
+    void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
+                           std::vector<double>&) override
+    {
+    }
+};
+
 struct DeviceLoopSetup {
     std::uint64_t bytesPerIteration = 0;        // traffic_model.h, for progress and the counters
     int sweepsPerIteration = 1;                 // passes over the matrix (or the points) per iteration

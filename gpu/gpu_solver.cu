@@ -29,6 +29,7 @@
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
 #include "gpu/relaxed_kernels.h"
+#include "gpu/relaxed_passes.h"
 #include "gpu/stream_passes.h"
 #include "gpu/translation_kernels.h"
 
@@ -142,24 +143,12 @@ private:
     };
     // The accelerated iteration's side of the shared loop: its step kernel decides
     // on the device (DevicePasses::decidesOnDevice); a check reads its state back.
-    class RelaxedPasses final : public DevicePasses {
+    class RelaxedPasses final : public DeviceDecidedPasses {
     public:
         explicit RelaxedPasses(Engine& e) : m_e(e) {}
-        bool decidesOnDevice() const override { return true; }
         void startChunk() override { UOT_CUDA_CHECK(cudaEventRecord(m_chunkStart.get(), m_e.m_stream.get())); }
         void launch(int count) override { m_e.launchIterations(count); }
         DeviceCheck check(bool marginals) override;
-        // Not called for passes that decide on the device (the step kernel keeps the
-        // last accepted iterate itself).
-        void markSlice(int) override {}
-        void waitSlice(int) override {}
-        void snapshot() override {}
-        void keepGood() override {}
-        void restoreGood() override {}
-        void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
-                               std::vector<double>&) override
-        {
-        }
 
     private:
         Engine& m_e;
@@ -596,18 +585,8 @@ DeviceCheck Engine<T>::RelaxedPasses::check(bool)
     UOT_CUDA_CHECK(cudaStreamSynchronize(s));
     float ms = 0;
     UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, m_chunkStart.get(), m_chunkEnd.get()));
-    const RelaxedState& state = *m_e.m_hostRelaxed.get();
-    DeviceCheck c;
+    DeviceCheck c = checkOfRelaxedState(*m_e.m_hostRelaxed.get());
     c.chunkSeconds = ms * 1e-3;
-    c.iterations = state.iterations;
-    c.passes = state.passes;
-    c.error = state.error;
-    c.marginalA = state.marginalA;
-    c.marginalB = state.marginalB;
-    c.stop = state.stop == kConverged      ? DeviceStop::Converged
-             : state.stop == kNotFinite    ? DeviceStop::NotFinite
-             : state.stop == kIterationCap ? DeviceStop::IterationCap
-                                           : DeviceStop::Running;
     return c;
 }
 

@@ -62,11 +62,8 @@ template void RelaxedDevice::enqueueStep<double>(double*, double*, double*, doub
                                                  const double*, const double*, const double*, const double*,
                                                  cudaStream_t);
 
-DeviceCheck RelaxedDevice::read(cudaStream_t stream)
+DeviceCheck checkOfRelaxedState(const RelaxedState& state)
 {
-    UOT_CUDA_CHECK(cudaMemcpyAsync(m_host.get(), m_state.get(), sizeof(RelaxedState), cudaMemcpyDeviceToHost, stream));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const RelaxedState& state = *m_host.get();
     DeviceCheck c;
     c.iterations = state.iterations;
     c.passes = state.passes;
@@ -78,6 +75,13 @@ DeviceCheck RelaxedDevice::read(cudaStream_t stream)
              : state.stop == kIterationCap ? DeviceStop::IterationCap
                                            : DeviceStop::Running;
     return c;
+}
+
+DeviceCheck RelaxedDevice::read(cudaStream_t stream)
+{
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m_host.get(), m_state.get(), sizeof(RelaxedState), cudaMemcpyDeviceToHost, stream));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return checkOfRelaxedState(*m_host.get());
 }
 
 std::string RelaxedDevice::graphKey() const

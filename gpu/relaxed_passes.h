@@ -19,6 +19,10 @@
 
 namespace uot::gpu::detail {
 
+// The loop's view of a step kernel's state read back to the host (iterations, passes,
+// error, marginals and the stop; chunkSeconds is the caller's).
+DeviceCheck checkOfRelaxedState(const RelaxedState& state);
+
 class RelaxedDevice {
 public:
     // Allocates the state on the current device and sets the step's parameters.
@@ -47,25 +51,13 @@ private:
     PinnedBuffer<RelaxedState> m_host{1};
 };
 
-class RelaxedPasses final : public DevicePasses {
+class RelaxedPasses final : public DeviceDecidedPasses {
 public:
     // stream: where the step runs (on `device`); launch queues `count` iterations.
     RelaxedPasses(RelaxedDevice& relaxed, int device, cudaStream_t stream, std::function<void(int)> launch);
-    bool decidesOnDevice() const override { return true; }
     void startChunk() override;
     void launch(int count) override { m_launch(count); }
     DeviceCheck check(bool marginals) override;
-    // Not called for passes that decide on the device: the step kernel keeps the
-    // last accepted iterate itself.
-    void markSlice(int) override {}
-    void waitSlice(int) override {}
-    void snapshot() override {}
-    void keepGood() override {}
-    void restoreGood() override {}
-    void readLogPotentials(std::vector<double>&, std::vector<double>&, std::vector<double>&,
-                           std::vector<double>&) override
-    {
-    }
 
 private:
     RelaxedDevice& m_relaxed;
