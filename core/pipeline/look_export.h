@@ -20,8 +20,9 @@ namespace uot {
 // What a LUT can hold, in one sentence for --help and the export dialog.
 inline constexpr const char* kLutHoldsGlobalMapOnly =
     "The LUT is fitted to the rendered result (smoothing and palette match included) over the source's colors, "
-    "and its PSNR against that result is reported: a look whose smoothing varies across the image can only be "
-    "approximated by a LUT. --global-map exports the plan's global color map instead (what --no-smooth renders).";
+    "and its PSNR against that result is reported; the rendered look is itself a function of the color (its "
+    "edge-aware part is folded into the color lattice), so the LUT reproduces it. --global-map exports the plan's "
+    "global color map instead (what --no-smooth renders).";
 
 enum class LookLutSource {
     Rendered,   // fitted to render() (the result `uot recolor` writes and the studio shows)
