@@ -133,10 +133,13 @@ private slots:
         QCOMPARE(worker.latestGeneration(), c);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
         QCOMPARE(finished.at(0).at(0).toULongLong(), c);
-        // B was replaced before it started; A was cancelled while running.
+        // A was cancelled while running and C ran last. B was replaced: usually before it
+        // started, but when A stops between the two submits (a slow main thread, e.g.
+        // under ThreadSanitizer) B starts and is cancelled at once; it never finishes.
         QList<quint64> startedGenerations;
         for (const auto& args : started) startedGenerations << args.at(0).toULongLong();
-        QCOMPARE(startedGenerations, (QList<quint64>{a, c}));
+        QVERIFY2(startedGenerations == (QList<quint64>{a, c}) || startedGenerations == (QList<quint64>{a, b, c}),
+                 "the jobs started were not A then C (or A, B, C)");
         QList<quint64> cancelledGenerations;
         for (const auto& args : cancelled) cancelledGenerations << args.at(0).toULongLong();
         std::sort(cancelledGenerations.begin(), cancelledGenerations.end());
