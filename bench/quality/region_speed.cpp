@@ -20,6 +20,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/recolor_options.h"
+#include "bench/quality/median.h"
 #include "core/color/scopes.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/region_recolor.h"
@@ -30,12 +31,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 std::string loadAverage()
 {
@@ -129,11 +124,11 @@ int main(int argc, char** argv)
             }
         }
         // The solve varies most on a loaded machine: the medians of total - solve per run too.
-        const double base = median(variants[0].total), baseRest = median(variants[0].rest);
+        const double base = bench::median(variants[0].total), baseRest = bench::median(variants[0].rest);
         for (const Variant& v : variants)
             std::printf("median %-20s %.3f s (solve %.3f, total - solve %.3f); ratio to unmasked %.3f, of total - solve %.3f\n",
-                        v.name, median(v.total), median(v.solve), median(v.rest), median(v.total) / base,
-                        median(v.rest) / baseRest);
+                        v.name, bench::median(v.total), bench::median(v.solve), bench::median(v.rest), bench::median(v.total) / base,
+                        bench::median(v.rest) / baseRest);
 
         ScopeSettings scopeSettings;
         scopeSettings.threads = cli.recolor.threads;
@@ -146,7 +141,7 @@ int main(int argc, char** argv)
         }
         std::printf("scopes (waveform, parade, vectorscope) of %.1f MP: median %.1f ms of %zu runs (step %d, %zu pixels read); "
                     "load average %s\n",
-                    w * h / 1e6, 1000 * median(scopeTimes), scopeTimes.size(), scopes.step, scopes.samples,
+                    w * h / 1e6, 1000 * bench::median(scopeTimes), scopeTimes.size(), scopes.step, scopes.samples,
                     loadAverage().c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "uot_region_speed: %s\n", e.what());
