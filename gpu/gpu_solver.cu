@@ -566,13 +566,7 @@ void Engine<T>::startRelaxed(const SolveOptions& options)
         UOT_CUDA_CHECK(cudaMemcpyAsync(m_uHeld.get(), m_u.get(), M * sizeof(T), cudaMemcpyDeviceToDevice, s));
         UOT_CUDA_CHECK(cudaMemcpyAsync(m_vHeld.get(), m_v.get(), N * sizeof(T), cudaMemcpyDeviceToDevice, s));
     }
-    RelaxedState& host = *m_hostRelaxed.get();
-    host = RelaxedState{};
-    host.rule.start(options.acceleration,
-                    options.acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
-    host.omega = host.rule.omega;
-    UOT_CUDA_CHECK(cudaMemcpyAsync(m_relaxedState.get(), &host, sizeof(RelaxedState), cudaMemcpyHostToDevice, s));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(s));
+    uploadStartingRelaxedState(*m_hostRelaxed.get(), m_relaxedState.get(), options, s);
 }
 
 template <typename T>

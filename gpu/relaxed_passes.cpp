@@ -29,15 +29,20 @@ void RelaxedDevice::configure(const UotProblem& problem, const SolveOptions& opt
     m_params.sweeps = sweeps;
 }
 
-void RelaxedDevice::start(const SolveOptions& options, cudaStream_t stream)
+void uploadStartingRelaxedState(RelaxedState& host, RelaxedState* device, const SolveOptions& options,
+                                cudaStream_t stream)
 {
-    RelaxedState& host = *m_host.get();
     host = RelaxedState{};
     host.rule.start(options.acceleration,
                     options.acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
     host.omega = host.rule.omega;
-    UOT_CUDA_CHECK(cudaMemcpyAsync(m_state.get(), &host, sizeof(RelaxedState), cudaMemcpyHostToDevice, stream));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(device, &host, sizeof(RelaxedState), cudaMemcpyHostToDevice, stream));
     UOT_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void RelaxedDevice::start(const SolveOptions& options, cudaStream_t stream)
+{
+    uploadStartingRelaxedState(*m_host.get(), m_state.get(), options, stream);
 }
 
 const double* RelaxedDevice::omega() const

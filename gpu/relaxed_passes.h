@@ -23,6 +23,11 @@ namespace uot::gpu::detail {
 // error, marginals and the stop; chunkSeconds is the caller's).
 DeviceCheck checkOfRelaxedState(const RelaxedState& state);
 
+// Resets `host` (pinned) to the starting state (omega from the options), copies it
+// to `device` on `stream` and waits for the copy.
+void uploadStartingRelaxedState(RelaxedState& host, RelaxedState* device, const SolveOptions& options,
+                                cudaStream_t stream);
+
 class RelaxedDevice {
 public:
     // Allocates the state on the current device and sets the step's parameters.
