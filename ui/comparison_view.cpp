@@ -128,6 +128,7 @@ ComparisonView::ComparisonView(SolveWorker* worker, QWidget* parent) : QWidget(p
     });
     connect(m_worker, &SolveWorker::runStarted, this, [this](quint64 g, const RunInfo& info) {
         if (g != m_generation) return;
+        if (info.channel == 0 || info.channel == 1) m_chosen[info.channel] = info.variant;  // resolved on the worker
         m_charts->beginRun(info.channel, info.label);
         m_table->horizontalHeaderItem(info.channel)->setText(info.label);
     });
@@ -211,7 +212,7 @@ QString ComparisonView::sideLabel(int side, const RunOutcome& run) const
 {
     // The variant that ran; the one chosen too when the pipeline ran another
     // (e.g. matrix-free for a large palette, or a stabilised form).
-    const QString chosen = m_chosen[side].isEmpty() ? run.solver : resolvedVariantName(m_chosen[side]);
+    const QString chosen = m_chosen[side].isEmpty() ? run.solver : m_chosen[side];
     if (run.solver.isEmpty() || run.solver == chosen) return runLabel(chosen);
     return tr("%1, instead of %2").arg(runLabel(run.solver), chosen);
 }

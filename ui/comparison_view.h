@@ -79,7 +79,7 @@ private:
     ImageView* m_imageA = nullptr;
     ImageView* m_imageB = nullptr;
     MachinePeaks m_peaks;
-    QString m_chosen[2];  // the variants of the running or last comparison, as chosen
+    QString m_chosen[2];  // the variants of the running or last comparison, as chosen (resolved when each run starts)
 };
 
 }  // namespace uot::ui
