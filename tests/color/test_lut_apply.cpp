@@ -3,10 +3,13 @@
 // sizes 2 to 33, a narrowed domain), every 8-bit colour of the cube's 12 edges
 // and a whole 256^3 cube, random 8- and 16-bit pixels, odd widths, padded
 // strides, BGR, in place, for the portable and the AVX2 kernel; the identity
-// LUT exactly; the 8-bit table against the kernel; the runner's CPU fallback.
+// LUT exactly; the 8-bit table against the kernel; the runner's CPU fallback
+// (stand-in device backends: none, and one that fails mid-clip).
 
 #include <QTest>
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/color/lut_apply.h"
@@ -180,23 +183,61 @@ private slots:
                                 "8-bit");
     }
 
-    void runnerWithoutADeviceMapsOnTheCpuAndSaysWhy()
+    void runnerFallsBackToTheCpuAndSaysWhy()
     {
+        // Stand-in device backends (the real one, linked through uot::solvers, is
+        // tested in tests/gpu/test_gpu_lut_apply.cpp): one with no device, one
+        // that runs out of memory at its second frame.
+        struct FailingDevice : DeviceFrameLut {
+            int frames = 0;
+            void submit(const ConstFrameView&, const FrameView& out) override
+            {
+                if (++frames == 2) throw Error(ErrorCode::OutOfMemory, "test: out of device memory");
+                std::fill(out.data, out.data + out.strideBytes * out.height, std::uint8_t(7));
+            }
+            void flush() override {}
+            int inFlight() const override { return 1; }
+            std::string deviceName() const override { return "test device"; }
+        };
         const CubeLut cube = test::randomCube(17, 21);
         FrameLutRunner::Options options;
         options.useGpu = true;
-        FrameLutRunner runner(cube, options);
-        QVERIFY(!runner.onDevice());
-        // No GPU backend is linked into this test.
-        QVERIFY2(runner.fallbackMessage().find("CPU") != std::string::npos, runner.fallbackMessage().c_str());
-        QVERIFY2(runner.describe().find("CPU") == 0, runner.describe().c_str());
         const TestFrame in(64, 4, FramePixelFormat::Rgb8, 0, 22);
-        TestFrame out(64, 4, FramePixelFormat::Rgb8, 0);
-        runner.submit(in.view(), out.view());
-        runner.flush();
-        checkAgainstApplyCube(cube, in, out, "runner");
+
+        registerDeviceFrameLutFactory([](const FrameLut&, int) -> std::unique_ptr<DeviceFrameLut> {
+            throw Error(ErrorCode::Unavailable, "test: no device");
+        });
+        {
+            FrameLutRunner runner(cube, options);
+            QVERIFY(!runner.onDevice());
+            QCOMPARE(runner.fallbackMessage(), std::string("GPU LUT mapping unavailable (test: no device); mapping frames on the CPU"));
+            QVERIFY2(runner.describe().find("CPU (") == 0, runner.describe().c_str());
+            TestFrame out(64, 4, FramePixelFormat::Rgb8, 0);
+            runner.submit(in.view(), out.view());
+            runner.flush();
+            checkAgainstApplyCube(cube, in, out, "runner without a device");
+        }
+        registerDeviceFrameLutFactory([](const FrameLut&, int) -> std::unique_ptr<DeviceFrameLut> {
+            return std::make_unique<FailingDevice>();
+        });
+        {
+            FrameLutRunner runner(cube, options);
+            QVERIFY(runner.onDevice());
+            QCOMPARE(runner.describe(), std::string("test device"));
+            TestFrame first(64, 4, FramePixelFormat::Rgb8, 0), second(64, 4, FramePixelFormat::Rgb8, 0);
+            runner.submit(in.view(), first.view());
+            QCOMPARE(int(first.bytes[0]), 7);  // the stand-in device's output
+            runner.submit(in.view(), second.view());
+            QVERIFY(!runner.onDevice());
+            QCOMPARE(runner.fallbackMessage(),
+                     std::string("GPU LUT mapping failed (test: out of device memory); mapping the remaining frames on the CPU"));
+            checkAgainstApplyCube(cube, in, second, "frame after the device failed");
+        }
+        registerDeviceFrameLutFactory({});
         FrameLutRunner cpu(cube, FrameLutRunner::Options{});
-        QVERIFY(cpu.fallbackMessage().empty());
+        QVERIFY(cpu.fallbackMessage().empty() && !cpu.onDevice());
+        FrameLutRunner none(cube, options);
+        QVERIFY2(none.fallbackMessage().find("no GPU backend linked") != std::string::npos, none.fallbackMessage().c_str());
     }
 
     void inconsistentFramesAreRejected()
