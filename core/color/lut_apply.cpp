@@ -325,6 +325,15 @@ void FrameLutRunner::submit(const ConstFrameView& in, const FrameView& out)
             m_fallback = "GPU LUT mapping failed (" + reason + "); mapping the remaining frames on the CPU";
         }
     }
+    if (!isDeep(in.format) && m_options.table8AfterFrames >= 0) {
+        if (!m_table8 && m_cpuFrames8 >= m_options.table8AfterFrames)
+            m_table8 = std::make_unique<FrameLutCache8>(m_lut, m_options.threads);
+        if (m_table8) {
+            m_table8->apply(in, out, m_options.threads);
+            return;
+        }
+        ++m_cpuFrames8;
+    }
     applyLutToFrame(m_lut, in, out, m_options.threads, m_options.cpuPath);
 }
 
@@ -337,7 +346,7 @@ std::string FrameLutRunner::describe() const
 {
     if (m_device) return m_device->deviceName();
     const LutKernelPath path = m_options.cpuPath == LutKernelPath::Auto ? bestLutKernelPath() : m_options.cpuPath;
-    return "CPU (" + toString(path) + ", " + std::to_string(threadCount(m_options.threads)) + " threads)";
+    return "CPU (" + (m_table8 ? std::string("8-bit table") : toString(path)) + ", " + std::to_string(threadCount(m_options.threads)) + " threads)";
 }
 
 }  // namespace uot

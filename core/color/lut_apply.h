@@ -141,6 +141,10 @@ bool hasDeviceFrameLutFactory();
 // kernels, with the reason in fallbackMessage(). A device failure while frames
 // run (out of memory, a lost device) moves the remaining frames to the CPU too;
 // frames already handed to the device are completed or the error is thrown.
+// On the CPU, 8-bit frames switch to the 8-bit table (FrameLutCache8, same
+// output) once table8AfterFrames of them have been mapped: building it costs
+// about as much as 20 frames through the kernel (bench/quality/lut_apply_speed),
+// so a long clip gains and a still image or a short clip never pays for it.
 class FrameLutRunner {
 public:
     struct Options {
@@ -148,6 +152,7 @@ public:
         int device = 0;
         int threads = 0;  // CPU threads (<= 0: all)
         LutKernelPath cpuPath = LutKernelPath::Auto;
+        int table8AfterFrames = 24;  // < 0: never
     };
     FrameLutRunner(const CubeLut& lut, const Options& options);
     ~FrameLutRunner();
@@ -158,7 +163,8 @@ public:
     void submit(const ConstFrameView& in, const FrameView& out);
     void flush();
     bool onDevice() const { return m_device != nullptr; }
-    // Where frames are mapped, e.g. "GPU 0 (NVIDIA H100 80GB HBM3)" or "CPU (avx2, 2 threads)".
+    // Where frames are mapped, e.g. "GPU 0 (NVIDIA H100 80GB HBM3)", "CPU (avx2, 2 threads)"
+    // or "CPU (8-bit table, 2 threads)".
     std::string describe() const;
     // Empty when the GPU was not asked for or is in use; otherwise why the CPU maps.
     const std::string& fallbackMessage() const { return m_fallback; }
@@ -167,6 +173,8 @@ private:
     FrameLut m_lut;
     Options m_options;
     std::unique_ptr<DeviceFrameLut> m_device;
+    std::unique_ptr<FrameLutCache8> m_table8;
+    int m_cpuFrames8 = 0;  // 8-bit frames mapped by the CPU kernel
     std::string m_fallback;
 };
 

@@ -240,6 +240,27 @@ private slots:
         QVERIFY2(none.fallbackMessage().find("no GPU backend linked") != std::string::npos, none.fallbackMessage().c_str());
     }
 
+    void runnerSwitchesLongClipsToTheEightBitTable()
+    {
+        const CubeLut cube = test::randomCube(33, 31);
+        FrameLutRunner::Options options;
+        options.table8AfterFrames = 3;
+        FrameLutRunner runner(cube, options);
+        for (int k = 0; k < 5; ++k) {
+            const TestFrame in(97, 13, k % 2 ? FramePixelFormat::Bgr8 : FramePixelFormat::Rgb8, 2, 50 + k);
+            TestFrame out(97, 13, FramePixelFormat::Rgb8, 0);
+            runner.submit(in.view(), out.view());
+            checkAgainstApplyCube(cube, in, out, ("frame " + std::to_string(k)).c_str());
+            const bool table = runner.describe().find("8-bit table") != std::string::npos;
+            UOT_QVERIFY_MSG(table == (k >= 3), "frame " << k << ": " << runner.describe());
+        }
+        // 16-bit frames keep the kernel.
+        const TestFrame deep(31, 3, FramePixelFormat::Rgb16, 0, 60);
+        TestFrame deepOut(31, 3, FramePixelFormat::Rgb16, 0);
+        runner.submit(deep.view(), deepOut.view());
+        checkAgainstApplyCube(cube, deep, deepOut, "16-bit frame");
+    }
+
     void inconsistentFramesAreRejected()
     {
         const FrameLut lut(identityCube(5));
