@@ -1,7 +1,8 @@
 // The AVX2 + FMA row kernel of core/color/lut_apply.h: two pixels per 256-bit
 // register, each half holding one pixel's (R, G, B, pad) so that a tetrahedron
 // corner is one 128-bit load of the prepared lattice, and the four corners
-// blend in three fused multiply-adds. Built with -mavx2 -mfma and called only
+// blend in three fused multiply-adds; the pair's six samples are packed in
+// registers and written with two stores. Built with -mavx2 -mfma and called only
 // where the CPU has both (lutKernelPathSupported).
 
 #include <immintrin.h>
@@ -35,6 +36,30 @@ inline void storePixel(__m128i v, std::uint8_t* out)
     }
 }
 
+// Both pixels of a pair (q: R G B pad of the first, then of the second) into
+// six samples at `out`: packed and shuffled in registers, two stores.
+template <bool Deep>
+inline void storePair(__m256i q, std::uint8_t* out)
+{
+    const __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
+    if constexpr (Deep) {
+        const __m128i v = _mm_shuffle_epi8(_mm_packus_epi32(lo, hi),
+                                           _mm_setr_epi8(0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(out), v);
+        const std::uint32_t tail = static_cast<std::uint32_t>(_mm_extract_epi32(v, 2));
+        std::memcpy(out + 8, &tail, 4);
+    } else {
+        const __m128i w = _mm_packs_epi32(lo, hi);
+        const __m128i v = _mm_shuffle_epi8(_mm_packus_epi16(w, w),
+                                           _mm_setr_epi8(0, 1, 2, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        const std::uint64_t packed = static_cast<std::uint64_t>(_mm_cvtsi128_si64(v));
+        const std::uint32_t head = static_cast<std::uint32_t>(packed);
+        const std::uint16_t tail = static_cast<std::uint16_t>(packed >> 32);
+        std::memcpy(out, &head, 4);
+        std::memcpy(out + 4, &tail, 2);
+    }
+}
+
 template <bool Deep, bool InBgr, bool OutBgr>
 void mapRowT(const FrameLut& lut, const std::uint8_t* in, std::uint8_t* out, int width)
 {
@@ -59,9 +84,7 @@ void mapRowT(const FrameLut& lut, const std::uint8_t* in, std::uint8_t* out, int
         __m256 sum = _mm256_mul_ps(weightsOf(a.weight[0], b.weight[0]), pairOf(nodes + a.node[0], nodes + b.node[0]));
         for (int k = 1; k < 4; ++k)
             sum = _mm256_fmadd_ps(weightsOf(a.weight[k], b.weight[k]), pairOf(nodes + a.node[k], nodes + b.node[k]), sum);
-        const __m256i q = finish(sum);
-        storePixel<Deep>(_mm256_castsi256_si128(q), out + static_cast<std::size_t>(x) * bytes);
-        storePixel<Deep>(_mm256_extracti128_si256(q, 1), out + static_cast<std::size_t>(x + 1) * bytes);
+        storePair<Deep>(finish(sum), out + static_cast<std::size_t>(x) * bytes);
     }
     if (x < width) {
         const LutAxisEntry *r, *g, *b;
