@@ -35,8 +35,6 @@ CubeLut identityCube(int size)
     return lut;
 }
 
-namespace {
-
 void validateCube(const CubeLut& lut)
 {
     auto bad = [](const std::string& what) { throw Error(ErrorCode::InvalidArgument, "invalid LUT: " + what); };
@@ -51,6 +49,8 @@ void validateCube(const CubeLut& lut)
     for (float v : lut.values)
         if (!std::isfinite(v)) bad("a value is not a finite number");
 }
+
+namespace {
 
 // A title on one line without double quotes (the format has no escapes).
 std::string cleanTitle(const std::string& title)
@@ -273,18 +273,24 @@ CubeLut readCubeFile(const std::string& path)
     return parseCube(text.str(), path);
 }
 
-CubeStencil cubeStencil(const CubeLut& lut, const float rgb[3], CubeInterpolation interpolation)
+CubeAxisPosition cubeAxisPosition(const CubeLut& lut, int channel, float value)
 {
     const int n = lut.size;
+    const double t = (value - lut.domainMin[channel]) / (lut.domainMax[channel] - lut.domainMin[channel]) * (n - 1);
+    const double c = std::clamp(t, 0.0, static_cast<double>(n - 1));
+    int i = static_cast<int>(c);
+    if (i > n - 2) i = n - 2;
+    return {i, static_cast<float>(c - i)};
+}
+
+CubeStencil cubeStencil(const CubeLut& lut, const float rgb[3], CubeInterpolation interpolation)
+{
     int i0[3];
     float f[3];
     for (int a = 0; a < 3; ++a) {
-        const double t = (rgb[a] - lut.domainMin[a]) / (lut.domainMax[a] - lut.domainMin[a]) * (n - 1);
-        const double c = std::clamp(t, 0.0, static_cast<double>(n - 1));
-        int i = static_cast<int>(c);
-        if (i > n - 2) i = n - 2;
-        i0[a] = i;
-        f[a] = static_cast<float>(c - i);
+        const CubeAxisPosition p = cubeAxisPosition(lut, a, rgb[a]);
+        i0[a] = p.cell;
+        f[a] = p.fraction;
     }
     // Corner (dr, dg, db) of the lattice cell that holds the point.
     auto node = [&](int dr, int dg, int db) { return lut.nodeIndex(i0[0] + dr, i0[1] + dg, i0[2] + db); };

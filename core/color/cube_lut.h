@@ -46,6 +46,10 @@ struct CubeLut {
 // The identity LUT of `size` nodes per axis over [0, 1].
 CubeLut identityCube(int size);
 
+// Throws uot::Error(InvalidArgument) for an inconsistent lut (size out of range,
+// wrong value count, domain min >= max, non-finite values).
+void validateCube(const CubeLut& lut);
+
 // The .cube text of `lut`. Throws uot::Error(InvalidArgument) for an inconsistent
 // lut (size out of range, wrong value count, domain min >= max, non-finite values).
 std::string formatCube(const CubeLut& lut);
@@ -75,6 +79,13 @@ struct CubeStencil {
     float weight[8] = {};
     int count = 0;
 };
+// Where input `value` (domain units, clamped to the domain) of channel 0-2 falls
+// on the lattice: the cell (0 .. size - 2) and the fraction inside it (0 .. 1).
+struct CubeAxisPosition {
+    int cell = 0;
+    float fraction = 0;
+};
+CubeAxisPosition cubeAxisPosition(const CubeLut& lut, int channel, float value);
 CubeStencil cubeStencil(const CubeLut& lut, const float rgb[3], CubeInterpolation interpolation);
 
 // The LUT's output at input rgb (domain units; clamped to the domain).
