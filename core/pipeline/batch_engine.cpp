@@ -1,7 +1,5 @@
 #include "core/pipeline/batch_engine.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -52,6 +50,7 @@ WriteOptions writeOptionsFor(const BatchItemResult& item, const std::string& ref
     WriteOptions wo = settings.write;
     wo.overwrite = true;  // the existence policy was applied before
     wo.protectedPaths.push_back(referencePath);  // never, --overwrite-source or not
+    for (const std::string& extra : settings.extraReferences) wo.protectedPaths.push_back(extra);
     if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
     wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
     if (wo.profile == OutputProfile::None) wo.profile = OutputProfile::Srgb;  // the pixels are sRGB
@@ -219,31 +218,33 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
 BatchSummary runBatch(const std::string& referencePath, const BatchInputs& inputs, const BatchSettings& settings,
                       const BatchControl& control)
 {
-    validateSettings(settings.recolor);
-    if (settings.outDir.empty()) throw Error(ErrorCode::InvalidArgument, "no output folder given");
-    if (settings.pattern.find("{name}") == std::string::npos)
-        throw Error(ErrorCode::InvalidArgument, "the output pattern must contain {name} (got '" + settings.pattern + "')");
     const auto batchStart = Clock::now();
     BatchSummary summary;
-    std::error_code ec;
-    fs::create_directories(settings.outDir, ec);
-    if (!fs::is_directory(settings.outDir))
-        throw Error(ErrorCode::Io, settings.outDir + ": cannot create the output folder" +
-                                       (ec ? " (" + ec.message() + ")" : std::string()));
-    if (::access(settings.outDir.c_str(), W_OK) != 0)
-        throw Error(ErrorCode::Io, settings.outDir + ": no permission to write in the output folder");
-    checkInputPath(referencePath);
-    BatchPlan plan = planBatch(referencePath, inputs, settings);
+    BatchPlan plan = prepareBatch(referencePath, inputs, settings);
     const std::size_t total = plan.items.size();
 
-    // The reference palette, once.
+    // The reference palette, once (several references: pooled).
     auto start = Clock::now();
-    const Image reference = readImage(referencePath, settings.read);
+    std::vector<Image> references;
+    references.push_back(readImage(referencePath, settings.read));
+    for (const std::string& extra : settings.extraReferences) {
+        checkInputPath(extra);
+        references.push_back(readImage(extra, settings.read));
+    }
     summary.referenceTimings.decode = secondsSince(start);
     start = Clock::now();
-    PipelineControl refControl;
-    refControl.cancel = control.cancel;
-    const std::shared_ptr<const Palette> referencePalette = computePalette(reference, settings.recolor, refControl);
+    std::shared_ptr<const Palette> referencePalette;
+    if (references.size() == 1) {
+        PipelineControl refControl;
+        refControl.cancel = control.cancel;
+        referencePalette = computePalette(references.front(), settings.recolor, refControl);
+    } else {
+        std::vector<const Image*> images;
+        for (const Image& image : references) images.push_back(&image);
+        const RecolorSettings& s = settings.recolor;
+        referencePalette = std::make_shared<const Palette>(
+            buildPooledPalette(images, settings.referenceWeights, s.space, s.palette, s.threads));
+    }
     summary.referenceTimings.palette = secondsSince(start);
     for (std::size_t index = 0; index < total; ++index)
         if (!plan.pending[index]) notifyFinished(control, index, total, plan.items[index]);
