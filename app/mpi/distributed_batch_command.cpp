@@ -368,35 +368,30 @@ int runDistributedBatch(const std::vector<std::string>& args)
 
     BatchSummary summary;
     summary.referenceTimings = own.referenceTimings;
-    std::vector<int> owner(static_cast<std::size_t>(total), -1);
-    for (const SharedInput& s : everyShare) owner[static_cast<std::size_t>(s.index)] = s.owner;
-    for (std::size_t i = 0; i < collector.results().size(); ++i) {
-        std::optional<BatchItemResult>& result = collector.results()[i];
-        if (!result) {  // a lost rank's file it did not finish
-            BatchItemResult item;
-            const SharedInput* s = nullptr;
-            for (const SharedInput& candidate : everyShare)
-                if (candidate.index == i) s = &candidate;
-            item.input = s ? s->input.path : std::string();
-            item.status = BatchItemStatus::Failed;
-            char seconds[32];
-            std::snprintf(seconds, sizeof seconds, "%g s", timeout);
-            item.message = "not done: rank " + std::to_string(owner[i]) + " stopped answering for " + seconds +
-                           " (it died or hung); rerun the batch to do the missing files";
-            result = item;
-        }
+    // A lost rank's files that it did not finish: failed, to be done by a rerun.
+    std::vector<std::size_t> unfinished;
+    for (const SharedInput& s : everyShare) {
+        std::optional<BatchItemResult>& result = collector.results()[static_cast<std::size_t>(s.index)];
+        if (result) continue;
+        BatchItemResult item;
+        item.input = s.input.path;
+        item.status = BatchItemStatus::Failed;
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g s", timeout);
+        item.message = "not done: rank " + std::to_string(s.owner) + " stopped answering for " + seconds +
+                       " (it died or hung); rerun the batch to do the missing files";
+        result = item;
+        unfinished.push_back(static_cast<std::size_t>(s.index));
     }
     if (!lost.empty()) {
         std::string names;
         for (const int r : lost) names += (names.empty() ? "" : ", ") + std::to_string(r);
         std::fprintf(stderr, "uot-mpi batch: rank%s %s lost (no message for %g s, --timeout); its unfinished files:\n",
                      lost.size() == 1 ? "" : "s", names.c_str(), timeout);
-        for (std::size_t i = 0; i < owner.size(); ++i)
-            for (const int r : lost)
-                if (owner[i] == r && collector.results()[i]->message.rfind("not done: rank", 0) == 0)
-                    std::fprintf(stderr, "  rank %d: %s\n", r, collector.results()[i]->input.c_str());
-    }
-    if (lost.empty()) {
+        for (const SharedInput& s : everyShare)
+            if (std::find(unfinished.begin(), unfinished.end(), static_cast<std::size_t>(s.index)) != unfinished.end())
+                std::fprintf(stderr, "  rank %d: %s\n", s.owner, s.input.path.c_str());
+    } else {
         // Every rank has ended: an error that stopped a share (no GPU, an unreadable reference) stops the
         // command on every rank, the lowest failing rank's, as it stops `uot batch`.
         MPI_Request barrier = MPI_REQUEST_NULL;  // the other ranks wait in the same (non-blocking) barrier
@@ -404,15 +399,7 @@ int runDistributedBatch(const std::vector<std::string>& args)
         waitSleeping(barrier);
         runCollectively(comm, [&] { rethrowEnd(ownEnd); });
     }
-    for (const std::optional<BatchItemResult>& result : collector.results()) {
-        summary.items.push_back(*result);
-        switch (result->status) {
-        case BatchItemStatus::Done: ++summary.done; break;
-        case BatchItemStatus::Skipped: ++summary.skipped; break;
-        case BatchItemStatus::Failed: ++summary.failed; break;
-        case BatchItemStatus::Cancelled: ++summary.cancelled; break;
-        }
-    }
+    for (std::optional<BatchItemResult>& result : collector.results()) addItem(summary, std::move(*result));
     summary.seconds = MPI_Wtime() - start;
     const int code = cli::reportBatch(summary, batch.cli);
     if (!lost.empty()) {  // the lost ranks cannot take part in MPI_Finalize

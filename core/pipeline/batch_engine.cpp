@@ -28,6 +28,17 @@ std::string toString(BatchItemStatus status)
     return "?";
 }
 
+void addItem(BatchSummary& summary, BatchItemResult item)
+{
+    switch (item.status) {
+    case BatchItemStatus::Done: ++summary.done; break;
+    case BatchItemStatus::Skipped: ++summary.skipped; break;
+    case BatchItemStatus::Failed: ++summary.failed; break;
+    case BatchItemStatus::Cancelled: ++summary.cancelled; break;
+    }
+    summary.items.push_back(std::move(item));
+}
+
 namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -55,16 +66,6 @@ WriteOptions writeOptionsFor(const BatchItemResult& item, const std::string& ref
     wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
     if (wo.profile == OutputProfile::None) wo.profile = OutputProfile::Srgb;  // the pixels are sRGB
     return wo;
-}
-
-void count(BatchSummary& summary, BatchItemStatus status)
-{
-    switch (status) {
-    case BatchItemStatus::Done: ++summary.done; break;
-    case BatchItemStatus::Skipped: ++summary.skipped; break;
-    case BatchItemStatus::Failed: ++summary.failed; break;
-    case BatchItemStatus::Cancelled: ++summary.cancelled; break;
-    }
 }
 
 // Reports a stage of item `index` (stage set) or its end (finished set).
@@ -131,10 +132,7 @@ void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<con
         notifyFinished(control, todo[k], total, item);
     };
     runBatchedRecolor(referencePalette, settings.recolor, job, options, batchedControl);
-    for (const BatchItemResult& item : items) {
-        count(summary, item.status);
-        summary.items.push_back(item);
-    }
+    for (const BatchItemResult& item : items) addItem(summary, item);
 }
 
 // Why a folder entry with an image extension is not an input (empty: it is one).
@@ -263,8 +261,7 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
     for (std::size_t index = 0; index < total; ++index) {
         BatchItemResult item = plan.items[index];
         if (!plan.pending[index]) {
-            count(summary, item.status);
-            summary.items.push_back(item);
+            addItem(summary, item);
             continue;
         }
         const auto notifyStage = [&](const PipelineProgress& p) {
@@ -323,8 +320,7 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
                 item.message = e.what();
             }
         }
-        count(summary, item.status);
-        summary.items.push_back(item);
+        addItem(summary, item);
         notifyFinished(control, index, total, summary.items.back());
     }
     summary.seconds = secondsSince(batchStart);

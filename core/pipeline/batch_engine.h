@@ -67,6 +67,9 @@ struct BatchSummary {
     double seconds = 0;             // wall time of the whole batch
 };
 
+// Appends `item` to summary.items and counts it by its status.
+void addItem(BatchSummary& summary, BatchItemResult item);
+
 struct BatchProgress {
     std::size_t index = 0;           // of the current file, 0-based
     std::size_t total = 0;
