@@ -7,15 +7,36 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "app/cli/command_line.h"
+#include "app/cli/commands.h"
 #include "app/mpi/distributed_solve_command.h"
 #include "app/mpi/unresponsive_ranks.h"
 
+#if UOT_MPI_BATCH
+#include "app/mpi/distributed_batch_command.h"
+#endif
+
 namespace {
+
+#if !UOT_MPI_BATCH
+// A build without OpenCV (the GPU machine's solve-only build) has no image I/O.
+int runBatchUnavailable(const std::vector<std::string>&)
+{
+    std::fprintf(stderr, "uot-mpi batch: not built in (this uot-mpi was built without OpenCV: UOT_WITH_OPENCV=OFF)\n");
+    return uot::cli::kExitUnavailable;
+}
+#endif
 
 const uot::cli::Command kCommands[] = {
     {"solve", "solve a UOT problem distributed by rows over the MPI ranks", uot::mpi::runDistributedSolve},
+#if UOT_MPI_BATCH
+    {"batch", "recolor many images, the inputs split over the MPI ranks (as `uot batch`)", uot::mpi::runDistributedBatch},
+#else
+    {"batch", "recolor many images over the MPI ranks (not built in: needs OpenCV)", runBatchUnavailable},
+#endif
 };
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "core/pipeline/batch_engine.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -30,6 +28,17 @@ std::string toString(BatchItemStatus status)
     return "?";
 }
 
+void addItem(BatchSummary& summary, BatchItemResult item)
+{
+    switch (item.status) {
+    case BatchItemStatus::Done: ++summary.done; break;
+    case BatchItemStatus::Skipped: ++summary.skipped; break;
+    case BatchItemStatus::Failed: ++summary.failed; break;
+    case BatchItemStatus::Cancelled: ++summary.cancelled; break;
+    }
+    summary.items.push_back(std::move(item));
+}
+
 namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -52,20 +61,11 @@ WriteOptions writeOptionsFor(const BatchItemResult& item, const std::string& ref
     WriteOptions wo = settings.write;
     wo.overwrite = true;  // the existence policy was applied before
     wo.protectedPaths.push_back(referencePath);  // never, --overwrite-source or not
+    for (const std::string& extra : settings.extraReferences) wo.protectedPaths.push_back(extra);
     if (!settings.overwriteSource) wo.protectedPaths.push_back(item.input);
     wo.metadataFrom = item.input;  // EXIF/XMP/IPTC of each photo travel with it
     if (wo.profile == OutputProfile::None) wo.profile = OutputProfile::Srgb;  // the pixels are sRGB
     return wo;
-}
-
-void count(BatchSummary& summary, BatchItemStatus status)
-{
-    switch (status) {
-    case BatchItemStatus::Done: ++summary.done; break;
-    case BatchItemStatus::Skipped: ++summary.skipped; break;
-    case BatchItemStatus::Failed: ++summary.failed; break;
-    case BatchItemStatus::Cancelled: ++summary.cancelled; break;
-    }
 }
 
 // Reports a stage of item `index` (stage set) or its end (finished set).
@@ -132,10 +132,7 @@ void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<con
         notifyFinished(control, todo[k], total, item);
     };
     runBatchedRecolor(referencePalette, settings.recolor, job, options, batchedControl);
-    for (const BatchItemResult& item : items) {
-        count(summary, item.status);
-        summary.items.push_back(item);
-    }
+    for (const BatchItemResult& item : items) addItem(summary, item);
 }
 
 // Why a folder entry with an image extension is not an input (empty: it is one).
@@ -219,31 +216,33 @@ BatchSummary runBatch(const std::string& referencePath, const std::vector<std::s
 BatchSummary runBatch(const std::string& referencePath, const BatchInputs& inputs, const BatchSettings& settings,
                       const BatchControl& control)
 {
-    validateSettings(settings.recolor);
-    if (settings.outDir.empty()) throw Error(ErrorCode::InvalidArgument, "no output folder given");
-    if (settings.pattern.find("{name}") == std::string::npos)
-        throw Error(ErrorCode::InvalidArgument, "the output pattern must contain {name} (got '" + settings.pattern + "')");
     const auto batchStart = Clock::now();
     BatchSummary summary;
-    std::error_code ec;
-    fs::create_directories(settings.outDir, ec);
-    if (!fs::is_directory(settings.outDir))
-        throw Error(ErrorCode::Io, settings.outDir + ": cannot create the output folder" +
-                                       (ec ? " (" + ec.message() + ")" : std::string()));
-    if (::access(settings.outDir.c_str(), W_OK) != 0)
-        throw Error(ErrorCode::Io, settings.outDir + ": no permission to write in the output folder");
-    checkInputPath(referencePath);
-    BatchPlan plan = planBatch(referencePath, inputs, settings);
+    BatchPlan plan = prepareBatch(referencePath, inputs, settings);
     const std::size_t total = plan.items.size();
 
-    // The reference palette, once.
+    // The reference palette, once (several references: pooled).
     auto start = Clock::now();
-    const Image reference = readImage(referencePath, settings.read);
+    std::vector<Image> references;
+    references.push_back(readImage(referencePath, settings.read));
+    for (const std::string& extra : settings.extraReferences) {
+        checkInputPath(extra);
+        references.push_back(readImage(extra, settings.read));
+    }
     summary.referenceTimings.decode = secondsSince(start);
     start = Clock::now();
-    PipelineControl refControl;
-    refControl.cancel = control.cancel;
-    const std::shared_ptr<const Palette> referencePalette = computePalette(reference, settings.recolor, refControl);
+    std::shared_ptr<const Palette> referencePalette;
+    if (references.size() == 1) {
+        PipelineControl refControl;
+        refControl.cancel = control.cancel;
+        referencePalette = computePalette(references.front(), settings.recolor, refControl);
+    } else {
+        std::vector<const Image*> images;
+        for (const Image& image : references) images.push_back(&image);
+        const RecolorSettings& s = settings.recolor;
+        referencePalette = std::make_shared<const Palette>(
+            buildPooledPalette(images, settings.referenceWeights, s.space, s.palette, s.threads));
+    }
     summary.referenceTimings.palette = secondsSince(start);
     for (std::size_t index = 0; index < total; ++index)
         if (!plan.pending[index]) notifyFinished(control, index, total, plan.items[index]);
@@ -262,8 +261,7 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
     for (std::size_t index = 0; index < total; ++index) {
         BatchItemResult item = plan.items[index];
         if (!plan.pending[index]) {
-            count(summary, item.status);
-            summary.items.push_back(item);
+            addItem(summary, item);
             continue;
         }
         const auto notifyStage = [&](const PipelineProgress& p) {
@@ -322,8 +320,7 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
                 item.message = e.what();
             }
         }
-        count(summary, item.status);
-        summary.items.push_back(item);
+        addItem(summary, item);
         notifyFinished(control, index, total, summary.items.back());
     }
     summary.seconds = secondsSince(batchStart);

@@ -39,6 +39,13 @@ struct BatchSettings {
     // run image by image (no batched GPU solve).
     std::string maskPattern;
     int maskFeather = 0;
+    // Further references (after runBatch's referencePath): the reference palette
+    // is then the pooled palette of all of them (buildPooledPalette, as `uot
+    // recolor` with several references), each image's share given by
+    // referenceWeights (one per reference, referencePath first; empty = equal).
+    // Every reference is protected as referencePath is.
+    std::vector<std::string> extraReferences;
+    std::vector<double> referenceWeights;
 };
 
 enum class BatchItemStatus { Done, Skipped, Failed, Cancelled };
@@ -59,6 +66,9 @@ struct BatchSummary {
     PhaseTimings referenceTimings;  // decode + palette of the reference
     double seconds = 0;             // wall time of the whole batch
 };
+
+// Appends `item` to summary.items and counts it by its status.
+void addItem(BatchSummary& summary, BatchItemResult item);
 
 struct BatchProgress {
     std::size_t index = 0;           // of the current file, 0-based

@@ -1,6 +1,7 @@
 #include "core/pipeline/batch_plan.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -76,8 +77,14 @@ BatchPlan planBatch(const std::string& referencePath, const BatchInputs& inputs,
     for (std::size_t i = 0; i < n; ++i)
         if (!earlierOutput[i])
             if (const auto id = fileIdentity(inputs.files[i].path)) protectedFiles.emplace(*id, inputs.files[i].path);
-    const auto referenceId = fileIdentity(referencePath);
-    const std::string referenceKey = pathKey(referencePath);
+    std::vector<std::string> references{referencePath};
+    references.insert(references.end(), settings.extraReferences.begin(), settings.extraReferences.end());
+    std::vector<std::string> referenceKeys;
+    std::vector<std::optional<std::pair<dev_t, ino_t>>> referenceIds;
+    for (const std::string& reference : references) {
+        referenceKeys.push_back(pathKey(reference));
+        referenceIds.push_back(fileIdentity(reference));
+    }
 
     std::map<std::string, std::size_t> claimed;  // output key -> the input that writes it
     for (std::size_t i = 0; i < n; ++i) {
@@ -102,7 +109,11 @@ BatchPlan planBatch(const std::string& referencePath, const BatchInputs& inputs,
                         item.output + ": cannot write this kind of file (the name comes from --pattern '" +
                             settings.pattern + "'); use .jpg, .png, .tif, .webp or .bmp");
         const auto outputId = fileIdentity(item.output);
-        if (outputKeys[i] == referenceKey || (outputId && referenceId && *outputId == *referenceId))
+        bool replacesReference = false;
+        for (std::size_t r = 0; r < references.size(); ++r)
+            replacesReference = replacesReference || outputKeys[i] == referenceKeys[r] ||
+                                (outputId && referenceIds[r] && *outputId == *referenceIds[r]);
+        if (replacesReference)
             throw Error(ErrorCode::InvalidArgument,
                         "the output of '" + item.input + "' would be '" + item.output +
                             "', the reference image, which is never replaced: choose another --out-dir or --pattern");
@@ -130,5 +141,22 @@ BatchPlan planBatch(const std::string& referencePath, const BatchInputs& inputs,
     return plan;
 }
 
+
+BatchPlan prepareBatch(const std::string& referencePath, const BatchInputs& inputs, const BatchSettings& settings)
+{
+    validateSettings(settings.recolor);
+    if (settings.outDir.empty()) throw Error(ErrorCode::InvalidArgument, "no output folder given");
+    if (settings.pattern.find("{name}") == std::string::npos)
+        throw Error(ErrorCode::InvalidArgument, "the output pattern must contain {name} (got '" + settings.pattern + "')");
+    std::error_code ec;
+    fs::create_directories(settings.outDir, ec);
+    if (!fs::is_directory(settings.outDir))
+        throw Error(ErrorCode::Io, settings.outDir + ": cannot create the output folder" +
+                                       (ec ? " (" + ec.message() + ")" : std::string()));
+    if (::access(settings.outDir.c_str(), W_OK) != 0)
+        throw Error(ErrorCode::Io, settings.outDir + ": no permission to write in the output folder");
+    checkInputPath(referencePath);
+    return planBatch(referencePath, inputs, settings);
+}
 
 }  // namespace uot

@@ -24,4 +24,10 @@ struct BatchPlan {
 // in runBatch's comment).
 BatchPlan planBatch(const std::string& referencePath, const BatchInputs& inputs, const BatchSettings& settings);
 
+// What runBatch does before any image is read: checks the settings, creates the
+// output folder (uot::Error(Io) when it cannot be created or written), checks
+// the reference's path, then planBatch. A distributed batch (uot-mpi batch)
+// plans the whole batch with it once, then runs runBatch on each rank's share.
+BatchPlan prepareBatch(const std::string& referencePath, const BatchInputs& inputs, const BatchSettings& settings);
+
 }  // namespace uot

@@ -3,7 +3,8 @@
 # `uot batch` (docs/REGIONS.md): pixels under black keep the source's bytes,
 # pixels under white change, several references pooled with equal weights
 # give the result of their side-by-side image, clear refusals (exit 2) and a
-# missing batch mask reported for its file (exit 3). Images are BMP and PNG
+# missing batch mask reported for its file (exit 3), and `uot batch --reference`
+# giving the files of `uot recolor` with the same references. Images are BMP and PNG
 # made by the script (Python standard library only).
 set -u
 uot=$(realpath "$1")
@@ -92,6 +93,17 @@ check "[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && py close '$tmp/pooled.bmp' '$tmp/side
 check "! py close '$tmp/pooled.bmp' '$tmp/only_a.bmp' 2" "... which the first reference alone does not"
 "$uot" recolor "$tmp/src.bmp" "$tmp/a.bmp" "$tmp/b.bmp" -o "$tmp/w.bmp" --reference-weights 1,1 $small
 check "cmp -s '$tmp/pooled.bmp' '$tmp/w.bmp'" "--reference-weights 1,1 is the default"
+
+# The same references in a batch: the first as REFERENCE, the second with --reference.
+"$uot" batch "$tmp/a.bmp" "$tmp/src.bmp" --reference "$tmp/b.bmp" --out-dir "$tmp/batch_refs" --pattern '{name}.bmp' $small; rc=$?
+check "[ $rc -eq 0 ] && cmp -s '$tmp/pooled.bmp' '$tmp/batch_refs/src.bmp' && py close '$tmp/batch_refs/src.bmp' '$tmp/side.bmp' 0.5" \
+  "batch --reference: the pooled palette of recolor with both references (and so the side-by-side image's result)"
+"$uot" batch "$tmp/a.bmp" "$tmp/src.bmp" --reference "$tmp/b.bmp" --out-dir "$tmp/batch_w" --pattern '{name}.bmp' --reference-weights 1,3 $small
+"$uot" recolor "$tmp/src.bmp" "$tmp/a.bmp" "$tmp/b.bmp" -o "$tmp/w13.bmp" --reference-weights 1,3 $small
+check "cmp -s '$tmp/w13.bmp' '$tmp/batch_w/src.bmp' && ! cmp -s '$tmp/w13.bmp' '$tmp/pooled.bmp'" \
+  "batch --reference-weights 1,3: recolor's result with the same weights (not the equal-weight one)"
+"$uot" batch "$tmp/a.bmp" "$tmp/src.bmp" --out-dir "$tmp/batch_x" --reference-weights 1,3 $small 2>"$tmp/err"; rc=$?
+check "[ $rc -eq 2 ] && grep -q '2 weights for 1 reference images' '$tmp/err'" "batch: two weights for one reference: exit 2"
 
 "$uot" recolor "$tmp/src.bmp" "$tmp/a.bmp" "$tmp/b.bmp" -o "$tmp/x.bmp" --reference-weights 1 $small 2>"$tmp/err"; rc=$?
 check "[ $rc -eq 2 ] && grep -q '1 weights for 2 reference images' '$tmp/err'" "a weight count that does not match: exit 2"

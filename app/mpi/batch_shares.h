@@ -1,0 +1,21 @@
+#pragma once
+// How `uot-mpi batch` splits its inputs over the ranks: by pixel count, read
+// from each image's header (no decoding), so that every rank gets about the same
+// work. Deterministic: the same inputs and rank count give the same split.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace uot::mpi {
+
+// Width x height from the file's header (core/imageio/image_header.h); 0 when
+// the file cannot be read or its header does not say.
+std::uint64_t headerPixelCount(const std::string& path);
+
+// The rank of each item: the largest first (ties: the lower index), each to the
+// rank with the least work so far (ties: the lower rank). An item of unknown
+// size (0) counts as the mean of the known ones (1 when none is known).
+std::vector<int> assignByWork(const std::vector<std::uint64_t>& work, int ranks);
+
+}  // namespace uot::mpi

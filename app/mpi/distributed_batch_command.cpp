@@ -1,0 +1,415 @@
+// `uot-mpi batch`: rank 0 plans the whole batch (prepareBatch: the refusals,
+// the skips and the output names, as `uot batch`), splits the inputs still to
+// do over the ranks by pixel count (batch_shares.h) and sends each rank its
+// share; every rank runs the batch engine (runBatch) on its share, with its
+// node's GPU when it has one (local_gpu.h), and sends each finished item to rank
+// 0 as it ends. Rank 0 prints the progress and, once every rank's share has
+// ended, the report and exit code of `uot batch` (batch_options.h). A rank that
+// sends nothing for --timeout seconds is reported as lost with the files it
+// did not finish (failed: "rerun the batch"), and the job stops (MPI_Abort with
+// the batch's exit code): finished outputs are complete files (written
+// atomically), so a rerun skips them and does only what is missing.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/cli/arg_parser.h"
+#include "app/cli/batch_options.h"
+#include "app/cli/commands.h"
+#include "app/mpi/batch_messages.h"
+#include "app/mpi/batch_shares.h"
+#include "app/mpi/collective_errors.h"
+#include "app/mpi/distributed_batch_command.h"
+#include "app/mpi/local_gpu.h"
+#include "core/pipeline/batch_engine.h"
+#include "core/pipeline/batch_plan.h"
+#include "core/transport/uot_error.h"
+
+namespace uot::mpi {
+
+namespace {
+
+using cli::UsageError;
+
+constexpr int kItemTag = 0x7b01;       // a finished item (packItem)
+constexpr int kHeartbeatTag = 0x7b02;  // nothing: "still working" (during a long image)
+constexpr int kEndTag = 0x7b03;        // the rank's share has ended (packShareEnd)
+constexpr double kHeartbeatSeconds = 1.0;
+
+void nap()
+{
+    const timespec pause{0, 1000000L};  // 1 ms
+    nanosleep(&pause, nullptr);
+}
+
+// Waits for a non-blocking call without busy polling (the ranks wait for rank 0
+// while it still works on its own share).
+void waitSleeping(MPI_Request& request)
+{
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done) return;
+        nap();
+    }
+}
+
+Bytes broadcastBytes(MPI_Comm comm, Bytes bytes)
+{
+    std::uint64_t size = bytes.size();
+    MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm);
+    bytes.resize(size);
+    MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_CHAR, 0, comm);
+    return bytes;
+}
+
+// The exception a share ended with, as it travels.
+ShareEnd shareEndOf(const std::exception_ptr& error)
+{
+    ShareEnd end;
+    if (!error) return end;
+    try {
+        std::rethrow_exception(error);
+    } catch (const UsageError& e) {
+        end = {1, 0, e.what()};
+    } catch (const Error& e) {
+        end = {2, static_cast<int>(e.code()), e.what()};
+    } catch (const std::exception& e) {
+        end = {3, 0, e.what()};
+    }
+    return end;
+}
+
+// Throws what a share ended with (nothing when it ended fine).
+void rethrowEnd(const ShareEnd& end)
+{
+    if (end.kind == 1) throw UsageError(end.message);
+    if (end.kind == 2) throw Error(static_cast<ErrorCode>(end.code), end.message);
+    if (end.kind == 3) throw std::runtime_error(end.message);
+}
+
+// Test hook (CTest mpi_batch): "R:N" makes rank R leave the job, as if it
+// crashed, once N of its files are finished and reported.
+std::optional<std::pair<int, std::size_t>> testExitAfter()
+{
+    const char* text = std::getenv("UOT_MPI_BATCH_TEST_EXIT");
+    if (!text) return std::nullopt;
+    int rank = -1;
+    unsigned long count = 0;
+    if (std::sscanf(text, "%d:%lu", &rank, &count) != 2) return std::nullopt;
+    return std::make_pair(rank, static_cast<std::size_t>(count));
+}
+
+// The messages a rank sends to rank 0, kept until MPI is done with them.
+class Outbox {
+public:
+    explicit Outbox(MPI_Comm comm) : m_comm(comm) {}
+    void send(Bytes bytes, int tag)
+    {
+        m_pending.push_back({std::move(bytes), MPI_REQUEST_NULL});
+        Pending& p = m_pending.back();
+        MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_CHAR, 0, tag, m_comm, &p.request);
+        prune();
+    }
+    void heartbeat()
+    {
+        const double now = MPI_Wtime();
+        if (now - m_lastBeat < kHeartbeatSeconds) return;
+        m_lastBeat = now;
+        send({}, kHeartbeatTag);
+    }
+    void flush()
+    {
+        for (Pending& p : m_pending) waitSleeping(p.request);
+        m_pending.clear();
+    }
+
+private:
+    struct Pending {
+        Bytes bytes;
+        MPI_Request request;
+    };
+    void prune()
+    {
+        while (!m_pending.empty()) {
+            int done = 0;
+            MPI_Test(&m_pending.front().request, &done, MPI_STATUS_IGNORE);
+            if (!done) return;
+            m_pending.pop_front();
+        }
+    }
+    MPI_Comm m_comm;
+    std::deque<Pending> m_pending;
+    double m_lastBeat = 0;
+};
+
+// Rank 0's side: what every rank has reported.
+class Collector {
+public:
+    Collector(MPI_Comm comm, int ranks, std::size_t total, cli::BatchProgressPrinter& printer)
+        : m_comm(comm), m_results(total), m_ends(static_cast<std::size_t>(ranks)),
+          m_lastHeard(static_cast<std::size_t>(ranks), MPI_Wtime()), m_printer(printer)
+    {
+    }
+    void finished(std::size_t index, const BatchItemResult& item)
+    {
+        m_results[index] = item;
+        m_printer.finished(index, m_results.size(), item);
+    }
+    void ended(int rank, ShareEnd end) { m_ends[static_cast<std::size_t>(rank)] = std::move(end); }
+    // Receives what has arrived.
+    void drain()
+    {
+        for (;;) {
+            int arrived = 0;
+            MPI_Status status;
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm, &arrived, &status);
+            if (!arrived) return;
+            int count = 0;
+            MPI_Get_count(&status, MPI_CHAR, &count);
+            Bytes bytes(static_cast<std::size_t>(count));
+            MPI_Recv(bytes.data(), count, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, m_comm, MPI_STATUS_IGNORE);
+            m_lastHeard[static_cast<std::size_t>(status.MPI_SOURCE)] = MPI_Wtime();
+            if (status.MPI_TAG == kItemTag) {
+                std::uint64_t index = 0;
+                BatchItemResult item = unpackItem(bytes, index);
+                if (index < m_results.size()) finished(static_cast<std::size_t>(index), item);
+            } else if (status.MPI_TAG == kEndTag) {
+                ended(status.MPI_SOURCE, unpackShareEnd(bytes));
+            }
+        }
+    }
+    // Waits until every rank's share has ended or the rank has been silent for
+    // `timeout` seconds (0: no limit); returns the silent ranks.
+    std::vector<int> waitForAll(double timeout)
+    {
+        const double start = MPI_Wtime();
+        for (double& t : m_lastHeard) t = std::max(t, start);
+        for (;;) {
+            drain();
+            std::vector<int> silent;
+            bool waiting = false;
+            const double now = MPI_Wtime();
+            for (std::size_t r = 0; r < m_ends.size(); ++r) {
+                if (m_ends[r]) continue;
+                waiting = true;
+                if (timeout > 0 && now - m_lastHeard[r] > timeout) silent.push_back(static_cast<int>(r));
+            }
+            if (!waiting) return {};
+            bool allSilent = true;  // every rank still awaited is silent: stop waiting
+            for (std::size_t r = 0; r < m_ends.size(); ++r)
+                if (!m_ends[r] && !(timeout > 0 && now - m_lastHeard[r] > timeout)) allSilent = false;
+            if (allSilent) return silent;
+            nap();
+        }
+    }
+    std::vector<std::optional<BatchItemResult>>& results() { return m_results; }
+
+private:
+    MPI_Comm m_comm;
+    std::vector<std::optional<BatchItemResult>> m_results;
+    std::vector<std::optional<ShareEnd>> m_ends;
+    std::vector<double> m_lastHeard;
+    cli::BatchProgressPrinter& m_printer;
+};
+
+// Runs this rank's share through the batch engine; `onFinished(global index,
+// item)` and `onStage()` are called on this thread. Returns the engine's summary
+// and how the share ended.
+BatchSummary runShare(const cli::BatchCliSettings& batch, const std::vector<SharedInput>& share,
+                      const std::function<void(std::size_t, const BatchItemResult&)>& onFinished,
+                      const std::function<void(std::size_t, std::size_t, const PipelineProgress&)>& onStage,
+                      ShareEnd& end)
+{
+    BatchSummary summary;
+    if (share.empty()) return summary;
+    BatchInputs inputs;
+    for (const SharedInput& s : share) inputs.files.push_back(s.input);
+    BatchControl control;
+    control.onProgress = [&](const BatchProgress& p) {
+        if (p.index >= share.size()) return;
+        const std::size_t global = static_cast<std::size_t>(share[p.index].index);
+        if (p.finished)
+            onFinished(global, *p.finished);
+        else if (p.stage)
+            onStage(global, p.index, *p.stage);
+    };
+    try {
+        summary = runBatch(batch.reference, inputs, batch.settings, control);
+    } catch (...) {
+        end = shareEndOf(std::current_exception());
+    }
+    return summary;
+}
+
+}  // namespace
+
+int runDistributedBatch(const std::vector<std::string>& args)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const std::string gpuChoice = pinLocalGpu(localRank(comm));  // before anything starts CUDA
+
+    cli::ArgParser parser("mpirun -np P uot-mpi batch REFERENCE INPUT... --out-dir DIR [options]",
+                          cli::batchHelpSummary() +
+                              " The inputs are split over the ranks by pixel count; each rank uses its node's GPU "
+                              "(local rank modulo the visible devices) and rank 0 writes the report of `uot batch`.");
+    cli::addBatchOptions(parser);
+    parser.addOption("timeout", "SECONDS",
+                     "a rank that sends nothing for this long (died, hung) is reported as lost with the files it "
+                     "did not finish, and the job stops with the batch's exit code; 0 = wait for ever",
+                     "60");
+    cli::BatchCliSettings batch;
+    double timeout = 60;
+    runCollectively(comm, [&] {
+        parser.parse(args);
+        if (parser.helpRequested()) return;
+        batch = cli::readBatchOptions(parser);
+        timeout = parser.number("timeout");
+        if (!(timeout >= 0)) throw UsageError("option '--timeout' needs a number of seconds >= 0");
+    });
+    if (parser.helpRequested()) {
+        std::printf("%s", parser.helpText().c_str());
+        return cli::kExitOk;
+    }
+
+    // Rank 0 plans the whole batch and gives each rank its share.
+    BatchPlan plan;
+    Bytes shares;
+    runCollectively(comm, [&] {
+        if (rank != 0) return;
+        const BatchInputs inputs = scanBatchInputs(batch.inputPaths);
+        if (inputs.files.empty() && inputs.skipped.empty())
+            throw UsageError("no input images found (supported: .jpg .png .tif .webp .bmp)");
+        plan = prepareBatch(batch.reference, inputs, batch.settings);
+        std::vector<SharedInput> pending;
+        std::vector<std::uint64_t> work;
+        for (std::size_t i = 0, f = inputs.skipped.size(); i < plan.items.size(); ++i) {
+            if (i < inputs.skipped.size()) continue;
+            const BatchInput& input = inputs.files[i - f];
+            if (!plan.pending[i]) continue;
+            pending.push_back({i, 0, input});
+            work.push_back(headerPixelCount(input.path));
+        }
+        const std::vector<int> owners = assignByWork(work, size);
+        for (std::size_t k = 0; k < pending.size(); ++k) pending[k].owner = owners[k];
+        shares = packShares(plan.items.size(), pending);
+    });
+    std::uint64_t total = 0;
+    const std::vector<SharedInput> everyShare = unpackShares(broadcastBytes(comm, std::move(shares)), total);
+    std::vector<SharedInput> share;
+    for (const SharedInput& s : everyShare)
+        if (s.owner == rank) share.push_back(s);
+    const auto exitAfter = testExitAfter();
+
+    if (rank != 0) {
+        Outbox outbox(comm);
+        std::size_t finished = 0;
+        ShareEnd end;
+        runShare(
+            batch, share,
+            [&](std::size_t index, const BatchItemResult& item) {
+                outbox.send(packItem(index, item), kItemTag);
+                if (exitAfter && exitAfter->first == rank && ++finished == exitAfter->second) {
+                    outbox.flush();
+                    std::_Exit(9);
+                }
+            },
+            [&](std::size_t, std::size_t, const PipelineProgress&) { outbox.heartbeat(); }, end);
+        outbox.send(packShareEnd(end), kEndTag);
+        outbox.flush();
+        MPI_Request barrier = MPI_REQUEST_NULL;
+        MPI_Ibarrier(comm, &barrier);
+        waitSleeping(barrier);
+        runCollectively(comm, [&] { rethrowEnd(end); });  // every rank stops with the lowest failing rank's error
+        int code = 0;
+        MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+        return code;
+    }
+
+    // Rank 0: its own share, then what the others report.
+    if (!batch.cli.quiet) {
+        if (!batch.cli.deviceNote.empty()) std::fprintf(stderr, "note: %s\n", batch.cli.deviceNote.c_str());
+        std::fprintf(stderr, "uot-mpi batch: %zu inputs over %d rank%s%s%s\n", everyShare.size(), size,
+                     size == 1 ? "" : "s", gpuChoice.empty() ? "" : "; rank 0: ", gpuChoice.c_str());
+    }
+    const double start = MPI_Wtime();
+    cli::BatchProgressPrinter printer(batch.cli);
+    Collector collector(comm, size, static_cast<std::size_t>(total), printer);
+    for (std::size_t i = 0; i < plan.items.size(); ++i)
+        if (!plan.pending[i]) collector.finished(i, plan.items[i]);
+    ShareEnd ownEnd;
+    const BatchSummary own = runShare(
+        batch, share,
+        [&](std::size_t index, const BatchItemResult& item) {
+            collector.finished(index, item);
+            collector.drain();
+        },
+        [&](std::size_t index, std::size_t, const PipelineProgress& stage) {
+            printer.stage(index, static_cast<std::size_t>(total), stage);
+            collector.drain();
+        },
+        ownEnd);
+    printer.finish();
+    collector.ended(0, ownEnd);
+    const std::vector<int> lost = collector.waitForAll(timeout);
+
+    BatchSummary summary;
+    summary.referenceTimings = own.referenceTimings;
+    // A lost rank's files that it did not finish: failed, to be done by a rerun.
+    std::vector<std::size_t> unfinished;
+    for (const SharedInput& s : everyShare) {
+        std::optional<BatchItemResult>& result = collector.results()[static_cast<std::size_t>(s.index)];
+        if (result) continue;
+        BatchItemResult item;
+        item.input = s.input.path;
+        item.status = BatchItemStatus::Failed;
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g s", timeout);
+        item.message = "not done: rank " + std::to_string(s.owner) + " stopped answering for " + seconds +
+                       " (it died or hung); rerun the batch to do the missing files";
+        result = item;
+        unfinished.push_back(static_cast<std::size_t>(s.index));
+    }
+    if (!lost.empty()) {
+        std::string names;
+        for (const int r : lost) names += (names.empty() ? "" : ", ") + std::to_string(r);
+        std::fprintf(stderr, "uot-mpi batch: rank%s %s lost (no message for %g s, --timeout); its unfinished files:\n",
+                     lost.size() == 1 ? "" : "s", names.c_str(), timeout);
+        for (const SharedInput& s : everyShare)
+            if (std::find(unfinished.begin(), unfinished.end(), static_cast<std::size_t>(s.index)) != unfinished.end())
+                std::fprintf(stderr, "  rank %d: %s\n", s.owner, s.input.path.c_str());
+    } else {
+        // Every rank has ended: an error that stopped a share (no GPU, an unreadable reference) stops the
+        // command on every rank, the lowest failing rank's, as it stops `uot batch`.
+        MPI_Request barrier = MPI_REQUEST_NULL;  // the other ranks wait in the same (non-blocking) barrier
+        MPI_Ibarrier(comm, &barrier);
+        waitSleeping(barrier);
+        runCollectively(comm, [&] { rethrowEnd(ownEnd); });
+    }
+    for (std::optional<BatchItemResult>& result : collector.results()) addItem(summary, std::move(*result));
+    summary.seconds = MPI_Wtime() - start;
+    const int code = cli::reportBatch(summary, batch.cli);
+    if (!lost.empty()) {  // the lost ranks cannot take part in MPI_Finalize
+        std::fflush(stdout);
+        std::fflush(stderr);
+        MPI_Abort(comm, code == cli::kExitOk ? cli::kExitPartial : code);
+    }
+    int agreed = code;
+    MPI_Bcast(&agreed, 1, MPI_INT, 0, comm);
+    return code;
+}
+
+}  // namespace uot::mpi

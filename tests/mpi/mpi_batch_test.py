@@ -1,0 +1,259 @@
+#!/usr/bin/python3
+"""`uot-mpi batch` on 1, 2 and 3 MPI ranks against `uot batch`, and several
+references in `uot batch` against `uot recolor`.
+
+Run by CTest with Debian's /usr/bin/python3 (python3-numpy):
+
+    /usr/bin/python3 mpi_batch_test.py --uot path/to/uot --uot-mpi path/to/uot-mpi --mpirun mpirun \
+        --samples resources/samples
+
+The inputs are small BMP images written here (smooth colour fields from numpy) and
+a truncated copy of a bundled JPEG. Checks:
+
+* P = 1, 2, 3 (`mpirun --oversubscribe`, --threads 1 everywhere: a result depends
+  on the thread count, for `uot batch` as well) write the same files, byte for
+  byte, as `uot batch` with the same options, report the same items (input,
+  output, status, message, in the same order) and counts in --json, and exit with
+  the same code: 3, because the corrupt input fails while every other file is done;
+* a rank that leaves mid-run (UOT_MPI_BATCH_TEST_EXIT=1:1 makes rank 1 exit after
+  its first file; mpirun --mca orte_abort_on_non_zero_status 0 keeps the job
+  alive): rank 0 reports, within --timeout, rank 1's unfinished files by name as
+  failed (exit 3) and every other file is done; a rerun does exactly those files
+  (done) and skips every other (complete outputs exist), and the files then equal
+  those of `uot batch`;
+* `uot batch REF1 INPUTS --reference REF2 --reference-weights 1,3` writes, for
+  every input, the file `uot recolor INPUT REF1 REF2 --reference-weights 1,3`
+  writes (byte for byte); `uot-mpi batch` with the same references on 2 ranks
+  too; a weight count that does not match the references is a usage error (2).
+
+With --uot-mpi none it exits 77 (CTest: skipped). Exit 0 when every check passes.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError as error:
+    print("FAIL: needs numpy for /usr/bin/python3 (apt-get install python3-numpy): %s" % error)
+    sys.exit(1)
+
+TIMEOUT_S = 300
+
+
+class Runner:
+    def __init__(self, args):
+        self.uot = args.uot
+        self.uot_mpi = args.uot_mpi
+        self.mpirun = args.mpirun
+        self.failures = 0
+        self.checks = 0
+
+    def check(self, ok, what):
+        self.checks += 1
+        if not ok:
+            self.failures += 1
+            print("FAIL: " + what)
+        return ok
+
+    def mpi(self, ranks, extra=()):
+        cmd = [self.mpirun, "--oversubscribe", "-np", str(ranks)] + list(extra)
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        return cmd + [self.uot_mpi, "batch"]
+
+    def run(self, cmd, env=None):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
+        except subprocess.TimeoutExpired:
+            print("FAIL: timed out: " + " ".join(cmd))
+            return None
+
+
+def write_bmp(path, rgb):
+    """A 24-bit BMP of an (h, w, 3) uint8 array."""
+    h, w, _ = rgb.shape
+    row = (w * 3 + 3) // 4 * 4
+    pixels = bytearray()
+    for y in range(h - 1, -1, -1):
+        line = rgb[y, :, ::-1].tobytes()
+        pixels += line + b"\0" * (row - len(line))
+    header = struct.pack("<2sIHHI", b"BM", 54 + len(pixels), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, len(pixels), 2835, 2835, 0, 0)
+    with open(path, "wb") as f:
+        f.write(header + info + pixels)
+
+
+def smooth_image(seed, h, w):
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w] / max(h, w)
+    out = np.zeros((h, w, 3))
+    for c in range(3):
+        a, b, p = rng.random(3) * 6
+        out[..., c] = 0.5 + 0.45 * np.sin(a * x + b * y + p) * rng.random()
+    return (np.clip(out, 0, 1) * 255).astype(np.uint8)
+
+
+def make_inputs(work, samples):
+    inputs = os.path.join(work, "in")
+    os.makedirs(inputs)
+    sizes = [(40, 60), (64, 48), (30, 90), (72, 72), (50, 50), (36, 80), (60, 40)]
+    for k, (h, w) in enumerate(sizes):
+        write_bmp(os.path.join(inputs, "img%02d.bmp" % k), smooth_image(k + 1, h, w))
+    with open(os.path.join(samples, "fruits.jpg"), "rb") as f:
+        data = f.read()
+    with open(os.path.join(inputs, "img03b_corrupt.jpg"), "wb") as f:
+        f.write(data[:3000])
+    refs = []
+    for k in range(2):
+        path = os.path.join(work, "ref%d.bmp" % k)
+        write_bmp(path, smooth_image(100 + k, 48, 64))
+        refs.append(path)
+    return inputs, refs
+
+
+COMMON = ["--threads", "1", "--device", "cpu", "--json", "--quiet"]
+
+
+def report(done):
+    try:
+        return json.loads(done.stdout)
+    except (ValueError, AttributeError):
+        return None
+
+
+def items_of(rep):
+    return [(i["input"], os.path.basename(i["output"]), i["status"], i["message"]) for i in rep["items"]]
+
+
+def same_files(r, a, b, what):
+    names = sorted(os.listdir(a))
+    r.check(names == sorted(os.listdir(b)), "%s: the output folders hold %s and %s" % (what, names, sorted(os.listdir(b))))
+    for name in names:
+        with open(os.path.join(a, name), "rb") as fa, open(os.path.join(b, name), "rb") as fb:
+            r.check(fa.read() == fb.read(), "%s: %s differs from uot batch's" % (what, name))
+
+
+def same_report(r, local, distributed, what):
+    for key in ("done", "skipped", "failed", "cancelled"):
+        r.check(local[key] == distributed[key],
+                "%s: %s = %s, uot batch: %s" % (what, key, distributed[key], local[key]))
+    r.check(items_of(local) == items_of(distributed),
+            "%s: items differ:\n  uot batch: %s\n  uot-mpi:   %s" % (what, items_of(local), items_of(distributed)))
+
+
+def check_ranks_match_uot_batch(r, work, inputs, ref):
+    base = os.path.join(work, "local")
+    local = r.run([r.uot, "batch", ref, inputs, "--out-dir", base] + COMMON)
+    if not r.check(local is not None and local.returncode == 3,
+                   "uot batch with a corrupt input exits 3 (got %s: %s)" % (local and local.returncode,
+                                                                           local and local.stderr[-500:])):
+        return base
+    expected = report(local)
+    r.check(expected["failed"] == 1 and expected["done"] == 7, "uot batch: 7 done, 1 failed: %s" % local.stderr)
+    for ranks in (1, 2, 3):
+        out = os.path.join(work, "p%d" % ranks)
+        done = r.run(r.mpi(ranks) + [ref, inputs, "--out-dir", out] + COMMON)
+        if not r.check(done is not None and done.returncode == 3,
+                       "P=%d: exit 3 as uot batch (got %s: %s)" % (ranks, done and done.returncode,
+                                                                 done and done.stderr[-800:])):
+            continue
+        got = report(done)
+        if not r.check(got is not None, "P=%d: --json report: %s" % (ranks, done.stdout[:300])):
+            continue
+        # The outputs are named under different folders: compare names only (items_of).
+        same_report(r, expected, got, "P=%d" % ranks)
+        same_files(r, base, out, "P=%d" % ranks)
+    return base
+
+
+def check_lost_rank(r, work, inputs, ref, base):
+    out = os.path.join(work, "lost")
+    env = dict(os.environ, UOT_MPI_BATCH_TEST_EXIT="1:1")
+    args = [ref, inputs, "--out-dir", out, "--timeout", "3"] + COMMON
+    done = r.run(r.mpi(3, ["--mca", "orte_abort_on_non_zero_status", "0"]) + args, env=env)
+    if not r.check(done is not None and done.returncode == 3,
+                   "a lost rank: exit 3 (got %s: %s)" % (done and done.returncode, done and done.stderr[-800:])):
+        return
+    rep = report(done)
+    if not r.check(rep is not None, "a lost rank: --json report: %s" % done.stdout[:300]):
+        return
+    lost = [i["input"] for i in rep["items"] if i["status"] == "failed" and "rank 1 stopped answering" in i["message"]]
+    r.check(len(lost) >= 1, "a lost rank: its unfinished files are reported: %s" % rep["items"])
+    r.check(rep["done"] == 7 - len(lost) and rep["failed"] == 1 + len(lost),
+            "a lost rank: every other file done (%s)" % rep)
+    for path in lost:
+        r.check(("rank 1: " + path) in done.stderr, "a lost rank: stderr names %s: %s" % (path, done.stderr[-800:]))
+    again = r.run(r.mpi(3) + args)
+    if not r.check(again is not None and again.returncode == 3,
+                   "the rerun exits 3 (the corrupt file) (got %s: %s)" % (again and again.returncode,
+                                                                         again and again.stderr[-800:])):
+        return
+    rep2 = report(again)
+    redone = sorted(i["input"] for i in rep2["items"] if i["status"] == "done")
+    r.check(redone == sorted(lost), "the rerun does only the lost files: %s, lost %s" % (redone, lost))
+    r.check(rep2["skipped"] == 7 - len(lost), "the rerun skips the finished files: %s" % rep2)
+    same_files(r, base, out, "after the rerun")
+
+
+def check_several_references(r, work, inputs, refs):
+    weights = ["--reference-weights", "1,3"]
+    out = os.path.join(work, "multi")
+    done = r.run([r.uot, "batch", refs[0], inputs, "--reference", refs[1], "--out-dir", out] + weights + COMMON)
+    if not r.check(done is not None and done.returncode == 3,
+                   "uot batch with two references exits 3 (got %s: %s)" % (done and done.returncode,
+                                                                          done and done.stderr[-500:])):
+        return
+    for name in sorted(os.listdir(inputs)):
+        if "corrupt" in name:
+            continue
+        single = os.path.join(work, "recolor_" + os.path.splitext(name)[0] + "_recolored.bmp")
+        one = r.run([r.uot, "recolor", os.path.join(inputs, name), refs[0], refs[1], "-o", single] + weights +
+                    ["--threads", "1", "--device", "cpu", "--quiet"])
+        if not r.check(one is not None and one.returncode == 0, "uot recolor %s: %s" % (name, one and one.stderr)):
+            continue
+        with open(single, "rb") as fa, open(os.path.join(out, os.path.splitext(name)[0] + "_recolored.bmp"), "rb") as fb:
+            r.check(fa.read() == fb.read(), "two references: %s differs from uot recolor's" % name)
+    mpi_out = os.path.join(work, "multi_mpi")
+    done = r.run(r.mpi(2) + [refs[0], inputs, "--reference", refs[1], "--out-dir", mpi_out] + weights + COMMON)
+    if r.check(done is not None and done.returncode == 3,
+               "uot-mpi batch with two references exits 3 (got %s: %s)" % (done and done.returncode,
+                                                                          done and done.stderr[-500:])):
+        same_files(r, out, mpi_out, "uot-mpi batch, two references")
+    bad = r.run([r.uot, "batch", refs[0], inputs, "--reference", refs[1], "--out-dir", out,
+                 "--reference-weights", "1,2,3"] + COMMON)
+    r.check(bad is not None and bad.returncode == 2, "three weights for two references: exit 2 (got %s)" %
+            (bad and bad.returncode))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--uot", required=True)
+    parser.add_argument("--uot-mpi", required=True, help="path of uot-mpi, or 'none' when it is not built")
+    parser.add_argument("--mpirun", default="mpirun")
+    parser.add_argument("--samples", required=True, help="resources/samples")
+    args = parser.parse_args()
+    if args.uot_mpi == "none":
+        print("SKIP: uot-mpi is not built (UOT_MPI=OFF, no MPI, or no OpenCV for its batch command)")
+        return 77
+    work = tempfile.mkdtemp(prefix="uot-mpi-batch-test-")
+    r = Runner(args)
+    try:
+        inputs, refs = make_inputs(work, args.samples)
+        base = check_ranks_match_uot_batch(r, work, inputs, refs[0])
+        check_lost_rank(r, work, inputs, refs[0], base)
+        check_several_references(r, work, inputs, refs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("%d checks, %d failed" % (r.checks, r.failures))
+    return 1 if r.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
