@@ -71,7 +71,7 @@ void StudioSession::connectWorker()
 void StudioSession::run()
 {
     m_autoRunTimer.stop();
-    if (!hasSource() || !hasReference()) {
+    if (!hasSource() || (!hasReference() && m_regional.regions.isEmpty())) {
         reportError(tr("Run"), tr("Open a source image and a reference image first (File menu, or drop files on the panes)."));
         emit runFailed(m_lastError);
         return;
@@ -82,10 +82,11 @@ void StudioSession::run()
         p.save(settings);
     }
     m_remapOnly = m_haveSolved && p.sameSolveAs(m_solvedParameters) && m_pipeline->sourceId == m_source.id &&
-                  m_pipeline->referenceId == m_reference.id;
+                  m_pipeline->referenceId == m_reference.id && m_regional.regions.isEmpty() &&
+                  m_regional == m_solvedRegional;
     m_runInputs = currentInputs();
-    m_runGeneration = m_worker->submit(m_remapOnly ? tr("Re-map") : tr("Recolor"),
-                                       makeRecolorJob(m_pipeline, m_source, m_reference, p));
+    m_runRegional = m_regional;
+    m_runGeneration = m_worker->submit(m_remapOnly ? tr("Re-map") : tr("Recolor"), regionalJob(p));
     m_lastError.clear();
     // A solve counts iterations; a re-map is short and only says that it is busy.
     m_estimate.begin(p.maxIterations, p.tolerance);
@@ -106,6 +107,7 @@ void StudioSession::onFinished(quint64 generation, const std::shared_ptr<const J
     if (generation != m_runGeneration || !output) return;
     if (output->solve) {
         m_solvedParameters = m_runInputs.parameters;  // not the current ones: they may have changed meanwhile
+        m_solvedRegional = m_runRegional;
         m_haveSolved = true;
         emit solved(*output->solve, output->timings);
     } else if (output->remapped) {
@@ -120,9 +122,11 @@ void StudioSession::onFinished(quint64 generation, const std::shared_ptr<const J
         // Made from the inputs the run started with: when they changed while it
         // ran, it is out of date at once.
         m_result = StudioResult{output->image, output->pixels, m_runInputs};
+        m_resultRegional = m_runRegional;
         m_announced = ResultValidity::None;  // a new picture is always announced
         emit newResult();
         announceResult();
+        computeScopes();
     }
     QString done;
     if (output->notice.isEmpty()) {
@@ -156,7 +160,10 @@ ResultInputs StudioSession::currentInputs() const { return ResultInputs{m_source
 
 QStringList StudioSession::staleInputs() const
 {
-    return m_result.empty() ? QStringList() : m_result.inputs.differencesFrom(currentInputs());
+    if (m_result.empty()) return {};
+    QStringList stale = m_result.inputs.differencesFrom(currentInputs());
+    if (!(m_resultRegional == m_regional)) stale << tr("the mask or regions");
+    return stale;
 }
 
 ResultValidity StudioSession::validity() const
@@ -164,7 +171,8 @@ ResultValidity StudioSession::validity() const
     if (m_result.empty()) return ResultValidity::None;
     if (staleInputs().isEmpty()) return ResultValidity::Current;
     // A run of the current inputs is under way (e.g. auto-run re-mapping a strength change).
-    return m_busy && m_runInputs.differencesFrom(currentInputs()).isEmpty() ? ResultValidity::Updating
+    return m_busy && m_runInputs.differencesFrom(currentInputs()).isEmpty() && m_runRegional == m_regional
+               ? ResultValidity::Updating
                                                                             : ResultValidity::OutOfDate;
 }
 
