@@ -1,7 +1,6 @@
 #include "ui/scopes_dock.h"
 
 #include <QComboBox>
-#include <QHBoxLayout>
 #include <QPainter>
 #include <QTabBar>
 #include <QVBoxLayout>
@@ -30,15 +29,14 @@ QImage tinted(const QImage& gray, QColor tint)
 ScopesDock::ScopesDock(StudioSession* session, QWidget* parent) : QWidget(parent), m_session(session)
 {
     auto* layout = new QVBoxLayout(this);
-    auto* row = new QHBoxLayout;
     m_image = new QComboBox;
     m_image->addItems({tr("Source"), tr("Reference"), tr("Result")});
     m_image->setCurrentIndex(2);
     m_kind = new QTabBar;
     for (const QString& name : {tr("Waveform"), tr("Parade"), tr("Vectorscope")}) m_kind->addTab(name);
-    row->addWidget(m_image);
-    row->addWidget(m_kind, 1);
-    layout->addLayout(row);
+    m_kind->setExpanding(false);
+    layout->addWidget(m_image);
+    layout->addWidget(m_kind);
     layout->addStretch(1);
     connect(m_image, &QComboBox::currentIndexChanged, this, &ScopesDock::redraw);
     connect(m_kind, &QTabBar::currentChanged, this, &ScopesDock::redraw);

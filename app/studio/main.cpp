@@ -2,6 +2,7 @@
 //   uot-studio [--source FILE] [--reference FILE] [--device cpu|gpu|gpu:N]
 //              [--run] [--compare] [--screenshot FILE] [--size WxH] [--quit]
 //              [--reference FILE ...] [--mask FILE | --mask-luminance LOW:HIGH | --mask-sky]
+//              [--mask-stroke X1,Y1,X2,Y2,...] [--scope waveform|parade|vectorscope]
 //              [--region MASK=REFERENCE ...] [--scopes] [--mask-tool brush|eraser|pick]
 // loads the images (a repeated --reference pools several references; a mask or
 // regions open the Mask or Regions dock), runs, waits for the result, saves a screenshot of the
@@ -47,6 +48,8 @@ struct Script {
     QStringList regions;          // --region MASK=REFERENCE
     bool scopes = false;          // --scopes
     QString maskTool;             // --mask-tool
+    QVector<QPointF> stroke;      // --mask-stroke
+    int scope = 0;                // --scope: 0 waveform, 1 parade, 2 vectorscope
 };
 
 // Runs the scripted steps one after the other, each started by the signal that
@@ -89,6 +92,7 @@ private:
             if (!m_script.mask.isEmpty() && !session->loadMask(m_script.mask)) return fail("--mask");
             if (m_script.lumaLow >= 0) session->maskFromLuminance(m_script.lumaLow, m_script.lumaHigh, 0.1);
             if (m_script.sky) session->maskFromSky();
+            if (!m_script.stroke.isEmpty()) session->paintMask(m_script.stroke, m_window.maskEditor()->brush());
             showDocks();
         }
         if (!m_script.extraReferences.isEmpty()) {
@@ -117,10 +121,16 @@ private:
             dock->show();
             dock->raise();
         };
-        const bool masked = !m_script.mask.isEmpty() || m_script.lumaLow >= 0 || m_script.sky;
+        const bool masked = !m_script.mask.isEmpty() || m_script.lumaLow >= 0 || m_script.sky || !m_script.stroke.isEmpty();
         if (masked || !m_script.maskTool.isEmpty()) show("maskDock");
         if (!m_script.regions.isEmpty() || !m_script.extraReferences.isEmpty()) show("regionsDock");
-        if (m_script.scopes) show("scopesDock");
+        if (m_script.scopes) {
+            show("scopesDock");
+            m_window.scopesDock()->select(2, m_script.scope);
+            // Tall enough to read the plots.
+            QDockWidget* scopes = m_window.dock(QStringLiteral("scopesDock"));
+            QTimer::singleShot(0, &m_window, [this, scopes] { m_window.resizeDocks({scopes}, {m_window.height() / 2}, Qt::Vertical); });
+        }
         using Tool = uot::ui::MaskEditor::Tool;
         if (m_script.maskTool == "brush") m_window.maskEditor()->setTool(Tool::Brush);
         else if (m_script.maskTool == "eraser") m_window.maskEditor()->setTool(Tool::Eraser);
@@ -246,11 +256,17 @@ const QCommandLineOption referenceOption("reference",
 const QCommandLineOption maskOption("mask", "Use the mask in FILE (white: the transfer, black: the source kept).", "FILE");
 const QCommandLineOption maskLuminanceOption("mask-luminance",
                                              "Mask the pixels whose luma lies in LOW:HIGH (0..1, e.g. 0.6:1).", "LOW:HIGH");
+const QCommandLineOption maskStrokeOption("mask-stroke",
+                                          "Paint a brush stroke on the mask through the points X1,Y1,X2,Y2,... (source "
+                                          "pixels; the Mask dock's brush: 120 px, hardness 50 %).",
+                                          "POINTS");
 const QCommandLineOption maskSkyOption("mask-sky", "Mask the sky (the automatic sky heuristic).");
 const QCommandLineOption regionOption("region",
                                       "A region: the mask in MASK recolored from REFERENCE (up to 4 times).",
                                       "MASK=REFERENCE");
 const QCommandLineOption scopesOption("scopes", "Show the Scopes dock (waveform, parade, vectorscope).");
+const QCommandLineOption scopeOption("scope", "With --scopes: show KIND of the result: waveform, parade or vectorscope.",
+                                     "KIND");
 const QCommandLineOption maskToolOption("mask-tool", "Show the Mask dock with TOOL chosen: brush, eraser or pick.",
                                         "TOOL");
 const QCommandLineOption deviceOption("device",
@@ -273,7 +289,7 @@ void addOptions(QCommandLineParser& parser)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({sourceOption, referenceOption, deviceOption, runOption, compareOption, screenshotOption, sizeOption, maxPixelsOption, quitOption,
-                       maskOption, maskLuminanceOption, maskSkyOption, regionOption, scopesOption, maskToolOption});
+                       maskOption, maskLuminanceOption, maskStrokeOption, maskSkyOption, regionOption, scopesOption, scopeOption, maskToolOption});
 }
 
 void setApplicationNames()
@@ -318,6 +334,13 @@ int main(int argc, char** argv)
     script.regions = parser.values(regionOption);
     script.scopes = parser.isSet(scopesOption);
     script.maskTool = parser.value(maskToolOption);
+    if (parser.isSet(scopeOption)) {
+        script.scope = QStringList{"waveform", "parade", "vectorscope"}.indexOf(parser.value(scopeOption));
+        if (script.scope < 0) {
+            std::fprintf(stderr, "uot-studio: --scope wants waveform, parade or vectorscope\n");
+            return 2;
+        }
+    }
     if (!script.maskTool.isEmpty() && !QStringList{"brush", "eraser", "pick"}.contains(script.maskTool)) {
         std::fprintf(stderr, "uot-studio: --mask-tool wants brush, eraser or pick, not '%s'\n", qPrintable(script.maskTool.left(40)));
         return 2;
@@ -329,6 +352,14 @@ int main(int argc, char** argv)
         script.lumaHigh = range.size() == 2 ? range[1].toDouble(&high) : -1;
         if (!low || !high || script.lumaLow < 0 || script.lumaHigh > 1 || script.lumaLow > script.lumaHigh) {
             std::fprintf(stderr, "uot-studio: --mask-luminance wants LOW:HIGH with 0 <= LOW <= HIGH <= 1, e.g. 0.6:1\n");
+            return 2;
+        }
+    }
+    if (parser.isSet(maskStrokeOption)) {
+        const QStringList numbers = parser.value(maskStrokeOption).split(',');
+        for (qsizetype k = 0; k + 1 < numbers.size(); k += 2) script.stroke << QPointF(numbers[k].toDouble(), numbers[k + 1].toDouble());
+        if (numbers.size() % 2 != 0 || script.stroke.isEmpty()) {
+            std::fprintf(stderr, "uot-studio: --mask-stroke wants X1,Y1,X2,Y2,... (source pixels)\n");
             return 2;
         }
     }
