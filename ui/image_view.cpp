@@ -191,6 +191,18 @@ void ImageView::paintEvent(QPaintEvent*)
     const QRectF target = imageRect();
     painter.drawImage(target, m_image);
     if (!m_overlay.isNull()) painter.drawImage(target, m_overlay);
+    if (m_drag == Drag::Paint && !m_stroke.isEmpty()) {
+        // The stroke so far, as wide as the brush, until the mask takes it.
+        QPolygonF path;
+        for (const QPointF& p : m_stroke) path << target.topLeft() + p * zoom();
+        painter.save();
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(QColor(255, 60, 60, 110), std::max(1.0, m_brushDiameter * zoom()), Qt::SolidLine, Qt::RoundCap,
+                            Qt::RoundJoin));
+        if (path.size() == 1) painter.drawPoint(path.front());
+        else painter.drawPolyline(path);
+        painter.restore();
+    }
     // The banner's band (drawn last, over everything); the caption goes under it.
     QFont bold = font();
     bold.setBold(true);
@@ -334,6 +346,7 @@ void ImageView::mouseMoveEvent(QMouseEvent* event)
         emit transformChanged();
     } else if (m_drag == Drag::Paint) {
         m_stroke << imagePoint(pos);
+        update();
     } else if (m_tool != Tool::Pan) {
         setCursor(Qt::CrossCursor);
     } else {

@@ -50,6 +50,8 @@ public:
     // What a left drag does: pan, paint a stroke (strokePainted) or pick a pixel (pixelPicked).
     enum class Tool { Pan, Paint, Pick };
     void setTool(Tool tool);
+    // The Paint tool's stroke is drawn while dragging this wide (image pixels).
+    void setBrushDiameter(double diameter) { m_brushDiameter = diameter; }
     Tool tool() const { return m_tool; }
     // The zoom and pan as one value, to link panes: setTransform does not emit transformChanged.
     struct Transform {
@@ -109,6 +111,7 @@ private:
     QImage m_overlay;
     Tool m_tool = Tool::Pan;
     QVector<QPointF> m_stroke;  // the Paint tool's stroke so far, image coordinates
+    double m_brushDiameter = 1.0;
     QString m_placeholder;
     QString m_caption;
     QString m_beforeCaption;

@@ -70,6 +70,8 @@ MaskEditor::MaskEditor(StudioSession* session, ImageView* canvas, QWidget* paren
     m_hardness = intSpin(0, 100, 50, tr(" %"));
     m_opacity = intSpin(1, 100, 100, tr(" %"));
     brushForm->addRow(tr("Size"), m_size);
+    m_canvas->setBrushDiameter(m_size->value());
+    connect(m_size, &QSpinBox::valueChanged, m_canvas, [this](int size) { m_canvas->setBrushDiameter(size); });
     brushForm->addRow(tr("Hardness"), m_hardness);
     brushForm->addRow(tr("Opacity"), m_opacity);
     layout->addLayout(brushForm);

@@ -155,6 +155,29 @@ Mask skyMask(const Image& image)
     return mask;
 }
 
+PackedMask packMask(const Mask& mask)
+{
+    PackedMask packed{mask.width, mask.height, {}, {}};
+    for (std::size_t i = 0; i < mask.values.size();) {
+        std::size_t j = i + 1;
+        while (j < mask.values.size() && mask.values[j] == mask.values[i] && j - i < 0xffffffffu) ++j;
+        packed.lengths.push_back(std::uint32_t(j - i));
+        packed.values.push_back(mask.values[i]);
+        i = j;
+    }
+    return packed;
+}
+
+Mask unpackMask(const PackedMask& packed)
+{
+    Mask mask;
+    mask.width = packed.width;
+    mask.height = packed.height;
+    mask.values.reserve(std::size_t(packed.width) * std::size_t(packed.height));
+    for (std::size_t r = 0; r < packed.lengths.size(); ++r) mask.values.insert(mask.values.end(), packed.lengths[r], packed.values[r]);
+    return mask;
+}
+
 Image maskToGrayImage(const Mask& mask)
 {
     Image image = Image::allocate(mask.width, mask.height, 1, 8);

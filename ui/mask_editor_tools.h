@@ -4,6 +4,7 @@
 // range and the automatic sky heuristic, and the mask as an 8-bit gray image
 // to save. The session (ui/studio_session.h) applies them as undo steps.
 
+#include <cstdint>
 #include <vector>
 
 #include "core/color/image.h"
@@ -45,6 +46,17 @@ Mask colorRangeMask(const Image& image, const double rgb[3], double tolerance, d
 // of the ends over 4% of the width (a bird does not cut a notch), and the sky's
 // lower edge is softened over 2% of the height.
 Mask skyMask(const Image& image);
+
+// A mask as runs of equal values (exact): a painted mask is mostly runs of 0
+// and 1, so the undo history keeps each step in a fraction of its 4 bytes a pixel.
+struct PackedMask {
+    int width = 0;
+    int height = 0;
+    std::vector<std::uint32_t> lengths;
+    std::vector<float> values;
+};
+PackedMask packMask(const Mask& mask);
+Mask unpackMask(const PackedMask& packed);
 
 // The mask as an 8-bit gray image (round(255 m)).
 Image maskToGrayImage(const Mask& mask);

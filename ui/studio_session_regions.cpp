@@ -41,6 +41,42 @@ bool sameReference(const ExtraReference& a, const ExtraReference& b)
     return a.image.id == b.image.id && a.weight == b.weight;
 }
 
+// An undo step's hold on a mask: the mask itself while the session (the current
+// mask, the result, a region) still holds it, else its runs (packMask), so that
+// a long history of brush strokes does not keep a full copy of the mask per step.
+class KeptMask {
+public:
+    explicit KeptMask(const std::shared_ptr<const Mask>& mask)
+        : m_live(mask), m_packed(mask ? std::make_shared<const PackedMask>(packMask(*mask)) : nullptr)
+    {
+    }
+    std::shared_ptr<const Mask> get() const
+    {
+        if (auto mask = m_live.lock()) return mask;
+        if (!m_packed) return nullptr;
+        auto mask = std::make_shared<const Mask>(unpackMask(*m_packed));
+        m_live = mask;  // the same object again while it lives (undo, redo, undo)
+        return mask;
+    }
+
+private:
+    mutable std::weak_ptr<const Mask> m_live;
+    std::shared_ptr<const PackedMask> m_packed;
+};
+
+// The inputs an undo step goes back or forward to, with the mask kept as KeptMask.
+struct KeptInputs {
+    explicit KeptInputs(RegionalInputs inputs) : mask(inputs.mask), rest(std::move(inputs)) { rest.mask = nullptr; }
+    RegionalInputs get() const
+    {
+        RegionalInputs inputs = rest;
+        inputs.mask = mask.get();
+        return inputs;
+    }
+    KeptMask mask;
+    RegionalInputs rest;
+};
+
 template <class T, class Same>
 bool sameList(const QVector<T>& a, const QVector<T>& b, Same same)
 {
@@ -125,12 +161,17 @@ JobFunction StudioSession::regionalJob(const StudioParameters& p) const
         ps.pipeline.setSettings(settings);
         state->mask = nullptr;
         state->pooled = false;
-        Mask fitted;
-        if (mask) fitted = fittedMask(*mask, *source.image);
+        // The mask at the source's size (setMask fits it; a source opened since may differ).
+        Mask resized;
+        const Mask* fitted = mask.get();
+        if (mask && (mask->width != source.image->width || mask->height != source.image->height)) {
+            resized = fittedMask(*mask, *source.image);
+            fitted = &resized;
+        }
         if (mask && !sourceReady) {
             context.phase(QObject::tr("Building the palette of the mask..."));
             ps.pipeline.setSourcePalette(std::make_shared<const Palette>(buildWeightedImagePalette(
-                *source.image, fitted.values.data(), settings.space, settings.palette, settings.threads)));
+                *source.image, fitted->values.data(), settings.space, settings.palette, settings.threads)));
         }
         if (pooled && !referenceReady) {
             context.phase(QObject::tr("Pooling %1 references...").arg(references.size()));
@@ -145,7 +186,7 @@ JobFunction StudioSession::regionalJob(const StudioParameters& p) const
         auto recolor = std::dynamic_pointer_cast<RecolorOutput>(out);
         if (!mask || !recolor || recolor->cancelled || !recolor->pixels || settings.mapping.strength == 0.0) return out;
         Image blended = *recolor->pixels;
-        blendMasked(*source.image, fitted, blended, settings.threads);
+        blendMasked(*source.image, *fitted, blended, settings.threads);
         recolor->image = toQImage(blended);
         recolor->pixels = std::make_shared<const Image>(std::move(blended));
         return out;
@@ -156,10 +197,10 @@ JobFunction StudioSession::regionalJob(const StudioParameters& p) const
 
 void StudioSession::changeRegional(const RegionalInputs& next, const QString& what)
 {
-    const RegionalInputs previous = m_regional;
+    auto before = std::make_shared<const KeptInputs>(m_regional), after = std::make_shared<const KeptInputs>(next);
     applyRegional(next);
     m_undo->push(new FunctionCommand(
-        what, [this, next] { applyRegional(next); }, [this, previous] { applyRegional(previous); }, true));
+        what, [this, after] { applyRegional(after->get()); }, [this, before] { applyRegional(before->get()); }, true));
 }
 
 void StudioSession::applyRegional(const RegionalInputs& inputs)
@@ -346,13 +387,11 @@ void StudioSession::removeRegion(int index)
 
 void StudioSession::addReference(const QString& path, double weight)
 {
+    if (!hasReference()) {  // the first one is the main reference
+        openReference(path);
+        return;
+    }
     loadInBackground(path, [this, weight, path](const LoadedImage& image) {
-        if (!hasReference()) {  // the first one is the main reference
-            m_runWhenReferenceLoads = false;
-            applyImage(false, image);
-            scheduleAutoRun();
-            return;
-        }
         RegionalInputs next = m_regional;
         next.references.append({image, weight > 0 ? weight : 1.0});
         changeRegional(next, tr("add reference %1").arg(QFileInfo(path).fileName()));

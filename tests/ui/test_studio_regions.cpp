@@ -199,7 +199,8 @@ private slots:
         QCOMPARE(maskAt(session, 25, 15), 0.0f);  // 5.52 away
         QCOMPARE(maskAt(session, 16, 11), 1.0f);  // (16.5, 11.5): sqrt(3.5^2 + 3.5^2) = 4.95 away
         QCOMPARE(maskAt(session, 16, 10), 0.0f);  // (16.5, 10.5): sqrt(3.5^2 + 4.5^2) = 5.70 away
-        const std::shared_ptr<const uot::Mask> first = session.mask();
+        // Values only: no pointer to the mask is kept, so that undo restores it from the history's own copy.
+        const std::vector<float> first = session.mask()->values;
 
         MaskBrush soft;
         soft.size = 10;
@@ -212,7 +213,7 @@ private slots:
         const std::vector<float> second = session.mask()->values;
 
         session.undoStack()->undo();
-        QCOMPARE(session.mask()->values, first->values);
+        QCOMPARE(session.mask()->values, first);
         QCOMPARE(maskAt(session, 10, 10), 0.0f);
         session.undoStack()->undo();
         QVERIFY(!session.hasMask());
