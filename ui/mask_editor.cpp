@@ -108,6 +108,16 @@ MaskEditor::MaskEditor(StudioSession* session, ImageView* canvas, QWidget* paren
             [this] { m_session->maskFromColor(m_color, m_tolerance->value(), m_colorSoftness->value()); });
     layout->addWidget(color);
 
+    auto* featherRow = new QHBoxLayout;
+    m_feather = intSpin(1, 256, 12, tr(" px"));
+    auto* feather = new QPushButton(tr("Feather"));
+    feather->setObjectName("maskFeatherButton");
+    feather->setToolTip(tr("Soften the mask's edges along the source's color edges (as uot recolor --mask-feather)."));
+    featherRow->addWidget(m_feather);
+    featherRow->addWidget(feather, 1);
+    connect(feather, &QPushButton::clicked, this, [this] { m_session->featherMask(m_feather->value()); });
+    layout->addLayout(featherRow);
+
     auto* row = new QHBoxLayout;
     auto* sky = new QPushButton(tr("Sky"));
     sky->setToolTip(tr("The automatic sky mask: bright, bluish or neutral pixels reached from the top edge without "

@@ -59,6 +59,7 @@ private:
     QDoubleSpinBox* m_colorSoftness = nullptr;
     QLabel* m_swatch = nullptr;
     QCheckBox* m_overlay = nullptr;
+    QSpinBox* m_feather = nullptr;
     QColor m_color = QColor(110, 150, 210);
 };
 

@@ -231,6 +231,10 @@ public:
     void maskFromColor(const QColor& color, double tolerance, double softness);
     // The automatic sky mask (mask_editor_tools.h: skyMask).
     void maskFromSky();
+    // Feathers the mask along the source's color edges (core featherMask, the
+    // colour-guided filter of `uot recolor --mask-feather`), in the background:
+    // maskChanged follows (one undo step).
+    void featherMask(int radius);
     // The source's colour at a pixel (the eyedropper); invalid outside the image.
     QColor sourceColorAt(const QPointF& point) const;
     // Reads a mask file (resized to the source); maskChanged or failed follows.

@@ -282,6 +282,26 @@ void StudioSession::maskFromSky()
     setMask(skyMask(*m_source.image), tr("mask the sky"));
 }
 
+void StudioSession::featherMask(int radius)
+{
+    if (!m_regional.mask || !hasSource() || radius <= 0) return;
+    const std::shared_ptr<const Mask> mask = m_regional.mask;
+    const std::shared_ptr<const Image> source = m_source.image;
+    const WorkingSpace space = recolorSettingsFor(m_parameters).space;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const Mask>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<const Mask>>::finished, this, [this, watcher, mask, source, radius] {
+        const std::shared_ptr<const Mask> feathered = watcher->result();
+        watcher->deleteLater();
+        // Only onto the mask and the source it was made from (an edit meanwhile wins).
+        if (!feathered || m_regional.mask != mask || m_source.image != source) return;
+        setMask(*feathered, tr("feather the mask by %1 px").arg(radius));
+    });
+    emit status(tr("Feathering the mask..."));
+    watcher->setFuture(QtConcurrent::run([mask, source, radius, space]() -> std::shared_ptr<const Mask> {
+        return std::make_shared<const Mask>(prepareMask(*mask, *source, radius, space));
+    }));
+}
+
 QColor StudioSession::sourceColorAt(const QPointF& point) const
 {
     if (!hasSource()) return {};

@@ -253,6 +253,43 @@ private slots:
         QCOMPARE(session.undoStack()->count(), 3);  // the load and the two masks
     }
 
+    // Feathering pulls a mask painted past a color edge back to the edge: on a
+    // source red left of column 32 and blue right of it, a mask white up to
+    // column 36 (4 pixels into the blue), feathered by 8, has its largest step
+    // between columns 31 and 32, and what spilled into the blue fades out.
+    void featherFollowsColorEdges()
+    {
+        QImage halves(64, 16, QImage::Format_RGB32);
+        for (int y = 0; y < 16; ++y)
+            for (int x = 0; x < 64; ++x) halves.setPixel(x, y, x < 32 ? qRgb(200, 40, 30) : qRgb(30, 60, 200));
+        const QString path = m_folder.filePath("halves.png");
+        QVERIFY(halves.save(path));
+        StudioSession session;
+        QVERIFY(load(session, path, QString()));
+        uot::Mask painted;
+        painted.width = 64;
+        painted.height = 16;
+        painted.values.resize(64 * 16);
+        for (int y = 0; y < 16; ++y)
+            for (int x = 0; x < 64; ++x) painted.values[std::size_t(y) * 64 + x] = x < 36 ? 1.0f : 0.0f;
+        session.setMask(painted, QStringLiteral("paint"));
+        QSignalSpy maskChanged(&session, &StudioSession::maskChanged);
+        session.featherMask(8);
+        QVERIFY(maskChanged.wait(20000));
+        int steepest = -1;
+        float largest = 0;
+        for (int x = 1; x < 64; ++x) {
+            const float step = maskAt(session, x - 1, 8) - maskAt(session, x, 8);
+            if (step > largest) largest = step, steepest = x;
+        }
+        QCOMPARE(steepest, 32);
+        QCOMPARE(maskAt(session, 10, 8), 1.0f);  // far inside: unchanged
+        QVERIFY(maskAt(session, 33, 8) < 0.5f);   // the spill into the blue fades
+        QCOMPARE(maskAt(session, 60, 8), 0.0f);
+        session.undoStack()->undo();
+        QCOMPARE(maskAt(session, 35, 8), 1.0f);  // the painted mask again
+    }
+
     // The mask goes to a file and back (8-bit gray: within half a step).
     void maskFileRoundTrip()
     {
