@@ -5,21 +5,24 @@
 #include <QTabBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "ui/studio_session.h"
 
 namespace uot::ui {
 
 namespace {
 
-// A gray plot tinted: each pixel's brightness times the tint.
-QImage tinted(const QImage& gray, QColor tint)
+// A gray plot tinted: each pixel's brightness times the tint (and the gain, clipped at white).
+QImage tinted(const QImage& gray, QColor tint, int gain = 1)
 {
     QImage out(gray.size(), QImage::Format_RGB32);
     for (int y = 0; y < gray.height(); ++y) {
         const uchar* in = gray.constScanLine(y);
         auto* px = reinterpret_cast<QRgb*>(out.scanLine(y));
         for (int x = 0; x < gray.width(); ++x)
-            px[x] = qRgb(in[x] * tint.red() / 255, in[x] * tint.green() / 255, in[x] * tint.blue() / 255);
+            px[x] = qRgb(std::min(255, gain * in[x] * tint.red() / 255), std::min(255, gain * in[x] * tint.green() / 255),
+                         std::min(255, gain * in[x] * tint.blue() / 255));
     }
     return out;
 }
@@ -61,7 +64,8 @@ void ScopesDock::redraw()
             m_picture = tinted(m_session->scopeImage(image, ScopeKind::Waveform), QColor(170, 255, 170));
             break;
         case ScopeKind::Vectorscope:
-            m_picture = tinted(m_session->scopeImage(image, ScopeKind::Vectorscope), QColor(230, 230, 230));
+            // A photo's chroma sits near the centre, in few cells: brighter than the waveform.
+            m_picture = tinted(m_session->scopeImage(image, ScopeKind::Vectorscope), QColor(255, 255, 255), 2);
             break;
         case ScopeKind::Parade: {
             const QColor tints[3] = {QColor(255, 80, 80), QColor(80, 255, 80), QColor(90, 140, 255)};
