@@ -337,6 +337,12 @@ private:
     void changeRegional(const RegionalInputs& next, const QString& what);
     void applyRegional(const RegionalInputs& inputs);
     JobFunction regionalJob(const StudioParameters& p) const;
+    // On the worker, before a job on the session's pipeline: gives it the source
+    // palette of `mask` (or the source's own) and the pooled reference palette of
+    // the references (or the main one's), each only when it changed; returns the
+    // mask at the source's size (in `resized` when it had to be resized), or null.
+    using PalettePreparation = std::function<const Mask*(JobContext& context, Mask& resized)>;
+    PalettePreparation palettePreparation(const StudioParameters& p, std::shared_ptr<const Mask> mask) const;
     void computeScopes();
     template <class Then>
     void loadInBackground(const QString& path, Then then);

@@ -132,17 +132,34 @@ JobFunction StudioSession::regionalJob(const StudioParameters& p) const
 {
     if (!m_regional.regions.isEmpty()) return makeRegionsJob(m_source, m_regional.regions, p);
     JobFunction plain = makeRecolorJob(m_pipeline, m_source, m_reference, p);
-    const std::shared_ptr<RegionalPipelineState> state = m_regionalState;
-    const std::shared_ptr<const Mask> mask = m_regional.mask;
-    if (!mask && m_regional.references.isEmpty() && !state->mask && !state->pooled) return plain;
+    if (!m_regional.mask && m_regional.references.isEmpty() && !m_regionalState->mask && !m_regionalState->pooled)
+        return plain;
+    const PalettePreparation prepare = palettePreparation(p, m_regional.mask);
+    return [plain, prepare, source = m_source, p](JobContext& context) -> std::shared_ptr<JobOutput> {
+        Mask resized;
+        const Mask* fitted = prepare(context, resized);
+        std::shared_ptr<JobOutput> out = plain(context);
+        auto recolor = std::dynamic_pointer_cast<RecolorOutput>(out);
+        if (!fitted || !recolor || recolor->cancelled || !recolor->pixels || p.strength == 0.0) return out;
+        Image blended = *recolor->pixels;
+        blendMasked(*source.image, *fitted, blended, recolorSettingsFor(p).threads);
+        recolor->image = toQImage(blended);
+        recolor->pixels = std::make_shared<const Image>(std::move(blended));
+        return out;
+    };
+}
+
+StudioSession::PalettePreparation StudioSession::palettePreparation(const StudioParameters& p,
+                                                                    std::shared_ptr<const Mask> mask) const
+{
     QVector<LoadedImage> references{m_reference};
     QVector<double> weights{m_regional.mainWeight};
     for (const ExtraReference& extra : m_regional.references) {
         references << extra.image;
         weights << extra.weight;
     }
-    return [plain, state, mask, references, weights, session = m_pipeline, source = m_source,
-            p](JobContext& context) -> std::shared_ptr<JobOutput> {
+    return [state = m_regionalState, mask, references, weights, session = m_pipeline, source = m_source,
+            p](JobContext& context, Mask& resized) -> const Mask* {
         PipelineSession& ps = *session;
         const RecolorSettings settings = recolorSettingsFor(p);
         const bool sameSettings = state->parameters.sameSolveAs(p);
@@ -162,7 +179,6 @@ JobFunction StudioSession::regionalJob(const StudioParameters& p) const
         state->mask = nullptr;
         state->pooled = false;
         // The mask at the source's size (setMask fits it; a source opened since may differ).
-        Mask resized;
         const Mask* fitted = mask.get();
         if (mask && (mask->width != source.image->width || mask->height != source.image->height)) {
             resized = fittedMask(*mask, *source.image);
@@ -182,14 +198,7 @@ JobFunction StudioSession::regionalJob(const StudioParameters& p) const
                 settings.threads)));
         }
         *state = RegionalPipelineState{mask, source.id, p, pooled, ids, weights};
-        std::shared_ptr<JobOutput> out = plain(context);
-        auto recolor = std::dynamic_pointer_cast<RecolorOutput>(out);
-        if (!mask || !recolor || recolor->cancelled || !recolor->pixels || settings.mapping.strength == 0.0) return out;
-        Image blended = *recolor->pixels;
-        blendMasked(*source.image, *fitted, blended, settings.threads);
-        recolor->image = toQImage(blended);
-        recolor->pixels = std::make_shared<const Image>(std::move(blended));
-        return out;
+        return fitted;
     };
 }
 

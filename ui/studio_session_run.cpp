@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+#include "core/transport/uot_error.h"
+
 namespace uot::ui {
 
 namespace {
@@ -285,7 +287,23 @@ JobFunction StudioSession::comparisonJob(const QString& variantA, const QString&
 JobFunction StudioSession::lutJob(LutRequest request) const
 {
     request.protectedPaths = {m_source.path, m_reference.path};
-    return makeLutJob(m_pipeline, m_source, m_reference, m_parameters, request);
+    if (hasMask() || !m_regional.regions.isEmpty()) {
+        // As `uot recolor` refuses --export-lut with --mask: a LUT has no mask.
+        return [](JobContext&) -> std::shared_ptr<JobOutput> {
+            throw uot::Error(ErrorCode::InvalidArgument,
+                             "A LUT applies to every pixel: it does not go with a mask or regions. Clear the mask "
+                             "(Mask dock) and remove the regions to export the look as a LUT.");
+        };
+    }
+    JobFunction job = makeLutJob(m_pipeline, m_source, m_reference, m_parameters, request);
+    // The pipeline may still hold the palette of a mask cleared since the last run,
+    // or of references changed since: the LUT is made from the current ones.
+    const PalettePreparation prepare = palettePreparation(m_parameters, nullptr);
+    return [job, prepare](JobContext& context) {
+        Mask unused;
+        prepare(context, unused);
+        return job(context);
+    };
 }
 
 // --- the machine ---

@@ -15,6 +15,7 @@
 #include "core/pipeline/region_recolor.h"
 #include "tests/ui/studio_test_options.h"
 #include "ui/image_view.h"
+#include "ui/lut_job.h"
 #include "ui/main_window.h"
 #include "ui/studio_session.h"
 
@@ -288,6 +289,38 @@ private slots:
         QCOMPARE(maskAt(session, 60, 8), 0.0f);
         session.undoStack()->undo();
         QCOMPARE(maskAt(session, 35, 8), 1.0f);  // the painted mask again
+    }
+
+    // A LUT has no mask: exporting one with a mask set fails with the reason; once
+    // the mask is cleared (without a run) the LUT preview is the whole image's
+    // look, the unmasked recolor's through the LUT, not the masked palette's.
+    void lutRefusedWithAMask()
+    {
+        StudioSession session;
+        StudioParameters p = smallParameters();
+        session.setParameters(p);
+        QVERIFY(load(session, m_source, m_reference));
+        session.maskFromLuminance(0.0, 0.45, 0.0);
+        QVERIFY(runToResult(session));
+        QSignalSpy failed(session.worker(), &SolveWorker::jobFailed);
+        QSignalSpy finished(session.worker(), &SolveWorker::jobFinished);
+        LutRequest request;
+        session.worker()->submit(QStringLiteral("LUT"), session.lutJob(request));
+        QVERIFY(failed.wait(20000));
+        QVERIFY(failed.last().at(1).toString().contains("mask"));
+
+        session.clearMask();
+        session.worker()->submit(QStringLiteral("LUT"), session.lutJob(request));
+        QVERIFY(finished.wait(60000));
+        const auto lut = std::dynamic_pointer_cast<const LutOutput>(finished.last().at(1).value<std::shared_ptr<const JobOutput>>());
+        QVERIFY(lut && lut->pixels);
+        // Fitted to the unmasked recolor: close to it (the masked palette's LUT is far from it).
+        uot::RecolorPipeline plain(recolorSettingsFor(p));
+        plain.setSource(*session.source().image);
+        plain.setReference(*session.reference().image);
+        const int difference = largestDifference(*lut->pixels, plain.run());
+        qInfo("LUT against the unmasked recolor: %d", difference);
+        QVERIFY2(difference >= 0 && difference <= 12, qPrintable(QString::number(difference)));
     }
 
     // The mask goes to a file and back (8-bit gray: within half a step).
