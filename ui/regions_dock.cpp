@@ -11,6 +11,9 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
+
 #include "ui/studio_session.h"
 
 namespace uot::ui {
@@ -56,6 +59,13 @@ RegionsDock::RegionsDock(StudioSession* session, QWidget* parent) : QWidget(pare
     regionButtons->addWidget(addRegion);
     regionButtons->addWidget(removeRegion);
     regionsLayout->addLayout(regionButtons);
+    auto* useSettings = new QPushButton(tr("Use Current Settings"));
+    useSettings->setObjectName("regionSettingsButton");
+    useSettings->setToolTip(tr("Give the selected region the settings of the Parameters panel. Each region keeps its own "
+                               "settings (those of the moment it was made); while there are regions, Run uses them."));
+    regionsLayout->addWidget(useSettings);
+    connect(useSettings, &QPushButton::clicked, this,
+            [this] { m_session->setRegionParameters(m_regions->currentRow(), m_session->parameters()); });
     layout->addWidget(regions);
     connect(addRegion, &QPushButton::clicked, this, [this] {
         const QString path = openImage(this, tr("Reference of the Region"));
@@ -106,9 +116,14 @@ RegionsDock::RegionsDock(StudioSession* session, QWidget* parent) : QWidget(pare
 void RegionsDock::showRegions()
 {
     m_regions->clear();
+    const int row = m_regions->currentRow();
     for (const StudioRegion& region : m_session->regions())
         m_regions->addItem(new QListWidgetItem(thumbnail(region.reference),
-                                               tr("%1: %2").arg(region.name, QFileInfo(region.reference.path).fileName())));
+                                               tr("%1: %2\nfade %3 %, %4 colors")
+                                                   .arg(region.name, QFileInfo(region.reference.path).fileName())
+                                                   .arg(std::lround(region.parameters.strength * 100))
+                                                   .arg(region.parameters.paletteSize)));
+    m_regions->setCurrentRow(std::min(row, m_regions->count() - 1));
 }
 
 void RegionsDock::showReferences()

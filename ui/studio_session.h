@@ -62,11 +62,13 @@ struct MaskBrush {
     bool erase = false;     // removes from the mask instead of adding to it
 };
 
-// One region: a mask and the reference its colours come from.
+// One region: a mask, the reference its colours come from and its own settings
+// (the panel's when it was made, or when Use Current Settings gave them).
 struct StudioRegion {
     QString name;
     std::shared_ptr<const Mask> mask;
     LoadedImage reference;
+    StudioParameters parameters;
 };
 
 // A reference pooled with the main one (several references), with its weight.
@@ -245,8 +247,12 @@ public:
     // --- regions: up to kMaxRegions masks, each with its own reference ---
     const QVector<StudioRegion>& regions() const { return m_regional.regions; }
     // The current mask becomes a region with the image at referencePath (loaded
-    // in the background); regionsChanged follows. The mask is cleared.
+    // in the background) and the current settings; regionsChanged follows. The
+    // mask is cleared. While there are regions, a run uses each region's own
+    // settings and reference, not the panel's nor the main reference.
     void addRegion(const QString& referencePath);
+    // Gives region `index` these settings (one undo step).
+    void setRegionParameters(int index, const StudioParameters& parameters);
     // A region from a mask file and a reference file.
     void addRegionFromFiles(const QString& maskPath, const QString& referencePath);
     void removeRegion(int index);

@@ -33,7 +33,8 @@ namespace {
 
 bool sameRegion(const StudioRegion& a, const StudioRegion& b)
 {
-    return a.name == b.name && a.mask == b.mask && a.reference.id == b.reference.id;
+    return a.name == b.name && a.mask == b.mask && a.reference.id == b.reference.id &&
+           a.parameters.sameLookAs(b.parameters);
 }
 
 bool sameReference(const ExtraReference& a, const ExtraReference& b)
@@ -90,12 +91,11 @@ Mask fittedMask(const Mask& mask, const Image& source)
     return resizeMask(mask, source.width, source.height);
 }
 
-JobFunction makeRegionsJob(LoadedImage source, QVector<StudioRegion> regions, const StudioParameters& parameters)
+JobFunction makeRegionsJob(LoadedImage source, QVector<StudioRegion> regions)
 {
-    return [source, regions, parameters](JobContext& context) -> std::shared_ptr<JobOutput> {
+    return [source, regions](JobContext& context) -> std::shared_ptr<JobOutput> {
         auto output = std::make_shared<RecolorOutput>();
         if (!source.image) throw uot::Error(ErrorCode::InvalidArgument, "Open a source image first.");
-        const RecolorSettings settings = recolorSettingsFor(parameters);
         PipelineControl control;
         control.cancel = context.cancelFlag();
         QElapsedTimer timer;
@@ -103,9 +103,11 @@ JobFunction makeRegionsJob(LoadedImage source, QVector<StudioRegion> regions, co
         try {
             context.phase(QObject::tr("Building the palettes of %n region(s)...", "", int(regions.size())));
             std::vector<RecolorRegion> list;
-            for (const StudioRegion& region : regions)
+            for (const StudioRegion& region : regions) {
+                const RecolorSettings settings = recolorSettingsFor(region.parameters);
                 list.push_back({fittedMask(*region.mask, *source.image),
                                 computePalette(*region.reference.image, settings, control), settings});
+            }
             context.phase(QObject::tr("Recoloring %n region(s)...", "", int(regions.size())));
             Image result = recolorRegions(*source.image, list, control);
             output->timings = QObject::tr("%n region(s) in %1 s", "", int(regions.size())).arg(timer.elapsed() / 1000.0, 0, 'f', 2);
@@ -130,7 +132,7 @@ bool RegionalInputs::operator==(const RegionalInputs& other) const
 
 JobFunction StudioSession::regionalJob(const StudioParameters& p) const
 {
-    if (!m_regional.regions.isEmpty()) return makeRegionsJob(m_source, m_regional.regions, p);
+    if (!m_regional.regions.isEmpty()) return makeRegionsJob(m_source, m_regional.regions);
     JobFunction plain = makeRecolorJob(m_pipeline, m_source, m_reference, p);
     if (!m_regional.mask && m_regional.references.isEmpty() && !m_regionalState->mask && !m_regionalState->pooled)
         return plain;
@@ -392,10 +394,11 @@ void StudioSession::addRegion(const QString& referencePath)
         return;
     }
     const std::shared_ptr<const Mask> mask = m_regional.mask;
-    loadInBackground(referencePath, [this, mask](const LoadedImage& reference) {
+    const StudioParameters parameters = m_parameters;
+    loadInBackground(referencePath, [this, mask, parameters](const LoadedImage& reference) {
         if (m_regional.regions.size() >= kMaxRegions) return;
         RegionalInputs next = m_regional;
-        next.regions.append({tr("Region %1").arg(next.regions.size() + 1), mask, reference});
+        next.regions.append({tr("Region %1").arg(next.regions.size() + 1), mask, reference, parameters});
         if (next.mask == mask) next.mask = nullptr;  // the mask is the region's now
         changeRegional(next, tr("add a region"));
     });
@@ -404,6 +407,15 @@ void StudioSession::addRegion(const QString& referencePath)
 void StudioSession::addRegionFromFiles(const QString& maskPath, const QString& referencePath)
 {
     if (loadMask(maskPath)) addRegion(referencePath);
+}
+
+void StudioSession::setRegionParameters(int index, const StudioParameters& parameters)
+{
+    if (index < 0 || index >= m_regional.regions.size()) return;
+    RegionalInputs next = m_regional;
+    next.regions[index].parameters = parameters;
+    if (next == m_regional) return;
+    changeRegional(next, tr("settings of %1").arg(next.regions[index].name));
 }
 
 void StudioSession::removeRegion(int index)

@@ -163,7 +163,14 @@ ResultInputs StudioSession::currentInputs() const { return ResultInputs{m_source
 QStringList StudioSession::staleInputs() const
 {
     if (m_result.empty()) return {};
-    QStringList stale = m_result.inputs.differencesFrom(currentInputs());
+    const ResultInputs current = currentInputs();
+    ResultInputs made = m_result.inputs;
+    if (!m_resultRegional.regions.isEmpty() && !m_regional.regions.isEmpty()) {
+        // Regions use neither the panel's settings nor the main reference: each has its own.
+        made.reference = current.reference;
+        made.parameters = current.parameters;
+    }
+    QStringList stale = made.differencesFrom(current);
     if (!(m_resultRegional == m_regional)) stale << tr("the mask or regions");
     return stale;
 }

@@ -354,6 +354,10 @@ private slots:
         QCOMPARE(session.regions()[0].reference.path, m_referenceB);
         QCOMPARE(session.regions()[0].mask, dark);
         QVERIFY(!session.hasMask());  // the mask is the region's now
+        // The second region is made with other settings: it keeps them.
+        StudioParameters half = p;
+        half.strength = 0.5;
+        session.setParameters(half);
         session.maskFromLuminance(0.45, 1.0, 0.0);
         session.addRegion(m_reference);
         QVERIFY(regionsChanged.wait(20000));
@@ -363,11 +367,10 @@ private slots:
         QCOMPARE(session.validity(), ResultValidity::Current);
         // The core's two masked recolors, each from its own reference, composited by hand.
         const uot::Image& source = *session.source().image;
-        const uot::RecolorSettings settings = recolorSettingsFor(p);
         uot::Image expected = source;
         bool first = true;
         for (const StudioRegion& region : session.regions()) {
-            uot::RecolorPipeline pipeline(settings);
+            uot::RecolorPipeline pipeline(recolorSettingsFor(&region == &session.regions()[0] ? p : half));
             pipeline.setSource(source);
             pipeline.setReference(*region.reference.image);
             uot::Image part = uot::recolorMasked(pipeline, *region.mask);
@@ -376,6 +379,17 @@ private slots:
             first = false;
         }
         QCOMPARE(largestDifference(*session.result().pixels, expected), 0);
+
+        // The panel's settings are not the regions': changing them leaves the result current;
+        // giving them to a region makes it out of date.
+        session.setParameters(p);
+        QCOMPARE(session.validity(), ResultValidity::Current);
+        QCOMPARE(session.regions()[1].parameters.strength, 0.5);
+        session.setRegionParameters(1, p);
+        QCOMPARE(session.regions()[1].parameters.strength, 1.0);
+        QCOMPARE(session.validity(), ResultValidity::OutOfDate);
+        session.undoStack()->undo();
+        QCOMPARE(session.validity(), ResultValidity::Current);
 
         session.removeRegion(0);
         QCOMPARE(session.regions().size(), 1);
