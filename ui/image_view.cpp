@@ -48,6 +48,35 @@ void ImageView::setBeforeImage(const QImage& image)
     update();
 }
 
+void ImageView::setOverlay(const QImage& overlay)
+{
+    m_overlay = overlay;
+    update();
+}
+
+void ImageView::setTool(Tool tool)
+{
+    m_tool = tool;
+    m_stroke.clear();
+    m_drag = Drag::None;
+    setCursor(tool == Tool::Pan ? Qt::ArrowCursor : Qt::CrossCursor);
+}
+
+void ImageView::setTransform(const Transform& transform)
+{
+    m_fit = transform.fit;
+    m_scale = transform.scale;
+    m_offset = transform.offset;
+    update();
+    notifyZoom();
+}
+
+QPointF ImageView::imagePoint(const QPointF& widgetPoint) const
+{
+    const QRectF r = imageRect();
+    return (widgetPoint - r.topLeft()) / zoom();
+}
+
 void ImageView::setSplitEnabled(bool enabled)
 {
     m_split = enabled;
@@ -109,6 +138,7 @@ void ImageView::fit()
     m_offset = {};
     update();
     notifyZoom();
+    emit transformChanged();
 }
 
 void ImageView::notifyZoom()
@@ -134,6 +164,7 @@ void ImageView::zoomBy(double factor)
     m_fit = false;
     update();
     notifyZoom();
+    emit transformChanged();
 }
 
 void ImageView::zoomActualSize()
@@ -144,6 +175,7 @@ void ImageView::zoomActualSize()
     m_offset = {};
     update();
     notifyZoom();
+    emit transformChanged();
 }
 
 void ImageView::paintEvent(QPaintEvent*)
@@ -158,6 +190,19 @@ void ImageView::paintEvent(QPaintEvent*)
     painter.setRenderHint(QPainter::SmoothPixmapTransform, zoom() < 1.0);
     const QRectF target = imageRect();
     painter.drawImage(target, m_image);
+    if (!m_overlay.isNull()) painter.drawImage(target, m_overlay);
+    if (m_drag == Drag::Paint && !m_stroke.isEmpty()) {
+        // The stroke so far, as wide as the brush, until the mask takes it.
+        QPolygonF path;
+        for (const QPointF& p : m_stroke) path << target.topLeft() + p * zoom();
+        painter.save();
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(QColor(255, 60, 60, 110), std::max(1.0, m_brushDiameter * zoom()), Qt::SolidLine, Qt::RoundCap,
+                            Qt::RoundJoin));
+        if (path.size() == 1) painter.drawPoint(path.front());
+        else painter.drawPolyline(path);
+        painter.restore();
+    }
     // The banner's band (drawn last, over everything); the caption goes under it.
     QFont bold = font();
     bold.setBold(true);
@@ -253,6 +298,7 @@ void ImageView::wheelEvent(QWheelEvent* event)
     const QPointF moved = after.topLeft() + imagePoint * zoom();
     m_offset += cursor - moved;
     update();
+    emit transformChanged();
     event->accept();
 }
 
@@ -267,6 +313,15 @@ void ImageView::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() != Qt::LeftButton || m_image.isNull()) return;
     m_lastMouse = event->position();
+    if (m_tool == Tool::Pick) {
+        emit pixelPicked(imagePoint(event->position()));
+        return;
+    }
+    if (m_tool == Tool::Paint) {
+        m_drag = Drag::Paint;
+        m_stroke = {imagePoint(event->position())};
+        return;
+    }
     if (nearDivider(event->position())) {
         m_drag = Drag::Divider;
     } else {
@@ -288,6 +343,12 @@ void ImageView::mouseMoveEvent(QMouseEvent* event)
     } else if (m_drag == Drag::Pan) {
         m_offset += pos - m_lastMouse;
         update();
+        emit transformChanged();
+    } else if (m_drag == Drag::Paint) {
+        m_stroke << imagePoint(pos);
+        update();
+    } else if (m_tool != Tool::Pan) {
+        setCursor(Qt::CrossCursor);
     } else {
         setCursor(nearDivider(pos) ? Qt::SplitHCursor : Qt::ArrowCursor);
     }
@@ -296,11 +357,21 @@ void ImageView::mouseMoveEvent(QMouseEvent* event)
 
 void ImageView::mouseReleaseEvent(QMouseEvent*)
 {
+    if (m_drag == Drag::Paint && !m_stroke.isEmpty()) {
+        const QVector<QPointF> stroke = m_stroke;
+        m_stroke.clear();
+        m_drag = Drag::None;
+        emit strokePainted(stroke);
+        return;
+    }
     m_drag = Drag::None;
-    unsetCursor();
+    if (m_tool == Tool::Pan) unsetCursor();
 }
 
-void ImageView::mouseDoubleClickEvent(QMouseEvent*) { fit(); }
+void ImageView::mouseDoubleClickEvent(QMouseEvent*)
+{
+    if (m_tool == Tool::Pan) fit();
+}
 
 void ImageView::dragEnterEvent(QDragEnterEvent* event)
 {

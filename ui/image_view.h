@@ -2,11 +2,15 @@
 // One image pane: fit to the window or a zoom factor, pan by dragging, zoom
 // with the wheel around the cursor; optionally a before/after split showing
 // `before` left of a draggable divider and the main image right of it (both
-// drawn in the same geometry). Accepts image files dropped onto it.
+// drawn in the same geometry). Accepts image files dropped onto it. An
+// overlay (the mask) can be drawn over the image; a left drag can paint a
+// stroke or pick a pixel instead of panning (the mask editor's tools); the
+// zoom and pan can be read and set to link two panes.
 
 #include <QImage>
 #include <QPointF>
 #include <QString>
+#include <QVector>
 #include <QWidget>
 
 namespace uot::ui {
@@ -40,6 +44,26 @@ public:
     void setBanner(const QString& text);
     const QString& banner() const { return m_banner; }
 
+    // A picture drawn over the image in the same geometry (null: none).
+    void setOverlay(const QImage& overlay);
+    const QImage& overlay() const { return m_overlay; }
+    // What a left drag does: pan, paint a stroke (strokePainted) or pick a pixel (pixelPicked).
+    enum class Tool { Pan, Paint, Pick };
+    void setTool(Tool tool);
+    // The Paint tool's stroke is drawn while dragging this wide (image pixels).
+    void setBrushDiameter(double diameter) { m_brushDiameter = diameter; }
+    Tool tool() const { return m_tool; }
+    // The zoom and pan as one value, to link panes: setTransform does not emit transformChanged.
+    struct Transform {
+        bool fit = true;
+        double scale = 1.0;
+        QPointF offset;  // of the image's centre from the pane's centre
+    };
+    Transform transform() const { return {m_fit, m_scale, m_offset}; }
+    void setTransform(const Transform& transform);
+    // The image pixel coordinates under a point of the widget.
+    QPointF imagePoint(const QPointF& widgetPoint) const;
+
     bool fitToWindow() const { return m_fit; }
     double zoom() const;  // effective display scale
     QString zoomText() const;  // "100 %", as drawn in the corner
@@ -57,6 +81,12 @@ signals:
     void fileDropped(const QString& path);
     // The effective scale changed: a zoom, fit, a new image size or, when fitted, a resize.
     void zoomChanged(double zoom);
+    // The user (or fit, zoomBy, zoomActualSize) zoomed or panned.
+    void transformChanged();
+    // A stroke of the Paint tool, in image pixel coordinates.
+    void strokePainted(const QVector<QPointF>& points);
+    // A click of the Pick tool, in image pixel coordinates.
+    void pixelPicked(const QPointF& point);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -78,6 +108,10 @@ private:
 
     QImage m_image;
     QImage m_before;
+    QImage m_overlay;
+    Tool m_tool = Tool::Pan;
+    QVector<QPointF> m_stroke;  // the Paint tool's stroke so far, image coordinates
+    double m_brushDiameter = 1.0;
     QString m_placeholder;
     QString m_caption;
     QString m_beforeCaption;
@@ -88,7 +122,7 @@ private:
     QPointF m_offset;  // image centre offset from the widget centre when not fitting
     bool m_split = false;
     double m_splitPosition = 0.5;
-    enum class Drag { None, Pan, Divider } m_drag = Drag::None;
+    enum class Drag { None, Pan, Divider, Paint } m_drag = Drag::None;
     QPointF m_lastMouse;
 };
 

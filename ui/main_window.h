@@ -8,7 +8,7 @@
 //
 // The class is implemented by concern:
 //   main_window.cpp           construction, errors, title, about, batch
-//   main_window_docks.cpp     the docks, the toolbar and the default layout
+//   main_window_docks.cpp     the docks, the toolbar and the default layout (mask, regions, scopes too)
 //   main_window_menus.cpp     menus and their actions
 //   main_window_run.cpp       what the session announces: images, runs, results
 //   main_window_save.cpp      Save / Save As: the dialogs (the session writes)
@@ -40,7 +40,10 @@ class LibraryPanel;
 class ImageView;
 class LiveCharts;
 class LutActions;
+class MaskEditor;
 class ParametersPanel;
+class RegionsDock;
+class ScopesDock;
 class StatisticsPanel;
 
 // The questions Save As asks, replaceable by tests. Each returns false when
@@ -159,6 +162,13 @@ public:
     LibraryPanel* libraryPanel() const;
     HistogramView* histogramView() const;
     LutActions* lutActions() const { return m_lut; }
+    MaskEditor* maskEditor() const;
+    RegionsDock* regionsDock() const;
+    ScopesDock* scopesDock() const;
+    // View > Link Source and Result Zoom (on by default): zooming or panning one
+    // of the two panes does the same to the other.
+    void setZoomLinked(bool linked);
+    bool zoomLinked() const;
 
 signals:
     void sourceLoaded();

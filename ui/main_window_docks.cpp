@@ -18,6 +18,9 @@
 #include "ui/image_view.h"
 #include "ui/library_panel.h"
 #include "ui/live_charts.h"
+#include "ui/mask_editor.h"
+#include "ui/regions_dock.h"
+#include "ui/scopes_dock.h"
 #include "ui/parameters_panel.h"
 #include "ui/statistics_panel.h"
 #include "ui/wheel_guard.h"
@@ -107,8 +110,19 @@ void MainWindow::createDocks()
         });
     }
 
+    // Masks, regions and scopes: on the right, hidden at first start (View menu).
+    QDockWidget* maskDock = makeDock(this, tr("Mask"), "maskDock",
+                                     verticallyScrolled(named(new MaskEditor(m_session, m_sourceView), "maskEditor")));
+    addDockWidget(Qt::RightDockWidgetArea, maskDock);
+    QDockWidget* regionsDock = makeDock(this, tr("Regions and References"), "regionsDock",
+                                        verticallyScrolled(named(new RegionsDock(m_session), "regions")));
+    addDockWidget(Qt::RightDockWidgetArea, regionsDock);
+    QDockWidget* scopesDock = makeDock(this, tr("Scopes"), "scopesDock", named(new ScopesDock(m_session), "scopes"));
+    addDockWidget(Qt::RightDockWidgetArea, scopesDock);
+
     // Advanced: hidden at first start, one click away (toolbar, View menu).
-    for (QDockWidget* dock : {statisticsDock, chartsDock, comparisonDock, histogramDock}) dock->hide();
+    for (QDockWidget* dock : {statisticsDock, chartsDock, comparisonDock, histogramDock, maskDock, regionsDock, scopesDock})
+        dock->hide();
     resizeDocks({parametersDock}, {300}, Qt::Horizontal);
 }
 
@@ -155,6 +169,9 @@ LiveCharts* MainWindow::charts() const { return part<LiveCharts>("charts"); }
 ComparisonView* MainWindow::comparisonView() const { return part<ComparisonView>("comparison"); }
 LibraryPanel* MainWindow::libraryPanel() const { return part<LibraryPanel>("library"); }
 HistogramView* MainWindow::histogramView() const { return part<HistogramView>("histogram"); }
+MaskEditor* MainWindow::maskEditor() const { return part<MaskEditor>("maskEditor"); }
+RegionsDock* MainWindow::regionsDock() const { return part<RegionsDock>("regions"); }
+ScopesDock* MainWindow::scopesDock() const { return part<ScopesDock>("scopes"); }
 QLabel* MainWindow::imageInfoLabel() const { return part<QLabel>("imageInfoLabel"); }
 
 QDockWidget* MainWindow::dock(const QString& objectName) const
@@ -189,7 +206,7 @@ void MainWindow::resetLayout()
                                           dock(QStringLiteral("comparisonDock"))};
     for (QDockWidget* d : advanced) d->setProperty("sized", false);
     for (QDockWidget* d : advanced) d->hide();
-    dock(QStringLiteral("histogramDock"))->hide();
+    for (const char* name : {"histogramDock", "maskDock", "regionsDock", "scopesDock"}) dock(QString::fromLatin1(name))->hide();
     parameters->show();
     dock(QStringLiteral("libraryDock"))->show();
     part<QToolBar>("mainToolBar")->show();

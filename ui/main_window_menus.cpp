@@ -102,6 +102,15 @@ void MainWindow::createActions()
     split->setCheckable(true);
     connect(split, &QAction::toggled, m_resultView, &ImageView::setSplitEnabled);
     viewMenu->addAction(m_lut->previewAction());
+    QAction* link = entry(viewMenu, "linkZoomAction", tr("&Link Source and Result Zoom"), {}, [] {});
+    link->setCheckable(true);
+    link->setChecked(true);
+    link->setToolTip(tr("Zoom and pan the source and the result together."));
+    // Each pane passes its zoom and pan on to the other (setTransform does not echo it back).
+    for (auto [from, to] : {std::pair{m_sourceView, m_resultView}, std::pair{m_resultView, m_sourceView}})
+        connect(from, &ImageView::transformChanged, this, [this, from, to] {
+            if (zoomLinked()) to->setTransform(from->transform());
+        });
     viewMenu->addSeparator();
     QAction* advanced = entry(viewMenu, "advancedPanelsAction", tr("A&dvanced Panels"), {K(tr("Ctrl+Shift+A"))}, [] {});
     advanced->setCheckable(true);
@@ -124,6 +133,9 @@ void MainWindow::createActions()
     entry(helpMenu, "aboutAction", tr("&About UOT Color Studio"), {}, [this] { showAbout(); });
     helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
+
+void MainWindow::setZoomLinked(bool linked) { action(QStringLiteral("linkZoomAction"))->setChecked(linked); }
+bool MainWindow::zoomLinked() const { return action(QStringLiteral("linkZoomAction"))->isChecked(); }
 
 QMenu* MainWindow::menu(Menu which) const
 {

@@ -17,10 +17,7 @@
 
 namespace uot::ui {
 
-namespace {
-
-// A file, or a resource bundled into the executable (":/samples/home.jpg").
-LoadedImage loadAny(const QString& path)
+LoadedImage StudioSession::loadAnyImage(const QString& path)
 {
     if (!path.startsWith(":/")) return loadImageFile(path);
     QFile file(path);
@@ -35,8 +32,6 @@ LoadedImage loadAny(const QString& path)
     loaded.path = path;
     return loaded;
 }
-
-}  // namespace
 
 StudioSession::StudioSession(QObject* parent)
     : QObject(parent), m_worker(std::make_unique<SolveWorker>()), m_pipeline(std::make_shared<PipelineSession>()),
@@ -106,7 +101,7 @@ void StudioSession::loadFile(const QString& path, bool source)
     emit status(tr("Loading %1...").arg(QFileInfo(path).fileName()));
     watcher->setFuture(QtConcurrent::run([path]() -> LoadedImage {
         try {
-            return loadAny(path);
+            return loadAnyImage(path);
         } catch (const std::exception& e) {
             LoadedImage failed;
             failed.path = QString::fromStdString(e.what());  // carries the message back

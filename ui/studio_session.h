@@ -15,6 +15,7 @@
 //   studio_session.cpp          images, parameters, undo, presets and references
 //   studio_session_run.cpp      run, cancel, what the worker reports, result validity, saving
 //   studio_session_catalog.cpp  the registry's answers in Qt types (static, no session needed)
+//   studio_session_regions.cpp  the mask, the regions, the extra references and the scopes
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -26,6 +27,8 @@
 #include <memory>
 #include <optional>
 
+#include "core/color/mask.h"
+#include "core/color/scopes.h"
 #include "core/imageio/image_io.h"
 #include "ui/lut_job.h"
 #include "ui/machine_peaks.h"
@@ -36,6 +39,8 @@
 #include "ui/studio_result.h"
 
 QT_BEGIN_NAMESPACE
+class QColor;
+class QPointF;
 class QUndoStack;
 QT_END_NAMESPACE
 
@@ -48,6 +53,53 @@ enum class ResultValidity {
     Updating,   // out of date, and a run of the current inputs is under way
     OutOfDate,  // an input changed since it was made: Save and Export LUT refuse it
 };
+
+// A brush of the mask editor, in source pixels.
+struct MaskBrush {
+    double size = 80;       // diameter
+    double hardness = 0.5;  // the inner part of the radius at full strength (0..1); a smooth fall-off outside it
+    double opacity = 1.0;   // the strongest a stroke paints (0..1)
+    bool erase = false;     // removes from the mask instead of adding to it
+};
+
+// One region: a mask, the reference its colours come from and its own settings
+// (the panel's when it was made, or when Use Current Settings gave them).
+struct StudioRegion {
+    QString name;
+    std::shared_ptr<const Mask> mask;
+    LoadedImage reference;
+    StudioParameters parameters;
+};
+
+// A reference pooled with the main one (several references), with its weight.
+struct ExtraReference {
+    LoadedImage image;
+    double weight = 1.0;
+};
+
+// The mask, the regions and the extra references: the inputs of a run besides
+// the images and the parameters. Compared by identity (an undo gives back the same objects).
+struct RegionalInputs {
+    std::shared_ptr<const Mask> mask;
+    QVector<StudioRegion> regions;
+    double mainWeight = 1.0;  // the weight of the main reference when extra references are pooled with it
+    QVector<ExtraReference> references;
+    bool operator==(const RegionalInputs& other) const;
+};
+
+// What the session's pipeline holds besides its images: the palettes a run with
+// a mask or several references set (touched by one job at a time, on the worker).
+struct RegionalPipelineState {
+    std::shared_ptr<const Mask> mask;  // whose weighted palette is the source palette (null: the source's own)
+    quint64 sourceId = 0;
+    StudioParameters parameters;       // the settings those palettes were built with
+    bool pooled = false;               // the reference palette is pooled from several images
+    QVector<quint64> referenceIds;
+    QVector<double> weights;
+};
+
+enum class ScopeImage { Source, Reference, Result };
+enum class ScopeKind { Waveform, Parade, Vectorscope };
 
 // A solver variant as the views list it.
 struct SolverChoice {
@@ -161,6 +213,65 @@ public:
     void reportError(const QString& title, const QString& message);
     QString lastError() const { return m_lastError; }
 
+    // --- the mask (studio_session_regions.cpp) ---
+    // The mask that limits the transfer (null: the whole image). It restricts the
+    // source palette to the region's colours and blends the result with the source.
+    std::shared_ptr<const Mask> mask() const { return m_regional.mask; }
+    bool hasMask() const { return bool(m_regional.mask); }
+    // The mask as an 8-bit gray image (white = full transfer), null without a mask.
+    QImage maskImage() const;
+    // Each change is one undo step and makes the result out of date (auto-run re-renders).
+    void setMask(const Mask& mask, const QString& what);
+    void clearMask();
+    // A brush stroke through `points` (source pixel coordinates).
+    void paintMask(const QVector<QPointF>& points, const MaskBrush& brush);
+    // Pixels whose luma Y' (Rec. 709, 0..1) lies in [low, high]; softness: the
+    // width of the linear fall-off outside the range.
+    void maskFromLuminance(double low, double high, double softness);
+    // Pixels within `tolerance` of `color` (distance in encoded RGB, 0..1 per
+    // channel), falling off linearly over `softness`.
+    void maskFromColor(const QColor& color, double tolerance, double softness);
+    // The automatic sky mask (mask_editor_tools.h: skyMask).
+    void maskFromSky();
+    // Feathers the mask along the source's color edges (core featherMask, the
+    // colour-guided filter of `uot recolor --mask-feather`), in the background:
+    // maskChanged follows (one undo step).
+    void featherMask(int radius);
+    // The source's colour at a pixel (the eyedropper); invalid outside the image.
+    QColor sourceColorAt(const QPointF& point) const;
+    // Reads a mask file (resized to the source); maskChanged or failed follows.
+    bool loadMask(const QString& path);
+    // Writes the mask as an 8-bit gray PNG or TIFF, atomically.
+    bool saveMask(const QString& path);
+
+    // --- regions: up to kMaxRegions masks, each with its own reference ---
+    const QVector<StudioRegion>& regions() const { return m_regional.regions; }
+    // The current mask becomes a region with the image at referencePath (loaded
+    // in the background) and the current settings; regionsChanged follows. The
+    // mask is cleared. While there are regions, a run uses each region's own
+    // settings and reference, not the panel's nor the main reference.
+    void addRegion(const QString& referencePath);
+    // Gives region `index` these settings (one undo step).
+    void setRegionParameters(int index, const StudioParameters& parameters);
+    // A region from a mask file and a reference file.
+    void addRegionFromFiles(const QString& maskPath, const QString& referencePath);
+    void removeRegion(int index);
+
+    // --- several references: pooled into one reference palette ---
+    const QVector<ExtraReference>& extraReferences() const { return m_regional.references; }
+    double mainReferenceWeight() const { return m_regional.mainWeight; }
+    void addReference(const QString& path, double weight = 1.0);
+    // index 0 is the main reference, 1.. the extra ones.
+    void setReferenceWeight(int index, double weight);
+    void removeReference(int index);  // 1..: an extra reference
+
+    // --- scopes of the source, the reference and the result, after each render ---
+    bool hasScopes() const { return m_scopesReady; }
+    QImage scopeImage(ScopeImage image, ScopeKind kind, int channel = 0) const;
+    const Scopes& scopes(ScopeImage image) const;
+    // Milliseconds from the new result to its scopes (the last render).
+    double scopesLatencyMs() const { return m_scopesLatencyMs; }
+
     // --- the solver registry, for the views ---
     static QVector<SolverChoice> solverChoices();
     static QVector<GpuChoice> gpuChoices();
@@ -202,8 +313,14 @@ signals:
     void peaksMeasured();
     // A line for the status bar.
     void status(const QString& text);
+    void maskChanged();
+    void regionsChanged();
+    void referencesChanged();
+    void scopesReady();
 
 private:
+    // A file, or a resource bundled into the executable (":/samples/home.jpg"). Throws.
+    static LoadedImage loadAnyImage(const QString& path);
     void loadFile(const QString& path, bool source);
     void applyImage(bool source, const LoadedImage& image);
     void exchangeImages();
@@ -222,6 +339,19 @@ private:
     void announceResult();
     ResultInputs currentInputs() const;
     void rememberImages() const;
+    // studio_session_regions.cpp
+    void changeRegional(const RegionalInputs& next, const QString& what);
+    void applyRegional(const RegionalInputs& inputs);
+    JobFunction regionalJob(const StudioParameters& p) const;
+    // On the worker, before a job on the session's pipeline: gives it the source
+    // palette of `mask` (or the source's own) and the pooled reference palette of
+    // the references (or the main one's), each only when it changed; returns the
+    // mask at the source's size (in `resized` when it had to be resized), or null.
+    using PalettePreparation = std::function<const Mask*(JobContext& context, Mask& resized)>;
+    PalettePreparation palettePreparation(const StudioParameters& p, std::shared_ptr<const Mask> mask) const;
+    void computeScopes();
+    template <class Then>
+    void loadInBackground(const QString& path, Then then);
 
     std::unique_ptr<SolveWorker> m_worker;
     std::shared_ptr<PipelineSession> m_pipeline;
@@ -248,6 +378,18 @@ private:
     bool m_peaksKnown = false;
     QString m_lastError;
     QTimer m_autoRunTimer;
+    RegionalInputs m_regional;
+    RegionalInputs m_runRegional;     // what the latest run was started with
+    RegionalInputs m_resultRegional;  // what the result was made with
+    RegionalInputs m_solvedRegional;  // what the pipeline's last solve was made with
+    std::shared_ptr<RegionalPipelineState> m_regionalState = std::make_shared<RegionalPipelineState>();  // used by the jobs only
+    struct ScopeCache {
+        Scopes scopes;
+        quint64 id = 0;
+    } m_scopeCache[3];
+    bool m_scopesReady = false;
+    quint64 m_scopesGeneration = 0;
+    double m_scopesLatencyMs = 0;
 };
 
 }  // namespace uot::ui

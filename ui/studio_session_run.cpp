@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+#include "core/transport/uot_error.h"
+
 namespace uot::ui {
 
 namespace {
@@ -71,7 +73,7 @@ void StudioSession::connectWorker()
 void StudioSession::run()
 {
     m_autoRunTimer.stop();
-    if (!hasSource() || !hasReference()) {
+    if (!hasSource() || (!hasReference() && m_regional.regions.isEmpty())) {
         reportError(tr("Run"), tr("Open a source image and a reference image first (File menu, or drop files on the panes)."));
         emit runFailed(m_lastError);
         return;
@@ -82,10 +84,11 @@ void StudioSession::run()
         p.save(settings);
     }
     m_remapOnly = m_haveSolved && p.sameSolveAs(m_solvedParameters) && m_pipeline->sourceId == m_source.id &&
-                  m_pipeline->referenceId == m_reference.id;
+                  m_pipeline->referenceId == m_reference.id && m_regional.regions.isEmpty() &&
+                  m_regional == m_solvedRegional;
     m_runInputs = currentInputs();
-    m_runGeneration = m_worker->submit(m_remapOnly ? tr("Re-map") : tr("Recolor"),
-                                       makeRecolorJob(m_pipeline, m_source, m_reference, p));
+    m_runRegional = m_regional;
+    m_runGeneration = m_worker->submit(m_remapOnly ? tr("Re-map") : tr("Recolor"), regionalJob(p));
     m_lastError.clear();
     // A solve counts iterations; a re-map is short and only says that it is busy.
     m_estimate.begin(p.maxIterations, p.tolerance);
@@ -106,6 +109,7 @@ void StudioSession::onFinished(quint64 generation, const std::shared_ptr<const J
     if (generation != m_runGeneration || !output) return;
     if (output->solve) {
         m_solvedParameters = m_runInputs.parameters;  // not the current ones: they may have changed meanwhile
+        m_solvedRegional = m_runRegional;
         m_haveSolved = true;
         emit solved(*output->solve, output->timings);
     } else if (output->remapped) {
@@ -120,9 +124,11 @@ void StudioSession::onFinished(quint64 generation, const std::shared_ptr<const J
         // Made from the inputs the run started with: when they changed while it
         // ran, it is out of date at once.
         m_result = StudioResult{output->image, output->pixels, m_runInputs};
+        m_resultRegional = m_runRegional;
         m_announced = ResultValidity::None;  // a new picture is always announced
         emit newResult();
         announceResult();
+        computeScopes();
     }
     QString done;
     if (output->notice.isEmpty()) {
@@ -156,7 +162,17 @@ ResultInputs StudioSession::currentInputs() const { return ResultInputs{m_source
 
 QStringList StudioSession::staleInputs() const
 {
-    return m_result.empty() ? QStringList() : m_result.inputs.differencesFrom(currentInputs());
+    if (m_result.empty()) return {};
+    const ResultInputs current = currentInputs();
+    ResultInputs made = m_result.inputs;
+    if (!m_resultRegional.regions.isEmpty() && !m_regional.regions.isEmpty()) {
+        // Regions use neither the panel's settings nor the main reference: each has its own.
+        made.reference = current.reference;
+        made.parameters = current.parameters;
+    }
+    QStringList stale = made.differencesFrom(current);
+    if (!(m_resultRegional == m_regional)) stale << tr("the mask or regions");
+    return stale;
 }
 
 ResultValidity StudioSession::validity() const
@@ -164,7 +180,8 @@ ResultValidity StudioSession::validity() const
     if (m_result.empty()) return ResultValidity::None;
     if (staleInputs().isEmpty()) return ResultValidity::Current;
     // A run of the current inputs is under way (e.g. auto-run re-mapping a strength change).
-    return m_busy && m_runInputs.differencesFrom(currentInputs()).isEmpty() ? ResultValidity::Updating
+    return m_busy && m_runInputs.differencesFrom(currentInputs()).isEmpty() && m_runRegional == m_regional
+               ? ResultValidity::Updating
                                                                             : ResultValidity::OutOfDate;
 }
 
@@ -277,7 +294,23 @@ JobFunction StudioSession::comparisonJob(const QString& variantA, const QString&
 JobFunction StudioSession::lutJob(LutRequest request) const
 {
     request.protectedPaths = {m_source.path, m_reference.path};
-    return makeLutJob(m_pipeline, m_source, m_reference, m_parameters, request);
+    if (hasMask() || !m_regional.regions.isEmpty()) {
+        // As `uot recolor` refuses --export-lut with --mask: a LUT has no mask.
+        return [](JobContext&) -> std::shared_ptr<JobOutput> {
+            throw uot::Error(ErrorCode::InvalidArgument,
+                             "A LUT applies to every pixel: it does not go with a mask or regions. Clear the mask "
+                             "(Mask dock) and remove the regions to export the look as a LUT.");
+        };
+    }
+    JobFunction job = makeLutJob(m_pipeline, m_source, m_reference, m_parameters, request);
+    // The pipeline may still hold the palette of a mask cleared since the last run,
+    // or of references changed since: the LUT is made from the current ones.
+    const PalettePreparation prepare = palettePreparation(m_parameters, nullptr);
+    return [job, prepare](JobContext& context) {
+        Mask unused;
+        prepare(context, unused);
+        return job(context);
+    };
 }
 
 // --- the machine ---

@@ -1,7 +1,11 @@
 // `uot-studio`: the desktop application. Scriptable for demos, docs and tests:
 //   uot-studio [--source FILE] [--reference FILE] [--device cpu|gpu|gpu:N]
 //              [--run] [--compare] [--screenshot FILE] [--size WxH] [--quit]
-// loads the images, runs, waits for the result, saves a screenshot of the
+//              [--reference FILE ...] [--mask FILE | --mask-luminance LOW:HIGH | --mask-sky]
+//              [--mask-stroke X1,Y1,X2,Y2,...] [--scope waveform|parade|vectorscope]
+//              [--region MASK=REFERENCE ...] [--scopes] [--mask-tool brush|eraser|pick]
+// loads the images (a repeated --reference pools several references; a mask or
+// regions open the Mask or Regions dock), runs, waits for the result, saves a screenshot of the
 // window and quits (exit code 0 on success, 1 when a step failed, 2 for a bad
 // argument, e.g. a --size beyond 16384 a side, 3 when --device names a GPU that
 // this machine does not have).
@@ -9,6 +13,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
@@ -25,6 +30,8 @@
 #include "ui/pipeline_jobs.h"
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
+#include "ui/mask_editor.h"
+#include "ui/scopes_dock.h"
 #include "ui/statistics_panel.h"
 #include "ui/studio_parameters.h"
 
@@ -34,6 +41,15 @@ struct Script {
     QString source, reference, screenshot;
     bool run = false, compare = false, quit = false;
     QSize size;
+    QStringList extraReferences;  // --reference after the first
+    QString mask;                 // --mask FILE
+    double lumaLow = -1, lumaHigh = -1;  // --mask-luminance LOW:HIGH (-1: none)
+    bool sky = false;             // --mask-sky
+    QStringList regions;          // --region MASK=REFERENCE
+    bool scopes = false;          // --scopes
+    QString maskTool;             // --mask-tool
+    QVector<QPointF> stroke;      // --mask-stroke
+    int scope = 0;                // --scope: 0 waveform, 1 parade, 2 vectorscope
 };
 
 // Runs the scripted steps one after the other, each started by the signal that
@@ -58,9 +74,67 @@ private:
     void afterLoad()
     {
         if (m_loadedStep || m_window.isLoading()) return;
-        if ((m_script.run || m_script.compare) && (!m_window.hasSource() || !m_window.hasReference())) return;
+        if ((m_script.run || m_script.compare) &&
+            (!m_window.hasSource() || (!m_window.hasReference() && m_script.regions.isEmpty())))
+            return;
         m_loadedStep = true;
+        regionalStep();
+    }
+
+    // The mask, the extra references and the regions, one after the other (each
+    // image loads in the background), then the run.
+    void regionalStep()
+    {
+        using uot::ui::StudioSession;
+        StudioSession* session = m_window.session();
+        if (!m_regionalStarted) {
+            m_regionalStarted = true;
+            if (!m_script.mask.isEmpty() && !session->loadMask(m_script.mask)) return fail("--mask");
+            if (m_script.lumaLow >= 0) session->maskFromLuminance(m_script.lumaLow, m_script.lumaHigh, 0.1);
+            if (m_script.sky) session->maskFromSky();
+            if (!m_script.stroke.isEmpty()) session->paintMask(m_script.stroke, m_window.maskEditor()->brush());
+            showDocks();
+        }
+        if (!m_script.extraReferences.isEmpty()) {
+            const QString path = m_script.extraReferences.takeFirst();
+            QObject::connect(session, &StudioSession::referencesChanged, &m_window, [this] { regionalStep(); },
+                             Qt::SingleShotConnection);
+            session->addReference(path);
+            return;
+        }
+        if (!m_script.regions.isEmpty()) {
+            const QString spec = m_script.regions.takeFirst();
+            const qsizetype eq = spec.indexOf('=');
+            if (!session->loadMask(spec.left(eq))) return fail("--region");
+            QObject::connect(session, &StudioSession::regionsChanged, &m_window, [this] { regionalStep(); },
+                             Qt::SingleShotConnection);
+            session->addRegion(spec.mid(eq + 1));
+            return;
+        }
         runStep();
+    }
+
+    void showDocks()
+    {
+        auto show = [this](const char* name) {
+            QDockWidget* dock = m_window.dock(QString::fromLatin1(name));
+            dock->show();
+            dock->raise();
+        };
+        const bool masked = !m_script.mask.isEmpty() || m_script.lumaLow >= 0 || m_script.sky || !m_script.stroke.isEmpty();
+        if (masked || !m_script.maskTool.isEmpty()) show("maskDock");
+        if (!m_script.regions.isEmpty() || !m_script.extraReferences.isEmpty()) show("regionsDock");
+        if (m_script.scopes) {
+            show("scopesDock");
+            m_window.scopesDock()->select(2, m_script.scope);
+            // Tall enough to read the plots.
+            QDockWidget* scopes = m_window.dock(QStringLiteral("scopesDock"));
+            QTimer::singleShot(0, &m_window, [this, scopes] { m_window.resizeDocks({scopes}, {m_window.height() / 2}, Qt::Vertical); });
+        }
+        using Tool = uot::ui::MaskEditor::Tool;
+        if (m_script.maskTool == "brush") m_window.maskEditor()->setTool(Tool::Brush);
+        else if (m_script.maskTool == "eraser") m_window.maskEditor()->setTool(Tool::Eraser);
+        else if (m_script.maskTool == "pick") m_window.maskEditor()->setTool(Tool::Eyedropper);
     }
 
     void runStep()
@@ -96,6 +170,12 @@ private:
     void screenshotStep()
     {
         if (m_script.screenshot.isEmpty()) return quitStep();
+        if (m_script.scopes && m_script.run && !m_window.session()->hasScopes()) {
+            // The scopes of the result are computed after it: wait for them.
+            QObject::connect(m_window.session(), &uot::ui::StudioSession::scopesReady, &m_window,
+                             [this] { screenshotStep(); }, Qt::SingleShotConnection);
+            return;
+        }
         if (!m_window.bandwidthKnown()) {
             // The statistics and the roofline show the measured peak: wait for it.
             QObject::connect(&m_window, &uot::ui::MainWindow::bandwidthMeasured, &m_window, [this] { screenshotStep(); },
@@ -161,6 +241,7 @@ private:
     uot::ui::MainWindow& m_window;
     Script m_script;
     bool m_loadedStep = false;
+    bool m_regionalStarted = false;
     bool m_failed = false;
 };
 
@@ -168,7 +249,26 @@ private:
 constexpr int kMinWidth = 320, kMinHeight = 240, kMaxSide = 16384;
 
 const QCommandLineOption sourceOption("source", "Load FILE as the source image.", "FILE");
-const QCommandLineOption referenceOption("reference", "Load FILE as the reference image.", "FILE");
+const QCommandLineOption referenceOption("reference",
+                                         "Load FILE as the reference image; repeated, the references are pooled "
+                                         "into one palette (equal weights).",
+                                         "FILE");
+const QCommandLineOption maskOption("mask", "Use the mask in FILE (white: the transfer, black: the source kept).", "FILE");
+const QCommandLineOption maskLuminanceOption("mask-luminance",
+                                             "Mask the pixels whose luma lies in LOW:HIGH (0..1, e.g. 0.6:1).", "LOW:HIGH");
+const QCommandLineOption maskStrokeOption("mask-stroke",
+                                          "Paint a brush stroke on the mask through the points X1,Y1,X2,Y2,... (source "
+                                          "pixels; the Mask dock's brush: 120 px, hardness 50 %).",
+                                          "POINTS");
+const QCommandLineOption maskSkyOption("mask-sky", "Mask the sky (the automatic sky heuristic).");
+const QCommandLineOption regionOption("region",
+                                      "A region: the mask in MASK recolored from REFERENCE (up to 4 times).",
+                                      "MASK=REFERENCE");
+const QCommandLineOption scopesOption("scopes", "Show the Scopes dock (waveform, parade, vectorscope).");
+const QCommandLineOption scopeOption("scope", "With --scopes: show KIND of the result: waveform, parade or vectorscope.",
+                                     "KIND");
+const QCommandLineOption maskToolOption("mask-tool", "Show the Mask dock with TOOL chosen: brush, eraser or pick.",
+                                        "TOOL");
 const QCommandLineOption deviceOption("device",
                                       "Solve on DEVICE: cpu, gpu (the first GPU) or gpu:N. Exits with code 3, saying "
                                       "why, when that GPU is not usable here.",
@@ -188,7 +288,8 @@ void addOptions(QCommandLineParser& parser)
     parser.setApplicationDescription(QStringLiteral("Color transfer by unbalanced optimal transport."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({sourceOption, referenceOption, deviceOption, runOption, compareOption, screenshotOption, sizeOption, maxPixelsOption, quitOption});
+    parser.addOptions({sourceOption, referenceOption, deviceOption, runOption, compareOption, screenshotOption, sizeOption, maxPixelsOption, quitOption,
+                       maskOption, maskLuminanceOption, maskStrokeOption, maskSkyOption, regionOption, scopesOption, scopeOption, maskToolOption});
 }
 
 void setApplicationNames()
@@ -225,12 +326,64 @@ int main(int argc, char** argv)
 
     Script script;
     script.source = parser.value(sourceOption);
-    script.reference = parser.value(referenceOption);
+    const QStringList references = parser.values(referenceOption);
+    script.reference = references.value(0);
+    script.extraReferences = references.mid(1);
+    script.mask = parser.value(maskOption);
+    script.sky = parser.isSet(maskSkyOption);
+    script.regions = parser.values(regionOption);
+    script.scopes = parser.isSet(scopesOption);
+    script.maskTool = parser.value(maskToolOption);
+    if (parser.isSet(scopeOption)) {
+        script.scope = QStringList{"waveform", "parade", "vectorscope"}.indexOf(parser.value(scopeOption));
+        if (script.scope < 0) {
+            std::fprintf(stderr, "uot-studio: --scope wants waveform, parade or vectorscope\n");
+            return 2;
+        }
+    }
+    if (!script.maskTool.isEmpty() && !QStringList{"brush", "eraser", "pick"}.contains(script.maskTool)) {
+        std::fprintf(stderr, "uot-studio: --mask-tool wants brush, eraser or pick, not '%s'\n", qPrintable(script.maskTool.left(40)));
+        return 2;
+    }
+    if (parser.isSet(maskLuminanceOption)) {
+        const QStringList range = parser.value(maskLuminanceOption).split(':');
+        bool low = false, high = false;
+        script.lumaLow = range.size() == 2 ? range[0].toDouble(&low) : -1;
+        script.lumaHigh = range.size() == 2 ? range[1].toDouble(&high) : -1;
+        if (!low || !high || script.lumaLow < 0 || script.lumaHigh > 1 || script.lumaLow > script.lumaHigh) {
+            std::fprintf(stderr, "uot-studio: --mask-luminance wants LOW:HIGH with 0 <= LOW <= HIGH <= 1, e.g. 0.6:1\n");
+            return 2;
+        }
+    }
+    if (parser.isSet(maskStrokeOption)) {
+        const QStringList numbers = parser.value(maskStrokeOption).split(',');
+        for (qsizetype k = 0; k + 1 < numbers.size(); k += 2) script.stroke << QPointF(numbers[k].toDouble(), numbers[k + 1].toDouble());
+        if (numbers.size() % 2 != 0 || script.stroke.isEmpty()) {
+            std::fprintf(stderr, "uot-studio: --mask-stroke wants X1,Y1,X2,Y2,... (source pixels)\n");
+            return 2;
+        }
+    }
+    if (script.regions.size() > 4) {
+        std::fprintf(stderr, "uot-studio: at most 4 --region\n");
+        return 2;
+    }
+    QStringList files = references.mid(1);
+    if (!script.mask.isEmpty()) files << script.mask;
+    for (const QString& region : script.regions) {
+        const qsizetype eq = region.indexOf('=');
+        if (eq <= 0 || eq == region.size() - 1) {
+            std::fprintf(stderr, "uot-studio: --region wants MASK=REFERENCE, not '%s'\n", qPrintable(region.left(80)));
+            return 2;
+        }
+        files << region.left(eq) << region.mid(eq + 1);
+    }
     script.run = parser.isSet(runOption);
     script.compare = parser.isSet(compareOption);
     script.screenshot = parser.value(screenshotOption);
     script.quit = parser.isSet(quitOption);
-    for (const QString* path : {&script.source, &script.reference}) {
+    files << script.source << script.reference;
+    for (const QString& file : std::as_const(files)) {
+        const QString* path = &file;
         if (path->isEmpty()) continue;
         // A symbolic link loop or a dangling link is named as such, not as missing.
         const QString unusable = uot::ui::unusableImagePath(*path);
