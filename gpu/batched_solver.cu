@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/transport/potential_check.h"
 #include "core/transport/relaxed_rules.h"
 #include "core/transport/translation_invariant.h"
 #include "core/transport/uot_error.h"
@@ -75,6 +76,11 @@ struct ProblemState {
     int rowsFinite = 1;
 };
 
+// A problem's stop beyond RelaxedStop: its stopping figure fell below the tolerance
+// while its potentials are too large for the fp32 log-sum-exp to hold the plan within
+// kFp32PlanAccuracy (belowPlanAccuracy): not converged, said so.
+constexpr int kPrecisionFloor = 4;
+
 // The rules every problem's decisions follow (the shared options).
 struct StepRules {
     double tolerance = 0;  // 0: never converged
@@ -83,6 +89,8 @@ struct StepRules {
     int safeguard = 1;     // SolveOptions::relaxationSafeguard
     double slack = 1e-5;   // objectiveSlack: the log-sum-exp runs in fp32
     int translatedMass = 1;  // the mass violation also in TI mode (the relaxed step's criterion)
+    double resolution = FLT_EPSILON;  // of the log-sum-exp's terms (the precision floor)
+    double planAccuracy = 0;          // kFp32PlanAccuracy
 };
 
 // One side (rows or columns) of every problem, concatenated problem by problem.
@@ -347,7 +355,11 @@ finishColumnsKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ 
                                         ? 0.0
                                         : relaxedMassViolation(totals, d.ra, d.rb, unbalanced);
                 st.error = relaxedError(change, st.violationA, violation, mass);
-                if (rules.tolerance > 0 && st.error < rules.tolerance) st.stop = kConverged;
+                if (rules.tolerance > 0 && st.error < rules.tolerance)
+                    st.stop = belowPlanAccuracy(rules.resolution, fmax(fabs(totals.fMax), fabs(totals.fMin)),
+                                                fmax(fabs(totals.gMax), fabs(totals.gMin)), rules.planAccuracy)
+                                  ? kPrecisionFloor
+                                  : kConverged;
             }
             if (st.stop == kRunning && st.iterations >= rules.maxIterations) st.stop = kIterationCap;
         }
@@ -453,7 +465,8 @@ public:
             pc.iterations = st.iterations;
             pc.passes = st.passes;
             pc.error = st.error;
-            pc.stop = deviceStopOf(st.stop);
+            // The group's stop only says whether it runs on: a problem at the precision floor has stopped.
+            pc.stop = st.stop == kPrecisionFloor ? DeviceStop::Converged : deviceStopOf(st.stop);
         }
         DeviceCheck c = groupCheck(m_checks);
         c.chunkSeconds = ms * 1e-3;
@@ -600,6 +613,7 @@ public:
         rules.safeguard = options.relaxationSafeguard ? 1 : 0;
         rules.slack = objectiveSlack(true);
         rules.translatedMass = relax ? 1 : 0;
+        rules.planAccuracy = kFp32PlanAccuracy;
         GroupPasses passes(st, grid, count, state.descs.get(), state.states.get(), state.hostStates.get(), rowSide,
                            colSide, rules);
         SolveResult group;
@@ -631,6 +645,10 @@ public:
                 r.message = "a non-finite log-scaling appeared in the batched solve at iteration " +
                             std::to_string(ps.iterations);
             }
+            if (ps.stop == kPrecisionFloor)
+                r.message = "stopped at the precision floor of the batched solver's fp32 log-sum-exp after " +
+                            std::to_string(ps.iterations) + " iterations (the plan is not within " +
+                            std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use a single fp64 solve";
             if (ps.stop == kRunning && group.cancelled) r.cancelled = true;
             r.passes = static_cast<std::uint64_t>(ps.passes);
             r.mode = toString(d.translate ? IterationMode::TranslationInvariant : IterationMode::Plain);

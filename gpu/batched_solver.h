@@ -22,7 +22,9 @@
 // the marginals' violations, from the log-potentials) below the tolerance, after
 // every accepted iteration when over-relaxed and every checkEvery without
 // acceleration (the plain single loop's cadence); a non-finite value or the cap
-// stop a problem alone. A stopped problem's blocks return at once. The host loop
+// stop a problem alone. Below the tolerance with potentials too large for its fp32
+// log-sum-exp to hold the plan within kFp32PlanAccuracy (the single loops' precision
+// floor, potential_check.h), a problem stops not converged, with a message. A stopped problem's blocks return at once. The host loop
 // is the shared one (device_loop.h). Starts cold (u = v = 1): warm starts are not
 // used. The log-sum-exp runs in fp32 whatever options.precision says. The final
 // plan is not evaluated (mass and marginal errors are NaN).

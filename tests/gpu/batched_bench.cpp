@@ -41,6 +41,8 @@ int runChecks()
     const auto add = [&all](const std::vector<CheckOutcome>& v) { all.insert(all.end(), v.begin(), v.end()); };
     add(checkMixedBatch());
     add(checkTranslationInvariantBatch());
+    add(checkIterationsOfSingleSolves());
+    add(checkSafeguardUndo());
     add(checkEmptyAndSingle());
     add(checkCancellation());
     add({checkRejectsDenseCost()});
