@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/transport/potential_check.h"
 #include "core/transport/relaxed_rules.h"
 #include "core/transport/translation_invariant.h"
 #include "core/transport/uot_error.h"
@@ -22,6 +23,7 @@
 #include "gpu/gpu_backend.h"
 #include "gpu/block_log_sum_exp.cuh"
 #include "gpu/relaxed_kernels.h"
+#include "gpu/relaxed_passes.h"
 
 namespace uot::gpu {
 
@@ -48,25 +50,47 @@ struct ProblemDesc {
     int active = 0;           // 0: converged, stopped or failed: its blocks return at once (set on the device)
     int translate = 0;        // TI half-steps (translation_invariant.h) with these coefficients
     double ra = 0, rb = 0, cs = 0, ct = 0;
+    double eps = 1, tauA = 1, tauB = 1;  // the dual objective's (relaxedObjective)
+    double sumA = 0, sumB = 0;           // |a|, |b|
 };
 
-// What the device keeps of each problem between iterations and the host reads at checks.
+// What the device keeps of each problem between iterations and the host reads at
+// checks: the decisions of relaxed_kernels.h's step (RelaxedState), per problem,
+// and the row half-step's figures the column half-step's decision needs.
 struct ProblemState {
     OmegaRule rule;
-    double logB = 0;        // TI: log B(G) = log sum_j b_j exp(-rb G_j) of the current G
-    double rowChange = 0;   // max |F^ + s - F_old| of this iteration's row half-step
-    double error = 1;       // max of the row and column changes of the last iteration
-    double windowChange = INFINITY;  // the change at the start of the growth test's window
-    int iterations = 0;
-    int stop = kRunning;    // RelaxedStop (relaxed_kernels.h)
+    double logB = 0;           // log B(G) = log sum_j b_j exp(-rb G_j) of the accepted G
+    double lastObjective = 0;  // dual objective and its scale of the last accepted iterate
+    double lastScale = 0;
+    int haveLast = 0;
+    int iterations = 0;        // accepted iterations
+    long long passes = 0;      // passes over the points (undone iterations included)
+    int stop = kRunning;       // RelaxedStop (relaxed_kernels.h)
+    double error = 1;          // the stopping figure (relaxedError) of the last checked iteration
+    // This iteration's row half-step (finishRowsKernel):
+    double rowShift = 0;       // s
+    double logA = 0;           // log A(F) of the new F
+    double violationA = 0;     // the rows' shape violation of the input plan
+    double linearA = 0;        // <a, F>
+    double dFmax = 0, dFmin = 0, fMax = 0, fMin = 0;
+    int rowsFinite = 1;
 };
+
+// A problem's stop beyond RelaxedStop: its stopping figure fell below the tolerance
+// while its potentials are too large for the fp32 log-sum-exp to hold the plan within
+// kFp32PlanAccuracy (belowPlanAccuracy): not converged, said so.
+constexpr int kPrecisionFloor = 4;
 
 // The rules every problem's decisions follow (the shared options).
 struct StepRules {
     double tolerance = 0;  // 0: never converged
     int maxIterations = 0;
-    int window = 10;       // the residual-growth test's period (the check interval)
-    int relax = 0;         // over-relaxed: OmegaRule (relaxed_rules.h) chooses omega
+    int checkEvery = 1;    // accepted iterations between convergence tests (1: every one)
+    int safeguard = 1;     // SolveOptions::relaxationSafeguard
+    double slack = 1e-5;   // objectiveSlack: the log-sum-exp runs in fp32
+    int translatedMass = 1;  // the mass violation also in TI mode (the relaxed step's criterion)
+    double resolution = FLT_EPSILON;  // of the log-sum-exp's terms (the precision floor)
+    double planAccuracy = 0;          // kFp32PlanAccuracy
 };
 
 // One side (rows or columns) of every problem, concatenated problem by problem.
@@ -75,6 +99,7 @@ struct Side {
     double* pot = nullptr;           // log-scalings (potentials / eps)
     const double* logW = nullptr;    // log weights
     double* target = nullptr;        // the plain half-step's log-scalings (before the shift and omega)
+    double* saved = nullptr;         // the last accepted log-scalings (the safeguard's undo)
 };
 
 __device__ __forceinline__ float ex2(float x)
@@ -147,96 +172,212 @@ halfStepKernel(const ProblemDesc* __restrict__ descs, Side own, Side other)
     own.target[ownOffset + i] = (ROWS ? d.fa : d.fb) * (logW - lse);
 }
 
-// The largest value of the block (every thread's x), returned to every thread.
-__device__ double blockMax(double x, double* shared)
+// The sum (Sum) or largest value (Max) of every thread's x over the block, returned to every thread.
+enum class BlockOp { Sum, Max };
+template <BlockOp op>
+__device__ double blockReduce(double x, double* shared)
 {
-    for (int offset = 16; offset > 0; offset >>= 1) x = fmax(x, __shfl_xor_sync(0xffffffffu, x, offset));
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const double y = __shfl_xor_sync(0xffffffffu, x, offset);
+        x = op == BlockOp::Sum ? x + y : fmax(x, y);
+    }
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (lane == 0) shared[warp] = x;
     __syncthreads();
-    double total = -INFINITY;
-    for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) total = fmax(total, shared[w]);
+    double total = op == BlockOp::Sum ? 0.0 : -INFINITY;
+    for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w)
+        total = op == BlockOp::Sum ? total + shared[w] : fmax(total, shared[w]);
     __syncthreads();
     return total;
 }
 
-// |new - old| with NaN and infinity as infinity (fmax would drop a NaN).
-__device__ double changeOf(double x, double old)
-{
-    const double delta = fabs(x - old);
-    return delta <= DBL_MAX ? delta : INFINITY;
-}
-
-// The rest of a half-step, one block per problem (O(M + N)): the TI shift of the
-// targets (translation_invariant.h: s = cs (log B(G) - log A(F^)) for the rows,
-// t = ct (log A(F) - log B(G^)) for the columns), then pot = pot + omega (target +
-// shift - pot) and the largest change. After the columns, the problem's
-// decisions for the iteration (the device's counterpart of relaxed_kernels.h's
-// step, for many small problems): not finite, converged (change <= tolerance),
-// the iteration cap, and OmegaRule's omega (shrunk when the change grew over a window).
-template <bool ROWS>
+// The rest of the row half-step, one block per problem (O(M)), and its figures for
+// the decision after the columns (relaxed_kernels.cu's phases 1 and 2 per problem):
+// the TI shift s = cs (log B(G_old) - log A(F^)) (translation_invariant.h), the new
+// F = F_old + omega (F^ + s - F_old), its extremes and sums, log A(F), and the rows'
+// shape violation of the input plan (F_old, G_old), whose row marginal is
+// a e^{-ra F_old} e^{(1 + ra)(F_old - F^)}: both shapes normalised in logs.
 __global__ void __launch_bounds__(kThreads)
-finishKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ states, Side own, Side other, StepRules rules)
+finishRowsKernel(const ProblemDesc* __restrict__ descs, ProblemState* __restrict__ states, Side rows)
 {
     __shared__ double sharedM[32], sharedS[32];
+    const ProblemDesc& d = descs[blockIdx.x];
+    if (!d.active) return;
+    ProblemState& st = states[blockIdx.x];
+    const long long o = d.rowOffset;
+    Lse hatTarget, inTarget, inMarginal;
+    for (int k = threadIdx.x; k < d.rows; k += blockDim.x) {
+        const double fOld = rows.pot[o + k], fHat = rows.target[o + k], logW = rows.logW[o + k];
+        const double logT = logW - d.ra * fOld;
+        hatTarget.add(logW - d.ra * fHat);
+        inTarget.add(logT);
+        inMarginal.add(logT + (1.0 + d.ra) * (fOld - fHat));
+    }
+    const double logAHat = blockLogSumExp(hatTarget, sharedM, sharedS);
+    const double lt = blockLogSumExp(inTarget, sharedM, sharedS);
+    const double lm = blockLogSumExp(inMarginal, sharedM, sharedS);
+    const double s = d.translate ? d.cs * (st.logB - logAHat) : 0.0;
+    const double w = d.omega;
+    double violation = 0, linear = 0, bad = 0;
+    double dMax = -INFINITY, dMin = -INFINITY, fMax = -INFINITY, fMin = -INFINITY;  // fMin, dMin negated
+    Lse newTarget;
+    for (int k = threadIdx.x; k < d.rows; k += blockDim.x) {
+        const double fOld = rows.pot[o + k], fHat = rows.target[o + k], logW = rows.logW[o + k];
+        const double logT = logW - d.ra * fOld;
+        violation += fabs(exp(logT + (1.0 + d.ra) * (fOld - fHat) - lm) - exp(logT - lt));
+        const double fNew = fOld + w * (fHat + s - fOld);
+        rows.pot[o + k] = fNew;
+        bad += isfinite(fNew) ? 0.0 : 1.0;
+        dMax = fmax(dMax, fNew - fOld);
+        dMin = fmax(dMin, fOld - fNew);
+        fMax = fmax(fMax, fNew);
+        fMin = fmax(fMin, -fNew);
+        linear += exp(logW) * fNew;
+        newTarget.add(logW - d.ra * fNew);
+    }
+    violation = blockReduce<BlockOp::Sum>(violation, sharedM);
+    linear = blockReduce<BlockOp::Sum>(linear, sharedM);
+    bad = blockReduce<BlockOp::Sum>(bad, sharedM);
+    dMax = blockReduce<BlockOp::Max>(dMax, sharedM);
+    dMin = blockReduce<BlockOp::Max>(dMin, sharedM);
+    fMax = blockReduce<BlockOp::Max>(fMax, sharedM);
+    fMin = blockReduce<BlockOp::Max>(fMin, sharedM);
+    const double logA = blockLogSumExp(newTarget, sharedM, sharedS);
+    if (threadIdx.x != 0) return;
+    st.rowShift = s;
+    st.logA = logA;
+    st.violationA = violation;
+    st.linearA = linear;
+    st.dFmax = dMax;
+    st.dFmin = -dMin;
+    st.fMax = fMax;
+    st.fMin = -fMin;
+    st.rowsFinite = bad == 0.0 ? 1 : 0;
+}
+
+// The rest of the column half-step and the problem's decision on the iteration, one
+// block per problem (O(M + N)): the TI shift t = ct (log A(F) - log B(G^)), the new
+// G = G_old + omega (G^ + t - G_old), the columns' shape violation of the new plan
+// (its column marginal is b e^{G - G^ / fb}, normalised in logs against b e^{-rb G}),
+// then relaxed_kernels.cu's decision with the shared rules (relaxed_rules.h): the
+// safeguard's undo and omega (OmegaRule), the stopping figure (relaxedError) every
+// rules.checkEvery accepted iterations, not finite, the cap; then the commit (keep
+// the iterate, or put the last accepted one back).
+__global__ void __launch_bounds__(kThreads)
+finishColumnsKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ states, Side cols, Side rows,
+                    StepRules rules)
+{
+    __shared__ double sharedM[32], sharedS[32];
+    __shared__ int accept;
     ProblemDesc& d = descs[blockIdx.x];
     if (!d.active) return;
     ProblemState& st = states[blockIdx.x];
-    const int ownCount = ROWS ? d.rows : d.cols;
-    const long long ownOffset = ROWS ? d.rowOffset : d.colOffset;
-    double shift = 0;
-    if (d.translate) {
-        Lse target;
-        for (int k = threadIdx.x; k < ownCount; k += blockDim.x)
-            target.add(own.logW[ownOffset + k] - (ROWS ? d.ra : d.rb) * own.target[ownOffset + k]);
-        const double logTarget = blockLogSumExp(target, sharedM, sharedS);
-        if (ROWS) {
-            shift = d.cs * (st.logB - logTarget);
-        } else {
-            Lse rowsNew;  // log A(F) of the new rows
-            for (int k = threadIdx.x; k < d.rows; k += blockDim.x)
-                rowsNew.add(other.logW[d.rowOffset + k] - d.ra * other.pot[d.rowOffset + k]);
-            shift = d.ct * (blockLogSumExp(rowsNew, sharedM, sharedS) - logTarget);
-        }
-    }
+    const long long o = d.colOffset;
+    Lse hatTarget;
+    for (int k = threadIdx.x; k < d.cols; k += blockDim.x) hatTarget.add(cols.logW[o + k] - d.rb * cols.target[o + k]);
+    const double logBHat = blockLogSumExp(hatTarget, sharedM, sharedS);
+    const double t = d.translate ? d.ct * (st.logA - logBHat) : 0.0;
     const double w = d.omega;
-    double change = 0;
-    Lse colsNew;  // log B(G) of the new columns (TI)
-    for (int k = threadIdx.x; k < ownCount; k += blockDim.x) {
-        const double old = own.pot[ownOffset + k];
-        const double x = own.target[ownOffset + k] + shift;
-        change = fmax(change, changeOf(x, old));
-        const double next = old + w * (x - old);
-        own.pot[ownOffset + k] = next;
-        if (!ROWS && d.translate) colsNew.add(own.logW[ownOffset + k] - d.rb * next);
+    double linear = 0, bad = 0;
+    double dMax = -INFINITY, dMin = -INFINITY, gMax = -INFINITY, gMin = -INFINITY;  // gMin, dMin negated
+    Lse colTarget, colMarginal;
+    for (int k = threadIdx.x; k < d.cols; k += blockDim.x) {
+        const double gOld = cols.pot[o + k], gHat = cols.target[o + k], logW = cols.logW[o + k];
+        const double gNew = gOld + w * (gHat + t - gOld);
+        cols.pot[o + k] = gNew;
+        bad += isfinite(gNew) ? 0.0 : 1.0;
+        dMax = fmax(dMax, gNew - gOld);
+        dMin = fmax(dMin, gOld - gNew);
+        gMax = fmax(gMax, gNew);
+        gMin = fmax(gMin, -gNew);
+        linear += exp(logW) * gNew;
+        colTarget.add(logW - d.rb * gNew);
+        colMarginal.add(gNew + logW - gHat / d.fb);
     }
-    if (!isfinite(shift)) change = INFINITY;
-    change = blockMax(change, sharedM);
-    if (ROWS) {
-        if (threadIdx.x == 0) st.rowChange = change;
-        return;
+    const double logTargetB = blockLogSumExp(colTarget, sharedM, sharedS);
+    const double logMass = blockLogSumExp(colMarginal, sharedM, sharedS);
+    double violation = 0;
+    for (int k = threadIdx.x; k < d.cols; k += blockDim.x) {
+        const double g = cols.pot[o + k], gHat = cols.target[o + k], logW = cols.logW[o + k];
+        violation += fabs(exp(g + logW - gHat / d.fb - logMass) - exp(logW - d.rb * g - logTargetB));
     }
-    const double logB = d.translate ? blockLogSumExp(colsNew, sharedM, sharedS) : 0.0;
-    if (threadIdx.x != 0) return;
-    st.logB = logB;
-    st.iterations += 1;
-    const double error = fmax(st.rowChange, change);
-    st.error = error;
-    if (!(error <= DBL_MAX)) {
-        st.stop = kNotFinite;
-    } else if (rules.tolerance > 0 && error <= rules.tolerance) {
-        st.stop = kConverged;
-    } else if (st.iterations >= rules.maxIterations) {
-        st.stop = kIterationCap;
-    } else if (rules.relax) {
-        if (st.iterations % rules.window == 0) {
-            if (d.omega > 1 && error > st.windowChange) st.rule.rejected();  // the residual grew: relax less
-            st.windowChange = error;
+    violation = blockReduce<BlockOp::Sum>(violation, sharedM);
+    linear = blockReduce<BlockOp::Sum>(linear, sharedM);
+    bad = blockReduce<BlockOp::Sum>(bad, sharedM);
+    dMax = blockReduce<BlockOp::Max>(dMax, sharedM);
+    dMin = blockReduce<BlockOp::Max>(dMin, sharedM);
+    gMax = blockReduce<BlockOp::Max>(gMax, sharedM);
+    gMin = blockReduce<BlockOp::Max>(gMin, sharedM);
+    if (threadIdx.x == 0) {
+        RelaxedTotals totals;
+        totals.logTargetA = st.logA;
+        totals.logTargetB = logTargetB;
+        totals.sumA = d.sumA;
+        totals.sumB = d.sumB;
+        totals.linearA = st.linearA;
+        totals.linearB = linear;
+        totals.mass = exp(logMass);
+        totals.dFmax = st.dFmax;
+        totals.dFmin = st.dFmin;
+        totals.fMax = st.fMax;
+        totals.fMin = st.fMin;
+        totals.dGmax = dMax;
+        totals.dGmin = -dMin;
+        totals.gMax = gMax;
+        totals.gMin = -gMin;
+        const RelaxedObjective objective =
+            relaxedObjective(totals, d.eps, d.tauA, d.tauB, d.ra, d.rb, d.translate != 0);
+        const double change = relaxedChange(totals);
+        const bool finite = isfinite(st.rowShift) && isfinite(t) && isfinite(objective.value) && st.rowsFinite &&
+                            bad == 0.0;
+        const bool safeguard = rules.safeguard && w != 1.0;
+        st.passes += 2;
+        int decision = 0;
+        if (!finite && !safeguard) {
+            st.stop = kNotFinite;
+        } else if (safeguard && (!finite || (st.haveLast && !objectiveAcceptable(st.lastObjective, st.lastScale,
+                                                                                   objective.value, objective.scale,
+                                                                                   rules.slack)))) {
+            st.rule.rejected();  // undo: the next iteration runs from the same iterate with a smaller omega
+        } else {
+            decision = 1;
+            st.iterations += 1;
+            st.lastObjective = objective.value;
+            st.lastScale = objective.scale;
+            st.haveLast = 1;
+            st.logB = logTargetB;
+            st.rule.accepted(change);
+            if (st.iterations % rules.checkEvery == 0) {
+                // StoppingRule::Potentials: relaxed_kernels.cu's criterion; the loops without
+                // the relaxed step (potential_check.h) leave the mass out in TI mode.
+                const bool unbalanced = isfinite(d.tauA) || isfinite(d.tauB);
+                const double mass = d.translate && !rules.translatedMass
+                                        ? 0.0
+                                        : relaxedMassViolation(totals, d.ra, d.rb, unbalanced);
+                st.error = relaxedError(change, st.violationA, violation, mass);
+                if (rules.tolerance > 0 && st.error < rules.tolerance)
+                    st.stop = belowPlanAccuracy(rules.resolution, fmax(fabs(totals.fMax), fabs(totals.fMin)),
+                                                fmax(fabs(totals.gMax), fabs(totals.gMin)), rules.planAccuracy)
+                                  ? kPrecisionFloor
+                                  : kConverged;
+            }
+            if (st.stop == kRunning && st.iterations >= rules.maxIterations) st.stop = kIterationCap;
         }
-        st.rule.accepted(error);  // the rate, while nothing was rejected
         d.omega = st.rule.omega;
+        if (st.stop != kRunning) d.active = 0;
+        accept = decision;
     }
-    if (st.stop != kRunning) d.active = 0;
+    __syncthreads();
+    const bool keep = accept != 0;
+    for (int k = threadIdx.x; k < d.rows; k += blockDim.x) {
+        const long long i = d.rowOffset + k;
+        if (keep) rows.saved[i] = rows.pot[i];
+        else rows.pot[i] = rows.saved[i];
+    }
+    for (int k = threadIdx.x; k < d.cols; k += blockDim.x) {
+        if (keep) cols.saved[o + k] = cols.pot[o + k];
+        else cols.pot[o + k] = cols.saved[o + k];
+    }
 }
 
 using Clock = std::chrono::steady_clock;
@@ -286,7 +427,7 @@ const PointCloudCost& checkedCloud(const UotProblem& problem, std::size_t index)
 }
 
 // The group's side of the shared loop (device_loop.h): every problem decides on
-// the device (finishKernel), so the loop launches chunks of iterations and reads
+// the device (finishColumnsKernel), so the loop launches chunks of iterations and reads
 // the problems' states back at checks. The group runs while one of them does.
 class GroupPasses final : public DeviceDecidedPasses {
 public:
@@ -303,11 +444,11 @@ public:
         for (int k = 0; k < count; ++k) {
             halfStepKernel<true><<<m_grid, kThreads, 0, m_stream>>>(m_descs, m_rows, m_cols);
             UOT_CUDA_CHECK_LAUNCH();
-            finishKernel<true><<<problems, kThreads, 0, m_stream>>>(m_descs, m_states, m_rows, m_cols, m_rules);
+            finishRowsKernel<<<problems, kThreads, 0, m_stream>>>(m_descs, m_states, m_rows);
             UOT_CUDA_CHECK_LAUNCH();
             halfStepKernel<false><<<m_grid, kThreads, 0, m_stream>>>(m_descs, m_cols, m_rows);
             UOT_CUDA_CHECK_LAUNCH();
-            finishKernel<false><<<problems, kThreads, 0, m_stream>>>(m_descs, m_states, m_cols, m_rows, m_rules);
+            finishColumnsKernel<<<problems, kThreads, 0, m_stream>>>(m_descs, m_states, m_cols, m_rows, m_rules);
             UOT_CUDA_CHECK_LAUNCH();
         }
     }
@@ -317,24 +458,18 @@ public:
         readStates();
         float ms = 0;
         UOT_CUDA_CHECK(cudaEventElapsedTime(&ms, m_chunkStart.get(), m_chunkEnd.get()));
-        DeviceCheck c;
-        c.chunkSeconds = ms * 1e-3;
-        c.marginalA = c.marginalB = std::numeric_limits<double>::quiet_NaN();
-        bool running = false, capped = false;
-        int iterations = 0;
-        double worst = 0;
+        m_checks.resize(m_count);
         for (std::size_t p = 0; p < m_count; ++p) {
             const ProblemState& st = m_host[p];
-            iterations = std::max(iterations, st.iterations);
-            running = running || st.stop == kRunning;
-            capped = capped || st.stop == kIterationCap;
-            if (st.stop == kRunning) worst = std::max(worst, st.error);
+            ProblemCheck& pc = m_checks[p];
+            pc.iterations = st.iterations;
+            pc.passes = st.passes;
+            pc.error = st.error;
+            // The group's stop only says whether it runs on: a problem at the precision floor has stopped.
+            pc.stop = st.stop == kPrecisionFloor ? DeviceStop::Converged : deviceStopOf(st.stop);
         }
-        c.iterations = iterations;
-        c.passes = 2LL * iterations;
-        c.error = worst;
-        // A problem that stopped on a non-finite value stops alone (its result says so).
-        c.stop = running ? DeviceStop::Running : capped ? DeviceStop::IterationCap : DeviceStop::Converged;
+        DeviceCheck c = groupCheck(m_checks);
+        c.chunkSeconds = ms * 1e-3;
         return c;
     }
     void readStates()
@@ -354,6 +489,7 @@ private:
     Side m_rows, m_cols;
     StepRules m_rules;
     Event m_chunkStart, m_chunkEnd;
+    std::vector<ProblemCheck> m_checks;
 };
 
 class BatchedSolver final : public BatchedUotSolver {
@@ -408,10 +544,13 @@ public:
             ProblemState& st = states[p];
             st.rule.start(options.acceleration,
                           options.acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
-            d.omega = relax ? st.rule.omega : 1.0;
-            double massB = 0;  // log B(G) of the cold start G = 0
-            for (double w : problem.b) massB += w;
-            st.logB = std::log(massB);
+            d.omega = st.rule.omega;
+            d.eps = problem.eps;
+            d.tauA = problem.tauA;
+            d.tauB = problem.tauB;
+            for (double w : problem.a) d.sumA += w;
+            for (double w : problem.b) d.sumB += w;
+            st.logB = std::log(d.sumB);  // log B(G) of the cold start G = 0
             appendPoints(cloud.x, cloud.rows, cloud.dim, centre, rowPoints);
             appendPoints(cloud.y, cloud.cols, cloud.dim, centre, colPoints);
             appendLogs(problem.a, logA);
@@ -441,6 +580,8 @@ public:
         reserve(state.potV, logB.size(), tracker);
         reserve(state.targetU, logA.size(), tracker);
         reserve(state.targetV, logB.size(), tracker);
+        reserve(state.savedU, logA.size(), tracker);
+        reserve(state.savedV, logB.size(), tracker);
         if (state.hostStateCount < count) {
             state.hostStates.allocate(count);
             state.hostStateCount = count;
@@ -453,17 +594,26 @@ public:
         upload(state.logB.get(), logB.data(), logB.size() * sizeof(double), st);
         UOT_CUDA_CHECK(cudaMemsetAsync(state.potU.get(), 0, logA.size() * sizeof(double), st));  // u = v = 1
         UOT_CUDA_CHECK(cudaMemsetAsync(state.potV.get(), 0, logB.size() * sizeof(double), st));
+        UOT_CUDA_CHECK(cudaMemsetAsync(state.savedU.get(), 0, logA.size() * sizeof(double), st));
+        UOT_CUDA_CHECK(cudaMemsetAsync(state.savedV.get(), 0, logB.size() * sizeof(double), st));
         UOT_CUDA_CHECK(cudaStreamSynchronize(st));
         const double setupSeconds = secondsSince(setupStart);
 
-        const Side rowSide{state.rowPoints.get(), state.potU.get(), state.logA.get(), state.targetU.get()};
-        const Side colSide{state.colPoints.get(), state.potV.get(), state.logB.get(), state.targetV.get()};
+        const Side rowSide{state.rowPoints.get(), state.potU.get(), state.logA.get(), state.targetU.get(),
+                           state.savedU.get()};
+        const Side colSide{state.colPoints.get(), state.potV.get(), state.logB.get(), state.targetV.get(),
+                           state.savedV.get()};
         const dim3 grid(static_cast<unsigned>(maxOwnBlocks), static_cast<unsigned>(count));
         StepRules rules;
         rules.tolerance = options.tolerance;
         rules.maxIterations = options.maxIterations;
-        rules.window = options.checkEvery;
-        rules.relax = relax ? 1 : 0;
+        // The single solves' cadence: the relaxed step tests every accepted iteration,
+        // the plain loop every checkEvery (device_loop.h).
+        rules.checkEvery = relax ? 1 : options.checkEvery;
+        rules.safeguard = options.relaxationSafeguard ? 1 : 0;
+        rules.slack = objectiveSlack(true);
+        rules.translatedMass = relax ? 1 : 0;
+        rules.planAccuracy = kFp32PlanAccuracy;
         GroupPasses passes(st, grid, count, state.descs.get(), state.states.get(), state.hostStates.get(), rowSide,
                            colSide, rules);
         SolveResult group;
@@ -495,8 +645,12 @@ public:
                 r.message = "a non-finite log-scaling appeared in the batched solve at iteration " +
                             std::to_string(ps.iterations);
             }
+            if (ps.stop == kPrecisionFloor)
+                r.message = "stopped at the precision floor of the batched solver's fp32 log-sum-exp after " +
+                            std::to_string(ps.iterations) + " iterations (the plan is not within " +
+                            std::to_string(kFp32PlanAccuracy) + " of the float64 plan): use a single fp64 solve";
             if (ps.stop == kRunning && group.cancelled) r.cancelled = true;
-            r.passes = 2 * static_cast<std::uint64_t>(r.iterations);
+            r.passes = static_cast<std::uint64_t>(ps.passes);
             r.mode = toString(d.translate ? IterationMode::TranslationInvariant : IterationMode::Plain);
             r.acceleration = toString(relax ? options.acceleration : Acceleration::None);
             r.omega = relax ? ps.rule.omega : 1.0;
@@ -521,7 +675,7 @@ private:
         DeviceBuffer<ProblemDesc> descs;
         DeviceBuffer<ProblemState> states;
         DeviceBuffer<float4> rowPoints, colPoints;
-        DeviceBuffer<double> logA, logB, potU, potV, targetU, targetV;
+        DeviceBuffer<double> logA, logB, potU, potV, targetU, targetV, savedU, savedV;
         PinnedBuffer<ProblemState> hostStates;
         std::size_t hostStateCount = 0;
     };

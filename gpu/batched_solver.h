@@ -13,13 +13,21 @@
 // The iteration is the log-domain scaling update of the single solve (same fixed
 // point), in plain or translation-invariant mode (options.mode: the TI shift of
 // each half-step, core/transport/translation_invariant.h), over-relaxed per
-// problem (options.acceleration): omega from OmegaRule (relaxed_rules.h, the
-// rule of the other engines) on the problem's own changes, shrunk when its change
-// grew over a check interval. Every problem decides on the device after each
-// iteration and stops on its own (the largest change of its log-scalings in one
-// iteration below the tolerance, a non-finite value, or the cap); the host loop
+// problem (options.acceleration). Every problem decides on the device after each
+// iteration as the single gpu-fused solve's relaxed step does (relaxed_kernels.h),
+// with the same shared rules (core/transport/relaxed_rules.h): the safeguard
+// undoes an iteration that lowers the dual objective (back to the problem's last
+// accepted potentials) and shrinks omega (OmegaRule); the stopping test is
+// StoppingRule::Potentials' figure (relaxedError: the plan's relative change and
+// the marginals' violations, from the log-potentials) below the tolerance, after
+// every accepted iteration when over-relaxed and every checkEvery without
+// acceleration (the plain single loop's cadence); a non-finite value or the cap
+// stop a problem alone. Below the tolerance with potentials too large for its fp32
+// log-sum-exp to hold the plan within kFp32PlanAccuracy (the single loops' precision
+// floor, potential_check.h), a problem stops not converged, with a message. A stopped problem's blocks return at once. The host loop
 // is the shared one (device_loop.h). Starts cold (u = v = 1): warm starts are not
-// used. The final plan is not evaluated (mass and marginal errors are NaN).
+// used. The log-sum-exp runs in fp32 whatever options.precision says. The final
+// plan is not evaluated (mass and marginal errors are NaN).
 
 #include <memory>
 

@@ -33,6 +33,30 @@ double changeError(const DeviceCheck& c)
 
 }  // namespace
 
+DeviceCheck groupCheck(std::span<const ProblemCheck> problems)
+{
+    DeviceCheck c;
+    c.marginalA = c.marginalB = std::numeric_limits<double>::quiet_NaN();
+    bool running = false, capped = false;
+    int slowest = std::numeric_limits<int>::max(), most = 0;
+    long long passes = 0;
+    double worst = 0;
+    for (const ProblemCheck& p : problems) {
+        most = std::max(most, p.iterations);
+        passes = std::max(passes, p.passes);
+        capped = capped || p.stop == DeviceStop::IterationCap;
+        if (p.stop != DeviceStop::Running) continue;
+        running = true;
+        slowest = std::min(slowest, p.iterations);
+        worst = std::max(worst, p.error);
+    }
+    c.iterations = running ? slowest : most;
+    c.passes = passes;
+    c.error = worst;
+    c.stop = running ? DeviceStop::Running : capped ? DeviceStop::IterationCap : DeviceStop::Converged;
+    return c;
+}
+
 void runDeviceLoop(const UotProblem& problem, const SolveOptions& options, const SolveControl& control,
                    DevicePasses& passes, const DeviceLoopSetup& setup, int iterations, SolveResult& result)
 {

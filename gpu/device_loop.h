@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,23 @@ public:
     {
     }
 };
+
+// One problem of a group whose passes decide per problem on the device (the
+// batched solver): its figures at a check.
+struct ProblemCheck {
+    int iterations = 0;    // accepted iterations
+    long long passes = 0;  // passes over the problem (undone iterations included)
+    double error = 0;      // its stopping figure
+    DeviceStop stop = DeviceStop::Running;
+};
+
+// The group's check for the loop: it runs while one problem does. iterations: the
+// fewest accepted ones of a running problem (the chunks and the cap follow the
+// slowest; a problem with undone steps lags behind the others), else the most of
+// all; passes: the most; error: the largest of the running problems; stop: Running,
+// else IterationCap when one stopped at the cap, else Converged (a problem that
+// stopped on a non-finite value stops alone: its result says so). At least one problem.
+DeviceCheck groupCheck(std::span<const ProblemCheck> problems);
 
 struct DeviceLoopSetup {
     std::uint64_t bytesPerIteration = 0;        // traffic_model.h, for progress and the counters

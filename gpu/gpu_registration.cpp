@@ -124,11 +124,15 @@ bool registerCudaBackend()
                     nccl, [] { return createNcclSolver(); }, [] { return ncclUnavailableReason(); }});
     registerMultiGpuVariant("gpu-nccl");
 
-    // Many palette problems per launch (the batch engine's GPU path).
+    // Many palette problems per launch (the batch engine's GPU path): TI and
+    // over-relaxed iterations; its log-sum-exp runs in fp32.
+    BatchedSolverCapabilities batched;
+    batched.translationInvariant = true;
+    batched.overRelaxation = true;
     registerBatchedSolver({"gpu-batched",
                            "many point-cloud problems (dimension <= 3) in one launch sequence on the GPU: "
                            "log-domain, matrix-free, per-problem convergence and over-relaxation",
-                           BatchedSolverCapabilities{}, [] { return createBatchedSolver(); },
+                           batched, [] { return createBatchedSolver(); },
                            [] { return unavailableReason(); }});
 
     DeviceBackend device;

@@ -67,6 +67,14 @@ template void RelaxedDevice::enqueueStep<double>(double*, double*, double*, doub
                                                  const double*, const double*, const double*, const double*,
                                                  cudaStream_t);
 
+DeviceStop deviceStopOf(int relaxedStop)
+{
+    return relaxedStop == kConverged      ? DeviceStop::Converged
+           : relaxedStop == kNotFinite    ? DeviceStop::NotFinite
+           : relaxedStop == kIterationCap ? DeviceStop::IterationCap
+                                          : DeviceStop::Running;
+}
+
 DeviceCheck checkOfRelaxedState(const RelaxedState& state)
 {
     DeviceCheck c;
@@ -75,10 +83,7 @@ DeviceCheck checkOfRelaxedState(const RelaxedState& state)
     c.error = state.error;
     c.marginalA = state.marginalA;
     c.marginalB = state.marginalB;
-    c.stop = state.stop == kConverged      ? DeviceStop::Converged
-             : state.stop == kNotFinite    ? DeviceStop::NotFinite
-             : state.stop == kIterationCap ? DeviceStop::IterationCap
-                                           : DeviceStop::Running;
+    c.stop = deviceStopOf(state.stop);
     return c;
 }
 

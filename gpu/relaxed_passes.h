@@ -19,6 +19,9 @@
 
 namespace uot::gpu::detail {
 
+// The loop's view of a RelaxedStop (relaxed_kernels.h).
+DeviceStop deviceStopOf(int relaxedStop);
+
 // The loop's view of a step kernel's state read back to the host (iterations, passes,
 // error, marginals and the stop; chunkSeconds is the caller's).
 DeviceCheck checkOfRelaxedState(const RelaxedState& state);

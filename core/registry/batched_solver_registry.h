@@ -20,6 +20,9 @@ struct BatchedSolverCapabilities {
     bool denseCost = false;     // takes DenseCost problems
     int maxDim = 3;             // largest point dimension it takes
     bool productReference = true;  // takes ReferenceMeasure::Product
+    bool translationInvariant = false;  // runs IterationMode::TranslationInvariant (else plain only)
+    bool overRelaxation = false;        // runs Acceleration::Relax and Auto (else none only)
+    bool fp64 = false;                  // solves in float64 when asked (else in fp32 whatever the options say)
 };
 
 struct BatchedSolverRegistration {

@@ -24,9 +24,10 @@ public:
 
     // Solves every problem (sizes may differ; an empty span returns an empty
     // vector). Results are in the order of `problems`; each one stops on its own
-    // convergence test (options.tolerance, checked every options.checkEvery
-    // iterations) or at options.maxIterations. A set control.cancel stops all of
-    // them at the next check: the unfinished results are marked cancelled.
+    // convergence test (options.tolerance: the single solve's test at the single
+    // solve's cadence) or at options.maxIterations. A set control.cancel stops all
+    // of them at the next check (every options.checkEvery iterations): the
+    // unfinished results are marked cancelled.
     // Throws uot::Error: InvalidArgument for a problem this solver does not take
     // (the message names its index), Unavailable / Device / OutOfMemory for the
     // device.

@@ -90,7 +90,7 @@ bool belowFp32Accuracy(double resolution, std::span<const double> logU, std::spa
     for (double x : logU) fMax = std::max(fMax, std::abs(x));
     if (rowBlocks) fMax = rowBlocks->max(fMax);
     for (double y : logV) gMax = std::max(gMax, std::abs(y));
-    return resolution * (fMax + gMax) > kFp32PlanAccuracy;
+    return belowPlanAccuracy(resolution, fMax, gMax, kFp32PlanAccuracy);
 }
 
 }  // namespace uot

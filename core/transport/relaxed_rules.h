@@ -174,6 +174,15 @@ UOT_HOST_DEVICE inline double relaxedError(double change, double violationA, dou
     return larger(larger(change, violationA), larger(violationB, mass));
 }
 
+// The precision floor (potential_check.h's belowFp32Accuracy, and the batched
+// solver's fp32 log-sum-exp): whether potentials held with relative precision
+// `resolution` (FLT_EPSILON for float; 0: float64) fail to keep the plan within
+// `accuracy` (relative L1) of the float64 plan, from the largest |F| and |G|.
+UOT_HOST_DEVICE inline bool belowPlanAccuracy(double resolution, double maxAbsF, double maxAbsG, double accuracy)
+{
+    return resolution != 0 && resolution * (maxAbsF + maxAbsG) > accuracy;
+}
+
 // The safeguard's test: a candidate's objective is not lower than the previous
 // one's beyond the rounding allowance slack (1e-11 relative in fp64, 1e-5 in fp32).
 UOT_HOST_DEVICE inline bool objectiveAcceptable(double previous, double previousScale, double candidate,

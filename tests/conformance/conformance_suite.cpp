@@ -9,7 +9,8 @@
 // plan. A variant that refuses a case with uot::Error is counted apart ("refused").
 // On the GPU, the multi-GPU variant (gpu-nccl) runs on one GPU and, where several
 // are visible, on all of them; the batched solver runs groups of 1, 7 and 64
-// problems, each result checked as a single fp32 solve.
+// problems in every mode, acceleration and precision its capabilities declare, each
+// result checked as a single solve.
 //
 //   uot_conformance [--device cpu|gpu] [--verbose]
 //
@@ -122,8 +123,9 @@ const Tau kTaus[] = {{"0.5", 0.5, 0.5}, {"1", 1, 1}, {"inf", kInfinity, kInfinit
 const double kEpsList[] = {0.05, 1e-3, 1e-4};
 
 // The batched solver of the GPU (registry), on groups of 1, 7 and 64 point-cloud
-// problems cycling through eps, tau and the reference measures: each result is
-// checked as a single solve's (fp32: 1e-4 of the oracle, or not converged).
+// problems cycling through eps, tau and the reference measures, in every iteration
+// mode, acceleration and precision its capabilities declare: each result is checked
+// as a single solve's (1e-9 of the oracle in fp64, 1e-4 in fp32, or not converged).
 void runBatchedGroups(const Fixture& unbalanced, const Fixture& balanced, bool verbose, Counts& counts)
 {
     std::string why;
@@ -132,6 +134,7 @@ void runBatchedGroups(const Fixture& unbalanced, const Fixture& balanced, bool v
         std::printf("batched: no batched GPU solver (%s)\n", why.c_str());
         return;
     }
+    const BatchedSolverCapabilities caps = batchedSolverCapabilities(*name).value();
     auto solver = createBatchedSolver(*name);
     struct Case {
         double eps;
@@ -142,66 +145,83 @@ void runBatchedGroups(const Fixture& unbalanced, const Fixture& balanced, bool v
     for (const double eps : kEpsList)
         for (const Tau& tau : kTaus)
             for (const bool product : {false, true}) cycle.push_back({eps, &tau, product});
-    for (const std::size_t group : {std::size_t(1), std::size_t(7), std::size_t(64)}) {
-        std::vector<UotProblem> problems;
-        std::vector<Case> cases;
-        for (std::size_t k = 0; k < group; ++k) {
-            const Case c = cycle[(k * 5 + group) % cycle.size()];  // each group starts elsewhere
-            const Fixture& f = std::isinf(c.tau->a) && std::isinf(c.tau->b) ? balanced : unbalanced;
-            UotProblem problem;
-            problem.cost = PointCloudCost{f.x.data(), f.y.data(), kRows, kCols, kDim, 1.0};
-            problem.a = f.a;
-            problem.b = f.b;
-            problem.eps = c.eps;
-            problem.tauA = c.tau->a;
-            problem.tauB = c.tau->b;
-            problem.reference = c.product ? ReferenceMeasure::Product : ReferenceMeasure::Ones;
-            problems.push_back(std::move(problem));
-            cases.push_back(c);
-        }
-        SolveOptions options;
-        options.precision = Precision::Fp32;
-        options.tolerance = 1e-6;
-        options.maxIterations = 5000;
-        std::vector<SolveResult> results;
-        counts.cases += static_cast<int>(group);
-        try {
-            results = solver->solveBatch(problems, options);
-        } catch (const Error& e) {
-            counts.refused += static_cast<int>(group);
-            if (verbose) std::printf("%s group of %zu: refused: %s\n", name->c_str(), group, e.what());
-            continue;
-        }
-        for (std::size_t k = 0; k < group; ++k) {
-            const Case& c = cases[k];
-            const SolveResult& r = results[k];
-            const Fixture& f = std::isinf(c.tau->a) && std::isinf(c.tau->b) ? balanced : unbalanced;
-            char what[160];
-            std::snprintf(what, sizeof what, "%s group of %zu #%zu fp32 clouds eps %g tau %s %s", name->c_str(), group,
-                          k, c.eps, c.tau->name, c.product ? "product" : "ones");
-            if (r.converged && !claimsConverged(r)) {
-                ++counts.failures;
-                std::printf("FAIL: %s: converged with status %s\n", what, toString(r.status).c_str());
-                continue;
-            }
-            if (!claimsConverged(r)) {
-                if (verbose)
-                    std::printf("%s: not converged (%s, error %.3g after %d)\n", what, toString(r.status).c_str(),
-                                r.error, r.iterations);
-                continue;
-            }
-            ++counts.converged;
-            const double distance = planDistance(f, r, c.eps, *c.tau, c.product);
-            if (!(distance <= 1e-4)) {
-                ++counts.failures;
-                std::printf("FAIL: %s: converged after %d iterations (error %.3g) with a plan %.3g from the oracle "
-                            "(> 1e-4)\n",
-                            what, r.iterations, r.error, distance);
-            } else if (verbose) {
-                std::printf("%s: converged after %d, plan %.3g from the oracle\n", what, r.iterations, distance);
-            }
-        }
-    }
+    std::vector<IterationMode> modes{IterationMode::Plain};
+    if (caps.translationInvariant) modes.push_back(IterationMode::TranslationInvariant);
+    std::vector<Acceleration> accelerations{Acceleration::None};
+    if (caps.overRelaxation) accelerations.insert(accelerations.end(), {Acceleration::Relax, Acceleration::Auto});
+    std::vector<Precision> precisions{Precision::Fp32};
+    if (caps.fp64) precisions.push_back(Precision::Fp64);
+    for (const IterationMode mode : modes)
+        for (const Acceleration acceleration : accelerations)
+            for (const Precision precision : precisions)
+                for (const std::size_t group : {std::size_t(1), std::size_t(7), std::size_t(64)}) {
+                    std::vector<UotProblem> problems;
+                    std::vector<Case> cases;
+                    for (std::size_t k = 0; k < group; ++k) {
+                        const Case c = cycle[(k * 5 + group) % cycle.size()];  // each group starts elsewhere
+                        const Fixture& f = std::isinf(c.tau->a) && std::isinf(c.tau->b) ? balanced : unbalanced;
+                        UotProblem problem;
+                        problem.cost = PointCloudCost{f.x.data(), f.y.data(), kRows, kCols, kDim, 1.0};
+                        problem.a = f.a;
+                        problem.b = f.b;
+                        problem.eps = c.eps;
+                        problem.tauA = c.tau->a;
+                        problem.tauB = c.tau->b;
+                        problem.reference = c.product ? ReferenceMeasure::Product : ReferenceMeasure::Ones;
+                        problems.push_back(std::move(problem));
+                        cases.push_back(c);
+                    }
+                    const bool fp64 = precision == Precision::Fp64;
+                    SolveOptions options;
+                    options.precision = precision;
+                    options.mode = mode;
+                    options.acceleration = acceleration;
+                    options.tolerance = fp64 ? 1e-12 : 1e-6;
+                    options.maxIterations = 5000;
+                    std::vector<SolveResult> results;
+                    counts.cases += static_cast<int>(group);
+                    try {
+                        results = solver->solveBatch(problems, options);
+                    } catch (const Error& e) {
+                        counts.refused += static_cast<int>(group);
+                        if (verbose) std::printf("%s group of %zu: refused: %s\n", name->c_str(), group, e.what());
+                        continue;
+                    }
+                    for (std::size_t k = 0; k < group; ++k) {
+                        const Case& c = cases[k];
+                        const SolveResult& r = results[k];
+                        const Fixture& f = std::isinf(c.tau->a) && std::isinf(c.tau->b) ? balanced : unbalanced;
+                        char what[200];
+                        std::snprintf(what, sizeof what, "%s group of %zu #%zu %s %s accel %s clouds eps %g tau %s %s",
+                                      name->c_str(), group, k, toString(precision).c_str(), toString(mode).c_str(),
+                                      toString(acceleration).c_str(), c.eps, c.tau->name,
+                                      c.product ? "product" : "ones");
+                        if (r.converged && !claimsConverged(r)) {
+                            ++counts.failures;
+                            std::printf("FAIL: %s: converged with status %s\n", what, toString(r.status).c_str());
+                            continue;
+                        }
+                        if (!claimsConverged(r)) {
+                            if (verbose)
+                                std::printf("%s: not converged (%s, error %.3g after %d%s%s)\n", what,
+                                            toString(r.status).c_str(), r.error, r.iterations,
+                                            r.message.empty() ? "" : ": ", r.message.c_str());
+                            continue;
+                        }
+                        ++counts.converged;
+                        const double limit = fp64 ? 1e-9 : 1e-4;
+                        const double distance = planDistance(f, r, c.eps, *c.tau, c.product);
+                        if (!(distance <= limit)) {
+                            ++counts.failures;
+                            std::printf("FAIL: %s: converged after %d iterations (error %.3g) with a plan %.3g from "
+                                        "the oracle (> %g)\n",
+                                        what, r.iterations, r.error, distance, limit);
+                        } else if (verbose) {
+                            std::printf("%s: converged after %d, plan %.3g from the oracle\n", what, r.iterations,
+                                        distance);
+                        }
+                    }
+                }
 }
 
 // A case that must converge (a defect's regression, not a "converged or not" case):

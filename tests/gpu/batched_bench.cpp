@@ -8,7 +8,10 @@
 //       gpu-batched) against the per-image GPU loop (one RecolorPipeline with
 //       gpu-fused, image after image, as `uot batch --device gpu --gpu-batch 1`),
 //       on N synthetic decoded images of W x H; then the solves alone: the N
-//       palette problems solved one by one with gpu-fused against one batched call.
+//       palette problems solved one by one with gpu-fused against one batched call
+//       (mean iterations, converged and undone steps of both, and the relative L1
+//       distances, largest and mean, of the batched plans to the single solves' and
+//       of both to the float64 CPU plans); --solves-only: that part alone.
 //
 // What is measured: everything of `uot batch` but the file decode and encode
 // (the images are decoded buffers in memory; "load" is a copy, "store" keeps
@@ -41,6 +44,8 @@ int runChecks()
     const auto add = [&all](const std::vector<CheckOutcome>& v) { all.insert(all.end(), v.begin(), v.end()); };
     add(checkMixedBatch());
     add(checkTranslationInvariantBatch());
+    add(checkIterationsOfSingleSolves());
+    add(checkSafeguardUndo());
     add(checkEmptyAndSingle());
     add(checkCancellation());
     add({checkRejectsDenseCost()});
@@ -61,7 +66,7 @@ std::vector<Image> makeImages(int count, int width, int height)
     return images;
 }
 
-int runBench(int count, int width, int height, const std::vector<std::size_t>& groups, int workers)
+int runBench(int count, int width, int height, const std::vector<std::size_t>& groups, int workers, bool solvesOnly)
 {
     const auto genStart = Clock::now();
     const std::vector<Image> images = makeImages(count, width, height);
@@ -72,7 +77,7 @@ int runBench(int count, int width, int height, const std::vector<std::size_t>& g
                 count, width, height, reference->size(), secondsSince(genStart), std::thread::hardware_concurrency());
 
     // Warm-up: CUDA context, kernels, pools.
-    {
+    if (!solvesOnly) {
         RecolorPipeline warm(settings);
         warm.setSource(images[0]);
         warm.setReferencePalette(reference);
@@ -83,7 +88,7 @@ int runBench(int count, int width, int height, const std::vector<std::size_t>& g
     PhaseTimings loopSum;
     std::size_t paletteSum = 0;
     const auto loopStart = Clock::now();
-    {
+    if (!solvesOnly) {
         RecolorPipeline pipeline(settings);
         for (int k = 0; k < count; ++k) {
             pipeline.setSource(images[k]);
@@ -100,7 +105,7 @@ int runBench(int count, int width, int height, const std::vector<std::size_t>& g
     const double loopSeconds = secondsSince(loopStart);
 
     // The batched engine, for each group size.
-    for (const std::size_t group : groups) {
+    for (const std::size_t group : solvesOnly ? std::vector<std::size_t>{} : groups) {
         BatchedRecolorJob job;
         job.count = static_cast<std::size_t>(count);
         job.load = [&](std::size_t k) { return images[k]; };
@@ -149,27 +154,53 @@ int runBench(int count, int width, int height, const std::vector<std::size_t>& g
     auto single = createSolver("gpu-fused");
     (void)single->solve(problems[0], o);  // warm-up
     int singleIterations = 0;
+    std::vector<SolveResult> singles;
+    singles.reserve(problems.size());
     const auto singleStart = Clock::now();
-    for (const UotProblem& p : problems) singleIterations += single->solve(p, o).iterations;
+    for (const UotProblem& p : problems) {
+        singles.push_back(single->solve(p, o));
+        singleIterations += singles.back().iterations;
+    }
     const double singleSeconds = secondsSince(singleStart);
     auto batched = createBatchedSolver("gpu-batched");
     (void)batched->solveBatch(std::span<const UotProblem>(problems.data(), 1), o);  // warm-up
     const auto batchedStart = Clock::now();
     const std::vector<SolveResult> results = batched->solveBatch(problems, o);
     const double batchedSeconds = secondsSince(batchedStart);
-    int batchedIterations = 0, converged = 0;
-    double worstToSingle = 0;
+    // The float64 plans (the CPU log-domain solve, same rule, to 1e-10): which of the two is off.
+    SolveOptions fp64 = o;
+    fp64.precision = Precision::Fp64;
+    fp64.tolerance = 1e-10;
+    fp64.maxIterations = 100000;
+    auto fp64Solver = createSolver("log");
+    int batchedIterations = 0, converged = 0, singleConverged = 0, undone = 0, singleUndone = 0;
+    double worstToSingle = 0, sumToSingle = 0, worstBatched = 0, sumBatched = 0, worstSingle = 0, sumSingle = 0;
     for (std::size_t p = 0; p < results.size(); ++p) {
         batchedIterations += results[p].iterations;
         converged += results[p].converged ? 1 : 0;
+        singleConverged += singles[p].converged ? 1 : 0;
+        undone += results[p].rejectedSteps;
+        singleUndone += singles[p].rejectedSteps;
+        const double d = planRelativeL1(problems[p], results[p], singles[p]);
+        worstToSingle = std::max(worstToSingle, d);
+        sumToSingle += d;
+        const SolveResult ref = fp64Solver->solve(problems[p], fp64);
+        const double toBatched = planRelativeL1(problems[p], results[p], ref);
+        const double toSingle = planRelativeL1(problems[p], singles[p], ref);
+        worstBatched = std::max(worstBatched, toBatched);
+        sumBatched += toBatched;
+        worstSingle = std::max(worstSingle, toSingle);
+        sumSingle += toSingle;
     }
-    for (std::size_t p = 0; p < std::min<std::size_t>(results.size(), 4); ++p)
-        worstToSingle = std::max(worstToSingle, planRelativeL1(problems[p], results[p], single->solve(problems[p], o)));
     std::printf("{\"what\": \"solves\", \"problems\": %d, \"single_gpu_fused_s\": %.3f, \"single_mean_iterations\": %.1f, "
-                "\"batched_s\": %.3f, \"batched_mean_iterations\": %.1f, \"batched_converged\": %d, "
-                "\"speedup\": %.2f, \"plan_rel_l1_batched_vs_single_first4\": %.2e}\n",
-                count, singleSeconds, double(singleIterations) / count, batchedSeconds,
-                double(batchedIterations) / count, converged, singleSeconds / batchedSeconds, worstToSingle);
+                "\"single_converged\": %d, \"single_undone\": %d, \"batched_s\": %.3f, \"batched_mean_iterations\": %.1f, "
+                "\"batched_converged\": %d, \"batched_undone\": %d, \"speedup\": %.2f, "
+                "\"plan_rel_l1_batched_vs_single_max\": %.2e, \"plan_rel_l1_batched_vs_single_mean\": %.2e, "
+                "\"plan_rel_l1_batched_vs_fp64_max\": %.2e, \"plan_rel_l1_batched_vs_fp64_mean\": %.2e, "
+                "\"plan_rel_l1_single_vs_fp64_max\": %.2e, \"plan_rel_l1_single_vs_fp64_mean\": %.2e}\n",
+                count, singleSeconds, double(singleIterations) / count, singleConverged, singleUndone, batchedSeconds,
+                double(batchedIterations) / count, converged, undone, singleSeconds / batchedSeconds, worstToSingle,
+                sumToSingle / count, worstBatched, sumBatched / count, worstSingle, sumSingle / count);
     return 0;
 }
 
@@ -177,7 +208,7 @@ int runBench(int count, int width, int height, const std::vector<std::size_t>& g
 
 int main(int argc, char** argv)
 {
-    bool check = false;
+    bool check = false, solvesOnly = false;
     int count = 100, width = 1024, height = 1024, workers = 0;
     std::vector<std::size_t> groups = {16};
     for (int i = 1; i < argc; ++i) {
@@ -195,10 +226,13 @@ int main(int argc, char** argv)
             std::string item;
             while (std::getline(list, item, ',')) groups.push_back(static_cast<std::size_t>(std::atoi(item.c_str())));
         }
+        else if (arg == "--solves-only")
+            solvesOnly = true;
         else if (arg == "--workers" && hasValue)
             workers = std::atoi(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: batched_bench [--check] [--images N] [--size WxH] [--group G] [--workers W]\n");
+            std::fprintf(stderr, "usage: batched_bench [--check] [--images N] [--size WxH] [--group G] [--workers W] "
+                                 "[--solves-only]\n");
             return 2;
         }
     }
@@ -213,7 +247,7 @@ int main(int argc, char** argv)
         return 4;
     }
     try {
-        return check ? runChecks() : runBench(count, width, height, groups, workers);
+        return check ? runChecks() : runBench(count, width, height, groups, workers, solvesOnly);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "batched_bench: %s\n", e.what());
         return 1;

@@ -85,6 +85,95 @@ struct PaletteLikeProblem {
     }
 };
 
+// Palette-like problems of four sizes, balanced (the recolor default) and with tau = 1
+// on both sides, for the checks against single solves under the same rule.
+struct PaletteBatch {
+    std::vector<std::unique_ptr<PaletteLikeProblem>> owned;
+    std::vector<UotProblem> problems;
+    std::vector<std::string> names;
+    PaletteBatch()
+    {
+        const std::size_t sizes[][3] = {{300, 200, 1}, {500, 400, 2}, {700, 900, 11}, {1200, 1000, 3}};
+        for (const double tau : {kInfinity, 1.0})
+            for (const auto& size : sizes) {
+                owned.push_back(std::make_unique<PaletteLikeProblem>(size[0], size[1], unsigned(size[2])));
+                UotProblem problem = owned.back()->problem;
+                problem.tauA = problem.tauB = tau;
+                problems.push_back(problem);
+                names.push_back("palette-like " + std::to_string(size[0]) + "x" + std::to_string(size[1]) + " tau " +
+                                (std::isinf(tau) ? std::string("inf") : std::string("1")));
+            }
+    }
+};
+
+// Each batched problem follows its single solve's iterate sequence under the same
+// rule (the float64 CPU solve, "log", with the same mode, acceleration, omega and
+// tolerance: the shared rules of relaxed_rules.h decide both): iterations within
+// 5 % + 2 of the single solve's, the same number of undone steps, passes = 2 x
+// (iterations + undone), converged, and the plan within 1e-4 of the converged
+// float64 plan. what: the options' name in the messages.
+inline std::vector<CheckOutcome> checkAgainstSingleSolves(const SolveOptions& options, const std::string& what,
+                                                          bool needsUndo)
+{
+    const PaletteBatch batch;
+    const std::vector<SolveResult> got = createBatchedSolver("gpu-batched")->solveBatch(batch.problems, options);
+    SolveOptions singleOptions = options;
+    singleOptions.precision = Precision::Fp64;
+    auto single = createSolver("log");
+    std::vector<CheckOutcome> out;
+    long long batchedTotal = 0, singleTotal = 0;
+    int undone = 0;
+    for (std::size_t p = 0; p < batch.problems.size(); ++p) {
+        const SolveResult alone = single->solve(batch.problems[p], singleOptions);
+        const SolveResult ref = convergedReference(batch.problems[p]);
+        const SolveResult& r = got[p];
+        batchedTotal += r.iterations;
+        singleTotal += alone.iterations;
+        undone += alone.rejectedSteps;
+        CheckOutcome o;
+        o.tolerance = 1e-4;
+        o.distance = planRelativeL1(batch.problems[p], r, ref);
+        const bool sameIterations = std::abs(r.iterations - alone.iterations) <= 0.05 * alone.iterations + 2;
+        const bool passes = r.passes == 2 * static_cast<std::uint64_t>(r.iterations + r.rejectedSteps);
+        o.ok = finiteResult(r) && r.converged && alone.converged && ref.converged && sameIterations &&
+               r.rejectedSteps == alone.rejectedSteps && passes && o.distance <= o.tolerance;
+        std::ostringstream msg;
+        msg << what << ", " << batch.names[p] << ": batched " << r.iterations << " iterations (" << r.rejectedSteps
+            << " undone, " << r.passes << " passes, omega " << r.omega << ", converged " << r.converged
+            << ") vs single fp64 " << alone.iterations << " (" << alone.rejectedSteps << " undone, omega "
+            << alone.omega << "), rel L1 vs fp64 plan " << o.distance;
+        o.detail = msg.str();
+        out.push_back(o);
+    }
+    CheckOutcome total;
+    total.ok = std::abs(double(batchedTotal - singleTotal)) <= 0.05 * double(singleTotal) && (!needsUndo || undone > 0);
+    total.detail = what + ": " + std::to_string(batchedTotal) + " batched iterations in all vs " +
+                   std::to_string(singleTotal) + " for the single solves (" + std::to_string(undone) +
+                   " undone steps in the single solves)";
+    out.push_back(total);
+    return out;
+}
+
+// The recolor engine's options (TI, auto relaxation) to 1e-6.
+inline std::vector<CheckOutcome> checkIterationsOfSingleSolves()
+{
+    SolveOptions o = cloudOptions(Precision::Fp32, 5000, 1e-6, 10);
+    o.mode = IterationMode::TranslationInvariant;
+    o.acceleration = Acceleration::Auto;
+    return checkAgainstSingleSolves(o, "TI + auto", false);
+}
+
+// A fixed omega of 1.95: the safeguard undoes steps that lower the dual objective
+// (two in each single solve of these problems) and shrinks omega.
+inline std::vector<CheckOutcome> checkSafeguardUndo()
+{
+    SolveOptions o = cloudOptions(Precision::Fp32, 5000, 1e-6, 10);
+    o.mode = IterationMode::TranslationInvariant;
+    o.acceleration = Acceleration::Relax;
+    o.omega = 1.95;
+    return checkAgainstSingleSolves(o, "TI + relax 1.95", true);
+}
+
 // One batch of mixed problems: each plan against the converged float64 CPU plan
 // and against the converged single-problem GPU plan (gpu-mapreduce), 1e-4 rel. L1.
 inline std::vector<CheckOutcome> checkMixedBatch()

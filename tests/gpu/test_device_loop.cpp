@@ -4,7 +4,8 @@
 // reference solver (the plan), and hand-counted cadence: checks every
 // checkEvery iterations and at the cap, the last good iterate kept when a check
 // finds a bad value, cancellation, and the fp32 precision floor; and engines whose
-// step kernel decides on the device (chunks, their figures, the cap).
+// step kernel decides on the device (chunks, their figures, the cap), and a group
+// of problems that decide one by one (groupCheck: the loop follows the slowest).
 
 #include <algorithm>
 #include <atomic>
@@ -178,6 +179,42 @@ private:
     DeviceStop m_stop = DeviceStop::Running;
 };
 
+// A group whose problems decide on the device one by one (the batched solver's
+// side of the loop), its check from groupCheck. Problem k accepts one iteration in
+// every `every[k]` passes (the others are undone by its safeguard) and stops by
+// itself after `stopAt[k]` accepted ones (converged), or at the cap.
+class GroupOfProblems final : public DeviceDecidedPasses {
+public:
+    GroupOfProblems(std::vector<int> every, std::vector<int> stopAt, int cap)
+        : m_every(std::move(every)), m_stopAt(std::move(stopAt)), m_cap(cap), m_problems(m_every.size())
+    {
+    }
+    void startChunk() override {}
+    void launch(int count) override
+    {
+        launches.push_back(count);
+        for (int k = 0; k < count; ++k)
+            for (std::size_t p = 0; p < m_problems.size(); ++p) {
+                ProblemCheck& pc = m_problems[p];
+                if (pc.stop != DeviceStop::Running) continue;
+                ++pc.passes;
+                if (pc.passes % m_every[p] != 0) continue;  // undone
+                ++pc.iterations;
+                pc.error = 1.0 / pc.iterations;
+                if (pc.iterations == m_stopAt[p]) pc.stop = DeviceStop::Converged;
+                else if (pc.iterations >= m_cap) pc.stop = DeviceStop::IterationCap;
+            }
+    }
+    DeviceCheck check(bool) override { return groupCheck(m_problems); }
+    const ProblemCheck& problem(std::size_t p) const { return m_problems[p]; }
+    std::vector<int> launches;
+
+private:
+    std::vector<int> m_every, m_stopAt;
+    int m_cap;
+    std::vector<ProblemCheck> m_problems;
+};
+
 DeviceLoopSetup setupFor(int sweeps = 2)
 {
     DeviceLoopSetup s;
@@ -214,6 +251,8 @@ private slots:
     void precisionFloorIsNotConverged();
     void deviceDecidedConvergence();
     void deviceDecidedNotFinite();
+    void groupCheckFollowsTheSlowestRunningProblem();
+    void groupRunsUntilEveryProblemStops();
 };
 
 void TestDeviceLoop::convergesToTheReferencePlan()
@@ -370,6 +409,50 @@ void TestDeviceLoop::deviceDecidedNotFinite()
     QVERIFY(result.status == NumericalStatus::NotFinite);
     QCOMPARE(result.iterations, 13);  // the last accepted one
     QCOMPARE(markedAt, 14);
+}
+
+void TestDeviceLoop::groupCheckFollowsTheSlowestRunningProblem()
+{
+    std::vector<ProblemCheck> group(3);
+    group[0] = {40, 80, 0.5, DeviceStop::IterationCap};
+    group[1] = {12, 30, 0.25, DeviceStop::Running};
+    group[2] = {17, 20, 0.125, DeviceStop::Running};
+    DeviceCheck c = groupCheck(group);
+    QVERIFY(c.stop == DeviceStop::Running);
+    QCOMPARE(c.iterations, 12);        // the fewest accepted iterations of a running problem
+    QCOMPARE(c.passes, 80LL);          // the most passes
+    QCOMPARE(c.error, 0.25);           // the largest error of a running problem
+    QVERIFY(std::isnan(c.marginalA) && std::isnan(c.marginalB));
+    group[1].stop = DeviceStop::Converged;
+    group[2].stop = DeviceStop::NotFinite;
+    c = groupCheck(group);
+    QVERIFY(c.stop == DeviceStop::IterationCap);  // one stopped at the cap
+    QCOMPARE(c.iterations, 40);
+    group[0].stop = DeviceStop::Converged;
+    c = groupCheck(group);
+    QVERIFY(c.stop == DeviceStop::Converged);  // a non-finite problem stops alone
+}
+
+void TestDeviceLoop::groupRunsUntilEveryProblemStops()
+{
+    // Problem 0 accepts every pass and runs into the cap (40) at pass 40; problem 1
+    // has every other pass undone and converges after 25 accepted iterations (pass
+    // 50): the group must run on past the first problem's cap until it has.
+    const Fixture f;
+    SolveOptions options;
+    options.tolerance = 1e-9;
+    options.checkEvery = 10;
+    options.maxIterations = 40;
+    GroupOfProblems group({1, 2}, {1000, 25}, options.maxIterations);
+    SolveResult result;
+    runDeviceLoop(f.problem, options, {}, group, setupFor(), 0, result);
+    QVERIFY(group.problem(0).stop == DeviceStop::IterationCap);
+    QCOMPARE(group.problem(0).iterations, 40);
+    QVERIFY(group.problem(1).stop == DeviceStop::Converged);
+    QCOMPARE(group.problem(1).iterations, 25);
+    QCOMPARE(group.problem(1).passes, 50LL);
+    QVERIFY(result.converged == false);  // the group: one problem stopped at the cap
+    QCOMPARE(result.passes, std::uint64_t(50));
 }
 
 QTEST_GUILESS_MAIN(TestDeviceLoop)

@@ -1,5 +1,6 @@
 // gpu-batched and the batched recolor engine against independent float64 CPU
-// solves (tests/gpu/batched_cases.h): mixed sizes in one batch (plain and TI), an empty and a
+// solves (tests/gpu/batched_cases.h): mixed sizes in one batch (plain and TI), the iterations
+// and undone steps of single solves under the same rule, an empty and a
 // one-element batch, cancellation, a rejected problem, and the engine against
 // the per-image GPU loop. Qt Test; skipped where no GPU is usable. The same
 // checks run without Qt as `batched_bench --check` on the GPU machine.
@@ -30,6 +31,8 @@ private slots:
     void registered() { QVERIFY(batchedSolverFor(DeviceKind::Gpu).value_or("") == "gpu-batched"); }
     void mixedSizesInOneBatch() { expectAll(checkMixedBatch()); }
     void translationInvariantBatch() { expectAll(checkTranslationInvariantBatch()); }
+    void iterationsOfTheSingleSolves() { expectAll(checkIterationsOfSingleSolves()); }
+    void safeguardUndoesSteps() { expectAll(checkSafeguardUndo()); }
     void emptyAndOneElementBatch() { expectAll(checkEmptyAndSingle()); }
     void cancellation() { expectAll(checkCancellation()); }
     void rejectsDenseCost() { expectAll({checkRejectsDenseCost()}); }

@@ -258,6 +258,8 @@ private slots:
         const auto caps = batchedSolverCapabilities("gpu-batched");
         QVERIFY(caps.has_value());
         QVERIFY(caps->device == DeviceKind::Gpu && caps->pointClouds && !caps->denseCost && caps->maxDim == 3);
+        // TI and over-relaxed iterations; fp32 only (its log-sum-exp).
+        QVERIFY(caps->translationInvariant && caps->overRelaxation && !caps->fp64);
         const std::vector<double> x{0, 0, 0}, y{1, 1, 1, 2, 2, 2}, a{1}, b{0.5, 0.5}, cost{1, 2};
         UotProblem cloud;
         cloud.cost = PointCloudCost{x.data(), y.data(), 1, 2, 3, 1.0};
