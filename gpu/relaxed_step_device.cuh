@@ -1,6 +1,7 @@
 #pragma once
 // Internal to gpu/ (CUDA device code): the pieces of the over-relaxed step
-// (relaxed_kernels.h) that its kernels share: block reductions, the per-block sweep of the
+// (relaxed_kernels.h) that its two kernels and the one-launch cluster iteration
+// (cluster_iterations.h) share: block reductions, the per-block sweep of the
 // iterate, the decisions from every block's partials, the commit and the stopping
 // figures. Each piece works on a range of rows and columns with a stride, so a
 // grid-strided kernel and a block that owns a slice use the same code.

@@ -6,7 +6,10 @@
 // (accept, the safeguard's rejection, the frozen iterate). Sizes that take one
 // block and many (the partials reduced by the last block to finish), steps in a
 // row (its counters start again), multiplicative and log-domain scalings, fp64
-// and fp32. Qt Test; skipped where no GPU is usable.
+// and fp32. And gpu-fused's accelerated iteration in one cluster launch
+// (gpu/cluster_iterations.h) against the same solve through the pass and step
+// kernels: iterations, passes, rejected steps and the plan. Qt Test; skipped where
+// no GPU is usable.
 
 #include <algorithm>
 #include <cmath>
@@ -18,8 +21,11 @@
 
 #include "core/transport/relaxed_step.h"
 #include "core/transport/translation_invariant.h"
+#include "gpu/cluster_iterations.h"
+#include "gpu/gpu_backend.h"
 #include "gpu/relaxed_kernels.h"
 #include "tests/gpu/gpu_test_support.h"
+#include "tests/gpu/plan_distance.h"
 #include "tests/support/qt_checks.h"
 
 using namespace uot;
@@ -167,6 +173,8 @@ private slots:
     void figuresLikeTheFloat64Step_data();
     void figuresLikeTheFloat64Step();
     void rejectedAndFrozenStepsPutTheIterateBack();
+    void clusterIterationsLikeTheStepKernels_data();
+    void clusterIterationsLikeTheStepKernels();
 };
 
 void TestGpuRelaxedStep::figuresLikeTheFloat64Step_data()
@@ -302,6 +310,60 @@ void TestGpuRelaxedStep::rejectedAndFrozenStepsPutTheIterateBack()
     dev.run(uS, vS, uP, vP, again);
     UOT_QVERIFY_MSG(again.iterations == 1 && again.passes == 1, again.iterations << ' ' << again.passes);
     UOT_QVERIFY_MSG(again.tickets[0] == 0 && again.tickets[1] == 0, again.tickets[0] << ' ' << again.tickets[1]);
+}
+
+void TestGpuRelaxedStep::clusterIterationsLikeTheStepKernels_data()
+{
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<bool>("fp32");
+    QTest::addColumn<bool>("translate");
+    for (const auto& [m, n] : {std::pair{300, 211}, std::pair{512, 512}, std::pair{37, 700}})
+        for (bool fp32 : {false, true})
+            for (bool ti : {true, false})
+                QTest::addRow("%dx%d %s %s", m, n, fp32 ? "fp32" : "fp64", ti ? "ti+auto" : "plain+relax")
+                    << m << n << fp32 << ti;
+}
+
+void TestGpuRelaxedStep::clusterIterationsLikeTheStepKernels()
+{
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    QFETCH(bool, fp32);
+    QFETCH(bool, translate);
+    const std::size_t m = static_cast<std::size_t>(rows), n = static_cast<std::size_t>(cols);
+    // With Tuning::clusterIterations the solver takes the cluster path when the plan says the matrix fits.
+    const ClusterPlan plan = fp32 ? planClusterIterations<float>(m, n, 0) : planClusterIterations<double>(m, n, 0);
+    UOT_QVERIFY_MSG(plan.usable(), rows << "x" << cols << " does not fit one cluster");
+    const uot::test::TestProblem tp(m, n, 0.05, 1.0, 2.0, 9);
+    SolveOptions o = uot::test::options(fp32 ? Precision::Fp32 : Precision::Fp64, 3000, fp32 ? 1e-5 : 1e-9, 10);
+    o.mode = translate ? IterationMode::TranslationInvariant : IterationMode::Plain;
+    o.acceleration = translate ? Acceleration::Auto : Acceleration::Relax;
+    o.omega = 1.5;
+    gpu::Tuning oneLaunch = gpu::defaultTuning(), kernels = oneLaunch;
+    oneLaunch.clusterIterations = true;
+    kernels.clusterIterations = false;
+    const SolveResult got = gpu::createSolver("gpu-fused", oneLaunch)->solve(tp.problem, o);
+    const SolveResult want = gpu::createSolver("gpu-fused", kernels)->solve(tp.problem, o);
+    UOT_QVERIFY_MSG(want.converged && got.converged, "converged: kernels " << want.converged << ", one launch "
+                                                                           << got.converged << ' ' << got.message);
+    UOT_QVERIFY_MSG(uot::test::allFinite(got), "not finite");
+    const double dist = uot::test::planRelativeL1(tp.problem, got, want);
+    // fp64: the same steps (sums in another order: the stop may come one step apart); fp32: the pass's float sums differ, so
+    // the steps may end an iteration or two apart, at the same plan to the tolerance.
+    if (!fp32) {
+        UOT_QVERIFY_MSG(std::abs(got.iterations - want.iterations) <= 1 &&
+                            std::abs(static_cast<long long>(got.passes) - static_cast<long long>(want.passes)) <= 1 &&
+                            got.rejectedSteps == want.rejectedSteps,
+                        "one launch " << got.iterations << '/' << got.passes << '/' << got.rejectedSteps
+                                      << ", kernels " << want.iterations << '/' << want.passes << '/'
+                                      << want.rejectedSteps);
+        UOT_QVERIFY_MSG(dist <= 1e-8, "rel L1 " << dist);
+    } else {
+        UOT_QVERIFY_MSG(std::abs(got.iterations - want.iterations) <= 2,
+                        "iterations " << got.iterations << " vs " << want.iterations);
+        UOT_QVERIFY_MSG(dist <= 1e-4, "rel L1 " << dist);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestGpuRelaxedStep)
