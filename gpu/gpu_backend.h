@@ -97,6 +97,11 @@ struct Tuning {
     // stream, overlapped with the kernel build (false: copied from the caller's
     // pageable memory on the solve's stream, chunk after chunk, for comparison).
     bool overlappedUpload = true;
+    // gpu-fused, accelerated (--accel relax|auto): a matrix that fits one thread-block
+    // cluster's shared memory runs a chunk of iterations in one launch
+    // (gpu/cluster_iterations.h). Off by default: not yet shown faster than the pass
+    // and step kernels (docs/BENCHMARKS.md, 2026-11-27).
+    bool clusterIterations = false;
     // gpu-mapreduce: the compiled variant of its fast pass (gpu/mapreduce_config.h).
     MapReduceConfig mapReduce;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to gpu/gpu_kernels_*.cu: the device helpers their kernels share
+// Internal to gpu/gpu_kernels_*.cu and gpu/cluster_iterations.cu: the device helpers their kernels share
 // (vector types, bf16 conversion, warp reductions, log-sum-exp accumulation,
 // cp.async and programmatic-dependent-launch wrappers, launch-grid sizing).
 // Internal linkage on purpose: each kernel file gets its own copy, as when the
@@ -92,6 +92,27 @@ __device__ __forceinline__ T warpSum(T x)
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
     return x;
+}
+
+// u = (a / r)^f in the storage precision (float: powf; the exponent is 1 when balanced).
+__device__ __forceinline__ float scalingPow(double a, float r, double f)
+{
+    const float q = static_cast<float>(a) / r;
+    return f == 1.0 ? q : powf(q, static_cast<float>(f));
+}
+__device__ __forceinline__ double scalingPow(double a, double r, double f)
+{
+    const double q = a / r;
+    return f == 1.0 ? q : pow(q, f);
+}
+
+// The over-relaxed row update u_old^(1 - w) u^w (log form: (1 - w) F_old + w F^), in
+// float64 also for fp32 (one per row): float logs and exponentials of |F| ~ 10-30 lose
+// |F| * 6e-8 in the exponent, which measured as a plan accuracy floor of about 1.5e-6.
+template <typename T>
+__device__ __forceinline__ T relaxedScaling(T old, T plain, double w)
+{
+    return static_cast<T>(exp((1.0 - w) * log(static_cast<double>(old)) + w * log(static_cast<double>(plain))));
 }
 
 __device__ __forceinline__ double warpMax(double x)

@@ -55,27 +55,6 @@ __global__ void __launch_bounds__(32 * LANES)
 constexpr int kStages = kFusedStages;  // pipeline depth: groups staged in shared memory
 constexpr int kMaxGroup = 8;  // rows per pipeline stage at most
 
-// u = (a / r)^f in the storage precision (float: powf; the exponent is 1 when balanced).
-__device__ __forceinline__ float scalingPow(double a, float r, double f)
-{
-    const float q = static_cast<float>(a) / r;
-    return f == 1.0 ? q : powf(q, static_cast<float>(f));
-}
-__device__ __forceinline__ double scalingPow(double a, double r, double f)
-{
-    const double q = a / r;
-    return f == 1.0 ? q : pow(q, f);
-}
-
-// The over-relaxed row update u_old^(1 - w) u^w (log form: (1 - w) F_old + w F^), in
-// float64 also for fp32 (one per row): float logs and exponentials of |F| ~ 10-30 lose
-// |F| * 6e-8 in the exponent, which measured as a plan accuracy floor of about 1.5e-6.
-template <typename T>
-__device__ __forceinline__ T relaxedScaling(T old, T plain, double w)
-{
-    return static_cast<T>(exp((1.0 - w) * log(static_cast<double>(old)) + w * log(static_cast<double>(plain))));
-}
-
 // Stores CH vectors of type V packed from the scalars src[0 .. CH * lanes)
 // (lanes = elements per V) at dst[0 .. CH).
 template <typename V, int CH, typename T>

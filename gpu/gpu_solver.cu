@@ -28,6 +28,7 @@
 #include "gpu/engine_cache.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/gpu_plan_evaluation.h"
+#include "gpu/cluster_iterations.h"
 #include "gpu/relaxed_kernels.h"
 #include "gpu/relaxed_passes.h"
 #include "gpu/stream_passes.h"
@@ -190,6 +191,10 @@ private:
     DeviceBuffer<double> m_a, m_b, m_logA, m_logB;
     DeviceBuffer<T> m_rowSum, m_colSum, m_alpha, m_beta, m_partials;
     DeviceBuffer<T> m_uHeld, m_vHeld;  // over-relaxed gpu-mapuot: the scalings its matrix holds
+    // Accelerated gpu-fused on a matrix that fits one cluster's shared memory: the
+    // iterations of a chunk in one launch (cluster_iterations.h), and its column partials.
+    ClusterPlan m_clusterPlan;
+    DeviceBuffer<T> m_clusterPartials;
     DeviceBuffer<double> m_logPartMax, m_logPartSum;
     DeviceBuffer<double> m_marginScratch;  // column sums (or log band partials) for progress marginals
     DeviceBuffer<CheckValues> m_check;
@@ -486,6 +491,13 @@ int Engine<T>::sweepsPerIteration() const
 template <typename T>
 void Engine<T>::launchIterations(int count)
 {
+    if (m_clusterPlan.usable()) {
+        launchClusterIterations<T>(m_clusterPlan, m_K.get(), m_rows, m_cols, m_pitch, m_u.get(), m_v.get(),
+                                   m_uPrev.get(), m_vPrev.get(), m_a.get(), m_b.get(), m_logA.get(), m_logB.get(),
+                                   m_fa, m_relaxed, m_relaxedState.get(), m_relaxedWork.get(),
+                                   m_clusterPartials.get(), count, m_stream.get());
+        return;
+    }
     m_graphs.launch(count, m_stream.get(), [this] { enqueueIteration(); });
 }
 
@@ -686,7 +698,15 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
         m_relaxed.tolerance = options.tolerance;
         m_relaxed.maxIterations = options.maxIterations;
         m_relaxed.sweeps = sweepsPerIteration();
-    } else if (m_translate) {
+    }
+    // Small problems, when asked for (Tuning::clusterIterations): the accelerated gpu-fused
+    // iteration in one cluster, a launch a chunk.
+    m_clusterPlan = ClusterPlan{};
+    if (m_accelerate && m_variant == Variant::Fused && m_fused.usable && !m_bf16 && m_tuning.clusterIterations) {
+        m_clusterPlan = planClusterIterations<T>(M, N, m_device);
+        if (m_clusterPlan.usable()) m_clusterPartials.ensure(clusterPartialsCount(m_clusterPlan, N), &m_tracker);
+    }
+    if (!m_accelerate && m_translate) {
         m_translationState.ensure(translationStateDoubles(), &m_tracker);
         enqueueTranslation(true);
     }
@@ -882,7 +902,8 @@ std::string GpuSolver::engineKey(Precision precision, int device) const
     key << m_name << ' ' << static_cast<int>(m_variant) << ' ' << static_cast<int>(m_storage) << ' '
         << static_cast<int>(precision) << ' ' << device << " | " << t.mapTx << ' ' << t.mapTy << ' ' << t.mapNy << ' '
         << t.rowTx << ' ' << t.rowNy << ' ' << t.fusedPartials << ' ' << t.programmaticLaunch << ' '
-        << t.fusedCluster << ' ' << t.finalizeLanes << ' ' << t.fusedEvenGroups << ' ' << t.overlappedUpload;
+        << t.fusedCluster << ' ' << t.finalizeLanes << ' ' << t.fusedEvenGroups << ' ' << t.overlappedUpload << ' '
+        << t.clusterIterations;
     return key.str();
 }
 

@@ -2,11 +2,13 @@
 // Internal to gpu/: the over-relaxed iteration (--accel relax|auto) on the
 // device, in plain and translation-invariant mode. The pass applies the row
 // relaxation per row (it reads omega from RelaxedState::omega on the device);
-// short O(M + N) kernels after it (launchRelaxedStep) do everything else of
+// two O(M + N) kernels after it (launchRelaxedStep) do everything else of
 // core/transport/relaxed_step.cpp's afterPass, the safeguard and the omega rule
 // (core/transport/relaxed_rules.h, the same code as the CPU's) and the
 // convergence test, all on the device: no host sync per iteration, so the
 // iteration stays inside the CUDA graph. docs/TIME_TO_SOLUTION.md ("GPU") says why.
+// Two kernels: a sweep whose last block reduces the partials once and decides,
+// and the commit whose last block finishes the stopping figures.
 
 #include <cuda_runtime.h>
 
@@ -33,6 +35,11 @@ struct RelaxedState {
     double error = 1;          // max(change, violationA, violationB) of the last accepted step
     double marginalA = 0;      // |P 1 - a|_1 of the input plan of the last accepted step
     double marginalB = 0;      // |P^T 1 - b|_1 of its new plan
+    double violationA = 0;     // the normalised row and column violations of the last accepted step
+    double violationB = 0;
+    double shiftS = 0;         // the TI shifts s, t of the last step taken (0 in plain mode)
+    double shiftT = 0;
+    unsigned int tickets[2] = {0, 0};  // the step kernels' last-block counters (0 between steps)
 };
 
 struct RelaxedParams {
@@ -54,9 +61,10 @@ std::size_t relaxedWorkDoubles();
 // plain column update G^pass in v, computed from the iterate (uSaved, vSaved):
 // turns (u, v) into the accelerated iterate, decides on it (accept: (uSaved,
 // vSaved) = (u, v); reject or frozen: (u, v) = (uSaved, vSaved)) and updates the
-// state. V: T for multiplicative variants, double for gpu-log. Six short kernels
-// (four O(M + N) phases over up to 128 blocks, the decision in one block, the
-// commit); work: relaxedWorkDoubles() doubles.
+// state. V: T for multiplicative variants, double for gpu-log. Two O(M + N)
+// kernels over up to 128 blocks (the sweep with the decision in its last block,
+// the commit with the stopping test in its last block); work:
+// relaxedWorkDoubles() doubles.
 template <typename V>
 void launchRelaxedStep(V* u, V* v, V* uSaved, V* vSaved, std::size_t rows, std::size_t cols, const double* a,
                        const double* b, const double* logA, const double* logB, const RelaxedParams& params,

@@ -1,0 +1,395 @@
+#pragma once
+// Internal to gpu/ (CUDA device code): the pieces of the over-relaxed step
+// (relaxed_kernels.h) that its two kernels and the one-launch cluster iteration
+// (cluster_iterations.h) share: block reductions, the per-block sweep of the
+// iterate, the decisions from every block's partials, the commit and the stopping
+// figures. Each piece works on a range of rows and columns with a stride, so a
+// grid-strided kernel and a block that owns a slice use the same code.
+
+#include <cmath>
+#include <cstddef>
+
+#include "gpu/log_sum_exp.cuh"
+#include "gpu/relaxed_kernels.h"
+
+namespace uot::gpu::detail::relaxed {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kMaxValues = 8;  // values reduced together
+
+enum class Op { Sum, Max };
+
+// Reduces n values of every thread over the block (sums or maxima), in place,
+// the result in every thread.
+template <Op op, int n>
+__device__ void blockReduce(double (&x)[n], double (*scratch)[kMaxValues])
+{
+    static_assert(n <= kMaxValues);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int k = 0; k < n; ++k) {
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            const double y = __shfl_xor_sync(0xffffffffu, x[k], offset);
+            x[k] = op == Op::Sum ? x[k] + y : fmax(x[k], y);
+        }
+        if (lane == 0) scratch[warp][k] = x[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < n; ++k) {
+        double total = scratch[0][k];
+        for (int w = 1; w < kWarps; ++w) total = op == Op::Sum ? total + scratch[w][k] : fmax(total, scratch[w][k]);
+        x[k] = total;
+    }
+    __syncthreads();  // the scratch is reused by the next reduction
+}
+
+// Log-sum-exp states (m, s) of the block merged, n of them; every thread gets the log
+// of the sums in m. The block's maxima first, then each thread's sum scaled to them
+// and a plain sum: one exponential a thread, not a chain of pairwise merges (each
+// two exponentials) through the warp and across the warps.
+template <int n>
+__device__ void blockLogSumExp(double (&m)[n], double (&s)[n], double (*scratch)[kMaxValues])
+{
+    double top[n], scaled[n];
+#pragma unroll
+    for (int k = 0; k < n; ++k) top[k] = m[k];
+    blockReduce<Op::Max, n>(top, scratch);
+#pragma unroll
+    for (int k = 0; k < n; ++k) scaled[k] = m[k] == -INFINITY ? 0.0 : s[k] * exp(m[k] - top[k]);
+    blockReduce<Op::Sum, n>(scaled, scratch);
+#pragma unroll
+    for (int k = 0; k < n; ++k) m[k] = top[k] == -INFINITY ? -INFINITY : top[k] + log(scaled[k]);
+}
+
+template <typename V>
+__device__ double logOf(V x, bool logDomain)
+{
+    return logDomain ? static_cast<double>(x) : log(static_cast<double>(x));
+}
+
+template <typename V>
+__device__ V stored(double logValue, bool logDomain)
+{
+    return static_cast<V>(logDomain ? logValue : exp(logValue));
+}
+
+template <typename V>
+__device__ bool usable(V x, bool logDomain)
+{
+    const double d = static_cast<double>(x);
+    return isfinite(d) && (logDomain || d > 0);
+}
+
+// The step runs as two kernels over up to kMaxBlocks blocks (the work is O(M + N) in
+// float64 transcendentals). Everything the decision needs is separable in the two
+// shifts s and t: the sweep reads the iterate once and accumulates, per block, the
+// sums, extremes and log-sums of F~ and of G0 = (1 - w) G_old + w G^pass (then
+// F = F~ + w s and G = G0 + c with c = w (t - f_b w s), so every total is its
+// partial shifted by a scalar); the last block to finish reduces the partials once
+// and decides. The commit writes the iterate and sums the normalised violations
+// (which need the totals), and its last block finishes the stopping figures. No
+// chain of per-phase gathers: one reduction of the partials per kernel.
+constexpr int kMaxBlocks = 128;
+
+enum SweepSum { kMassA, kTargetA, kErrA, kSumA, kLinA, kSumB, kLinB, kNonFinite, kSweepSums };
+enum SweepMax { kDfUp, kDfDown, kFUp, kFDown, kDgUp, kDgDown, kGUp, kGDown, kSweepMaxes };
+enum SweepLog { kLogAHat, kLogBOld, kLogATilde, kLogBPass, kLogBTarget, kLogMass, kSweepLogs };
+enum CommitSum { kViolA, kViolB, kErrB, kBad, kCommitSums };
+constexpr int kLogSlot = int(kSweepSums) + int(kSweepMaxes);  // the log-sums follow the sums and maxima
+constexpr int kSweepSlots = kLogSlot + int(kSweepLogs);
+static_assert(kSweepSums <= kMaxValues && kSweepMaxes <= kMaxValues && kCommitSums <= kMaxValues);
+
+// What the sweep's last block hands to the commit (one load each).
+struct StepScalars {
+    double w, s, t, c;  // omega of the pass, the shifts, G = G0 + c
+    double massA, targetA;     // of the input plan's rows
+    double mass, targetB;      // of the new plan's columns
+    double change, massViolation, marginalA;
+    int decision;  // 1: accept, 0: put the saved iterate back
+};
+constexpr std::size_t kScalarDoubles = (sizeof(StepScalars) + sizeof(double) - 1) / sizeof(double);
+
+template <typename V>
+struct StepArgs {
+    V* u;
+    V* v;
+    V* uSaved;
+    V* vSaved;
+    std::size_t rows, cols;
+    const double* a;
+    const double* b;
+    const double* logA;
+    const double* logB;
+    RelaxedParams p;
+    RelaxedState* state;
+    double* work;  // sweep partials, commit partials, StepScalars
+};
+
+__device__ inline double* sweepPartials(double* work, int block) { return work + std::size_t(block) * kSweepSlots; }
+__device__ inline double* commitPartials(double* work, int block)
+{
+    return work + std::size_t(kMaxBlocks) * kSweepSlots + std::size_t(block) * kCommitSums;
+}
+__device__ inline StepScalars& scalarsOf(double* work)
+{
+    return *reinterpret_cast<StepScalars*>(work + std::size_t(kMaxBlocks) * (kSweepSlots + int(kCommitSums)));
+}
+
+// After thread 0 wrote this block's partials: true in the block that finished last
+// (ticket: a counter of RelaxedState, reset by that block). Its threads may then read
+// every block's partials (past L1: __ldcg).
+__device__ inline bool lastBlockToFinish(unsigned int* ticket)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
+// Rows of the input plan: F_old, F~ (pass), F^ behind it; P 1 = a e^(F_old - F^ / f_a) = target e^((1 + ra)(F_old - F^)).
+template <typename V>
+__device__ void rowFigures(const StepArgs<V>& x, double w, std::size_t i, double& fOld, double& fTilde, double& fHat,
+                           double& target, double& marginal)
+{
+    const bool ld = x.p.logDomain;
+    fOld = logOf(x.uSaved[i], ld);
+    fTilde = logOf(x.u[i], ld);
+    fHat = w == 1.0 ? fTilde : (fTilde - (1.0 - w) * fOld) / w;
+    target = x.a[i] * exp(-x.p.ra * fOld);
+    marginal = target * exp((1.0 + x.p.ra) * (fOld - fHat));
+}
+
+// G0 = (1 - w) G_old + w G^pass: the new G before the shifts (G = G0 + c). One
+// function for both kernels, so that they round it alike.
+__device__ __forceinline__ double columnBase(double gOld, double gPass, double w)
+{
+    return __dadd_rn(__dmul_rn(1.0 - w, gOld), __dmul_rn(w, gPass));
+}
+
+// A range of indices a thread walks: first, first + step, ... below end.
+struct Stride {
+    std::size_t first, end, step;
+};
+
+// This block's share of the sweep (rows and columns as given): the sums, extremes
+// and log-sums of F~ and G0 = (1 - w) G_old + w G^pass, written by thread 0 to `part`
+// (kSweepSlots values).
+template <typename V>
+__device__ void sweepBlock(const StepArgs<V>& x, double w, Stride rows, Stride cols, double* part,
+                           double (*scratch)[kMaxValues])
+{
+    const RelaxedParams& p = x.p;
+    const double ra = p.ra, rb = p.rb, fb = p.fb;
+    const bool ld = p.logDomain;
+    double sums[kSweepSums] = {};
+    double hi[kSweepMaxes];
+    double lm[kSweepLogs], ls[kSweepLogs] = {};
+    for (double& h : hi) h = -INFINITY;
+    for (double& m : lm) m = -INFINITY;
+    for (std::size_t i = rows.first; i < rows.end; i += rows.step) {
+        double fOld, fTilde, fHat, target, marginal;
+        rowFigures(x, w, i, fOld, fTilde, fHat, target, marginal);
+        sums[kMassA] += marginal;
+        sums[kTargetA] += target;
+        sums[kErrA] += fabs(marginal - x.a[i]);
+        sums[kSumA] += x.a[i];
+        sums[kLinA] += x.a[i] * fTilde;
+        sums[kNonFinite] += isfinite(fTilde) ? 0.0 : 1.0;
+        hi[kDfUp] = fmax(hi[kDfUp], fTilde - fOld);
+        hi[kDfDown] = fmax(hi[kDfDown], fOld - fTilde);
+        hi[kFUp] = fmax(hi[kFUp], fTilde);
+        hi[kFDown] = fmax(hi[kFDown], -fTilde);
+        lseAdd(lm[kLogAHat], ls[kLogAHat], x.logA[i] - ra * fHat);
+        lseAdd(lm[kLogATilde], ls[kLogATilde], x.logA[i] - ra * fTilde);
+    }
+    for (std::size_t j = cols.first; j < cols.end; j += cols.step) {
+        const double gOld = logOf(x.vSaved[j], ld), gPass = logOf(x.v[j], ld);
+        const double g0 = columnBase(gOld, gPass, w);
+        sums[kSumB] += x.b[j];
+        sums[kLinB] += x.b[j] * g0;
+        sums[kNonFinite] += isfinite(g0) ? 0.0 : 1.0;
+        hi[kDgUp] = fmax(hi[kDgUp], g0 - gOld);
+        hi[kDgDown] = fmax(hi[kDgDown], gOld - g0);
+        hi[kGUp] = fmax(hi[kGUp], g0);
+        hi[kGDown] = fmax(hi[kGDown], -g0);
+        lseAdd(lm[kLogBOld], ls[kLogBOld], x.logB[j] - rb * gOld);
+        lseAdd(lm[kLogBPass], ls[kLogBPass], x.logB[j] - rb * gPass);
+        lseAdd(lm[kLogBTarget], ls[kLogBTarget], x.logB[j] - rb * g0);
+        lseAdd(lm[kLogMass], ls[kLogMass], g0 + x.logB[j] - gPass / fb);
+    }
+    blockReduce<Op::Sum, kSweepSums>(sums, scratch);
+    blockReduce<Op::Max, kSweepMaxes>(hi, scratch);
+    blockLogSumExp<kSweepLogs>(lm, ls, scratch);
+    if (threadIdx.x == 0) {
+        for (int k = 0; k < kSweepSums; ++k) part[k] = sums[k];
+        for (int k = 0; k < kSweepMaxes; ++k) part[kSweepSums + k] = hi[k];
+        for (int k = 0; k < kSweepLogs; ++k) part[kLogSlot + k] = lm[k];
+    }
+}
+
+// The whole block: the sweep partials of `blocks` blocks (sweepPartials of x.work,
+// read past L1), reduced; then thread 0 takes the decisions (relaxed_step.cpp and
+// scaling_loop.cpp's accelerated loop) on `st` and hands the commit its scalars in
+// `out`. The omega of the pass is st.omega.
+template <typename V>
+__device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedState& st, StepScalars& out,
+                                   double (*scratch)[kMaxValues])
+{
+    double sums[kSweepSums] = {};
+    double hi[kSweepMaxes];
+    double lm[kSweepLogs], ls[kSweepLogs] = {};
+    for (double& h : hi) h = -INFINITY;
+    for (double& m : lm) m = -INFINITY;
+    for (int blk = threadIdx.x; blk < blocks; blk += blockDim.x) {
+        const double* part = sweepPartials(x.work, blk);
+        for (int k = 0; k < kSweepSums; ++k) sums[k] += __ldcg(part + k);
+        for (int k = 0; k < kSweepMaxes; ++k) hi[k] = fmax(hi[k], __ldcg(part + kSweepSums + k));
+        for (int k = 0; k < kSweepLogs; ++k) lseAdd(lm[k], ls[k], __ldcg(part + kLogSlot + k));
+    }
+    blockReduce<Op::Sum, kSweepSums>(sums, scratch);
+    blockReduce<Op::Max, kSweepMaxes>(hi, scratch);
+    blockLogSumExp<kSweepLogs>(lm, ls, scratch);
+    if (threadIdx.x != 0) return;
+    const RelaxedParams& p = x.p;
+    const double w = st.omega, ra = p.ra, rb = p.rb, fb = p.fb;
+    const bool ld = p.logDomain;
+    // s from log A(F^), log B(G_old); t from log A(F), log B(G^) with F = F~ + w s,
+    // G^ = G^pass - f_b w s.
+    const double s = p.translate ? p.cs * (lm[kLogBOld] - lm[kLogAHat]) : 0.0;
+    const double ws = w * s;
+    const double logAF = lm[kLogATilde] - ra * ws, logBHat = lm[kLogBPass] + rb * fb * ws;
+    const double t = p.translate ? p.ct * (logAF - logBHat) : 0.0;
+    const double c = w * (t - fb * ws);
+    RelaxedTotals totals;
+    totals.logTargetA = logAF;
+    totals.logTargetB = lm[kLogBTarget] - rb * c;
+    totals.sumA = sums[kSumA];
+    totals.sumB = sums[kSumB];
+    totals.linearA = sums[kLinA] + ws * sums[kSumA];
+    totals.linearB = sums[kLinB] + c * sums[kSumB];
+    totals.mass = exp(lm[kLogMass] + c + ws);
+    totals.dFmax = hi[kDfUp] + ws;
+    totals.dFmin = -hi[kDfDown] + ws;
+    totals.fMax = hi[kFUp] + ws;
+    totals.fMin = -hi[kFDown] + ws;
+    totals.dGmax = hi[kDgUp] + c;
+    totals.dGmin = -hi[kDgDown] + c;
+    totals.gMax = hi[kGUp] + c;
+    totals.gMin = -hi[kGDown] + c;
+    const RelaxedObjective objective = relaxedObjective(totals, p.eps, p.tauA, p.tauB, ra, rb, p.translate);
+    const double change = relaxedChange(totals);
+    // The stored scalings are monotone in F and G: all are usable when the extremes are.
+    const bool storable = sums[kNonFinite] == 0.0 && usable(stored<V>(totals.fMax, ld), ld) &&
+                          usable(stored<V>(totals.fMin, ld), ld) && usable(stored<V>(totals.gMax, ld), ld) &&
+                          usable(stored<V>(totals.gMin, ld), ld);
+    const bool finite = isfinite(s) && isfinite(t) && isfinite(objective.value) && storable;
+    const bool safeguard = p.safeguard && w != 1.0;
+    st.passes += p.sweeps;
+    st.shiftS = s;
+    st.shiftT = t;
+    int decision = 0;
+    if (!finite && !safeguard) {
+        st.stop = kNotFinite;
+    } else if (safeguard && (!finite || (st.haveLast && !objectiveAcceptable(st.lastObjective, st.lastScale,
+                                                                               objective.value, objective.scale,
+                                                                               p.slack)))) {
+        st.rule.rejected();  // undo: the next pass runs from the same iterate with a smaller omega
+        st.omega = st.rule.omega;
+    } else {
+        decision = 1;
+        st.iterations += 1;
+        st.lastObjective = objective.value;
+        st.lastScale = objective.scale;
+        st.haveLast = 1;
+        st.rule.accepted(change);
+        st.omega = st.rule.omega;
+    }
+    const bool unbalanced = isfinite(p.tauA) || isfinite(p.tauB);
+    out = StepScalars{w,
+                      s,
+                      t,
+                      c,
+                      sums[kMassA],
+                      sums[kTargetA],
+                      totals.mass,
+                      exp(totals.logTargetB),
+                      change,
+                      relaxedMassViolation(totals, ra, rb, unbalanced),
+                      sums[kErrA],
+                      decision};
+}
+
+// This block's share of the commit: keeps the new iterate (accepted) or puts the
+// saved one back (rejected, frozen). Accepted: thread 0 writes the normalised
+// violations, |P^T 1 - b|_1 and the unusable stored values to `part` (kCommitSums
+// values). Returns whether the step was accepted.
+template <typename V>
+__device__ bool commitBlock(const StepArgs<V>& x, const StepScalars& sc, Stride rows, Stride cols, double* part,
+                            double (*scratch)[kMaxValues])
+{
+    if (sc.decision == 0) {
+        for (std::size_t i = rows.first; i < rows.end; i += rows.step) x.u[i] = x.uSaved[i];
+        for (std::size_t j = cols.first; j < cols.end; j += cols.step) x.v[j] = x.vSaved[j];
+        return false;
+    }
+    const bool ld = x.p.logDomain;
+    const double w = sc.w, ws = sc.w * sc.s, c = sc.c, fb = x.p.fb, rb = x.p.rb;
+    double sums[kCommitSums] = {};
+    for (std::size_t i = rows.first; i < rows.end; i += rows.step) {
+        double fOld, fTilde, fHat, target, marginal;
+        rowFigures(x, w, i, fOld, fTilde, fHat, target, marginal);
+        sums[kViolA] += fabs(marginal / sc.massA - target / sc.targetA);
+        const V value = stored<V>(fTilde + ws, ld);
+        sums[kBad] += usable(value, ld) ? 0.0 : 1.0;
+        x.u[i] = value;
+        x.uSaved[i] = value;
+    }
+    for (std::size_t j = cols.first; j < cols.end; j += cols.step) {
+        const double gPass = logOf(x.v[j], ld);
+        const double g = columnBase(logOf(x.vSaved[j], ld), gPass, w) + c;
+        const double marginal = exp(g + x.logB[j] - gPass / fb + ws);
+        const double target = x.b[j] * exp(-rb * g);
+        sums[kViolB] += fabs(marginal / sc.mass - target / sc.targetB);
+        sums[kErrB] += fabs(marginal - x.b[j]);
+        const V value = stored<V>(g, ld);
+        sums[kBad] += usable(value, ld) ? 0.0 : 1.0;
+        x.v[j] = value;
+        x.vSaved[j] = value;
+    }
+    blockReduce<Op::Sum, kCommitSums>(sums, scratch);
+    if (threadIdx.x == 0)
+        for (int k = 0; k < kCommitSums; ++k) part[k] = sums[k];
+    return true;
+}
+
+// The whole block, after an accepted step: the commit partials of `blocks` blocks
+// reduced; thread 0 sets the error and the stop (StoppingRule::Potentials) in `st`.
+template <typename V>
+__device__ void finishFromPartials(const StepArgs<V>& x, int blocks, const StepScalars& sc, RelaxedState& st,
+                                   double (*scratch)[kMaxValues])
+{
+    double sums[kCommitSums] = {};
+    for (int blk = threadIdx.x; blk < blocks; blk += blockDim.x) {
+        const double* part = commitPartials(x.work, blk);
+        for (int k = 0; k < kCommitSums; ++k) sums[k] += __ldcg(part + k);
+    }
+    blockReduce<Op::Sum, kCommitSums>(sums, scratch);
+    if (threadIdx.x != 0) return;
+    const RelaxedParams& p = x.p;
+    st.violationA = sums[kViolA];
+    st.violationB = sums[kViolB];
+    st.error = relaxedError(sc.change, sums[kViolA], sums[kViolB], sc.massViolation);
+    st.marginalA = sc.marginalA;
+    st.marginalB = sums[kErrB];
+    if (sums[kBad] != 0.0) st.stop = kNotFinite;  // rounding at the edge of the extremes' test
+    else if (p.tolerance > 0 && st.error < p.tolerance) st.stop = kConverged;
+    else if (st.iterations >= p.maxIterations) st.stop = kIterationCap;
+}
+
+}  // namespace uot::gpu::detail::relaxed
