@@ -192,7 +192,7 @@ __device__ double blockReduce(double x, double* shared)
 }
 
 // The rest of the row half-step, one block per problem (O(M)), and its figures for
-// the decision after the columns (relaxed_kernels.cu's phases 1 and 2 per problem):
+// the decision after the columns (the sweep of the single step, relaxed_step_device.cuh, per problem):
 // the TI shift s = cs (log B(G_old) - log A(F^)) (translation_invariant.h), the new
 // F = F_old + omega (F^ + s - F_old), its extremes and sums, log A(F), and the rows'
 // shape violation of the input plan (F_old, G_old), whose row marginal is
