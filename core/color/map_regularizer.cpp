@@ -136,9 +136,7 @@ std::vector<LatticeEdge> markedEdges(const DisplacementLut& lut, const std::vect
 // Lipschitz bounds on channel c of the lattice's displacement: |v(node + e_a) - v(node)|
 // <= slope[a] step[a] on every edge of marked nodes. Cyclic projections onto the edges'
 // constraints (each moves both ends symmetrically), then, if any edge is still above
-// its bound, the channel's deviation from its mean shrunk until none is. Works on a
-// copy of the channel (the channels are independent and may run side by side without
-// sharing cache lines) and writes it back.
+// its bound, the channel's deviation from its mean shrunk until none is.
 void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const std::vector<unsigned char>& mark,
                       const std::vector<LatticeEdge>& edges)
 {
@@ -146,33 +144,30 @@ void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const 
     const std::size_t nodes = s * s * s;
     double bound[3];
     for (int a = 0; a < 3; ++a) bound[a] = slope[a] * lut.step[a];
-    std::vector<float> v(nodes);
-    for (std::size_t node = 0; node < nodes; ++node) v[node] = lut.values[3 * node + c];
+    float* v = lut.values.data();
     for (int sweep = 0; sweep < 200; ++sweep) {
         double worst = 0;
         for (const LatticeEdge& e : edges) {
-            const double d = static_cast<double>(v[e.next]) - v[e.node];
+            const double d = static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c];
             const double excess = std::abs(d) - bound[e.axis];
             if (excess <= 0) continue;
             worst = std::max(worst, excess / bound[e.axis]);
             const double move = 0.5 * excess * (d > 0 ? 1 : -1);
-            v[e.node] = static_cast<float>(v[e.node] + move);
-            v[e.next] = static_cast<float>(v[e.next] - move);
+            v[3 * e.node + c] = static_cast<float>(v[3 * e.node + c] + move);
+            v[3 * e.next + c] = static_cast<float>(v[3 * e.next + c] - move);
         }
         if (worst < 1e-2) break;  // the shrink below removes the rest
     }
     double ratio = 0, mean = 0, count = 0;
     for (std::size_t node = 0; node < nodes; ++node)
-        if (mark[node]) mean += v[node], ++count;
+        if (mark[node]) mean += v[3 * node + c], ++count;
     for (const LatticeEdge& e : edges)
-        ratio = std::max(ratio, std::abs(static_cast<double>(v[e.next]) - v[e.node]) / bound[e.axis]);
-    if (ratio > 1 && count > 0) {
-        mean /= count;
-        const double k = 1 / (ratio * (1 + 1e-6));
-        for (std::size_t node = 0; node < nodes; ++node)
-            if (mark[node]) v[node] = static_cast<float>(mean + k * (v[node] - mean));
-    }
-    for (std::size_t node = 0; node < nodes; ++node) lut.values[3 * node + c] = v[node];
+        ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c]) / bound[e.axis]);
+    if (ratio <= 1 || count == 0) return;
+    mean /= count;
+    const double k = 1 / (ratio * (1 + 1e-6));
+    for (std::size_t node = 0; node < nodes; ++node)
+        if (mark[node]) v[3 * node + c] = static_cast<float>(mean + k * (v[3 * node + c] - mean));
 }
 
 }  // namespace
@@ -186,11 +181,7 @@ void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const M
     const double slope[3] = {lightness ? bounds.chromaLightnessSlope : bounds.chromaSlope, bounds.chromaSlope,
                              bounds.chromaSlope};
     const std::vector<LatticeEdge> edges = markedEdges(lut, mark);
-    // The channels are independent (each its own copy): side by side on up to three threads.
-    const int first = lightness ? 1 : 0;
-    const int t = std::min(resolveThreadCount(threads), 3 - first);
-#pragma omp parallel for num_threads(t) schedule(static, 1)
-    for (int c = first; c < 3; ++c) lipschitzChannel(lut, c, slope, mark, edges);
+    for (int c = lightness ? 1 : 0; c < 3; ++c) lipschitzChannel(lut, c, slope, mark, edges);
     if (lightness) monotoneLightness(lut, bounds, colors, n, mark);
 }
 
