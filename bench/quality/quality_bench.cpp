@@ -115,6 +115,7 @@ int main(int argc, char** argv)
     parser.addOption("strip-pairs", "N", "number of pairs to draw as strips", "4");
     parser.addOption("limit", "N", "only the first N pairs (0 = all)", "0");
     parser.addFlag("per-pair", "print every pair's figures");
+    parser.addFlag("axes", "also the palette distance along L*, a* and b* alone (1-D W2 of each marginal), per method");
     parser.addOption("lut-sizes", "N,M,...",
                      "per pair, the PSNR of the exported look LUT of these sizes (tetrahedral, as `uot lut` fits it) "
                      "against UOT's result (empty = none)", "33,65");
@@ -181,6 +182,7 @@ int main(int argc, char** argv)
         const std::vector<std::string> methods = {"reinhard", "histogram", "mkl", "uot"};
         const std::vector<std::string> baselines = {"reinhard", "histogram", "mkl"};
         std::map<std::string, std::vector<double>> sw, st, blotch, flip, drift, cast;
+        std::map<std::string, std::array<std::vector<double>, 3>> axisSw;  // with --axes
         std::map<std::string, double> timeSum;
         std::vector<int> lutSizes;
         for (const std::string& v : uot::cli::splitList(parser.value("lut-sizes"))) lutSizes.push_back(std::stoi(v));
@@ -244,6 +246,10 @@ int main(int argc, char** argv)
                 timeSum[m] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - lutSeconds;
                 const std::vector<float> outLab = toLab(out);
                 sw[m].push_back(slicedWasserstein(outLab, out.pixelCount(), refLab, ref.pixelCount()));
+                if (parser.flag("axes")) {
+                    const std::array<double, 3> w = axisWasserstein(outLab, out.pixelCount(), refLab, ref.pixelCount());
+                    for (std::size_t c = 0; c < 3; ++c) axisSw[m][c].push_back(w[c]);
+                }
                 st[m].push_back(structureTerm(srcLab, outLab, src.width, src.height));
                 const AnalysisImage outSeen = analysisImage(out);
                 std::vector<unsigned char> mask;
@@ -279,6 +285,10 @@ int main(int argc, char** argv)
                     std::printf(" %s %6.2f/%.4f b%.2f f%.2f n%.1f", m.c_str(), sw[m].back(), st[m].back(), blotch[m].back(),
                                 flip[m].back(), drift[m].back());
                 for (int size : lutSizes) std::printf(" lut%d %.1f dB", size, lutPsnr[size].back());
+                if (parser.flag("axes"))
+                    for (const std::string& m : methods)
+                        std::printf(" %s-Lab %.2f/%.2f/%.2f", m.c_str(), axisSw[m][0].back(), axisSw[m][1].back(),
+                                    axisSw[m][2].back());
                 std::printf("\n");
             }
             if (!strips.empty() && every > 0 && static_cast<int>(k) % every == 0 && static_cast<int>(k) / every < stripPairs) {
@@ -300,6 +310,14 @@ int main(int argc, char** argv)
         for (const std::string& m : methods)
             std::printf("| %s | %.3f | %.3f | %.4f | %.3f |\n", m.c_str(), mean(sw[m]), median(sw[m]), mean(st[m]),
                         timeSum[m] / static_cast<double>(n));
+        if (parser.flag("axes")) {
+            std::printf("\n| method | W2 along L* mean | median | along a* mean | median | along b* mean | median |\n"
+                        "|---|---|---|---|---|---|---|\n");
+            for (const std::string& m : methods)
+                std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", m.c_str(), mean(axisSw[m][0]),
+                            median(axisSw[m][0]), mean(axisSw[m][1]), median(axisSw[m][1]), mean(axisSw[m][2]),
+                            median(axisSw[m][2]));
+        }
         const auto over = [](const std::vector<double>& v, double t) {
             return static_cast<int>(std::count_if(v.begin(), v.end(), [t](double x) { return x > t; }));
         };

@@ -135,32 +135,56 @@ Image mkl(const Image& src, const Image& ref)
     return out;
 }
 
+namespace {
+
+// An equal-size regular subsample (m of the n colours of x) as the columns of a matrix.
+Eigen::Matrix3Xd regularSample(const std::vector<float>& x, std::size_t n, std::size_t m)
+{
+    Eigen::Matrix3Xd s(3, static_cast<Eigen::Index>(m));
+    for (std::size_t k = 0; k < m; ++k) {
+        const std::size_t p = k * n / m;
+        s.col(static_cast<Eigen::Index>(k)) = Eigen::Vector3d(x[3 * p], x[3 * p + 1], x[3 * p + 2]);
+    }
+    return s;
+}
+
+// The squared 1-D W2 distance between the projections of the columns of sa and sb on v.
+double projectedSquared(const Eigen::Matrix3Xd& sa, const Eigen::Matrix3Xd& sb, const Eigen::Vector3d& v)
+{
+    Eigen::VectorXd pa = sa.transpose() * v, pb = sb.transpose() * v;
+    std::sort(pa.begin(), pa.end());
+    std::sort(pb.begin(), pb.end());
+    return (pa - pb).squaredNorm() / static_cast<double>(pa.size());
+}
+
+}  // namespace
+
 double slicedWasserstein(const std::vector<float>& a, std::size_t na, const std::vector<float>& b, std::size_t nb,
                          int directions, std::size_t maxSamples)
 {
     const std::size_t m = std::min<std::size_t>({na, nb, maxSamples});
     if (m == 0) return 0;
-    const auto sample = [m](const std::vector<float>& x, std::size_t n) {
-        Eigen::Matrix3Xd s(3, static_cast<Eigen::Index>(m));
-        for (std::size_t k = 0; k < m; ++k) {
-            const std::size_t p = k * n / m;
-            s.col(static_cast<Eigen::Index>(k)) = Eigen::Vector3d(x[3 * p], x[3 * p + 1], x[3 * p + 2]);
-        }
-        return s;
-    };
-    const Eigen::Matrix3Xd sa = sample(a, na), sb = sample(b, nb);
+    const Eigen::Matrix3Xd sa = regularSample(a, na, m), sb = regularSample(b, nb, m);
     std::mt19937 rng(12345);
     std::normal_distribution<double> g(0, 1);
     double total = 0;
     for (int d = 0; d < directions; ++d) {
         Eigen::Vector3d v(g(rng), g(rng), g(rng));
         v.normalize();
-        Eigen::VectorXd pa = sa.transpose() * v, pb = sb.transpose() * v;
-        std::sort(pa.begin(), pa.end());
-        std::sort(pb.begin(), pb.end());
-        total += (pa - pb).squaredNorm() / static_cast<double>(m);
+        total += projectedSquared(sa, sb, v);
     }
     return std::sqrt(total / directions);
+}
+
+std::array<double, 3> axisWasserstein(const std::vector<float>& a, std::size_t na, const std::vector<float>& b,
+                                      std::size_t nb, std::size_t maxSamples)
+{
+    const std::size_t m = std::min<std::size_t>({na, nb, maxSamples});
+    std::array<double, 3> out{0, 0, 0};
+    if (m == 0) return out;
+    const Eigen::Matrix3Xd sa = regularSample(a, na, m), sb = regularSample(b, nb, m);
+    for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c)] = std::sqrt(projectedSquared(sa, sb, Eigen::Vector3d::Unit(c)));
+    return out;
 }
 
 double structureTerm(const std::vector<float>& a, const std::vector<float>& b, int w, int h, int r, double c3)

@@ -7,6 +7,7 @@
 //   T = S^-1/2 (S^1/2 R S^1/2)^1/2 S^-1/2 (S, R: colour covariances).
 //   Metrics: sliced Wasserstein-2 distance between two colour sets (palette
 //   distance) and the structure term of SSIM on the first channel (structure).
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -36,6 +37,11 @@ Eigen::Matrix3d mklMatrix(const Eigen::Matrix3d& S, const Eigen::Matrix3d& R);
 // unit directions, root of the mean squared 1-D quantile distance.
 double slicedWasserstein(const std::vector<float>& a, std::size_t na, const std::vector<float>& b, std::size_t nb,
                          int directions = 64, std::size_t maxSamples = 20000);
+
+// The 1-D W2 distance of each coordinate alone (the marginals along the three axes;
+// in CIELAB: L*, a*, b*) between the same subsamples as slicedWasserstein's.
+std::array<double, 3> axisWasserstein(const std::vector<float>& a, std::size_t na, const std::vector<float>& b,
+                                      std::size_t nb, std::size_t maxSamples = 20000);
 
 // Mean over (2r+1)^2 windows inside the image of the SSIM structure term
 // (cov_xy + c3) / (s_x s_y + c3) on the first of the 3 interleaved channels of a and b.

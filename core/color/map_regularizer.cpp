@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "core/color/color_map_inline.h"
 #include "core/transport/kernel_matrix.h"
@@ -104,50 +105,64 @@ void monotoneLightness(DisplacementLut& lut, const MapBounds& bounds, const floa
         }
 }
 
+// The lattice edges (node, node + e_axis) whose two nodes are both marked, in
+// increasing node order and axis order within a node: the order of the cyclic
+// projections below, which is part of their result. Built once per lattice and
+// mask and shared by the channels.
+struct LatticeEdge {
+    std::uint32_t node, next;
+    int axis;
+};
+
+std::vector<LatticeEdge> markedEdges(const DisplacementLut& lut, const std::vector<unsigned char>& mark)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    const std::size_t strides[3] = {s * s, s, 1};
+    std::vector<LatticeEdge> edges;
+    edges.reserve(3 * s * s * s);
+    for (std::size_t i = 0; i < s; ++i)
+        for (std::size_t j = 0; j < s; ++j)
+            for (std::size_t k = 0; k < s; ++k) {
+                const std::size_t node = (i * s + j) * s + k;
+                if (!mark[node]) continue;
+                const bool inside[3] = {i + 1 < s, j + 1 < s, k + 1 < s};
+                for (int a = 0; a < 3; ++a)
+                    if (inside[a] && mark[node + strides[a]])
+                        edges.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(node + strides[a]), a});
+            }
+    return edges;
+}
+
 // Lipschitz bounds on channel c of the lattice's displacement: |v(node + e_a) - v(node)|
 // <= slope[a] step[a] on every edge of marked nodes. Cyclic projections onto the edges'
 // constraints (each moves both ends symmetrically), then, if any edge is still above
 // its bound, the channel's deviation from its mean shrunk until none is.
-void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const std::vector<unsigned char>& mark)
+void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const std::vector<unsigned char>& mark,
+                      const std::vector<LatticeEdge>& edges)
 {
     const std::size_t s = static_cast<std::size_t>(lut.size);
     const std::size_t nodes = s * s * s;
-    const std::size_t strides[3] = {s * s, s, 1};
     double bound[3];
     for (int a = 0; a < 3; ++a) bound[a] = slope[a] * lut.step[a];
-    // Every edge (node, node + strides[a]) between marked nodes, in increasing node order and
-    // axis order within a node (the projections are sequential: the order is part of the result).
-    const auto forEachEdge = [&](auto&& edge) {
-        for (std::size_t i = 0; i < s; ++i)
-            for (std::size_t j = 0; j < s; ++j)
-                for (std::size_t k = 0; k < s; ++k) {
-                    const std::size_t node = (i * s + j) * s + k;
-                    if (!mark[node]) continue;
-                    const bool inside[3] = {i + 1 < s, j + 1 < s, k + 1 < s};
-                    for (int a = 0; a < 3; ++a)
-                        if (inside[a] && mark[node + strides[a]]) edge(node, node + strides[a], a);
-                }
-    };
     float* v = lut.values.data();
     for (int sweep = 0; sweep < 200; ++sweep) {
         double worst = 0;
-        forEachEdge([&](std::size_t node, std::size_t next, int a) {
-            const double d = static_cast<double>(v[3 * next + c]) - v[3 * node + c];
-            const double excess = std::abs(d) - bound[a];
-            if (excess <= 0) return;
-            worst = std::max(worst, excess / bound[a]);
+        for (const LatticeEdge& e : edges) {
+            const double d = static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c];
+            const double excess = std::abs(d) - bound[e.axis];
+            if (excess <= 0) continue;
+            worst = std::max(worst, excess / bound[e.axis]);
             const double move = 0.5 * excess * (d > 0 ? 1 : -1);
-            v[3 * node + c] = static_cast<float>(v[3 * node + c] + move);
-            v[3 * next + c] = static_cast<float>(v[3 * next + c] - move);
-        });
+            v[3 * e.node + c] = static_cast<float>(v[3 * e.node + c] + move);
+            v[3 * e.next + c] = static_cast<float>(v[3 * e.next + c] - move);
+        }
         if (worst < 1e-2) break;  // the shrink below removes the rest
     }
     double ratio = 0, mean = 0, count = 0;
     for (std::size_t node = 0; node < nodes; ++node)
         if (mark[node]) mean += v[3 * node + c], ++count;
-    forEachEdge([&](std::size_t node, std::size_t next, int a) {
-        ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * next + c]) - v[3 * node + c]) / bound[a]);
-    });
+    for (const LatticeEdge& e : edges)
+        ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c]) / bound[e.axis]);
     if (ratio <= 1 || count == 0) return;
     mean /= count;
     const double k = 1 / (ratio * (1 + 1e-6));
@@ -165,7 +180,8 @@ void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const M
     const bool lightness = hasLightnessAxis(space);
     const double slope[3] = {lightness ? bounds.chromaLightnessSlope : bounds.chromaSlope, bounds.chromaSlope,
                              bounds.chromaSlope};
-    for (int c = lightness ? 1 : 0; c < 3; ++c) lipschitzChannel(lut, c, slope, mark);
+    const std::vector<LatticeEdge> edges = markedEdges(lut, mark);
+    for (int c = lightness ? 1 : 0; c < 3; ++c) lipschitzChannel(lut, c, slope, mark, edges);
     if (lightness) monotoneLightness(lut, bounds, colors, n, mark);
 }
 

@@ -2,6 +2,8 @@
 // against hand-worked cases.
 #include <QtTest/QtTest>
 
+#include <array>
+
 #include <cmath>
 #include <random>
 #include <vector>
@@ -69,6 +71,26 @@ private slots:
             total += sw * sw;
         }
         QVERIFY2(std::abs(total - d * d) < 1e-3 * d * d, qPrintable(QString("sum of squares %1").arg(total)));
+    }
+
+    void axisWassersteinHandWorked()
+    {
+        // b: a's first coordinate doubled about 0 and its second moved by 4, third untouched.
+        // Along the first axis the sorted values pair up, so W2 = sqrt(mean x^2) of a's first
+        // coordinate; along the second, 4; along the third, 0.
+        const std::size_t n = 400;
+        const std::vector<float> a = randomColours(n, 3);
+        std::vector<float> b = a;
+        double sq = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            b[3 * k] = 2 * a[3 * k];
+            b[3 * k + 1] += 4.0f;
+            sq += static_cast<double>(a[3 * k]) * a[3 * k];
+        }
+        const std::array<double, 3> w = axisWasserstein(a, n, b, n);
+        const double first = std::sqrt(sq / static_cast<double>(n));
+        QVERIFY2(std::abs(w[0] - first) < 1e-3 * first && std::abs(w[1] - 4) < 1e-4 && w[2] < 1e-6,
+                 qPrintable(QString("got %1 %2 %3, expected %4 4 0").arg(w[0]).arg(w[1]).arg(w[2]).arg(first)));
     }
 
     void structureTermHandWorked_data()
