@@ -46,7 +46,9 @@ LibavClipReader::LibavClipReader(const std::string& path, const ClipReadOptions&
     m_decoder = avcodec_alloc_context3(codec);
     avcodec_parameters_to_context(m_decoder, stream->codecpar);
     m_decoder->thread_count = options.threads;
-    m_decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    // Slice threads only: frame threads report a damaged packet's error a few packets late, and the message
+    // must name the damaged frame. The decoder has a thread of its own in the clip pipeline anyway.
+    m_decoder->thread_type = FF_THREAD_SLICE;
     // A damaged frame stops the work (with its number) instead of being concealed.
     m_decoder->err_recognition = AV_EF_EXPLODE | AV_EF_CRCCHECK;
     m_decoder->pkt_timebase = stream->time_base;
@@ -110,6 +112,16 @@ std::string LibavClipReader::frameError(const std::string& what) const
     return m_info.path + ": frame " + std::to_string(m_nextIndex) + ": " + what;
 }
 
+long long LibavClipReader::displayIndexOf(long long pts) const
+{
+    if (pts == AV_NOPTS_VALUE) return m_nextIndex;
+    const AVStream* stream = m_format->streams[m_stream];
+    const long long start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
+    // The frame's place in display order at the clip's frame rate (exact for constant-rate clips).
+    return av_rescale_q_rnd(pts - start, stream->time_base, AVRational{m_info.frameRateDen, m_info.frameRateNum},
+                            AV_ROUND_NEAR_INF);
+}
+
 bool LibavClipReader::receiveFrame()
 {
     while (true) {
@@ -134,11 +146,12 @@ bool LibavClipReader::receiveFrame()
             if (read < 0)
                 throw Error(ErrorCode::Io, frameError("cannot be read (" + avErrorText(read) + "); nothing was written"));
             if (m_packet->stream_index == m_stream) {
+                const long long frame = displayIndexOf(m_packet->pts);
                 const int sent = avcodec_send_packet(m_decoder, m_packet);
                 av_packet_unref(m_packet);
                 if (sent < 0 && sent != AVERROR(EAGAIN))
-                    throw Error(ErrorCode::Io,
-                                frameError("cannot be decoded (" + avErrorText(sent) + "); nothing was written"));
+                    throw Error(ErrorCode::Io, m_info.path + ": frame " + std::to_string(frame) + ": cannot be decoded (" +
+                                                   avErrorText(sent) + "); nothing was written");
                 break;
             }
             if (m_options.copyAudio && m_format->streams[m_packet->stream_index]->discard != AVDISCARD_ALL) {

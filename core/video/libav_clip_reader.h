@@ -25,6 +25,8 @@ private:
     bool advance(ClipItem* item);
     void convert(Image& out);
     std::string frameError(const std::string& what) const;
+    // A packet's frame number in display order, from its timestamp.
+    long long displayIndexOf(long long pts) const;
 
     ClipReadOptions m_options;
     ClipInfo m_info;

@@ -14,7 +14,7 @@ void CopiedPacketDeleter::operator()(CopiedPacket* packet) const
 void quietLibav()
 {
     static std::once_flag once;
-    std::call_once(once, [] { av_log_set_level(AV_LOG_ERROR); });
+    std::call_once(once, [] { av_log_set_level(AV_LOG_FATAL); });
 }
 
 std::string avErrorText(int code)

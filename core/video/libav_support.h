@@ -23,7 +23,8 @@ struct CopiedPacket {
     AVRational timeBase{1, 1};   // of packet's timestamps
 };
 
-// Keeps FFmpeg's own messages to errors (the encoder's statistics are not printed). Called by the reader and writer.
+// Silences FFmpeg's own log (encoder statistics, decoder complaints): errors reach the user as uot::Error
+// messages naming the file and frame. Called by the reader and writer.
 void quietLibav();
 
 // FFmpeg's text for an error code.
