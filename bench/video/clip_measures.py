@@ -56,7 +56,7 @@ def read_frames(path, vf=None, width=None, height=None):
     if width is None:
         info = probe(path)
         width, height = info["width"], info["height"]
-    args = ["ffmpeg", "-v", "error", "-i", path]
+    args = ["ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough"]
     if vf:
         args += ["-vf", vf]
     args += ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
