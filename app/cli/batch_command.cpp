@@ -2,6 +2,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -9,6 +10,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
 #include "app/cli/recolor_options.h"
+#include "app/cli/video_command.h"
+#include "app/cli/video_options.h"
 #include "core/pipeline/batch_engine.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
@@ -39,7 +42,8 @@ int runBatchCommand(const std::vector<std::string>& args)
                      "Exit codes: 0 all done (or skipped), 1 nothing could be done, 2 usage, 3 some files failed, "
                      "4 backend unavailable.");
     parser.addPositional("REFERENCE", "image whose palette is transferred");
-    parser.addPositional("INPUT...", "image files and/or folders (non-recursive)");
+    parser.addPositional("INPUT...", "image files, clips (.mp4/.mov/.mkv/.webm, image sequence patterns; one look per "
+                                     "clip, docs/VIDEO.md) and/or folders of them (non-recursive)");
     parser.addOption("out-dir", "DIR", "output folder (created when missing)");
     parser.addOption("pattern", "TEXT",
                      "output file name under DIR; {name} = input name without extension, {ext} = its extension, "
@@ -53,6 +57,7 @@ int runBatchCommand(const std::vector<std::string>& args)
                      "16");
     addRecolorOptions(parser);
     addRegionOptions(parser, MaskOption::Pattern);
+    addClipOptions(parser);
     parser.parse(args);
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
@@ -79,10 +84,14 @@ int runBatchCommand(const std::vector<std::string>& args)
     settings.maskPattern = regions.maskPattern;
     settings.maskFeather = regions.maskFeather;
     const std::string reference = parser.positionals()[0];
-    const BatchInputs inputs =
-        scanBatchInputs(std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()));
-    if (inputs.files.empty() && inputs.skipped.empty())
-        throw UsageError("no input images found (supported: .jpg .png .tif .webp .bmp)");
+    std::vector<std::string> imageInputs;
+    const std::vector<std::string> clips = splitClipInputs(
+        std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()), imageInputs);
+    if (!clips.empty() && !settings.maskPattern.empty())
+        throw UsageError("--mask-pattern does not go with clips (a clip gets one look everywhere in the frame)");
+    const BatchInputs inputs = scanBatchInputs(imageInputs);
+    if (inputs.files.empty() && inputs.skipped.empty() && clips.empty())
+        throw UsageError("no input images or clips found (supported: .jpg .png .tif .webp .bmp; .mp4 .mov .mkv .webm)");
     if (!cli.deviceNote.empty() && !cli.quiet) std::fprintf(stderr, "note: %s\n", cli.deviceNote.c_str());
 
     StderrProgress progress(!cli.quiet);
@@ -107,8 +116,14 @@ int runBatchCommand(const std::vector<std::string>& args)
                              toString(r.status).c_str(), withoutPathPrefix(r.message, r.input).c_str());
         }
     };
-    const BatchSummary summary = runBatch(reference, inputs, settings, control);
+    BatchSummary summary;
+    if (!inputs.files.empty() || !inputs.skipped.empty()) summary = runBatch(reference, inputs, settings, control);
     progress.finish();
+    if (!clips.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(settings.outDir, ec);
+        runClipBatch(clips, reference, cli, parser, settings, summary);
+    }
     if (cli.json) {
         std::ostringstream o;
         o << "{\n  \"done\": " << summary.done << ", \"skipped\": " << summary.skipped << ", \"failed\": " << summary.failed

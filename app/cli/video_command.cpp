@@ -1,7 +1,9 @@
 #include "app/cli/video_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "app/cli/commands.h"
@@ -28,6 +30,18 @@ int runClipRecolor(const ArgParser&)
                                         "FFmpeg libraries (install libavformat-dev, libavcodec-dev, libswscale-dev)");
 }
 int runClipLut(const ArgParser& parser) { return runClipRecolor(parser); }
+
+std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs, std::vector<std::string>& others)
+{
+    others = inputs;
+    return {};
+}
+
+void runClipBatch(const std::vector<std::string>& clips, const std::string&, const RecolorCliSettings&, const ArgParser& parser,
+                  const BatchSettings&, BatchSummary&)
+{
+    if (!clips.empty()) runClipRecolor(parser);
+}
 
 #else
 
@@ -266,6 +280,86 @@ int runClipLut(const ArgParser& parser)
                      input.c_str(), describeClip(info).c_str(), seconds);
     }
     return kExitOk;
+}
+
+std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs, std::vector<std::string>& others)
+{
+    std::vector<std::string> clips;
+    for (const std::string& input : inputs) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(input, ec)) {
+            std::vector<std::string> found;
+            for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
+                const std::string name = entry.path().filename().string();
+                if (!name.empty() && name[0] != '.' && isVideoFile(name)) found.push_back(entry.path().string());
+            }
+            std::sort(found.begin(), found.end());
+            clips.insert(clips.end(), found.begin(), found.end());
+            others.push_back(input);  // its images
+        } else if (isClipPath(input)) {
+            clips.push_back(input);
+        } else {
+            others.push_back(input);
+        }
+    }
+    return clips;
+}
+
+void runClipBatch(const std::vector<std::string>& clips, const std::string& reference, const RecolorCliSettings& cli,
+                  const ArgParser& parser, const BatchSettings& settings, BatchSummary& summary)
+{
+    if (clips.empty()) return;
+    const ClipCliSettings clip = readClipOptions(parser);
+    const auto start = Clock::now();
+    RecolorPipeline pipeline(cli.recolor);
+    pipeline.setReference(readImage(reference, cli.read));  // its palette is computed once, for every clip
+    for (std::size_t i = 0; i < clips.size(); ++i) {
+        BatchItemResult item;
+        item.input = clips[i];
+        const std::filesystem::path name = expandInputPattern(settings.pattern, clips[i]);
+        item.output = (name.is_absolute() ? name : std::filesystem::path(settings.outDir) / name).string();
+        ClipRecolorOptions options;
+        options.look = lookOptions(clip);
+        options.threads = cli.recolor.threads;
+        options.write.overwrite = settings.overwrite;
+        options.write.protectedPaths = {reference};
+        if (!isImageSequencePattern(clips[i])) options.write.protectedPaths.push_back(clips[i]);
+        options.write.preset = clip.preset;
+        options.write.crf = clip.crf;
+        ClipProgressLine progress(!cli.quiet);
+        options.onProgress = [&progress](const ClipProgress& p) { progress.update(p); };
+        std::error_code ec;
+        if (!settings.overwrite && std::filesystem::exists(item.output, ec)) {
+            item.status = BatchItemStatus::Skipped;
+            item.message = "the output exists (pass --overwrite to replace it)";
+            ++summary.skipped;
+        } else {
+            try {
+                const ClipRecolorReport report = recolorClip(clips[i], pipeline, item.output, options);
+                item.status = BatchItemStatus::Done;
+                item.timings.solve = report.lookSeconds;
+                item.timings.map = report.mapSeconds;
+                for (const std::string& note : report.notes) item.note += (item.note.empty() ? "" : "; ") + note;
+                ++summary.done;
+            } catch (const std::exception& e) {
+                item.status = BatchItemStatus::Failed;
+                item.message = e.what();
+                ++summary.failed;
+            }
+        }
+        progress.finish();
+        if (!cli.quiet) {
+            if (item.status == BatchItemStatus::Done)
+                std::fprintf(stderr, "[clip %zu/%zu] %s -> %s (%.2f s)%s%s\n", i + 1, clips.size(), item.input.c_str(),
+                             item.output.c_str(), item.timings.total(), item.note.empty() ? "" : "; note: ",
+                             item.note.c_str());
+            else
+                std::fprintf(stderr, "[clip %zu/%zu] %s: %s: %s\n", i + 1, clips.size(), item.input.c_str(),
+                             toString(item.status).c_str(), item.message.c_str());
+        }
+        summary.items.push_back(std::move(item));
+    }
+    summary.seconds += std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 #endif

@@ -9,10 +9,24 @@
 #include <vector>
 
 #include "app/cli/arg_parser.h"
+#include "app/cli/recolor_options.h"
+#include "core/pipeline/batch_engine.h"
 
 namespace uot::cli {
 
 int runClipRecolor(const ArgParser& parser);
 int runClipLut(const ArgParser& parser);
+
+// `uot batch`'s inputs split: the clips (clip paths given as such, and the video
+// files of the folders given, sorted by name) and the rest (returned as given,
+// folders included, for the image batch).
+std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs, std::vector<std::string>& others);
+
+// Recolors each clip into out-dir/pattern (expandInputPattern) with the reference's
+// palette, one after the other, each with its own look. An existing output is
+// skipped without --overwrite; a clip that fails is reported and the rest go on.
+// The results are added to `summary` (done / skipped / failed counts included).
+void runClipBatch(const std::vector<std::string>& clips, const std::string& reference, const RecolorCliSettings& cli,
+                  const ArgParser& parser, const BatchSettings& settings, BatchSummary& summary);
 
 }  // namespace uot::cli

@@ -99,6 +99,16 @@ def case_keeps(tmp):
           f"a sequence recolored into a sequence: 12 frames, numbered from 1 ({r.stderr.strip()[-200:]})")
     r = uot_run("recolor", f"{tmp}/in/f_%03d.png", REF, "-o", f"{tmp}/from_seq.mkv", *QUICK)
     check(r.returncode == 0 and len(cm.read_frames(f"{tmp}/from_seq.mkv")) == 12, "a sequence recolored into a video")
+    # uot batch: a folder holding a clip and a photo; the clip goes through the clip path.
+    os.makedirs(f"{tmp}/batch")
+    os.link(src, f"{tmp}/batch/clip.mp4")
+    os.link(f"{tmp}/in/f_001.png", f"{tmp}/batch/still.png")
+    r = uot_run("batch", REF, f"{tmp}/batch", "--out-dir", f"{tmp}/batch_out", "--json", *QUICK)
+    items = {os.path.basename(i["input"]): i for i in json.loads(r.stdout)["items"]} if r.returncode == 0 else {}
+    check(r.returncode == 0 and items.get("clip.mp4", {}).get("status") == "done"
+          and items.get("still.png", {}).get("status") == "done"
+          and len(cm.read_frames(f"{tmp}/batch_out/clip_recolored.mp4")) == 50,
+          f"uot batch over a folder recolors its clip (50 frames) and its photo ({r.stderr.strip()[-200:]})")
 
 
 def case_fidelity(tmp):
