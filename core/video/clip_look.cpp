@@ -216,19 +216,25 @@ std::vector<long long> detectCuts(const std::string& clip, double threshold, con
     options.maxWidth = 160;  // colour histograms need few pixels
     const auto reader = ClipReader::open(clip, options);
     const long long count = reader->info().frameCount;
-    std::vector<long long> cuts;
+    std::vector<double> distance;  // distance[t]: frame t against frame t - 1 (distance[0] = 0)
     Image previous;
     ClipItem item;
-    long long index = 0;
     while (reader->next(item)) {
         if (!item.frame) continue;
         checkCancel(control);
-        if (count > 0) report(control, double(index) / double(count));
-        if (index > 0 && histogramDistance(previous, item.frame->image) > threshold) cuts.push_back(index);
+        if (count > 0) report(control, double(distance.size()) / double(count));
+        distance.push_back(distance.empty() ? 0.0 : histogramDistance(previous, item.frame->image));
         previous = std::move(item.frame->image);
-        ++index;
     }
-    if (frameCount) *frameCount = index;
+    if (frameCount) *frameCount = static_cast<long long>(distance.size());
+    // A cut is a change above the threshold that stands out from both neighbours' (at least twice
+    // theirs): a fade or a fast pan changes every frame a lot, and is no cut.
+    std::vector<long long> cuts;
+    for (std::size_t t = 1; t < distance.size(); ++t) {
+        const double before = distance[t - 1];
+        const double after = t + 1 < distance.size() ? distance[t + 1] : 0.0;
+        if (distance[t] > threshold && distance[t] >= 2 * std::max(before, after)) cuts.push_back(static_cast<long long>(t));
+    }
     return cuts;
 }
 

@@ -57,9 +57,11 @@ ClipShotLook lookOfFrames(RecolorPipeline& pipeline, const std::vector<Image>& f
 // half the L1 distance, 0 for equal histograms, 1 for disjoint ones.
 double histogramDistance(const Image& a, const Image& b);
 
-// The frames that start a new shot (never 0) in the clip, from the histogram
-// distance of each frame to the one before it. Reads the clip once at low
-// resolution. Throws uot::Error, uot::Cancelled.
+// The frames that start a new shot (never 0) in the clip: where the histogram
+// distance of a frame to the one before it is above `threshold` and at least
+// twice the distances just before and after it (a fade or a fast pan changes
+// every frame and is no cut). Reads the clip once at low resolution. Throws
+// uot::Error, uot::Cancelled.
 // `frameCount`, when given, receives the number of frames read.
 std::vector<long long> detectCuts(const std::string& clip, double threshold, const PipelineControl& control = {},
                                   long long* frameCount = nullptr);

@@ -12,7 +12,8 @@ are read back through ffmpeg, not through the program.
              the one `uot recolor --export-lut` writes
   stability  the frame-to-frame change of the mean Lab colour of uot's output
              <= 1.05x the source's; a per-frame transfer (`uot batch` over the
-             frames) measured too (see docs/VIDEO.md for what it shows)
+             frames) measured too (see docs/VIDEO.md for what it shows);
+             --per-shot finds the clip's two cuts and no cut in its fade
   cancel     SIGINT / SIGTERM during the frames: exit 130 / 143, no output, no
              temporary file; SIGKILL: no output under its name
   corrupt    a damaged frame in a video and a truncated frame in a sequence stop
@@ -146,6 +147,11 @@ def case_stability(tmp):
     # source's changes (the fade and the cut flatten), so the measure sets it far from the one look.
     check(abs(each / source - clip / source) > 0.3,
           "the measure tells a per-frame transfer from the one look (ratios apart by more than 0.3)")
+    # --per-shot: the clip's cuts (pan -> black at frame 10, fruits -> butterfly at 20; the fade is no cut).
+    r = uot_run("recolor", src, REF, "-o", f"{tmp}/shots.mkv", "--per-shot", "--json", *QUICK)
+    shots = [s["first_frame"] for s in json.loads(r.stdout)["look"]["shots"]] if r.returncode == 0 else []
+    check(shots == [0, 10, 20], f"--per-shot finds the cuts at frames 10 and 20 and none in the fade ({shots})")
+    check(r.returncode == 0 and len(cm.read_frames(f"{tmp}/shots.mkv")) == 30, "--per-shot keeps every frame")
 
 
 def wait_for(proc, text, timeout=120):
