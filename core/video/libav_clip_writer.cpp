@@ -132,6 +132,12 @@ void LibavClipWriter::openEncoder(const ClipInfo& in)
         m_colour = ClipColourTags{AVCOL_PRI_BT709, AVCOL_TRC_BT709, AVCOL_SPC_BT709, AVCOL_RANGE_MPEG};
         if (in.hdr) m_notes.push_back("the output is tagged BT.709 SDR (the HDR input's description is not kept)");
     }
+    if (m_colour.matrix == AVCOL_SPC_RGB) {
+        // An RGB input (e.g. FFV1 of RGB frames): the output stores YUV, which needs a YUV matrix.
+        m_colour.matrix = AVCOL_SPC_BT709;
+        m_colour.range = AVCOL_RANGE_MPEG;
+        m_notes.push_back("the input stores RGB; the output is YUV with the BT.709 matrix (limited range)");
+    }
     if (m_colour.range == AVCOL_RANGE_UNSPECIFIED) m_colour.range = AVCOL_RANGE_MPEG;
     m_encoder->color_primaries = static_cast<AVColorPrimaries>(m_colour.primaries);
     m_encoder->color_trc = static_cast<AVColorTransferCharacteristic>(m_colour.transfer);
