@@ -87,6 +87,7 @@ int runBatchCommand(const std::vector<std::string>& args)
     std::vector<std::string> imageInputs;
     const std::vector<std::string> clips = splitClipInputs(
         std::vector<std::string>(parser.positionals().begin() + 1, parser.positionals().end()), imageInputs);
+    if (!clips.empty()) requireClipSupport();
     if (!clips.empty() && !settings.maskPattern.empty())
         throw UsageError("--mask-pattern does not go with clips (a clip gets one look everywhere in the frame)");
     const BatchInputs inputs = scanBatchInputs(imageInputs);

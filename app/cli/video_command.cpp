@@ -15,35 +15,60 @@
 #include "core/imageio/image_io.h"
 #include "core/pipeline/input_paths.h"
 #include "core/transport/uot_error.h"
-#ifdef UOT_HAVE_VIDEO
 #include "core/video/clip_paths.h"
+#ifdef UOT_HAVE_VIDEO
 #include "core/video/clip_recolor.h"
 #endif
 
 namespace uot::cli {
 
+std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs, std::vector<std::string>& others)
+{
+    std::vector<std::string> clips;
+    for (const std::string& input : inputs) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(input, ec)) {
+            std::vector<std::string> found;
+            for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
+                const std::string name = entry.path().filename().string();
+                if (!name.empty() && name[0] != '.' && isVideoFile(name)) found.push_back(entry.path().string());
+            }
+            std::sort(found.begin(), found.end());
+            clips.insert(clips.end(), found.begin(), found.end());
+            others.push_back(input);  // its images
+        } else if (isClipPath(input)) {
+            clips.push_back(input);
+        } else {
+            others.push_back(input);
+        }
+    }
+    return clips;
+}
+
 #ifndef UOT_HAVE_VIDEO
 
-int runClipRecolor(const ArgParser&)
+void requireClipSupport()
 {
     throw Error(ErrorCode::Unavailable, "clips (video files, image sequences) are not built in: this build has no "
                                         "FFmpeg libraries (install libavformat-dev, libavcodec-dev, libswscale-dev)");
 }
+
+int runClipRecolor(const ArgParser&)
+{
+    requireClipSupport();
+    return kExitUnavailable;
+}
 int runClipLut(const ArgParser& parser) { return runClipRecolor(parser); }
 
-std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs, std::vector<std::string>& others)
-{
-    others = inputs;
-    return {};
-}
-
-void runClipBatch(const std::vector<std::string>& clips, const std::string&, const RecolorCliSettings&, const ArgParser& parser,
+void runClipBatch(const std::vector<std::string>& clips, const std::string&, const RecolorCliSettings&, const ArgParser&,
                   const BatchSettings&, BatchSummary&)
 {
-    if (!clips.empty()) runClipRecolor(parser);
+    if (!clips.empty()) requireClipSupport();
 }
 
 #else
+
+void requireClipSupport() {}
 
 namespace {
 
@@ -280,29 +305,6 @@ int runClipLut(const ArgParser& parser)
                      input.c_str(), describeClip(info).c_str(), seconds);
     }
     return kExitOk;
-}
-
-std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs, std::vector<std::string>& others)
-{
-    std::vector<std::string> clips;
-    for (const std::string& input : inputs) {
-        std::error_code ec;
-        if (std::filesystem::is_directory(input, ec)) {
-            std::vector<std::string> found;
-            for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
-                const std::string name = entry.path().filename().string();
-                if (!name.empty() && name[0] != '.' && isVideoFile(name)) found.push_back(entry.path().string());
-            }
-            std::sort(found.begin(), found.end());
-            clips.insert(clips.end(), found.begin(), found.end());
-            others.push_back(input);  // its images
-        } else if (isClipPath(input)) {
-            clips.push_back(input);
-        } else {
-            others.push_back(input);
-        }
-    }
-    return clips;
 }
 
 void runClipBatch(const std::vector<std::string>& clips, const std::string& reference, const RecolorCliSettings& cli,

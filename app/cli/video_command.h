@@ -14,6 +14,9 @@
 
 namespace uot::cli {
 
+// Throws uot::Error(Unavailable) in a build without FFmpeg's libraries (before any work).
+void requireClipSupport();
+
 int runClipRecolor(const ArgParser& parser);
 int runClipLut(const ArgParser& parser);
 
