@@ -69,7 +69,8 @@ ClipRecolorReport applyClipLook(const std::string& input, const ClipLook& look, 
             while (mapped.pop(item)) writer->write(item);
         } catch (...) {
             error.set(std::current_exception());
-            decoded.abort();  // stop the others
+            mapped.abort();   // the mapping stops pushing
+            decoded.abort();  // and the decoder stops reading
         }
     });
     const auto stopAll = [&] {
