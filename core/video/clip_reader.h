@@ -56,7 +56,7 @@ struct CopiedPacketDeleter {
 using CopiedPacketPtr = std::unique_ptr<CopiedPacket, CopiedPacketDeleter>;
 
 struct ClipFrame {
-    Image image;         // 8-bit RGB (sequences: as the file holds it, see ClipReadOptions)
+    Image image;         // videos: 8-bit RGB; sequences: as the file holds it (gray, RGBA, 16-bit kept)
     long long index = 0;  // 0-based, display order
     long long pts = 0;    // in ClipInfo's time base
 };

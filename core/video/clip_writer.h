@@ -35,7 +35,7 @@ public:
     static std::unique_ptr<ClipWriter> open(const std::string& output, const ClipReader& input,
                                             const ClipWriteOptions& options);
     virtual ~ClipWriter() = default;
-    // A frame (8-bit RGB or RGBA/16-bit for sequences), or a copied packet.
+    // A frame (RGB, RGBA or gray, 8 or 16 bits; a video gets 8-bit YUV), or a copied packet.
     virtual void write(ClipItem& item) = 0;
     // Flushes, finishes the file(s) and moves them into place.
     virtual void finish() = 0;

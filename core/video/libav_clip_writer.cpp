@@ -215,9 +215,13 @@ void LibavClipWriter::write(ClipItem& item)
     }
     if (!item.frame) return;
     const Image& image = item.frame->image;
-    if (image.width != m_encoder->width || image.height != m_encoder->height || image.depth != 8 || image.channels < 3)
-        fail("frame " + std::to_string(item.frame->index) + " is not 8-bit RGB of the clip's size");
-    const AVPixelFormat source = image.channels == 4 ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24;
+    if (image.width != m_encoder->width || image.height != m_encoder->height)
+        fail("frame " + std::to_string(item.frame->index) + " is not of the clip's size");
+    // Sequences may hold gray, RGBA or 16-bit frames: swscale reads each layout (alpha is dropped).
+    const bool deep = image.depth == 16;
+    const AVPixelFormat source = image.channels == 1   ? (deep ? AV_PIX_FMT_GRAY16 : AV_PIX_FMT_GRAY8)
+                                 : image.channels == 4 ? (deep ? AV_PIX_FMT_RGBA64 : AV_PIX_FMT_RGBA)
+                                                       : (deep ? AV_PIX_FMT_RGB48 : AV_PIX_FMT_RGB24);
     m_scaler = sws_getCachedContext(m_scaler, image.width, image.height, source, m_encoder->width, m_encoder->height,
                                     m_encoder->pix_fmt, SWS_BICUBIC, nullptr, nullptr, nullptr);
     if (!m_scaler) fail("cannot convert RGB to the encoder's format");
@@ -226,7 +230,7 @@ void LibavClipWriter::write(ClipItem& item)
                              1 << 16, 1 << 16);
     if (av_frame_make_writable(m_frame) < 0) fail("out of memory");
     const uint8_t* planes[4] = {image.samples8(), nullptr, nullptr, nullptr};
-    const int strides[4] = {image.width * image.channels, 0, 0, 0};
+    const int strides[4] = {image.width * image.channels * int(image.bytesPerSample()), 0, 0, 0};
     sws_scale(m_scaler, planes, strides, 0, image.height, m_frame->data, m_frame->linesize);
     m_frame->pts = item.frame->pts;
     m_frame->color_primaries = m_encoder->color_primaries;
