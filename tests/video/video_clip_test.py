@@ -5,8 +5,9 @@ ffmpeg from the bundled photos or testsrc2 (320x240, a few dozen frames); frames
 are read back through ffmpeg, not through the program.
 
   keeps      frame count, frame rate, size, audio (stream copy, same packets), the
-             BT.709 description; mp4, mkv and image sequences; the source is never
-             replaced
+             BT.709 description; mp4, mkv, webm and image sequences; notes for what
+             cannot be kept (HDR, audio a container refuses); uot batch over a folder
+             of a clip and a photo; the source is never replaced
   fidelity   the clip as uot maps it vs the same clip through `ffmpeg -vf lut3d=`
              with the LUT of `uot lut CLIP`: >= 40 dB PSNR per frame; that LUT is
              the one `uot recolor --export-lut` writes
@@ -100,6 +101,18 @@ def case_keeps(tmp):
           f"a sequence recolored into a sequence: 12 frames, numbered from 1 ({r.stderr.strip()[-200:]})")
     r = uot_run("recolor", f"{tmp}/in/f_%03d.png", REF, "-o", f"{tmp}/from_seq.mkv", *QUICK)
     check(r.returncode == 0 and len(cm.read_frames(f"{tmp}/from_seq.mkv")) == 12, "a sequence recolored into a video")
+    # What cannot be kept is said: HDR input (PQ, 10-bit), AAC audio into .webm.
+    cm.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "6",
+            "-c:v", "ffv1", "-pix_fmt", "yuv420p10le", "-color_trc", "smpte2084", "-color_primaries", "bt2020",
+            "-colorspace", "bt2020nc", f"{tmp}/hdr.mkv"])
+    r = uot_run("recolor", f"{tmp}/hdr.mkv", REF, "-o", f"{tmp}/hdr_out.mp4", "--json", *QUICK)
+    notes = json.loads(r.stdout)["notes"] if r.returncode == 0 else []
+    check(any("HDR" in n for n in notes) and cm.probe(f"{tmp}/hdr_out.mp4")["video"].get("color_transfer") == "bt709",
+          f"HDR input: a note says its description is not kept, the output is tagged BT.709 ({notes})")
+    r = uot_run("recolor", src, REF, "-o", f"{tmp}/out.webm", "--json", *QUICK)
+    notes = json.loads(r.stdout)["notes"] if r.returncode == 0 else []
+    check(any("audio stream" in n and "left out" in n for n in notes) and len(cm.read_frames(f"{tmp}/out.webm")) == 50,
+          f".webm: 50 frames, and a note that the AAC audio cannot go into it ({notes})")
     # uot batch: a folder holding a clip and a photo; the clip goes through the clip path.
     os.makedirs(f"{tmp}/batch")
     os.link(src, f"{tmp}/batch/clip.mp4")
