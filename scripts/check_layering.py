@@ -29,13 +29,15 @@ ALLOWED = {
     "core/perf": {"core/registry", "core/transport"},
     "core/imageio": {"core/io", "core/color", "core/transport"},
     "core/pipeline": {"core/registry", "core/color", "core/transport", "core/imageio", "core/io", "core/perf"},
+    # clips (FFmpeg's libav* inside its .cpp files): above the pipeline, whose look it applies
+    "core/video": {"core/pipeline", "core/registry", "core/color", "core/transport", "core/imageio", "core/io"},
     # the parameter table: above the pipeline, whose settings it reads and writes
     "core/params": {"core/pipeline", "core/registry", "core/color", "core/transport"},
     "gpu": {"core/transport", "core/color", "core/registry"},
     "ui": {"core/transport", "core/color", "core/npy", "core/io", "core/registry", "core/perf",
            "core/imageio", "core/pipeline", "core/params"},
     "app/cli": {"core/transport", "core/color", "core/npy", "core/io", "core/registry", "core/perf",
-                "core/imageio", "core/pipeline", "core/params"},
+                "core/imageio", "core/pipeline", "core/params", "core/video"},
     "app/studio": {"ui"},
     # core/pipeline and core/imageio: `uot-mpi batch` only (built with OpenCV; app/mpi/CMakeLists.txt)
     "app/mpi": {"app/cli", "core/transport", "core/npy", "core/pipeline", "core/imageio"},

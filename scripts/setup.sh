@@ -27,6 +27,8 @@ packages=(build-essential cmake ninja-build pkg-config libeigen3-dev python3 pyt
 [ "$opencv" = "ON" ] && packages+=(libjpeg62-turbo-dev)
 # LUT clients for test_lut_clients: the exported .cube applied by ffmpeg's lut3d and OpenColorIO.
 [ "$opencv" = "ON" ] && packages+=(ffmpeg opencolorio-tools)
+# FFmpeg's libraries for clips in uot recolor / lut / batch (core/video; optional in CMake: UOT_VIDEO)
+[ "$opencv" = "ON" ] && packages+=(libavformat-dev libavcodec-dev libavutil-dev libswscale-dev)
 [ "$gui" = "ON" ] && packages+=(qt6-charts-dev libgl-dev libqt6opengl6-dev)
 # valgrind: the studio's simulated cache figures (cachegrind) and bench/cachegrind.sh
 [ "$gui" = "ON" ] && packages+=(valgrind)

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
+#include "app/cli/video_options.h"
 #include "core/registry/solver_registry.h"
 
 namespace uot::cli {
@@ -31,10 +32,13 @@ std::string batchHelpSummary()
            "4 backend unavailable.";
 }
 
-void addBatchOptions(ArgParser& parser)
+void addBatchOptions(ArgParser& parser, BatchInputKinds kinds)
 {
+    const bool clips = kinds == BatchInputKinds::ImagesAndClips;
     parser.addPositional("REFERENCE", "image whose palette is transferred");
-    parser.addPositional("INPUT...", "image files and/or folders (non-recursive)");
+    parser.addPositional("INPUT...", clips ? "image files, clips (.mp4/.mov/.mkv/.webm, image sequence patterns; one "
+                                             "look per clip, docs/VIDEO.md) and/or folders of them (non-recursive)"
+                                           : "image files and/or folders (non-recursive)");
     parser.addOption("out-dir", "DIR", "output folder (created when missing)");
     parser.addOption("reference", "FILE",
                      "a further reference image, pooled with REFERENCE into one reference palette (as `uot recolor` "
@@ -53,6 +57,7 @@ void addBatchOptions(ArgParser& parser)
                      "16");
     addRecolorOptions(parser);
     addRegionOptions(parser, MaskOption::Pattern);
+    if (clips) addClipOptions(parser);
 }
 
 BatchCliSettings readBatchOptions(const ArgParser& parser)

@@ -15,8 +15,12 @@ namespace uot::cli {
 // What `uot batch` does, for --help (exit codes included).
 std::string batchHelpSummary();
 
+// Which inputs a batch command takes: images only (`uot-mpi batch`), or images
+// and clips (`uot batch`, with the clip options of docs/VIDEO.md).
+enum class BatchInputKinds { Images, ImagesAndClips };
+
 // Declares the positionals and options of `uot batch`.
-void addBatchOptions(ArgParser& parser);
+void addBatchOptions(ArgParser& parser, BatchInputKinds kinds = BatchInputKinds::Images);
 
 struct BatchCliSettings {
     RecolorCliSettings cli;

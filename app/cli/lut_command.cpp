@@ -9,6 +9,8 @@
 #include "app/cli/json_text.h"
 #include "app/cli/lut_export.h"
 #include "app/cli/recolor_options.h"
+#include "app/cli/video_command.h"
+#include "app/cli/video_options.h"
 #include "core/color/hald_clut.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/input_paths.h"
@@ -31,7 +33,8 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
                          kLutHoldsGlobalMapOnly +
                          " Exit codes: 0 ok, 1 failed (unreadable image, unwritable file), 2 usage (or bad input "
                          "value), 4 backend unavailable.");
-    parser.addPositional("SOURCE", "image whose colors the look is made for (its color range sets the map's box)");
+    parser.addPositional("SOURCE", "image whose colors the look is made for (its color range sets the map's box), or a "
+                                   "clip (video or image sequence): the LUT is the look `uot recolor` gives the clip");
     parser.addPositional("REFERENCE...", "image(s) whose palette is transferred (several: pooled into one palette)");
     parser.addOption("output", "LOOK.cube|LOOK.png", "the LUT file (-o): .cube, or .png for a Hald CLUT; written atomically");
     parser.addOption("size", "17|33|65", "nodes per axis of a .cube LUT", "33");
@@ -42,11 +45,13 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     parser.addFlag("overwrite", "replace LOOK.cube if it exists");
     addRecolorOptions(parser, RecolorOptionSet::Look);
     addRegionOptions(parser, MaskOption::None);
+    addClipOptions(parser, ClipOptionSet::Look);
     parser.parse(expandShortOutput(rawArgs));
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
         return kExitOk;
     }
+    if (!parser.positionals().empty() && isClipArgument(parser.positionals()[0])) return runClipLut(parser);
     if (parser.positionals().size() < 2)
         throw UsageError("expected SOURCE and at least one REFERENCE (got " + std::to_string(parser.positionals().size()) +
                          " arguments)");

@@ -10,6 +10,8 @@
 #include "app/cli/json_text.h"
 #include "app/cli/lut_export.h"
 #include "app/cli/recolor_options.h"
+#include "app/cli/video_command.h"
+#include "app/cli/video_options.h"
 #include "core/color/hald_clut.h"
 #include "core/imageio/image_io.h"
 #include "core/io/atomic_file.h"
@@ -36,9 +38,12 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
                      "divided by D^2 (D = 100 for Lab, 1 for Oklab and linear RGB), so --eps 0.01 blurs colors over "
                      "about 10 Lab units. Several REFERENCEs are pooled into one reference palette (--reference-weights); --mask "
                      "recolors a region only, --region up to four regions each with its own reference (docs/REGIONS.md). Exit codes: 0 ok, 1 failed, 2 usage (or bad input value), 4 backend unavailable.");
-    parser.addPositional("SOURCE", "image to recolor (JPEG, PNG, TIFF, WebP, BMP; 8/16-bit; gray; alpha kept)");
+    parser.addPositional("SOURCE", "image to recolor (JPEG, PNG, TIFF, WebP, BMP; 8/16-bit; gray; alpha kept), or a "
+                                   "clip: a .mp4/.mov/.mkv/.webm video or an image sequence such as frame_%05d.png "
+                                   "(one look for the whole clip; docs/VIDEO.md)");
     parser.addPositional("REFERENCE...", "image(s) whose palette is transferred (several: pooled into one palette)");
-    parser.addOption("output", "OUT", "output file (-o); format from the extension; written atomically");
+    parser.addOption("output", "OUT", "output file (-o); format from the extension; written atomically (for a clip: "
+                                       "a video file or an image sequence pattern)");
     parser.addFlag("overwrite", "replace OUT if it exists");
     parser.addOption("export-lut", "LOOK.cube|LOOK.png",
                      std::string("also write the look as a 3-D LUT (.cube, or a Hald CLUT of level 8 for .png; like "
@@ -46,11 +51,13 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     parser.addOption("export-lut-size", "17|33|65", "nodes per axis of the exported LUT", "33");
     addRecolorOptions(parser);
     addRegionOptions(parser, MaskOption::File);
+    addClipOptions(parser);
     parser.parse(expandShortOutput(rawArgs));
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());
         return kExitOk;
     }
+    if (!parser.positionals().empty() && isClipArgument(parser.positionals()[0])) return runClipRecolor(parser);
     const bool regionMode = parser.has("region");
     if (regionMode && parser.positionals().size() != 1)
         throw UsageError("with --region, give SOURCE only (each region names its reference)");

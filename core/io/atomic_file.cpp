@@ -58,29 +58,6 @@ mode_t currentUmask()
     return 022;
 }
 
-// A descriptor closed on scope exit.
-class Descriptor {
-public:
-    explicit Descriptor(int fd) : m_fd(fd) {}
-    ~Descriptor()
-    {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-    int get() const { return m_fd; }
-    // Closes now and reports close()'s error (a delayed write error on some filesystems).
-    int close()
-    {
-        const int rc = ::close(m_fd);
-        m_fd = -1;
-        return rc;
-    }
-
-private:
-    int m_fd;
-};
-
 bool writeAll(int fd, const ByteRange& piece)
 {
     const char* p = static_cast<const char*>(piece.data);
@@ -141,57 +118,93 @@ void checkWritableDestination(const std::string& path, const AtomicWriteOptions&
         ioError(path, "no permission to write in the folder '" + dir.string() + "' (choose another folder)");
 }
 
-void writeFileAtomically(const std::string& path, const std::vector<ByteRange>& pieces,
-                         const AtomicWriteOptions& options)
+struct StreamedAtomicFile::Pending {
+    explicit Pending(const std::string& path) : registration(path) {}
+    PendingTemporary registration;  // removed on a signal
+    struct stat old{};
+    bool replacing = false;
+    mode_t mode = 0;
+};
+
+StreamedAtomicFile::StreamedAtomicFile(const std::string& path, const AtomicWriteOptions& options)
+    : m_path(path), m_options(options)
 {
     checkWritableDestination(path, options);
     const fs::path target(path);
     const fs::path dir = folderOf(target);
-    const std::string name = target.filename().string();
-    Descriptor folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (folder.get() < 0) ioError(path, "cannot open the folder '" + dir.string() + "' (" + errnoText(errno) + ")");
+    m_folder = dir.string();
+    m_folderFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (m_folderFd < 0) ioError(path, "cannot open the folder '" + m_folder + "' (" + errnoText(errno) + ")");
 
     // The final mode: the old file's under overwrite, else what a plain create gives.
     struct stat old{};
-    const bool replacing = options.overwrite && ::fstatat(folder.get(), name.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+    const std::string name = target.filename().string();
+    const bool replacing = options.overwrite && ::fstatat(m_folderFd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
                            S_ISREG(old.st_mode);
-    const mode_t mode = replacing ? (old.st_mode & 0777) : (0666 & ~currentUmask());
-
-    std::string temporary;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        temporary = randomTemporaryName();
-        fd = createExclusiveFile(folder.get(), temporary);
-        if (fd < 0 && errno != EEXIST) break;
+    for (int attempt = 0; attempt < 100 && m_fd < 0; ++attempt) {
+        m_temporaryName = randomTemporaryName();
+        m_fd = createExclusiveFile(m_folderFd, m_temporaryName);
+        if (m_fd < 0 && errno != EEXIST) break;
     }
-    if (fd < 0)
-        ioError(path, "cannot create a file in '" + dir.string() + "' (" + errnoText(errno) + ")");
-    Descriptor file(fd);
+    if (m_fd < 0) {
+        const int error = errno;
+        ::close(m_folderFd);
+        ioError(path, "cannot create a file in '" + m_folder + "' (" + errnoText(error) + ")");
+    }
     std::error_code absoluteError;
-    const PendingTemporary pending(fs::absolute(dir / temporary, absoluteError).string());  // removed on a signal
-    const auto failAndRemove = [&](const std::string& what) {
-        ::unlinkat(folder.get(), temporary.c_str(), 0);
-        ioError(path, what);
-    };
-    for (const ByteRange& piece : pieces)
-        if (!writeAll(file.get(), piece)) failAndRemove("writing failed (" + errnoText(errno) + ")");
-    if (replacing && (old.st_uid != ::geteuid() || old.st_gid != ::getegid())) {
-        // Keep the owner where permitted (root), else at least the group (a member may).
-        if (::fchown(file.get(), old.st_uid, old.st_gid) != 0) (void)!::fchown(file.get(), static_cast<uid_t>(-1), old.st_gid);
-    }
-    if (::fchmod(file.get(), mode) != 0) failAndRemove("cannot set the file's permissions (" + errnoText(errno) + ")");
-    if (::fsync(file.get()) != 0) failAndRemove("writing failed (" + errnoText(errno) + ")");
-    if (file.close() != 0) failAndRemove("writing failed (" + errnoText(errno) + ")");
+    m_temporaryPath = fs::absolute(dir / m_temporaryName, absoluteError).string();
+    m_pending = new Pending(m_temporaryPath);
+    m_pending->old = old;
+    m_pending->replacing = replacing;
+    m_pending->mode = replacing ? (old.st_mode & 0777) : (0666 & ~currentUmask());
+}
 
-    if (options.overwrite) {
-        if (::renameat(folder.get(), temporary.c_str(), folder.get(), name.c_str()) != 0)
-            failAndRemove("cannot move the finished file into place (" + errnoText(errno) + ")");
-    } else if (const int error = moveWithoutReplacing(folder.get(), temporary, name); error != 0) {
-        failAndRemove(error == EEXIST ? "the file exists (it appeared while this one was written; pass --overwrite to "
-                                        "replace it)"
-                                      : "cannot move the finished file into place (" + errnoText(error) + ")");
+StreamedAtomicFile::~StreamedAtomicFile()
+{
+    if (m_fd >= 0) ::close(m_fd);
+    if (!m_committed) ::unlinkat(m_folderFd, m_temporaryName.c_str(), 0);
+    ::close(m_folderFd);
+    delete m_pending;
+}
+
+void StreamedAtomicFile::commit()
+{
+    const auto fail = [&](const std::string& what) {
+        if (m_fd >= 0) ::close(m_fd);
+        m_fd = -1;
+        ioError(m_path, what);  // the destructor removes the temporary file
+    };
+    const struct stat& old = m_pending->old;
+    if (m_pending->replacing && (old.st_uid != ::geteuid() || old.st_gid != ::getegid())) {
+        // Keep the owner where permitted (root), else at least the group (a member may).
+        if (::fchown(m_fd, old.st_uid, old.st_gid) != 0) (void)!::fchown(m_fd, static_cast<uid_t>(-1), old.st_gid);
     }
-    ::fsync(folder.get());  // the new name is durable too (best effort: some filesystems refuse)
+    if (::fchmod(m_fd, m_pending->mode) != 0) fail("cannot set the file's permissions (" + errnoText(errno) + ")");
+    if (::fsync(m_fd) != 0) fail("writing failed (" + errnoText(errno) + ")");
+    const int closed = ::close(m_fd);
+    m_fd = -1;
+    if (closed != 0) fail("writing failed (" + errnoText(errno) + ")");
+
+    const std::string name = fs::path(m_path).filename().string();
+    if (m_options.overwrite) {
+        if (::renameat(m_folderFd, m_temporaryName.c_str(), m_folderFd, name.c_str()) != 0)
+            fail("cannot move the finished file into place (" + errnoText(errno) + ")");
+    } else if (const int error = moveWithoutReplacing(m_folderFd, m_temporaryName, name); error != 0) {
+        fail(error == EEXIST ? "the file exists (it appeared while this one was written; pass --overwrite to "
+                               "replace it)"
+                             : "cannot move the finished file into place (" + errnoText(error) + ")");
+    }
+    m_committed = true;
+    ::fsync(m_folderFd);  // the new name is durable too (best effort: some filesystems refuse)
+}
+
+void writeFileAtomically(const std::string& path, const std::vector<ByteRange>& pieces,
+                         const AtomicWriteOptions& options)
+{
+    StreamedAtomicFile file(path, options);
+    for (const ByteRange& piece : pieces)
+        if (!writeAll(file.descriptor(), piece)) ioError(path, "writing failed (" + errnoText(errno) + ")");
+    file.commit();
 }
 
 void writeFileAtomically(const std::string& path, const void* data, std::size_t size, const AtomicWriteOptions& options)

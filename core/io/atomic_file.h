@@ -57,6 +57,37 @@ void writeFileAtomically(const std::string& path, const std::vector<ByteRange>& 
 void writeFileAtomically(const std::string& path, const void* data, std::size_t size,
                          const AtomicWriteOptions& options = {});
 
+// A file written in pieces over time (a video encoded frame by frame) that must
+// appear only when complete: the same temporary file, modes, move and refusals
+// as writeFileAtomically. The constructor checks the destination
+// (checkWritableDestination) and creates the temporary file in its folder,
+// registered with PendingTemporary (a Ctrl-C removes it); write through
+// descriptor() or by temporaryPath(); commit() moves the finished file into
+// place; destroyed without commit(), the temporary file is removed. Throws
+// uot::Error(Io) naming the destination.
+class StreamedAtomicFile {
+public:
+    StreamedAtomicFile(const std::string& path, const AtomicWriteOptions& options = {});
+    ~StreamedAtomicFile();
+    StreamedAtomicFile(const StreamedAtomicFile&) = delete;
+    StreamedAtomicFile& operator=(const StreamedAtomicFile&) = delete;
+
+    int descriptor() const { return m_fd; }
+    const std::string& temporaryPath() const { return m_temporaryPath; }
+    // Sets the final mode, fsyncs, closes and moves the file into place.
+    void commit();
+
+private:
+    struct Pending;
+    std::string m_path;
+    AtomicWriteOptions m_options;
+    std::string m_folder, m_temporaryName, m_temporaryPath;
+    int m_folderFd = -1;
+    int m_fd = -1;
+    bool m_committed = false;
+    Pending* m_pending = nullptr;
+};
+
 // The creation primitive: creates the new, empty file `name` in the folder open
 // as `folderFd`, for writing, mode 0600, close-on-exec. Never follows or reuses
 // an existing entry of that name (a file, or a link, even a dangling one): then
