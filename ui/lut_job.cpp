@@ -4,7 +4,6 @@
 #include <QObject>
 
 #include "core/color/hald_clut.h"
-#include "core/pipeline/look_export.h"
 #include "core/pipeline/lut_file.h"
 
 namespace uot::ui {
