@@ -32,6 +32,9 @@ const params::Parameter& entry(const char* name) { return params::parameter(name
 void setRange(QSpinBox* box, const params::Parameter& p) { box->setRange(int(p.min), int(p.max)); }
 void setRange(QDoubleSpinBox* box, const params::Parameter& p) { box->setRange(p.min * p.scale(), p.max * p.scale()); }
 
+// The label of an entry's widget (its row, or a check box's text).
+QString titleOf(const char* name) { return QString::fromStdString(entry(name).studioTitle()); }
+
 // The tooltip of an entry's widget: its description (the --help text) and what it takes.
 QString toolTipFor(const params::Parameter& p)
 {
@@ -78,16 +81,16 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     auto* mapping = new QGroupBox(tr("Look"));
     auto* mapForm = new QFormLayout(mapping);
     QHBoxLayout* strengthRow = percentSlider(this, m_strength, m_strengthValue, entry("fade"));
-    mapForm->addRow(tr("Fade"), strengthRow);
-    m_luminance = new QCheckBox(tr("preserve luminance"));
+    mapForm->addRow(titleOf("fade"), strengthRow);
+    m_luminance = new QCheckBox(titleOf("preserve-luminance"));
     mapForm->addRow(QString(), m_luminance);
     m_smoothing = new QDoubleSpinBox;
     setRange(m_smoothing, entry("smoothing"));
     m_smoothing->setSingleStep(0.1);
     m_smoothing->setDecimals(2);
-    mapForm->addRow(tr("Structure smoothing"), m_smoothing);
+    mapForm->addRow(titleOf("smoothing"), m_smoothing);
     QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue, entry("residual-match"));
-    mapForm->addRow(tr("Palette match"), matchRow);
+    mapForm->addRow(titleOf("residual-match"), matchRow);
     layout->addWidget(mapping);
 
     // The colourist's controls, folded away by default (one row) so that the
@@ -104,15 +107,15 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_lookControls = new QGroupBox(tr("Color controls"));
     auto* lookForm = new QFormLayout(m_lookControls);
     QHBoxLayout* lumRow = percentSlider(this, m_luminanceIntensity, m_luminanceIntensityValue, entry("luminance"));
-    lookForm->addRow(tr("Luminance"), lumRow);
+    lookForm->addRow(titleOf("luminance"), lumRow);
     QHBoxLayout* colorRow = percentSlider(this, m_colorIntensity, m_colorIntensityValue, entry("color-intensity"));
-    lookForm->addRow(tr("Color intensity"), colorRow);
-    m_neutralize = new QCheckBox(tr("neutralize"));
+    lookForm->addRow(titleOf("color-intensity"), colorRow);
+    m_neutralize = new QCheckBox(titleOf("neutralize"));
     lookForm->addRow(QString(), m_neutralize);
     QHBoxLayout* skinRow = percentSlider(this, m_protectSkin, m_protectSkinValue, entry("protect-skin"));
-    lookForm->addRow(tr("Protect skin tones"), skinRow);
+    lookForm->addRow(titleOf("protect-skin"), skinRow);
     QHBoxLayout* neutralRow = percentSlider(this, m_protectNeutrals, m_protectNeutralsValue, entry("protect-neutrals"));
-    lookForm->addRow(tr("Protect neutrals"), neutralRow);
+    lookForm->addRow(titleOf("protect-neutrals"), neutralRow);
     m_lookControls->setVisible(false);
     layout->addWidget(m_lookControls);
     connect(m_lookToggle, &QToolButton::toggled, this, [this](bool open) {
@@ -120,7 +123,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
         m_lookControls->setVisible(open);
     });
 
-    m_autoRun = new QCheckBox(tr("Auto-run after changes"));
+    m_autoRun = new QCheckBox(titleOf("auto-run"));
     layout->addWidget(m_autoRun);
     m_advancedToggle = new QToolButton;
     m_advancedToggle->setText(tr("Advanced settings"));
@@ -142,11 +145,11 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_space->addItem(tr("CIELAB"), "lab");
     m_space->addItem(tr("Linear RGB"), "linear-rgb");
     m_space->addItem(tr("Oklab"), "oklab");
-    colorForm->addRow(tr("Working space"), m_space);
+    colorForm->addRow(titleOf("space"), m_space);
     m_palette = new QSpinBox;
     setRange(m_palette, entry("palette-size"));
     m_palette->setSingleStep(256);
-    colorForm->addRow(tr("Palette size"), m_palette);
+    colorForm->addRow(titleOf("palette-size"), m_palette);
     advancedLayout->addWidget(color);
 
     auto* transport = new QGroupBox(tr("Transport"));
@@ -155,46 +158,46 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_eps->setDecimals(5);
     setRange(m_eps, entry("eps"));
     m_eps->setSingleStep(0.0005);
-    form->addRow(tr("Smoothness (eps)"), m_eps);
+    form->addRow(titleOf("eps"), m_eps);
     auto* tauRow = new QHBoxLayout;
     m_tau = new QDoubleSpinBox;
     m_tau->setDecimals(3);
     setRange(m_tau, entry("adherence"));
     m_tau->setSingleStep(0.1);
-    m_balanced = new QCheckBox(tr("balanced"));
+    m_balanced = new QCheckBox(titleOf("balanced"));
     tauRow->addWidget(m_tau, 1);
     tauRow->addWidget(m_balanced);
-    form->addRow(tr("Adherence (tau)"), tauRow);
+    form->addRow(titleOf("adherence"), tauRow);
     m_reference = new QComboBox;
     m_reference->addItem(tr("uniform (ones)"), "ones");
     m_reference->addItem(tr("product of the weights"), "product");
-    form->addRow(tr("Reference measure"), m_reference);
+    form->addRow(titleOf("reference-measure"), m_reference);
     m_iterations = new QSpinBox;
     setRange(m_iterations, entry("max-iter"));
     m_iterations->setSingleStep(100);
-    form->addRow(tr("Max iterations"), m_iterations);
+    form->addRow(titleOf("max-iter"), m_iterations);
     m_tolerance = new QDoubleSpinBox;
     m_tolerance->setDecimals(8);
     setRange(m_tolerance, entry("tol"));
     m_tolerance->setSingleStep(1e-5);
-    form->addRow(tr("Tolerance"), m_tolerance);
+    form->addRow(titleOf("tol"), m_tolerance);
     m_solver = new QComboBox;
-    form->addRow(tr("Solver"), m_solver);
+    form->addRow(titleOf("solver"), m_solver);
     m_device = new QComboBox;
-    form->addRow(tr("Device"), m_device);
+    form->addRow(titleOf("device"), m_device);
     m_threads = new QSpinBox;
     setRange(m_threads, entry("threads"));
     m_threads->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
-    form->addRow(tr("CPU threads"), m_threads);
+    form->addRow(titleOf("threads"), m_threads);
     m_precision = new QComboBox;
     m_precision->addItem(tr("float32"), "fp32");
     m_precision->addItem(tr("float64"), "fp64");
-    form->addRow(tr("Precision"), m_precision);
+    form->addRow(titleOf("precision"), m_precision);
     m_acceleration = new QComboBox;
     m_acceleration->addItem(tr("auto"), "auto");
     m_acceleration->addItem(tr("relax (omega 1.5)"), "relax");
     m_acceleration->addItem(tr("none"), "none");
-    form->addRow(tr("Acceleration"), m_acceleration);
+    form->addRow(titleOf("acceleration"), m_acceleration);
     auto* scalingRow = new QHBoxLayout;
     m_epsScaling = new QSpinBox;
     setRange(m_epsScaling, entry("eps-scaling"));
@@ -209,7 +212,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_epsScalingFactor->setPrefix(tr("x "));
     scalingRow->addWidget(m_epsScaling, 3);
     scalingRow->addWidget(m_epsScalingFactor, 2);
-    form->addRow(tr("eps scaling"), scalingRow);
+    form->addRow(titleOf("eps-scaling"), scalingRow);
     advancedLayout->addWidget(transport);
 
     m_advanced->setVisible(false);

@@ -230,6 +230,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                       "about 10 units); larger is softer and faster, smaller maps more sharply"),
                                  "eps", "eps");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.eps; });
+        p.title = "Smoothness (eps)";
         if (raw) {  // costs in their own units: any eps > 0, the problem's default
             p.description = "entropic regularisation, > 0 (in cost units)";
             p.min = 0;
@@ -268,6 +269,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                 "the reference's colors in their proportions (--tau-b)"),
                            Stage::Solve, "", "tau");
         p.defaultValue = 1.0;
+        p.title = "Adherence (tau)";
         p.set = [](RecolorSettings& s, double v) { s.transport.adherence = v; };
     }
     {
@@ -293,6 +295,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                          "tens to a few hundred)"),
                                  "max-iter", "maxIterations");
         bindNumber(p, [](RecolorSettings& s) -> int& { return s.transport.options.maxIterations; });
+        p.title = "Max iterations";
         if (raw) {
             p.description = "maximum number of iterations";
             p.defaultValue = SolveOptions{}.maxIterations;
@@ -370,6 +373,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                  "eps-scaling", "epsScalingRatio");
         p.valueName = "RATIO";
         p.defaultValue = 0;
+        p.title = "eps scaling";
         p.set = [](RecolorSettings& s, double v) {  // after eps; the factor follows
             EpsSchedule& schedule = s.transport.options.epsSchedule;
             schedule.start = epsScheduleFor(v, schedule.factor, s.transport.eps).start;
@@ -380,6 +384,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                       "eps-scaling: the factor from one stage's eps to the next"),
                                  "eps-scaling-factor", "epsScalingFactor");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.options.epsSchedule.factor; });
+        p.title = "eps scaling";  // one row with the ratio
     }
     {
         Parameter& p = addSolver(integer("check-every", "check interval", 1, std::numeric_limits<int>::max(),
@@ -421,6 +426,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                  "threads");
         bindNumber(p, [](RecolorSettings& s) -> int& { return s.transport.options.threads; });
         p.set = [](RecolorSettings& s, double v) { s.threads = s.transport.options.threads = static_cast<int>(v); };
+        p.title = "CPU threads";
     }
     {
         Parameter& p = add(flag("multiscale", "multiscale warm start",
@@ -445,6 +451,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                 "lightness, 100 = the transfer's)"),
                            Stage::Map, "luminance", "luminanceIntensity");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.luminance; });
+        p.title = "Luminance";
     }
     {
         Parameter& p = add(percent("color-intensity", "color intensity", kMaxLookIntensity,
@@ -549,7 +556,8 @@ std::vector<Parameter> buildTable(Problems problems)
             if (v > 0) s.mapping.smoothRadius = MappingSettings{}.smoothRadius * v;
         };
     }
-    add(flag("auto-run", "auto-run", "solve again shortly after every change"), Stage::None, "", "autoRun");
+    add(flag("auto-run", "auto-run", "solve again shortly after every change"), Stage::None, "", "autoRun").title =
+        "Auto-run after changes";
 
     // The output image of recolor and batch (core/imageio: WriteOptions; the
     // spellings are parseOutputProfile's and the CLI's, checked against them
@@ -606,6 +614,14 @@ std::string shownNumber(const Parameter& p, double value)
     if (!p.noneText.empty() && value == -kInfinity) return p.noneText;
     if (!p.infinityText.empty() && value == kInfinity) return p.infinityText;
     return number(value * p.scale());
+}
+
+std::string Parameter::studioTitle() const
+{
+    if (!title.empty()) return title;
+    std::string t = label;
+    if (!t.empty()) t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
+    return t;
 }
 
 std::string Parameter::defaultShown() const

@@ -63,6 +63,7 @@ struct Parameter {
     Kind kind = Kind::Real;
     std::string label;        // what messages call it ("colour intensity")
     std::string description;  // --help text and the studio's tooltip
+    std::string title;        // the studio's label of its widget; "" = label, capitalised
     std::string unit;         // "%": shown, typed and saved as percent; the core holds fractions
     double defaultValue = 0;  // Real, Integer, Flag (0 or 1), in the core's units
     std::string defaultText;  // Choice, Device
@@ -95,6 +96,8 @@ struct Parameter {
     std::vector<std::string> choiceList() const { return listChoices ? listChoices() : choices; }
     // Shown = stored x scale() (100 for percent).
     double scale() const { return unit == "%" ? 100.0 : 1.0; }
+    // The studio's label of the entry's widget ("Smoothness (eps)", "Palette size").
+    std::string studioTitle() const;
     // The default as typed on the command line and in a settings file.
     std::string defaultShown() const;
     // The one message for a value this parameter refuses, without the value

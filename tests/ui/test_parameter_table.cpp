@@ -14,6 +14,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -199,6 +200,12 @@ private slots:
         QVERIFY2(w->toolTip().contains(QString::fromStdString(p.description).mid(1)), qPrintable(w->toolTip()));
         if (p.kind == params::Kind::Real || p.kind == params::Kind::Integer)
             QVERIFY2(w->toolTip().contains(QString::fromStdString(p.allowed())), qPrintable(w->toolTip()));
+        // ...and its label is the table's title: a check box's text, or a label of the dock.
+        const QString title = QString::fromStdString(p.studioTitle());
+        bool labelled = false;
+        if (auto* check = qobject_cast<QCheckBox*>(w)) labelled = check->text() == title;
+        for (const QLabel* label : panel.findChildren<QLabel*>()) labelled = labelled || label->text() == title;
+        QVERIFY2(labelled, qPrintable(title));
         const double scale = p.scale();
         if (auto* box = qobject_cast<QSpinBox*>(w)) {
             QCOMPARE(box->minimum(), int(p.min));
