@@ -18,7 +18,6 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "core/pipeline/batch_engine.h"
 #include "ui/pipeline_jobs.h"
 
 namespace uot::ui {

@@ -14,7 +14,6 @@
 
 #include <cmath>
 
-#include "core/perf/roofline.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
 #include "ui/studio_session.h"

@@ -18,8 +18,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/color/cube_lut.h"
-#include "core/pipeline/look_export.h"
 #include "ui/image_view.h"
 #include "ui/studio_session.h"
 

@@ -3,10 +3,8 @@
 #include <QElapsedTimer>
 #include <QObject>
 
-#include "core/color/cube_lut.h"
 #include "core/color/hald_clut.h"
-#include "core/imageio/image_io.h"
-#include "core/pipeline/look_export.h"
+#include "core/pipeline/lut_file.h"
 
 namespace uot::ui {
 
@@ -26,27 +24,19 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
         timer.start();
         try {
             context.phase(QObject::tr("Fitting the %1 LUT to the result...").arg(cubeSizeText(request.size)));
-            const bool hald = request.path.endsWith(".png", Qt::CaseInsensitive);
+            const LutFileFormat format = lutFileFormat(request.path.toStdString());
+            const bool hald = format == LutFileFormat::Hald;
             const int nodes = hald ? haldCubeSize(kDefaultHaldLevel) : request.size;
             const LookLut look =
                 exportPipelineLook(pipeline, nodes, request.title.toStdString(), LookLutSource::Rendered, control);
             // Encoded once: written, and read back for the preview, so that the
             // preview shows the numbers the file holds (what a client renders).
-            const Image haldImage = hald ? haldImageFromCube(look.lut) : Image{};
-            const std::string cubeText = hald ? std::string() : formatCube(look.lut);
+            const EncodedLut encoded = encodeLut(look.lut, format);
             if (!request.path.isEmpty()) {
-                std::vector<std::string> protectedPaths;
+                AtomicWriteOptions options;
                 for (const QString& p : request.protectedPaths)
-                    if (!p.isEmpty() && !p.startsWith(":/")) protectedPaths.push_back(p.toStdString());
-                if (hald) {
-                    WriteOptions options;
-                    options.protectedPaths = protectedPaths;
-                    writeImage(request.path.toStdString(), haldImage, options);
-                } else {
-                    AtomicWriteOptions options;
-                    options.protectedPaths = protectedPaths;
-                    writeFileAtomically(request.path.toStdString(), cubeText.data(), cubeText.size(), options);
-                }
+                    if (!p.isEmpty() && !p.startsWith(":/")) options.protectedPaths.push_back(p.toStdString());
+                writeEncodedLut(encoded, request.path.toStdString(), options);
                 output->notice = QObject::tr("Wrote %1 (%2 LUT) in %3 s: %4 dB PSNR against the result shown "
                                              "(the global map alone: %5 dB)")
                                      .arg(request.path)
@@ -58,8 +48,7 @@ JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage sou
             }
             output->psnr = look.psnr;
             if (request.preview) {
-                const CubeLut written = hald ? cubeFromHaldImage(haldImage) : parseCube(cubeText, "the exported LUT");
-                Image shown = applyCubeToImage(written, *source.image, CubeInterpolation::Tetrahedral,
+                Image shown = applyCubeToImage(encoded.decoded(), *source.image, CubeInterpolation::Tetrahedral,
                                                pipeline.settings().threads);
                 output->image = toQImage(shown);
                 output->pixels = std::make_shared<const Image>(std::move(shown));

@@ -12,6 +12,8 @@
 #include <limits>
 #include <memory>
 
+#include "core/color/cube_lut.h"       // the sizes a LUT is offered in (isOfferedCubeSize)
+#include "core/pipeline/look_export.h"  // what a LUT can hold, for the views' notes
 #include "ui/pipeline_jobs.h"
 
 namespace uot::ui {

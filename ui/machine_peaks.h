@@ -7,6 +7,10 @@
 
 #include <string>
 
+// The roofline figures of a run (iteration cost, operational intensity, GB/s),
+// which the statistics and comparison views show next to these peaks.
+#include "core/perf/roofline.h"
+
 namespace uot::ui {
 
 struct MachinePeaks {

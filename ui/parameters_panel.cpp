@@ -32,6 +32,19 @@ const params::Parameter& entry(const char* name) { return params::parameter(name
 void setRange(QSpinBox* box, const params::Parameter& p) { box->setRange(int(p.min), int(p.max)); }
 void setRange(QDoubleSpinBox* box, const params::Parameter& p) { box->setRange(p.min * p.scale(), p.max * p.scale()); }
 
+// The label of an entry's widget (its row, or a check box's text).
+QString titleOf(const char* name) { return QString::fromStdString(entry(name).studioTitle()); }
+
+// The tooltip of an entry's widget: its description (the --help text) and what it takes.
+QString toolTipFor(const params::Parameter& p)
+{
+    QString text = QString::fromStdString(p.description);
+    if (!text.isEmpty()) text[0] = text[0].toUpper();
+    if (p.kind == params::Kind::Real || p.kind == params::Kind::Integer)
+        text += "\n" + ParametersPanel::tr("Takes %1.").arg(QString::fromStdString(p.allowed()));
+    return text;
+}
+
 // A % slider over the table entry's range (a fraction shown in percent) with its value shown beside it.
 QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value, const params::Parameter& p)
 {
@@ -68,25 +81,16 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     auto* mapping = new QGroupBox(tr("Look"));
     auto* mapForm = new QFormLayout(mapping);
     QHBoxLayout* strengthRow = percentSlider(this, m_strength, m_strengthValue, entry("fade"));
-    m_strength->setToolTip(tr("Fade (strength): how much of the look is applied; 0 % returns the source unchanged.\n"
-                              "Changing it re-maps without solving again."));
-    mapForm->addRow(tr("Fade"), strengthRow);
-    m_luminance = new QCheckBox(tr("preserve luminance"));
-    m_luminance->setToolTip(tr("Keep the source's lightness and transfer only hue and saturation."));
+    mapForm->addRow(titleOf("fade"), strengthRow);
+    m_luminance = new QCheckBox(titleOf("preserve-luminance"));
     mapForm->addRow(QString(), m_luminance);
     m_smoothing = new QDoubleSpinBox;
     setRange(m_smoothing, entry("smoothing"));
     m_smoothing->setSingleStep(0.1);
     m_smoothing->setDecimals(2);
-    m_smoothing->setToolTip(tr("Edge-aware smoothing of the color change, guided by the source's lightness and color:\n"
-                               "keeps textures and edges intact. 0 turns it off."));
-    mapForm->addRow(tr("Structure smoothing"), m_smoothing);
+    mapForm->addRow(titleOf("smoothing"), m_smoothing);
     QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue, entry("residual-match"));
-    m_paletteMatch->setToolTip(tr("How closely the result's color distribution follows the reference's\n"
-                                  "(through the smoothing: needs structure smoothing above 0). Lower it if a\n"
-                                  "plain area takes on more color variation than you want.\n"
-                                  "Changing it re-maps without solving again."));
-    mapForm->addRow(tr("Palette match"), matchRow);
+    mapForm->addRow(titleOf("residual-match"), matchRow);
     layout->addWidget(mapping);
 
     // The colourist's controls, folded away by default (one row) so that the
@@ -103,21 +107,15 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_lookControls = new QGroupBox(tr("Color controls"));
     auto* lookForm = new QFormLayout(m_lookControls);
     QHBoxLayout* lumRow = percentSlider(this, m_luminanceIntensity, m_luminanceIntensityValue, entry("luminance"));
-    m_luminanceIntensity->setToolTip(tr("How far the result's lightness moves toward the transferred lightness:\n"
-                                        "0 % keeps the source's, 100 % is the transfer's, 200 % moves twice as far."));
-    lookForm->addRow(tr("Luminance"), lumRow);
+    lookForm->addRow(titleOf("luminance"), lumRow);
     QHBoxLayout* colorRow = percentSlider(this, m_colorIntensity, m_colorIntensityValue, entry("color-intensity"));
-    m_colorIntensity->setToolTip(tr("Scales the result's colorfulness (chroma): 0 % is grey, 100 % the transfer's."));
-    lookForm->addRow(tr("Color intensity"), colorRow);
-    m_neutralize = new QCheckBox(tr("neutralize"));
-    m_neutralize->setToolTip(tr("Remove the reference's overall color cast before the transfer."));
+    lookForm->addRow(titleOf("color-intensity"), colorRow);
+    m_neutralize = new QCheckBox(titleOf("neutralize"));
     lookForm->addRow(QString(), m_neutralize);
     QHBoxLayout* skinRow = percentSlider(this, m_protectSkin, m_protectSkinValue, entry("protect-skin"));
-    m_protectSkin->setToolTip(tr("Keep skin-toned pixels' hue close to the source's (soft falloff)."));
-    lookForm->addRow(tr("Protect skin tones"), skinRow);
+    lookForm->addRow(titleOf("protect-skin"), skinRow);
     QHBoxLayout* neutralRow = percentSlider(this, m_protectNeutrals, m_protectNeutralsValue, entry("protect-neutrals"));
-    m_protectNeutrals->setToolTip(tr("Keep grey and near-grey pixels close to the source's color (soft falloff)."));
-    lookForm->addRow(tr("Protect neutrals"), neutralRow);
+    lookForm->addRow(titleOf("protect-neutrals"), neutralRow);
     m_lookControls->setVisible(false);
     layout->addWidget(m_lookControls);
     connect(m_lookToggle, &QToolButton::toggled, this, [this](bool open) {
@@ -125,8 +123,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
         m_lookControls->setVisible(open);
     });
 
-    m_autoRun = new QCheckBox(tr("Auto-run after changes"));
-    m_autoRun->setToolTip(tr("Solve again shortly after every change (the latest change wins)."));
+    m_autoRun = new QCheckBox(titleOf("auto-run"));
     layout->addWidget(m_autoRun);
     m_advancedToggle = new QToolButton;
     m_advancedToggle->setText(tr("Advanced settings"));
@@ -148,15 +145,11 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_space->addItem(tr("CIELAB"), "lab");
     m_space->addItem(tr("Linear RGB"), "linear-rgb");
     m_space->addItem(tr("Oklab"), "oklab");
-    m_space->setToolTip(tr("Color space in which palettes are built, distances measured and colors moved.\n"
-                           "CIELAB follows perceived color differences; Oklab is similar and more uniform in hue."));
-    colorForm->addRow(tr("Working space"), m_space);
+    colorForm->addRow(titleOf("space"), m_space);
     m_palette = new QSpinBox;
     setRange(m_palette, entry("palette-size"));
     m_palette->setSingleStep(256);
-    m_palette->setToolTip(tr("Number of color points each image is reduced to before solving.\n"
-                             "More points follow the palettes more finely; the solve grows with its square."));
-    colorForm->addRow(tr("Palette size"), m_palette);
+    colorForm->addRow(titleOf("palette-size"), m_palette);
     advancedLayout->addWidget(color);
 
     auto* transport = new QGroupBox(tr("Transport"));
@@ -165,67 +158,49 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_eps->setDecimals(5);
     setRange(m_eps, entry("eps"));
     m_eps->setSingleStep(0.0005);
-    m_eps->setToolTip(tr("Entropic regularisation, relative to the color range: larger values blend colors more\n"
-                         "(softer, faster to solve); smaller values map colors more sharply (slower)."));
-    form->addRow(tr("Smoothness (eps)"), m_eps);
+    form->addRow(titleOf("eps"), m_eps);
     auto* tauRow = new QHBoxLayout;
     m_tau = new QDoubleSpinBox;
     m_tau->setDecimals(3);
-    setRange(m_tau, entry("tau"));
+    setRange(m_tau, entry("adherence"));
     m_tau->setSingleStep(0.1);
-    m_tau->setToolTip(tr("Adherence to the reference palette (tau): how strongly the result must use the reference\n"
-                         "colors in their proportions. Small values let it ignore reference colors the source has\n"
-                         "no use for."));
-    m_balanced = new QCheckBox(tr("balanced"));
-    m_balanced->setToolTip(tr("Infinite adherence: the result uses the reference colors exactly in their proportions."));
+    m_balanced = new QCheckBox(titleOf("balanced"));
     tauRow->addWidget(m_tau, 1);
     tauRow->addWidget(m_balanced);
-    form->addRow(tr("Adherence (tau)"), tauRow);
+    form->addRow(titleOf("adherence"), tauRow);
     m_reference = new QComboBox;
     m_reference->addItem(tr("uniform (ones)"), "ones");
     m_reference->addItem(tr("product of the weights"), "product");
-    m_reference->setToolTip(tr("Reference measure of the entropy term: uniform (POT's default) or the product of the\n"
-                               "two palettes' weights."));
-    form->addRow(tr("Reference measure"), m_reference);
+    form->addRow(titleOf("reference-measure"), m_reference);
     m_iterations = new QSpinBox;
     setRange(m_iterations, entry("max-iter"));
     m_iterations->setSingleStep(100);
-    m_iterations->setToolTip(tr("Upper bound on solver iterations."));
-    form->addRow(tr("Max iterations"), m_iterations);
+    form->addRow(titleOf("max-iter"), m_iterations);
     m_tolerance = new QDoubleSpinBox;
     m_tolerance->setDecimals(8);
     setRange(m_tolerance, entry("tol"));
     m_tolerance->setSingleStep(1e-5);
-    m_tolerance->setToolTip(tr("The solve stops when the relative change of the scalings falls below this\n"
-                               "(POT's criterion; with acceleration, the change of log u, log v and the\n"
-                               "marginal violation). 0 runs all iterations."));
-    form->addRow(tr("Tolerance"), m_tolerance);
+    form->addRow(titleOf("tol"), m_tolerance);
     m_solver = new QComboBox;
-    m_solver->setToolTip(tr("Solver variant. 'auto' picks the fastest exact variant for the device."));
-    form->addRow(tr("Solver"), m_solver);
+    form->addRow(titleOf("solver"), m_solver);
     m_device = new QComboBox;
-    m_device->setToolTip(tr("Where the solve runs. GPUs are listed by name; without one, the reason is shown."));
-    form->addRow(tr("Device"), m_device);
+    form->addRow(titleOf("device"), m_device);
     m_threads = new QSpinBox;
     setRange(m_threads, entry("threads"));
     m_threads->setSpecialValueText(tr("all (%1)").arg(QThread::idealThreadCount()));
-    m_threads->setToolTip(tr("CPU threads for palettes, solve and mapping; 'all' uses every core."));
-    form->addRow(tr("CPU threads"), m_threads);
+    form->addRow(titleOf("threads"), m_threads);
     m_precision = new QComboBox;
     m_precision->addItem(tr("float32"), "fp32");
     m_precision->addItem(tr("float64"), "fp64");
-    m_precision->setToolTip(tr("Precision of the kernel matrix: float32 moves half the bytes (faster)."));
-    form->addRow(tr("Precision"), m_precision);
+    form->addRow(titleOf("precision"), m_precision);
     m_acceleration = new QComboBox;
     m_acceleration->addItem(tr("auto"), "auto");
     m_acceleration->addItem(tr("relax (omega 1.5)"), "relax");
     m_acceleration->addItem(tr("none"), "none");
-    m_acceleration->setToolTip(tr("Over-relaxation of each half-step with a safeguard: the same solution in far\n"
-                                  "fewer passes. auto picks omega from the observed rate."));
-    form->addRow(tr("Acceleration"), m_acceleration);
+    form->addRow(titleOf("acceleration"), m_acceleration);
     auto* scalingRow = new QHBoxLayout;
     m_epsScaling = new QSpinBox;
-    setRange(m_epsScaling, entry("eps-scaling-ratio"));
+    setRange(m_epsScaling, entry("eps-scaling"));
     m_epsScaling->setSingleStep(4);
     m_epsScaling->setPrefix(tr("from "));
     m_epsScaling->setSuffix(tr(" x eps"));
@@ -235,26 +210,18 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     setRange(m_epsScalingFactor, entry("eps-scaling-factor"));
     m_epsScalingFactor->setSingleStep(0.05);
     m_epsScalingFactor->setPrefix(tr("x "));
-    const QString scalingTip = tr("eps-scaling: solve first at a larger eps (this many times eps), then smaller ones,\n"
-                                  "each stage multiplying eps by the factor and starting from the last, down to eps,\n"
-                                  "which is solved to the tolerance. Same result; off by default (it did not pay on\n"
-                                  "the sample photos). Statistics and the convergence chart show each stage.");
-    m_epsScaling->setToolTip(scalingTip);
-    m_epsScalingFactor->setToolTip(scalingTip);
     scalingRow->addWidget(m_epsScaling, 3);
     scalingRow->addWidget(m_epsScalingFactor, 2);
-    form->addRow(tr("eps scaling"), scalingRow);
+    form->addRow(titleOf("eps-scaling"), scalingRow);
     advancedLayout->addWidget(transport);
 
     m_advanced->setVisible(false);
     connect(m_advancedToggle, &QToolButton::toggled, this, &ParametersPanel::setAdvancedVisible);
 
-    fillSolvers();
-    fillDevices();
     m_editors = {{"space", m_space},
                  {"palette-size", m_palette},
                  {"eps", m_eps},
-                 {"tau", m_tau},
+                 {"adherence", m_tau},
                  {"balanced", m_balanced},
                  {"reference-measure", m_reference},
                  {"max-iter", m_iterations},
@@ -264,7 +231,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                  {"threads", m_threads},
                  {"precision", m_precision},
                  {"acceleration", m_acceleration},
-                 {"eps-scaling-ratio", m_epsScaling},
+                 {"eps-scaling", m_epsScaling},
                  {"eps-scaling-factor", m_epsScalingFactor},
                  {"fade", m_strength},
                  {"preserve-luminance", m_luminance},
@@ -276,6 +243,10 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                  {"smoothing", m_smoothing},
                  {"residual-match", m_paletteMatch},
                  {"auto-run", m_autoRun}};
+    for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it)  // the table's words, as --help says them
+        it.value()->setToolTip(toolTipFor(entry(it.key().toStdString().c_str())));
+    fillSolvers();
+    fillDevices();  // adds why there is no GPU to the device's tooltip
     setParameters(StudioParameters{});
     installDefaultReset(this);  // the values just set are the defaults a double-click brings back
     setRunning(false);
@@ -334,19 +305,19 @@ void ParametersPanel::fillDevices()
 StudioParameters ParametersPanel::parameters() const
 {
     StudioParameters p;
-    p.colorSpace = m_space->currentData().toString();
+    p.setShownValue("space", m_space->currentData().toString());
     p.paletteSize = m_palette->value();
     p.eps = m_eps->value();
     p.tau = m_tau->value();
     p.balanced = m_balanced->isChecked();
-    p.referenceMeasure = m_reference->currentData().toString();
+    p.setShownValue("reference-measure", m_reference->currentData().toString());
     p.maxIterations = m_iterations->value();
     p.tolerance = m_tolerance->value();
     p.solver = m_solver->currentData().toString();
     p.device = m_device->currentData().toString();
     p.threads = m_threads->value();
-    p.precision = m_precision->currentData().toString();
-    p.acceleration = m_acceleration->currentData().toString();
+    p.setShownValue("precision", m_precision->currentData().toString());
+    p.setShownValue("acceleration", m_acceleration->currentData().toString());
     p.epsScalingRatio = m_epsScaling->value();
     p.epsScalingFactor = m_epsScalingFactor->value();
     p.strength = m_strength->value() / 100.0;
@@ -373,19 +344,19 @@ void selectData(QComboBox* box, const QString& value)
 void ParametersPanel::setParameters(const StudioParameters& p)
 {
     m_updating = true;
-    selectData(m_space, p.colorSpace);
+    selectData(m_space, p.shownValue("space"));
     m_palette->setValue(p.paletteSize);
     m_eps->setValue(p.eps);
     m_tau->setValue(p.tau);
     m_balanced->setChecked(p.balanced);
-    selectData(m_reference, p.referenceMeasure);
+    selectData(m_reference, p.shownValue("reference-measure"));
     m_iterations->setValue(p.maxIterations);
     m_tolerance->setValue(p.tolerance);
     selectData(m_solver, p.solver);
     selectData(m_device, p.device);
     m_threads->setValue(p.threads);
-    selectData(m_precision, p.precision);
-    selectData(m_acceleration, p.acceleration);
+    selectData(m_precision, p.shownValue("precision"));
+    selectData(m_acceleration, p.shownValue("acceleration"));
     m_epsScaling->setValue(p.epsScalingRatio);
     m_epsScalingFactor->setValue(p.epsScalingFactor);
     m_strength->setValue(int(std::lround(p.strength * 100)));

@@ -79,38 +79,7 @@ RunOutcome outcomeOf(const RecolorPipeline& pipeline, const RecolorSettings& set
 
 }  // namespace
 
-RecolorSettings recolorSettingsFor(const StudioParameters& p)
-{
-    RecolorSettings s;
-    s.space = parseWorkingSpace(p.colorSpace.toStdString());
-    s.palette.size = p.paletteSize;
-    s.transport.solver = solverNameFor(p).toStdString();
-    s.transport.eps = p.eps;
-    s.transport.adherence = p.balanced ? kInfinity : p.tau;
-    s.transport.reference = parseReferenceMeasure(p.referenceMeasure.toStdString());
-    SolveOptions& o = s.transport.options;
-    const SolveOptions fromParameters = solveOptionsFor(p);
-    o.precision = fromParameters.precision;
-    o.maxIterations = fromParameters.maxIterations;
-    o.tolerance = fromParameters.tolerance;
-    o.mode = fromParameters.mode;
-    o.acceleration = fromParameters.acceleration;
-    o.epsSchedule = fromParameters.epsSchedule;
-    o.threads = fromParameters.threads;
-    o.device = fromParameters.device;
-    s.mapping.strength = p.strength;
-    s.mapping.preserveLuminance = p.preserveLuminance;
-    s.mapping.smooth = p.smoothing > 0;
-    if (p.smoothing > 0) s.mapping.smoothRadius = MappingSettings{}.smoothRadius * p.smoothing;
-    s.mapping.residualMatch = p.paletteMatch;
-    s.mapping.look.luminance = p.luminanceIntensity;
-    s.mapping.look.colorIntensity = p.colorIntensity;
-    s.mapping.look.neutralize = p.neutralize;
-    s.mapping.look.protectSkin = p.protectSkin;
-    s.mapping.look.protectNeutrals = p.protectNeutrals;
-    s.threads = p.threads;
-    return s;
-}
+RecolorSettings recolorSettingsFor(const StudioParameters& p) { return p.recolorSettings(); }
 
 namespace {
 std::atomic<std::uint64_t> g_imagePixelLimit{ReadOptions{}.maxPixels};

@@ -7,7 +7,6 @@
 
 #include <cmath>
 
-#include "core/perf/roofline.h"
 #include "ui/elided_label.h"
 #include "ui/cache_simulation_row.h"
 #include "ui/studio_session.h"

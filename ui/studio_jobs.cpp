@@ -60,32 +60,9 @@ QString cacheCountersUnavailableReason() { return QString::fromStdString(counter
 
 QString cacheCountersUnavailableSummary() { return QString::fromStdString(countersProbe().unavailableSummary()); }
 
-SolveOptions solveOptionsFor(const StudioParameters& p)
-{
-    SolveOptions options;
-    options.precision = parsePrecision(p.precision.toStdString());
-    options.maxIterations = p.maxIterations;
-    options.tolerance = p.tolerance;
-    options.checkEvery = 10;
-    options.mode = resolveIterationMode("auto", p.solver.toStdString());  // as `uot recolor` does
-    options.acceleration = parseAcceleration(p.acceleration.toStdString());
-    // eps-scaling stages (off at ratio 0 or 1: the target eps is the only stage).
-    if (p.epsScalingRatio > 1) options.epsSchedule = EpsSchedule{p.epsScalingRatio * p.eps, p.epsScalingFactor};
-    options.threads = p.threads;
-    options.device = p.device.startsWith("gpu:") ? p.device.mid(4).toInt() : 0;
-    // GPU runs read DRAM bytes and cache hit rates (CUPTI) for the statistics
-    // panel, over a few extra iterations apart from the timed ones.
-    options.sampleHardwareCounters = p.device.startsWith("gpu:");
-    return options;
-}
+SolveOptions solveOptionsFor(const StudioParameters& p) { return p.recolorSettings().transport.options; }
 
-QString solverNameFor(const StudioParameters& p)
-{
-    const DeviceKind device = p.device.startsWith("gpu:") ? DeviceKind::Gpu : DeviceKind::Cpu;
-    if (device == DeviceKind::Cpu && p.solver == "auto") return p.solver;
-    const std::optional<std::string> onDevice = solverOnDevice(p.solver.toStdString(), device);
-    return onDevice ? QString::fromStdString(*onDevice) : p.solver;
-}
+QString solverNameFor(const StudioParameters& p) { return QString::fromStdString(p.recolorSettings().transport.solver); }
 
 QString resolvedVariantName(const QString& name)
 {
@@ -166,7 +143,7 @@ struct SyntheticProblem {
         problem.b = b;
         problem.eps = p.eps;
         problem.tauA = problem.tauB = p.balanced ? kInfinity : p.tau;
-        problem.reference = parseReferenceMeasure(p.referenceMeasure.toStdString());
+        problem.reference = p.referenceMeasure;
     }
 };
 

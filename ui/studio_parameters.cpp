@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <type_traits>
 #include <variant>
 
 #include "core/registry/device_registry.h"
@@ -15,7 +17,9 @@ namespace {
 
 // The members of StudioParameters, each bound to the table entry it holds.
 using Member = std::variant<QString StudioParameters::*, double StudioParameters::*, int StudioParameters::*,
-                            bool StudioParameters::*>;
+                            bool StudioParameters::*, WorkingSpace StudioParameters::*,
+                            ReferenceMeasure StudioParameters::*, Precision StudioParameters::*,
+                            Acceleration StudioParameters::*>;
 struct Binding {
     const char* name;  // the entry of core/params
     Member member;
@@ -28,7 +32,7 @@ const std::vector<Binding>& bindings()
         {"space", &P::colorSpace},
         {"palette-size", &P::paletteSize},
         {"eps", &P::eps},
-        {"tau", &P::tau},
+        {"adherence", &P::tau},
         {"balanced", &P::balanced},
         {"reference-measure", &P::referenceMeasure},
         {"max-iter", &P::maxIterations},
@@ -38,7 +42,7 @@ const std::vector<Binding>& bindings()
         {"threads", &P::threads},
         {"precision", &P::precision},
         {"acceleration", &P::acceleration},
-        {"eps-scaling-ratio", &P::epsScalingRatio},
+        {"eps-scaling", &P::epsScalingRatio},
         {"eps-scaling-factor", &P::epsScalingFactor},
         {"fade", &P::strength},
         {"preserve-luminance", &P::preserveLuminance},
@@ -77,12 +81,57 @@ void setNumber(StudioParameters& p, const Member& m, double v)
     else if (auto b = std::get_if<bool StudioParameters::*>(&m)) p.**b = v != 0;
 }
 
+// The core's parser of each enum's spellings (the table's choices of its entry).
+void parseSpelling(const std::string& text, WorkingSpace& v) { v = parseWorkingSpace(text); }
+void parseSpelling(const std::string& text, ReferenceMeasure& v) { v = parseReferenceMeasure(text); }
+void parseSpelling(const std::string& text, Precision& v) { v = parsePrecision(text); }
+void parseSpelling(const std::string& text, Acceleration& v) { v = parseAcceleration(text); }
+
+// The value of a text member (a string, or an enum as its spelling); nullopt for numbers.
+std::optional<QString> textOf(const StudioParameters& p, const Member& m)
+{
+    return std::visit(
+        [&p](auto member) -> std::optional<QString> {
+            using T = std::remove_cvref_t<decltype(p.*member)>;
+            if constexpr (std::is_same_v<T, QString>) return p.*member;
+            else if constexpr (std::is_enum_v<T>) return QString::fromStdString(toString(p.*member));
+            else return std::nullopt;
+        },
+        m);
+}
+
+// Sets a text member from a spelling the entry accepts.
+void setTextOf(StudioParameters& p, const Member& m, const QString& text)
+{
+    std::visit(
+        [&p, &text](auto member) {
+            using T = std::remove_cvref_t<decltype(p.*member)>;
+            if constexpr (std::is_same_v<T, QString>) p.*member = text;
+            else if constexpr (std::is_enum_v<T>) parseSpelling(text.toStdString(), p.*member);
+        },
+        m);
+}
+
 bool sameMember(const StudioParameters& a, const StudioParameters& b, const Member& m)
 {
     return std::visit([&](auto member) { return a.*member == b.*member; }, m);
 }
 
 }  // namespace
+
+namespace parameter_defaults {
+template <typename Enum>
+Enum choice(const char* name)
+{
+    Enum value{};
+    parseSpelling(params::parameter(name).defaultText, value);
+    return value;
+}
+template WorkingSpace choice<WorkingSpace>(const char*);
+template ReferenceMeasure choice<ReferenceMeasure>(const char*);
+template Precision choice<Precision>(const char*);
+template Acceleration choice<Acceleration>(const char*);
+}  // namespace parameter_defaults
 
 QString StudioParameters::deviceUnavailableReason(const QString& device)
 {
@@ -111,7 +160,7 @@ QString StudioParameters::shownValue(const QString& name) const
 {
     const Binding* b = bindingOf(name);
     if (!b) return {};
-    if (auto text = std::get_if<QString StudioParameters::*>(&b->member)) return this->**text;
+    if (const std::optional<QString> text = textOf(*this, b->member)) return *text;
     const params::Parameter& entry = params::parameter(b->name);
     return QString::fromStdString(params::shownNumber(entry, numberOf(*this, b->member)));
 }
@@ -121,15 +170,25 @@ bool StudioParameters::setShownValue(const QString& name, const QString& shown)
     const Binding* b = bindingOf(name);
     if (!b) return false;
     const params::Parameter& entry = params::parameter(b->name);
-    if (auto text = std::get_if<QString StudioParameters::*>(&b->member)) {
+    if (textOf(*this, b->member)) {
         if (!params::isValidText(entry, shown.toStdString())) return false;
-        this->**text = shown;
+        setTextOf(*this, b->member, shown);
         return true;
     }
     const std::optional<double> value = params::parseNumber(entry, shown.toLower().toStdString());
     if (!value) return false;
     setNumber(*this, b->member, *value);
     return true;
+}
+
+RecolorSettings StudioParameters::recolorSettings() const
+{
+    return params::settingsFrom([this](const params::Parameter& entry) -> std::optional<params::Value> {
+        const Binding* b = bindingOf(QString::fromStdString(entry.name));
+        if (!b) return std::nullopt;
+        if (const std::optional<QString> text = textOf(*this, b->member)) return params::Value{0, text->toStdString()};
+        return params::Value{numberOf(*this, b->member), {}};
+    });
 }
 
 bool StudioParameters::sameSolveAs(const StudioParameters& o) const
@@ -155,7 +214,7 @@ void StudioParameters::save(QSettings& s) const
     for (const Binding& b : bindings()) {
         const params::Parameter& entry = params::parameter(b.name);
         const QString key = QString::fromStdString(entry.settingsKey);
-        if (auto text = std::get_if<QString StudioParameters::*>(&b.member)) s.setValue(key, this->**text);
+        if (const std::optional<QString> text = textOf(*this, b.member)) s.setValue(key, *text);
         else if (auto d = std::get_if<double StudioParameters::*>(&b.member)) s.setValue(key, this->**d * entry.scale());
         else if (auto i = std::get_if<int StudioParameters::*>(&b.member)) s.setValue(key, this->**i);
         else if (auto f = std::get_if<bool StudioParameters::*>(&b.member)) s.setValue(key, this->**f);
@@ -171,8 +230,8 @@ StudioParameters StudioParameters::load(QSettings& s, QStringList* problems)
     ParameterReader r(s, found);
     for (const Binding& b : bindings()) {
         const params::Parameter& entry = params::parameter(b.name);
-        if (auto text = std::get_if<QString StudioParameters::*>(&b.member)) {
-            if (const std::optional<QString> t = r.text(entry)) p.**text = *t;
+        if (textOf(p, b.member)) {
+            if (const std::optional<QString> t = r.text(entry)) setTextOf(p, b.member, *t);
         } else if (const std::optional<double> v = r.number(entry)) {
             setNumber(p, b.member, *v);
         }

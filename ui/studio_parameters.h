@@ -3,8 +3,8 @@
 // member is bound to an entry of the parameter table (core/params), which gives
 // its default, range, settings key, message for a bad value and the pipeline
 // stage it invalidates: the defaults are `uot recolor`'s, the persistence and
-// the checks are the table's. The pipeline settings are derived from this in
-// studio_jobs.cpp, the only place that talks to the pipeline.
+// the checks are the table's, and so is the conversion to the pipeline's
+// settings (recolorSettings, through each entry's setter).
 
 #include <QString>
 #include <QStringList>
@@ -19,29 +19,33 @@ namespace parameter_defaults {
 // The table's default of entry `name`: a number in the core's units, or a text.
 inline double number(const char* name) { return params::parameter(name).defaultValue; }
 inline QString text(const char* name) { return QString::fromStdString(params::parameter(name).defaultText); }
+// The table's default of a choice of the core enum `Enum` (WorkingSpace, ReferenceMeasure,
+// Precision, Acceleration), whose spellings are the entry's choices.
+template <typename Enum>
+Enum choice(const char* name);
 }  // namespace parameter_defaults
 
 // Each member names its entry of the parameter table (core/params/parameter_schema.cpp).
 struct StudioParameters {
-    QString colorSpace = parameter_defaults::text("space");                    // space
+    WorkingSpace colorSpace = parameter_defaults::choice<WorkingSpace>("space");  // space
     int paletteSize = int(parameter_defaults::number("palette-size"));         // palette-size (M = N)
     double eps = parameter_defaults::number("eps");                            // eps, relative to the cost scale
     // Adherence to the reference palette (tau on the reference side) when not
     // balanced; balanced (the default) is exact adherence.
-    double tau = parameter_defaults::number("tau");                            // tau
+    double tau = parameter_defaults::number("adherence");                      // adherence (--tau-b when not balanced)
     bool balanced = parameter_defaults::number("balanced") != 0;               // balanced
-    QString referenceMeasure = parameter_defaults::text("reference-measure");  // reference-measure
+    ReferenceMeasure referenceMeasure = parameter_defaults::choice<ReferenceMeasure>("reference-measure");
     int maxIterations = int(parameter_defaults::number("max-iter"));           // max-iter
     double tolerance = parameter_defaults::number("tol");                      // tol
-    QString acceleration = parameter_defaults::text("acceleration");           // acceleration (--accel)
-    // eps-scaling (--eps-schedule): stages from epsScalingRatio x eps down to eps by
-    // epsScalingFactor per stage, then eps to the tolerance. 0 = off (as `uot recolor`).
-    int epsScalingRatio = int(parameter_defaults::number("eps-scaling-ratio"));  // eps-scaling-ratio
+    Acceleration acceleration = parameter_defaults::choice<Acceleration>("acceleration");  // --accel
+    // eps-scaling (--eps-scaling, --eps-scaling-factor): stages from epsScalingRatio x eps
+    // down to eps by epsScalingFactor per stage, then eps to the tolerance. Up to 1 = off.
+    int epsScalingRatio = int(parameter_defaults::number("eps-scaling"));        // eps-scaling
     double epsScalingFactor = parameter_defaults::number("eps-scaling-factor");  // eps-scaling-factor
     QString solver = parameter_defaults::text("solver");                         // solver
     QString device = parameter_defaults::text("device");                         // device: "cpu" or "gpu:N"
     int threads = int(parameter_defaults::number("threads"));                    // threads, 0 = all
-    QString precision = parameter_defaults::text("precision");                   // precision
+    Precision precision = parameter_defaults::choice<Precision>("precision");    // precision
     double strength = parameter_defaults::number("fade");                        // fade: 0 = source unchanged
     bool preserveLuminance = parameter_defaults::number("preserve-luminance") != 0;  // preserve-luminance
     // The colourist's look controls (core/color/look_controls.h), as fractions;
@@ -65,6 +69,11 @@ struct StudioParameters {
     bool setShownValue(const QString& name, const QString& shown);
     // The table's names of the entries a member is bound to, in the table's order.
     static QStringList boundNames();
+
+    // The pipeline's settings, written entry by entry by the parameter table
+    // (params::settingsFrom): the device's form of the solver, eps-scaling's
+    // schedule, the smoothing radius and balanced adherence included.
+    RecolorSettings recolorSettings() const;
 
     // Why a solve cannot run on `device` ("cpu" or "gpu:N") here; empty when it can.
     static QString deviceUnavailableReason(const QString& device);

@@ -12,7 +12,6 @@
 
 #include <memory>
 
-#include "core/color/image.h"
 #include "ui/pipeline_jobs.h"
 #include "ui/studio_parameters.h"
 

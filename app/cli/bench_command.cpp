@@ -26,6 +26,7 @@
 #include "app/cli/arg_parser.h"
 #include "app/cli/json_text.h"
 #include "app/cli/commands.h"
+#include "app/cli/parameter_flags.h"
 #include "app/cli/solver_flags.h"
 #include "core/perf/bandwidth_probe.h"
 #include "core/perf/cache_counters.h"
@@ -582,16 +583,17 @@ int runBenchCommand(const std::vector<std::string>& args)
     }
 
     // Lists the shared flags take one value of: read them here, hand the first on.
+    // Each item is checked against the parameter table (core/params).
     std::vector<Precision> precisions;
     for (const std::string& p : splitList(parser.value("precision"))) {
-        try {
-            precisions.push_back(parsePrecision(p));
-        } catch (const Error& e) {
-            throw UsageError(std::string("option '--precision': ") + e.what());
-        }
+        checkParameterValue(params::parameter("precision", params::Problems::Raw), p);
+        precisions.push_back(parsePrecision(p));
     }
     std::vector<int> threadCounts;
-    for (const std::string& t : splitList(parser.value("threads"))) threadCounts.push_back(readThreadCount(t));
+    for (const std::string& t : splitList(parser.value("threads"))) {
+        checkParameterValue(params::parameter("threads", params::Problems::Raw), t);
+        threadCounts.push_back(std::stoi(t));
+    }
     if (precisions.empty() || threadCounts.empty()) throw UsageError("--precision and --threads need a value");
     std::vector<std::string> firstArgs = args;
     firstArgs.push_back("--precision=" + toString(precisions[0]));

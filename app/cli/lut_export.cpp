@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "core/color/hald_clut.h"
-#include "core/imageio/image_io.h"
 #include "core/io/atomic_file.h"
+#include "core/pipeline/lut_file.h"
 
 namespace uot::cli {
 
@@ -45,7 +45,7 @@ std::string lowerExtension(const std::string& path)
 
 }  // namespace
 
-bool isHaldOutput(const std::string& path) { return lowerExtension(path) == ".png"; }
+bool isHaldOutput(const std::string& path) { return lutFileFormat(path) == LutFileFormat::Hald; }
 
 void checkLutOutput(const std::string& path, const std::vector<std::string>& inputs)
 {
@@ -71,14 +71,7 @@ LutExportReport exportLookLut(RecolorPipeline& pipeline, const std::string& path
     checkWritableDestination(path, options);  // before the work, so a bad path fails at once
     const auto start = std::chrono::steady_clock::now();
     const LookLut look = exportPipelineLook(pipeline, nodesPerAxis, title, source, {}, rendered);
-    if (isHaldOutput(path)) {
-        WriteOptions image;
-        image.overwrite = overwrite;
-        image.protectedPaths = inputs;
-        writeImage(path, haldImageFromCube(look.lut), image);
-    } else {
-        writeCubeFile(path, look.lut, options);
-    }
+    writeEncodedLut(encodeLut(look.lut, lutFileFormat(path)), path, options);
     LutExportReport report;
     report.nodesPerAxis = nodesPerAxis;
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/cli/json_text.h"
+#include "app/cli/parameter_flags.h"
 #include "app/cli/solver_flags.h"
 #include "core/params/parameter_schema.h"
 #include "core/io/atomic_file.h"
@@ -24,68 +25,13 @@ namespace uot::cli {
 
 namespace {
 
-std::string number(double v)
-{
-    if (std::isinf(v)) return "inf";
-    std::ostringstream o;
-    o << v;
-    return o.str();
-}
-
-// The solver flags of recolor, batch and lut: those the parameter table declares
-// (eps, max-iter, tol, precision, reference-measure) are declared from it first,
-// with the pipeline's defaults, shared with the studio; the rest take these.
+// The solver flags of recolor, batch and lut: the parameter table's, with the
+// pipeline's defaults and ranges, shared with the studio.
 SolverFlagConfig recolorSolverConfig()
 {
-    const RecolorSettings d;
     SolverFlagConfig c;
-    c.defaultTau = "1";
-    c.defaultTauA = number(d.transport.sourceAdherence);
-    c.defaultTauB = number(d.transport.adherence);
-    c.tauBHelp =
-        "adherence to the reference palette (tau on the reference side): larger = the result uses the reference's "
-        "colors in their proportions, smaller = reference colors the source has no use for may be dropped; inf = exact";
+    c.problems = params::Problems::Colors;
     return c;
-}
-
-// "option '--eps': eps takes a number from 1e-05 to 10, got '20'": the table's message, as the studio shows it.
-UsageError refused(const std::string& flag, const params::Parameter& p, const std::string& text)
-{
-    return UsageError("option '--" + flag + "': " + p.problem() + ", got '" + text + "'");
-}
-
-// The text of a table entry's flag (or of its former spelling; both given must agree).
-std::string parameterText(const ArgParser& parser, const params::Parameter& p)
-{
-    const std::string text = parser.value(p.cliFlag);
-    if (p.cliAlias.empty() || !parser.has(p.cliAlias)) return text;
-    const std::string alias = parser.value(p.cliAlias);
-    if (parser.has(p.cliFlag) && params::parseNumber(p, alias) != params::parseNumber(p, text))
-        throw UsageError("options '--" + p.cliFlag + "' and '--" + p.cliAlias + "' (the same setting) disagree");
-    return alias;
-}
-
-// Reads every flag of the parameter table into `s`, each checked against its entry.
-void readParameterOptions(const ArgParser& parser, RecolorSettings& s)
-{
-    using params::Kind;
-    for (const params::Parameter& p : params::parameters()) {
-        if (p.cliFlag.empty()) continue;
-        if (p.kind == Kind::Flag) {
-            if (p.set) p.set(s, parser.flag(p.cliFlag) != p.cliNegated ? 1.0 : 0.0);
-            continue;
-        }
-        const std::string text = parameterText(parser, p);
-        const std::string flag = parser.has(p.cliFlag) || p.cliAlias.empty() ? p.cliFlag : p.cliAlias;
-        if (p.kind == Kind::Choice || p.kind == Kind::Device) {
-            if (!params::isValidText(p, text)) throw refused(flag, p, text);
-            if (p.setText) p.setText(s, text);
-            continue;
-        }
-        const std::optional<double> value = params::parseNumber(p, text);
-        if (!value) throw refused(flag, p, text);
-        if (p.set) p.set(s, *value);
-    }
 }
 
 template <typename F>
@@ -100,18 +46,14 @@ auto asUsage(const std::string& option, F&& f) -> decltype(f())
 
 void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
 {
-    if (parser.has("depth")) {
-        write.depth = parser.integer("depth");
-        if (write.depth != 8 && write.depth != 16) throw UsageError("option '--depth' must be 8 or 16");
-    }
-    const std::string color = parser.value("output-color");
-    if (color == "auto") write.color = OutputColor::Auto;
-    else if (color == "color") write.color = OutputColor::Color;
-    else if (color == "gray") write.color = OutputColor::Gray;
-    else throw UsageError("option '--output-color' must be auto, color or gray");
-    write.profile = asUsage("output-profile", [&] { return parseOutputProfile(parser.value("output-profile")); });
-    write.jpegQuality = parser.integer("jpeg-quality");
-    if (write.jpegQuality < 1 || write.jpegQuality > 100) throw UsageError("option '--jpeg-quality' must be 1..100");
+    const std::string depth = parameterText(parser, params::parameter("depth"));
+    if (depth != "source") write.depth = std::stoi(depth);
+    const std::string color = parameterText(parser, params::parameter("output-color"));
+    write.color = color == "gray" ? OutputColor::Gray : color == "color" ? OutputColor::Color : OutputColor::Auto;
+    write.profile = asUsage("output-profile", [&] {
+        return parseOutputProfile(parameterText(parser, params::parameter("output-profile")));
+    });
+    write.jpegQuality = static_cast<int>(parameterNumber(parser, params::parameter("jpeg-quality")));
 }
 
 }  // namespace
@@ -119,28 +61,9 @@ void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
 void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
 {
     const bool output = set == RecolorOptionSet::Full;  // the output file's options
-    for (const params::Parameter& p : params::parameters()) {
-        if (p.cliFlag.empty()) continue;
-        if (p.kind == params::Kind::Flag) {
-            parser.addFlag(p.cliFlag, p.description);
-            continue;
-        }
-        const bool ranged = p.kind == params::Kind::Real || p.kind == params::Kind::Integer;
-        parser.addOption(p.cliFlag, p.valueName, p.description + (ranged ? "; " + p.allowed() : std::string()),
-                         p.defaultShown());
-        if (!p.cliAlias.empty()) parser.addOption(p.cliAlias, p.valueName, "the same as --" + p.cliFlag + " (its former name)");
-    }
+    addParameterOptions(parser, params::CliGroup::Recolor);
     addSolverOptions(parser, recolorSolverConfig());
-    if (output) {
-        parser.addOption("depth", "8|16", "output bits per channel (default: the source's; JPEG/WebP/BMP are 8-bit)");
-        parser.addOption("output-color", "auto|color|gray", "gray writes the luminance only", "auto");
-        parser.addOption("output-profile", outputProfileChoices(),
-                         "color profile of the output: the sRGB result is converted into it (relative colorimetric, "
-                         "black-point compensation) and it is embedded in PNG/JPEG/TIFF (WebP/BMP stay sRGB); source = the source's "
-                         "own embedded profile (sRGB when it has none)",
-                         "srgb");
-        parser.addOption("jpeg-quality", "N", "JPEG quality 1..100", "95");
-    }
+    if (output) addParameterOptions(parser, params::CliGroup::Output);
     parser.addOption("max-pixels", "N", "refuse images with more pixels, or more bytes than N 8-bit RGB pixels (0 = no limit)",
                      "200000000");
     parser.addFlag("ignore-exif-orientation", "do not rotate JPEGs by their EXIF orientation tag");
@@ -154,7 +77,7 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     const bool output = set == RecolorOptionSet::Full;
     RecolorCliSettings out;
     RecolorSettings& s = out.recolor;
-    readParameterOptions(parser, s);
+    readParameterOptions(parser, params::CliGroup::Recolor, s);
 
     const SolverSettings solver = readSolverOptions(parser, recolorSolverConfig());
     requireUsableDevice(solver);  // --device gpu without a GPU: exit 4 before any work

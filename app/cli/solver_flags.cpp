@@ -5,8 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <tuple>
 
-#include "core/params/parameter_schema.h"
+#include "app/cli/parameter_flags.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
@@ -18,105 +19,55 @@ namespace {
 
 bool startsWith(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
-double readPenalty(const ArgParser& parser, const std::string& name)
+// The ordinal of a --device value the table accepted: cpu and auto (decided by
+// readSolverOptions) are 0, gpu and gpu:all too.
+int deviceOrdinal(const std::string& text, bool& gpu)
 {
-    const std::string text = parser.value(name);
-    try {
-        return parsePenalty(text);
-    } catch (const Error&) {
-        throw UsageError("option '--" + name + "' needs a number > 0 or 'inf', got '" + text + "'");
-    }
+    gpu = startsWith(text, "gpu");
+    return startsWith(text, "gpu:") && text != "gpu:all" ? std::atoi(text.c_str() + 4) : 0;
 }
 
-int readDevice(const std::string& text, bool& gpu, bool autoAllowed)
+const std::vector<std::string>& iterationLimitFlags()
 {
-    if (text == "cpu" || (text == "auto" && autoAllowed)) {  // auto: readSolverOptions decides
-        gpu = false;
-        return 0;
-    }
-    if (text == "gpu" || text == "gpu:all") {  // gpu:all: readSolverOptions spreads the solve over every GPU
-        gpu = true;
-        return 0;
-    }
-    if (startsWith(text, "gpu:")) {
-        const std::string ordinal = text.substr(4);
-        char* end = nullptr;
-        const long value = std::strtol(ordinal.c_str(), &end, 10);
-        if (!ordinal.empty() && end == ordinal.c_str() + ordinal.size() && value >= 0 && value < 1024) {
-            gpu = true;
-            return static_cast<int>(value);
-        }
-    }
-    throw UsageError(std::string("option '--device' needs cpu, gpu, gpu:N (N = GPU ordinal)") +
-                     (autoAllowed ? ", gpu:all or auto" : " or gpu:all") + ", got '" + text + "'");
+    static const std::vector<std::string> names{"max-iter", "tol", "stop", "fixed-iterations"};
+    return names;
+}
+
+bool declaredFor(const params::Parameter& p, const SolverFlagConfig& config)
+{
+    const auto& limits = iterationLimitFlags();
+    if (!config.iterationLimits && std::find(limits.begin(), limits.end(), p.name) != limits.end()) return false;
+    if (!config.warmStart && (p.name == "warm-u" || p.name == "warm-v")) return false;
+    return true;
 }
 
 }  // namespace
 
-std::string rawProblemEps() { return params::parameter("problem-eps").defaultShown(); }
-
 void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config)
 {
-    parser.addOption("solver", config.allowSolverList ? "NAME[,NAME...]" : "NAME",
-                     "solver variant: " + solverNamesForHelp() +
-                         ". Naming a variant forces it: it stops with status 'underflow' instead of switching "
-                         "to the log-domain solver when eps is too small",
-                     config.defaultSolver);
-    parser.addOption("eps", "X", params::parameter("problem-eps").description, config.defaultEps);
-    parser.addOption("tau", "X|inf", "marginal penalty on both sides (tau_a = tau_b); inf = balanced", config.defaultTau);
-    parser.addOption("tau-a", "X|inf", "marginal penalty on the source side (overrides --tau)", config.defaultTauA);
-    parser.addOption("tau-b", "X|inf",
-                     config.tauBHelp.empty() ? "marginal penalty on the target side (overrides --tau)" : config.tauBHelp,
-                     config.defaultTauB);
-    parser.addOption("reference-measure", "ones|product",
-                     "entropy reference R: all-ones (POT reg_type='entropy') or a b^T (reg_type='kl')", "ones");
     const bool lists = config.allowPrecisionAndThreadLists;
-    parser.addOption("precision", lists ? "fp32|fp64[,...]" : "fp32|fp64",
-                     std::string("storage and arithmetic of the kernel matrix") + (lists ? " (a list: one case each)" : ""),
-                     config.defaultPrecision);
-    parser.addOption("threads", lists ? "N[,N...]" : "N",
-                     "CPU threads, 0 = all cores, at most " + std::to_string(params::kMaxThreads) +
-                         (lists ? " (a list: one case each)" : ""),
-                     config.defaultThreads);
-    if (config.iterationLimits) {
-        parser.addOption("max-iter", "N", "maximum number of iterations (>= 1)", config.defaultMaxIter);
-        parser.addOption("tol", "X",
-                         "stopping tolerance, > 0, of the --stop rule: by default the largest relative change of the "
-                         "plan in log units and the violation of both marginal conditions (docs/TIME_TO_SOLUTION.md)",
-                         config.defaultTol);
-        parser.addOption("stop", "potentials|pot",
-                         "stopping rule: potentials (the default, computed on log u, log v: never fooled by "
-                         "scalings that underflow) or pot (POT's rule every --check-every iterations, for "
-                         "iteration-for-iteration comparisons with POT; not with --accel relax/auto)",
-                         "potentials");
-        parser.addFlag("fixed-iterations", "run exactly --max-iter iterations, with no stopping test (for comparisons "
-                                           "iteration for iteration); --tol is then ignored");
-    }
-    parser.addOption("mode", "auto|plain|ti",
-                     "iteration mode: plain (POT's sinkhorn_unbalanced) or ti, the translation-invariant iteration "
-                     "(the same solution in 2-5x fewer passes when tau_a and tau_b are both finite); auto = ti "
-                     "with --solver auto, plain for a named variant",
-                     "auto");
-    parser.addOption("accel", "none|relax|auto",
-                     "over-relaxation of each half-step with a safeguard (never diverges): relax = fixed --omega, "
-                     "auto = omega from the observed rate; default: auto with --solver auto, none for a named "
-                     "variant; a variant without it (reference) refuses it");
-    parser.addOption("omega", "W", "relaxation factor for --accel relax, in [1, 2)", "1.5");
-    parser.addOption("eps-schedule", "START,FACTOR|none",
-                     "eps-scaling: stages at eps = START, START*FACTOR, ... down to --eps, each warm-started from the "
-                     "last, then --eps to --tol (the answer is exact at --eps); e.g. 0.1,0.5",
-                     "none");
-    parser.addOption("check-every", "N", "iterations between convergence checks and progress reports", "10");
-    parser.addOption("device", config.deviceAuto ? "cpu|gpu|gpu:N|gpu:all|auto" : "cpu|gpu|gpu:N|gpu:all",
-                     std::string("where to solve; gpu maps a variant X to gpu-X (auto to gpu-fused) and exits 4 when no "
-                                 "GPU is usable; gpu:all splits one fused solve over every GPU (gpu-nccl, NCCL builds)") +
-                         (config.deviceAuto ? "; auto = gpu when a GPU is usable, else cpu (the report says which)" : ""),
-                     "cpu");
-    parser.addOption("devices", "N,M,...",
-                     "split one fused solve over these GPUs (gpu-nccl: rows split, column sums all-reduced by NCCL)");
-    if (config.warmStart) {
-        parser.addOption("warm-u", "U.npy", "warm start: scalings u of a previous solve (float64, M entries)");
-        parser.addOption("warm-v", "V.npy", "warm start: scalings v of a previous solve (float64, N entries)");
+    for (const params::Parameter& p : params::parameters(config.problems)) {
+        if (p.cliFlag.empty() || p.cliGroup != params::CliGroup::Solver || !declaredFor(p, config)) continue;
+        ParameterFlagStyle style;
+        if (p.name == "solver") {
+            style.valueName = config.allowSolverList ? "NAME[,NAME...]" : "NAME";
+            style.defaultValue = config.defaultSolver;
+            style.helpSuffix = " (" + solverNamesForHelp() + ")";
+        } else if (p.name == "threads") {
+            style.defaultValue = config.defaultThreads;
+        } else if (p.name == "device" && !config.deviceAuto) {
+            style.valueName = "cpu|gpu|gpu:N|gpu:all";
+            style.helpSuffix = "; not auto here";
+        }
+        if (lists && (p.name == "precision" || p.name == "threads")) {
+            style.valueName = (p.name == "precision" ? "fp32|fp64" : "N") + std::string("[,...]");
+            style.helpSuffix = " (a list: one case each)";
+        }
+        addParameterOption(parser, p, style);
+        if (p.name == "eps-scaling-factor")
+            parser.addOption("eps-schedule", "START,FACTOR|none",
+                             "the former spelling of eps-scaling: the first stage's eps START (as --eps, not a "
+                             "multiple of it) and the factor; e.g. 0.1,0.5");
     }
 }
 
@@ -147,17 +98,6 @@ std::string solverForDevice(const std::string& name, bool gpu)
     throw UsageError("solver '" + name + "' runs on the GPU only: add --device gpu");
 }
 
-int readThreadCount(const std::string& text, const std::string& option)
-{
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < 0 || value > params::kMaxThreads)
-        throw UsageError("option '--" + option + "' needs a whole number from 0 (all cores) to " +
-                         std::to_string(params::kMaxThreads) + ", got '" + text + "'");
-    return static_cast<int>(value);
-}
-
 void requireUsableDevice(const SolverSettings& settings)
 {
     if (!settings.gpu || settings.deviceAuto) return;
@@ -180,23 +120,33 @@ void requireUsableDevice(const SolverSettings& settings)
 
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config)
 {
+    const auto entry = [&config](const char* name) -> const params::Parameter& {
+        return params::parameter(name, config.problems);
+    };
     SolverSettings s;
-    const int device = readDevice(parser.value("device"), s.gpu, config.deviceAuto);
-    if (config.deviceAuto && parser.value("device") == "auto") {
+    const std::string deviceText = parameterText(parser, entry("device"));
+    if (deviceText == "auto" && !config.deviceAuto)
+        throw UsageError("option '--device auto' is not offered here: choose cpu or gpu[:N]");
+    const int device = deviceOrdinal(deviceText, s.gpu);
+    if (deviceText == "auto") {
         s.deviceAuto = true;
         const std::string reason = gpuUnavailableReason();
         s.gpu = reason.empty();
         if (!s.gpu) s.deviceNote = "--device auto chose the CPU: " + reason;
     }
 
+    const params::Parameter& solverEntry = entry("solver");
     const std::string solverText = parser.value("solver");
     std::vector<std::string> names = config.allowSolverList ? splitList(solverText) : std::vector{solverText};
     if (names.empty() || (names.size() == 1 && names[0].empty()))
         throw UsageError("option '--solver' needs a name: " + solverNamesForHelp());
     if (!config.allowSolverList && solverText.find(',') != std::string::npos)
         throw UsageError("option '--solver' takes one name here, got '" + solverText + "'");
+    for (const std::string& name : names)  // the table's CPU names, or a GPU variant of the registry
+        if (!params::isValidText(solverEntry, name) && !solverCapabilities(name))
+            throw refusedValue("solver", solverEntry, name);
     // Several GPUs: --devices LIST or --device gpu:all (core/registry/multi_gpu.h).
-    const bool multi = parser.has("devices") || parser.value("device") == "gpu:all";
+    const bool multi = parser.has("devices") || deviceText == "gpu:all";
     if (multi) {
         try {
             setMultiGpuDevices(parser.has("devices") ? parseDeviceList(parser.value("devices")) : std::vector<int>{});
@@ -213,57 +163,39 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
     s.solver = mapped;
     s.solverForced = parser.has("solver") && solverText != "auto";
 
-    s.eps = parser.number("eps");
-    if (!std::isfinite(s.eps) || s.eps <= 0)
-        throw UsageError("option '--eps' must be a finite number > 0, got '" + parser.value("eps") + "'");
-    const double tau = readPenalty(parser, "tau");
+    s.eps = parameterNumber(parser, entry("eps"));
+    const double tau = parameterNumber(parser, entry("tau"));
     const bool tauGiven = parser.has("tau");
-    s.tauA = parser.has("tau-a") || (!tauGiven && !config.defaultTauA.empty()) ? readPenalty(parser, "tau-a") : tau;
-    s.tauB = parser.has("tau-b") || (!tauGiven && !config.defaultTauB.empty()) ? readPenalty(parser, "tau-b") : tau;
-
-    try {
-        s.reference = parseReferenceMeasure(parser.value("reference-measure"));
-    } catch (const Error& e) {
-        throw UsageError(std::string("option '--reference-measure': ") + e.what());
-    }
-    try {
-        s.options.precision = parsePrecision(parser.value("precision"));
-    } catch (const Error& e) {
-        throw UsageError(std::string("option '--precision': ") + e.what());
-    }
-
-    s.options.threads = readThreadCount(parser.value("threads"));
+    const auto side = [&](const char* name) {
+        const params::Parameter& p = entry(name);
+        return parser.has(name) || (!tauGiven && !p.cliDefaultFromContext) ? parameterNumber(parser, p) : tau;
+    };
+    s.tauA = side("tau-a");
+    s.tauB = side("tau-b");
+    s.reference = parseReferenceMeasure(parameterText(parser, entry("reference-measure")));
+    s.options.precision = parsePrecision(parameterText(parser, entry("precision")));
+    s.options.threads = static_cast<int>(parameterNumber(parser, entry("threads")));
     if (config.iterationLimits) {
-        s.options.maxIterations = parser.integer("max-iter");
-        if (s.options.maxIterations < 1)
-            throw UsageError("option '--max-iter' must be >= 1, got '" + parser.value("max-iter") + "'");
-        s.options.tolerance = parser.number("tol");
-        if (!(s.options.tolerance > 0) || !std::isfinite(s.options.tolerance))
-            throw UsageError("option '--tol' must be a finite number > 0, got '" + parser.value("tol") +
+        s.options.maxIterations = static_cast<int>(parameterNumber(parser, entry("max-iter")));
+        const std::string tolText = parser.value("tol");
+        char* end = nullptr;
+        const bool zero = std::strtod(tolText.c_str(), &end) == 0 && end != tolText.c_str() && *end == '\0';
+        if (zero && !params::accepts(entry("tol"), tolText))  // raw problems: 0 is the next flag's job
+            throw UsageError("option '--tol': " + entry("tol").problem() + ", got '" + tolText +
                              "' (to run exactly --max-iter iterations, pass --fixed-iterations)");
-        if (parser.flag("fixed-iterations")) s.options.tolerance = 0;  // the solvers' "no stopping test"
-        try {
-            s.options.stopping = parseStoppingRule(parser.value("stop"));
-        } catch (const Error& e) {
-            throw UsageError(std::string("option '--stop': ") + e.what());
-        }
+        s.options.tolerance = parameterNumber(parser, entry("tol"));
+        if (parameterNumber(parser, entry("fixed-iterations")) != 0) s.options.tolerance = 0;  // no stopping test
+        s.options.stopping = parseStoppingRule(parameterText(parser, entry("stop")));
     }
-    try {
-        s.options.mode = resolveIterationMode(parser.value("mode"), solverText);
-    } catch (const Error& e) {
-        throw UsageError(std::string("option '--mode': ") + e.what());
-    }
-    try {
-        s.options.acceleration = resolveAcceleration(parser.value("accel"), solverText);
-    } catch (const Error& e) {
-        throw UsageError(std::string("option '--accel': ") + e.what());
-    }
+    s.options.mode = resolveIterationMode(parameterText(parser, entry("mode")), solverText);
+    const std::string accel = parameterText(parser, entry("acceleration"));
+    s.options.acceleration = resolveAcceleration(accel, solverText);
     if (parser.has("accel") && s.options.acceleration != Acceleration::None) {
         // A named variant without over-relaxation would silently run the plain step.
         for (const std::string& name : splitList(s.solver)) {
             const std::optional<SolverCapabilities> caps = solverCapabilities(name);
             if (caps && !caps->overRelaxation)
-                throw UsageError("option '--accel " + parser.value("accel") + "': solver '" + name +
+                throw UsageError("option '--accel " + accel + "': solver '" + name +
                                  "' has no over-relaxation; drop --accel (or pass --accel none), or choose a "
                                  "variant that has it (--solver auto)");
         }
@@ -271,17 +203,30 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
     if (s.options.stopping == StoppingRule::Pot && s.options.acceleration != Acceleration::None)
         throw UsageError("option '--stop pot' runs the plain or TI iteration of POT: drop --accel (or pass --accel "
                          "none; a named --solver has none by default)");
-    s.options.omega = parser.number("omega");
-    if (!(s.options.omega >= 1.0 && s.options.omega < 2.0))
-        throw UsageError("option '--omega' must be in [1, 2) (1 = no relaxation), got '" + parser.value("omega") + "'");
+    s.options.omega = parameterNumber(parser, entry("omega"));
+
+    // eps-scaling: --eps-scaling RATIO --eps-scaling-factor F, or the former --eps-schedule START,FACTOR.
+    const params::Parameter& factorEntry = entry("eps-scaling-factor");
+    double ratio = parameterNumber(parser, entry("eps-scaling"));
+    double factor = parameterNumber(parser, factorEntry);
+    if (parser.has("eps-schedule")) {
+        if (parser.has("eps-scaling") || parser.has("eps-scaling-factor"))
+            throw UsageError("option '--eps-schedule' is the former spelling of --eps-scaling and "
+                             "--eps-scaling-factor: give one or the other");
+        try {
+            std::tie(ratio, factor) = params::epsScalingFromSchedule(parser.value("eps-schedule"), s.eps);
+        } catch (const Error& e) {
+            throw UsageError(std::string("option '--eps-schedule': ") + e.what());
+        }
+        if (ratio > 0) checkParameterValue(factorEntry, params::shownNumber(factorEntry, factor), "eps-schedule");
+    }
+    s.options.epsSchedule = params::epsScheduleFor(ratio, factor, s.eps);
     try {
-        s.options.epsSchedule = parseEpsSchedule(parser.value("eps-schedule"));
         if (s.options.epsSchedule.enabled()) validateEpsSchedule(s.options.epsSchedule, s.eps);
     } catch (const Error& e) {
-        throw UsageError(std::string("option '--eps-schedule': ") + e.what());
+        throw UsageError(std::string("option '--eps-scaling': ") + e.what());
     }
-    s.options.checkEvery = parser.integer("check-every");
-    if (s.options.checkEvery < 1) throw UsageError("option '--check-every' must be >= 1");
+    s.options.checkEvery = static_cast<int>(parameterNumber(parser, entry("check-every")));
     s.options.device = device;
     s.options.allowStabilizedFallback = !s.solverForced;
 

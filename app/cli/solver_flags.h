@@ -14,33 +14,27 @@
 #include <string>
 
 #include "app/cli/arg_parser.h"
+#include "core/params/parameter_schema.h"
 #include "core/transport/solve_options.h"
 #include "core/transport/uot_problem.h"
 
 namespace uot::cli {
 
-// The default eps of a raw problem, as --help shows it (core/params: "problem-eps").
-std::string rawProblemEps();
-
+// Every flag is an entry of the parameter table (core/params, group Solver): its
+// help, default and range come from there, with the defaults of raw problems
+// for solve, bench and uot-mpi (costs in their own units) and those of the
+// pipeline for recolor, batch and lut. What differs from command to command:
 struct SolverFlagConfig {
+    params::Problems problems = params::Problems::Raw;  // whose defaults and ranges
     bool warmStart = false;               // also declare --warm-u / --warm-v (solve only)
-    std::string defaultPrecision = "fp32";
-    std::string defaultSolver = "auto";
     bool allowSolverList = false;         // --solver may be "a,b,c" (bench); names are then mapped one by one
     bool allowPrecisionAndThreadLists = false;  // --precision fp32,fp64 --threads 1,2 (bench)
-    bool iterationLimits = true;          // declare --max-iter and --tol (bench runs exact iteration counts)
-    // Defaults shown in --help and used when the flag is absent (recolor/batch declare
-    // eps, max-iter, tol and precision from the parameter table: costs there are
-    // normalised colour distances). eps: the table's raw-problem default.
-    std::string defaultEps = rawProblemEps();
-    std::string defaultTau = "1";
-    std::string defaultTauA;  // empty: --tau-a defaults to --tau
-    std::string defaultTauB;  // empty: --tau-b defaults to --tau
-    std::string defaultMaxIter = "1000";
-    std::string defaultTol = "1e-6";
-    std::string defaultThreads = "0";  // uot-mpi: one thread per rank
-    std::string tauBHelp;     // replaces the help of --tau-b when not empty
+    bool iterationLimits = true;          // declare --max-iter, --tol, --stop, --fixed-iterations (bench runs exact iteration counts)
     bool deviceAuto = true;   // --device auto (GPU when usable, else CPU) is offered
+    // A command's own default, where it has one: bench's list of solvers, uot-mpi's
+    // fused solver and one thread per rank ("" = the table's).
+    std::string defaultSolver;
+    std::string defaultThreads;
 };
 
 struct SolverSettings {
@@ -64,18 +58,15 @@ struct SolverSettings {
     std::string warmVPath;  // --warm-v
 };
 
-// Declares --solver --eps --tau --tau-a --tau-b --reference-measure --precision
-// --threads --max-iter --tol --check-every --device (and --warm-u --warm-v when
-// config.warmStart) on the parser.
+// Declares the Solver entries of the parameter table on the parser (--solver
+// --eps --tau --tau-a --tau-b --reference-measure --precision --max-iter --tol
+// ... --device --threads; --warm-u --warm-v when config.warmStart) and
+// --eps-schedule, the former spelling of --eps-scaling/--eps-scaling-factor.
 void addSolverOptions(ArgParser& parser, const SolverFlagConfig& config = {});
 
 // Reads and validates the options declared by addSolverOptions. Throws
 // UsageError with a message naming the option for out-of-range values.
 SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig& config = {});
-
-// A --threads value: a whole number from 0 (all cores) to params::kMaxThreads. Throws
-// UsageError naming `option`.
-int readThreadCount(const std::string& text, const std::string& option = "threads");
 
 // For the commands that solve at once (solve, recolor, batch, lut; not bench,
 // which must not touch the GPU runtime before it forks): with --device gpu[:N]

@@ -66,15 +66,21 @@ std::vector<std::string> solverChoices()
 }
 
 // Builders for the entries.
-Parameter real(std::string name, std::string label, double lo, double hi, std::string description)
+Parameter entry(Kind kind, std::string name, std::string label, std::string description)
 {
     Parameter p;
     p.name = std::move(name);
-    p.kind = Kind::Real;
+    p.kind = kind;
     p.label = std::move(label);
+    p.description = std::move(description);
+    return p;
+}
+
+Parameter real(std::string name, std::string label, double lo, double hi, std::string description)
+{
+    Parameter p = entry(Kind::Real, std::move(name), std::move(label), std::move(description));
     p.min = lo;
     p.max = hi;
-    p.description = std::move(description);
     p.valueName = "X";
     return p;
 }
@@ -98,11 +104,7 @@ Parameter percent(std::string name, std::string label, double hi, std::string de
 
 Parameter flag(std::string name, std::string label, std::string description)
 {
-    Parameter p;
-    p.name = std::move(name);
-    p.kind = Kind::Flag;
-    p.label = std::move(label);
-    p.description = std::move(description);
+    Parameter p = entry(Kind::Flag, std::move(name), std::move(label), std::move(description));
     p.min = 0;
     p.max = 1;
     return p;
@@ -110,13 +112,9 @@ Parameter flag(std::string name, std::string label, std::string description)
 
 Parameter choice(std::string name, std::string label, std::vector<std::string> choices, std::string description)
 {
-    Parameter p;
-    p.name = std::move(name);
-    p.kind = Kind::Choice;
-    p.label = std::move(label);
+    Parameter p = entry(Kind::Choice, std::move(name), std::move(label), std::move(description));
     p.choices = std::move(choices);
     p.valueName = joined(p.choices, "|");
-    p.description = std::move(description);
     return p;
 }
 
@@ -139,8 +137,27 @@ void bindChoice(Parameter& p, Member member, Parse parse)
     p.defaultText = p.getText(RecolorSettings{});
 }
 
-std::vector<Parameter> buildTable()
+// A penalty: a number > 0, or inf.
+Parameter penalty(std::string name, std::string label, std::string description)
 {
+    Parameter p = real(std::move(name), std::move(label), 0, kInfinity, std::move(description));
+    p.minExclusive = true;
+    p.infinityText = "inf";
+    p.valueName = "X|inf";
+    return p;
+}
+
+// Free text, checked where it is read.
+Parameter text(std::string name, std::string valueName, std::string description)
+{
+    Parameter p = entry(Kind::Text, name, name, std::move(description));
+    p.valueName = std::move(valueName);
+    return p;
+}
+
+std::vector<Parameter> buildTable(Problems problems)
+{
+    const bool raw = problems == Problems::Raw;
     std::vector<Parameter> t;
     auto add = [&t](Parameter p, Stage stage, std::string cliFlag, std::string settingsKey) -> Parameter& {
         p.stage = stage;
@@ -148,6 +165,12 @@ std::vector<Parameter> buildTable()
         p.settingsKey = std::move(settingsKey);
         t.push_back(std::move(p));
         return t.back();
+    };
+    // The flags every solving command takes (app/cli/solver_flags.cpp).
+    auto addSolver = [&add](Parameter p, std::string cliFlag, std::string settingsKey) -> Parameter& {
+        Parameter& added = add(std::move(p), Stage::Solve, std::move(cliFlag), std::move(settingsKey));
+        added.cliGroup = CliGroup::Solver;
+        return added;
     };
 
     // Palettes.
@@ -191,96 +214,219 @@ std::vector<Parameter> buildTable()
 
     // The transport problem and its solve.
     {
-        Parameter& p = add(real("eps", "eps", 1e-5, 10,
-                                "entropic regularisation relative to the cost scale (Lab: 0.01 blurs colors over about "
-                                "10 units); larger is softer and faster, smaller maps more sharply"),
-                           Stage::Solve, "eps", "eps");
+        Parameter& p = addSolver(choice("solver", "solver", {},
+                                        "solver variant; auto picks the fastest exact one. Naming a variant forces it: "
+                                        "it stops with status 'underflow' instead of switching to the log-domain solver "
+                                        "when eps is too small"),
+                                 "solver", "solver");
+        p.listChoices = solverChoices;
+        p.valueName = "NAME";
+        p.defaultText = RecolorSettings{}.transport.solver;
+        p.setText = [](RecolorSettings& s, const std::string& text) { s.transport.solver = text; };
+    }
+    {
+        Parameter& p = addSolver(real("eps", "eps", 1e-5, 10,
+                                      "entropic regularisation relative to the cost scale (Lab: 0.01 blurs colors over "
+                                      "about 10 units); larger is softer and faster, smaller maps more sharply"),
+                                 "eps", "eps");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.eps; });
+        p.title = "Smoothness (eps)";
+        if (raw) {  // costs in their own units: any eps > 0, the problem's default
+            p.description = "entropic regularisation, > 0 (in cost units)";
+            p.min = 0;
+            p.minExclusive = true;
+            p.max = kInfinity;
+            p.defaultValue = UotProblem{}.eps;
+        }
     }
     {
-        // `uot solve` and `bench` on raw problems: eps in the cost's own units (the flag is
-        // declared with the solver flags, app/cli/solver_flags.cpp).
-        Parameter& p = add(real("problem-eps", "eps", std::numeric_limits<double>::min(), kInfinity,
-                                "entropic regularisation, > 0 (in cost units)"),
-                           Stage::Solve, "", "");
-        p.defaultValue = UotProblem{}.eps;
+        Parameter& p = addSolver(penalty("tau", "tau", "marginal penalty on both sides (tau_a = tau_b); inf = balanced"),
+                                 "tau", "");
+        p.defaultValue = UotProblem{}.tauA;
     }
     {
-        Parameter& p = add(real("tau", "tau", 1e-3, 1e3,
+        Parameter& p = addSolver(penalty("tau-a", "tau_a", "marginal penalty on the source side (overrides --tau)"),
+                                 "tau-a", "");
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.sourceAdherence; });
+        p.cliDefaultFromContext = raw;  // raw problems: --tau
+    }
+    {
+        Parameter& p = addSolver(penalty("tau-b", "tau_b",
+                                         "adherence to the reference palette (tau on the reference side): larger = the "
+                                         "result uses the reference's colors in their proportions, smaller = reference "
+                                         "colors the source has no use for may be dropped; inf = exact"),
+                                 "tau-b", "");
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.adherence; });
+        if (raw) {
+            p.description = "marginal penalty on the target side (overrides --tau)";
+            p.cliDefaultFromContext = true;
+        }
+    }
+    {
+        // The studio's form of tau-b: a finite adherence, and "balanced" for inf.
+        Parameter& p = add(real("adherence", "tau", 1e-3, 1e3,
                                 "adherence to the reference palette when not balanced: how strongly the result must use "
-                                "the reference's colors in their proportions"),
+                                "the reference's colors in their proportions (--tau-b)"),
                            Stage::Solve, "", "tau");
         p.defaultValue = 1.0;
+        p.title = "Adherence (tau)";
+        p.set = [](RecolorSettings& s, double v) { s.transport.adherence = v; };
     }
     {
         Parameter& p = add(flag("balanced", "balanced", "infinite adherence: the result uses the reference's colors in "
                                                        "exactly their proportions"),
                            Stage::Solve, "", "balanced");
+        p.description += " (--tau-b inf)";
         p.defaultValue = RecolorSettings{}.transport.adherence == kInfinity ? 1 : 0;
+        p.set = [](RecolorSettings& s, double v) {  // after "adherence": balanced overrides it
+            if (v != 0) s.transport.adherence = kInfinity;
+        };
     }
     {
-        Parameter& p = add(choice("reference-measure", "reference measure", spellings({ReferenceMeasure::Ones, ReferenceMeasure::Product}),
-                                  "entropy reference R: all-ones (POT reg_type='entropy') or a b^T (reg_type='kl')"),
-                           Stage::Solve, "reference-measure", "referenceMeasure");
+        Parameter& p = addSolver(choice("reference-measure", "reference measure",
+                                        spellings({ReferenceMeasure::Ones, ReferenceMeasure::Product}),
+                                        "entropy reference R: all-ones (POT reg_type='entropy') or a b^T (reg_type='kl')"),
+                                 "reference-measure", "referenceMeasure");
         bindChoice(p, [](RecolorSettings& s) -> ReferenceMeasure& { return s.transport.reference; }, parseReferenceMeasure);
     }
     {
-        Parameter& p = add(integer("max-iter", "maximum iterations", 1, std::numeric_limits<int>::max(),
-                                   "maximum number of iterations (a safety net: the default solve converges in tens to "
-                                   "a few hundred)"),
-                           Stage::Solve, "max-iter", "maxIterations");
+        Parameter& p = addSolver(integer("max-iter", "maximum iterations", 1, std::numeric_limits<int>::max(),
+                                         "maximum number of iterations (a safety net: the default solve converges in "
+                                         "tens to a few hundred)"),
+                                 "max-iter", "maxIterations");
         bindNumber(p, [](RecolorSettings& s) -> int& { return s.transport.options.maxIterations; });
+        p.title = "Max iterations";
+        if (raw) {
+            p.description = "maximum number of iterations";
+            p.defaultValue = SolveOptions{}.maxIterations;
+        }
     }
     {
-        Parameter& p = add(real("tol", "tolerance", 0, 1,
-                                "stopping tolerance of the --stop rule: by default the largest relative change of the "
-                                "plan in log units and the violation of both marginal conditions"),
-                           Stage::Solve, "tol", "tolerance");
+        Parameter& p = addSolver(real("tol", "tolerance", 0, 1,
+                                      "stopping tolerance of the --stop rule: by default the largest relative change of "
+                                      "the plan in log units and the violation of both marginal conditions"),
+                                 "tol", "tolerance");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.options.tolerance; });
+        if (raw) {  // any tolerance > 0 (0 is --fixed-iterations)
+            p.min = 0;
+            p.minExclusive = true;
+            p.max = kInfinity;
+            p.defaultValue = SolveOptions{}.tolerance;
+        }
     }
     {
-        Parameter& p = add(choice("precision", "precision", spellings({Precision::Fp32, Precision::Fp64}),
-                                  "storage and arithmetic of the kernel matrix"),
-                           Stage::Solve, "precision", "precision");
+        Parameter& p = addSolver(choice("precision", "precision", spellings({Precision::Fp32, Precision::Fp64}),
+                                        "storage and arithmetic of the kernel matrix"),
+                                 "precision", "precision");
         bindChoice(p, [](RecolorSettings& s) -> Precision& { return s.transport.options.precision; }, parsePrecision);
     }
     {
-        Parameter& p = add(choice("acceleration", "acceleration", spellings({Acceleration::None, Acceleration::Relax, Acceleration::Auto}),
-                                  "over-relaxation of each half-step with a safeguard (--accel)"),
-                           Stage::Solve, "", "acceleration");
+        Parameter& p = addSolver(choice("stop", "stopping rule", spellings({StoppingRule::Potentials, StoppingRule::Pot}),
+                                        "stopping rule: potentials (the default, computed on log u, log v: never fooled "
+                                        "by scalings that underflow) or pot (POT's rule every --check-every iterations, "
+                                        "for iteration-for-iteration comparisons with POT; not with --accel relax/auto)"),
+                                 "stop", "");
+        bindChoice(p, [](RecolorSettings& s) -> StoppingRule& { return s.transport.options.stopping; }, parseStoppingRule);
+        p.valueName = "potentials|pot";
+    }
+    addSolver(flag("fixed-iterations", "fixed iterations",
+                   "run exactly --max-iter iterations, with no stopping test (for comparisons iteration for "
+                   "iteration); --tol is then ignored"),
+              "fixed-iterations", "");
+    {
+        Parameter& p = addSolver(choice("mode", "iteration mode", {"auto", "plain", "ti", "translation-invariant"},
+                                        "iteration mode: plain (POT's sinkhorn_unbalanced) or ti, the "
+                                        "translation-invariant iteration (the same solution in 2-5x fewer passes when "
+                                        "tau_a and tau_b are both finite); auto = ti with --solver auto, plain for a "
+                                        "named variant"),
+                                 "mode", "");
+        p.defaultText = "auto";
+        p.valueName = "auto|plain|ti";
+        p.setText = [](RecolorSettings& s, const std::string& text) {  // "auto": by the solver as asked for
+            s.transport.options.mode = resolveIterationMode(text, s.transport.solver);
+        };
+    }
+    {
+        Parameter& p = addSolver(choice("acceleration", "acceleration",
+                                        spellings({Acceleration::None, Acceleration::Relax, Acceleration::Auto}),
+                                        "over-relaxation of each half-step with a safeguard (never diverges): relax = "
+                                        "fixed --omega, auto = omega from the observed rate; default: auto with "
+                                        "--solver auto, none for a named variant; a variant without it (reference) "
+                                        "refuses it"),
+                                 "accel", "acceleration");
         bindChoice(p, [](RecolorSettings& s) -> Acceleration& { return s.transport.options.acceleration; }, parseAcceleration);
+        p.cliDefaultFromContext = true;
     }
     {
-        Parameter& p = add(integer("eps-scaling-ratio", "eps scaling start", 0, 10000,
-                                   "eps-scaling: the first stage's eps as a multiple of eps; 0 = off"),
-                           Stage::Solve, "", "epsScalingRatio");
+        Parameter& p = addSolver(real("omega", "omega", 1, 2, "relaxation factor for --accel relax (1 = no relaxation)"),
+                                 "omega", "");
+        p.maxExclusive = true;
+        p.valueName = "W";
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.options.omega; });
+        if (raw) p.defaultValue = SolveOptions{}.omega;
+    }
+    {
+        Parameter& p = addSolver(real("eps-scaling", "eps scaling start", 0, 10000,
+                                      "eps-scaling: the first stage's eps as a multiple of --eps, then stages "
+                                      "--eps-scaling-factor times smaller down to --eps, each warm-started from the "
+                                      "last, then --eps to --tol (the answer is exact at --eps); up to 1 = off"),
+                                 "eps-scaling", "epsScalingRatio");
+        p.valueName = "RATIO";
         p.defaultValue = 0;
+        p.title = "eps scaling";
+        p.set = [](RecolorSettings& s, double v) {  // after eps; the factor follows
+            EpsSchedule& schedule = s.transport.options.epsSchedule;
+            schedule.start = epsScheduleFor(v, schedule.factor, s.transport.eps).start;
+        };
     }
     {
-        Parameter& p = add(real("eps-scaling-factor", "eps scaling factor", 0.05, 0.95,
-                                "eps-scaling: the factor from one stage's eps to the next"),
-                           Stage::Solve, "", "epsScalingFactor");
-        p.defaultValue = EpsSchedule{}.factor;
+        Parameter& p = addSolver(real("eps-scaling-factor", "eps scaling factor", 0.05, 0.95,
+                                      "eps-scaling: the factor from one stage's eps to the next"),
+                                 "eps-scaling-factor", "epsScalingFactor");
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.transport.options.epsSchedule.factor; });
+        p.title = "eps scaling";  // one row with the ratio
     }
     {
-        Parameter& p = add(choice("solver", "solver", {}, "solver variant; auto picks the fastest exact one"),
-                           Stage::Solve, "", "solver");
-        p.listChoices = solverChoices;
-        p.defaultText = RecolorSettings{}.transport.solver;
+        Parameter& p = addSolver(integer("check-every", "check interval", 1, std::numeric_limits<int>::max(),
+                                         "iterations between convergence checks and progress reports"),
+                                 "check-every", "");
+        bindNumber(p, [](RecolorSettings& s) -> int& { return s.transport.options.checkEvery; });
+        if (raw) p.defaultValue = SolveOptions{}.checkEvery;
     }
     {
-        Parameter p;
-        p.name = "device";
-        p.kind = Kind::Device;
-        p.label = "device";
-        p.description = "where the solve runs: cpu or gpu:N";
+        Parameter p = entry(Kind::Device, "device", "device", "");
+        p.description = "where the solve runs: cpu or gpu:N. On the command line also gpu (= gpu:0, a variant X "
+                        "becomes gpu-X, auto gpu-fused; exits 4 when no GPU is usable), gpu:all (one fused solve "
+                        "split over every GPU: gpu-nccl, NCCL builds) and auto (gpu when a GPU is usable, else cpu; "
+                        "the report says which)";
         p.defaultText = "cpu";
         p.max = 63;
-        add(std::move(p), Stage::Solve, "", "device");
+        p.cliSpellings = {"gpu", "gpu:all", "auto"};
+        p.valueName = "cpu|gpu|gpu:N|gpu:all|auto";
+        // After the solver: a GPU runs the GPU form of the variant (the registry's), and reads
+        // its hardware counters for the studio's statistics.
+        p.setText = [](RecolorSettings& s, const std::string& text) {
+            const bool gpu = text.rfind("gpu:", 0) == 0;
+            s.transport.options.device = gpu ? std::atoi(text.c_str() + 4) : 0;
+            s.transport.options.sampleHardwareCounters = gpu;
+            if (!gpu && s.transport.solver == "auto") return;
+            const std::optional<std::string> onDevice =
+                solverOnDevice(s.transport.solver, gpu ? DeviceKind::Gpu : DeviceKind::Cpu);
+            if (onDevice) s.transport.solver = *onDevice;
+        };
+        addSolver(std::move(p), "device", "device");
     }
+    addSolver(text("devices", "N,M,...",
+                   "split one fused solve over these GPUs (gpu-nccl: rows split, column sums all-reduced by NCCL)"),
+              "devices", "");
+    addSolver(text("warm-u", "U.npy", "warm start: scalings u of a previous solve (float64, M entries)"), "warm-u", "");
+    addSolver(text("warm-v", "V.npy", "warm start: scalings v of a previous solve (float64, N entries)"), "warm-v", "");
     {
-        Parameter& p = add(integer("threads", "threads", 0, kMaxThreads, "CPU threads, 0 = all cores"), Stage::Solve, "", "threads");
+        Parameter& p = addSolver(integer("threads", "threads", 0, kMaxThreads, "CPU threads, 0 = all cores"), "threads",
+                                 "threads");
         bindNumber(p, [](RecolorSettings& s) -> int& { return s.transport.options.threads; });
+        p.set = [](RecolorSettings& s, double v) { s.threads = s.transport.options.threads = static_cast<int>(v); };
+        p.title = "CPU threads";
     }
     {
         Parameter& p = add(flag("multiscale", "multiscale warm start",
@@ -305,6 +451,7 @@ std::vector<Parameter> buildTable()
                                 "lightness, 100 = the transfer's)"),
                            Stage::Map, "luminance", "luminanceIntensity");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.look.luminance; });
+        p.title = "Luminance";
     }
     {
         Parameter& p = add(percent("color-intensity", "color intensity", kMaxLookIntensity,
@@ -404,22 +551,51 @@ std::vector<Parameter> buildTable()
                                 "edge-aware smoothing as a multiple of the default radius (--smooth-radius); 0 = off"),
                            Stage::Map, "", "smoothingScale");
         p.defaultValue = 1.0;
+        p.set = [](RecolorSettings& s, double v) {
+            s.mapping.smooth = v > 0;
+            if (v > 0) s.mapping.smoothRadius = MappingSettings{}.smoothRadius * v;
+        };
     }
-    add(flag("auto-run", "auto-run", "solve again shortly after every change"), Stage::None, "", "autoRun");
+    add(flag("auto-run", "auto-run", "solve again shortly after every change"), Stage::None, "", "autoRun").title =
+        "Auto-run after changes";
+
+    // The output image of recolor and batch (core/imageio: WriteOptions; the
+    // spellings are parseOutputProfile's and the CLI's, checked against them
+    // in test_parameter_table).
+    auto addOutput = [&add](Parameter p, std::string cliFlag) -> Parameter& {
+        Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), "");
+        added.cliGroup = CliGroup::Output;
+        return added;
+    };
+    addOutput(choice("depth", "bit depth", {"source", "8", "16"},
+                     "output bits per channel: source = the source's (JPEG/WebP/BMP are 8-bit)"),
+              "depth")
+        .defaultText = "source";
+    addOutput(choice("output-color", "output color", {"auto", "color", "gray"}, "gray writes the luminance only"),
+              "output-color")
+        .defaultText = "auto";
+    addOutput(choice("output-profile", "output profile", {"srgb", "source", "display-p3", "adobe-rgb"},
+                     "color profile of the output: the sRGB result is converted into it (relative colorimetric, "
+                     "black-point compensation) and it is embedded in PNG/JPEG/TIFF (WebP/BMP stay sRGB); source = the "
+                     "source's own embedded profile (sRGB when it has none)"),
+              "output-profile")
+        .defaultText = "srgb";
+    addOutput(integer("jpeg-quality", "JPEG quality", 1, 100, "JPEG quality"), "jpeg-quality").defaultValue = 95;
     return t;
 }
 
 }  // namespace
 
-const std::vector<Parameter>& parameters()
+const std::vector<Parameter>& parameters(Problems problems)
 {
-    static const std::vector<Parameter> table = buildTable();
-    return table;
+    static const std::vector<Parameter> colors = buildTable(Problems::Colors);
+    static const std::vector<Parameter> raw = buildTable(Problems::Raw);
+    return problems == Problems::Raw ? raw : colors;
 }
 
-const Parameter& parameter(const std::string& name)
+const Parameter& parameter(const std::string& name, Problems problems)
 {
-    for (const Parameter& p : parameters())
+    for (const Parameter& p : parameters(problems))
         if (p.name == name) return p;
     throw std::out_of_range("no parameter '" + name + "' in the parameter table");
 }
@@ -436,24 +612,45 @@ std::string shownNumber(const Parameter& p, double value)
     if (p.kind == Kind::Flag) return value != 0 ? "true" : "false";
     if (p.kind == Kind::Integer) return std::to_string(std::llround(value));
     if (!p.noneText.empty() && value == -kInfinity) return p.noneText;
+    if (!p.infinityText.empty() && value == kInfinity) return p.infinityText;
     return number(value * p.scale());
+}
+
+std::string Parameter::studioTitle() const
+{
+    if (!title.empty()) return title;
+    std::string t = label;
+    if (!t.empty()) t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
+    return t;
 }
 
 std::string Parameter::defaultShown() const
 {
-    return kind == Kind::Choice || kind == Kind::Device ? defaultText : shownNumber(*this, defaultValue);
+    return kind == Kind::Choice || kind == Kind::Device || kind == Kind::Text ? defaultText
+                                                                                : shownNumber(*this, defaultValue);
 }
 
 std::string Parameter::allowed() const
 {
     switch (kind) {
-    case Kind::Real:
-        return "a number from " + shownNumber(*this, min) + " to " + shownNumber(*this, max) +
-               (noneText.empty() ? "" : " or " + noneText);
+    case Kind::Real: {
+        std::string range;
+        if (max == kInfinity) range = "a finite number " + std::string(minExclusive ? "> " : ">= ") + shownNumber(*this, min);
+        else if (minExclusive || maxExclusive)
+            range = "a number in " + std::string(minExclusive ? "(" : "[") + shownNumber(*this, min) + ", " +
+                    shownNumber(*this, max) + (maxExclusive ? ")" : "]");
+        else range = "a number from " + shownNumber(*this, min) + " to " + shownNumber(*this, max);
+        for (const std::string* word : {&noneText, &infinityText})
+            if (!word->empty()) range += " or " + *word;
+        return range;
+    }
     case Kind::Integer: return "a whole number from " + shownNumber(*this, min) + " to " + shownNumber(*this, max);
     case Kind::Flag: return "true or false";
     case Kind::Choice: return "one of " + joined(choiceList(), ", ");
-    case Kind::Device: return "cpu or gpu:N with N from 0 to " + number(max);
+    case Kind::Device:
+        return "cpu or gpu:N with N from 0 to " + number(max) +
+               (cliSpellings.empty() ? "" : " (on the command line also " + joined(cliSpellings, ", ") + ")");
+    case Kind::Text: return valueName;
     }
     return {};
 }
@@ -477,6 +674,7 @@ std::optional<double> parseNumber(const Parameter& p, const std::string& shown)
     }
     if (t.empty()) return std::nullopt;
     if (!p.noneText.empty() && t == p.noneText) return -kInfinity;
+    if (!p.infinityText.empty() && t == p.infinityText) return kInfinity;
     char* end = nullptr;
     double v = 0;
     if (p.kind == Kind::Integer) {
@@ -488,11 +686,16 @@ std::optional<double> parseNumber(const Parameter& p, const std::string& shown)
         v = std::strtod(t.c_str(), &end) / p.scale();
     }
     if (end != t.c_str() + t.size() || !std::isfinite(v) || v < p.min || v > p.max) return std::nullopt;
+    if ((p.minExclusive && v == p.min) || (p.maxExclusive && v == p.max)) return std::nullopt;
     return v;
 }
 
-bool isValidText(const Parameter& p, const std::string& text)
+bool isValidText(const Parameter& p, const std::string& text, bool commandLine)
 {
+    if (p.kind == Kind::Text) return true;
+    if (commandLine)
+        for (const std::string& word : p.cliSpellings)
+            if (word == text) return true;
     if (p.kind == Kind::Choice) {
         for (const std::string& c : p.choiceList())
             if (c == text) return true;
@@ -504,6 +707,40 @@ bool isValidText(const Parameter& p, const std::string& text)
     for (std::size_t k = 4; k < text.size(); ++k)
         if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
     return std::atoi(text.c_str() + 4) <= p.max;
+}
+
+bool accepts(const Parameter& p, const std::string& text, bool commandLine)
+{
+    if (p.kind == Kind::Choice || p.kind == Kind::Device || p.kind == Kind::Text)
+        return isValidText(p, text, commandLine);
+    return parseNumber(p, text).has_value();
+}
+
+RecolorSettings settingsFrom(const std::function<std::optional<Value>(const Parameter&)>& valueOf)
+{
+    RecolorSettings s;
+    for (const Parameter& p : parameters()) {
+        const std::optional<Value> value = valueOf(p);  // else the default: derived entries (mode) apply it
+        if (!value && !p.set && !p.setText) continue;
+        const Value v = value ? *value : Value{p.defaultValue, p.defaultText};
+        if (p.setText && (p.kind == Kind::Choice || p.kind == Kind::Device)) p.setText(s, v.text);
+        else if (p.set) p.set(s, v.number);
+    }
+    return s;
+}
+
+EpsSchedule epsScheduleFor(double ratio, double factor, double eps)
+{
+    if (!(ratio > 1)) return {};
+    return EpsSchedule{ratio * eps, factor};
+}
+
+std::pair<double, double> epsScalingFromSchedule(const std::string& text, double eps)
+{
+    const EpsSchedule schedule = parseEpsSchedule(text);
+    if (!schedule.enabled()) return {0.0, schedule.factor};
+    validateEpsSchedule(schedule, eps);  // the former spelling's own checks (start at or above eps...)
+    return {schedule.start / eps, schedule.factor};
 }
 
 }  // namespace uot::params

@@ -377,7 +377,7 @@ def options_and_advice(r):
     _, files = write_problem(directory, 12, 8, seed=5)
     out = os.path.join(directory, "out")
     done = r.run(r.mpi_command(2) + files + ["--out-dir", out, "--threads", "100000"])
-    r.check(done is not None and done.returncode == 2 and "0 (all cores) to 1024" in done.stderr,
+    r.check(done is not None and done.returncode == 2 and "threads takes a whole number from 0 to 1024" in done.stderr,
             "--threads 100000: expected exit 2 naming the maximum, got %s" %
             ("a hang" if done is None else "%d: %s" % (done.returncode, done.stderr.strip()[-300:])))
     a = np.full(12, 1.0 / 12)

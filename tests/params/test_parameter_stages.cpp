@@ -26,7 +26,9 @@ double otherNumber(const params::Parameter& p)
 {
     if (p.kind == params::Kind::Flag) return p.defaultValue != 0 ? 0.0 : 1.0;
     const double d = p.defaultValue;
+    if (std::isinf(d)) return p.min + 1;  // a penalty: inf (balanced) -> a finite one
     double v = d != 0 && d * 2 <= p.max ? d * 2 : (p.min + p.max) / 2;
+    if (v == d) v = (p.min + d) / 2;  // the default in the middle of the range
     if (p.kind == params::Kind::Integer) v = d + 1 <= p.max ? d + 1 : d - 1;
     if (p.name == "palette-bins") v = d * 2;  // a power of two
     return v;
@@ -49,7 +51,7 @@ private slots:
         QTest::addColumn<QString>("name");
         int bound = 0;
         for (const params::Parameter& p : params::parameters())
-            if (p.set || p.setText) {
+            if ((p.get && p.set) || (p.getText && p.setText)) {  // held by the pipeline (not the studio's own forms)
                 QTest::newRow(p.name.c_str()) << QString::fromStdString(p.name);
                 ++bound;
             }

@@ -34,13 +34,13 @@ solve="--cost C.npy --a a.npy --b b.npy"
 for cmd in "solve $solve --out-dir o_t" "recolor $samples/home.jpg $ref -o t.png $small" \
            "batch $ref $samples/home.jpg --out-dir o_tb $small" "lut $samples/home.jpg $ref -o t.cube --quiet"; do
   "$uot" $cmd --threads 100000 2>err.txt; rc=$?
-  check "[ $rc -eq 2 ] && grep -q 'from 0 (all cores) to 1024' err.txt" "--threads 100000 is a usage error: uot ${cmd%% *}"
+  check "[ $rc -eq 2 ] && grep -q 'threads takes a whole number from 0 to 1024' err.txt" "--threads 100000 is a usage error: uot ${cmd%% *}"
 done
 "$uot" solve $solve --out-dir o_t --threads 1025 2>/dev/null; rc=$?
 check "[ $rc -eq 2 ]" "--threads 1025 (one above the maximum) is refused"
 "$uot" bench --threads 1,5000 --size 8x8 2>err.txt; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'to 1024' err.txt" "bench --threads list above the maximum is refused"
-check "\"$uot\" solve --help | grep -q 'at most 1024'" "--help states the --threads maximum"
+check "\"$uot\" solve --help | grep -q 'whole number from 0 to 1024'" "--help states the --threads maximum"
 
 # Batch: two inputs with one output name are refused before any work; {dir} tells them apart.
 mkdir d1 d2

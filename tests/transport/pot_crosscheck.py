@@ -569,7 +569,7 @@ def accelerated_cases(uot, workdir, rng):
                             (["--eps-schedule", "0.01,0.5"], "below the target eps"),
                             (["--eps-schedule", "1;0.5"], "is not a number"),
                             (["--accel", "relax", "--omega", "2"], "--omega"),
-                            (["--accel", "fast"], "unknown acceleration"),
+                            (["--accel", "fast"], "acceleration takes one of none, relax, auto"),
                             (["--solver", "reference", "--accel", "relax"], "has no over-relaxation")):
         summary, plan, error = run_solve(uot, directory, os.path.join(directory, "out"), flags)
         check(error is not None and fragment in error, "%s: %r lacks %r" % (" ".join(flags), error, fragment))

@@ -27,7 +27,7 @@ inline uot::ui::StudioParameters quickParameters()
     p.maxIterations = 200;
     p.tolerance = 1e-4;
     p.eps = 0.01;
-    p.precision = "fp64";
+    p.precision = uot::Precision::Fp64;
     p.smoothing = 0;
     return p;
 }

@@ -45,7 +45,7 @@ StudioParameters quick()
     p.paletteSize = 96;
     p.maxIterations = 100;
     p.eps = 0.01;
-    p.precision = "fp64";
+    p.precision = uot::Precision::Fp64;
     p.smoothing = 0;
     return p;
 }

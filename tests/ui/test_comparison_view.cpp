@@ -30,7 +30,7 @@ StudioParameters problem()
     p.maxIterations = 5000;
     p.tolerance = 1e-6;
     p.eps = 0.01;
-    p.precision = "fp64";
+    p.precision = uot::Precision::Fp64;
     p.smoothing = 0;
     return p;
 }

@@ -36,7 +36,7 @@ StudioParameters quick()
     StudioParameters p;
     p.paletteSize = 512;
     p.maxIterations = 100;
-    p.precision = "fp32";
+    p.precision = uot::Precision::Fp32;
     p.smoothing = 0;  // the result is then the global map alone, what a LUT holds
     return p;
 }

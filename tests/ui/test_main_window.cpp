@@ -455,13 +455,13 @@ private slots:
     void parametersPersistBetweenSessions()
     {
         StudioParameters p;
-        p.colorSpace = "oklab";
+        p.colorSpace = uot::WorkingSpace::Oklab;
         p.paletteSize = 777;
         p.eps = 0.0123;
         p.balanced = true;
-        p.referenceMeasure = "product";
+        p.referenceMeasure = uot::ReferenceMeasure::Product;
         p.maxIterations = 1234;
-        p.precision = "fp64";
+        p.precision = uot::Precision::Fp64;
         p.strength = 0.4;
         p.preserveLuminance = true;
         p.smoothing = 0.25;
@@ -494,7 +494,7 @@ private slots:
         const StudioParameters loaded = StudioParameters::load(settings, &problems);
         const StudioParameters defaults;
         QCOMPARE(loaded.paletteSize, defaults.paletteSize);
-        QCOMPARE(loaded.colorSpace, QString("lab"));
+        QVERIFY(loaded.colorSpace == uot::WorkingSpace::Lab);
         QCOMPARE(loaded.strength, defaults.strength);
         QCOMPARE(loaded.paletteMatch, defaults.paletteMatch);
         QCOMPARE(loaded.epsScalingRatio, 0);

@@ -41,7 +41,7 @@ StudioParameters quick()
     p.paletteSize = 128;
     p.maxIterations = 200;
     p.eps = 0.01;
-    p.precision = "fp64";
+    p.precision = uot::Precision::Fp64;
     p.smoothing = 0;
     return p;
 }
@@ -201,7 +201,7 @@ private slots:
     {
         MainWindow window(testOptions());
         StudioParameters look = quick();
-        look.colorSpace = "oklab";
+        look.colorSpace = uot::WorkingSpace::Oklab;
         look.strength = 0.45;
         look.tau = 3.5;
         window.setParameters(look);

@@ -34,7 +34,7 @@ private slots:
     {
         StudioParameters p;
         p.solver = "auto";
-        p.precision = "fp32";
+        p.precision = uot::Precision::Fp32;
         p.eps = 0.1;
         p.tau = 1.0;
         p.maxIterations = 1'000'000;  // still running when it is cancelled

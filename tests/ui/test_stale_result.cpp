@@ -284,13 +284,13 @@ private slots:
             {"protect neutrals", [](StudioParameters& p) { p.protectNeutrals = 0.5; }},
             {"eps", [](StudioParameters& p) { p.eps = 0.05; }},
             {"palette size", [](StudioParameters& p) { p.paletteSize = 256; }},
-            {"colour space", [](StudioParameters& p) { p.colorSpace = "oklab"; }},
+            {"colour space", [](StudioParameters& p) { p.colorSpace = uot::WorkingSpace::Oklab; }},
             {"adherence", [](StudioParameters& p) { p.balanced = false, p.tau = 0.5; }},
             {"max iterations", [](StudioParameters& p) { p.maxIterations = 20; }},
             {"tolerance", [](StudioParameters& p) { p.tolerance = 1e-3; }},
-            {"precision", [](StudioParameters& p) { p.precision = "fp32"; }},
-            {"acceleration", [](StudioParameters& p) { p.acceleration = "none"; }},
-            {"reference measure", [](StudioParameters& p) { p.referenceMeasure = "product"; }},
+            {"precision", [](StudioParameters& p) { p.precision = uot::Precision::Fp32; }},
+            {"acceleration", [](StudioParameters& p) { p.acceleration = uot::Acceleration::None; }},
+            {"reference measure", [](StudioParameters& p) { p.referenceMeasure = uot::ReferenceMeasure::Product; }},
             {"eps scaling", [](StudioParameters& p) { p.epsScalingRatio = 8; }},
         };
         for (const auto& [name, change] : changes) {
