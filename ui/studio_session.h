@@ -231,7 +231,7 @@ public:
     // Pixels within `tolerance` of `color` (distance in encoded RGB, 0..1 per
     // channel), falling off linearly over `softness`.
     void maskFromColor(const QColor& color, double tolerance, double softness);
-    // The automatic sky mask (mask_editor_tools.h: skyMask).
+    // The automatic sky mask (core/color/mask_tools.h: skyMask).
     void maskFromSky();
     // Feathers the mask along the source's color edges (core featherMask, the
     // colour-guided filter of `uot recolor --mask-feather`), in the background:

@@ -24,7 +24,7 @@
 #include "core/pipeline/region_mask_file.h"
 #include "core/pipeline/region_recolor.h"
 #include "core/transport/uot_error.h"
-#include "ui/mask_editor_tools.h"
+#include "core/color/mask_tools.h"
 #include "ui/undo_commands.h"
 
 namespace uot::ui {

@@ -1,8 +1,8 @@
 #pragma once
-// The mask editor's operations on a mask (core/color/mask.h) of a source
+// The studio mask editor's operations on a mask (core/color/mask.h) of a source
 // image, without Qt: brush strokes, masks from a luminance range, a colour
 // range and the automatic sky heuristic, and the mask as an 8-bit gray image
-// to save. The session (ui/studio_session.h) applies them as undo steps.
+// to save. The studio applies them as undo steps.
 
 #include <cstdint>
 #include <vector>
@@ -10,7 +10,7 @@
 #include "core/color/image.h"
 #include "core/color/mask.h"
 
-namespace uot::ui {
+namespace uot {
 
 struct StrokePoint {
     double x = 0;  // source pixel coordinates (pixel centres at .5)
@@ -61,4 +61,4 @@ Mask unpackMask(const PackedMask& packed);
 // The mask as an 8-bit gray image (round(255 m)).
 Image maskToGrayImage(const Mask& mask);
 
-}  // namespace uot::ui
+}  // namespace uot

@@ -1,9 +1,9 @@
-#include "ui/mask_editor_tools.h"
+#include "core/color/mask_tools.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace uot::ui {
+namespace uot {
 
 namespace {
 
@@ -30,7 +30,7 @@ Mask blankMask(const Image& image)
 }
 
 // 1 at distance 0 from a range, falling linearly to 0 at `softness`.
-// The sky heuristic's thresholds (mask_editor_tools.h).
+// The sky heuristic's thresholds (mask_tools.h).
 constexpr double kSkyMinLuma = 0.15, kSkyWarmth = 0.05, kSkyEdge = 0.25;
 
 float rampOutside(double distance, double softness)
@@ -186,4 +186,4 @@ Image maskToGrayImage(const Mask& mask)
     return image;
 }
 
-}  // namespace uot::ui
+}  // namespace uot
