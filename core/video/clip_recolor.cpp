@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 #include "core/color/cube_lut.h"
+#include "core/color/lut_apply.h"
 #include "core/transport/uot_error.h"
 #include "core/video/bounded_queue.h"
 
@@ -82,6 +84,13 @@ ClipRecolorReport applyClipLook(const std::string& input, const ClipLook& look, 
 
     try {
         CubeLut blend;
+        // A shot's LUT maps its frames through the frame kernels (lut_apply.h; RGB
+        // frames, in place); a cross-fade's blended LUT, new at every frame, and
+        // gray or RGBA sequence frames take applyCubeToImage (the same values).
+        std::unique_ptr<FrameLutRunner> runner;
+        const CubeLut* runnerLut = nullptr;
+        FrameLutRunner::Options runnerOptions;
+        runnerOptions.threads = options.threads;
         ClipItem item;
         auto lastReport = Clock::now();
         const long long total = report.input.frameCount;
@@ -89,7 +98,17 @@ ClipRecolorReport applyClipLook(const std::string& input, const ClipLook& look, 
             if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
             if (item.frame) {
                 const CubeLut& lut = look.lutFor(item.frame->index, blend);
-                item.frame->image = applyCubeToImage(lut, item.frame->image, CubeInterpolation::Tetrahedral, options.threads);
+                Image& image = item.frame->image;
+                if (&lut != &blend && image.channels == 3) {
+                    if (runnerLut != &lut) {
+                        runner = std::make_unique<FrameLutRunner>(lut, runnerOptions);
+                        runnerLut = &lut;
+                    }
+                    const FrameView frame = frameViewOf(image);
+                    runner->submit(frame, frame);
+                } else {
+                    image = applyCubeToImage(lut, image, CubeInterpolation::Tetrahedral, options.threads);
+                }
                 ++report.frames;
                 if (options.onProgress && secondsSince(lastReport) > 0.25) {
                     lastReport = Clock::now();
