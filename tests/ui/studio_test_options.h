@@ -3,6 +3,7 @@
 // lastError()), no bandwidth measurement at start-up, no images loaded by itself.
 
 #include <QCoreApplication>
+#include <QImage>
 #include <QSettings>
 #include <QString>
 
@@ -40,4 +41,26 @@ inline void useIsolatedSettings(const QString& folder, const char* applicationNa
     QCoreApplication::setApplicationName(applicationName);
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, folder);
+}
+
+// A small photo-like image written to `path`: a smooth gradient in three
+// channels, so that its palette has as many colours as the tests ask for.
+inline QString writeGradient(const QString& path, int width, int height, int seed)
+{
+    QImage image(width, height, QImage::Format_RGB32);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            image.setPixel(x, y, qRgb((x * 255 / width + seed * 40) % 256, (y * 255 / height + seed * 90) % 256,
+                                      ((x + y) * 127 / (width + height) + seed * 60) % 256));
+    image.save(path);
+    return path;
+}
+
+// quickParameters with 64-colour palettes and no auto-run: the session tests'.
+inline uot::ui::StudioParameters smallParameters()
+{
+    uot::ui::StudioParameters p = quickParameters();
+    p.paletteSize = 64;
+    p.autoRun = false;
+    return p;
 }

@@ -23,27 +23,6 @@ using namespace uot::ui;
 
 namespace {
 
-// A small photo-like image: a smooth gradient in three channels, so that its
-// palette has as many colours as the tests ask for.
-QString writeGradient(const QString& path, int width, int height, int seed)
-{
-    QImage image(width, height, QImage::Format_RGB32);
-    for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x)
-            image.setPixel(x, y, qRgb((x * 255 / width + seed * 40) % 256, (y * 255 / height + seed * 90) % 256,
-                                      ((x + y) * 127 / (width + height) + seed * 60) % 256));
-    image.save(path);
-    return path;
-}
-
-StudioParameters smallParameters()
-{
-    StudioParameters p = quickParameters();
-    p.paletteSize = 64;
-    p.autoRun = false;
-    return p;
-}
-
 }  // namespace
 
 class TestStudioSession : public QObject {
