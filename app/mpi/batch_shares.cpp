@@ -48,4 +48,10 @@ std::vector<int> assignByWork(const std::vector<std::uint64_t>& work, int ranks)
     return owner;
 }
 
+int threadsPerLocalRank(int requested, int hardwareThreads, int localRanks)
+{
+    if (requested > 0) return requested;
+    return std::max(1, std::max(1, hardwareThreads) / std::max(1, localRanks));
+}
+
 }  // namespace uot::mpi

@@ -18,4 +18,9 @@ std::uint64_t headerPixelCount(const std::string& path);
 // size (0) counts as the mean of the known ones (1 when none is known).
 std::vector<int> assignByWork(const std::vector<std::uint64_t>& work, int ranks);
 
+// CPU threads of one rank: `requested` when the user named a number (> 0), else
+// the node's hardware threads shared out over the ranks on that node (at least
+// one each), so that P ranks of one node do not each start a thread per core.
+int threadsPerLocalRank(int requested, int hardwareThreads, int localRanks);
+
 }  // namespace uot::mpi

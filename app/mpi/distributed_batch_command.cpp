@@ -22,6 +22,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/cli/arg_parser.h"
@@ -260,7 +261,8 @@ int runDistributedBatch(const std::vector<std::string>& args)
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    const std::string gpuChoice = pinLocalGpu(localRank(comm));  // before anything starts CUDA
+    const LocalRank local = localRank(comm);
+    const std::string gpuChoice = pinLocalGpu(local);  // before anything starts CUDA
 
     cli::ArgParser parser("mpirun -np P uot-mpi batch REFERENCE INPUT... --out-dir DIR [options]",
                           cli::batchHelpSummary() +
@@ -277,6 +279,11 @@ int runDistributedBatch(const std::vector<std::string>& args)
         parser.parse(args);
         if (parser.helpRequested()) return;
         batch = cli::readBatchOptions(parser);
+        // --threads 0 (all cores) on a node shared by several ranks: each rank takes its share.
+        const int threads = threadsPerLocalRank(batch.cli.recolor.threads,
+                                                static_cast<int>(std::thread::hardware_concurrency()), local.size);
+        batch.cli.recolor.threads = batch.cli.recolor.transport.options.threads = threads;
+        batch.settings.recolor.threads = batch.settings.recolor.transport.options.threads = threads;
         timeout = parser.number("timeout");
         if (!(timeout >= 0)) throw UsageError("option '--timeout' needs a number of seconds >= 0");
     });

@@ -16,6 +16,7 @@
 
 using uot::mpi::assignByWork;
 using uot::mpi::headerPixelCount;
+using uot::mpi::threadsPerLocalRank;
 
 class TestBatchShares : public QObject {
     Q_OBJECT
@@ -60,6 +61,16 @@ private slots:
     {
         QCOMPARE(assignByWork({5, 9}, 4), (std::vector<int>{1, 0}));
         QCOMPARE(assignByWork({}, 3), std::vector<int>{});
+    }
+
+    void threadsSharedOverTheNodesRanks()
+    {
+        QCOMPARE(threadsPerLocalRank(0, 32, 2), 16);  // two ranks of a 32-thread node: 16 each
+        QCOMPARE(threadsPerLocalRank(0, 32, 8), 4);
+        QCOMPARE(threadsPerLocalRank(0, 16, 1), 16);  // one rank: all of them
+        QCOMPARE(threadsPerLocalRank(0, 2, 8), 1);    // more ranks than threads: one each
+        QCOMPARE(threadsPerLocalRank(0, 0, 4), 1);    // hardware count unknown
+        QCOMPARE(threadsPerLocalRank(3, 32, 8), 3);   // a number the user gave is kept
     }
 
     void pixelCountFromTheHeader()
