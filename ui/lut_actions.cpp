@@ -197,8 +197,10 @@ void LutActions::onFailed(quint64 generation, const QString& message)
 void LutActions::fail(const QString& message)
 {
     emit statusMessage(QString(message).replace('\n', ' '), 10000);
-    if (m_interactive) QMessageBox::warning(m_parent, tr("Export LUT"), message);
-    else std::fprintf(stderr, "uot-studio: %s\n", qPrintable(QString(message).replace('\n', ' ')));
+    if (m_interactive)
+        QMessageBox::warning(m_parent, tr("Export LUT"), message);
+    else
+        std::fprintf(stderr, "uot-studio: %s\n", qPrintable(QString(message).replace('\n', ' ')));
     emit exportFailed(message);
 }
 

@@ -107,10 +107,13 @@ void MainWindow::createActions()
     link->setChecked(true);
     link->setToolTip(tr("Zoom and pan the source and the result together."));
     // Each pane passes its zoom and pan on to the other (setTransform does not echo it back).
-    for (auto [from, to] : {std::pair{m_sourceView, m_resultView}, std::pair{m_resultView, m_sourceView}})
+    for (const auto& pane : {std::pair{m_sourceView, m_resultView}, std::pair{m_resultView, m_sourceView}}) {
+        ImageView* from = pane.first;
+        ImageView* to = pane.second;
         connect(from, &ImageView::transformChanged, this, [this, from, to] {
             if (zoomLinked()) to->setTransform(from->transform());
         });
+    }
     viewMenu->addSeparator();
     QAction* advanced = entry(viewMenu, "advancedPanelsAction", tr("A&dvanced Panels"), {K(tr("Ctrl+Shift+A"))}, [] {});
     advanced->setCheckable(true);
