@@ -230,7 +230,7 @@ int runClipRecolor(const ArgParser& parser)
           << ", \"width\": " << report.input.width << ", \"height\": " << report.input.height
           << ", \"frames\": " << report.input.frameCount << ", \"frame_rate\": "
           << jsonNumber(double(report.input.frameRateNum) / report.input.frameRateDen) << ", \"codec\": "
-          << jsonString(report.input.codec) << ", \"colour\": " << colourJson(report.input.colour)
+          << jsonString(report.input.codec) << ", \"color\": " << colourJson(report.input.colour)
           << ", \"audio_streams\": " << report.input.copiedStreams << "},\n  \"frames\": " << report.frames
           << ",\n  \"look\": " << lookJson(report.look, options.look.lutSize)
           << ",\n  \"seconds_look\": " << jsonNumber(report.lookSeconds) << ", \"seconds_map\": "

@@ -16,7 +16,7 @@ void addClipOptions(ArgParser& parser, ClipOptionSet set)
                      "(or over each shot with --per-shot)",
                      "8");
     parser.addOption("look-frame", "N", "clips: compute the look from frame N alone (0-based) instead");
-    parser.addFlag("per-shot", "clips: detect cuts (colour histogram of consecutive frames) and compute one look per "
+    parser.addFlag("per-shot", "clips: detect cuts (color histogram of consecutive frames) and compute one look per "
                                "shot, cross-faded at each cut");
     parser.addOption("cross-fade", "FRAMES", "clips with --per-shot: frames over which two shots' looks blend at a cut "
                                              "(0: switch at the cut)",
