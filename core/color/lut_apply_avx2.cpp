@@ -102,14 +102,9 @@ void mapRowT(const FrameLut& lut, const std::uint8_t* in, std::uint8_t* out, int
 void mapRowAvx2(const FrameLut& lut, const std::uint8_t* in, FramePixelFormat inFormat, std::uint8_t* out,
                 FramePixelFormat outFormat, int width)
 {
-    const bool inBgr = isBgr(inFormat), outBgr = isBgr(outFormat);
-    if (isDeep(inFormat)) {
-        if (inBgr) outBgr ? mapRowT<true, true, true>(lut, in, out, width) : mapRowT<true, true, false>(lut, in, out, width);
-        else outBgr ? mapRowT<true, false, true>(lut, in, out, width) : mapRowT<true, false, false>(lut, in, out, width);
-    } else {
-        if (inBgr) outBgr ? mapRowT<false, true, true>(lut, in, out, width) : mapRowT<false, true, false>(lut, in, out, width);
-        else outBgr ? mapRowT<false, false, true>(lut, in, out, width) : mapRowT<false, false, false>(lut, in, out, width);
-    }
+    forFormats(inFormat, outFormat, [&](auto deep, auto inBgr, auto outBgr) {
+        mapRowT<decltype(deep)::value, decltype(inBgr)::value, decltype(outBgr)::value>(lut, in, out, width);
+    });
 }
 
 }  // namespace uot::lutkernels
