@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/quality/bench_machine.h"
 #include "core/pipeline/recolor_pipeline.h"
 
 using namespace uot;
@@ -71,7 +72,7 @@ int main(int argc, char** argv)
         if (argc > 6) settings.transport.options.maxIterations = std::atoi(argv[6]);
         if (argc > 7) settings.transport.multiscale = std::atoi(argv[7]) != 0;
         if (argc > 8) settings.transport.options.evaluateFinalPlan = std::atoi(argv[8]) != 0;
-        const int w = static_cast<int>(std::lround(std::sqrt(mp * 1e6 * 4 / 3))), h = w * 3 / 4;
+        const auto [w, h] = uot::bench::photoSizeOf(mp);
         const Image source = upscale(readPpm(argv[1]), w, h);
         const Image reference = readPpm(argv[2]);
         std::printf("source %dx%d (%.1f MP), reference %dx%d, palette %d, solver %s, eps %g, max-iter %d, multiscale %d, "

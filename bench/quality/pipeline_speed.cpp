@@ -17,6 +17,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/recolor_options.h"
+#include "bench/quality/bench_machine.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/recolor_pipeline.h"
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv)
         }
         const RecolorCliSettings cli = readRecolorOptions(parser);
         const double mp = parser.number("megapixels");
-        const int w = static_cast<int>(std::lround(std::sqrt(mp * 1e6 * 4 / 3))), h = w * 3 / 4;
+        const auto [w, h] = uot::bench::photoSizeOf(mp);
         const fs::path dir = fs::temp_directory_path() / ("uot_speed_" + std::to_string(::getpid()));
         fs::create_directories(dir);
         const std::string big = (dir / "source.jpg").string(), out = (dir / "out.jpg").string();

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@
 
 #include "app/cli/arg_parser.h"
 #include "app/cli/recolor_options.h"
+#include "bench/quality/bench_machine.h"
 #include "bench/quality/median.h"
 #include "core/color/scopes.h"
 #include "core/imageio/image_io.h"
@@ -32,13 +32,6 @@ namespace {
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-std::string loadAverage()
-{
-    std::ifstream in("/proc/loadavg");
-    std::string a, b, c;
-    in >> a >> b >> c;
-    return a + " " + b + " " + c;
-}
 
 // The sample photo resized to w x h (bicubic), as an 8-bit RGB Image.
 Image upscaled(const std::string& path, int w, int h)
@@ -74,7 +67,7 @@ int main(int argc, char** argv)
         }
         const RecolorCliSettings cli = readRecolorOptions(parser);
         const double mp = parser.number("megapixels");
-        const int w = static_cast<int>(std::lround(std::sqrt(mp * 1e6 * 4 / 3))), h = w * 3 / 4;
+        const auto [w, h] = uot::bench::photoSizeOf(mp);
         const int repeat = std::max(1, parser.integer("repeat"));
         const int feather = parser.integer("feather");
         const Image source = upscaled(parser.value("source"), w, h);
@@ -89,7 +82,7 @@ int main(int argc, char** argv)
         std::printf("source %dx%d (%.1f MP), reference %s, palette %d, solver %s, eps %g, threads %d; load average %s\n",
                     w, h, w * h / 1e6, parser.value("reference").c_str(), cli.recolor.palette.size,
                     cli.recolor.transport.solver.c_str(), cli.recolor.transport.eps, cli.recolor.threads,
-                    loadAverage().c_str());
+                    uot::bench::loadAverage().c_str());
 
         struct Variant {
             const char* name;
@@ -142,7 +135,7 @@ int main(int argc, char** argv)
         std::printf("scopes (waveform, parade, vectorscope) of %.1f MP: median %.1f ms of %zu runs (step %d, %zu pixels read); "
                     "load average %s\n",
                     w * h / 1e6, 1000 * bench::median(scopeTimes), scopeTimes.size(), scopes.step, scopes.samples,
-                    loadAverage().c_str());
+                    uot::bench::loadAverage().c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "uot_region_speed: %s\n", e.what());
         return 1;

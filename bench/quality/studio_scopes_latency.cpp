@@ -14,21 +14,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "bench/quality/bench_machine.h"
 #include "ui/studio_session.h"
 
 namespace {
-
-std::string loadAverage()
-{
-    std::ifstream in("/proc/loadavg");
-    std::string a, b, c;
-    in >> a >> b >> c;
-    return a + " " + b + " " + c;
-}
 
 // Waits in the event loop until `done` holds (or 10 minutes).
 template <class Done>
@@ -75,7 +67,7 @@ int main(int argc, char** argv)
     session.openReference(QStringLiteral(UOT_SAMPLES_DIR "/starry_night.jpg"));
     if (!waitFor([&] { return !session.isLoading() && session.hasSource() && session.hasReference(); })) return 1;
     std::printf("source %dx%d, load average before: %s\n", session.source().image->width, session.source().image->height,
-                loadAverage().c_str());
+                uot::bench::loadAverage().c_str());
     std::vector<double> remaps;
     for (int k = 0; k <= repeat; ++k) {
         QSignalSpy ready(&session, &uot::ui::StudioSession::scopesReady);
@@ -93,6 +85,6 @@ int main(int argc, char** argv)
     std::sort(remaps.begin(), remaps.end());
     if (!remaps.empty())
         std::printf("median of %zu re-maps: %.1f ms (min %.1f, max %.1f); load average after: %s\n", remaps.size(),
-                    remaps[remaps.size() / 2], remaps.front(), remaps.back(), loadAverage().c_str());
+                    remaps[remaps.size() / 2], remaps.front(), remaps.back(), uot::bench::loadAverage().c_str());
     return 0;
 }
