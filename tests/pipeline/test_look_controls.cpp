@@ -20,20 +20,13 @@
 #include "core/color/color_map.h"
 #include "core/color/look_controls.h"
 #include "core/pipeline/recolor_pipeline.h"
+#include "tests/support/lab_pixels.h"
 #include "tests/support/qt_checks.h"
 
 using namespace uot;
+using uot::test::labToSrgb8;
 
 namespace {
-
-void labToSrgb8(const double lab[3], std::uint8_t out[3])
-{
-    double xyz[3], rgb[3];
-    labToXyz(lab, xyz);
-    xyzToLinearRgb(xyz, rgb);
-    for (int k = 0; k < 3; ++k)
-        out[k] = static_cast<std::uint8_t>(std::lround(std::clamp(linearToSrgb(std::clamp(rgb[k], 0.0, 1.0)), 0.0, 1.0) * 255));
-}
 
 void srgb8ToLab(const std::uint8_t* in, double lab[3])
 {
