@@ -15,11 +15,6 @@ struct MapBounds {
     // a brighter colour never comes out darker than a dimmer one, whatever their chroma.
     double lightnessMinSlope = 0.2;
     double lightnessMaxSlope = 3;
-    // How far that curve moves toward the lightness transfer (core/color/lightness_transfer.h):
-    // the 1-D optimal transport map of lightness from the source's distribution to the
-    // reference's, its slope clipped into the same bounds. 0 = the transport's curve alone,
-    // 1 = the transfer alone.
-    double lightnessTransfer = 0;
     // Chroma displacement (Lab / Oklab a, b; every channel in linear RGB): Lipschitz
     // bounds on the lattice, per axis: |d displacement / d chroma axis| <= chromaSlope,
     // |d displacement / d L| <= chromaLightnessSlope (colour edges where the source has

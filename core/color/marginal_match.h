@@ -32,10 +32,6 @@ struct ChannelQuantiles {
 ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_t stride = 1, int levels = 257,
                                   int bins = 4096, const float* weights = nullptr);
 
-// The piecewise-linear quantile function through the quantile levels q (at least 2,
-// non-decreasing) at u in [0, 1] (clamped).
-double quantileAt(const std::vector<float>& q, double u);
-
 // The per-channel map x -> Q_to(F_from(x)) (F_from the piecewise-linear CDF through
 // `from`'s quantiles, Q_to the piecewise-linear quantile function through `to`'s),
 // tabulated on a uniform grid over `from`'s range; values outside the range map to

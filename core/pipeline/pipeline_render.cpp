@@ -8,7 +8,6 @@
 #include <exception>
 #include <future>
 
-#include "core/color/lightness_transfer.h"
 #include "core/color/look_lattice.h"
 #include "core/color/map_regularizer.h"
 #include "core/pipeline/pipeline_state.h"
@@ -189,8 +188,6 @@ Image RecolorPipeline::render(const PipelineControl& control)
         const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
         s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes);
         regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads);
-        transferLightness(s.lut, space, ms.bounds, s.sourcePalette->marginals, s.referencePalette->marginals,
-                          ms.bounds.lightnessTransfer);
         s.lutBounds = ms.bounds;
         s.lutNodes = nodes;
         s.lutValid = true;
@@ -331,8 +328,6 @@ DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
                                                s.source->pixelCount(), ms.lutSize, s.settings.threads, LatticeNodes::All);
     regularizeDisplacementLut(lut, s.settings.space, ms.bounds, s.fullSourceColors(), s.source->pixelCount(),
                               LatticeNodes::All, s.settings.threads);
-    transferLightness(lut, s.settings.space, ms.bounds, s.sourcePalette->marginals, s.referencePalette->marginals,
-                      ms.bounds.lightnessTransfer);
     return lut;
 }
 
