@@ -58,7 +58,7 @@ UNCHECKED = ("tests/", "bench/", "build")
 UI_VIEW_CORE = {"core/params"}
 UI_SESSION = ("ui/studio_session", "ui/solve_worker", "ui/studio_jobs", "ui/pipeline_jobs", "ui/lut_job",
               "ui/machine_peaks", "ui/progress_estimate", "ui/cache_simulation.",
-              "ui/studio_parameters", "ui/parameter_reader", "ui/settings_library")
+              "ui/studio_parameters", "ui/studio_save_options", "ui/parameter_reader", "ui/settings_library")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh"}

@@ -28,9 +28,6 @@ public:
     std::optional<double> number(const params::Parameter& entry);
     // A Choice or Device entry ("gpu:007" reads as "gpu:7").
     std::optional<QString> text(const params::Parameter& entry);
-    // A whole number under a key that is no table entry (the save dialog's last
-    // choices): `fallback` when missing or refused.
-    int integer(const QString& key, int fallback, int lo, int hi);
 
 private:
     // The value as text; false (with a message) when it is no plain value at all

@@ -560,27 +560,46 @@ std::vector<Parameter> buildTable(Problems problems)
         "Auto-run after changes";
 
     // The output image of recolor and batch (core/imageio: WriteOptions; the
-    // spellings are parseOutputProfile's and the CLI's, checked against them
-    // in test_parameter_table).
-    auto addOutput = [&add](Parameter p, std::string cliFlag) -> Parameter& {
-        Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), "");
+    // spellings are parseOutputDepth's, parseOutputColor's and parseOutputProfile's,
+    // checked against them in test_parameter_table) and of the studio's Save
+    // Options (ui/studio_save_options.h: saved under "save/" with these keys).
+    auto addOutput = [&add](Parameter p, std::string cliFlag, std::string settingsKey) -> Parameter& {
+        Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), std::move(settingsKey));
         added.cliGroup = CliGroup::Output;
         return added;
     };
-    addOutput(choice("depth", "bit depth", {"source", "8", "16"},
-                     "output bits per channel: source = the source's (JPEG/WebP/BMP are 8-bit)"),
-              "depth")
-        .defaultText = "source";
-    addOutput(choice("output-color", "output color", {"auto", "color", "gray"}, "gray writes the luminance only"),
-              "output-color")
-        .defaultText = "auto";
-    addOutput(choice("output-profile", "output profile", {"srgb", "source", "display-p3", "adobe-rgb"},
-                     "color profile of the output: the sRGB result is converted into it (relative colorimetric, "
-                     "black-point compensation) and it is embedded in PNG/JPEG/TIFF (WebP/BMP stay sRGB); source = the "
-                     "source's own embedded profile (sRGB when it has none)"),
-              "output-profile")
-        .defaultText = "srgb";
-    addOutput(integer("jpeg-quality", "JPEG quality", 1, 100, "JPEG quality"), "jpeg-quality").defaultValue = 95;
+    {
+        Parameter& p = addOutput(choice("depth", "bit depth", {"source", "8", "16"},
+                                        "output bits per channel: source = the source's (JPEG/WebP/BMP are 8-bit)"),
+                                 "depth", "depth");
+        p.defaultText = "source";
+        p.title = "Bit depth";
+    }
+    {
+        Parameter& p = addOutput(choice("output-color", "output color", {"auto", "color", "gray"},
+                                        "gray writes the luminance only; color writes three channels even for a grey "
+                                        "result; auto keeps the result's"),
+                                 "output-color", "outputColor");
+        p.defaultText = "auto";
+        p.title = "Color";
+    }
+    {
+        Parameter& p = addOutput(choice("output-profile", "output profile", {"srgb", "source", "display-p3", "adobe-rgb"},
+                                        "color profile of the output: the sRGB result is converted into it (relative "
+                                        "colorimetric, black-point compensation) and it is embedded in PNG/JPEG/TIFF "
+                                        "(WebP/BMP stay sRGB); source = the source's own embedded profile (sRGB when it "
+                                        "has none)"),
+                                 "output-profile", "profile");
+        p.defaultText = "srgb";
+        p.title = "Color profile";
+    }
+    {
+        Parameter& p = addOutput(integer("jpeg-quality", "JPEG quality", 1, 100,
+                                         "JPEG and WebP quality (larger is better and bigger)"),
+                                 "jpeg-quality", "quality");
+        p.defaultValue = 95;
+        p.title = "Quality";
+    }
     return t;
 }
 
