@@ -600,6 +600,70 @@ std::vector<Parameter> buildTable(Problems problems)
         p.defaultValue = 95;
         p.title = "Quality";
     }
+
+    // The files of `uot solve` and `uot-mpi solve` and what they print
+    // (app/cli/solve_report.cpp); the two commands declare the same ones, but
+    // for --plan and --counters (`uot solve` alone).
+    auto addSolveIo = [&add](Parameter p) -> Parameter& {
+        const std::string flagName = p.name;
+        Parameter& added = add(std::move(p), Stage::None, flagName, "");
+        added.cliGroup = CliGroup::SolveIo;
+        return added;
+    };
+    addSolveIo(text("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0"));
+    addSolveIo(text("a", "a.npy", "source weights, M entries > 0"));
+    addSolveIo(text("b", "b.npy", "target weights, N entries > 0"));
+    addSolveIo(text("x", "X.npy",
+                    "source points, M x d, instead of --cost (--solver mapreduce never stores C; uot-mpi: each rank "
+                    "reads its rows)"));
+    addSolveIo(text("y", "Y.npy", "target points, N x d (same d as --x)"));
+    {
+        Parameter& p = addSolveIo(real("cost-scale", "cost scale", 0, kInfinity,
+                                       "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so "
+                                       "costs are in [0, 1])"));
+        p.minExclusive = true;
+        p.valueName = "S";
+        p.cliDefaultFromContext = true;  // from the points
+    }
+    addSolveIo(text("out-dir", "DIR", "output directory (created if missing)"));
+    addSolveIo(flag("plan", "plan",
+                    "also write the plan P (M x N, float64) to DIR/plan.npy, when it fits in half of the available "
+                    "memory (otherwise a message says why it was not written)"));
+    addSolveIo(flag("counters", "counters",
+                    "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
+                    "untimed iterations, and report them next to the traffic model's bytes"));
+    addSolveIo(flag("json", "JSON summary", "print one JSON object instead of the human summary"));
+    addSolveIo(flag("allow-unconverged", "allow unconverged",
+                    "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)"));
+
+    // uot-mpi's own flags (app/mpi).
+    auto addMpi = [&add](Parameter p, std::string cliFlag) -> Parameter& {
+        Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), "");
+        added.cliGroup = CliGroup::Mpi;
+        return added;
+    };
+    addMpi(text("random", "MxN",
+                "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, C = squared "
+                "distances, each rank generating its own rows (the same problem for every P)"),
+           "random");
+    addMpi(integer("random-seed", "seed", 0, 2147483647, "seed of the --random problem"), "seed").defaultValue = 1;
+    {
+        Parameter& p = addMpi(choice("mpi-wait", "MPI wait", {"spin", "sleep"},
+                                     "how a rank waits for the others in each reduction: spin (MPI's busy polling: "
+                                     "lowest latency on dedicated cores) or sleep (20 us naps between tests of a "
+                                     "non-blocking MPI_Iallreduce: for machines shared with other work, or more ranks "
+                                     "than cores)"),
+                              "mpi-wait");
+        p.defaultText = "spin";
+    }
+    {
+        Parameter& p = addMpi(real("timeout", "timeout", 0, kInfinity,
+                                   "seconds a rank may go without answering (stopped, hung or lost) before the job "
+                                   "stops and every live rank says which rank did not answer; 0 = wait for ever"),
+                              "timeout");
+        p.valueName = "SECONDS";
+        p.defaultValue = 60;
+    }
     return t;
 }
 

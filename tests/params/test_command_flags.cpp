@@ -1,0 +1,133 @@
+// The flags of `uot solve` and `uot-mpi` that the parameter table declares
+// (core/params: groups SolveIo and Mpi), run through the built programs: a
+// bad value exits 2 with the table's one message, naming the flag and the
+// value (hand-worked for four of them), and --help shows each flag once with
+// the table's description and the defaults the commands have always had.
+// uot-mpi runs as a single process (MPI singleton); its rows are skipped in a
+// build without MPI.
+
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
+
+#include <cmath>
+
+#include "core/params/parameter_schema.h"
+
+using namespace uot;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString output;  // stdout and stderr
+};
+
+Run run(const QString& program, const QStringList& args)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    p.setProcessEnvironment(env);
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    if (!p.waitForFinished(60000)) return {};
+    return {p.exitCode(), QString::fromUtf8(p.readAll())};
+}
+
+const QString kUot = QStringLiteral(UOT_CLI_EXECUTABLE);
+const QString kUotMpi = QStringLiteral(UOT_MPI_EXECUTABLE);  // "none" without MPI
+
+// A value the entry refuses, as typed.
+QString badValue(const params::Parameter& p)
+{
+    if (p.kind == params::Kind::Choice) return QStringLiteral("no-such-choice");
+    if (std::isinf(p.max)) return QString::fromStdString(params::shownNumber(p, p.minExclusive ? p.min : p.min - 1));
+    return QString::fromStdString(params::shownNumber(p, p.max + 1));
+}
+
+// Arguments that pass every check before the flags' values are read.
+QStringList validSolve(bool clouds)
+{
+    return clouds ? QStringList{"--x", "x.npy", "--y", "y.npy", "--a", "a.npy", "--b", "b.npy", "--out-dir", "out"}
+                  : QStringList{"--cost", "c.npy", "--a", "a.npy", "--b", "b.npy", "--out-dir", "out"};
+}
+
+}  // namespace
+
+class TestCommandFlags : public QObject {
+    Q_OBJECT
+private slots:
+    void badValues_data()
+    {
+        QTest::addColumn<QString>("program");
+        QTest::addColumn<QString>("name");
+        for (const params::Parameter& p : params::parameters()) {
+            const bool checked = p.kind == params::Kind::Real || p.kind == params::Kind::Integer || p.kind == params::Kind::Choice;
+            if (!checked) continue;
+            if (p.cliGroup == params::CliGroup::SolveIo) {
+                QTest::newRow(("uot solve --" + p.cliFlag).c_str()) << kUot << QString::fromStdString(p.name);
+                QTest::newRow(("uot-mpi solve --" + p.cliFlag).c_str()) << kUotMpi << QString::fromStdString(p.name);
+            } else if (p.cliGroup == params::CliGroup::Mpi) {
+                QTest::newRow(("uot-mpi solve --" + p.cliFlag).c_str()) << kUotMpi << QString::fromStdString(p.name);
+            }
+        }
+    }
+
+    void badValues()
+    {
+        QFETCH(QString, program);
+        QFETCH(QString, name);
+        if (program == "none") QSKIP("uot-mpi is not built");
+        const params::Parameter& p = params::parameter(name.toStdString());
+        const QString flag = "--" + QString::fromStdString(p.cliFlag), bad = badValue(p);
+        const Run r = run(program, QStringList{"solve"} + validSolve(name == "cost-scale") + QStringList{flag, bad});
+        QCOMPARE(r.exitCode, 2);
+        const QString expected = QStringLiteral("option '%1': %2, got '%3'").arg(flag, QString::fromStdString(p.problem()), bad);
+        QVERIFY2(r.output.contains(expected), qPrintable(r.output));
+    }
+
+    // The messages, worked out by hand.
+    void messages()
+    {
+        Run r = run(kUot, QStringList{"solve"} + validSolve(true) + QStringList{"--cost-scale", "0"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("option '--cost-scale': cost scale takes a finite number > 0, got '0'"), qPrintable(r.output));
+        if (kUotMpi == "none") QSKIP("uot-mpi is not built");
+        const QStringList random{"solve", "--random", "4x4", "--out-dir", "out"};
+        r = run(kUotMpi, random + QStringList{"--mpi-wait", "nap"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("option '--mpi-wait': MPI wait takes one of spin, sleep, got 'nap'"), qPrintable(r.output));
+        r = run(kUotMpi, random + QStringList{"--timeout", "-1"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("option '--timeout': timeout takes a finite number >= 0, got '-1'"), qPrintable(r.output));
+        r = run(kUotMpi, random + QStringList{"--seed", "x"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("option '--seed': seed takes a whole number from 0 to 2147483647, got 'x'"),
+                 qPrintable(r.output));
+    }
+
+    // --help: each flag once, with the table's description; the defaults the commands always had.
+    void help()
+    {
+        const QString solve = run(kUot, {"solve", "--help"}).output;
+        for (const params::Parameter& p : params::parameters()) {
+            if (p.cliGroup != params::CliGroup::SolveIo) continue;
+            const QString line = "  --" + QString::fromStdString(p.cliFlag) + (p.kind == params::Kind::Flag ? "\n" : " ");
+            QCOMPARE(solve.count(line), 1);
+            QVERIFY2(solve.contains(QString::fromStdString(p.description)), p.name.c_str());
+        }
+        if (kUotMpi == "none") QSKIP("uot-mpi is not built");
+        const QString mpi = run(kUotMpi, {"solve", "--help"}).output;
+        QVERIFY2(mpi.contains("(default: spin)\n") && mpi.contains("(MPI_Abort) (default: 60)\n") &&
+                     mpi.contains("seed of the --random problem; a whole number from 0 to 2147483647 (default: 1)\n"),
+                 qPrintable(mpi));
+        QVERIFY(!mpi.contains("  --plan\n") && !mpi.contains("  --counters\n"));  // uot solve's alone
+        for (const char* flag : {"--random MxN", "--seed N", "--mpi-wait spin|sleep", "--timeout SECONDS", "--x X.npy"})
+            QCOMPARE(mpi.count(QStringLiteral("  ") + flag), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCommandFlags)
+#include "test_command_flags.moc"
