@@ -33,8 +33,9 @@ ALLOWED = {
     "core/pipeline": {"core/registry", "core/color", "core/transport", "core/imageio", "core/io", "core/perf"},
     # clips (FFmpeg's libav* inside its .cpp files): above the pipeline, whose look it applies
     "core/video": {"core/pipeline", "core/registry", "core/color", "core/transport", "core/imageio", "core/io"},
-    # the parameter table: above the pipeline, whose settings it reads and writes
-    "core/params": {"core/pipeline", "core/registry", "core/color", "core/transport"},
+    # the parameter table: above the pipeline, whose settings it reads and writes, and
+    # the clips, whose option structs give its clip defaults (headers only: no libav*)
+    "core/params": {"core/pipeline", "core/video", "core/registry", "core/color", "core/transport"},
     "gpu": {"core/transport", "core/color", "core/registry"},
     "ui": {"core/transport", "core/color", "core/npy", "core/io", "core/registry", "core/perf",
            "core/imageio", "core/pipeline", "core/params"},

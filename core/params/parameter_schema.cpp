@@ -16,6 +16,8 @@
 #include <utility>
 
 #include "core/registry/solver_registry.h"
+#include "core/video/clip_look.h"
+#include "core/video/clip_writer.h"
 
 namespace uot::params {
 
@@ -664,6 +666,41 @@ std::vector<Parameter> buildTable(Problems problems)
         p.valueName = "SECONDS";
         p.defaultValue = 60;
     }
+
+    // Clips (docs/VIDEO.md; app/cli/video_options.cpp): how the look is computed, and
+    // the encoder's options (`uot lut` takes the look's only). Defaults: core/video's.
+    auto addClip = [&add](Parameter p) -> Parameter& {
+        const std::string flagName = p.name;
+        Parameter& added = add(std::move(p), Stage::None, flagName, "");
+        added.cliGroup = CliGroup::Clip;
+        return added;
+    };
+    addClip(integer("look-frames", "look frames", 1, 1000,
+                    "clips: the look is computed once from a palette pooled over N frames spread evenly over the clip "
+                    "(or over each shot with --per-shot)"))
+        .defaultValue = ClipLookOptions{}.sampleFrames;
+    {
+        Parameter& p = addClip(integer("look-frame", "look frame", 0, 2147483647,
+                                       "clips: compute the look from frame N alone (0-based) instead"));
+        p.cliDefaultFromContext = true;  // none: --look-frames
+        p.defaultValue = ClipLookOptions{}.lookFrame;
+    }
+    addClip(flag("per-shot", "per shot",
+                 "clips: detect cuts (color histogram of consecutive frames) and compute one look per shot, "
+                 "cross-faded at each cut"));
+    {
+        Parameter& p = addClip(integer("cross-fade", "cross-fade", 0, 240,
+                                       "clips with --per-shot: frames over which two shots' looks blend at a cut (0: "
+                                       "switch at the cut)"));
+        p.valueName = "FRAMES";
+        p.defaultValue = ClipLookOptions{}.crossFadeFrames;
+    }
+    addClip(choice("video-preset", "video preset", encoderPresets(),
+                   "clips written as video: the encoder's speed preset (libx264; libvpx-vp9 for .webm follows it)"))
+        .defaultText = ClipWriteOptions{}.preset;
+    addClip(integer("crf", "CRF", 0, 51,
+                    "clips written as video: the encoder's constant quality (x264 scale; lower is better)"))
+        .defaultValue = ClipWriteOptions{}.crf;
     return t;
 }
 

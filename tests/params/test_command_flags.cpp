@@ -1,10 +1,11 @@
-// The flags of `uot solve` and `uot-mpi` that the parameter table declares
-// (core/params: groups SolveIo and Mpi), run through the built programs: a
+// The flags of `uot solve`, `uot-mpi` and the clip commands that the parameter
+// table declares (core/params: groups SolveIo, Mpi and Clip), run through the
+// built programs: a
 // bad value exits 2 with the table's one message, naming the flag and the
 // value (hand-worked for four of them), and --help shows each flag once with
 // the table's description and the defaults the commands have always had.
 // uot-mpi runs as a single process (MPI singleton); its rows are skipped in a
-// build without MPI.
+// build without MPI, the clip rows in a build without video (exit 4).
 
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -54,6 +55,9 @@ QStringList validSolve(bool clouds)
                   : QStringList{"--cost", "c.npy", "--a", "a.npy", "--b", "b.npy", "--out-dir", "out"};
 }
 
+// `uot recolor` of a clip: the clip flags are read before any file is opened.
+QStringList clipRecolor() { return {"recolor", "in.mp4", "ref.png", "-o", "out.mp4"}; }
+
 }  // namespace
 
 class TestCommandFlags : public QObject {
@@ -71,6 +75,8 @@ private slots:
                 QTest::newRow(("uot-mpi solve --" + p.cliFlag).c_str()) << kUotMpi << QString::fromStdString(p.name);
             } else if (p.cliGroup == params::CliGroup::Mpi) {
                 QTest::newRow(("uot-mpi solve --" + p.cliFlag).c_str()) << kUotMpi << QString::fromStdString(p.name);
+            } else if (p.cliGroup == params::CliGroup::Clip) {
+                QTest::newRow(("uot recolor CLIP --" + p.cliFlag).c_str()) << kUot << QString::fromStdString(p.name);
             }
         }
     }
@@ -82,7 +88,9 @@ private slots:
         if (program == "none") QSKIP("uot-mpi is not built");
         const params::Parameter& p = params::parameter(name.toStdString());
         const QString flag = "--" + QString::fromStdString(p.cliFlag), bad = badValue(p);
-        const Run r = run(program, QStringList{"solve"} + validSolve(name == "cost-scale") + QStringList{flag, bad});
+        const QStringList valid = p.cliGroup == params::CliGroup::Clip ? clipRecolor() : QStringList{"solve"} + validSolve(name == "cost-scale");
+        const Run r = run(program, valid + QStringList{flag, bad});
+        if (r.exitCode == 4 && p.cliGroup == params::CliGroup::Clip) QSKIP("this build has no video");
         QCOMPARE(r.exitCode, 2);
         const QString expected = QStringLiteral("option '%1': %2, got '%3'").arg(flag, QString::fromStdString(p.problem()), bad);
         QVERIFY2(r.output.contains(expected), qPrintable(r.output));
@@ -106,6 +114,32 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.output.contains("option '--seed': seed takes a whole number from 0 to 2147483647, got 'x'"),
                  qPrintable(r.output));
+    }
+
+    // The clip flags' messages and defaults, worked out by hand.
+    void clipFlags()
+    {
+        Run r = run(kUot, clipRecolor() + QStringList{"--crf", "52"});
+        if (r.exitCode == 4) QSKIP("this build has no video");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("option '--crf': CRF takes a whole number from 0 to 51, got '52'"), qPrintable(r.output));
+        r = run(kUot, clipRecolor() + QStringList{"--video-preset", "quick"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("option '--video-preset': video preset takes one of ultrafast, superfast, veryfast, "
+                                   "faster, fast, medium, slow, slower, veryslow, got 'quick'"),
+                 qPrintable(r.output));
+        r = run(kUot, clipRecolor() + QStringList{"--look-frame", "2", "--per-shot"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("--look-frame and --per-shot do not go together"), qPrintable(r.output));
+        const QString help = run(kUot, {"recolor", "--help"}).output;
+        for (const char* line : {"(or over each shot with --per-shot); a whole number from 1 to 1000 (default: 8)\n",
+                                 "(0: switch at the cut); a whole number from 0 to 240 (default: 6)\n",
+                                 "follows it) (default: veryfast)\n", "lower is better); a whole number from 0 to 51 (default: 18)\n"})
+            QVERIFY2(help.contains(line), line);
+        QCOMPARE(help.count("  --look-frame N\n"), 1);
+        // `uot lut` takes the look's flags, not the encoder's.
+        const QString lut = run(kUot, {"lut", "--help"}).output;
+        QVERIFY(lut.contains("  --look-frames N\n") && !lut.contains("  --crf") && !lut.contains("  --video-preset"));
     }
 
     // --help: each flag once, with the table's description; the defaults the commands always had.
