@@ -648,7 +648,11 @@ std::vector<Parameter> buildTable(Problems problems)
                 "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, C = squared "
                 "distances, each rank generating its own rows (the same problem for every P)"),
            "random");
-    addMpi(integer("random-seed", "seed", 0, 2147483647, "seed of the --random problem"), "seed").defaultValue = 1;
+    // The random problem's seed: uot-mpi's --random and `uot bench` (app/cli/bench_command.cpp).
+    addMpi(integer("random-seed", "seed", 0, 2147483647,
+                   "seed of the random problem (uot-mpi: --random; uot bench): the same seed, the same problem"),
+           "seed")
+        .defaultValue = 1;
     {
         Parameter& p = addMpi(choice("mpi-wait", "MPI wait", {"spin", "sleep"},
                                      "how a rank waits for the others in each reduction: spin (MPI's busy polling: "

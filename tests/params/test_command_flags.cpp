@@ -102,6 +102,11 @@ private slots:
         Run r = run(kUot, QStringList{"solve"} + validSolve(true) + QStringList{"--cost-scale", "0"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.output.contains("option '--cost-scale': cost scale takes a finite number > 0, got '0'"), qPrintable(r.output));
+        // `uot bench` takes uot-mpi's --seed (one entry: the random problem's seed).
+        r = run(kUot, {"bench", "--seed", "-1"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("option '--seed': seed takes a whole number from 0 to 2147483647, got '-1'"),
+                 qPrintable(r.output));
         if (kUotMpi == "none") QSKIP("uot-mpi is not built");
         const QStringList random{"solve", "--random", "4x4", "--out-dir", "out"};
         r = run(kUotMpi, random + QStringList{"--mpi-wait", "nap"});
@@ -155,7 +160,7 @@ private slots:
         if (kUotMpi == "none") QSKIP("uot-mpi is not built");
         const QString mpi = run(kUotMpi, {"solve", "--help"}).output;
         QVERIFY2(mpi.contains("(default: spin)\n") && mpi.contains("(MPI_Abort) (default: 60)\n") &&
-                     mpi.contains("seed of the --random problem; a whole number from 0 to 2147483647 (default: 1)\n"),
+                     mpi.contains("the same seed, the same problem; a whole number from 0 to 2147483647 (default: 1)\n"),
                  qPrintable(mpi));
         QVERIFY(!mpi.contains("  --plan\n") && !mpi.contains("  --counters\n"));  // uot solve's alone
         for (const char* flag : {"--random MxN", "--seed N", "--mpi-wait spin|sleep", "--timeout SECONDS", "--x X.npy"})
