@@ -22,6 +22,17 @@ QString defaultOf(const params::Parameter& entry) { return QString::fromStdStrin
 
 }  // namespace
 
+void ParameterReader::readGroup(QSettings& settings, const QString& group, QStringList* problems,
+                                const std::function<void(ParameterReader&)>& read)
+{
+    QStringList found;
+    settings.beginGroup(group);
+    ParameterReader reader(settings, found);
+    read(reader);
+    settings.endGroup();
+    if (problems) *problems << found;
+}
+
 void ParameterReader::refuse(const QString& key, const QString& value, const QString& problem, const QString& fallback)
 {
     m_problems << QObject::tr("%1 = %2 is not valid: %3 (default %4)").arg(key, value, problem, fallback);

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 #include "core/params/parameter_schema.h"
@@ -22,6 +23,11 @@ class ParameterReader {
 public:
     // Reads from the current group of `settings`; messages go to `problems`.
     ParameterReader(QSettings& settings, QStringList& problems) : m_settings(settings), m_problems(problems) {}
+
+    // Runs `read` on a reader of the group `group` of `settings`; its messages go to
+    // `problems` when given.
+    static void readGroup(QSettings& settings, const QString& group, QStringList* problems,
+                          const std::function<void(ParameterReader&)>& read);
 
     // A Real, Integer or Flag entry, in the core's units (percent entries are
     // saved in percent and returned as fractions; flags as 0 or 1).

@@ -89,14 +89,11 @@ void StudioSaveOptions::save(QSettings& settings) const
 StudioSaveOptions StudioSaveOptions::load(QSettings& settings, QStringList* problems)
 {
     StudioSaveOptions o;
-    QStringList found;
-    settings.beginGroup(QStringLiteral("save"));
-    ParameterReader reader(settings, found);
-    for (const Binding& b : kTexts)
-        if (const std::optional<QString> t = reader.text(entry(b.name))) o.*b.member = *t;
-    if (const std::optional<double> v = reader.number(entry(kQuality))) o.quality = int(*v);
-    settings.endGroup();
-    if (problems) *problems << found;
+    ParameterReader::readGroup(settings, QStringLiteral("save"), problems, [&o](ParameterReader& reader) {
+        for (const Binding& b : kTexts)
+            if (const std::optional<QString> t = reader.text(entry(b.name))) o.*b.member = *t;
+        if (const std::optional<double> v = reader.number(entry(kQuality))) o.quality = int(*v);
+    });
     return o;
 }
 

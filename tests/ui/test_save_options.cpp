@@ -16,6 +16,7 @@
 #include <QTest>
 
 #include "core/params/parameter_schema.h"
+#include "tests/ui/studio_test_options.h"
 #include "ui/save_options_dialog.h"
 
 using namespace uot;
@@ -63,9 +64,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QCoreApplication::setOrganizationName("UOT-test");
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+        useIsolatedSettings(m_dir.path(), "save-options");
     }
 
     void init() { QCoreApplication::setApplicationName(QStringLiteral("save-options-%1").arg(++m_case)); }
