@@ -33,8 +33,9 @@ ALLOWED = {
     "core/pipeline": {"core/registry", "core/color", "core/transport", "core/imageio", "core/io", "core/perf"},
     # clips (FFmpeg's libav* inside its .cpp files): above the pipeline, whose look it applies
     "core/video": {"core/pipeline", "core/registry", "core/color", "core/transport", "core/imageio", "core/io"},
-    # the parameter table: above the pipeline, whose settings it reads and writes
-    "core/params": {"core/pipeline", "core/registry", "core/color", "core/transport"},
+    # the parameter table: above the pipeline, whose settings it reads and writes, and
+    # the clips, whose option structs give its clip defaults (headers only: no libav*)
+    "core/params": {"core/pipeline", "core/video", "core/registry", "core/color", "core/transport"},
     "gpu": {"core/transport", "core/color", "core/registry"},
     "ui": {"core/transport", "core/color", "core/npy", "core/io", "core/registry", "core/perf",
            "core/imageio", "core/pipeline", "core/params"},
@@ -58,7 +59,7 @@ UNCHECKED = ("tests/", "bench/", "build")
 UI_VIEW_CORE = {"core/params"}
 UI_SESSION = ("ui/studio_session", "ui/solve_worker", "ui/studio_jobs", "ui/pipeline_jobs", "ui/lut_job",
               "ui/machine_peaks", "ui/progress_estimate", "ui/cache_simulation.",
-              "ui/studio_parameters", "ui/parameter_reader", "ui/settings_library")
+              "ui/studio_parameters", "ui/studio_save_options", "ui/parameter_reader", "ui/settings_library")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh"}

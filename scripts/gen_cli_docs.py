@@ -3,15 +3,17 @@
 
 Every command listed under "commands:" in `uot --help` (and `uot-mpi --help`) gets
 its `--help` text verbatim, so a new command or flag shows up by rerunning this
-script. The page is one section per program; --check compares each section of the
+script; `uot-studio --help` (the studio's command line) gets a section of its own.
+The page is one section per program; --check compares each section of the
 programs it was given with the file and fails (exit 1) when they differ, printing
 the command that regenerates it.
 
 Usage:
   scripts/gen_cli_docs.py --uot build/app/cli/uot [--uot-mpi build/app/mpi/uot-mpi]
+                          [--studio build/app/studio/uot-studio]
                           [--output docs/CLI.md] [--check]
-Without --uot-mpi (a build without MPI) the uot-mpi section is kept as it is in the
-file when writing, and not compared with --check.
+Without --uot-mpi (a build without MPI) or --studio (a build without the GUI) that
+section is kept as it is in the file when writing, and not compared with --check.
 """
 import argparse
 import pathlib
@@ -25,7 +27,8 @@ HEADER = """# Command-line reference
 Generated from the programs' own `--help` output by `scripts/gen_cli_docs.py`; do not
 edit by hand. After changing a command's options, rebuild and run
 
-    scripts/gen_cli_docs.py --uot build/app/cli/uot --uot-mpi build/app/mpi/uot-mpi
+    scripts/gen_cli_docs.py --uot build/app/cli/uot --uot-mpi build/app/mpi/uot-mpi \\
+        --studio build/app/studio/uot-studio
 
 (the CTest test `cli_docs_check` fails while this page and the built programs differ).
 Examples and explanations: [COMMAND_LINE.md](COMMAND_LINE.md); exit codes:
@@ -34,13 +37,15 @@ Examples and explanations: [COMMAND_LINE.md](COMMAND_LINE.md); exit codes:
 SECTION = re.compile(r"^<!-- program: (\S+) -->$", re.M)
 
 
-def helpText(args):
-    """stdout (and stderr) of one --help call, with trailing blanks trimmed."""
+def helpText(args, name):
+    """stdout (and stderr) of one --help call, with trailing blanks trimmed; the
+    path of the executable, where a program prints it, reads as `name`."""
     run = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})
+                         env={"LC_ALL": "C", "PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen"})
     if run.returncode != 0:
         sys.exit(f"gen_cli_docs: '{' '.join(args)}' exited {run.returncode}:\n{run.stdout}")
-    return "\n".join(line.rstrip() for line in run.stdout.strip("\n").splitlines())
+    text = run.stdout.replace(args[0], name)
+    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 
 def commandsOf(overview):
@@ -57,11 +62,11 @@ def commandsOf(overview):
 
 
 def programSection(name, executable):
-    overview = helpText([executable, "--help"])
+    overview = helpText([executable, "--help"], name)
     parts = [f"<!-- program: {name} -->", f"## `{name}`", "", "```text", overview, "```"]
     for command in commandsOf(overview):
         parts += ["", f"### `{name} {command}`", "", "```text",
-                  helpText([executable, command, "--help"]), "```"]
+                  helpText([executable, command, "--help"], name), "```"]
     return "\n".join(parts) + "\n"
 
 
@@ -76,6 +81,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uot", required=True)
     parser.add_argument("--uot-mpi")
+    parser.add_argument("--studio")
     parser.add_argument("--output", default=str(ROOT / "docs" / "CLI.md"))
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
@@ -85,20 +91,23 @@ def main():
     fresh = {"uot": programSection("uot", args.uot)}
     if args.uot_mpi:
         fresh["uot-mpi"] = programSection("uot-mpi", args.uot_mpi)
+    if args.studio:
+        fresh["uot-studio"] = programSection("uot-studio", args.studio)
 
     if args.check:
         stale = [name for name, text in fresh.items() if existing.get(name) != text]
         if stale:
             mpi = f" --uot-mpi {args.uot_mpi}" if args.uot_mpi else ""
+            studio = f" --studio {args.studio}" if args.studio else ""
             print(f"docs/CLI.md is out of date with the built {' and '.join(stale)}. Regenerate it:\n"
-                  f"  scripts/gen_cli_docs.py --uot {args.uot}{mpi}")
+                  f"  scripts/gen_cli_docs.py --uot {args.uot}{mpi}{studio}")
             return 1
         print(f"docs/CLI.md matches the --help of {', '.join(fresh)}")
         return 0
 
     sections = dict(existing)
     sections.update(fresh)
-    order = ["uot", "uot-mpi"] + sorted(set(sections) - {"uot", "uot-mpi"})
+    order = ["uot", "uot-mpi", "uot-studio"] + sorted(set(sections) - {"uot", "uot-mpi", "uot-studio"})
     body = "\n".join(sections[name] for name in order if name in sections)
     output.write_text(HEADER + "\n" + body)
     print(f"wrote {output}")

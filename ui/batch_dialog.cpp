@@ -18,6 +18,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "core/params/parameter_schema.h"
+#include "ui/parameter_tooltip.h"
 #include "ui/pipeline_jobs.h"
 
 namespace uot::ui {
@@ -61,11 +63,13 @@ BatchDialog::BatchDialog(SolveWorker* worker, const QString& referencePath, cons
     for (const char* ext : {"png", "jpg", "tif", "webp", "bmp"}) m_format->addItem(QString(ext).toUpper(), QString(ext));
     m_format->setToolTip(tr("File format of the results."));
     form->addRow(tr("Format"), m_format);
+    // The table's entry, as in the Save Options (ui/save_options_dialog.cpp).
+    const params::Parameter& quality = params::parameter("jpeg-quality");
     m_quality = new QSpinBox;
-    m_quality->setRange(1, 100);
-    m_quality->setValue(95);
-    m_quality->setToolTip(tr("JPEG and WebP quality."));
-    form->addRow(tr("Quality"), m_quality);
+    m_quality->setRange(int(quality.min), int(quality.max));
+    m_quality->setValue(int(quality.defaultValue));
+    m_quality->setToolTip(parameterToolTip(quality));
+    form->addRow(QString::fromStdString(quality.studioTitle()), m_quality);
     m_overwrite = new QCheckBox(tr("Replace existing output files"));
     m_overwrite->setToolTip(tr("Off: existing outputs are skipped. Source files are never replaced."));
     form->addRow(QString(), m_overwrite);

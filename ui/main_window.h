@@ -54,8 +54,8 @@ struct SavePrompts {
     std::function<bool(QString& path, QString& filter)> choosePath;
     // The chosen file exists: replace it?
     std::function<bool(const QString& path)> confirmReplace;
-    // Bit depth and quality for the chosen format (options holds the last ones).
-    std::function<bool(const QString& path, WriteOptions& options)> chooseOptions;
+    // The Save Options for the chosen format (options holds the last ones).
+    std::function<bool(const QString& path, StudioSaveOptions& options)> chooseOptions;
 };
 
 // File > Open Source / Open Reference, replaceable by tests: the file chosen in a
@@ -93,9 +93,10 @@ public:
     void compare();
 
     // Writes the result (atomically, in the background; never over the source or
-    // reference file). depth 0 = the source's; quality for JPEG/WebP.
+    // reference file) with these Save Options, else the last ones chosen.
     // resultSaved or saveFailed follows.
-    void saveResultTo(const QString& path, int depth = 0, int quality = 95);
+    void saveResultTo(const QString& path, const StudioSaveOptions& options);
+    void saveResultTo(const QString& path);
     // File > Save Result (Ctrl+S): writes to the file this result was last
     // saved to; when it has none (a new source since), behaves as Save As.
     void save();

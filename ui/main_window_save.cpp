@@ -1,27 +1,24 @@
 // MainWindow: the dialogs of saving. Save (Ctrl+S) writes to the file this
 // source's result was saved to, else behaves as Save As (Ctrl+Shift+S). Save As
 // checks the chosen file before asking anything else: the source and reference
-// are never replaced. Folder, format, bit depth and quality are remembered. The
+// are never replaced. Folder, format and the Save Options (ui/save_options_dialog.h)
+// are remembered. The
 // session writes (StudioSession::saveResultTo): an out-of-date result is never
 // saved, and the name offered, the metadata copied and the files protected come
 // from the inputs kept with the result.
 #include "ui/main_window.h"
 
 #include <QAction>
-#include <QComboBox>
 #include <QDialog>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QRegularExpression>
 #include <QSettings>
-#include <QSpinBox>
 
-#include "ui/parameter_reader.h"
+#include "ui/save_options_dialog.h"
 
 namespace uot::ui {
 
@@ -44,64 +41,6 @@ QString extensionOf(const QString& filter)
     return filter.mid(star + 2, end - star - 2);
 }
 
-// The list of output color profiles (output_profile.h), `current` selected.
-QComboBox* outputProfileBox(OutputProfile current)
-{
-    auto* box = new QComboBox;
-    box->setObjectName("outputProfileBox");
-    box->addItem(QObject::tr("sRGB"), "srgb");
-    box->addItem(QObject::tr("the source's own profile"), "source");
-    box->addItem(QObject::tr("Display P3"), "display-p3");
-    box->addItem(QObject::tr("Adobe RGB (1998)"), "adobe-rgb");
-    box->setToolTip(QObject::tr("The color profile the result is converted into and tagged with.\n"
-                                "sRGB suits the web; Display P3 and Adobe RGB keep more saturated colors\n"
-                                "for wide-gamut screens and print."));
-    box->setCurrentIndex(std::max(0, box->findData(QString::fromStdString(toString(current)))));
-    return box;
-}
-
-// Bit depth, quality and color profile for the chosen format, starting from the last choice.
-bool askWriteOptions(QWidget* parent, const QString& path, WriteOptions& options)
-{
-    const QString ext = QFileInfo(path).suffix().toLower();
-    const bool lossy = ext == "jpg" || ext == "jpeg" || ext == "webp";
-    const bool deep = ext == "png" || ext == "tif" || ext == "tiff";
-    if (!lossy && !deep) return true;  // BMP carries no profile
-    QDialog dialog(parent);
-    dialog.setWindowTitle(QObject::tr("Save Options"));
-    auto* form = new QFormLayout(&dialog);
-    QComboBox* depth = nullptr;
-    QSpinBox* quality = nullptr;
-    if (deep) {
-        depth = new QComboBox;
-        depth->addItem(QObject::tr("same as the source"), 0);
-        depth->addItem(QObject::tr("8 bit"), 8);
-        depth->addItem(QObject::tr("16 bit"), 16);
-        depth->setCurrentIndex(std::max(0, depth->findData(options.depth)));
-        form->addRow(QObject::tr("Bit depth"), depth);
-    }
-    if (lossy) {
-        quality = new QSpinBox;
-        quality->setRange(1, 100);
-        quality->setValue(options.jpegQuality);
-        form->addRow(QObject::tr("Quality"), quality);
-    }
-    QComboBox* profile = nullptr;
-    if (ext != "webp") {  // WebP carries no profile here: always sRGB
-        profile = outputProfileBox(options.profile);
-        form->addRow(QObject::tr("Color profile"), profile);
-    }
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted) return false;
-    if (depth) options.depth = depth->currentData().toInt();
-    if (quality) options.jpegQuality = options.webpQuality = quality->value();
-    if (profile) options.profile = parseOutputProfile(profile->currentData().toString().toStdString());
-    return true;
-}
-
 }  // namespace
 
 SavePrompts MainWindow::defaultPrompts()
@@ -111,7 +50,7 @@ SavePrompts MainWindow::defaultPrompts()
         // Scripted runs never block on a dialog: Save As needs a path (saveResultTo).
         prompts.choosePath = [](QString&, QString&) { return false; };
         prompts.confirmReplace = [](const QString&) { return false; };
-        prompts.chooseOptions = [](const QString&, WriteOptions&) { return true; };
+        prompts.chooseOptions = [](const QString&, StudioSaveOptions&) { return true; };
         return prompts;
     }
     prompts.choosePath = [this](QString& path, QString& filter) {
@@ -133,8 +72,13 @@ SavePrompts MainWindow::defaultPrompts()
                                      tr("%1 already exists.\nDo you want to replace it?").arg(QFileInfo(path).fileName()),
                                      QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
     };
-    prompts.chooseOptions = [this](const QString& path, WriteOptions& options) {
-        return askWriteOptions(this, path, options);
+    prompts.chooseOptions = [this](const QString& path, StudioSaveOptions& options) {
+        const QString extension = QFileInfo(path).suffix();
+        if (!SaveOptionsDialog::hasOptions(extension)) return true;
+        SaveOptionsDialog dialog(extension, options, this);
+        if (dialog.exec() != QDialog::Accepted) return false;
+        options = dialog.options();
+        return true;
     };
     return prompts;
 }
@@ -149,7 +93,7 @@ void MainWindow::save()
         saveAs();
         return;
     }
-    saveResultTo(m_session->savePath(), m_session->saveOptions().depth, m_session->saveOptions().jpegQuality);
+    saveResultTo(m_session->savePath(), m_session->saveOptions());
 }
 
 void MainWindow::saveAs()
@@ -178,26 +122,21 @@ void MainWindow::saveAs()
     }
     if (QFileInfo::exists(path) && !m_prompts.confirmReplace(path)) return;
     // The last choice, checked like every saved setting (a bad value gives the default).
-    WriteOptions options;
     QStringList problems;
-    ParameterReader remembered(settings, problems);
-    options.depth = remembered.integer("save/depth", 0, 0, 16);
-    if (options.depth != 8 && options.depth != 16) options.depth = 0;
-    options.jpegQuality = options.webpQuality = remembered.integer("save/quality", 95, 1, 100);
-    options.profile = StudioSession::savedOutputProfile();
+    StudioSaveOptions options = StudioSaveOptions::load(settings, &problems);
     if (!problems.isEmpty()) m_phase->setText(problems.join(QStringLiteral("; ")));
     if (!m_prompts.chooseOptions(path, options)) return;
     settings.setValue("dialogs/save/folder", QFileInfo(path).absolutePath());
     settings.setValue("dialogs/save/filter", filter);
-    settings.setValue("save/depth", options.depth);
-    settings.setValue("save/quality", options.jpegQuality);
-    settings.setValue("save/profile", QString::fromStdString(toString(options.profile)));
-    saveResultTo(path, options.depth, options.jpegQuality);
+    options.save(settings);
+    saveResultTo(path, options);
 }
 
-void MainWindow::saveResultTo(const QString& path, int depth, int quality)
+void MainWindow::saveResultTo(const QString& path, const StudioSaveOptions& options)
 {
-    m_session->saveResultTo(path, depth, quality);
+    m_session->saveResultTo(path, options);
 }
+
+void MainWindow::saveResultTo(const QString& path) { m_session->saveResultTo(path); }
 
 }  // namespace uot::ui

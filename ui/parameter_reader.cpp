@@ -1,6 +1,5 @@
 #include "ui/parameter_reader.h"
 
-#include <QLocale>
 #include <QSettings>
 #include <QVariant>
 
@@ -22,6 +21,17 @@ QString problemOf(const params::Parameter& entry) { return QString::fromStdStrin
 QString defaultOf(const params::Parameter& entry) { return QString::fromStdString(entry.defaultShown()); }
 
 }  // namespace
+
+void ParameterReader::readGroup(QSettings& settings, const QString& group, QStringList* problems,
+                                const std::function<void(ParameterReader&)>& read)
+{
+    QStringList found;
+    settings.beginGroup(group);
+    ParameterReader reader(settings, found);
+    read(reader);
+    settings.endGroup();
+    if (problems) *problems << found;
+}
 
 void ParameterReader::refuse(const QString& key, const QString& value, const QString& problem, const QString& fallback)
 {
@@ -71,20 +81,6 @@ std::optional<QString> ParameterReader::text(const params::Parameter& entry)
     if (entry.kind == params::Kind::Device && t.startsWith(QLatin1String("gpu:")))
         return QStringLiteral("gpu:%1").arg(t.mid(4).toInt());
     return t;
-}
-
-int ParameterReader::integer(const QString& key, int fallback, int lo, int hi)
-{
-    const QString problem = QObject::tr("%1 takes a whole number from %2 to %3").arg(key).arg(lo).arg(hi);
-    QString t;
-    if (!plainText(key, t, problem, QString::number(fallback))) return fallback;
-    bool ok = false;
-    const qlonglong x = QLocale::c().toLongLong(t, &ok);
-    if (!ok || x < lo || x > hi) {
-        refuse(key, shown(t), problem, QString::number(fallback));
-        return fallback;
-    }
-    return int(x);
 }
 
 }  // namespace uot::ui

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 #include "core/params/parameter_schema.h"
@@ -23,14 +24,16 @@ public:
     // Reads from the current group of `settings`; messages go to `problems`.
     ParameterReader(QSettings& settings, QStringList& problems) : m_settings(settings), m_problems(problems) {}
 
+    // Runs `read` on a reader of the group `group` of `settings`; its messages go to
+    // `problems` when given.
+    static void readGroup(QSettings& settings, const QString& group, QStringList* problems,
+                          const std::function<void(ParameterReader&)>& read);
+
     // A Real, Integer or Flag entry, in the core's units (percent entries are
     // saved in percent and returned as fractions; flags as 0 or 1).
     std::optional<double> number(const params::Parameter& entry);
     // A Choice or Device entry ("gpu:007" reads as "gpu:7").
     std::optional<QString> text(const params::Parameter& entry);
-    // A whole number under a key that is no table entry (the save dialog's last
-    // choices): `fallback` when missing or refused.
-    int integer(const QString& key, int fallback, int lo, int hi);
 
 private:
     // The value as text; false (with a message) when it is no plain value at all

@@ -21,6 +21,7 @@
 #include "core/params/parameter_schema.h"
 
 #include "ui/default_reset.h"
+#include "ui/parameter_tooltip.h"
 #include "ui/studio_session.h"
 
 namespace uot::ui {
@@ -34,16 +35,6 @@ void setRange(QDoubleSpinBox* box, const params::Parameter& p) { box->setRange(p
 
 // The label of an entry's widget (its row, or a check box's text).
 QString titleOf(const char* name) { return QString::fromStdString(entry(name).studioTitle()); }
-
-// The tooltip of an entry's widget: its description (the --help text) and what it takes.
-QString toolTipFor(const params::Parameter& p)
-{
-    QString text = QString::fromStdString(p.description);
-    if (!text.isEmpty()) text[0] = text[0].toUpper();
-    if (p.kind == params::Kind::Real || p.kind == params::Kind::Integer)
-        text += "\n" + ParametersPanel::tr("Takes %1.").arg(QString::fromStdString(p.allowed()));
-    return text;
-}
 
 // A % slider over the table entry's range (a fraction shown in percent) with its value shown beside it.
 QHBoxLayout* percentSlider(QWidget* owner, QSlider*& slider, QLabel*& value, const params::Parameter& p)
@@ -244,7 +235,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                  {"residual-match", m_paletteMatch},
                  {"auto-run", m_autoRun}};
     for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it)  // the table's words, as --help says them
-        it.value()->setToolTip(toolTipFor(entry(it.key().toStdString().c_str())));
+        it.value()->setToolTip(parameterToolTip(entry(it.key().toStdString().c_str())));
     fillSolvers();
     fillDevices();  // adds why there is no GPU to the device's tooltip
     setParameters(StudioParameters{});

@@ -225,19 +225,16 @@ void StudioParameters::save(QSettings& s) const
 StudioParameters StudioParameters::load(QSettings& s, QStringList* problems)
 {
     StudioParameters p;
-    QStringList found;
-    s.beginGroup(QStringLiteral("parameters"));
-    ParameterReader r(s, found);
-    for (const Binding& b : bindings()) {
-        const params::Parameter& entry = params::parameter(b.name);
-        if (textOf(p, b.member)) {
-            if (const std::optional<QString> t = r.text(entry)) setTextOf(p, b.member, *t);
-        } else if (const std::optional<double> v = r.number(entry)) {
-            setNumber(p, b.member, *v);
+    ParameterReader::readGroup(s, QStringLiteral("parameters"), problems, [&p](ParameterReader& r) {
+        for (const Binding& b : bindings()) {
+            const params::Parameter& entry = params::parameter(b.name);
+            if (textOf(p, b.member)) {
+                if (const std::optional<QString> t = r.text(entry)) setTextOf(p, b.member, *t);
+            } else if (const std::optional<double> v = r.number(entry)) {
+                setNumber(p, b.member, *v);
+            }
         }
-    }
-    s.endGroup();
-    if (problems) *problems << found;
+    });
     return p;
 }
 

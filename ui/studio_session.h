@@ -37,6 +37,7 @@
 #include "ui/solve_worker.h"
 #include "ui/studio_parameters.h"
 #include "ui/studio_result.h"
+#include "ui/studio_save_options.h"
 
 QT_BEGIN_NAMESPACE
 class QColor;
@@ -177,15 +178,14 @@ public:
 
     // --- saving ---
     // Writes the result (atomically, in the background; never over the source or
-    // reference file). depth 0 = the source's; quality for JPEG/WebP. saved or
-    // saveFailed follows.
-    void saveResultTo(const QString& path, int depth = 0, int quality = 95);
-    // Where Ctrl+S writes (empty: ask); cleared when the source changes.
+    // reference file) with the Save Options `options` (bit depth, output color,
+    // color profile, quality); saved or saveFailed follows. Without options: the
+    // last ones chosen in Save Options (the settings file's, checked).
+    void saveResultTo(const QString& path, const StudioSaveOptions& options);
+    void saveResultTo(const QString& path);
+    // Where Ctrl+S writes (empty: ask), and with which options; cleared when the source changes.
     QString savePath() const { return m_savePath; }
-    const WriteOptions& saveOptions() const { return m_saveOptions; }
-    // The output color profile chosen in Save Options (setting "save/profile",
-    // output_profile.h's names; sRGB when unset or not a known name).
-    static OutputProfile savedOutputProfile();
+    const StudioSaveOptions& saveOptions() const { return m_saveOptions; }
     // False with the reason when `path` is the source, the reference or a folder.
     bool checkSaveTarget(const QString& path, QString& why) const;
 
@@ -372,7 +372,7 @@ private:
     bool m_busy = false;
     ProgressEstimate m_estimate;
     QString m_savePath;
-    WriteOptions m_saveOptions;
+    StudioSaveOptions m_saveOptions;
     QUndoStack* m_undo = nullptr;
     MachinePeaks m_peaks;
     bool m_peaksKnown = false;

@@ -26,15 +26,6 @@ bool sameFile(const QString& a, const QString& b)
 
 }  // namespace
 
-OutputProfile StudioSession::savedOutputProfile()
-{
-    try {
-        return parseOutputProfile(QSettings().value("save/profile", "srgb").toString().toStdString());
-    } catch (const std::exception&) {
-        return OutputProfile::Srgb;
-    }
-}
-
 void StudioSession::connectWorker()
 {
     SolveWorker* worker = m_worker.get();
@@ -229,7 +220,13 @@ bool StudioSession::checkSaveTarget(const QString& path, QString& why) const
     return true;
 }
 
-void StudioSession::saveResultTo(const QString& path, int depth, int quality)
+void StudioSession::saveResultTo(const QString& path)
+{
+    QSettings settings;
+    saveResultTo(path, StudioSaveOptions::load(settings));
+}
+
+void StudioSession::saveResultTo(const QString& path, const StudioSaveOptions& chosen)
 {
     if (!checkResultSaveable(tr("Save"))) {
         emit saveFailed(m_lastError);
@@ -241,14 +238,11 @@ void StudioSession::saveResultTo(const QString& path, int depth, int quality)
         emit saveFailed(m_lastError);
         return;
     }
-    WriteOptions options;
-    options.depth = depth;
-    options.jpegQuality = options.webpQuality = quality;
-    const WriteOptions remembered = options;
-    // The EXIF/XMP/IPTC of the photo the result was made from, and the chosen
-    // color profile (Save Options; the pixels are converted from sRGB into it), go with it.
+    // Depth, color, quality and the color profile (the pixels are converted from
+    // sRGB into it), and the EXIF/XMP/IPTC of the photo the result was made from.
+    WriteOptions options = chosen.writeOptions();
+    const StudioSaveOptions remembered = chosen;
     options.metadataFrom = m_result.metadataSource().toStdString();
-    options.profile = savedOutputProfile();
     // A bundled sample is no file with a profile of its own: it was read as sRGB.
     if (options.profile == OutputProfile::Source && options.metadataFrom.empty()) options.profile = OutputProfile::Srgb;
     // The writer refuses these too: a second guard.

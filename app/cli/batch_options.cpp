@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
+#include "app/cli/parameter_flags.h"
 #include "app/cli/video_options.h"
 #include "core/registry/solver_registry.h"
 
@@ -39,7 +40,7 @@ void addBatchOptions(ArgParser& parser, BatchInputKinds kinds)
     parser.addPositional("INPUT...", clips ? "image files, clips (.mp4/.mov/.mkv/.webm, image sequence patterns; one "
                                              "look per clip, docs/VIDEO.md) and/or folders of them (non-recursive)"
                                            : "image files and/or folders (non-recursive)");
-    parser.addOption("out-dir", "DIR", "output folder (created when missing)");
+    addParameterOption(parser, params::parameter("out-dir"));
     parser.addOption("reference", "FILE",
                      "a further reference image, pooled with REFERENCE into one reference palette (as `uot recolor` "
                      "pools several REFERENCEs; --reference-weights gives REFERENCE's share first, then these in "

@@ -567,7 +567,7 @@ int runBenchCommand(const std::vector<std::string>& args)
     parser.addOption("iterations", "N", "timed iterations N per measurement", "50");
     parser.addOption("warmup", "K", "warm-up iterations K subtracted from each measurement", "5");
     parser.addOption("repeats", "R", "measurements per case; the median is reported", "5");
-    parser.addOption("seed", "S", "random problem seed", "1");
+    addParameterOption(parser, params::parameter("random-seed"));
     parser.addOption("probe-mib", "MIB", "buffer of the bandwidth probe (much larger than the last-level cache)",
                      "512");
     parser.addFlag("no-probe", "skip the bandwidth probe (pct_of_peak is then null)");
@@ -606,12 +606,11 @@ int runBenchCommand(const std::vector<std::string>& args)
     cfg.iterations = parser.integer("iterations");
     cfg.warmup = parser.integer("warmup");
     cfg.repeats = parser.integer("repeats");
-    const int seed = parser.integer("seed");
+    const int seed = static_cast<int>(parameterNumber(parser, params::parameter("random-seed")));
     const int probeMib = parser.integer("probe-mib");
     if (cfg.iterations < 1) throw UsageError("option '--iterations' must be >= 1");
     if (cfg.warmup < 0) throw UsageError("option '--warmup' must be >= 0");
     if (cfg.repeats < 1) throw UsageError("option '--repeats' must be >= 1");
-    if (seed < 0) throw UsageError("option '--seed' must be >= 0");
     if (probeMib < 1) throw UsageError("option '--probe-mib' must be >= 1");
     cfg.seed = unsigned(seed);
     cfg.probeBytes = std::size_t(probeMib) << 20;

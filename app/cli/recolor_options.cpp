@@ -46,14 +46,10 @@ auto asUsage(const std::string& option, F&& f) -> decltype(f())
 
 void readImageOutputOptions(const ArgParser& parser, WriteOptions& write)
 {
-    const std::string depth = parameterText(parser, params::parameter("depth"));
-    if (depth != "source") write.depth = std::stoi(depth);
-    const std::string color = parameterText(parser, params::parameter("output-color"));
-    write.color = color == "gray" ? OutputColor::Gray : color == "color" ? OutputColor::Color : OutputColor::Auto;
-    write.profile = asUsage("output-profile", [&] {
-        return parseOutputProfile(parameterText(parser, params::parameter("output-profile")));
-    });
-    write.jpegQuality = static_cast<int>(parameterNumber(parser, params::parameter("jpeg-quality")));
+    const auto text = [&parser](const char* name) { return parameterText(parser, params::parameter(name)); };
+    const int quality = static_cast<int>(parameterNumber(parser, params::parameter("jpeg-quality")));
+    asUsage("output-profile",
+            [&] { setOutputChoices(write, text("depth"), text("output-color"), text("output-profile"), quality); });
 }
 
 }  // namespace

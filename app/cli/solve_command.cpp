@@ -17,6 +17,7 @@
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
+#include "app/cli/parameter_flags.h"
 #include "app/cli/solve_report.h"
 #include "app/cli/solver_flags.h"
 #include "core/npy/npy_io.h"
@@ -111,13 +112,6 @@ int runSolveCommand(const std::vector<std::string>& args)
                      "DIR/plan.npy with --plan. Ctrl-C stops the iterations, writes the current iterate and exits\n"
                      "130 (JSON status \"cancelled\").");
     addSolveIoOptions(parser, true);
-    parser.addOption("x", "X.npy", "source points, M x d (instead of --cost; --solver mapreduce never stores C)");
-    parser.addOption("y", "Y.npy", "target points, N x d (same d as --x)");
-    parser.addOption("cost-scale", "S",
-                     "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so costs are in [0, 1])");
-    parser.addFlag("counters",
-                   "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
-                   "untimed iterations, and report them next to the traffic model's bytes");
     SolverFlagConfig config;
     config.warmStart = true;
     addSolverOptions(parser, config);
@@ -135,6 +129,7 @@ int runSolveCommand(const std::vector<std::string>& args)
     for (const char* required : {"a", "b", "out-dir"})
         if (!parser.has(required)) throw UsageError(std::string("missing --") + required + " (see --help)");
     const SolverSettings settings = readSolverOptions(parser, config);
+    const double givenScale = parser.has("cost-scale") ? parameterNumber(parser, params::parameter("cost-scale")) : 0;
     requireUsableDevice(settings);  // --device gpu without a GPU: exit 4 before reading anything
     if (!settings.deviceNote.empty()) std::fprintf(stderr, "uot solve: note: %s\n", settings.deviceNote.c_str());
 
@@ -155,11 +150,7 @@ int runSolveCommand(const std::vector<std::string>& args)
                                                "; both must be M x d and N x d with the same d");
             }
             if (parser.has("cost-scale")) {
-                const std::string text = parser.value("cost-scale");
-                char* end = nullptr;
-                costScale = std::strtod(text.c_str(), &end);
-                if (text.empty() || *end != '\0' || !std::isfinite(costScale) || costScale <= 0)
-                    throw UsageError("--cost-scale '" + text + "' is not valid: give a finite number > 0");
+                costScale = givenScale;
             } else {
                 const double maxCost = maxSquaredDistance(x.points.data(), x.count, y.points.data(), y.count, x.dim,
                                                           settings.options.threads);

@@ -11,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
+#include "app/cli/parameter_flags.h"
 #include "core/npy/npy_io.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
@@ -35,18 +36,11 @@ std::string stagesJson(const SolveResult& result)
 
 }  // namespace
 
-void addSolveIoOptions(ArgParser& parser, bool withPlan)
+void addSolveIoOptions(ArgParser& parser, bool singleProcess)
 {
-    parser.addOption("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0");
-    parser.addOption("a", "a.npy", "source weights, M entries > 0");
-    parser.addOption("b", "b.npy", "target weights, N entries > 0");
-    parser.addOption("out-dir", "DIR", "output directory (created if missing)");
-    if (withPlan)
-        parser.addFlag("plan", "also write the plan P (M x N, float64) to DIR/plan.npy, when it fits in half of the "
-                               "available memory (otherwise a message says why it was not written)");
-    parser.addFlag("json", "print one JSON object instead of the human summary");
-    parser.addFlag("allow-unconverged",
-                   "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)");
+    for (const params::Parameter& p : params::parameters())
+        if (p.cliGroup == params::CliGroup::SolveIo && (singleProcess || (p.name != "plan" && p.name != "counters")))
+            addParameterOption(parser, p);
 }
 
 std::vector<double> readWeights(const std::string& path, const char* name)

@@ -19,9 +19,10 @@
 
 namespace uot::cli {
 
-// Declares --cost --a --b --out-dir --json --allow-unconverged (and --plan when
-// withPlan).
-void addSolveIoOptions(ArgParser& parser, bool withPlan);
+// Declares the files and reports of the parameter table's SolveIo group: --cost
+// --a --b --x --y --cost-scale --out-dir --json --allow-unconverged, and --plan
+// and --counters for a single process (`uot solve`).
+void addSolveIoOptions(ArgParser& parser, bool singleProcess);
 
 // A 1-D weight vector from a .npy file (a 2-D array with one row or column is
 // accepted). Throws uot::Error(Io) naming the file.

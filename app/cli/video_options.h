@@ -14,16 +14,18 @@ enum class ClipOptionSet { Full, Look };
 
 void addClipOptions(ArgParser& parser, ClipOptionSet set = ClipOptionSet::Full);
 
+// Declared and read as entries of the parameter table (core/params, group Clip):
+// defaults, ranges and messages are its own.
 struct ClipCliSettings {
-    int sampleFrames = 8;
-    long long lookFrame = -1;
+    int sampleFrames = 0;
+    long long lookFrame = -1;  // -1: none (--look-frames)
     bool perShot = false;
-    int crossFadeFrames = 6;
-    std::string preset = "veryfast";
-    int crf = 18;
+    int crossFadeFrames = 0;
+    std::string preset;
+    int crf = 0;
 };
 
-// Reads them (UsageError for a bad value).
+// Reads them (UsageError with the table's message for a bad value).
 ClipCliSettings readClipOptions(const ArgParser& parser, ClipOptionSet set = ClipOptionSet::Full);
 
 // True when `path` names a clip (a .mp4/.mov/.mkv/.webm file or an image

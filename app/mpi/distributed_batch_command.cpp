@@ -28,6 +28,7 @@
 #include "app/cli/arg_parser.h"
 #include "app/cli/batch_options.h"
 #include "app/cli/commands.h"
+#include "app/cli/parameter_flags.h"
 #include "app/mpi/batch_messages.h"
 #include "app/mpi/batch_shares.h"
 #include "app/mpi/collective_errors.h"
@@ -269,12 +270,12 @@ int runDistributedBatch(const std::vector<std::string>& args)
                               " The inputs are split over the ranks by pixel count; each rank uses its node's GPU "
                               "(local rank modulo the visible devices) and rank 0 writes the report of `uot batch`.");
     cli::addBatchOptions(parser);
-    parser.addOption("timeout", "SECONDS",
-                     "a rank that sends nothing for this long (died, hung) is reported as lost with the files it "
-                     "did not finish, and the job stops with the batch's exit code; 0 = wait for ever",
-                     "60");
+    cli::ParameterFlagStyle timeoutStyle;
+    timeoutStyle.helpSuffix = "; the lost rank is reported with the files it did not finish, and the job exits with "
+                              "the batch's exit code";
+    cli::addParameterOption(parser, params::parameter("timeout"), timeoutStyle);
     cli::BatchCliSettings batch;
-    double timeout = 60;
+    double timeout = params::parameter("timeout").defaultValue;
     runCollectively(comm, [&] {
         parser.parse(args);
         if (parser.helpRequested()) return;
@@ -284,8 +285,7 @@ int runDistributedBatch(const std::vector<std::string>& args)
                                                 static_cast<int>(std::thread::hardware_concurrency()), local.size);
         batch.cli.recolor.threads = batch.cli.recolor.transport.options.threads = threads;
         batch.settings.recolor.threads = batch.settings.recolor.transport.options.threads = threads;
-        timeout = parser.number("timeout");
-        if (!(timeout >= 0)) throw UsageError("option '--timeout' needs a number of seconds >= 0");
+        timeout = cli::parameterNumber(parser, params::parameter("timeout"));
     });
     if (parser.helpRequested()) {
         std::printf("%s", parser.helpText().c_str());

@@ -26,6 +26,7 @@
 #include "app/cli/arg_parser.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
+#include "app/cli/parameter_flags.h"
 #include "app/cli/solve_report.h"
 #include "app/cli/solver_flags.h"
 #include "app/mpi/collective_errors.h"
@@ -109,26 +110,12 @@ int runDistributedSolve(const std::vector<std::string>& args)
         "clouds: --x/--y or --random; the column LSEs are combined over the ranks in one packed\n"
         "reduction a pass); --device cpu, no --plan, no log-domain fallback for fused.");
     cli::addSolveIoOptions(parser, false);
-    parser.addOption("random", "MxN",
-                     "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, "
-                     "C = squared distances, each rank generating its own rows (the same problem for every P)");
-    parser.addOption("seed", "S", "seed of the --random problem", "1");
-    parser.addOption("x", "X.npy",
-                     "instead of --cost: source points, M x d (each rank reads its rows; --solver mapreduce never "
-                     "stores C)");
-    parser.addOption("y", "Y.npy", "target points, N x d (same d as --x)");
-    parser.addOption("cost-scale", "S",
-                     "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so costs are in [0, 1])");
-    parser.addOption("mpi-wait", "spin|sleep",
-                     "how a rank waits for the others in each reduction: spin (MPI's busy polling: lowest latency "
-                     "on dedicated cores) or sleep (20 us naps between tests of a non-blocking MPI_Iallreduce: "
-                     "for machines shared with other work, or more ranks than cores)",
-                     "spin");
-    parser.addOption("timeout", "SECONDS",
-                     "a reduction of the iteration that makes no progress for this long (a rank stopped, hung or "
-                     "lost) stops the job: every live rank prints which rank did not answer, and the job exits " +
-                         std::to_string(kExitNoAnswer) + " (MPI_Abort); 0 = wait for ever",
-                     "60");
+    for (const params::Parameter& p : params::parameters()) {  // uot-mpi's own: --random --seed --mpi-wait --timeout
+        if (p.cliGroup != params::CliGroup::Mpi) continue;
+        cli::ParameterFlagStyle style;
+        if (p.name == "timeout") style.helpSuffix = "; the job then exits " + std::to_string(kExitNoAnswer) + " (MPI_Abort)";
+        cli::addParameterOption(parser, p, style);
+    }
     cli::SolverFlagConfig config;
     config.deviceAuto = false;
     config.warmStart = true;
@@ -164,19 +151,11 @@ int runDistributedSolve(const std::vector<std::string>& args)
         throw UsageError("--solver mapreduce needs point clouds: --x X.npy --y Y.npy (or --random MxN), not --cost");
     if (matrixFree && settings.options.stopping == StoppingRule::Pot)
         throw UsageError("--solver mapreduce over ranks has no --stop pot: drop it (the default rule is exact)");
-    double costScale = 0;
-    if (parser.has("cost-scale")) {
-        costScale = parser.number("cost-scale");
-        if (!std::isfinite(costScale) || costScale <= 0)
-            throw UsageError("--cost-scale '" + parser.value("cost-scale") + "' is not valid: give a finite number > 0");
-    }
-    const int seed = parser.integer("seed");
-    const double timeoutSeconds = parser.number("timeout");
-    if (!(timeoutSeconds >= 0) || !std::isfinite(timeoutSeconds))
-        throw UsageError("option '--timeout' needs a number of seconds >= 0 (0 = no timeout), got '" +
-                         parser.value("timeout") + "'");
-    if (parser.value("mpi-wait") != "spin" && parser.value("mpi-wait") != "sleep")
-        throw UsageError("option '--mpi-wait' needs spin or sleep, got '" + parser.value("mpi-wait") + "'");
+    const auto number = [&parser](const char* name) { return cli::parameterNumber(parser, params::parameter(name)); };
+    double costScale = parser.has("cost-scale") ? number("cost-scale") : 0;  // 0: from the points
+    const int seed = static_cast<int>(number("random-seed"));
+    const double timeoutSeconds = number("timeout");
+    const std::string waitMode = cli::parameterText(parser, params::parameter("mpi-wait"));
 
     // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
     std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;
@@ -283,7 +262,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
     }); });
 
     // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
-    const long sleepUs = parser.value("mpi-wait") == "sleep" ? 20 : 0;
+    const long sleepUs = waitMode == "sleep" ? 20 : 0;
     MpiRowReduction loop(comm, sleepUs, timeoutSeconds), other(comm, sleepUs, timeoutSeconds);
     SolveResult result = matrixFree ? mapReduce->run(loop, other) : fused->run(loop, other);
     result.message = cli::messageWithoutLogSolver(result.message);  // uot-mpi has no log-domain solver

@@ -301,4 +301,20 @@ void writeImage(const std::string& path, const Image& image, const WriteOptions&
     writeFileAtomically(path, bytes.data(), bytes.size(), destination);
 }
 
+void setOutputChoices(WriteOptions& options, const std::string& depth, const std::string& color,
+                      const std::string& profile, int quality)
+{
+    if (depth == "source") options.depth = 0;
+    else if (depth == "8" || depth == "16") options.depth = std::stoi(depth);
+    else throw Error(ErrorCode::InvalidArgument, "unknown output depth '" + depth + "' (source, 8 or 16)");
+    if (color == "auto") options.color = OutputColor::Auto;
+    else if (color == "color") options.color = OutputColor::Color;
+    else if (color == "gray") options.color = OutputColor::Gray;
+    else throw Error(ErrorCode::InvalidArgument, "unknown output color '" + color + "' (auto, color or gray)");
+    options.profile = parseOutputProfile(profile);
+    if (quality < 1 || quality > 100)
+        throw Error(ErrorCode::InvalidArgument, "output quality " + std::to_string(quality) + " is not from 1 to 100");
+    options.jpegQuality = options.webpQuality = quality;
+}
+
 }  // namespace uot

@@ -50,6 +50,14 @@ struct WriteOptions {
     std::function<void(const std::string& message)> warn;
 };
 
+// The output choices as `uot recolor`'s flags and the studio's Save Options
+// spell them (the parameter table's --depth, --output-color, --output-profile,
+// --jpeg-quality): depth "source", "8" or "16"; color "auto", "color" or
+// "gray"; a profile parseOutputProfile reads; quality 1..100 (JPEG and WebP).
+// Throws uot::Error(InvalidArgument) for another spelling.
+void setOutputChoices(WriteOptions& options, const std::string& depth, const std::string& color,
+                      const std::string& profile, int quality);
+
 // Encodes (format from the extension), adds the metadata in memory, then
 // writes atomically through writeFileAtomically (core/io/atomic_file.h).
 // Throws uot::Error(Io) naming the file.

@@ -16,6 +16,8 @@
 #include <utility>
 
 #include "core/registry/solver_registry.h"
+#include "core/video/clip_look.h"
+#include "core/video/clip_writer.h"
 
 namespace uot::params {
 
@@ -560,27 +562,149 @@ std::vector<Parameter> buildTable(Problems problems)
         "Auto-run after changes";
 
     // The output image of recolor and batch (core/imageio: WriteOptions; the
-    // spellings are parseOutputProfile's and the CLI's, checked against them
-    // in test_parameter_table).
-    auto addOutput = [&add](Parameter p, std::string cliFlag) -> Parameter& {
-        Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), "");
+    // spellings are parseOutputDepth's, parseOutputColor's and parseOutputProfile's,
+    // checked against them in test_parameter_table) and of the studio's Save
+    // Options (ui/studio_save_options.h: saved under "save/" with these keys).
+    auto addOutput = [&add](Parameter p, std::string cliFlag, std::string settingsKey) -> Parameter& {
+        Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), std::move(settingsKey));
         added.cliGroup = CliGroup::Output;
         return added;
     };
-    addOutput(choice("depth", "bit depth", {"source", "8", "16"},
-                     "output bits per channel: source = the source's (JPEG/WebP/BMP are 8-bit)"),
-              "depth")
-        .defaultText = "source";
-    addOutput(choice("output-color", "output color", {"auto", "color", "gray"}, "gray writes the luminance only"),
-              "output-color")
-        .defaultText = "auto";
-    addOutput(choice("output-profile", "output profile", {"srgb", "source", "display-p3", "adobe-rgb"},
-                     "color profile of the output: the sRGB result is converted into it (relative colorimetric, "
-                     "black-point compensation) and it is embedded in PNG/JPEG/TIFF (WebP/BMP stay sRGB); source = the "
-                     "source's own embedded profile (sRGB when it has none)"),
-              "output-profile")
-        .defaultText = "srgb";
-    addOutput(integer("jpeg-quality", "JPEG quality", 1, 100, "JPEG quality"), "jpeg-quality").defaultValue = 95;
+    {
+        Parameter& p = addOutput(choice("depth", "bit depth", {"source", "8", "16"},
+                                        "output bits per channel: source = the source's (JPEG/WebP/BMP are 8-bit)"),
+                                 "depth", "depth");
+        p.defaultText = "source";
+        p.title = "Bit depth";
+    }
+    {
+        Parameter& p = addOutput(choice("output-color", "output color", {"auto", "color", "gray"},
+                                        "gray writes the luminance only; color writes three channels even for a grey "
+                                        "result; auto keeps the result's"),
+                                 "output-color", "outputColor");
+        p.defaultText = "auto";
+        p.title = "Color";
+    }
+    {
+        Parameter& p = addOutput(choice("output-profile", "output profile", {"srgb", "source", "display-p3", "adobe-rgb"},
+                                        "color profile of the output: the sRGB result is converted into it (relative "
+                                        "colorimetric, black-point compensation) and it is embedded in PNG/JPEG/TIFF "
+                                        "(WebP/BMP stay sRGB); source = the source's own embedded profile (sRGB when it "
+                                        "has none)"),
+                                 "output-profile", "profile");
+        p.defaultText = "srgb";
+        p.title = "Color profile";
+    }
+    {
+        Parameter& p = addOutput(integer("jpeg-quality", "JPEG quality", 1, 100,
+                                         "JPEG and WebP quality (larger is better and bigger)"),
+                                 "jpeg-quality", "quality");
+        p.defaultValue = 95;
+        p.title = "Quality";
+    }
+
+    // The files of `uot solve` and `uot-mpi solve` and what they print
+    // (app/cli/solve_report.cpp); the two commands declare the same ones, but
+    // for --plan and --counters (`uot solve` alone).
+    auto addSolveIo = [&add](Parameter p) -> Parameter& {
+        const std::string flagName = p.name;
+        Parameter& added = add(std::move(p), Stage::None, flagName, "");
+        added.cliGroup = CliGroup::SolveIo;
+        return added;
+    };
+    addSolveIo(text("cost", "C.npy", "cost matrix, M x N, entries finite and >= 0"));
+    addSolveIo(text("a", "a.npy", "source weights, M entries > 0"));
+    addSolveIo(text("b", "b.npy", "target weights, N entries > 0"));
+    addSolveIo(text("x", "X.npy",
+                    "source points, M x d, instead of --cost (--solver mapreduce never stores C; uot-mpi: each rank "
+                    "reads its rows)"));
+    addSolveIo(text("y", "Y.npy", "target points, N x d (same d as --x)"));
+    {
+        Parameter& p = addSolveIo(real("cost-scale", "cost scale", 0, kInfinity,
+                                       "with --x/--y: C_ij = S |x_i - y_j|^2 (default: 1 / max_ij |x_i - y_j|^2, so "
+                                       "costs are in [0, 1])"));
+        p.minExclusive = true;
+        p.valueName = "S";
+        p.cliDefaultFromContext = true;  // from the points
+    }
+    addSolveIo(text("out-dir", "DIR", "output directory (created if missing)"));
+    addSolveIo(flag("plan", "plan",
+                    "also write the plan P (M x N, float64) to DIR/plan.npy, when it fits in half of the available "
+                    "memory (otherwise a message says why it was not written)"));
+    addSolveIo(flag("counters", "counters",
+                    "GPU variants: read DRAM bytes and L2/L1 hit rates per iteration with CUPTI over a few extra, "
+                    "untimed iterations, and report them next to the traffic model's bytes"));
+    addSolveIo(flag("json", "JSON summary", "print one JSON object instead of the human summary"));
+    addSolveIo(flag("allow-unconverged", "allow unconverged",
+                    "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)"));
+
+    // uot-mpi's own flags (app/mpi).
+    auto addMpi = [&add](Parameter p, std::string cliFlag) -> Parameter& {
+        Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), "");
+        added.cliGroup = CliGroup::Mpi;
+        return added;
+    };
+    addMpi(text("random", "MxN",
+                "instead of --cost/--a/--b: the bench problem of M x N random points in the unit square, C = squared "
+                "distances, each rank generating its own rows (the same problem for every P)"),
+           "random");
+    // The random problem's seed: uot-mpi's --random and `uot bench` (app/cli/bench_command.cpp).
+    addMpi(integer("random-seed", "seed", 0, 2147483647,
+                   "seed of the random problem (uot-mpi: --random; uot bench): the same seed, the same problem"),
+           "seed")
+        .defaultValue = 1;
+    {
+        Parameter& p = addMpi(choice("mpi-wait", "MPI wait", {"spin", "sleep"},
+                                     "how a rank waits for the others in each reduction: spin (MPI's busy polling: "
+                                     "lowest latency on dedicated cores) or sleep (20 us naps between tests of a "
+                                     "non-blocking MPI_Iallreduce: for machines shared with other work, or more ranks "
+                                     "than cores)"),
+                              "mpi-wait");
+        p.defaultText = "spin";
+    }
+    {
+        Parameter& p = addMpi(real("timeout", "timeout", 0, kInfinity,
+                                   "seconds a rank may go without answering (stopped, hung or lost) before the job "
+                                   "stops and every live rank says which rank did not answer; 0 = wait for ever"),
+                              "timeout");
+        p.valueName = "SECONDS";
+        p.defaultValue = 60;
+    }
+
+    // Clips (docs/VIDEO.md; app/cli/video_options.cpp): how the look is computed, and
+    // the encoder's options (`uot lut` takes the look's only). Defaults: core/video's.
+    auto addClip = [&add](Parameter p) -> Parameter& {
+        const std::string flagName = p.name;
+        Parameter& added = add(std::move(p), Stage::None, flagName, "");
+        added.cliGroup = CliGroup::Clip;
+        return added;
+    };
+    addClip(integer("look-frames", "look frames", 1, 1000,
+                    "clips: the look is computed once from a palette pooled over N frames spread evenly over the clip "
+                    "(or over each shot with --per-shot)"))
+        .defaultValue = ClipLookOptions{}.sampleFrames;
+    {
+        Parameter& p = addClip(integer("look-frame", "look frame", 0, 2147483647,
+                                       "clips: compute the look from frame N alone (0-based) instead"));
+        p.cliDefaultFromContext = true;  // none: --look-frames
+        p.defaultValue = ClipLookOptions{}.lookFrame;
+    }
+    addClip(flag("per-shot", "per shot",
+                 "clips: detect cuts (color histogram of consecutive frames) and compute one look per shot, "
+                 "cross-faded at each cut"));
+    {
+        Parameter& p = addClip(integer("cross-fade", "cross-fade", 0, 240,
+                                       "clips with --per-shot: frames over which two shots' looks blend at a cut (0: "
+                                       "switch at the cut)"));
+        p.valueName = "FRAMES";
+        p.defaultValue = ClipLookOptions{}.crossFadeFrames;
+    }
+    addClip(choice("video-preset", "video preset", encoderPresets(),
+                   "clips written as video: the encoder's speed preset (libx264; libvpx-vp9 for .webm follows it)"))
+        .defaultText = ClipWriteOptions{}.preset;
+    addClip(integer("crf", "CRF", 0, 51,
+                    "clips written as video: the encoder's constant quality (x264 scale; lower is better)"))
+        .defaultValue = ClipWriteOptions{}.crf;
     return t;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The parameter table: every setting that the `uot` commands (recolor, batch,
-// lut; the solver flags of solve, bench and uot-mpi; the output file's options)
-// and the studio offer, declared once with its type, default, range, unit,
+// lut; the solver flags of solve, bench and uot-mpi; the output file's options;
+// the files of solve; uot-mpi's own flags; the clip flags) and the studio offer, declared once with its type, default, range, unit,
 // description, command-line flag, studio settings key and the pipeline stage a
 // change re-runs. From it come the CLI flags and their --help
 // (app/cli/parameter_flags.cpp), the checks of a value with one message per bad
@@ -44,7 +44,10 @@ enum class Kind {
 enum class CliGroup {
     Recolor,  // the colour-transfer commands: recolor, batch, lut (app/cli/recolor_options.cpp)
     Solver,   // every command that solves: solve, bench, uot-mpi and the three above (app/cli/solver_flags.cpp)
-    Output    // the commands that write an image: recolor, batch
+    Output,   // the commands that write an image: recolor, batch
+    SolveIo,  // the files of `uot solve` and `uot-mpi solve` (app/cli/solve_report.cpp: addSolveIoOptions)
+    Mpi,      // uot-mpi's own (app/mpi: its problem generator, waiting and timeouts)
+    Clip      // clips in recolor, lut and batch (app/cli/video_options.cpp)
 };
 
 // Which problems the values are for: colour transfer (the pipeline, the studio:

@@ -16,6 +16,15 @@
 
 namespace uot {
 
+// The encoder's speed presets, fastest first (libx264's names; libvpx-vp9's
+// cpu-used follows the position): what ClipWriteOptions::preset takes.
+inline const std::vector<std::string>& encoderPresets()
+{
+    static const std::vector<std::string> names{"ultrafast", "superfast", "veryfast", "faster", "fast",
+                                                "medium",    "slow",      "slower",   "veryslow"};
+    return names;
+}
+
 struct ClipWriteOptions {
     bool overwrite = false;                   // replace existing outputs
     std::vector<std::string> protectedPaths;  // never replaced (the source, the references)

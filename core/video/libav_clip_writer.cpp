@@ -50,15 +50,12 @@ int64_t seekDescriptor(void* opaque, int64_t offset, int whence)
     return at < 0 ? AVERROR(errno) : int64_t(at);
 }
 
-// The libx264 presets, fastest first; libvpx-vp9's cpu-used follows the position.
-const char* const kPresets[] = {"ultrafast", "superfast", "veryfast", "faster", "fast",
-                                "medium",    "slow",      "slower",   "veryslow"};
-
+// The preset's position in encoderPresets() (fastest first), -1 when unknown.
 int presetPosition(const std::string& preset)
 {
-    for (int i = 0; i < 9; ++i)
-        if (preset == kPresets[i]) return i;
-    return -1;
+    const std::vector<std::string>& presets = encoderPresets();
+    const auto it = std::find(presets.begin(), presets.end(), preset);
+    return it == presets.end() ? -1 : int(it - presets.begin());
 }
 
 }  // namespace

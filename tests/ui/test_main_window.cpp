@@ -283,7 +283,9 @@ private slots:
         QSignalSpy saved(&window, &MainWindow::resultSaved);
         QSignalSpy failed(&window, &MainWindow::saveFailed);
         const QString out = dir.filePath("result.png");
-        window.saveResultTo(out, 16);
+        StudioSaveOptions sixteen;
+        sixteen.depth = "16";
+        window.saveResultTo(out, sixteen);
         QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 20000);
         const QImage written(out);
         QCOMPARE(written.size(), QSize(512, 384));

@@ -30,6 +30,7 @@
 #include "core/params/parameter_schema.h"
 #include "ui/parameters_panel.h"
 #include "ui/studio_parameters.h"
+#include "ui/studio_save_options.h"
 
 using namespace uot;
 using namespace uot::ui;
@@ -126,6 +127,39 @@ void checkFlag(const params::Parameter& p, Run run)
     QVERIFY2(error == expected || error.startsWith(expected + " ("), qPrintable(error));
 }
 
+// An output entry in the studio's Save Options (group "save" of the settings):
+// bound to a member; a bad value in the settings file gives the default with
+// the message `uot recolor` gives for it; a non-default value saves and loads unchanged.
+void checkSaveOption(const params::Parameter& p)
+{
+    const QString name = QString::fromStdString(p.name), key = QString::fromStdString(p.settingsKey);
+    QVERIFY2(StudioSaveOptions::boundNames().contains(name), "an output entry with a settings key and no Save Options member");
+    const QString bad = badValue(p);
+    {
+        QSettings settings;
+        settings.setValue("save/" + key, bad);
+        QStringList problems;
+        QCOMPARE(StudioSaveOptions::load(settings, &problems), StudioSaveOptions{});
+        QCOMPARE(problems.size(), 1);
+        QCOMPARE(problems[0], QStringLiteral("%1 = \"%2\" is not valid: %3 (default %4)")
+                                  .arg(key, bad, QString::fromStdString(p.problem()), QString::fromStdString(p.defaultShown())));
+        // ...the very words of the command line's refusal.
+        const QString cli = cliError({"--" + QString::fromStdString(p.cliFlag), bad});
+        QVERIFY2(cli.contains(QString::fromStdString(p.problem())), qPrintable(cli));
+        settings.remove("save/" + key);
+    }
+    StudioSaveOptions o;
+    QCOMPARE(o.shownValue(name), QString::fromStdString(p.defaultShown()));
+    QVERIFY2(o.setShownValue(name, otherValue(p)), qPrintable(otherValue(p)));
+    QVERIFY(!(o == StudioSaveOptions{}));
+    QSettings settings;
+    o.save(settings);
+    QStringList problems;
+    const StudioSaveOptions loaded = StudioSaveOptions::load(settings, &problems);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+    QCOMPARE(loaded, o);
+}
+
 }  // namespace
 
 class TestParameterTable : public QObject {
@@ -159,12 +193,20 @@ private slots:
         const QString problem = QString::fromStdString(p.problem());
         const QString bad = badValue(p);
 
-        if (!p.cliFlag.empty() && p.name != "warm-u" && p.name != "warm-v") {  // warm starts: `uot solve` only
+        // The flags of `uot recolor` (warm starts: `uot solve` only; the files of solve and
+        // uot-mpi's own flags: test_command_flags runs those programs).
+        const bool recolorFlag = p.cliGroup == params::CliGroup::Recolor || p.cliGroup == params::CliGroup::Solver ||
+                                 p.cliGroup == params::CliGroup::Output;
+        if (!p.cliFlag.empty() && recolorFlag && p.name != "warm-u" && p.name != "warm-v") {
             checkFlag(p, [](const QStringList& args) { return cliError(args); });
             if (QTest::currentTestFailed()) return;
         }
         if (p.settingsKey.empty()) return;
         const QString key = QString::fromStdString(p.settingsKey);
+        if (p.cliGroup == params::CliGroup::Output) {  // the Save Options: their own checks
+            checkSaveOption(p);
+            return;
+        }
         QVERIFY2(StudioParameters::boundNames().contains(name), "an entry with a settings key and no studio member");
 
         // A bad value in the settings file: the default, and the CLI's message.
@@ -310,6 +352,34 @@ private slots:
                 QCOMPARE(cliError({"--" + QString::fromStdString(p.cliFlag), QString::fromStdString(c)}), QString());
         }
         QCOMPARE(int(params::parameter("jpeg-quality").defaultValue), WriteOptions{}.jpegQuality);
+    }
+
+    // The same output choices reach the image writer alike from `uot recolor`'s
+    // flags and from the studio's Save Options (hand-worked: 16 bit, gray,
+    // Display P3, quality 80 for JPEG and WebP).
+    void outputChoicesReachTheWriter()
+    {
+        cli::ArgParser parser("uot recolor", "test");
+        cli::addRecolorOptions(parser);
+        parser.parse({"--depth", "16", "--output-color", "gray", "--output-profile", "display-p3", "--jpeg-quality", "80"});
+        StudioSaveOptions studio;
+        QVERIFY(studio.setShownValue("depth", "16"));
+        QVERIFY(studio.setShownValue("output-color", "gray"));
+        QVERIFY(studio.setShownValue("output-profile", "display-p3"));
+        QVERIFY(studio.setShownValue("jpeg-quality", "80"));
+        for (const WriteOptions& w : {cli::readRecolorOptions(parser).write, studio.writeOptions()}) {
+            QCOMPARE(w.depth, 16);
+            QVERIFY(w.color == OutputColor::Gray);
+            QVERIFY(w.profile == OutputProfile::DisplayP3);
+            QCOMPARE(w.jpegQuality, 80);
+            QCOMPARE(w.webpQuality, 80);
+        }
+        // The defaults: the source's depth, the result's channels, sRGB, 95.
+        const WriteOptions d = StudioSaveOptions{}.writeOptions();
+        QCOMPARE(d.depth, 0);
+        QVERIFY(d.color == OutputColor::Auto);
+        QVERIFY(d.profile == OutputProfile::Srgb);
+        QCOMPARE(d.jpegQuality, 95);
     }
 
     // The studio's parameters reach the pipeline through the table's setters, with

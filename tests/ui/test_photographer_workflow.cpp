@@ -86,7 +86,7 @@ struct ScriptedPrompts {
             ++replaceCalls;
             return replace;
         };
-        p.chooseOptions = [this](const QString&, uot::WriteOptions&) {
+        p.chooseOptions = [this](const QString&, uot::ui::StudioSaveOptions&) {
             ++optionsCalls;
             return true;
         };

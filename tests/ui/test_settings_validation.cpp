@@ -9,6 +9,7 @@
 #include <QClipboard>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QGuiApplication>
 #include <QRegularExpression>
 #include <QSettings>
@@ -276,7 +277,8 @@ private slots:
     }
 
     // Save As starts from the last bit depth and quality: garbage there gave
-    // quality 0 (toInt of "nan"); now the defaults, 95 and the source's depth.
+    // quality 0 (toInt of "nan"); now the defaults, 95 and the source's depth,
+    // with the parameter table's message for each bad value.
     void badSavedWriteOptionsGiveTheDefaults()
     {
         QSettings().setValue("save/quality", "nan");
@@ -294,7 +296,8 @@ private slots:
         QSignalSpy ready(&window, &MainWindow::resultReady);
         window.run();
         QTRY_VERIFY_WITH_TIMEOUT(ready.count() >= 1 && !window.isRunning(), 60000);
-        int quality = -1, depth = -1;
+        int quality = -1;
+        QString depth;
         QTemporaryDir dir;
         SavePrompts prompts;
         prompts.choosePath = [&](QString& path, QString&) {
@@ -302,15 +305,19 @@ private slots:
             return true;
         };
         prompts.confirmReplace = [](const QString&) { return true; };
-        prompts.chooseOptions = [&](const QString&, uot::WriteOptions& options) {
-            quality = options.jpegQuality;
+        prompts.chooseOptions = [&](const QString&, StudioSaveOptions& options) {
+            quality = options.quality;
             depth = options.depth;
             return false;  // cancel: only the offered options matter here
         };
         window.setSavePrompts(prompts);
         window.saveAs();
         QCOMPARE(quality, 95);
-        QCOMPARE(depth, 0);
+        QCOMPARE(depth, QStringLiteral("source"));
+        const QString said = window.phaseLabel()->text();
+        QVERIFY2(said.contains("quality = \"nan\" is not valid: JPEG quality takes a whole number from 1 to 100"),
+                 qPrintable(said));
+        QVERIFY2(said.contains("depth = \"1e308\" is not valid: bit depth takes one of source, 8, 16"), qPrintable(said));
     }
 
     void aPresetWithBadValuesIsNotApplied()

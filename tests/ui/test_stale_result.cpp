@@ -79,7 +79,7 @@ struct Prompts {
             return true;
         };
         p.confirmReplace = [](const QString&) { return true; };
-        p.chooseOptions = [](const QString&, uot::WriteOptions&) { return true; };
+        p.chooseOptions = [](const QString&, uot::ui::StudioSaveOptions&) { return true; };
         return p;
     }
 };
