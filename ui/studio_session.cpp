@@ -45,6 +45,8 @@ StudioSession::StudioSession(QObject* parent)
     m_autoRunTimer.setInterval(400);
     connect(&m_autoRunTimer, &QTimer::timeout, this, &StudioSession::run);
     connectWorker();
+    m_clip = new ClipModel(this);
+    connectClip();
 }
 
 StudioSession::~StudioSession()
@@ -66,6 +68,7 @@ void StudioSession::openReference(const QString& path) { loadFile(path, false); 
 
 void StudioSession::loadFile(const QString& path, bool source)
 {
+    if (source && ClipModel::isClipPath(path)) return openClip(path);
     // Decoding a real photo takes long enough to stall the window: off the GUI thread.
     QFutureWatcher<LoadedImage>*& slot = m_loads[source ? 0 : 1];
     if (slot) slot->disconnect(this);  // a newer load of the same side wins
@@ -83,6 +86,7 @@ void StudioSession::loadFile(const QString& path, bool source)
             emit loadFailed(message);
             return;
         }
+        if (source) m_clip->close();  // a photo replaces the clip
         // One undo step: back to the image shown before.
         const LoadedImage previous = source ? m_source : m_reference;
         applyImage(source, loaded);
