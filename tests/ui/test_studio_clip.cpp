@@ -6,6 +6,7 @@
 // the output of `uot recolor CLIP` (the command line) for the same settings.
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QMap>
@@ -259,6 +260,33 @@ private slots:
         QCOMPARE(QString::fromLatin1(probe).trimmed(), QString("160,120,%1").arg(m_videoFrames));
         // The clip itself is never the output.
         QVERIFY(!session.exportClip(m_video, true));
+    }
+
+    // Export LUT on a clip writes the clip's look: the file `uot lut CLIP` writes, byte
+    // for byte, at the size of the look shown (33) and at another (17, computed again).
+    void lutExportWritesTheClipsLook()
+    {
+        StudioSession session;
+        session.setParameters(clipParameters());
+        QVERIFY(openClip(session, m_sequence));
+        session.setClipLookFrame(12);
+        QVERIFY(runToResult(session));
+        for (int size : {33, 17}) {
+            LutRequest request;
+            request.size = size;
+            request.path = m_folder.filePath(QString("studio_%1.cube").arg(size));
+            QSignalSpy finished(session.worker(), &SolveWorker::jobFinished);
+            session.worker()->submit("lut", session.lutJob(request));
+            QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, 120000));
+            const QString cli = m_folder.filePath(QString("cli_%1.cube").arg(size));
+            QVERIFY(runTool(kUot, QStringList{"lut", m_sequence, m_reference, "-o", cli, "--size", QString::number(size),
+                                              "--look-frame", "12"} + cliFlags()));
+            QFile a(request.path), b(cli);
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            const QByteArray studio = a.readAll();
+            QVERIFY(studio.size() > 1000);
+            QVERIFY2(studio == b.readAll(), qPrintable(QString("the %1-node LUT differs from uot lut's").arg(size)));
+        }
     }
 
     // Cancel in the middle of an export: exportCancelled, and no file under the
