@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "ui/elided_label.h"
 #include "ui/studio_session.h"
 
 namespace uot::ui {
@@ -55,14 +56,15 @@ ClipScrubber::ClipScrubber(StudioSession* session, QWidget* parent) : QWidget(pa
     m_exportRow = new QWidget;
     m_exportBar = new QProgressBar;
     m_exportBar->setObjectName(QStringLiteral("clipExportBar"));
-    m_exportText = new QLabel;
+    m_exportText = new ElidedLabel(1);
+    m_exportText->setDescription(tr("The clip's export: frames done, frames per second, time left."));
     m_exportText->setObjectName(QStringLiteral("clipExportLabel"));
     m_cancelExport = new QPushButton(tr("Cancel Export"));
     m_cancelExport->setObjectName(QStringLiteral("cancelClipExportButton"));
     auto* exporting = new QHBoxLayout(m_exportRow);
     exporting->setContentsMargins(0, 0, 0, 0);
     exporting->addWidget(m_exportBar, 1);
-    exporting->addWidget(m_exportText);
+    exporting->addWidget(m_exportText, 2);
     exporting->addWidget(m_cancelExport);
     m_exportRow->hide();
     auto* lookRow = new QHBoxLayout;
@@ -92,7 +94,7 @@ ClipScrubber::ClipScrubber(StudioSession* session, QWidget* parent) : QWidget(pa
     connect(m_cancelExport, &QPushButton::clicked, clip, &ClipModel::cancelExport);
     connect(clip, &ClipModel::exportStarted, this, [this](const QString&) {
         m_exportBar->setRange(0, 0);
-        m_exportText->setText(tr("Exporting..."));
+        m_exportText->setFullText(tr("Exporting..."));
         m_cancelExport->setEnabled(true);
         m_exportRow->show();
     });
@@ -152,14 +154,14 @@ void ClipScrubber::showExportProgress(const ClipExportProgress& p)
                        .arg(p.frames >= 0 ? QString::number(p.frames) : QStringLiteral("?"))
                        .arg(p.framesPerSecond, 0, 'f', 1);
     if (p.secondsLeft >= 0) text += tr("  %1 s left").arg(std::lround(p.secondsLeft));
-    m_exportText->setText(text);
+    m_exportText->setFullText(text);
 }
 
 void ClipScrubber::endExport(const QString& text)
 {
     m_exportBar->setRange(0, 1);
     m_exportBar->setValue(1);
-    m_exportText->setText(text);
+    m_exportText->setFullText(text);
     m_cancelExport->setEnabled(false);
 }
 

@@ -17,6 +17,7 @@ QT_END_NAMESPACE
 
 namespace uot::ui {
 
+class ElidedLabel;
 class StudioSession;
 struct ClipDescription;
 struct ClipExportProgress;
@@ -33,7 +34,7 @@ public:
     QPushButton* useFrameButton() const { return m_useFrame; }
     QPushButton* pooledButton() const { return m_pooled; }
     QProgressBar* exportBar() const { return m_exportBar; }
-    QLabel* exportLabel() const { return m_exportText; }
+    ElidedLabel* exportLabel() const { return m_exportText; }
     QPushButton* cancelExportButton() const { return m_cancelExport; }
 
 private:
@@ -53,7 +54,7 @@ private:
     QPushButton* m_pooled = nullptr;
     QWidget* m_exportRow = nullptr;
     QProgressBar* m_exportBar = nullptr;
-    QLabel* m_exportText = nullptr;
+    ElidedLabel* m_exportText = nullptr;  // elided: a long output path must not widen the window
     QPushButton* m_cancelExport = nullptr;
 };
 
