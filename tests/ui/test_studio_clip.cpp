@@ -262,6 +262,27 @@ private slots:
         QVERIFY(!session.exportClip(m_video, true));
     }
 
+    // Save Result on a clip writes the frame shown, graded, as an image.
+    void saveWritesTheGradedFrame()
+    {
+        StudioSession session;
+        session.setParameters(clipParameters());
+        QVERIFY(openClip(session, m_video));
+        QVERIFY(runToResult(session));
+        QVERIFY(showFrame(session, 9));
+        QCOMPARE(session.validity(), ResultValidity::Current);
+        const QString path = m_folder.filePath("frame9.png");
+        QSignalSpy saved(&session, &StudioSession::saved);
+        QSignalSpy failed(&session, &StudioSession::saveFailed);
+        session.saveResultTo(path);
+        QVERIFY(QTest::qWaitFor([&] { return !saved.isEmpty() || !failed.isEmpty(); }, 30000));
+        QVERIFY2(failed.isEmpty(), qPrintable(session.lastError()));
+        // The frame the command line writes for frame 9 (its sequence starts at 1).
+        const QStringList cli = cliFrames(m_video, "save");
+        QCOMPARE((long long)cli.size(), m_videoFrames);
+        QCOMPARE(meanDifference(QImage(path), QImage(cli[9])), 0.0);
+    }
+
     // Export LUT on a clip writes the clip's look: the file `uot lut CLIP` writes, byte
     // for byte, at the size of the look shown (33) and at another (17, computed again).
     void lutExportWritesTheClipsLook()
