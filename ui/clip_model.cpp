@@ -34,7 +34,8 @@ QString ClipModel::clipPathFor(const QString& file)
     static const QRegularExpression numbered(QStringLiteral("^(.*?)(\\d+)(\\.[A-Za-z0-9]+)$"));
     const QRegularExpressionMatch m = numbered.match(info.fileName());
     if (!m.hasMatch()) return file;
-    const QString pattern = m.captured(1) + QStringLiteral("%0%1d").arg(m.captured(2).size()) + m.captured(3);
+    const QString number = QLatin1String("%0") + QString::number(m.captured(2).size()) + QLatin1Char('d');
+    const QString pattern = m.captured(1) + number + m.captured(3);
     return isClipPath(pattern) ? info.dir().filePath(pattern) : file;
 }
 
