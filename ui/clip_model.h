@@ -97,6 +97,7 @@ public:
     void open(const QString& path);
     void close();
     bool isOpen() const { return m_clipId != 0 && !m_description.path.isEmpty(); }
+    bool isOpening() const { return m_openWatcher != nullptr; }
     quint64 clipId() const { return m_clipId; }
     const ClipDescription& description() const { return m_description; }
     // The seconds of frame `index` from the clip's start.

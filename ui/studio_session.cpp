@@ -60,7 +60,7 @@ bool StudioSession::isLoading() const
 {
     for (const auto* watcher : m_loads)
         if (watcher && watcher->isRunning()) return true;
-    return false;
+    return m_clip->isOpening() || m_clipFirstFrame;  // a clip loads until its first frame is shown
 }
 
 void StudioSession::openSource(const QString& path) { loadFile(path, true); }
