@@ -228,10 +228,10 @@ void ClipModel::startFrame(long long index)
         m_frameWatcher = new QFutureWatcher<ClipFrameOutput>(this);
         connect(m_frameWatcher, &QFutureWatcher<ClipFrameOutput>::finished, this, [this] {
             const ClipFrameOutput out = m_frameWatcher->result();
-            if (out.clipId != m_clipId) return;  // a clip closed since
-            if (out.error.isEmpty()) m_lastFrame = out;
-            emit frameReady(out);
+            const bool current = out.clipId == m_clipId;  // else a frame of a clip closed since
+            if (current && out.error.isEmpty()) m_lastFrame = out;
             if (m_pending >= 0 && isOpen()) startFrame(m_pending);
+            if (current) emit frameReady(out);
         });
     }
     const ClipFrameOutput cached = m_lastFrame.index == index ? m_lastFrame : ClipFrameOutput{};
