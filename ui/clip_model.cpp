@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <map>
 
 #include "core/transport/uot_error.h"
 #include "core/video/clip_paths.h"
@@ -133,13 +135,36 @@ bool ClipModel::supported() { return true; }
 QString ClipModel::unsupportedReason() { return {}; }
 
 // The reader of the clip and the index of the frame it gives next: moving
-// forward skips frames (cheaper than converting them), moving back opens the clip again.
+// forward skips frames (cheaper than converting them), moving back opens the
+// clip again. The frames decoded last are kept (up to kCacheBytes), so that
+// scrubbing back and forth over them decodes nothing.
 struct ClipModel::Decoder {
+    static constexpr std::size_t kCacheBytes = std::size_t(256) << 20;
     std::string path;
     std::unique_ptr<ClipReader> reader;
     long long next = 0;
+    std::map<long long, std::shared_ptr<const Image>> cache;
+    std::deque<long long> cacheOrder;  // oldest first
+    std::size_t cachedBytes = 0;
 
-    Image frame(long long index)
+    std::shared_ptr<const Image> frame(long long index)
+    {
+        if (const auto hit = cache.find(index); hit != cache.end()) return hit->second;
+        auto image = std::make_shared<const Image>(decode(index));
+        cache[index] = image;
+        cacheOrder.push_back(index);
+        cachedBytes += image->data.size();
+        while (cachedBytes > kCacheBytes && cacheOrder.size() > 1) {
+            const auto oldest = cache.find(cacheOrder.front());
+            cachedBytes -= oldest->second->data.size();
+            cache.erase(oldest);
+            cacheOrder.pop_front();
+        }
+        return image;
+    }
+
+private:
+    Image decode(long long index)
     {
         if (!reader || index < next) {
             ClipReadOptions options;
@@ -243,7 +268,7 @@ void ClipModel::startFrame(long long index)
             out.index = index;
             try {
                 if (!out.frame.image) {
-                    out.frame.image = std::make_shared<const Image>(decoder->frame(index));
+                    out.frame.image = decoder->frame(index);
                     out.frame.id = newImageId();
                     out.frame.path = path;
                     out.frame.profile = tr("frame %1 of the clip").arg(index);
