@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QMap>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,6 +28,7 @@ namespace {
 
 const QString kUot = QStringLiteral(UOT_CLI_EXECUTABLE);
 const QString kSamples = QStringLiteral(UOT_SAMPLES_DIR);
+const QString kStudio = QStringLiteral(UOT_STUDIO_EXECUTABLE);
 
 bool runTool(const QString& program, const QStringList& arguments, QByteArray* output = nullptr)
 {
@@ -307,6 +309,36 @@ private slots:
             const QByteArray studio = a.readAll();
             QVERIFY(studio.size() > 1000);
             QVERIFY2(studio == b.readAll(), qPrintable(QString("the %1-node LUT differs from uot lut's").arg(size)));
+        }
+    }
+
+    // uot-studio's switches for a clip: --frame, --look-frame and --export-clip write the
+    // command line's frames for that look frame; a bad frame number is a usage error (2).
+    void scriptedExport()
+    {
+        const QString out = m_folder.filePath("scripted_%05d.png");
+        QProcess studio;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("XDG_CONFIG_HOME", m_folder.filePath("scripted-config"));
+        studio.setProcessEnvironment(env);
+        studio.start(kStudio, {"--source", m_sequence, "--reference", m_reference, "--frame", "14", "--look-frame", "14",
+                               "--run", "--export-clip", out, "--quit"});
+        QVERIFY(studio.waitForFinished(300000));
+        QCOMPARE(studio.exitCode(), 0);
+        QVERIFY(studio.readAllStandardOutput().contains("uot-studio: exported"));
+        // The studio's own defaults there: the command line's with no option but the look frame.
+        QVERIFY(runTool(kUot, {"recolor", m_sequence, m_reference, "-o", m_folder.filePath("scriptcli_%05d.png"),
+                               "--look-frame", "14", "--quiet"}));
+        const QStringList scripted = sequenceFiles(m_folder.path(), "scripted_");
+        const QStringList cli = sequenceFiles(m_folder.path(), "scriptcli_");
+        QCOMPARE(scripted.size(), 20);
+        QCOMPARE(cli.size(), 20);
+        for (int k = 0; k < 20; ++k) QCOMPARE(meanDifference(QImage(scripted[k]), QImage(cli[k])), 0.0);
+        for (const char* bad : {"-1", "x"}) {
+            studio.start(kStudio, {"--source", m_sequence, "--frame", bad, "--quit"});
+            QVERIFY(studio.waitForFinished(60000));
+            QCOMPARE(studio.exitCode(), 2);
         }
     }
 
