@@ -8,7 +8,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QAction>
 #include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
 #include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -20,6 +25,8 @@
 #include <limits>
 
 #include "tests/ui/studio_test_options.h"
+#include "ui/clip_scrubber.h"
+#include "ui/main_window.h"
 #include "ui/studio_session.h"
 
 using namespace uot::ui;
@@ -223,6 +230,13 @@ private slots:
         }
         QVERIFY2(meanDifference(looks[3], looks[15]) > 5.0, "the two look frames gave the same look");
         QVERIFY(meanDifference(looks[3], pooled) > 1.0);
+        // A setting changed: out of date, and a run gives another look (Fade 40 %).
+        StudioParameters faded = session.parameters();
+        faded.strength = 0.4;
+        session.setParameters(faded);
+        QVERIFY(session.staleInputs().contains("the settings"));
+        QVERIFY(runToResult(session));
+        QVERIFY(meanDifference(session.result().image, looks[15]) > 2.0);
         // Back to pooled: out of date again until a run.
         session.setClipLookFrame(-1);
         QVERIFY(session.staleInputs().contains("the look frame"));
@@ -262,6 +276,33 @@ private slots:
         QCOMPARE(QString::fromLatin1(probe).trimmed(), QString("160,120,%1").arg(m_videoFrames));
         // The clip itself is never the output.
         QVERIFY(!session.exportClip(m_video, true));
+    }
+
+    // The clip bar in the window: the slider asks for the frame, the time is frame / rate.
+    void clipBarScrubs()
+    {
+        MainWindow window(testOptions());
+        window.setParameters(clipParameters());
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(openClip(*window.session(), m_video));
+        auto* bar = window.findChild<ClipScrubber*>("clipScrubber");
+        QVERIFY(bar && bar->isVisible());
+        QCOMPARE(bar->slider()->maximum(), int(m_videoFrames - 1));
+        QSignalSpy shown(window.session(), &StudioSession::clipFrameShown);
+        bar->slider()->setValue(7);
+        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty() && shown.last().at(0).toLongLong() == 7; }, 30000));
+        QCOMPARE(bar->frameBox()->value(), 7);
+        QCOMPARE(bar->timeLabel()->text(), QString("0:00.28 / 0:01.60"));  // 7 / 25 s of 40 / 25 s
+        QVERIFY(!window.action("exportClipAction")->isEnabled());         // no look yet
+        bar->useFrameButton()->click();
+        QCOMPARE(window.session()->clip()->lookFrame(), 7LL);
+        QCOMPARE(bar->lookLabel()->text(), QString("Look: frame 7"));
+        QVERIFY(runToResult(*window.session()));
+        QVERIFY(window.action("exportClipAction")->isEnabled());
+        bar->pooledButton()->click();
+        QCOMPARE(window.session()->clip()->lookFrame(), -1LL);
+        QVERIFY(!window.action("exportClipAction")->isEnabled());  // out of date again
     }
 
     // Save Result on a clip writes the frame shown, graded, as an image.
