@@ -172,16 +172,16 @@ private:
             reader = ClipReader::open(path, options);
             next = 0;
         }
+        const uot::Error beyondTheEnd(ErrorCode::Io, "frame " + std::to_string(index) + " is beyond the end of the clip");
         for (; next < index; ++next)
-            if (!reader->skipFrame())
-                throw uot::Error(ErrorCode::Io, "frame " + std::to_string(index) + " is beyond the end of the clip");
+            if (!reader->skipFrame()) throw beyondTheEnd;
         ClipItem item;
         while (reader->next(item)) {
             if (!item.frame) continue;
             ++next;
             return std::move(item.frame->image);
         }
-        throw uot::Error(ErrorCode::Io, "frame " + std::to_string(index) + " is beyond the end of the clip");
+        throw beyondTheEnd;
     }
 };
 
