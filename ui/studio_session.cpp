@@ -86,7 +86,6 @@ void StudioSession::loadFile(const QString& path, bool source)
             emit loadFailed(message);
             return;
         }
-        if (source) m_clip->close();  // a photo replaces the clip
         // One undo step: back to the image shown before.
         const LoadedImage previous = source ? m_source : m_reference;
         applyImage(source, loaded);
@@ -114,8 +113,9 @@ void StudioSession::loadFile(const QString& path, bool source)
     }));
 }
 
-void StudioSession::applyImage(bool source, const LoadedImage& image)
+void StudioSession::applyImage(bool source, const LoadedImage& image, bool clipFrame)
 {
+    if (source && !clipFrame) m_clip->close();  // a photo (a load, an undo, a swap) replaces the clip
     if (source) {
         m_source = image;
         m_savePath.clear();  // another picture: Ctrl+S must not write over the last one's file

@@ -339,7 +339,8 @@ private:
     // A file, or a resource bundled into the executable (":/samples/home.jpg"). Throws.
     static LoadedImage loadAnyImage(const QString& path);
     void loadFile(const QString& path, bool source);
-    void applyImage(bool source, const LoadedImage& image);
+    // `clipFrame`: a frame of the clip shown (else a new source closes the clip).
+    void applyImage(bool source, const LoadedImage& image, bool clipFrame = false);
     void exchangeImages();
     void changeParameters(const StudioParameters& parameters, bool whole);
     void restoreParameters(const StudioParameters& parameters);

@@ -105,7 +105,7 @@ void StudioSession::onClipFrame(const ClipFrameOutput& frame)
         m_resultRegional = RegionalInputs{};
         m_resultLookFrame = m_clip->look().lookFrame;
     }
-    if (frame.frame.id != m_source.id) applyImage(true, frame.frame);
+    if (frame.frame.id != m_source.id) applyImage(true, frame.frame, true);
     if (mapped) {
         m_announced = ResultValidity::None;  // a new picture is always announced
         emit newResult();

@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 #include <cmath>
 #include <limits>
@@ -303,6 +304,32 @@ private slots:
         bar->pooledButton()->click();
         QCOMPARE(window.session()->clip()->lookFrame(), -1LL);
         QVERIFY(!window.action("exportClipAction")->isEnabled());  // out of date again
+    }
+
+    // A photo opened, an undo back to the photo before the clip, or a swap: the clip closes.
+    void photoReplacesTheClip()
+    {
+        StudioSession session;
+        session.setParameters(clipParameters());
+        const QString photo = kSamples + "/fruits.jpg";
+        session.openReference(m_reference);
+        QVERIFY(QTest::qWaitFor([&] { return !session.isLoading() && session.hasReference(); }, 30000));
+        session.openSource(photo);
+        QVERIFY(QTest::qWaitFor([&] { return !session.isLoading() && session.source().path == photo; }, 30000));
+        const int steps = session.undoStack()->count();
+        QSignalSpy shown(&session, &StudioSession::clipFrameShown);
+        session.openSource(m_video);
+        QVERIFY(QTest::qWaitFor([&] { return session.hasClip() && !shown.isEmpty(); }, 30000));
+        QCOMPARE(session.undoStack()->count(), steps);  // opening a clip is no step of its own
+        session.undoStack()->undo();  // the step of the photo's load: back to no source
+        QVERIFY(!session.hasClip());
+        session.undoStack()->redo();  // the photo again
+        QCOMPARE(session.source().path, photo);
+        QVERIFY(!session.hasClip());
+        QVERIFY(openClip(session, m_video));
+        session.swapImages();
+        QVERIFY(!session.hasClip());
+        QCOMPARE(session.source().path, m_reference);
     }
 
     // Save Result on a clip writes the frame shown, graded, as an image.
