@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -39,5 +40,12 @@ struct LutOutput final : JobOutput {
 
 JobFunction makeLutJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
                        const StudioParameters& parameters, const LutRequest& request);
+
+// The look's LUT of `nodes` per axis, made on the worker (a photo's by its pipeline, a clip's by core/video).
+using LookMaker = std::function<LookLut(int nodes, const PipelineControl& control)>;
+
+// The LUT job around any look: fits it at the request's size (a Hald CLUT: its level's),
+// writes it when asked, and renders `shown` through the lattice as written.
+JobFunction makeLookLutJob(LookMaker look, LoadedImage shown, int threads, const LutRequest& request);
 
 }  // namespace uot::ui

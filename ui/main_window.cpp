@@ -12,10 +12,12 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSplitter>
+#include <QVBoxLayout>
 
 #include <cstdio>
 
 #include "ui/batch_dialog.h"
+#include "ui/clip_scrubber.h"
 #include "ui/comparison_view.h"
 #include "ui/image_view.h"
 #include "ui/live_charts.h"
@@ -73,7 +75,13 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     central->addWidget(m_resultView);
     central->setStretchFactor(0, 1);
     central->setStretchFactor(1, 2);
-    setCentralWidget(central);
+    // The clip bar (scrubber, look frame, export progress) under the panes while a clip is the source.
+    auto* panes = new QWidget;
+    auto* column = new QVBoxLayout(panes);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(central, 1);
+    column->addWidget(new ClipScrubber(m_session));
+    setCentralWidget(panes);
     connect(m_sourceView, &ImageView::fileDropped, this, &MainWindow::openSource);
     connect(m_referenceView, &ImageView::fileDropped, this, &MainWindow::openReference);
     connect(m_resultView, &ImageView::fileDropped, this, &MainWindow::openSource);

@@ -14,6 +14,7 @@
 //   main_window_save.cpp      Save / Save As: the dialogs (the session writes)
 //   main_window_settings.cpp  what persists between sessions (QSettings)
 //   main_window_library.cpp   the forwarders to the session's history and library
+//   main_window_clip.cpp      File > Open Clip and Export Clip (the clip bar: ui/clip_scrubber.h)
 
 #include <QImage>
 #include <QMainWindow>
@@ -188,6 +189,7 @@ protected:
 
 private:
     void createActions();
+    void createClipActions(QMenu* fileMenu);
     void createDocks();
     void createToolBar();
     void createStatusBar();

@@ -49,6 +49,7 @@ void MainWindow::createActions()
         const QString path = openDialog(tr("Open Reference"), QStringLiteral("reference"));
         if (!path.isEmpty()) openReference(path);
     });
+    createClipActions(fileMenu);
     fileMenu->addMenu(tr("Recent Files"))->setObjectName("recentMenu");
     fileMenu->addSeparator();
     entry(fileMenu, "saveAction", tr("&Save Result"), {K(tr("Ctrl+S"))}, [this] { save(); })->setEnabled(false);

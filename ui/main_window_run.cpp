@@ -148,6 +148,7 @@ void MainWindow::showResultState()
     action(QStringLiteral("saveAction"))->setEnabled(saveable);
     action(QStringLiteral("saveAsAction"))->setEnabled(saveable);
     m_lut->exportAction()->setEnabled(changed.isEmpty());
+    action(QStringLiteral("exportClipAction"))->setEnabled(saveable && m_session->hasClip() && ClipModel::supported());
 }
 
 void MainWindow::showBusy(bool busy)

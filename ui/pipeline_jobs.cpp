@@ -95,13 +95,15 @@ QString unusableImagePath(const QString& path)
 void removeTemporaryFilesOnSignals() { removeTemporariesOnSignals(); }
 std::uint64_t imagePixelLimit() { return g_imagePixelLimit.load(); }
 
+quint64 newImageId() { return g_nextImageId.fetch_add(1); }
+
 LoadedImage loadImageFile(const QString& path)
 {
     LoadedImage loaded;
     ReadOptions options;
     options.maxPixels = imagePixelLimit();
     loaded.image = std::make_shared<const Image>(readImage(path.toStdString(), options));
-    loaded.id = g_nextImageId.fetch_add(1);
+    loaded.id = newImageId();
     loaded.path = path;
     loaded.profile = QString::fromStdString(describeEmbeddedProfile(path.toStdString()));
     return loaded;

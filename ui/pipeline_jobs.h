@@ -82,6 +82,8 @@ JobFunction makeBatchJob(const QString& referencePath, const QStringList& inputs
 
 // Reads an image file (for loading on a background thread). Throws uot::Error.
 LoadedImage loadImageFile(const QString& path);
+// A LoadedImage id never given before (a file read, a clip's frame decoded).
+quint64 newImageId();
 // The largest image (pixels, 0 = no limit) loadImageFile accepts: uot-studio's
 // --max-pixels, the same limit and default as the command line's.
 void setImagePixelLimit(std::uint64_t pixels);

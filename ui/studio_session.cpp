@@ -45,6 +45,8 @@ StudioSession::StudioSession(QObject* parent)
     m_autoRunTimer.setInterval(400);
     connect(&m_autoRunTimer, &QTimer::timeout, this, &StudioSession::run);
     connectWorker();
+    m_clip = new ClipModel(this);
+    connectClip();
 }
 
 StudioSession::~StudioSession()
@@ -58,7 +60,7 @@ bool StudioSession::isLoading() const
 {
     for (const auto* watcher : m_loads)
         if (watcher && watcher->isRunning()) return true;
-    return false;
+    return m_clip->isOpening() || m_clipFirstFrame;  // a clip loads until its first frame is shown
 }
 
 void StudioSession::openSource(const QString& path) { loadFile(path, true); }
@@ -66,6 +68,7 @@ void StudioSession::openReference(const QString& path) { loadFile(path, false); 
 
 void StudioSession::loadFile(const QString& path, bool source)
 {
+    if (source && ClipModel::isClipPath(path)) return openClip(path);
     // Decoding a real photo takes long enough to stall the window: off the GUI thread.
     QFutureWatcher<LoadedImage>*& slot = m_loads[source ? 0 : 1];
     if (slot) slot->disconnect(this);  // a newer load of the same side wins
@@ -110,8 +113,9 @@ void StudioSession::loadFile(const QString& path, bool source)
     }));
 }
 
-void StudioSession::applyImage(bool source, const LoadedImage& image)
+void StudioSession::applyImage(bool source, const LoadedImage& image, bool clipFrame)
 {
+    if (source && !clipFrame) m_clip->close();  // a photo (a load, an undo, a swap) replaces the clip
     if (source) {
         m_source = image;
         m_savePath.clear();  // another picture: Ctrl+S must not write over the last one's file

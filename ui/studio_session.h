@@ -16,6 +16,7 @@
 //   studio_session_run.cpp      run, cancel, what the worker reports, result validity, saving
 //   studio_session_catalog.cpp  the registry's answers in Qt types (static, no session needed)
 //   studio_session_regions.cpp  the mask, the regions, the extra references and the scopes
+//   studio_session_clip.cpp     a clip as the source: its frames, its look, its export (ui/clip_model.h)
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -30,6 +31,7 @@
 #include "core/color/mask.h"
 #include "core/color/scopes.h"
 #include "core/imageio/image_io.h"
+#include "ui/clip_model.h"
 #include "ui/lut_job.h"
 #include "ui/machine_peaks.h"
 #include "ui/pipeline_jobs.h"
@@ -272,6 +274,19 @@ public:
     // Milliseconds from the new result to its scopes (the last render).
     double scopesLatencyMs() const { return m_scopesLatencyMs; }
 
+    // --- a clip as the source (studio_session_clip.cpp) ---
+    // openSource() of a clip path opens it here; its frame shown is the source.
+    ClipModel* clip() const { return m_clip; }
+    bool hasClip() const { return m_clip->isOpen(); }
+    // Frame `index` becomes the source, and the result with the clip's look applied.
+    void showClipFrame(long long index);
+    // The look from frame `index` alone (-1: sampled frames pooled, as `uot recolor`);
+    // the result is out of date until the next run.
+    void setClipLookFrame(long long index);
+    // Writes the clip mapped with its look (the result must be current); the clip
+    // model's export signals follow. False, after failed(), when refused at once.
+    bool exportClip(const QString& path, bool overwrite = false);
+
     // --- the solver registry, for the views ---
     static QVector<SolverChoice> solverChoices();
     static QVector<GpuChoice> gpuChoices();
@@ -317,12 +332,15 @@ signals:
     void regionsChanged();
     void referencesChanged();
     void scopesReady();
+    // A frame of the clip is the source now (its result follows when a look is there).
+    void clipFrameShown(long long index);
 
 private:
     // A file, or a resource bundled into the executable (":/samples/home.jpg"). Throws.
     static LoadedImage loadAnyImage(const QString& path);
     void loadFile(const QString& path, bool source);
-    void applyImage(bool source, const LoadedImage& image);
+    // `clipFrame`: a frame of the clip shown (else a new source closes the clip).
+    void applyImage(bool source, const LoadedImage& image, bool clipFrame = false);
     void exchangeImages();
     void changeParameters(const StudioParameters& parameters, bool whole);
     void restoreParameters(const StudioParameters& parameters);
@@ -350,6 +368,13 @@ private:
     using PalettePreparation = std::function<const Mask*(JobContext& context, Mask& resized)>;
     PalettePreparation palettePreparation(const StudioParameters& p, std::shared_ptr<const Mask> mask) const;
     void computeScopes();
+    // studio_session_clip.cpp
+    void openClip(const QString& path);
+    void connectClip();
+    void runClip();
+    void onClipFrame(const ClipFrameOutput& frame);
+    void onClipLook(quint64 generation, const std::shared_ptr<const JobOutput>& job);
+    JobFunction clipLutJob(const LutRequest& request) const;
     template <class Then>
     void loadInBackground(const QString& path, Then then);
 
@@ -390,6 +415,11 @@ private:
     bool m_scopesReady = false;
     quint64 m_scopesGeneration = 0;
     double m_scopesLatencyMs = 0;
+    ClipModel* m_clip = nullptr;
+    ResultInputs m_clipLookInputs;    // what the clip's look was made from
+    long long m_resultLookFrame = -1;  // the look frame of the clip's result
+    bool m_clipRunEnding = false;      // a look came in: the run ends with its frame
+    bool m_clipFirstFrame = false;     // the clip was just opened
 };
 
 }  // namespace uot::ui

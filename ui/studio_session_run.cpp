@@ -64,6 +64,7 @@ void StudioSession::connectWorker()
 void StudioSession::run()
 {
     m_autoRunTimer.stop();
+    if (hasClip()) return runClip();
     if (!hasSource() || (!hasReference() && m_regional.regions.isEmpty())) {
         reportError(tr("Run"), tr("Open a source image and a reference image first (File menu, or drop files on the panes)."));
         emit runFailed(m_lastError);
@@ -163,6 +164,7 @@ QStringList StudioSession::staleInputs() const
     }
     QStringList stale = made.differencesFrom(current);
     if (!(m_resultRegional == m_regional)) stale << tr("the mask or regions");
+    if (hasClip() && m_resultLookFrame != m_clip->lookFrame()) stale << tr("the look frame");
     return stale;
 }
 
@@ -288,6 +290,7 @@ JobFunction StudioSession::comparisonJob(const QString& variantA, const QString&
 JobFunction StudioSession::lutJob(LutRequest request) const
 {
     request.protectedPaths = {m_source.path, m_reference.path};
+    if (hasClip()) return clipLutJob(request);
     if (hasMask() || !m_regional.regions.isEmpty()) {
         // As `uot recolor` refuses --export-lut with --mask: a LUT has no mask.
         return [](JobContext&) -> std::shared_ptr<JobOutput> {

@@ -4,8 +4,10 @@
 //              [--reference FILE ...] [--mask FILE | --mask-luminance LOW:HIGH | --mask-sky]
 //              [--mask-stroke X1,Y1,X2,Y2,...] [--scope waveform|parade|vectorscope]
 //              [--region MASK=REFERENCE ...] [--scopes] [--mask-tool brush|eraser|pick]
+//              [--frame N] [--look-frame N] [--export-clip OUT]
 // loads the images (a repeated --reference pools several references; a mask or
-// regions open the Mask or Regions dock), runs, waits for the result, saves a screenshot of the
+// regions open the Mask or Regions dock; a clip as --source shows --frame N), runs, waits for the
+// result (and exports the clip), saves a screenshot of the
 // window and quits (exit code 0 on success, 1 when a step failed, 2 for a bad
 // argument, e.g. a --size beyond 16384 a side, 3 when --device names a GPU that
 // this machine does not have).
@@ -23,6 +25,7 @@
 #include <QTableWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -50,6 +53,9 @@ struct Script {
     QString maskTool;             // --mask-tool
     QVector<QPointF> stroke;      // --mask-stroke
     int scope = 0;                // --scope: 0 waveform, 1 parade, 2 vectorscope
+    long long frame = -1;         // --frame: the clip's frame shown (-1: the first)
+    long long lookFrame = -1;     // --look-frame: the clip's look from this frame (-1: pooled)
+    QString exportClip;           // --export-clip OUT
 };
 
 // Runs the scripted steps one after the other, each started by the signal that
@@ -137,9 +143,42 @@ private:
         else if (m_script.maskTool == "pick") m_window.maskEditor()->setTool(Tool::Eyedropper);
     }
 
+    // A clip: the frame to show and the look frame, before the run.
+    void frameStep()
+    {
+        m_frameDone = true;
+        uot::ui::StudioSession* session = m_window.session();
+        if (!session->hasClip() || (m_script.frame < 0 && m_script.lookFrame < 0)) return runStep();
+        if (m_script.lookFrame >= 0) session->setClipLookFrame(m_script.lookFrame);
+        const long long frame = std::max(m_script.frame, 0LL);
+        QObject::connect(session, &uot::ui::StudioSession::clipFrameShown, &m_window,
+                         [this, frame](long long shown) {
+                             if (shown == frame && !m_ranAfterFrame) {
+                                 m_ranAfterFrame = true;
+                                 runStep();
+                             }
+                         });
+        session->showClipFrame(frame);
+    }
+
+    // --export-clip: the clip with its look, in the background; the screenshot shows its end.
+    void exportStep()
+    {
+        if (m_script.exportClip.isEmpty()) return compareStep();
+        uot::ui::ClipModel* clip = m_window.session()->clip();
+        QObject::connect(clip, &uot::ui::ClipModel::exportFinished, &m_window, [this](const QString& path, const QString& summary) {
+            std::printf("uot-studio: exported %s: %s\n", qPrintable(path), qPrintable(summary));
+            compareStep();
+        }, Qt::SingleShotConnection);
+        QObject::connect(clip, &uot::ui::ClipModel::exportFailed, &m_window, [this](const QString&) { fail("--export-clip"); },
+                         Qt::SingleShotConnection);
+        if (!m_window.session()->exportClip(m_script.exportClip, true)) fail("--export-clip");
+    }
+
     void runStep()
     {
         using uot::ui::MainWindow;
+        if (!m_frameDone) return frameStep();
         if ((m_script.run || m_script.compare) && !m_window.bandwidthKnown()) {
             // The start-up bandwidth probe would compete with the solve for memory
             // bandwidth and skew both figures: let it finish first.
@@ -148,7 +187,7 @@ private:
             return;
         }
         if (!m_script.run) return compareStep();
-        QObject::connect(&m_window, &MainWindow::resultReady, &m_window, [this] { compareStep(); },
+        QObject::connect(&m_window, &MainWindow::resultReady, &m_window, [this] { exportStep(); },
                          Qt::SingleShotConnection);
         QObject::connect(&m_window, &MainWindow::runFailed, &m_window, [this](const QString&) { fail("the run"); },
                          Qt::SingleShotConnection);
@@ -242,6 +281,8 @@ private:
     Script m_script;
     bool m_loadedStep = false;
     bool m_regionalStarted = false;
+    bool m_frameDone = false;
+    bool m_ranAfterFrame = false;
     bool m_failed = false;
 };
 
@@ -281,6 +322,15 @@ const QCommandLineOption sizeOption("size",
                                     "WxH");
 const QCommandLineOption maxPixelsOption("max-pixels",
                                          "Refuse images with more than N pixels (0 = no limit; default 200000000).", "N");
+const QCommandLineOption frameOption("frame", "With a clip as --source: show frame N (0 is the first).", "N");
+const QCommandLineOption lookFrameOption("look-frame",
+                                         "With a clip as --source: compute its look from frame N alone (default: "
+                                         "sampled frames pooled).",
+                                         "N");
+const QCommandLineOption exportClipOption("export-clip",
+                                          "With a clip as --source and --run: export the clip with its look to OUT "
+                                          "(a video file or a pattern such as frame_%05d.png), replacing OUT.",
+                                          "OUT");
 const QCommandLineOption quitOption("quit", "Quit when done (exit code 1 when a step failed).");
 
 void addOptions(QCommandLineParser& parser)
@@ -289,7 +339,8 @@ void addOptions(QCommandLineParser& parser)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({sourceOption, referenceOption, deviceOption, runOption, compareOption, screenshotOption, sizeOption, maxPixelsOption, quitOption,
-                       maskOption, maskLuminanceOption, maskStrokeOption, maskSkyOption, regionOption, scopesOption, scopeOption, maskToolOption});
+                       maskOption, maskLuminanceOption, maskStrokeOption, maskSkyOption, regionOption, scopesOption, scopeOption, maskToolOption,
+                       frameOption, lookFrameOption, exportClipOption});
 }
 
 void setApplicationNames()
@@ -377,6 +428,17 @@ int main(int argc, char** argv)
         }
         files << region.left(eq) << region.mid(eq + 1);
     }
+    for (const auto& [option, value] : {std::pair{&frameOption, &script.frame}, std::pair{&lookFrameOption, &script.lookFrame}}) {
+        if (!parser.isSet(*option)) continue;
+        bool ok = false;
+        *value = parser.value(*option).toLongLong(&ok);
+        if (!ok || *value < 0) {
+            std::fprintf(stderr, "uot-studio: --%s wants a frame number >= 0, not '%s'\n", qPrintable(option->names().first()),
+                         qPrintable(parser.value(*option).left(40)));
+            return 2;
+        }
+    }
+    script.exportClip = parser.value(exportClipOption);
     script.run = parser.isSet(runOption);
     script.compare = parser.isSet(compareOption);
     script.screenshot = parser.value(screenshotOption);
@@ -385,6 +447,7 @@ int main(int argc, char** argv)
     for (const QString& file : std::as_const(files)) {
         const QString* path = &file;
         if (path->isEmpty()) continue;
+        if (uot::ui::ClipModel::isClipPath(*path) && path->contains('%')) continue;  // a sequence: the clip checks its frames
         // A symbolic link loop or a dangling link is named as such, not as missing.
         const QString unusable = uot::ui::unusableImagePath(*path);
         if (!unusable.isEmpty() && !QFileInfo(*path).isDir()) {
