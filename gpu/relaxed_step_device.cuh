@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "gpu/log_sum_exp.cuh"
+#include "gpu/relaxed_decision.cuh"
 #include "gpu/relaxed_kernels.h"
 
 namespace uot::gpu::detail::relaxed {
@@ -293,23 +294,8 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
     st.passes += p.sweeps;
     st.shiftS = s;
     st.shiftT = t;
-    int decision = 0;
-    if (!finite && !safeguard) {
-        st.stop = kNotFinite;
-    } else if (safeguard && (!finite || (st.haveLast && !objectiveAcceptable(st.lastObjective, st.lastScale,
-                                                                               objective.value, objective.scale,
-                                                                               p.slack)))) {
-        st.rule.rejected();  // undo: the next pass runs from the same iterate with a smaller omega
-        st.omega = st.rule.omega;
-    } else {
-        decision = 1;
-        st.iterations += 1;
-        st.lastObjective = objective.value;
-        st.lastScale = objective.scale;
-        st.haveLast = 1;
-        st.rule.accepted(change);
-        st.omega = st.rule.omega;
-    }
+    const StepDecision decision = decideStep(st, finite, safeguard, objective, change, p.slack);
+    if (decision != StepDecision::Stop) st.omega = st.rule.omega;
     const bool unbalanced = isfinite(p.tauA) || isfinite(p.tauB);
     out = StepScalars{w,
                       s,
@@ -322,7 +308,7 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
                       change,
                       relaxedMassViolation(totals, ra, rb, unbalanced),
                       sums[kErrA],
-                      decision};
+                      decision == StepDecision::Accept ? 1 : 0};
 }
 
 // This block's share of the commit: keeps the new iterate (accepted) or puts the
