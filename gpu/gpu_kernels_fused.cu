@@ -9,9 +9,7 @@ namespace uot::gpu::detail {
 
 namespace {
 
-// LANES = threadIdx.y: partial rows summed side by side per column (8, 16 or 32).
-// Each thread loads its rows in batches of eight independent loads (264 rows
-// with 32 lanes: one batch; with 8 lanes: five).
+// The column finalize (finalizeColumn, gpu_kernels_device.cuh) as its own kernel.
 template <typename T, int LANES>
 __global__ void __launch_bounds__(32 * LANES)
     finalizeColumnsKernel(T* __restrict__ partials, int partialRows, bool rezero, std::size_t pitch,
@@ -21,35 +19,7 @@ __global__ void __launch_bounds__(32 * LANES)
     __shared__ T sums[LANES][33];
     gridDependentsLaunch();  // the next pass may start streaming K (it waits before reading v)
     gridDependencyWait();    // every block of the pass has written its partials
-    const std::size_t j = blockIdx.x * std::size_t(32) + threadIdx.x;
-    T s = T(0);
-    if (j < cols) {
-        // Loads first (independent and predicated: all eight in flight), then the
-        // zeroing stores.
-        for (int p = threadIdx.y; p < partialRows; p += 8 * LANES) {
-            T x[8];
-#pragma unroll
-            for (int q = 0; q < 8; ++q) {
-                const int row = p + q * LANES;
-                x[q] = row < partialRows ? partials[std::size_t(row) * pitch + j] : T(0);
-            }
-#pragma unroll
-            for (int q = 0; q < 8; ++q) {
-                s += x[q];
-                const int row = p + q * LANES;
-                if (rezero && row < partialRows) partials[std::size_t(row) * pitch + j] = T(0);
-            }
-        }
-    }
-    sums[threadIdx.y][threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.y == 0 && j < cols) {
-        T total = T(0);
-#pragma unroll
-        for (int y = 0; y < LANES; ++y) total += sums[y][threadIdx.x];
-        v[j] = static_cast<T>(pow(b[j] / static_cast<double>(total), fb));
-        if (colSums) colSums[j] = total;
-    }
+    finalizeColumn<T, LANES>(partials, partialRows, rezero, pitch, cols, b, fb, v, colSums, sums);
 }
 
 constexpr int kStages = kFusedStages;  // pipeline depth: groups staged in shared memory
