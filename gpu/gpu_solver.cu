@@ -879,7 +879,7 @@ SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& opti
                              "or gpu-fused for fp64");
     }
     DeviceGuard guard(options.device);
-    const std::string key = engineKey(options.precision, options.device);
+    const std::string key = engineKey(m_name, m_variant, m_storage, options.precision, options.device, m_tuning);
     if (!m_engine || m_engineKey != key) {
         m_engine.reset();
         m_engine = EngineCache::instance().take(key);
@@ -905,15 +905,18 @@ SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& opti
     }
 }
 
-std::string GpuSolver::engineKey(Precision precision, int device) const
+std::string engineKey(const std::string& name, Variant variant, Storage storage, Precision precision, int device,
+                      const Tuning& t)
 {
-    const Tuning& t = m_tuning;
+    const MapReduceConfig& mr = t.mapReduce;
+    const char* path = t.clusterIterations ? "cluster" : t.stepInColumns ? "step-in-columns" : "step-kernels";
     std::ostringstream key;
-    key << m_name << ' ' << static_cast<int>(m_variant) << ' ' << static_cast<int>(m_storage) << ' '
-        << static_cast<int>(precision) << ' ' << device << " | " << t.mapTx << ' ' << t.mapTy << ' ' << t.mapNy << ' '
-        << t.rowTx << ' ' << t.rowNy << ' ' << t.fusedPartials << ' ' << t.programmaticLaunch << ' '
+    key << name << ' ' << static_cast<int>(variant) << ' ' << static_cast<int>(storage) << ' '
+        << static_cast<int>(precision) << ' ' << device << " | " << path << " | " << t.mapTx << ' ' << t.mapTy << ' '
+        << t.mapNy << ' ' << t.rowTx << ' ' << t.rowNy << ' ' << t.fusedPartials << ' ' << t.programmaticLaunch << ' '
         << t.fusedCluster << ' ' << t.finalizeLanes << ' ' << t.fusedEvenGroups << ' ' << t.overlappedUpload << ' '
-        << t.clusterIterations << ' ' << t.stepInColumns;
+        << t.clusterIterations << ' ' << t.stepInColumns << " | " << mr.polyEvery << ' ' << mr.prefetch << ' '
+        << static_cast<int>(mr.schedule) << ' ' << mr.blocks;
     return key.str();
 }
 
