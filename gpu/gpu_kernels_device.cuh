@@ -153,6 +153,36 @@ __device__ __forceinline__ void cpAsyncWait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// A launch configuration (cudaLaunchKernelEx) that lets the kernel start before its
+// predecessor finishes (programmatic dependent launch) when `programmatic`; and,
+// after clusterOf(n), in thread-block clusters of n blocks. Not copied: the
+// configuration points at its own attributes.
+struct LaunchConfig {
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attribute[2] = {};
+    LaunchConfig(dim3 grid, dim3 block, cudaStream_t stream, bool programmatic, std::size_t sharedBytes = 0)
+    {
+        config.gridDim = grid;
+        config.blockDim = block;
+        config.dynamicSmemBytes = sharedBytes;
+        config.stream = stream;
+        attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
+        config.attrs = attribute;
+        config.numAttrs = 1;
+    }
+    LaunchConfig(const LaunchConfig&) = delete;
+    LaunchConfig& operator=(const LaunchConfig&) = delete;
+    void clusterOf(unsigned blocks)
+    {
+        attribute[1].id = cudaLaunchAttributeClusterDimension;
+        attribute[1].val.clusterDim.x = blocks;
+        attribute[1].val.clusterDim.y = 1;
+        attribute[1].val.clusterDim.z = 1;
+        config.numAttrs = 2;
+    }
+};
+
 inline unsigned gridFor(std::size_t work, unsigned threads, unsigned cap = 65535u * 32u)
 {
     const std::size_t blocks = (work + threads - 1) / threads;

@@ -421,24 +421,9 @@ void launchFused(const FusedPlan& plan, const S* K, std::size_t rows, std::size_
                  cudaStream_t stream, const double* omega)
 {
     FusedFn<T, S> fn = fusedFunction<T, S>(plan.items, plan.stages);
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(plan.blocks);
-    config.blockDim = dim3(plan.threads);
-    config.dynamicSmemBytes = plan.sharedBytes;
-    config.stream = stream;
-    cudaLaunchAttribute attribute[2];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    if (plan.cluster > 1) {
-        attribute[1].id = cudaLaunchAttributeClusterDimension;
-        attribute[1].val.clusterDim.x = static_cast<unsigned>(plan.cluster);
-        attribute[1].val.clusterDim.y = 1;
-        attribute[1].val.clusterDim.z = 1;
-        config.numAttrs = 2;
-    }
-    UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, fn, K, rows, pitch, v, a, fa, u, partials, partialRows, plan.groupRows,
+    LaunchConfig launch(dim3(plan.blocks), dim3(plan.threads), stream, programmatic, plan.sharedBytes);
+    if (plan.cluster > 1) launch.clusterOf(static_cast<unsigned>(plan.cluster));
+    UOT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, fn, K, rows, pitch, v, a, fa, u, partials, partialRows, plan.groupRows,
                                       plan.cluster, omega));
 }
 
@@ -452,15 +437,9 @@ void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std:
     const bool rezero = partialRows > 0;
     const int count = partialRows > 0 ? partialRows : -partialRows;
     if (lanes <= 0) lanes = 8;  // 16 and 32 measured no faster on the H100 (8192^2: 0.1013 / 0.1016 / 0.1035 ms)
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>((cols + 31) / 32));
-    config.blockDim = dim3(32, lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8);
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    LaunchConfig launch(dim3(static_cast<unsigned>((cols + 31) / 32)), dim3(32, lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8),
+                        stream, programmatic);
+    const cudaLaunchConfig_t& config = launch.config;
     if (lanes >= 32)
         UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, finalizeColumnsKernel<T, 32>, partials, count, rezero, pitch, cols,
                                           b, fb, v, colSums));

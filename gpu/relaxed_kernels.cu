@@ -107,16 +107,8 @@ int stepBlocks(std::size_t rows, std::size_t cols)
 template <typename V>
 void launchCommit(const StepArgs<V>& x, bool programmatic, cudaStream_t stream)
 {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>(stepBlocks(x.rows, x.cols)));
-    config.blockDim = dim3(kThreads);
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, stepCommit<V>, x));
+    LaunchConfig launch(dim3(static_cast<unsigned>(stepBlocks(x.rows, x.cols))), dim3(kThreads), stream, programmatic);
+    UOT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, stepCommit<V>, x));
 }
 
 }  // namespace
@@ -145,16 +137,8 @@ void launchColumnsAndRelaxedStep(T* partials, int partialRows, std::size_t pitch
     // Private rows per block (negative count) are overwritten by the next pass;
     // shared rows are accumulated with atomics and zeroed again.
     const bool rezero = partialRows > 0;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>((cols + 31) / 32));
-    config.blockDim = dim3(32, kFinalizeLanes);
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, columnsAndSweep<T>, partials, rezero ? partialRows : -partialRows,
+    LaunchConfig launch(dim3(static_cast<unsigned>((cols + 31) / 32)), dim3(32, kFinalizeLanes), stream, programmatic);
+    UOT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, columnsAndSweep<T>, partials, rezero ? partialRows : -partialRows,
                                       rezero, pitch, fb, colSums, x));
     launchCommit(x, programmatic, stream);
 }
