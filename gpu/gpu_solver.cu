@@ -409,7 +409,7 @@ void Engine<T>::enqueueIteration()
             });
             const bool exclusive = m_partialRows >= m_fused.blocks / m_fused.cluster;
             const int partialRows = exclusive ? -m_partialRows : m_partialRows;
-            if (m_accelerate && m_tuning.stepInColumns) {
+            if (m_accelerate && m_tuning.stepInColumns && N <= kColumnsStepMaxCols) {
                 // The step's sweep and decision inside the column half-step, then the commit.
                 launchColumnsAndRelaxedStep<T>(m_partials.get(), partialRows, P, m_fb, m_colSum.get(), m_u.get(),
                                                m_v.get(), m_uPrev.get(), m_vPrev.get(), M, N, m_a.get(), m_b.get(),

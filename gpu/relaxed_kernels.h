@@ -79,6 +79,12 @@ void launchRelaxedStep(V* u, V* v, V* uSaved, V* vSaved, std::size_t rows, std::
 // last block decides), then the commit. Both launched with programmatic dependent
 // launch when `programmatic` (the commit lets the next pass start streaming K).
 // work: relaxedWorkDoubles(cols) doubles.
+// The widest matrix whose gpu-fused solves take launchColumnsAndRelaxedStep: up to
+// 128 column blocks, as many as the step kernels' grid. Measured on an H200
+// (docs/BENCHMARKS.md, 2026-11-27): 7 % faster than the step kernels at 4096^2, 4 %
+// slower at 16384^2 fp32 (512 column blocks whose last one gathers every partial).
+constexpr std::size_t kColumnsStepMaxCols = 4096;
+
 template <typename T>
 void launchColumnsAndRelaxedStep(T* partials, int partialRows, std::size_t pitch, double fb, T* colSums, T* u, T* v,
                                  T* uSaved, T* vSaved, std::size_t rows, std::size_t cols, const double* a,
