@@ -22,6 +22,7 @@
 #include "gpu/device_loop.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/block_log_sum_exp.cuh"
+#include "gpu/relaxed_decision.cuh"
 #include "gpu/relaxed_kernels.h"
 #include "gpu/relaxed_passes.h"
 
@@ -332,21 +333,9 @@ finishColumnsKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ 
                             bad == 0.0;
         const bool safeguard = rules.safeguard && w != 1.0;
         st.passes += 2;
-        int decision = 0;
-        if (!finite && !safeguard) {
-            st.stop = kNotFinite;
-        } else if (safeguard && (!finite || (st.haveLast && !objectiveAcceptable(st.lastObjective, st.lastScale,
-                                                                                   objective.value, objective.scale,
-                                                                                   rules.slack)))) {
-            st.rule.rejected();  // undo: the next iteration runs from the same iterate with a smaller omega
-        } else {
-            decision = 1;
-            st.iterations += 1;
-            st.lastObjective = objective.value;
-            st.lastScale = objective.scale;
-            st.haveLast = 1;
+        const StepDecision decision = decideStep(st, finite, safeguard, objective, change, rules.slack);
+        if (decision == StepDecision::Accept) {
             st.logB = logTargetB;
-            st.rule.accepted(change);
             if (st.iterations % rules.checkEvery == 0) {
                 // StoppingRule::Potentials: relaxed_kernels.cu's criterion; the loops without
                 // the relaxed step (potential_check.h) leave the mass out in TI mode.
@@ -365,7 +354,7 @@ finishColumnsKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ 
         }
         d.omega = st.rule.omega;
         if (st.stop != kRunning) d.active = 0;
-        accept = decision;
+        accept = decision == StepDecision::Accept ? 1 : 0;
     }
     __syncthreads();
     const bool keep = accept != 0;

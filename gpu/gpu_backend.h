@@ -102,6 +102,11 @@ struct Tuning {
     // (gpu/cluster_iterations.h). Off by default: not yet shown faster than the pass
     // and step kernels (docs/BENCHMARKS.md, 2026-11-27).
     bool clusterIterations = false;
+    // gpu-fused, accelerated, where the one-pass kernel runs and the matrix has at
+    // most 4096 columns: the step's sweep and decision inside the column half-step
+    // kernel, then the commit (two launches after the pass); false, or wider: the
+    // column finalize, then the step's two kernels (three).
+    bool stepInColumns = true;
     // gpu-mapreduce: the compiled variant of its fast pass (gpu/mapreduce_config.h).
     MapReduceConfig mapReduce;
 };

@@ -1,7 +1,8 @@
 #pragma once
-// Internal to gpu/gpu_kernels_*.cu and gpu/cluster_iterations.cu: the device helpers their kernels share
-// (vector types, bf16 conversion, warp reductions, log-sum-exp accumulation,
-// cp.async and programmatic-dependent-launch wrappers, launch-grid sizing).
+// Internal to gpu/gpu_kernels_*.cu, gpu/cluster_iterations.cu and gpu/relaxed_kernels.cu:
+// the device helpers their kernels share (vector types, bf16 conversion, warp
+// reductions, log-sum-exp accumulation, cp.async and programmatic-dependent-launch
+// wrappers, launch-grid sizing, gpu-fused's column finalize).
 // Internal linkage on purpose: each kernel file gets its own copy, as when the
 // kernels lived in one file.
 
@@ -152,10 +153,83 @@ __device__ __forceinline__ void cpAsyncWait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// A launch configuration (cudaLaunchKernelEx) that lets the kernel start before its
+// predecessor finishes (programmatic dependent launch) when `programmatic`; and,
+// after clusterOf(n), in thread-block clusters of n blocks. Not copied: the
+// configuration points at its own attributes.
+struct LaunchConfig {
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attribute[2] = {};
+    LaunchConfig(dim3 grid, dim3 block, cudaStream_t stream, bool programmatic, std::size_t sharedBytes = 0)
+    {
+        config.gridDim = grid;
+        config.blockDim = block;
+        config.dynamicSmemBytes = sharedBytes;
+        config.stream = stream;
+        attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
+        config.attrs = attribute;
+        config.numAttrs = 1;
+    }
+    LaunchConfig(const LaunchConfig&) = delete;
+    LaunchConfig& operator=(const LaunchConfig&) = delete;
+    void clusterOf(unsigned blocks)
+    {
+        attribute[1].id = cudaLaunchAttributeClusterDimension;
+        attribute[1].val.clusterDim.x = blocks;
+        attribute[1].val.clusterDim.y = 1;
+        attribute[1].val.clusterDim.z = 1;
+        config.numAttrs = 2;
+    }
+};
+
 inline unsigned gridFor(std::size_t work, unsigned threads, unsigned cap = 65535u * 32u)
 {
     const std::size_t blocks = (work + threads - 1) / threads;
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(blocks, cap)));
+}
+
+// gpu-fused's column finalize, one block of 32 x LANES threads (the second stage of
+// the column reduction): column j = blockIdx.x * 32 + threadIdx.x summed over the
+// partial rows (LANES side by side; zeroed again when rezero), v_j = (b_j / sum)^fb
+// and colSums_j = sum written by the threads with threadIdx.y == 0. Each thread
+// loads its rows in batches of eight independent loads (264 rows with 32 lanes: one
+// batch; with 8 lanes: five). The caller waits for the pass first.
+template <typename T, int LANES>
+__device__ __forceinline__ void finalizeColumn(T* __restrict__ partials, int partialRows, bool rezero,
+                                               std::size_t pitch, std::size_t cols, const double* __restrict__ b,
+                                               double fb, T* __restrict__ v, T* __restrict__ colSums,
+                                               T (&sums)[LANES][33])
+{
+    const std::size_t j = blockIdx.x * std::size_t(32) + threadIdx.x;
+    T s = T(0);
+    if (j < cols) {
+        // Loads first (independent and predicated: all eight in flight), then the
+        // zeroing stores.
+        for (int p = threadIdx.y; p < partialRows; p += 8 * LANES) {
+            T x[8];
+#pragma unroll
+            for (int q = 0; q < 8; ++q) {
+                const int row = p + q * LANES;
+                x[q] = row < partialRows ? partials[std::size_t(row) * pitch + j] : T(0);
+            }
+#pragma unroll
+            for (int q = 0; q < 8; ++q) {
+                s += x[q];
+                const int row = p + q * LANES;
+                if (rezero && row < partialRows) partials[std::size_t(row) * pitch + j] = T(0);
+            }
+        }
+    }
+    sums[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < cols) {
+        T total = T(0);
+#pragma unroll
+        for (int y = 0; y < LANES; ++y) total += sums[y][threadIdx.x];
+        v[j] = static_cast<T>(pow(b[j] / static_cast<double>(total), fb));
+        if (colSums) colSums[j] = total;
+    }
 }
 
 // Rows [begin, end) of this block's band: the rows cut into gridDim.y equal

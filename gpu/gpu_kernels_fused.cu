@@ -9,9 +9,7 @@ namespace uot::gpu::detail {
 
 namespace {
 
-// LANES = threadIdx.y: partial rows summed side by side per column (8, 16 or 32).
-// Each thread loads its rows in batches of eight independent loads (264 rows
-// with 32 lanes: one batch; with 8 lanes: five).
+// The column finalize (finalizeColumn, gpu_kernels_device.cuh) as its own kernel.
 template <typename T, int LANES>
 __global__ void __launch_bounds__(32 * LANES)
     finalizeColumnsKernel(T* __restrict__ partials, int partialRows, bool rezero, std::size_t pitch,
@@ -21,35 +19,7 @@ __global__ void __launch_bounds__(32 * LANES)
     __shared__ T sums[LANES][33];
     gridDependentsLaunch();  // the next pass may start streaming K (it waits before reading v)
     gridDependencyWait();    // every block of the pass has written its partials
-    const std::size_t j = blockIdx.x * std::size_t(32) + threadIdx.x;
-    T s = T(0);
-    if (j < cols) {
-        // Loads first (independent and predicated: all eight in flight), then the
-        // zeroing stores.
-        for (int p = threadIdx.y; p < partialRows; p += 8 * LANES) {
-            T x[8];
-#pragma unroll
-            for (int q = 0; q < 8; ++q) {
-                const int row = p + q * LANES;
-                x[q] = row < partialRows ? partials[std::size_t(row) * pitch + j] : T(0);
-            }
-#pragma unroll
-            for (int q = 0; q < 8; ++q) {
-                s += x[q];
-                const int row = p + q * LANES;
-                if (rezero && row < partialRows) partials[std::size_t(row) * pitch + j] = T(0);
-            }
-        }
-    }
-    sums[threadIdx.y][threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.y == 0 && j < cols) {
-        T total = T(0);
-#pragma unroll
-        for (int y = 0; y < LANES; ++y) total += sums[y][threadIdx.x];
-        v[j] = static_cast<T>(pow(b[j] / static_cast<double>(total), fb));
-        if (colSums) colSums[j] = total;
-    }
+    finalizeColumn<T, LANES>(partials, partialRows, rezero, pitch, cols, b, fb, v, colSums, sums);
 }
 
 constexpr int kStages = kFusedStages;  // pipeline depth: groups staged in shared memory
@@ -451,24 +421,9 @@ void launchFused(const FusedPlan& plan, const S* K, std::size_t rows, std::size_
                  cudaStream_t stream, const double* omega)
 {
     FusedFn<T, S> fn = fusedFunction<T, S>(plan.items, plan.stages);
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(plan.blocks);
-    config.blockDim = dim3(plan.threads);
-    config.dynamicSmemBytes = plan.sharedBytes;
-    config.stream = stream;
-    cudaLaunchAttribute attribute[2];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    if (plan.cluster > 1) {
-        attribute[1].id = cudaLaunchAttributeClusterDimension;
-        attribute[1].val.clusterDim.x = static_cast<unsigned>(plan.cluster);
-        attribute[1].val.clusterDim.y = 1;
-        attribute[1].val.clusterDim.z = 1;
-        config.numAttrs = 2;
-    }
-    UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, fn, K, rows, pitch, v, a, fa, u, partials, partialRows, plan.groupRows,
+    LaunchConfig launch(dim3(plan.blocks), dim3(plan.threads), stream, programmatic, plan.sharedBytes);
+    if (plan.cluster > 1) launch.clusterOf(static_cast<unsigned>(plan.cluster));
+    UOT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, fn, K, rows, pitch, v, a, fa, u, partials, partialRows, plan.groupRows,
                                       plan.cluster, omega));
 }
 
@@ -482,15 +437,9 @@ void launchFinalizeColumns(T* partials, int partialRows, std::size_t pitch, std:
     const bool rezero = partialRows > 0;
     const int count = partialRows > 0 ? partialRows : -partialRows;
     if (lanes <= 0) lanes = 8;  // 16 and 32 measured no faster on the H100 (8192^2: 0.1013 / 0.1016 / 0.1035 ms)
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>((cols + 31) / 32));
-    config.blockDim = dim3(32, lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8);
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = programmatic ? 1 : 0;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    LaunchConfig launch(dim3(static_cast<unsigned>((cols + 31) / 32)), dim3(32, lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8),
+                        stream, programmatic);
+    const cudaLaunchConfig_t& config = launch.config;
     if (lanes >= 32)
         UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, finalizeColumnsKernel<T, 32>, partials, count, rezero, pitch, cols,
                                           b, fb, v, colSums));

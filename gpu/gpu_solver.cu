@@ -211,7 +211,8 @@ private:
     double m_fa = 1, m_fb = 1;
     TranslationParams m_translation;
     bool m_translate = false;  // translation-invariant mode: launchTranslate after each pass
-    bool m_accelerate = false;  // over-relaxed: relaxed row pass, then launchRelaxedStep (its own TI shifts)
+    bool m_accelerate = false;  // over-relaxed: relaxed row pass, then the step (its own TI shifts):
+                                // launchColumnsAndRelaxedStep (gpu-fused) or launchRelaxedStep
     RelaxedParams m_relaxed;
     DeviceBuffer<RelaxedState> m_relaxedState;
     DeviceBuffer<double> m_relaxedWork;  // the step kernels' per-block partials
@@ -407,8 +408,17 @@ void Engine<T>::enqueueIteration()
                                m_partialRows, m_programmatic, s, omega);
             });
             const bool exclusive = m_partialRows >= m_fused.blocks / m_fused.cluster;
-            launchFinalizeColumns<T>(m_partials.get(), exclusive ? -m_partialRows : m_partialRows, P, N, m_b.get(),
-                                     m_fb, m_v.get(), m_colSum.get(), m_tuning.finalizeLanes, m_programmatic, s);
+            const int partialRows = exclusive ? -m_partialRows : m_partialRows;
+            if (m_accelerate && m_tuning.stepInColumns && N <= kColumnsStepMaxCols) {
+                // The step's sweep and decision inside the column half-step, then the commit.
+                launchColumnsAndRelaxedStep<T>(m_partials.get(), partialRows, P, m_fb, m_colSum.get(), m_u.get(),
+                                               m_v.get(), m_uPrev.get(), m_vPrev.get(), M, N, m_a.get(), m_b.get(),
+                                               m_logA.get(), m_logB.get(), m_relaxed, m_relaxedState.get(),
+                                               m_relaxedWork.get(), m_programmatic, s);
+                return;
+            }
+            launchFinalizeColumns<T>(m_partials.get(), partialRows, P, N, m_b.get(), m_fb, m_v.get(), m_colSum.get(),
+                                     m_tuning.finalizeLanes, m_programmatic, s);
             break;
         }
         [[fallthrough]];  // rows too wide for the on-chip pipeline: two read passes
@@ -681,7 +691,7 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     result.acceleration = toString(m_accelerate ? options.acceleration : Acceleration::None);
     if (m_accelerate) {
         m_relaxedState.ensure(1, &m_tracker);
-        m_relaxedWork.ensure(relaxedWorkDoubles(), &m_tracker);
+        m_relaxedWork.ensure(relaxedWorkDoubles(N), &m_tracker);
         m_relaxed = RelaxedParams{};
         m_relaxed.ra = m_translation.ra;
         m_relaxed.rb = m_translation.rb;
@@ -869,7 +879,7 @@ SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& opti
                              "or gpu-fused for fp64");
     }
     DeviceGuard guard(options.device);
-    const std::string key = engineKey(options.precision, options.device);
+    const std::string key = engineKey(m_name, m_variant, m_storage, options.precision, options.device, m_tuning);
     if (!m_engine || m_engineKey != key) {
         m_engine.reset();
         m_engine = EngineCache::instance().take(key);
@@ -895,15 +905,18 @@ SolveResult GpuSolver::solve(const UotProblem& problem, const SolveOptions& opti
     }
 }
 
-std::string GpuSolver::engineKey(Precision precision, int device) const
+std::string engineKey(const std::string& name, Variant variant, Storage storage, Precision precision, int device,
+                      const Tuning& t)
 {
-    const Tuning& t = m_tuning;
+    const MapReduceConfig& mr = t.mapReduce;
+    const char* path = t.clusterIterations ? "cluster" : t.stepInColumns ? "step-in-columns" : "step-kernels";
     std::ostringstream key;
-    key << m_name << ' ' << static_cast<int>(m_variant) << ' ' << static_cast<int>(m_storage) << ' '
-        << static_cast<int>(precision) << ' ' << device << " | " << t.mapTx << ' ' << t.mapTy << ' ' << t.mapNy << ' '
-        << t.rowTx << ' ' << t.rowNy << ' ' << t.fusedPartials << ' ' << t.programmaticLaunch << ' '
+    key << name << ' ' << static_cast<int>(variant) << ' ' << static_cast<int>(storage) << ' '
+        << static_cast<int>(precision) << ' ' << device << " | " << path << " | " << t.mapTx << ' ' << t.mapTy << ' '
+        << t.mapNy << ' ' << t.rowTx << ' ' << t.rowNy << ' ' << t.fusedPartials << ' ' << t.programmaticLaunch << ' '
         << t.fusedCluster << ' ' << t.finalizeLanes << ' ' << t.fusedEvenGroups << ' ' << t.overlappedUpload << ' '
-        << t.clusterIterations;
+        << t.clusterIterations << ' ' << t.stepInColumns << " | " << mr.polyEvery << ' ' << mr.prefetch << ' '
+        << static_cast<int>(mr.schedule) << ' ' << mr.blocks;
     return key.str();
 }
 

@@ -54,6 +54,14 @@ inline std::uint64_t bytesPerIterationFor(Variant variant, std::size_t rows, std
 
 class EngineBase;
 
+// The key of an engine in the backend's cache (gpu/engine_cache.h). Two solvers share
+// an engine only when everything that decides what it runs is equal: name, variant,
+// storage, precision, device and every field of the tuning, the iteration path of
+// the accelerated solves (one cluster launch per chunk, the step inside the column
+// kernel, or the step kernels) spelled out first.
+std::string engineKey(const std::string& name, Variant variant, Storage storage, Precision precision, int device,
+                      const Tuning& tuning);
+
 // One GPU variant. Keeps its device buffers between solves of the same size
 // (and the same precision and device); when destroyed, hands them to the
 // backend's cache (gpu/engine_cache.h) for the next solver of the same kind.
@@ -70,9 +78,6 @@ private:
     std::string m_name;
     Tuning m_tuning;
     Storage m_storage;
-    // The key of an engine in the backend's cache: name, variant, storage, precision, device, tuning.
-    std::string engineKey(Precision precision, int device) const;
-
     std::unique_ptr<EngineBase> m_engine;
     std::string m_engineKey;
     int m_engineDevice = -1;

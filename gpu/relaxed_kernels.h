@@ -8,7 +8,8 @@
 // convergence test, all on the device: no host sync per iteration, so the
 // iteration stays inside the CUDA graph. docs/TIME_TO_SOLUTION.md ("GPU") says why.
 // Two kernels: a sweep whose last block reduces the partials once and decides,
-// and the commit whose last block finishes the stopping figures.
+// and the commit whose last block finishes the stopping figures. gpu-fused runs
+// the sweep inside its column half-step kernel instead (launchColumnsAndRelaxedStep).
 
 #include <cuda_runtime.h>
 
@@ -54,8 +55,9 @@ struct RelaxedParams {
     int sweeps = 1;           // passes over K of one iteration
 };
 
-// Doubles of the scratch buffer launchRelaxedStep needs (per-block partials).
-std::size_t relaxedWorkDoubles();
+// Doubles of the scratch buffer the step needs (per-block partials): for
+// launchRelaxedStep, cols = 0; for launchColumnsAndRelaxedStep, the columns.
+std::size_t relaxedWorkDoubles(std::size_t cols);
 
 // After a pass that left F~ (relaxed rows, with omega = state->omega) in u and the
 // plain column update G^pass in v, computed from the iterate (uSaved, vSaved):
@@ -64,10 +66,30 @@ std::size_t relaxedWorkDoubles();
 // state. V: T for multiplicative variants, double for gpu-log. Two O(M + N)
 // kernels over up to 128 blocks (the sweep with the decision in its last block,
 // the commit with the stopping test in its last block); work:
-// relaxedWorkDoubles() doubles.
+// relaxedWorkDoubles(0) doubles.
 template <typename V>
 void launchRelaxedStep(V* u, V* v, V* uSaved, V* vSaved, std::size_t rows, std::size_t cols, const double* a,
                        const double* b, const double* logA, const double* logB, const RelaxedParams& params,
                        RelaxedState* state, double* work, cudaStream_t stream);
+
+// gpu-fused (T = float or double), instead of its column finalize (launchFinalizeColumns,
+// same partials convention: a negative count for private rows) and launchRelaxedStep:
+// the step's sweep runs inside the column half-step kernel, one block per 32 columns
+// (each finalizes its columns into v, then sweeps them and its share of the rows; the
+// last block decides), then the commit. Both launched with programmatic dependent
+// launch when `programmatic` (the commit lets the next pass start streaming K).
+// work: relaxedWorkDoubles(cols) doubles.
+// The widest matrix whose gpu-fused solves take launchColumnsAndRelaxedStep: up to
+// 128 column blocks, as many as the step kernels' grid. Measured on an H200
+// (docs/BENCHMARKS.md, 2026-11-27): 7 % faster than the step kernels at 4096^2, 4 %
+// slower at 16384^2 fp32 (512 column blocks whose last one gathers every partial).
+constexpr std::size_t kColumnsStepMaxCols = 4096;
+
+template <typename T>
+void launchColumnsAndRelaxedStep(T* partials, int partialRows, std::size_t pitch, double fb, T* colSums, T* u, T* v,
+                                 T* uSaved, T* vSaved, std::size_t rows, std::size_t cols, const double* a,
+                                 const double* b, const double* logA, const double* logB,
+                                 const RelaxedParams& params, RelaxedState* state, double* work, bool programmatic,
+                                 cudaStream_t stream);
 
 }  // namespace uot::gpu::detail

@@ -10,7 +10,7 @@ void RelaxedDevice::configure(const UotProblem& problem, const SolveOptions& opt
                               int sweeps, AllocationTracker* tracker)
 {
     m_state.ensure(1, tracker);
-    m_work.ensure(relaxedWorkDoubles(), tracker);
+    m_work.ensure(relaxedWorkDoubles(0), tracker);
     m_params = RelaxedParams{};
     m_params.ra = translation.ra;
     m_params.rb = translation.rb;

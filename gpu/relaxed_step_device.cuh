@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "gpu/log_sum_exp.cuh"
+#include "gpu/relaxed_decision.cuh"
 #include "gpu/relaxed_kernels.h"
 
 namespace uot::gpu::detail::relaxed {
@@ -20,13 +21,17 @@ constexpr int kMaxValues = 8;  // values reduced together
 
 enum class Op { Sum, Max };
 
+// The thread's index in its block of kThreads threads, 1-D (the step's kernels, the
+// cluster iteration) or 32 x 8 (the column finalize that sweeps, relaxed_kernels.cu).
+__device__ inline int flatThread() { return static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y); }
+
 // Reduces n values of every thread over the block (sums or maxima), in place,
 // the result in every thread.
 template <Op op, int n>
 __device__ void blockReduce(double (&x)[n], double (*scratch)[kMaxValues])
 {
     static_assert(n <= kMaxValues);
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = flatThread() / 32, lane = flatThread() % 32;
 #pragma unroll
     for (int k = 0; k < n; ++k) {
         for (int offset = 16; offset > 0; offset >>= 1) {
@@ -127,14 +132,17 @@ struct StepArgs {
     double* work;  // sweep partials, commit partials, StepScalars
 };
 
-__device__ inline double* sweepPartials(double* work, int block) { return work + std::size_t(block) * kSweepSlots; }
+// The work buffer: the StepScalars, the commit's partials (up to kMaxBlocks), then
+// the sweep's (up to kMaxBlocks, or one per 32 columns where the column finalize
+// sweeps: relaxedWorkDoubles).
+__device__ inline StepScalars& scalarsOf(double* work) { return *reinterpret_cast<StepScalars*>(work); }
 __device__ inline double* commitPartials(double* work, int block)
 {
-    return work + std::size_t(kMaxBlocks) * kSweepSlots + std::size_t(block) * kCommitSums;
+    return work + kScalarDoubles + std::size_t(block) * kCommitSums;
 }
-__device__ inline StepScalars& scalarsOf(double* work)
+__device__ inline double* sweepPartials(double* work, int block)
 {
-    return *reinterpret_cast<StepScalars*>(work + std::size_t(kMaxBlocks) * (kSweepSlots + int(kCommitSums)));
+    return work + kScalarDoubles + std::size_t(kMaxBlocks) * kCommitSums + std::size_t(block) * kSweepSlots;
 }
 
 // After thread 0 wrote this block's partials: true in the block that finished last
@@ -143,7 +151,7 @@ __device__ inline StepScalars& scalarsOf(double* work)
 __device__ inline bool lastBlockToFinish(unsigned int* ticket)
 {
     __shared__ bool last;
-    if (threadIdx.x == 0) {
+    if (flatThread() == 0) {
         __threadfence();
         last = atomicAdd(ticket, 1u) == gridDim.x - 1;
     }
@@ -226,7 +234,7 @@ __device__ void sweepBlock(const StepArgs<V>& x, double w, Stride rows, Stride c
     blockReduce<Op::Sum, kSweepSums>(sums, scratch);
     blockReduce<Op::Max, kSweepMaxes>(hi, scratch);
     blockLogSumExp<kSweepLogs>(lm, ls, scratch);
-    if (threadIdx.x == 0) {
+    if (flatThread() == 0) {
         for (int k = 0; k < kSweepSums; ++k) part[k] = sums[k];
         for (int k = 0; k < kSweepMaxes; ++k) part[kSweepSums + k] = hi[k];
         for (int k = 0; k < kSweepLogs; ++k) part[kLogSlot + k] = lm[k];
@@ -246,7 +254,7 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
     double lm[kSweepLogs], ls[kSweepLogs] = {};
     for (double& h : hi) h = -INFINITY;
     for (double& m : lm) m = -INFINITY;
-    for (int blk = threadIdx.x; blk < blocks; blk += blockDim.x) {
+    for (int blk = flatThread(); blk < blocks; blk += kThreads) {
         const double* part = sweepPartials(x.work, blk);
         for (int k = 0; k < kSweepSums; ++k) sums[k] += __ldcg(part + k);
         for (int k = 0; k < kSweepMaxes; ++k) hi[k] = fmax(hi[k], __ldcg(part + kSweepSums + k));
@@ -255,7 +263,7 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
     blockReduce<Op::Sum, kSweepSums>(sums, scratch);
     blockReduce<Op::Max, kSweepMaxes>(hi, scratch);
     blockLogSumExp<kSweepLogs>(lm, ls, scratch);
-    if (threadIdx.x != 0) return;
+    if (flatThread() != 0) return;
     const RelaxedParams& p = x.p;
     const double w = st.omega, ra = p.ra, rb = p.rb, fb = p.fb;
     const bool ld = p.logDomain;
@@ -293,23 +301,8 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
     st.passes += p.sweeps;
     st.shiftS = s;
     st.shiftT = t;
-    int decision = 0;
-    if (!finite && !safeguard) {
-        st.stop = kNotFinite;
-    } else if (safeguard && (!finite || (st.haveLast && !objectiveAcceptable(st.lastObjective, st.lastScale,
-                                                                               objective.value, objective.scale,
-                                                                               p.slack)))) {
-        st.rule.rejected();  // undo: the next pass runs from the same iterate with a smaller omega
-        st.omega = st.rule.omega;
-    } else {
-        decision = 1;
-        st.iterations += 1;
-        st.lastObjective = objective.value;
-        st.lastScale = objective.scale;
-        st.haveLast = 1;
-        st.rule.accepted(change);
-        st.omega = st.rule.omega;
-    }
+    const StepDecision decision = decideStep(st, finite, safeguard, objective, change, p.slack);
+    if (decision != StepDecision::Stop) st.omega = st.rule.omega;
     const bool unbalanced = isfinite(p.tauA) || isfinite(p.tauB);
     out = StepScalars{w,
                       s,
@@ -322,7 +315,7 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
                       change,
                       relaxedMassViolation(totals, ra, rb, unbalanced),
                       sums[kErrA],
-                      decision};
+                      decision == StepDecision::Accept ? 1 : 0};
 }
 
 // This block's share of the commit: keeps the new iterate (accepted) or puts the
@@ -363,7 +356,7 @@ __device__ bool commitBlock(const StepArgs<V>& x, const StepScalars& sc, Stride 
         x.vSaved[j] = value;
     }
     blockReduce<Op::Sum, kCommitSums>(sums, scratch);
-    if (threadIdx.x == 0)
+    if (flatThread() == 0)
         for (int k = 0; k < kCommitSums; ++k) part[k] = sums[k];
     return true;
 }
@@ -375,12 +368,12 @@ __device__ void finishFromPartials(const StepArgs<V>& x, int blocks, const StepS
                                    double (*scratch)[kMaxValues])
 {
     double sums[kCommitSums] = {};
-    for (int blk = threadIdx.x; blk < blocks; blk += blockDim.x) {
+    for (int blk = flatThread(); blk < blocks; blk += kThreads) {
         const double* part = commitPartials(x.work, blk);
         for (int k = 0; k < kCommitSums; ++k) sums[k] += __ldcg(part + k);
     }
     blockReduce<Op::Sum, kCommitSums>(sums, scratch);
-    if (threadIdx.x != 0) return;
+    if (flatThread() != 0) return;
     const RelaxedParams& p = x.p;
     st.violationA = sums[kViolA];
     st.violationB = sums[kViolB];

@@ -34,7 +34,8 @@
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //   Any GPU solver name may carry '/'-separated tuning options in brackets:
 //   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cluster (Tuning::clusterIterations =
-//   true: the accelerated iteration in one cluster launch where the matrix fits), cN (Tuning::fusedCluster = N),
+//   true: the accelerated iteration in one cluster launch where the matrix fits), step-kernels
+//   (Tuning::stepInColumns = false: the column finalize, then the step's two kernels), cN (Tuning::fusedCluster = N),
 //   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
 //   --mapreduce MxN[,MxN] [--mr-configs p0f1s0,p0f1s2,..] [--mr-no-fused], --mapreduce-large MxN [--iterations K],
@@ -600,7 +601,8 @@ int main(int argc, char** argv)
                 std::unique_ptr<UotSolver> solver;
                 const std::size_t open = name.find('[');
                 if (open != std::string::npos && name.back() == ']') {
-                    // Variant options, '/'-separated: atomic, no-pdl, uneven, cluster, cN (cluster size), fN (finalize lanes).
+                    // Variant options, '/'-separated: atomic, no-pdl, uneven, cluster, step-kernels,
+                    // cN (cluster size), fN (finalize lanes).
                     gpu::Tuning t = gpu::defaultTuning();
                     for (const std::string& option : split(name.substr(open + 1, name.size() - open - 2), '/')) {
                         if (option == "atomic")
@@ -611,6 +613,8 @@ int main(int argc, char** argv)
                             t.fusedEvenGroups = false;
                         else if (option == "cluster")
                             t.clusterIterations = true;
+                        else if (option == "step-kernels")
+                            t.stepInColumns = false;
                         else if (option[0] == 'c')
                             t.fusedCluster = std::atoi(option.c_str() + 1);
                         else if (option[0] == 'f')

@@ -6,10 +6,12 @@
 // (accept, the safeguard's rejection, the frozen iterate). Sizes that take one
 // block and many (the partials reduced by the last block to finish), steps in a
 // row (its counters start again), multiplicative and log-domain scalings, fp64
-// and fp32. And gpu-fused's accelerated iteration in one cluster launch
-// (gpu/cluster_iterations.h) against the same solve through the pass and step
-// kernels: iterations, passes, rejected steps and the plan. Qt Test; skipped where
-// no GPU is usable.
+// and fp32; and the same step with its sweep inside gpu-fused's column half-step
+// (launchColumnsAndRelaxedStep: the pass output's column sums in, G^pass finalized on
+// the device). And gpu-fused's accelerated iteration in one cluster launch
+// (gpu/cluster_iterations.h), and with the step inside the column kernel, against the
+// same solve through the column finalize and the two step kernels: iterations,
+// passes, rejected steps and the plan. Qt Test; skipped where no GPU is usable.
 
 #include <algorithm>
 #include <cmath>
@@ -115,10 +117,11 @@ struct DeviceStep {
     Device<V> u, v, uSaved, vSaved;
     Device<double> a, b, logA, logB, work;
     Device<RelaxedState> state;
+    Device<V> colSums;  // the pass's column sums (one private partial row), for inColumns
 
     DeviceStep(const Case& cs, bool logDom, bool translate)
         : c(cs), logDomain(logDom), u(cs.rows), v(cs.cols), uSaved(cs.rows), vSaved(cs.cols), a(cs.rows),
-          b(cs.cols), logA(cs.rows), logB(cs.cols), work(relaxedWorkDoubles()), state(1)
+          b(cs.cols), logA(cs.rows), logB(cs.cols), work(relaxedWorkDoubles(cs.cols)), state(1), colSums(cs.cols)
     {
         const TranslationCoefficients tc = translationCoefficients(cs.problem);
         params.ra = tc.ra;
@@ -141,16 +144,25 @@ struct DeviceStep {
         logA.put(cs.logA);
         logB.put(cs.logB);
     }
+    // sums: empty for launchRelaxedStep (the pass output vP in v); else the column
+    // sums of the pass, finalized into v by launchColumnsAndRelaxedStep (vP unused).
     void run(const std::vector<V>& uS, const std::vector<V>& vS, const std::vector<V>& uP, const std::vector<V>& vP,
-             RelaxedState& st)
+             RelaxedState& st, const std::vector<V>& sums = {})
     {
         uSaved.put(uS);
         vSaved.put(vS);
         u.put(uP);
         v.put(vP);
         QVERIFY(cudaMemcpy(state.p, &st, sizeof(st), cudaMemcpyHostToDevice) == cudaSuccess);
-        launchRelaxedStep<V>(u.p, v.p, uSaved.p, vSaved.p, c.rows, c.cols, a.p, b.p, logA.p, logB.p, params, state.p,
-                             work.p, nullptr);
+        if (sums.empty()) {
+            launchRelaxedStep<V>(u.p, v.p, uSaved.p, vSaved.p, c.rows, c.cols, a.p, b.p, logA.p, logB.p, params,
+                                 state.p, work.p, nullptr);
+        } else {
+            colSums.put(sums);
+            launchColumnsAndRelaxedStep<V>(colSums.p, -1, c.cols, params.fb, nullptr, u.p, v.p, uSaved.p, vSaved.p,
+                                           c.rows, c.cols, a.p, b.p, logA.p, logB.p, params, state.p, work.p, false,
+                                           nullptr);
+        }
         QVERIFY(cudaDeviceSynchronize() == cudaSuccess);
         QVERIFY(cudaMemcpy(&st, state.p, sizeof(st), cudaMemcpyDeviceToHost) == cudaSuccess);
     }
@@ -173,8 +185,8 @@ private slots:
     void figuresLikeTheFloat64Step_data();
     void figuresLikeTheFloat64Step();
     void rejectedAndFrozenStepsPutTheIterateBack();
-    void clusterIterationsLikeTheStepKernels_data();
-    void clusterIterationsLikeTheStepKernels();
+    void fusedPathsLikeTheStepKernels_data();
+    void fusedPathsLikeTheStepKernels();
 };
 
 void TestGpuRelaxedStep::figuresLikeTheFloat64Step_data()
@@ -184,19 +196,43 @@ void TestGpuRelaxedStep::figuresLikeTheFloat64Step_data()
     QTest::addColumn<bool>("logDomain");
     QTest::addColumn<bool>("fp32");
     QTest::addColumn<bool>("translate");
+    QTest::addColumn<bool>("inColumns");
     for (const auto& [m, n] : {std::pair{7, 5}, std::pair{1000, 3000}, std::pair{5000, 300}})
         for (bool ld : {false, true})
             for (bool fp32 : {false, true})
-                for (bool ti : {true, false}) {
-                    if (ld && fp32) continue;  // gpu-log keeps its potentials in double
-                    QTest::addRow("%dx%d %s %s %s", m, n, ld ? "log" : "scaling", fp32 ? "fp32" : "fp64",
-                                  ti ? "ti" : "plain")
-                        << m << n << ld << fp32 << ti;
-                }
+                for (bool ti : {true, false})
+                    for (bool inColumns : {false, true}) {
+                        if (ld && fp32) continue;       // gpu-log keeps its potentials in double
+                        if (ld && inColumns) continue;  // the column kernel is gpu-fused's (scalings)
+                        QTest::addRow("%dx%d %s %s %s%s", m, n, ld ? "log" : "scaling", fp32 ? "fp32" : "fp64",
+                                      ti ? "ti" : "plain", inColumns ? " in-columns" : "")
+                            << m << n << ld << fp32 << ti << inColumns;
+                    }
+}
+
+// Column sums of a pass whose column update gives about vP: b_j / vP_j^(1 / fb).
+template <typename V>
+static std::vector<V> columnSumsFor(const Case& c, const std::vector<V>& vP)
+{
+    const double fb = c.problem.exponentB();
+    std::vector<V> sums;
+    for (std::size_t j = 0; j < c.cols; ++j)
+        sums.push_back(static_cast<V>(c.b[j] / std::pow(static_cast<double>(vP[j]), 1.0 / fb)));
+    return sums;
+}
+
+// The column update of those sums, as the float64 CPU computes it: (b_j / sum_j)^fb.
+template <typename V>
+static std::vector<V> columnUpdate(const Case& c, const std::vector<V>& sums)
+{
+    const double fb = c.problem.exponentB();
+    std::vector<V> v;
+    for (std::size_t j = 0; j < c.cols; ++j) v.push_back(static_cast<V>(std::pow(c.b[j] / static_cast<double>(sums[j]), fb)));
+    return v;
 }
 
 template <typename V>
-static void compareSteps(int rows, int cols, bool logDomain, bool translate)
+static void compareSteps(int rows, int cols, bool logDomain, bool translate, bool inColumns)
 {
     constexpr bool fp32 = std::is_same_v<V, float>;
     const double omega = 1.6;
@@ -213,13 +249,18 @@ static void compareSteps(int rows, int cols, bool logDomain, bool translate)
     std::normal_distribution<double> noise(0.0, 0.05);
     for (int step = 0; step < 3; ++step) {
         const double w = st.omega;  // the device's omega for this pass (smaller after a rejection)
+        std::vector<V> sums;
+        if (inColumns) {  // the step starts from the pass's column sums: G^pass from them, here and there
+            sums = columnSumsFor(c, vP);
+            vP = columnUpdate(c, sums);
+        }
         std::vector<double> uCpu = widened(uP), vCpu = widened(vP);
         cpu.beforePass(widened(uS), widened(vS));
         RelaxedStepFigures fig;
         UOT_QVERIFY_MSG(cpu.afterPass(w, uCpu, vCpu, fig), "CPU step not finite");
         const bool accept = step == 0 || cpu.acceptable(previous, fig);
         const int iterationsBefore = st.iterations;
-        dev.run(uS, vS, uP, vP, st);
+        dev.run(uS, vS, uP, vP, st, sums);
         const std::vector<double> uGot = widened(dev.u.get(c.rows)), vGot = widened(dev.v.get(c.cols));
         UOT_QVERIFY_MSG(st.passes == step + 1, "step " << step << ": passes " << st.passes);
         UOT_QVERIFY_MSG(st.stop == kRunning, "step " << step << ": stop " << st.stop);
@@ -275,13 +316,14 @@ void TestGpuRelaxedStep::figuresLikeTheFloat64Step()
     QFETCH(bool, logDomain);
     QFETCH(bool, fp32);
     QFETCH(bool, translate);
-    if (fp32) compareSteps<float>(rows, cols, logDomain, translate);
-    else compareSteps<double>(rows, cols, logDomain, translate);
+    QFETCH(bool, inColumns);
+    if (fp32) compareSteps<float>(rows, cols, logDomain, translate, inColumns);
+    else compareSteps<double>(rows, cols, logDomain, translate, inColumns);
 }
 
 // A step whose objective falls below the last accepted one is undone (omega halves
 // its distance to 1); a frozen state (the device stopped) undoes every pass and
-// counts none.
+// counts none. Through the two step kernels and through the column kernel.
 void TestGpuRelaxedStep::rejectedAndFrozenStepsPutTheIterateBack()
 {
     const double omega = 1.6;
@@ -289,63 +331,76 @@ void TestGpuRelaxedStep::rejectedAndFrozenStepsPutTheIterateBack()
     DeviceStep<double> dev(c, false, true);
     const std::vector<double> uS = scalings<double>(c.fOld, false), vS = scalings<double>(c.gOld, false);
     const std::vector<double> uP = scalings<double>(c.fTilde, false), vP = scalings<double>(c.gPass, false);
+    for (bool inColumns : {false, true}) {
+        const std::vector<double> sums = inColumns ? columnSumsFor(c, vP) : std::vector<double>{};
+        RelaxedState st = startingState(omega);
+        st.haveLast = 1;
+        st.lastObjective = 1e30;  // no candidate reaches it
+        st.lastScale = 1;
+        dev.run(uS, vS, uP, vP, st, sums);
+        UOT_QVERIFY_MSG(dev.u.get(c.rows) == uS && dev.v.get(c.cols) == vS, inColumns << ": rejected step not put back");
+        UOT_QVERIFY_MSG(st.iterations == 0 && st.passes == 1 && st.stop == kRunning, st.iterations << ' ' << st.passes);
+        UOT_QVERIFY_MSG(std::abs(st.omega - (1.0 + 0.5 * (omega - 1.0))) < 1e-15, "omega " << st.omega);
 
-    RelaxedState st = startingState(omega);
-    st.haveLast = 1;
-    st.lastObjective = 1e30;  // no candidate reaches it
-    st.lastScale = 1;
-    dev.run(uS, vS, uP, vP, st);
-    UOT_QVERIFY_MSG(dev.u.get(c.rows) == uS && dev.v.get(c.cols) == vS, "rejected step not put back");
-    UOT_QVERIFY_MSG(st.iterations == 0 && st.passes == 1 && st.stop == kRunning, st.iterations << ' ' << st.passes);
-    UOT_QVERIFY_MSG(std::abs(st.omega - (1.0 + 0.5 * (omega - 1.0))) < 1e-15, "omega " << st.omega);
+        RelaxedState frozen = startingState(omega);
+        frozen.stop = kConverged;
+        dev.run(uS, vS, uP, vP, frozen, sums);
+        UOT_QVERIFY_MSG(dev.u.get(c.rows) == uS && dev.v.get(c.cols) == vS, inColumns << ": frozen step not put back");
+        UOT_QVERIFY_MSG(frozen.iterations == 0 && frozen.passes == 0 && frozen.stop == kConverged, frozen.passes);
 
-    RelaxedState frozen = startingState(omega);
-    frozen.stop = kConverged;
-    dev.run(uS, vS, uP, vP, frozen);
-    UOT_QVERIFY_MSG(dev.u.get(c.rows) == uS && dev.v.get(c.cols) == vS, "frozen step not put back");
-    UOT_QVERIFY_MSG(frozen.iterations == 0 && frozen.passes == 0 && frozen.stop == kConverged, frozen.passes);
-
-    // And the next running step is decided again (the counters were left at zero).
-    RelaxedState again = startingState(omega);
-    dev.run(uS, vS, uP, vP, again);
-    UOT_QVERIFY_MSG(again.iterations == 1 && again.passes == 1, again.iterations << ' ' << again.passes);
-    UOT_QVERIFY_MSG(again.tickets[0] == 0 && again.tickets[1] == 0, again.tickets[0] << ' ' << again.tickets[1]);
+        // And the next running step is decided again (the counters were left at zero).
+        RelaxedState again = startingState(omega);
+        dev.run(uS, vS, uP, vP, again, sums);
+        UOT_QVERIFY_MSG(again.iterations == 1 && again.passes == 1, again.iterations << ' ' << again.passes);
+        UOT_QVERIFY_MSG(again.tickets[0] == 0 && again.tickets[1] == 0, again.tickets[0] << ' ' << again.tickets[1]);
+    }
 }
 
-void TestGpuRelaxedStep::clusterIterationsLikeTheStepKernels_data()
+// cluster: one cluster launch per chunk (Tuning::clusterIterations); columns: the
+// step inside the column kernel (Tuning::stepInColumns, the default); both against
+// the column finalize and the two step kernels.
+void TestGpuRelaxedStep::fusedPathsLikeTheStepKernels_data()
 {
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("cols");
     QTest::addColumn<bool>("fp32");
     QTest::addColumn<bool>("translate");
-    for (const auto& [m, n] : {std::pair{300, 211}, std::pair{512, 512}, std::pair{37, 700}})
-        for (bool fp32 : {false, true})
-            for (bool ti : {true, false})
-                QTest::addRow("%dx%d %s %s", m, n, fp32 ? "fp32" : "fp64", ti ? "ti+auto" : "plain+relax")
-                    << m << n << fp32 << ti;
+    QTest::addColumn<bool>("cluster");
+    for (bool cluster : {true, false})
+        for (const auto& [m, n] : {std::pair{300, 211}, std::pair{512, 512}, std::pair{37, 700}, std::pair{2500, 1800}})
+            for (bool fp32 : {false, true})
+                for (bool ti : {true, false}) {
+                    if (cluster && m * n > 512 * 512) continue;  // does not fit one cluster
+                    QTest::addRow("%s %dx%d %s %s", cluster ? "cluster" : "columns", m, n, fp32 ? "fp32" : "fp64",
+                                  ti ? "ti+auto" : "plain+relax")
+                        << m << n << fp32 << ti << cluster;
+                }
 }
 
-void TestGpuRelaxedStep::clusterIterationsLikeTheStepKernels()
+void TestGpuRelaxedStep::fusedPathsLikeTheStepKernels()
 {
     QFETCH(int, rows);
     QFETCH(int, cols);
     QFETCH(bool, fp32);
     QFETCH(bool, translate);
+    QFETCH(bool, cluster);
     const std::size_t m = static_cast<std::size_t>(rows), n = static_cast<std::size_t>(cols);
     // With Tuning::clusterIterations the solver takes the cluster path when the plan says the matrix fits.
     const ClusterPlan plan = fp32 ? planClusterIterations<float>(m, n, 0) : planClusterIterations<double>(m, n, 0);
-    UOT_QVERIFY_MSG(plan.usable(), rows << "x" << cols << " does not fit one cluster");
+    UOT_QVERIFY_MSG(!cluster || plan.usable(), rows << "x" << cols << " does not fit one cluster");
     const uot::test::TestProblem tp(m, n, 0.05, 1.0, 2.0, 9);
     SolveOptions o = uot::test::options(fp32 ? Precision::Fp32 : Precision::Fp64, 3000, fp32 ? 1e-5 : 1e-9, 10);
     o.mode = translate ? IterationMode::TranslationInvariant : IterationMode::Plain;
     o.acceleration = translate ? Acceleration::Auto : Acceleration::Relax;
     o.omega = 1.5;
-    gpu::Tuning oneLaunch = gpu::defaultTuning(), kernels = oneLaunch;
-    oneLaunch.clusterIterations = true;
+    gpu::Tuning path = gpu::defaultTuning(), kernels = path;
+    path.clusterIterations = cluster;
+    path.stepInColumns = !cluster;
     kernels.clusterIterations = false;
-    const SolveResult got = gpu::createSolver("gpu-fused", oneLaunch)->solve(tp.problem, o);
+    kernels.stepInColumns = false;
+    const SolveResult got = gpu::createSolver("gpu-fused", path)->solve(tp.problem, o);
     const SolveResult want = gpu::createSolver("gpu-fused", kernels)->solve(tp.problem, o);
-    UOT_QVERIFY_MSG(want.converged && got.converged, "converged: kernels " << want.converged << ", one launch "
+    UOT_QVERIFY_MSG(want.converged && got.converged, "converged: kernels " << want.converged << ", path "
                                                                            << got.converged << ' ' << got.message);
     UOT_QVERIFY_MSG(uot::test::allFinite(got), "not finite");
     const double dist = uot::test::planRelativeL1(tp.problem, got, want);
@@ -355,7 +410,7 @@ void TestGpuRelaxedStep::clusterIterationsLikeTheStepKernels()
         UOT_QVERIFY_MSG(std::abs(got.iterations - want.iterations) <= 1 &&
                             std::abs(static_cast<long long>(got.passes) - static_cast<long long>(want.passes)) <= 1 &&
                             got.rejectedSteps == want.rejectedSteps,
-                        "one launch " << got.iterations << '/' << got.passes << '/' << got.rejectedSteps
+                        (cluster ? "cluster " : "columns ") << got.iterations << '/' << got.passes << '/' << got.rejectedSteps
                                       << ", kernels " << want.iterations << '/' << want.passes << '/'
                                       << want.rejectedSteps);
         UOT_QVERIFY_MSG(dist <= 1e-8, "rel L1 " << dist);
