@@ -2,7 +2,12 @@
 //   - a recolor through one mask against the unmasked recolor of the same
 //     source and reference (fresh pipelines, runs interleaved, medians), the
 //     ratio printed from this one run; with --feather R also the feathered mask;
-//   - the scopes (core/color/scopes.h) of the source, median of --repeat runs.
+//   - the scopes (core/color/scopes.h) of the source, median of --repeat runs;
+//   - with --regions, instead of the masks: recolorRegions with one region (the
+//     ellipse, from --reference) against two (the ellipse and the rest, from
+//     --reference2), solve and render, after one untimed run of each (a GPU's
+//     start-up); with --device gpu the two regions' problems go to the batched
+//     GPU solver in one call.
 // The source is a sample photo upscaled to --megapixels (default 12, 4:3); the
 // mask an ellipse drawn at a quarter of the size (prepareMask resizes it). The
 // load average of the machine is printed with the figures.
@@ -45,19 +50,57 @@ Image upscaled(const std::string& path, int w, int h)
     return out;
 }
 
+// Times recolorRegions with the first region of `regions` alone and with all
+// of them, interleaved, and prints the medians and their ratio.
+void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions, int repeat)
+{
+    const std::vector<RecolorRegion> one(regions.begin(), regions.begin() + 1);
+    struct Case {
+        const char* name;
+        const std::vector<RecolorRegion>* regions;
+        std::vector<double> total, solve;
+    };
+    std::vector<Case> cases = {{"one region", &one, {}, {}}, {"two regions", &regions, {}, {}}};
+    for (int r = -1; r < repeat; ++r) {  // run -1: untimed warm-up
+        for (Case& c : cases) {
+            std::vector<PipelineStats> stats;
+            const auto t0 = Clock::now();
+            recolorRegions(source, *c.regions, {}, &stats);
+            const double total = since(t0);
+            if (r < 0) continue;
+            double solve = 0;
+            std::string solvers;
+            for (const PipelineStats& s : stats) {
+                solve += s.timings.solve;
+                solvers += (solvers.empty() ? "" : ",") + (s.solve ? s.solve->solver : std::string("-"));
+            }
+            c.total.push_back(total);
+            c.solve.push_back(solve);
+            std::printf("run %d %-12s total %.3f s (solve %.3f; solved by %s)\n", r + 1, c.name, total, solve,
+                        solvers.c_str());
+        }
+    }
+    const double base = bench::median(cases[0].total);
+    for (const Case& c : cases)
+        std::printf("median %-12s %.3f s (solve %.3f); ratio to one region %.3f\n", c.name, bench::median(c.total),
+                    bench::median(c.solve), bench::median(c.total) / base);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
     using namespace uot::cli;
     cli::ArgParser parser("uot_region_speed [--source F] [--reference F] [--megapixels X] [--repeat N] [--feather R] "
-                          "[recolor options]",
+                          "[--regions [--reference2 F]] [recolor options]",
                           "Times a masked recolor against the unmasked one, and the scopes, at photo size.");
     parser.addOption("source", "FILE", "image upscaled to the test size", "resources/samples/leuvenA.jpg");
     parser.addOption("reference", "FILE", "reference image (used as is)", "resources/samples/starry_night.jpg");
     parser.addOption("megapixels", "X", "size of the upscaled source", "12");
     parser.addOption("repeat", "N", "runs of each variant (medians are reported)", "3");
     parser.addOption("feather", "R", "also time the mask feathered by R pixels (0 = not)", "0");
+    parser.addFlag("regions", "time one region against two (recolorRegions) instead of the masks");
+    parser.addOption("reference2", "FILE", "the second region's reference (--regions)", "resources/samples/fruits.jpg");
     addRecolorOptions(parser);
     try {
         parser.parse(std::vector<std::string>(argv + 1, argv + argc));
@@ -83,6 +126,20 @@ int main(int argc, char** argv)
                     w, h, w * h / 1e6, parser.value("reference").c_str(), cli.recolor.palette.size,
                     cli.recolor.transport.solver.c_str(), cli.recolor.transport.eps, cli.recolor.threads,
                     uot::bench::loadAverage().c_str());
+        if (parser.flag("regions")) {
+            const Mask ellipse = prepareMask(quarter, source, 0, cli.recolor.space, cli.recolor.threads);
+            Mask rest = ellipse;
+            for (float& m : rest.values) m = 1.0f - m;
+            const auto paletteOf = [&](const Image& image) {
+                return std::make_shared<const Palette>(
+                    buildImagePalette(image, cli.recolor.space, cli.recolor.palette, cli.recolor.threads));
+            };
+            timeRegions(source,
+                        {{ellipse, paletteOf(reference), cli.recolor},
+                         {rest, paletteOf(readImage(parser.value("reference2"))), cli.recolor}},
+                        repeat);
+            return 0;
+        }
 
         struct Variant {
             const char* name;

@@ -1,11 +1,100 @@
 #include "core/pipeline/region_recolor.h"
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "core/color/float_buffer.h"
+#include "core/registry/batched_solver_registry.h"
+#include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
+
+namespace {
+
+void checkMaskFits(const Mask& mask, const Image& source)
+{
+    if (mask.width != source.width || mask.height != source.height)
+        throw Error(ErrorCode::InvalidArgument, "the mask is " + std::to_string(mask.width) + "x" +
+                                                    std::to_string(mask.height) + ", the source " +
+                                                    std::to_string(source.width) + "x" + std::to_string(source.height));
+}
+
+// Sets the pipeline's source palette: the source's pixels weighted by the mask.
+void setMaskedSourcePalette(RecolorPipeline& pipeline, const Mask& mask)
+{
+    const std::shared_ptr<const Image> source = pipeline.sourceImage();
+    if (!source) throw Error(ErrorCode::InvalidArgument, "no source image set");
+    checkMaskFits(mask, *source);
+    const RecolorSettings& st = pipeline.settings();
+    pipeline.setSourcePalette(std::make_shared<const Palette>(
+        buildWeightedImagePalette(*source, mask.values.data(), st.space, st.palette, st.threads)));
+}
+
+// Renders the pipeline's masked result (its source where the mask is 0).
+Image renderMasked(RecolorPipeline& pipeline, const Mask& mask, const PipelineControl& control)
+{
+    Image result = pipeline.render(control);
+    const RecolorSettings& st = pipeline.settings();
+    if (st.mapping.strength == 0.0) return result;  // exactly the source already (gray stays gray)
+    blendMasked(*pipeline.sourceImage(), mask, result, st.threads);
+    return result;
+}
+
+// The batched solver the regions' problems go to together, or nullopt: every
+// region solves on the GPU (its solver runs there) and a batched solver for the
+// GPU is registered.
+std::optional<std::string> regionBatchedSolver(const std::vector<RecolorRegion>& regions)
+{
+    for (const RecolorRegion& region : regions)
+        if (!runsOnGpu(region.settings.transport.solver)) return std::nullopt;
+    return batchedSolverFor(DeviceKind::Gpu);
+}
+
+// Solves the pipelines' problems (palettes prepared) in batched calls, one per
+// group of pipelines with equal solve options (the batched solver takes one set
+// of options; eps and the penalties are per problem), and hands each plan to its
+// pipeline. A group of one, a problem the solver does not take, a failed call or
+// a non-finite result leaves the pipeline to solve alone when it renders.
+void solveTogether(const std::string& batchedName, std::vector<RecolorPipeline*>& pipelines,
+                   const PipelineControl& control)
+{
+    std::vector<bool> grouped(pipelines.size(), false);
+    const std::unique_ptr<BatchedUotSolver> solver = createBatchedSolver(batchedName);
+    for (std::size_t first = 0; first < pipelines.size(); ++first) {
+        if (grouped[first]) continue;
+        const SolveOptions& options = pipelines[first]->settings().transport.options;
+        std::vector<std::size_t> group;
+        std::vector<UotProblem> problems;
+        for (std::size_t k = first; k < pipelines.size(); ++k) {
+            if (grouped[k] || !(pipelines[k]->settings().transport.options == options)) continue;
+            const std::optional<UotProblem> problem = pipelines[k]->transportProblem();
+            if (!problem || !batchedSolverAccepts(batchedName, *problem)) continue;
+            grouped[k] = true;
+            group.push_back(k);
+            problems.push_back(*problem);
+        }
+        if (group.size() < 2) continue;
+        SolveControl sc;
+        sc.cancel = control.cancel;
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<SolveResult> results;
+        try {
+            results = solver->solveBatch(problems, options, sc);
+        } catch (const Error&) {
+            continue;  // each pipeline of the group solves alone
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        for (std::size_t g = 0; g < group.size(); ++g) {
+            if (results[g].cancelled) throw Cancelled();
+            if (results[g].status == NumericalStatus::NotFinite) continue;
+            pipelines[group[g]]->adoptPlan(std::move(results[g]), seconds / double(group.size()));
+        }
+    }
+}
+
+}  // namespace
 
 Mask prepareMask(const Mask& mask, const Image& source, int featherRadius, WorkingSpace space, int threads)
 {
@@ -24,19 +113,9 @@ Mask prepareMask(const Mask& mask, const Image& source, int featherRadius, Worki
 
 Image recolorMasked(RecolorPipeline& pipeline, const Mask& mask, const PipelineControl& control)
 {
-    const std::shared_ptr<const Image> source = pipeline.sourceImage();
-    if (!source) throw Error(ErrorCode::InvalidArgument, "no source image set");
-    if (mask.width != source->width || mask.height != source->height)
-        throw Error(ErrorCode::InvalidArgument, "the mask is " + std::to_string(mask.width) + "x" +
-                                                    std::to_string(mask.height) + ", the source " +
-                                                    std::to_string(source->width) + "x" + std::to_string(source->height));
-    const RecolorSettings& st = pipeline.settings();
-    pipeline.setSourcePalette(std::make_shared<const Palette>(
-        buildWeightedImagePalette(*source, mask.values.data(), st.space, st.palette, st.threads)));
-    Image result = pipeline.run(control);
-    if (st.mapping.strength == 0.0) return result;  // exactly the source already (gray stays gray)
-    blendMasked(*source, mask, result, st.threads);
-    return result;
+    setMaskedSourcePalette(pipeline, mask);
+    pipeline.resetTimings();
+    return renderMasked(pipeline, mask, control);
 }
 
 Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regions, const PipelineControl& control,
@@ -50,21 +129,35 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
         if (!regions[r].reference || regions[r].mask.empty())
             throw Error(ErrorCode::InvalidArgument, "region " + std::to_string(r + 1) + " has no mask or no reference");
     if (stats) stats->clear();
+    // One pipeline per region that changes anything, its palettes prepared; on the
+    // GPU their problems are solved together, then each region renders with its plan.
+    std::vector<std::size_t> active;
+    for (std::size_t r = 0; r < regions.size(); ++r)
+        if (regions[r].settings.mapping.strength != 0.0) active.push_back(r);  // else keeps everything as it is
+    std::vector<std::unique_ptr<RecolorPipeline>> pipelines;
+    std::vector<RecolorPipeline*> views;
+    for (std::size_t r : active) {
+        checkMaskFits(regions[r].mask, source);
+        auto pipeline = std::make_unique<RecolorPipeline>(regions[r].settings);
+        pipeline->setSource(source);
+        pipeline->setReferencePalette(regions[r].reference);
+        setMaskedSourcePalette(*pipeline, regions[r].mask);
+        pipeline->preparePalettes(control);
+        views.push_back(pipeline.get());
+        pipelines.push_back(std::move(pipeline));
+    }
+    if (pipelines.size() > 1)
+        if (const std::optional<std::string> batched = regionBatchedSolver(regions)) solveTogether(*batched, views, control);
     Image result = source;
-    bool first = true;
-    for (std::size_t r = 0; r < regions.size(); ++r) {
-        const RecolorRegion& region = regions[r];
-        if (region.settings.mapping.strength == 0.0) continue;  // keeps everything as it is
-        RecolorPipeline pipeline(region.settings);
-        pipeline.setSource(source);
-        pipeline.setReferencePalette(region.reference);
-        Image recolored = recolorMasked(pipeline, region.mask, control);
-        if (stats) stats->push_back(pipeline.stats());
+    for (std::size_t k = 0; k < active.size(); ++k) {
+        const RecolorRegion& region = regions[active[k]];
+        Image recolored = renderMasked(*pipelines[k], region.mask, control);
+        if (stats) stats->push_back(pipelines[k]->stats());
+        pipelines[k].reset();  // its buffers (host and device) go before the next region renders
         // recolored is already the source where the mask is 0; over a region
         // before it, blend it with the result so far instead.
-        if (!first) blendMasked(result, region.mask, recolored, region.settings.threads);
+        if (k > 0) blendMasked(result, region.mask, recolored, region.settings.threads);
         result = std::move(recolored);
-        first = false;
     }
     return result;
 }

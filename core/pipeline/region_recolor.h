@@ -45,8 +45,14 @@ inline constexpr int kMaxRegions = 4;
 // source (recolorMasked, its own pipeline and UOT problem) and is composited
 // over the result so far through its mask, in the given order (a later region
 // covers an earlier one where both masks are white; soft masks blend). Pixels
-// under no region keep the source exactly. stats (or null) receives each
-// region's pipeline statistics. Throws uot::Error(InvalidArgument) for no
+// under no region keep the source exactly. When every region's solver runs on
+// the GPU and a batched GPU solver is registered ("gpu-batched"), the problems
+// of the regions whose solve options (SolveOptions: tolerance, iterations,
+// mode...) are equal are solved together in one batched call (eps and the
+// penalties may differ), each region's solve time being its share of the call;
+// a region alone, or a batched call that fails, is solved by its own pipeline.
+// stats (or null) receives the statistics of each region that was recolored
+// (strength > 0), in order; stats[k].solve->solver names what solved it. Throws uot::Error(InvalidArgument) for no
 // region, more than kMaxRegions, or a region whose mask or palette is missing.
 Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regions,
                      const PipelineControl& control = {}, std::vector<PipelineStats>* stats = nullptr);
