@@ -1,10 +1,10 @@
 #include "core/pipeline/region_recolor.h"
 
-#include <chrono>
 #include <optional>
 #include <string>
 
 #include "core/color/float_buffer.h"
+#include "core/pipeline/pipeline_state.h"
 #include "core/registry/batched_solver_registry.h"
 #include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
@@ -12,6 +12,9 @@
 namespace uot {
 
 namespace {
+
+using pipeline_detail::Clock;
+using pipeline_detail::secondsSince;
 
 void checkMaskFits(const Mask& mask, const Image& source)
 {
@@ -78,14 +81,14 @@ void solveTogether(const std::string& batchedName, std::vector<RecolorPipeline*>
         if (group.size() < 2) continue;
         SolveControl sc;
         sc.cancel = control.cancel;
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = Clock::now();
         std::vector<SolveResult> results;
         try {
             results = solver->solveBatch(problems, options, sc);
         } catch (const Error&) {
             continue;  // each pipeline of the group solves alone
         }
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds = secondsSince(start);
         for (std::size_t g = 0; g < group.size(); ++g) {
             if (results[g].cancelled) throw Cancelled();
             if (results[g].status == NumericalStatus::NotFinite) continue;
@@ -136,12 +139,15 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
         if (regions[r].settings.mapping.strength != 0.0) active.push_back(r);  // else keeps everything as it is
     std::vector<std::unique_ptr<RecolorPipeline>> pipelines;
     std::vector<RecolorPipeline*> views;
+    std::vector<double> maskPaletteSeconds;  // not in the pipeline's own palette figure
     for (std::size_t r : active) {
         checkMaskFits(regions[r].mask, source);
         auto pipeline = std::make_unique<RecolorPipeline>(regions[r].settings);
         pipeline->setSource(source);
         pipeline->setReferencePalette(regions[r].reference);
+        const auto start = Clock::now();
         setMaskedSourcePalette(*pipeline, regions[r].mask);
+        maskPaletteSeconds.push_back(secondsSince(start));
         pipeline->preparePalettes(control);
         views.push_back(pipeline.get());
         pipelines.push_back(std::move(pipeline));
@@ -152,7 +158,10 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
     for (std::size_t k = 0; k < active.size(); ++k) {
         const RecolorRegion& region = regions[active[k]];
         Image recolored = renderMasked(*pipelines[k], region.mask, control);
-        if (stats) stats->push_back(pipelines[k]->stats());
+        if (stats) {
+            stats->push_back(pipelines[k]->stats());
+            stats->back().timings.palette += maskPaletteSeconds[k];
+        }
         pipelines[k].reset();  // its buffers (host and device) go before the next region renders
         // recolored is already the source where the mask is 0; over a region
         // before it, blend it with the result so far instead.

@@ -52,7 +52,8 @@ inline constexpr int kMaxRegions = 4;
 // penalties may differ), each region's solve time being its share of the call;
 // a region alone, or a batched call that fails, is solved by its own pipeline.
 // stats (or null) receives the statistics of each region that was recolored
-// (strength > 0), in order; stats[k].solve->solver names what solved it. Throws uot::Error(InvalidArgument) for no
+// (strength > 0), in order, the masked source palette's time included in
+// timings.palette; stats[k].solve->solver names what solved it. Throws uot::Error(InvalidArgument) for no
 // region, more than kMaxRegions, or a region whose mask or palette is missing.
 Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regions,
                      const PipelineControl& control = {}, std::vector<PipelineStats>* stats = nullptr);
