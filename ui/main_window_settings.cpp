@@ -1,6 +1,6 @@
 // MainWindow: what persists between sessions (QSettings): parameters, window
-// geometry and dock layout, the images of the session, recent files, and the
-// folders the open dialogs start in. (The session remembers its images itself.)
+// geometry and dock layout, the images of the session, the mask and the regions,
+// recent files, and the folders the open dialogs start in. (The session remembers its images itself.)
 #include "ui/main_window.h"
 
 #include <QAction>
@@ -59,6 +59,8 @@ void MainWindow::saveSettings()
     settings.setValue("window/state", saveState(kLayoutVersion));
     settings.setValue("window/advancedSettings", m_parameters->advancedVisible());
     parameters().save(settings);
+    // The mask and the regions, restored at the next start with the same source.
+    m_session->saveRegionalSession(settings, QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/session");
 }
 
 QString MainWindow::startFolder(const QString& remembered, const QString& imagePath)
