@@ -58,9 +58,9 @@ void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions,
     struct Case {
         const char* name;
         const std::vector<RecolorRegion>* regions;
-        std::vector<double> total, solve;
+        std::vector<double> total, solve, palette, map;
     };
-    std::vector<Case> cases = {{"one region", &one, {}, {}}, {"two regions", &regions, {}, {}}};
+    std::vector<Case> cases = {{"one region", &one, {}, {}, {}, {}}, {"two regions", &regions, {}, {}, {}, {}}};
     for (int r = -1; r < repeat; ++r) {  // run -1: untimed warm-up
         for (Case& c : cases) {
             std::vector<PipelineStats> stats;
@@ -68,22 +68,27 @@ void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions,
             recolorRegions(source, *c.regions, {}, &stats);
             const double total = since(t0);
             if (r < 0) continue;
-            double solve = 0;
+            double solve = 0, palette = 0, map = 0;
             std::string solvers;
             for (const PipelineStats& s : stats) {
                 solve += s.timings.solve;
+                palette += s.timings.palette;
+                map += s.timings.map;
                 solvers += (solvers.empty() ? "" : ",") + (s.solve ? s.solve->solver : std::string("-"));
             }
             c.total.push_back(total);
             c.solve.push_back(solve);
-            std::printf("run %d %-12s total %.3f s (solve %.3f; solved by %s)\n", r + 1, c.name, total, solve,
-                        solvers.c_str());
+            c.palette.push_back(palette);
+            c.map.push_back(map);
+            std::printf("run %d %-12s total %.3f s (palette %.3f, solve %.3f, map %.3f; solved by %s)\n", r + 1, c.name,
+                        total, palette, solve, map, solvers.c_str());
         }
     }
     const double base = bench::median(cases[0].total);
     for (const Case& c : cases)
-        std::printf("median %-12s %.3f s (solve %.3f); ratio to one region %.3f\n", c.name, bench::median(c.total),
-                    bench::median(c.solve), bench::median(c.total) / base);
+        std::printf("median %-12s %.3f s (palette %.3f, solve %.3f, map %.3f); ratio to one region %.3f\n", c.name,
+                    bench::median(c.total), bench::median(c.palette), bench::median(c.solve), bench::median(c.map),
+                    bench::median(c.total) / base);
 }
 
 }  // namespace
