@@ -59,8 +59,10 @@ void MainWindow::saveSettings()
     settings.setValue("window/state", saveState(kLayoutVersion));
     settings.setValue("window/advancedSettings", m_parameters->advancedVisible());
     parameters().save(settings);
-    // The mask and the regions, restored at the next start with the same source.
-    m_session->saveRegionalSession(settings, QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/session");
+    // The mask and the regions, restored at the next start with the same source;
+    // their mask files in a folder next to the settings file.
+    const QFileInfo file(settings.fileName());
+    m_session->saveRegionalSession(settings, file.absolutePath() + "/" + file.completeBaseName() + "-session");
 }
 
 QString MainWindow::startFolder(const QString& remembered, const QString& imagePath)

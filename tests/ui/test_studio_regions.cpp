@@ -607,6 +607,28 @@ private slots:
         }
     }
 
+    // The window keeps them on closing and a plain start (the last session's
+    // images) restores them once the source has loaded.
+    void windowKeepsRegionsAcrossStarts()
+    {
+        {
+            MainWindow window(testOptions());
+            const StudioParameters p = smallParameters();
+            window.setParameters(p);
+            QVERIFY(load(*window.session(), m_source, m_reference));
+            QVERIFY(addTwoRegions(*window.session(), p));
+            window.close();  // saves the settings
+        }
+        MainWindowOptions options = testOptions();
+        options.loadSamplesIfEmpty = true;  // the last session's images
+        MainWindow window(options);
+        QVERIFY(QTest::qWaitFor([&] { return window.session()->regions().size() == 2; }, 20000));
+        QCOMPARE(window.session()->source().path, m_source);
+        QCOMPARE(window.session()->regions()[1].reference.path, m_reference);
+        QCOMPARE(window.session()->regions()[1].parameters.strength, 0.5);
+        QSettings().remove("session");  // the other tests start without them
+    }
+
     // Two references with equal weights pool into the palette of the two side by side.
     void severalReferencesPool()
     {
