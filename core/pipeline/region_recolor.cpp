@@ -46,12 +46,13 @@ Image renderMasked(RecolorPipeline& pipeline, const Mask& mask, const PipelineCo
 }
 
 // The batched solver the regions' problems go to together, or nullopt: every
-// region solves on the GPU (its solver runs there) and a batched solver for the
-// GPU is registered.
-std::optional<std::string> regionBatchedSolver(const std::vector<RecolorRegion>& regions)
+// region in `active` solves on the GPU (its solver runs there) and a batched
+// solver for the GPU is registered.
+std::optional<std::string> regionBatchedSolver(const std::vector<RecolorRegion>& regions,
+                                               const std::vector<std::size_t>& active)
 {
-    for (const RecolorRegion& region : regions)
-        if (!runsOnGpu(region.settings.transport.solver)) return std::nullopt;
+    for (std::size_t r : active)
+        if (!runsOnGpu(regions[r].settings.transport.solver)) return std::nullopt;
     return batchedSolverFor(DeviceKind::Gpu);
 }
 
@@ -60,7 +61,7 @@ std::optional<std::string> regionBatchedSolver(const std::vector<RecolorRegion>&
 // of options; eps and the penalties are per problem), and hands each plan to its
 // pipeline. A group of one, a problem the solver does not take, a failed call or
 // a non-finite result leaves the pipeline to solve alone when it renders.
-void solveTogether(const std::string& batchedName, std::vector<RecolorPipeline*>& pipelines,
+void solveTogether(const std::string& batchedName, const std::vector<std::unique_ptr<RecolorPipeline>>& pipelines,
                    const PipelineControl& control)
 {
     std::vector<bool> grouped(pipelines.size(), false);
@@ -132,31 +133,34 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
         if (!regions[r].reference || regions[r].mask.empty())
             throw Error(ErrorCode::InvalidArgument, "region " + std::to_string(r + 1) + " has no mask or no reference");
     if (stats) stats->clear();
-    // One pipeline per region that changes anything, its palettes prepared; on the
-    // GPU their problems are solved together, then each region renders with its plan.
+    // One pipeline per region that changes anything, its palettes prepared. On
+    // the GPU all of them first, their problems solved together, then each region
+    // renders with its plan; else one after the other (one source copy at a time).
     std::vector<std::size_t> active;
     for (std::size_t r = 0; r < regions.size(); ++r)
         if (regions[r].settings.mapping.strength != 0.0) active.push_back(r);  // else keeps everything as it is
-    std::vector<std::unique_ptr<RecolorPipeline>> pipelines;
-    std::vector<RecolorPipeline*> views;
-    std::vector<double> maskPaletteSeconds;  // not in the pipeline's own palette figure
-    for (std::size_t r : active) {
-        checkMaskFits(regions[r].mask, source);
-        auto pipeline = std::make_unique<RecolorPipeline>(regions[r].settings);
-        pipeline->setSource(source);
-        pipeline->setReferencePalette(regions[r].reference);
+    std::vector<std::unique_ptr<RecolorPipeline>> pipelines(active.size());
+    std::vector<double> maskPaletteSeconds(active.size(), 0.0);  // not in the pipeline's own palette figure
+    const auto prepare = [&](std::size_t k) {
+        const RecolorRegion& region = regions[active[k]];
+        checkMaskFits(region.mask, source);
+        pipelines[k] = std::make_unique<RecolorPipeline>(region.settings);
+        pipelines[k]->setSource(source);
+        pipelines[k]->setReferencePalette(region.reference);
         const auto start = Clock::now();
-        setMaskedSourcePalette(*pipeline, regions[r].mask);
-        maskPaletteSeconds.push_back(secondsSince(start));
-        pipeline->preparePalettes(control);
-        views.push_back(pipeline.get());
-        pipelines.push_back(std::move(pipeline));
+        setMaskedSourcePalette(*pipelines[k], region.mask);
+        maskPaletteSeconds[k] = secondsSince(start);
+        pipelines[k]->preparePalettes(control);
+    };
+    const std::optional<std::string> batched = active.size() > 1 ? regionBatchedSolver(regions, active) : std::nullopt;
+    if (batched) {
+        for (std::size_t k = 0; k < active.size(); ++k) prepare(k);
+        solveTogether(*batched, pipelines, control);
     }
-    if (pipelines.size() > 1)
-        if (const std::optional<std::string> batched = regionBatchedSolver(regions)) solveTogether(*batched, views, control);
     Image result = source;
     for (std::size_t k = 0; k < active.size(); ++k) {
         const RecolorRegion& region = regions[active[k]];
+        if (!pipelines[k]) prepare(k);
         Image recolored = renderMasked(*pipelines[k], region.mask, control);
         if (stats) {
             stats->push_back(pipelines[k]->stats());
