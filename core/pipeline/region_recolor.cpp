@@ -1,6 +1,8 @@
 #include "core/pipeline/region_recolor.h"
 
 #include <optional>
+#include <variant>
+#include <vector>
 #include <string>
 
 #include "core/color/float_buffer.h"
@@ -56,28 +58,50 @@ std::optional<std::string> regionBatchedSolver(const std::vector<RecolorRegion>&
     return batchedSolverFor(DeviceKind::Gpu);
 }
 
-// Solves the pipelines' problems (palettes prepared) in batched calls, one per
-// group of pipelines with equal solve options (the batched solver takes one set
-// of options; eps and the penalties are per problem), and hands each plan to its
-// pipeline. A group of one, a problem the solver does not take, a failed call or
-// a non-finite result leaves the pipeline to solve alone when it renders.
-void solveTogether(const std::string& batchedName, const std::vector<std::unique_ptr<RecolorPipeline>>& pipelines,
-                   const PipelineControl& control)
+// A palette problem with its own copy of the point sets and weights: the
+// pipeline's view of it changes with the next region's palettes.
+struct OwnedProblem {
+    std::vector<double> x, y, a, b;
+    UotProblem problem;
+
+    explicit OwnedProblem(const UotProblem& view, const PointCloudCost& cloud)
+        : x(cloud.x, cloud.x + cloud.rows * cloud.dim), y(cloud.y, cloud.y + cloud.cols * cloud.dim),
+          a(view.a.begin(), view.a.end()), b(view.b.begin(), view.b.end()), problem(view)
+    {
+        PointCloudCost own = cloud;
+        own.x = x.data();
+        own.y = y.data();
+        problem.cost = own;
+        problem.a = a;
+        problem.b = b;
+    }
+};
+
+// The regions' plans from batched calls, one per group of regions with equal
+// solve options (the batched solver takes one set of options; eps and the
+// penalties are per problem). A region without a problem here (one the solver
+// does not take), alone in its group, in a failed call or with a non-finite
+// result gets no plan: it is solved alone when it renders.
+struct BatchedPlans {
+    std::vector<std::optional<SolveResult>> plans;
+    std::vector<double> seconds;  // each region's share of its call
+};
+
+BatchedPlans solveTogether(const std::string& batchedName, const std::vector<const SolveOptions*>& options,
+                           const std::vector<std::unique_ptr<OwnedProblem>>& problems, const PipelineControl& control)
 {
-    std::vector<bool> grouped(pipelines.size(), false);
+    BatchedPlans out{std::vector<std::optional<SolveResult>>(problems.size()), std::vector<double>(problems.size(), 0.0)};
+    std::vector<bool> grouped(problems.size(), false);
     const std::unique_ptr<BatchedUotSolver> solver = createBatchedSolver(batchedName);
-    for (std::size_t first = 0; first < pipelines.size(); ++first) {
-        if (grouped[first]) continue;
-        const SolveOptions& options = pipelines[first]->settings().transport.options;
+    for (std::size_t first = 0; first < problems.size(); ++first) {
+        if (grouped[first] || !problems[first]) continue;
         std::vector<std::size_t> group;
-        std::vector<UotProblem> problems;
-        for (std::size_t k = first; k < pipelines.size(); ++k) {
-            if (grouped[k] || !(pipelines[k]->settings().transport.options == options)) continue;
-            const std::optional<UotProblem> problem = pipelines[k]->transportProblem();
-            if (!problem || !batchedSolverAccepts(batchedName, *problem)) continue;
+        std::vector<UotProblem> batch;
+        for (std::size_t k = first; k < problems.size(); ++k) {
+            if (grouped[k] || !problems[k] || !(*options[k] == *options[first])) continue;
             grouped[k] = true;
             group.push_back(k);
-            problems.push_back(*problem);
+            batch.push_back(problems[k]->problem);
         }
         if (group.size() < 2) continue;
         SolveControl sc;
@@ -85,17 +109,19 @@ void solveTogether(const std::string& batchedName, const std::vector<std::unique
         const auto start = Clock::now();
         std::vector<SolveResult> results;
         try {
-            results = solver->solveBatch(problems, options, sc);
+            results = solver->solveBatch(batch, *options[first], sc);
         } catch (const Error&) {
-            continue;  // each pipeline of the group solves alone
+            continue;  // each region of the group solves alone
         }
         const double seconds = secondsSince(start);
         for (std::size_t g = 0; g < group.size(); ++g) {
             if (results[g].cancelled) throw Cancelled();
             if (results[g].status == NumericalStatus::NotFinite) continue;
-            pipelines[group[g]]->adoptPlan(std::move(results[g]), seconds / double(group.size()));
+            out.plans[group[g]] = std::move(results[g]);
+            out.seconds[group[g]] = seconds / double(group.size());
         }
     }
+    return out;
 }
 
 }  // namespace
@@ -133,40 +159,63 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
         if (!regions[r].reference || regions[r].mask.empty())
             throw Error(ErrorCode::InvalidArgument, "region " + std::to_string(r + 1) + " has no mask or no reference");
     if (stats) stats->clear();
-    // One pipeline per region that changes anything, its palettes prepared. On
-    // the GPU all of them first, their problems solved together, then each region
-    // renders with its plan; else one after the other (one source copy at a time).
-    std::vector<std::size_t> active;
+    std::vector<std::size_t> active;  // the regions that change anything
     for (std::size_t r = 0; r < regions.size(); ++r)
-        if (regions[r].settings.mapping.strength != 0.0) active.push_back(r);  // else keeps everything as it is
-    std::vector<std::unique_ptr<RecolorPipeline>> pipelines(active.size());
+        if (regions[r].settings.mapping.strength != 0.0) active.push_back(r);
+    if (active.empty()) return source;
+    for (std::size_t r : active) checkMaskFits(regions[r].mask, source);
+    // One pipeline for every region, given each region's settings and palettes
+    // in turn: it keeps what depends on the source alone (its colours in the
+    // working space; on the GPU the uploaded source and the mapping's buffers).
+    // A new palette drops the plan, so each region is solved from its own start.
+    RecolorPipeline pipeline(regions[active[0]].settings);
+    pipeline.setSource(source);
+    std::vector<std::shared_ptr<const Palette>> sourcePalettes(active.size());
     std::vector<double> maskPaletteSeconds(active.size(), 0.0);  // not in the pipeline's own palette figure
-    const auto prepare = [&](std::size_t k) {
+    const auto usePalettes = [&](std::size_t k) {
         const RecolorRegion& region = regions[active[k]];
-        checkMaskFits(region.mask, source);
-        pipelines[k] = std::make_unique<RecolorPipeline>(region.settings);
-        pipelines[k]->setSource(source);
-        pipelines[k]->setReferencePalette(region.reference);
+        pipeline.setSettings(region.settings);
+        pipeline.setReferencePalette(region.reference);
+        if (sourcePalettes[k]) {
+            pipeline.setSourcePalette(sourcePalettes[k]);
+            return;
+        }
         const auto start = Clock::now();
-        setMaskedSourcePalette(*pipelines[k], region.mask);
+        setMaskedSourcePalette(pipeline, region.mask);
         maskPaletteSeconds[k] = secondsSince(start);
-        pipelines[k]->preparePalettes(control);
+        sourcePalettes[k] = pipeline.sourcePalette();
     };
-    const std::optional<std::string> batched = active.size() > 1 ? regionBatchedSolver(regions, active) : std::nullopt;
-    if (batched) {
-        for (std::size_t k = 0; k < active.size(); ++k) prepare(k);
-        solveTogether(*batched, pipelines, control);
+    // On the GPU, the regions' problems first, solved together.
+    BatchedPlans batched{std::vector<std::optional<SolveResult>>(active.size()), std::vector<double>(active.size(), 0.0)};
+    const std::optional<std::string> batchedName = active.size() > 1 ? regionBatchedSolver(regions, active) : std::nullopt;
+    if (batchedName) {
+        std::vector<std::unique_ptr<OwnedProblem>> problems(active.size());
+        std::vector<const SolveOptions*> options;
+        for (std::size_t k = 0; k < active.size(); ++k) {
+            usePalettes(k);
+            pipeline.preparePalettes(control);
+            options.push_back(&regions[active[k]].settings.transport.options);
+            const std::optional<UotProblem> problem = pipeline.transportProblem();
+            if (!problem || !batchedSolverAccepts(*batchedName, *problem)) continue;
+            if (const auto* cloud = std::get_if<PointCloudCost>(&problem->cost))
+                problems[k] = std::make_unique<OwnedProblem>(*problem, *cloud);
+        }
+        batched = solveTogether(*batchedName, options, problems, control);
     }
     Image result = source;
     for (std::size_t k = 0; k < active.size(); ++k) {
         const RecolorRegion& region = regions[active[k]];
-        if (!pipelines[k]) prepare(k);
-        Image recolored = renderMasked(*pipelines[k], region.mask, control);
+        usePalettes(k);
+        pipeline.resetTimings();
+        if (batched.plans[k]) {
+            pipeline.preparePalettes(control);
+            pipeline.adoptPlan(std::move(*batched.plans[k]), batched.seconds[k]);
+        }
+        Image recolored = renderMasked(pipeline, region.mask, control);
         if (stats) {
-            stats->push_back(pipelines[k]->stats());
+            stats->push_back(pipeline.stats());
             stats->back().timings.palette += maskPaletteSeconds[k];
         }
-        pipelines[k].reset();  // its buffers (host and device) go before the next region renders
         // recolored is already the source where the mask is 0; over a region
         // before it, blend it with the result so far instead.
         if (k > 0) blendMasked(result, region.mask, recolored, region.settings.threads);
