@@ -37,10 +37,11 @@ void setMaskedSourcePalette(RecolorPipeline& pipeline, const Mask& mask)
         buildWeightedImagePalette(*source, mask.values.data(), st.space, st.palette, st.threads)));
 }
 
-// Renders the pipeline's masked result (its source where the mask is 0).
+// Renders the pipeline's masked result (its source where the mask is 0; only
+// the pixels under the mask are mapped).
 Image renderMasked(RecolorPipeline& pipeline, const Mask& mask, const PipelineControl& control)
 {
-    Image result = pipeline.render(control);
+    Image result = pipeline.render(control, mask.values.data());
     const RecolorSettings& st = pipeline.settings();
     if (st.mapping.strength == 0.0) return result;  // exactly the source already (gray stays gray)
     blendMasked(*pipeline.sourceImage(), mask, result, st.threads);
@@ -202,7 +203,9 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
         }
         batched = solveTogether(*batchedName, options, problems, control);
     }
-    Image result = source;
+    // Each region mapped only under its mask, then all composited in one pass.
+    std::vector<Image> parts;
+    std::vector<const Mask*> masks;
     for (std::size_t k = 0; k < active.size(); ++k) {
         const RecolorRegion& region = regions[active[k]];
         usePalettes(k);
@@ -211,17 +214,16 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
             pipeline.preparePalettes(control);
             pipeline.adoptPlan(std::move(*batched.plans[k]), batched.seconds[k]);
         }
-        Image recolored = renderMasked(pipeline, region.mask, control);
+        parts.push_back(pipeline.render(control, region.mask.values.data()));
+        masks.push_back(&region.mask);
         if (stats) {
             stats->push_back(pipeline.stats());
             stats->back().timings.palette += maskPaletteSeconds[k];
         }
-        // recolored is already the source where the mask is 0; over a region
-        // before it, blend it with the result so far instead.
-        if (k > 0) blendMasked(result, region.mask, recolored, region.settings.threads);
-        result = std::move(recolored);
     }
-    return result;
+    std::vector<const Image*> results;
+    for (const Image& part : parts) results.push_back(&part);
+    return compositeRegions(source, masks, results, regions[active[0]].settings.threads);
 }
 
 }  // namespace uot

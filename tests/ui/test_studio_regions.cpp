@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "core/pipeline/region_recolor.h"
+#include "tests/support/region_composite.h"
 #include "tests/ui/studio_test_options.h"
 #include "ui/comparison_view.h"
 #include "ui/image_view.h"
@@ -92,27 +93,47 @@ private:
         return uot::recolorMasked(pipeline, *session.mask());
     }
 
+    // A region's unblended result: the core's recolor of `source` from `reference`
+    // with the source palette weighted by the region's mask; `stats` (or null)
+    // gets its statistics.
+    static uot::Image unblendedPart(const uot::Image& source, const uot::Mask& mask, const uot::Image& reference,
+                                    const uot::RecolorSettings& settings, uot::PipelineStats* stats = nullptr)
+    {
+        uot::RecolorPipeline pipeline(settings);
+        pipeline.setSource(source);
+        pipeline.setReference(reference);
+        pipeline.setSourcePalette(std::make_shared<const uot::Palette>(uot::buildWeightedImagePalette(
+            source, mask.values.data(), settings.space, settings.palette, settings.threads)));
+        uot::Image part = pipeline.run();
+        if (stats) *stats = pipeline.stats();
+        return part;
+    }
+
+    // The regions' parts composited over the source by hand (tests/support/region_composite.h).
+    static uot::Image compositeParts(const uot::Image& source, const std::vector<const uot::Mask*>& masks,
+                                     const std::vector<uot::Image>& parts)
+    {
+        std::vector<const uot::Image*> results;
+        for (const uot::Image& part : parts) results.push_back(&part);
+        return uot::test::compositeByHand(source, masks, results);
+    }
+
     // The core's recolor of the session's regions, each with `solver` when not
     // empty, composited by hand; `firstStats` gets the first region's statistics.
     uot::Image coreRegions(const StudioSession& session, const std::string& solver = {},
                            uot::PipelineStats* firstStats = nullptr)
     {
         const uot::Image& source = *session.source().image;
-        uot::Image expected = source;
-        bool first = true;
+        std::vector<uot::Image> parts;
+        std::vector<const uot::Mask*> masks;
         for (const StudioRegion& region : session.regions()) {
             uot::RecolorSettings settings = recolorSettingsFor(region.parameters);
             if (!solver.empty()) settings.transport.solver = solver;
-            uot::RecolorPipeline pipeline(settings);
-            pipeline.setSource(source);
-            pipeline.setReference(*region.reference.image);
-            uot::Image part = uot::recolorMasked(pipeline, *region.mask);
-            if (first && firstStats) *firstStats = pipeline.stats();
-            if (!first) uot::blendMasked(expected, *region.mask, part);
-            expected = std::move(part);
-            first = false;
+            parts.push_back(unblendedPart(source, *region.mask, *region.reference.image, settings,
+                                          parts.empty() ? firstStats : nullptr));
+            masks.push_back(region.mask.get());
         }
-        return expected;
+        return compositeParts(source, masks, parts);
     }
 
     // Two regions with their own references and strengths (0.5 for the second).
@@ -407,17 +428,14 @@ private slots:
         QCOMPARE(session.validity(), ResultValidity::Current);
         // The core's two masked recolors, each from its own reference, composited by hand.
         const uot::Image& source = *session.source().image;
-        uot::Image expected = source;
-        bool first = true;
+        std::vector<uot::Image> parts;
+        std::vector<const uot::Mask*> masks;
         for (const StudioRegion& region : session.regions()) {
-            uot::RecolorPipeline pipeline(recolorSettingsFor(&region == &session.regions()[0] ? p : half));
-            pipeline.setSource(source);
-            pipeline.setReference(*region.reference.image);
-            uot::Image part = uot::recolorMasked(pipeline, *region.mask);
-            if (!first) uot::blendMasked(expected, *region.mask, part);
-            expected = std::move(part);
-            first = false;
+            parts.push_back(unblendedPart(source, *region.mask, *region.reference.image,
+                                          recolorSettingsFor(&region == &session.regions()[0] ? p : half)));
+            masks.push_back(region.mask.get());
         }
+        const uot::Image expected = compositeParts(source, masks, parts);
         QCOMPARE(largestDifference(*session.result().pixels, expected), 0);
 
         // The panel's settings are not the regions': changing them leaves the result current;
