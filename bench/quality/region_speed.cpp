@@ -4,7 +4,8 @@
 //     ratio printed from this one run; with --feather R also the feathered mask;
 //   - the scopes (core/color/scopes.h) of the source, median of --repeat runs;
 //   - with --regions, instead of the masks: recolorRegions with one region (the
-//     ellipse, from --reference) against two (the ellipse and the rest, from
+//     ellipse, from --reference) and one over the whole image (white, from
+//     --reference) against two (the ellipse and the rest, the rest from
 //     --reference2), solve and render, after one untimed run of each (a GPU's
 //     start-up); with --device gpu the two regions' problems go to the batched
 //     GPU solver in one call.
@@ -50,17 +51,20 @@ Image upscaled(const std::string& path, int w, int h)
     return out;
 }
 
-// Times recolorRegions with the first region of `regions` alone and with all
-// of them, interleaved, and prints the medians and their ratio.
-void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions, int repeat)
+// Times recolorRegions with the first region of `regions` alone, with `whole`
+// (one region over the whole image) and with all of `regions`, interleaved, and
+// prints the medians and their ratios to the first two.
+void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions, const RecolorRegion& whole, int repeat)
 {
-    const std::vector<RecolorRegion> one(regions.begin(), regions.begin() + 1);
+    const std::vector<RecolorRegion> one(regions.begin(), regions.begin() + 1), wholeOnly{whole};
     struct Case {
         const char* name;
         const std::vector<RecolorRegion>* regions;
         std::vector<double> total, solve, palette, map;
     };
-    std::vector<Case> cases = {{"one region", &one, {}, {}, {}, {}}, {"two regions", &regions, {}, {}, {}, {}}};
+    std::vector<Case> cases = {{"one region", &one, {}, {}, {}, {}},
+                               {"whole image", &wholeOnly, {}, {}, {}, {}},
+                               {"two regions", &regions, {}, {}, {}, {}}};
     for (int r = -1; r < repeat; ++r) {  // run -1: untimed warm-up
         for (Case& c : cases) {
             std::vector<PipelineStats> stats;
@@ -84,11 +88,21 @@ void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions,
                         total, palette, solve, map, solvers.c_str());
         }
     }
-    const double base = bench::median(cases[0].total);
+    // The solve varies most on a loaded CPU (and is one per region there): the
+    // ratios of total - solve are printed too.
+    const auto rest = [](const Case& c) {
+        std::vector<double> r;
+        for (std::size_t k = 0; k < c.total.size(); ++k) r.push_back(c.total[k] - c.solve[k]);
+        return bench::median(r);
+    };
+    const double base = bench::median(cases[0].total), wholeBase = bench::median(cases[1].total);
     for (const Case& c : cases)
-        std::printf("median %-12s %.3f s (palette %.3f, solve %.3f, map %.3f); ratio to one region %.3f\n", c.name,
-                    bench::median(c.total), bench::median(c.palette), bench::median(c.solve), bench::median(c.map),
-                    bench::median(c.total) / base);
+        std::printf("median %-12s %.3f s (palette %.3f, solve %.3f, map %.3f); ratio to one region %.3f, to the whole "
+                    "image %.3f; total - solve %.3f s, its ratio to the whole image's %.3f\n",
+                    c.name, bench::median(c.total), bench::median(c.palette), bench::median(c.solve),
+                    bench::median(c.map), bench::median(c.total) / base, bench::median(c.total) / wholeBase, rest(c),
+                    rest(c) / rest(cases[1]));
+    std::printf("load average %s\n", uot::bench::loadAverage().c_str());
 }
 
 }  // namespace
@@ -142,6 +156,8 @@ int main(int argc, char** argv)
             timeRegions(source,
                         {{ellipse, paletteOf(reference), cli.recolor},
                          {rest, paletteOf(readImage(parser.value("reference2"))), cli.recolor}},
+                        {Mask{w, h, std::vector<float>(static_cast<std::size_t>(w) * h, 1.0f)}, paletteOf(reference),
+                         cli.recolor},
                         repeat);
             return 0;
         }
