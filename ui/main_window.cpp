@@ -113,6 +113,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         else if (QFile::exists(kSampleSource)) openSource(QString::fromLatin1(kSampleSource));
         if (!lastReference.isEmpty() && QFileInfo::exists(lastReference)) openReference(lastReference);
         else if (QFile::exists(kSampleReference)) openReference(QString::fromLatin1(kSampleReference));
+        m_session->restoreRegionalSession(settings);  // once that source has loaded
     }
     updateTitle();
 }

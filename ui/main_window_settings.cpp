@@ -1,6 +1,6 @@
 // MainWindow: what persists between sessions (QSettings): parameters, window
-// geometry and dock layout, the images of the session, recent files, and the
-// folders the open dialogs start in. (The session remembers its images itself.)
+// geometry and dock layout, the images of the session, the mask and the regions,
+// recent files, and the folders the open dialogs start in. (The session remembers its images itself.)
 #include "ui/main_window.h"
 
 #include <QAction>
@@ -59,6 +59,10 @@ void MainWindow::saveSettings()
     settings.setValue("window/state", saveState(kLayoutVersion));
     settings.setValue("window/advancedSettings", m_parameters->advancedVisible());
     parameters().save(settings);
+    // The mask and the regions, restored at the next start with the same source;
+    // their mask files in a folder next to the settings file.
+    const QFileInfo file(settings.fileName());
+    m_session->saveRegionalSession(settings, file.absolutePath() + "/" + file.completeBaseName() + "-session");
 }
 
 QString MainWindow::startFolder(const QString& remembered, const QString& imagePath)

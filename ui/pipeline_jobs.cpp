@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <thread>
 
 #include "core/imageio/image_io.h"
@@ -36,14 +37,6 @@ QString stageText(PipelineStage stage)
     return {};
 }
 
-QString timingsText(const PhaseTimings& t)
-{
-    return QObject::tr("palette %1 s, cost %2 s, solve %3 s, map %4 s")
-        .arg(t.palette, 0, 'f', 3)
-        .arg(t.cost, 0, 'f', 3)
-        .arg(t.solve, 0, 'f', 3)
-        .arg(t.map, 0, 'f', 3);
-}
 
 // Forwards pipeline progress to the job context on `channel`: solver checks
 // as progress samples, stage changes as phase text.
@@ -61,10 +54,37 @@ PipelineControl controlFor(JobContext& context, int channel, std::shared_ptr<Pip
     return control;
 }
 
-RunOutcome outcomeOf(const RecolorPipeline& pipeline, const RecolorSettings& settings, double wallSeconds)
+
+}  // namespace
+
+RecolorSettings recolorSettingsFor(const StudioParameters& p) { return p.recolorSettings(); }
+
+QString timingsText(const PhaseTimings& t)
+{
+    return QObject::tr("palette %1 s, cost %2 s, solve %3 s, map %4 s")
+        .arg(t.palette, 0, 'f', 3)
+        .arg(t.cost, 0, 'f', 3)
+        .arg(t.solve, 0, 'f', 3)
+        .arg(t.map, 0, 'f', 3);
+}
+
+double imageMaxRelativeDifference(const Image& a, const Image& b)
+{
+    if (a.data.size() != b.data.size() || a.depth != b.depth) return std::numeric_limits<double>::quiet_NaN();
+    double worst = 0;
+    const double full = a.depth == 16 ? 65535.0 : 255.0;
+    const std::size_t n = a.data.size() / a.bytesPerSample();
+    for (std::size_t k = 0; k < n; ++k) {
+        const double x = a.depth == 16 ? a.samples16()[k] : a.samples8()[k];
+        const double y = b.depth == 16 ? b.samples16()[k] : b.samples8()[k];
+        worst = std::max(worst, std::abs(x - y) / full);
+    }
+    return worst;
+}
+
+RunOutcome outcomeOf(const PipelineStats& stats, const RecolorSettings& settings, double wallSeconds)
 {
     RunOutcome run;
-    const PipelineStats& stats = pipeline.stats();
     if (stats.solve) run.result = *stats.solve;
     run.solver = QString::fromStdString(run.result.solver.empty() ? settings.transport.solver : run.result.solver);
     run.label = runLabel(run.solver);
@@ -76,10 +96,6 @@ RunOutcome outcomeOf(const RecolorPipeline& pipeline, const RecolorSettings& set
     run.wallSeconds = wallSeconds;
     return run;
 }
-
-}  // namespace
-
-RecolorSettings recolorSettingsFor(const StudioParameters& p) { return p.recolorSettings(); }
 
 namespace {
 std::atomic<std::uint64_t> g_imagePixelLimit{ReadOptions{}.maxPixels};
@@ -216,7 +232,7 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
             // solves and maps on the CPU instead and says why (stats().gpuNote).
             pipeline.solve(control);
             const double solveWall = timer.nsecsElapsed() * 1e-9;
-            if (!pipeline.stats().planFromCache) output->solve = outcomeOf(pipeline, settings, solveWall);
+            if (!pipeline.stats().planFromCache) output->solve = outcomeOf(pipeline.stats(), settings, solveWall);
             else {
                 output->remapped = true;
                 context.phase(QObject::tr("Mapping colors (the plan is reused)..."));
@@ -237,7 +253,7 @@ JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage
 }
 
 JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const StudioParameters& parameters,
-                              const QString& variantA, const QString& variantB, bool concurrent)
+                              const QString& variantA, const QString& variantB, bool concurrent, ComparisonLook look)
 {
     return [=](JobContext& context) {
         auto output = std::make_shared<ComparisonOutput>();
@@ -264,9 +280,11 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
         PipelineControl plain;
         plain.cancel = context.cancelFlag();
         try {
+            const std::shared_ptr<const Mask> mask = look ? look(context, first) : nullptr;
             first.preparePalettes(plain);
             second.setSource(*source.image);
             second.setReferencePalette(first.referencePalette());
+            if (look) second.setSourcePalette(first.sourcePalette());
             second.preparePalettes(plain);
             context.phase(QObject::tr("Comparing %1 and %2...").arg(runLabel(variantA), runLabel(variantB)));
             for (int k = 0; k < 2; ++k) {
@@ -298,26 +316,18 @@ JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const S
                 timed(first, controlA, wallA);
                 timed(second, controlB, wallB);
             }
-            RunOutcome a = outcomeOf(first, settingsA, wallA), b = outcomeOf(second, settingsB, wallB);
+            RunOutcome a = outcomeOf(first.stats(), settingsA, wallA), b = outcomeOf(second.stats(), settingsB, wallB);
             context.phase(QObject::tr("Mapping colors..."));
-            const Image imageA = first.render(plain), imageB = second.render(plain);
+            Image imageA = first.render(plain), imageB = second.render(plain);
+            if (mask && base.mapping.strength != 0.0)
+                for (Image* image : {&imageA, &imageB}) blendMasked(*source.image, *mask, *image, base.threads);
             a.image = toQImage(imageA);
             b.image = toQImage(imageB);
             // Both plans live on the same palettes: compare them entrywise.
             const auto problem = first.transportProblem();
             if (problem && a.result.logU.size() == b.result.logU.size())
                 output->planMaxRelDiff = planMaxRelativeDifference(*problem, a.result, b.result);
-            if (imageA.data.size() == imageB.data.size() && imageA.depth == imageB.depth) {
-                double worst = 0;
-                const double full = imageA.depth == 16 ? 65535.0 : 255.0;
-                const std::size_t n = imageA.data.size() / imageA.bytesPerSample();
-                for (std::size_t k = 0; k < n; ++k) {
-                    const double x = imageA.depth == 16 ? imageA.samples16()[k] : imageA.samples8()[k];
-                    const double y = imageB.depth == 16 ? imageB.samples16()[k] : imageB.samples8()[k];
-                    worst = std::max(worst, std::abs(x - y) / full);
-                }
-                output->imageMaxRelDiff = worst;
-            }
+            output->imageMaxRelDiff = imageMaxRelativeDifference(imageA, imageB);
             output->runs = {a, b};
         } catch (const Cancelled&) {
             output->cancelled = true;

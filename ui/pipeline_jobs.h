@@ -9,10 +9,12 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
 #include "core/color/image.h"
+#include "core/color/mask.h"
 #include "core/pipeline/batch_engine.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "ui/studio_jobs.h"
@@ -60,6 +62,13 @@ void useSessionImages(PipelineSession& session, const LoadedImage& source, const
 // The pipeline settings the studio parameters describe.
 RecolorSettings recolorSettingsFor(const StudioParameters& parameters);
 
+// The statistics panel's figures of a pipeline's last solve: the run (solve()
+// took wallSeconds) and the phase timings in one line.
+RunOutcome outcomeOf(const PipelineStats& stats, const RecolorSettings& settings, double wallSeconds);
+QString timingsText(const PhaseTimings& timings);
+// max |a - b| / full scale over two images' samples (NaN when their shapes differ).
+double imageMaxRelativeDifference(const Image& a, const Image& b);
+
 // The status line for a run whose stats carry a GPU note (empty when none): which
 // part ran where, so a GPU solve whose mapping moved to the CPU is not reported
 // as "the GPU could not be used".
@@ -71,11 +80,20 @@ QString gpuNotice(const PipelineStats& stats);
 JobFunction makeRecolorJob(std::shared_ptr<PipelineSession> session, LoadedImage source, LoadedImage reference,
                            const StudioParameters& parameters);
 
+// What a comparison runs besides the plain recolor (the studio's mask and pooled
+// references: ui/studio_session_regions.cpp). Called on the worker with side A's
+// pipeline, its images set: sets its palettes (side B takes the same ones) and
+// returns the mask, at the source's size, that both sides' images are blended
+// with the source through (null: none).
+using ComparisonLook = std::function<std::shared_ptr<const Mask>(JobContext& context, RecolorPipeline& pipeline)>;
+
 // Runs the current problem with two variants (channels 0 and 1), concurrently
 // or one after the other, and reports both runs, the largest relative plan
-// difference and the largest difference of the two recolored images.
+// difference and the largest difference of the two recolored images. `look`
+// (may be empty) gives both sides the same palettes and mask.
 JobFunction makeComparisonJob(LoadedImage source, LoadedImage reference, const StudioParameters& parameters,
-                              const QString& variantA, const QString& variantB, bool concurrent);
+                              const QString& variantA, const QString& variantB, bool concurrent,
+                              ComparisonLook look = {});
 
 // Batch recolor through the batch engine; per-file progress as steps.
 JobFunction makeBatchJob(const QString& referencePath, const QStringList& inputs, const BatchSettings& settings);

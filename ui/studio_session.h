@@ -44,6 +44,7 @@
 QT_BEGIN_NAMESPACE
 class QColor;
 class QPointF;
+class QSettings;
 class QUndoStack;
 QT_END_NAMESPACE
 
@@ -72,6 +73,15 @@ struct StudioRegion {
     std::shared_ptr<const Mask> mask;
     LoadedImage reference;
     StudioParameters parameters;
+};
+
+// A region as kept between sessions (StudioSession::saveRegionalSession).
+struct SavedRegion {
+    QString name;
+    QString maskFile;
+    QString referencePath;
+    StudioParameters parameters;
+    std::shared_ptr<const Mask> mask;  // once read (StudioSession::restoreRegionalSession)
 };
 
 // A reference pooled with the main one (several references), with its weight.
@@ -259,6 +269,19 @@ public:
     void addRegionFromFiles(const QString& maskPath, const QString& referencePath);
     void removeRegion(int index);
 
+    // --- the mask and the regions kept between sessions ---
+    // Writes them to the group "session/regional" of `settings`, each mask as an
+    // 8-bit gray PNG in `folder` (mask.png, region1.png...), with the source's path
+    // and each region's name, reference path and settings. Without a mask and
+    // regions, the group is removed.
+    void saveRegionalSession(QSettings& settings, const QString& folder) const;
+    // Reads what saveRegionalSession wrote and, when the source open (or being
+    // opened) is the one they were made for, sets the mask (maskChanged) and adds
+    // the regions in order, each once its reference has loaded (regionsChanged
+    // for each); not undo steps. A missing or unusable file leaves that part
+    // out and is said once (failed, "Restore the mask and regions").
+    void restoreRegionalSession(QSettings& settings);
+
     // --- several references: pooled into one reference palette ---
     const QVector<ExtraReference>& extraReferences() const { return m_regional.references; }
     double mainReferenceWeight() const { return m_regional.mainWeight; }
@@ -361,6 +384,10 @@ private:
     void changeRegional(const RegionalInputs& next, const QString& what);
     void applyRegional(const RegionalInputs& inputs);
     JobFunction regionalJob(const StudioParameters& p) const;
+    // The comparison dock's job with the mask, the pooled references or the regions.
+    JobFunction regionalComparisonJob(const QString& variantA, const QString& variantB, bool concurrent) const;
+    void applySavedRegional(const QString& maskFile, QVector<SavedRegion> regions);
+    void restoreSavedRegions(QVector<SavedRegion> pending);
     // On the worker, before a job on the session's pipeline: gives it the source
     // palette of `mask` (or the source's own) and the pooled reference palette of
     // the references (or the main one's), each only when it changed; returns the

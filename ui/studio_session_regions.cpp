@@ -9,7 +9,9 @@
 
 #include <QColor>
 #include <QElapsedTimer>
+#include <QDir>
 #include <QFileInfo>
+#include <QSettings>
 #include <QPointF>
 #include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
@@ -25,6 +27,7 @@
 #include "core/pipeline/region_recolor.h"
 #include "core/transport/uot_error.h"
 #include "core/color/mask_tools.h"
+#include "ui/pipeline_jobs.h"
 #include "ui/undo_commands.h"
 
 namespace uot::ui {
@@ -91,6 +94,70 @@ Mask fittedMask(const Mask& mask, const Image& source)
     return resizeMask(mask, source.width, source.height);
 }
 
+// The core's regions for the studio's: each mask at the source's size, the palette
+// of its reference, its settings (with the solver `solver` when not empty).
+std::vector<RecolorRegion> regionListOf(const Image& source, const QVector<StudioRegion>& regions,
+                                        const PipelineControl& control, const QString& solver = {})
+{
+    std::vector<RecolorRegion> list;
+    for (const StudioRegion& region : regions) {
+        RecolorSettings settings = recolorSettingsFor(region.parameters);
+        if (!solver.isEmpty()) settings.transport.solver = solver.toStdString();
+        list.push_back({fittedMask(*region.mask, source), computePalette(*region.reference.image, settings, control), settings});
+    }
+    return list;
+}
+
+std::shared_ptr<const Palette> maskPaletteOf(const Image& source, const Mask& mask, const RecolorSettings& settings)
+{
+    return std::make_shared<const Palette>(
+        buildWeightedImagePalette(source, mask.values.data(), settings.space, settings.palette, settings.threads));
+}
+
+std::shared_ptr<const Palette> pooledPaletteOf(const QVector<LoadedImage>& references, const QVector<double>& weights,
+                                               const RecolorSettings& settings)
+{
+    std::vector<const Image*> images;
+    for (const LoadedImage& r : references) images.push_back(r.image.get());
+    return std::make_shared<const Palette>(buildPooledPalette(images, std::vector<double>(weights.begin(), weights.end()),
+                                                              settings.space, settings.palette, settings.threads));
+}
+
+// The main reference and the extra ones, with their weights (the main one first).
+void referencesOf(const LoadedImage& main, const RegionalInputs& regional, QVector<LoadedImage>& references,
+                  QVector<double>& weights)
+{
+    references = {main};
+    weights = {regional.mainWeight};
+    for (const ExtraReference& extra : regional.references) {
+        references << extra.image;
+        weights << extra.weight;
+    }
+}
+
+// The statistics panel's timings of a region run: each recolored region's phases, then the whole run.
+QString regionTimingsText(const std::vector<PipelineStats>& stats, double seconds)
+{
+    QStringList parts;
+    for (std::size_t k = 0; k < stats.size(); ++k)
+        parts << QObject::tr("region %1: %2").arg(k + 1).arg(timingsText(stats[k].timings));
+    parts << QObject::tr("%n region(s) in %1 s", "", int(stats.size())).arg(seconds, 0, 'f', 2);
+    return parts.join(QStringLiteral("; "));
+}
+
+// The run the statistics panel shows for a region run: the first recolored
+// region's solve, labelled with how many regions were solved and by what.
+RunOutcome regionOutcome(const std::vector<PipelineStats>& stats, const std::vector<RecolorRegion>& regions)
+{
+    std::size_t first = 0;
+    while (first < regions.size() && regions[first].settings.mapping.strength == 0.0) ++first;
+    double solveSeconds = 0;
+    for (const PipelineStats& s : stats) solveSeconds += s.timings.solve;
+    RunOutcome run = outcomeOf(stats.front(), regions[std::min(first, regions.size() - 1)].settings, solveSeconds);
+    run.label = QObject::tr("%1, region %2 of %3").arg(run.label).arg(first + 1).arg(regions.size());
+    return run;
+}
+
 JobFunction makeRegionsJob(LoadedImage source, QVector<StudioRegion> regions)
 {
     return [source, regions](JobContext& context) -> std::shared_ptr<JobOutput> {
@@ -102,15 +169,12 @@ JobFunction makeRegionsJob(LoadedImage source, QVector<StudioRegion> regions)
         timer.start();
         try {
             context.phase(QObject::tr("Building the palettes of %n region(s)...", "", int(regions.size())));
-            std::vector<RecolorRegion> list;
-            for (const StudioRegion& region : regions) {
-                const RecolorSettings settings = recolorSettingsFor(region.parameters);
-                list.push_back({fittedMask(*region.mask, *source.image),
-                                computePalette(*region.reference.image, settings, control), settings});
-            }
+            const std::vector<RecolorRegion> list = regionListOf(*source.image, regions, control);
             context.phase(QObject::tr("Recoloring %n region(s)...", "", int(regions.size())));
-            Image result = recolorRegions(*source.image, list, control);
-            output->timings = QObject::tr("%n region(s) in %1 s", "", int(regions.size())).arg(timer.elapsed() / 1000.0, 0, 'f', 2);
+            std::vector<PipelineStats> stats;
+            Image result = recolorRegions(*source.image, list, control, &stats);
+            output->timings = regionTimingsText(stats, timer.elapsed() / 1000.0);
+            if (!stats.empty()) output->solve = regionOutcome(stats, list);
             output->image = toQImage(result);
             output->pixels = std::make_shared<const Image>(std::move(result));
         } catch (const Cancelled&) {
@@ -154,12 +218,9 @@ JobFunction StudioSession::regionalJob(const StudioParameters& p) const
 StudioSession::PalettePreparation StudioSession::palettePreparation(const StudioParameters& p,
                                                                     std::shared_ptr<const Mask> mask) const
 {
-    QVector<LoadedImage> references{m_reference};
-    QVector<double> weights{m_regional.mainWeight};
-    for (const ExtraReference& extra : m_regional.references) {
-        references << extra.image;
-        weights << extra.weight;
-    }
+    QVector<LoadedImage> references;
+    QVector<double> weights;
+    referencesOf(m_reference, m_regional, references, weights);
     return [state = m_regionalState, mask, references, weights, session = m_pipeline, source = m_source,
             p](JobContext& context, Mask& resized) -> const Mask* {
         PipelineSession& ps = *session;
@@ -188,20 +249,185 @@ StudioSession::PalettePreparation StudioSession::palettePreparation(const Studio
         }
         if (mask && !sourceReady) {
             context.phase(QObject::tr("Building the palette of the mask..."));
-            ps.pipeline.setSourcePalette(std::make_shared<const Palette>(buildWeightedImagePalette(
-                *source.image, fitted->values.data(), settings.space, settings.palette, settings.threads)));
+            ps.pipeline.setSourcePalette(maskPaletteOf(*source.image, *fitted, settings));
         }
         if (pooled && !referenceReady) {
             context.phase(QObject::tr("Pooling %1 references...").arg(references.size()));
-            std::vector<const Image*> images;
-            for (const LoadedImage& r : references) images.push_back(r.image.get());
-            ps.pipeline.setReferencePalette(std::make_shared<const Palette>(buildPooledPalette(
-                images, std::vector<double>(weights.begin(), weights.end()), settings.space, settings.palette,
-                settings.threads)));
+            ps.pipeline.setReferencePalette(pooledPaletteOf(references, weights, settings));
         }
         *state = RegionalPipelineState{mask, source.id, p, pooled, ids, weights};
         return fitted;
     };
+}
+
+// --- the comparison dock's job ---
+
+namespace {
+
+// Both sides recolor every region, each region solved with the side's variant
+// (one side after the other; the regions' own settings otherwise). No live
+// curves: each side's run is its first region's solve, as in the statistics panel.
+JobFunction makeRegionsComparisonJob(LoadedImage source, QVector<StudioRegion> regions, QString variantA, QString variantB)
+{
+    return [=](JobContext& context) -> std::shared_ptr<JobOutput> {
+        auto output = std::make_shared<ComparisonOutput>();
+        if (!source.image) throw uot::Error(ErrorCode::InvalidArgument, "Open a source image first.");
+        PipelineControl control;
+        control.cancel = context.cancelFlag();
+        try {
+            Image images[2];
+            for (int side = 0; side < 2; ++side) {
+                const QString variant = side == 0 ? variantA : variantB;
+                context.phase(QObject::tr("Recoloring %n region(s) with %1...", "", int(regions.size())).arg(runLabel(variant)));
+                const std::vector<RecolorRegion> list = regionListOf(*source.image, regions, control, variant);
+                std::vector<PipelineStats> stats;
+                images[side] = recolorRegions(*source.image, list, control, &stats);
+                RunOutcome run = stats.empty() ? RunOutcome{} : regionOutcome(stats, list);
+                run.image = toQImage(images[side]);
+                output->runs.push_back(std::move(run));
+            }
+            output->imageMaxRelDiff = imageMaxRelativeDifference(images[0], images[1]);
+        } catch (const Cancelled&) {
+            output->cancelled = true;
+        }
+        return output;
+    };
+}
+
+}  // namespace
+
+JobFunction StudioSession::regionalComparisonJob(const QString& variantA, const QString& variantB, bool concurrent) const
+{
+    if (!m_regional.regions.isEmpty()) return makeRegionsComparisonJob(m_source, m_regional.regions, variantA, variantB);
+    QVector<LoadedImage> references;
+    QVector<double> weights;
+    referencesOf(m_reference, m_regional, references, weights);
+    ComparisonLook look = [mask = m_regional.mask, references, weights, source = m_source,
+                           p = m_parameters](JobContext& context, RecolorPipeline& pipeline) -> std::shared_ptr<const Mask> {
+        const RecolorSettings settings = recolorSettingsFor(p);
+        std::shared_ptr<const Mask> fitted = mask;
+        if (mask) {
+            if (mask->width != source.image->width || mask->height != source.image->height)
+                fitted = std::make_shared<const Mask>(fittedMask(*mask, *source.image));
+            context.phase(QObject::tr("Building the palette of the mask..."));
+            pipeline.setSourcePalette(maskPaletteOf(*source.image, *fitted, settings));
+        }
+        if (references.size() > 1) {
+            context.phase(QObject::tr("Pooling %1 references...").arg(references.size()));
+            pipeline.setReferencePalette(pooledPaletteOf(references, weights, settings));
+        }
+        return fitted;
+    };
+    return makeComparisonJob(m_source, m_reference, m_parameters, variantA, variantB, concurrent, look);
+}
+
+// --- kept between sessions ---
+
+namespace {
+const QString kRegionalGroup = QStringLiteral("session/regional");
+}  // namespace
+
+void StudioSession::saveRegionalSession(QSettings& settings, const QString& folder) const
+{
+    settings.remove(kRegionalGroup);
+    if (!m_regional.mask && m_regional.regions.isEmpty()) return;
+    if (!QDir().mkpath(folder)) return;
+    const auto write = [&](const Mask& mask, const QString& name) {
+        const QString path = QDir(folder).filePath(name);
+        try {
+            writeImage(path.toStdString(), maskToGrayImage(mask));  // atomic
+            return path;
+        } catch (const std::exception&) {
+            return QString();
+        }
+    };
+    settings.beginGroup(kRegionalGroup);
+    settings.setValue("source", m_source.path);
+    if (m_regional.mask) settings.setValue("mask", write(*m_regional.mask, QStringLiteral("mask.png")));
+    settings.setValue("regions", int(m_regional.regions.size()));
+    for (int k = 0; k < m_regional.regions.size(); ++k) {
+        const StudioRegion& region = m_regional.regions[k];
+        settings.beginGroup(QStringLiteral("region%1").arg(k + 1));
+        settings.setValue("name", region.name);
+        settings.setValue("mask", write(*region.mask, QStringLiteral("region%1.png").arg(k + 1)));
+        settings.setValue("reference", region.reference.path);
+        region.parameters.save(settings);
+        settings.endGroup();
+    }
+    settings.endGroup();
+}
+
+void StudioSession::restoreRegionalSession(QSettings& settings)
+{
+    settings.beginGroup(kRegionalGroup);
+    const QString source = settings.value("source").toString();
+    const QString maskFile = settings.value("mask").toString();
+    QVector<SavedRegion> regions;
+    const int count = std::min(settings.value("regions", 0).toInt(), kMaxRegions);
+    for (int k = 0; k < count; ++k) {
+        settings.beginGroup(QStringLiteral("region%1").arg(k + 1));
+        regions.append({settings.value("name").toString(), settings.value("mask").toString(),
+                        settings.value("reference").toString(), StudioParameters::load(settings), nullptr});
+        settings.endGroup();
+    }
+    settings.endGroup();
+    if (source.isEmpty() || (maskFile.isEmpty() && regions.isEmpty())) return;
+    if (!m_loads[0]) {  // made for another source: not restored
+        if (hasSource() && m_source.path == source) applySavedRegional(maskFile, regions);
+        return;
+    }
+    // The source opens in the background at start: restore once it has.
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(this, &StudioSession::sourceLoaded, this, [this, source, maskFile, regions, connection](const QString& path) {
+        disconnect(*connection);
+        if (path == source) applySavedRegional(maskFile, regions);
+    });
+}
+
+void StudioSession::applySavedRegional(const QString& maskFile, QVector<SavedRegion> regions)
+{
+    QStringList missing;
+    const WorkingSpace space = recolorSettingsFor(m_parameters).space;
+    const auto readMask = [&](const QString& path) -> std::shared_ptr<const Mask> {
+        if (path.isEmpty() || !QFileInfo::exists(path)) {
+            missing << tr("the mask file %1 is missing").arg(path.isEmpty() ? tr("(not written)") : path);
+            return nullptr;
+        }
+        try {
+            return std::make_shared<const Mask>(readMaskFor(path.toStdString(), *m_source.image, 0, space));
+        } catch (const std::exception& e) {
+            missing << tr("the mask %1 could not be used: %2").arg(path, QString::fromStdString(e.what()));
+            return nullptr;
+        }
+    };
+    RegionalInputs next = m_regional;
+    if (!maskFile.isEmpty()) next.mask = readMask(maskFile);
+    QVector<SavedRegion> usable;
+    for (SavedRegion& region : regions) {
+        if (!QFileInfo::exists(region.referencePath)) {
+            missing << tr("the reference %1 of %2 is missing").arg(region.referencePath, region.name);
+            continue;
+        }
+        region.mask = readMask(region.maskFile);
+        if (region.mask) usable.append(region);
+    }
+    if (next.mask) applyRegional(next);
+    if (!missing.isEmpty())
+        reportError(tr("Restore the mask and regions"),
+                    tr("Parts of the last session's mask and regions were left out:\n%1").arg(missing.join('\n')));
+    restoreSavedRegions(usable);
+}
+
+void StudioSession::restoreSavedRegions(QVector<SavedRegion> pending)
+{
+    if (pending.isEmpty()) return;
+    const SavedRegion region = pending.takeFirst();
+    loadInBackground(region.referencePath, [this, region, pending](const LoadedImage& reference) {
+        RegionalInputs next = m_regional;
+        if (next.regions.size() < kMaxRegions) next.regions.append({region.name, region.mask, reference, region.parameters});
+        applyRegional(next);
+        restoreSavedRegions(pending);
+    });
 }
 
 // --- changes as undo steps ---

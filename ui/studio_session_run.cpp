@@ -284,6 +284,8 @@ void StudioSession::saveResultTo(const QString& path, const StudioSaveOptions& c
 
 JobFunction StudioSession::comparisonJob(const QString& variantA, const QString& variantB, bool concurrent) const
 {
+    if (hasMask() || !m_regional.regions.isEmpty() || !m_regional.references.isEmpty())
+        return regionalComparisonJob(variantA, variantB, concurrent);
     return makeComparisonJob(m_source, m_reference, m_parameters, variantA, variantB, concurrent);
 }
 

@@ -2,7 +2,13 @@
 //   - a recolor through one mask against the unmasked recolor of the same
 //     source and reference (fresh pipelines, runs interleaved, medians), the
 //     ratio printed from this one run; with --feather R also the feathered mask;
-//   - the scopes (core/color/scopes.h) of the source, median of --repeat runs.
+//   - the scopes (core/color/scopes.h) of the source, median of --repeat runs;
+//   - with --regions, instead of the masks: recolorRegions with one region (the
+//     ellipse, from --reference) and one over the whole image (white, from
+//     --reference) against two (the ellipse and the rest, the rest from
+//     --reference2), solve and render, after one untimed run of each (a GPU's
+//     start-up); with --device gpu the two regions' problems go to the batched
+//     GPU solver in one call.
 // The source is a sample photo upscaled to --megapixels (default 12, 4:3); the
 // mask an ellipse drawn at a quarter of the size (prepareMask resizes it). The
 // load average of the machine is printed with the figures.
@@ -45,19 +51,75 @@ Image upscaled(const std::string& path, int w, int h)
     return out;
 }
 
+// Times recolorRegions with the first region of `regions` alone, with `whole`
+// (one region over the whole image) and with all of `regions`, interleaved, and
+// prints the medians and their ratios to the first two.
+void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions, const RecolorRegion& whole, int repeat)
+{
+    const std::vector<RecolorRegion> one(regions.begin(), regions.begin() + 1), wholeOnly{whole};
+    struct Case {
+        const char* name;
+        const std::vector<RecolorRegion>* regions;
+        std::vector<double> total, solve, palette, map;
+    };
+    std::vector<Case> cases = {{"one region", &one, {}, {}, {}, {}},
+                               {"whole image", &wholeOnly, {}, {}, {}, {}},
+                               {"two regions", &regions, {}, {}, {}, {}}};
+    for (int r = -1; r < repeat; ++r) {  // run -1: untimed warm-up
+        for (Case& c : cases) {
+            std::vector<PipelineStats> stats;
+            const auto t0 = Clock::now();
+            recolorRegions(source, *c.regions, {}, &stats);
+            const double total = since(t0);
+            if (r < 0) continue;
+            double solve = 0, palette = 0, map = 0;
+            std::string solvers;
+            for (const PipelineStats& s : stats) {
+                solve += s.timings.solve;
+                palette += s.timings.palette;
+                map += s.timings.map;
+                solvers += (solvers.empty() ? "" : ",") + (s.solve ? s.solve->solver : std::string("-"));
+            }
+            c.total.push_back(total);
+            c.solve.push_back(solve);
+            c.palette.push_back(palette);
+            c.map.push_back(map);
+            std::printf("run %d %-12s total %.3f s (palette %.3f, solve %.3f, map %.3f; solved by %s)\n", r + 1, c.name,
+                        total, palette, solve, map, solvers.c_str());
+        }
+    }
+    // The solve varies most on a loaded CPU (and is one per region there): the
+    // ratios of total - solve are printed too.
+    const auto rest = [](const Case& c) {
+        std::vector<double> r;
+        for (std::size_t k = 0; k < c.total.size(); ++k) r.push_back(c.total[k] - c.solve[k]);
+        return bench::median(r);
+    };
+    const double base = bench::median(cases[0].total), wholeBase = bench::median(cases[1].total);
+    for (const Case& c : cases)
+        std::printf("median %-12s %.3f s (palette %.3f, solve %.3f, map %.3f); ratio to one region %.3f, to the whole "
+                    "image %.3f; total - solve %.3f s, its ratio to the whole image's %.3f\n",
+                    c.name, bench::median(c.total), bench::median(c.palette), bench::median(c.solve),
+                    bench::median(c.map), bench::median(c.total) / base, bench::median(c.total) / wholeBase, rest(c),
+                    rest(c) / rest(cases[1]));
+    std::printf("load average %s\n", uot::bench::loadAverage().c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
     using namespace uot::cli;
     cli::ArgParser parser("uot_region_speed [--source F] [--reference F] [--megapixels X] [--repeat N] [--feather R] "
-                          "[recolor options]",
+                          "[--regions [--reference2 F]] [recolor options]",
                           "Times a masked recolor against the unmasked one, and the scopes, at photo size.");
     parser.addOption("source", "FILE", "image upscaled to the test size", "resources/samples/leuvenA.jpg");
     parser.addOption("reference", "FILE", "reference image (used as is)", "resources/samples/starry_night.jpg");
     parser.addOption("megapixels", "X", "size of the upscaled source", "12");
     parser.addOption("repeat", "N", "runs of each variant (medians are reported)", "3");
     parser.addOption("feather", "R", "also time the mask feathered by R pixels (0 = not)", "0");
+    parser.addFlag("regions", "time one region against two (recolorRegions) instead of the masks");
+    parser.addOption("reference2", "FILE", "the second region's reference (--regions)", "resources/samples/fruits.jpg");
     addRecolorOptions(parser);
     try {
         parser.parse(std::vector<std::string>(argv + 1, argv + argc));
@@ -83,6 +145,22 @@ int main(int argc, char** argv)
                     w, h, w * h / 1e6, parser.value("reference").c_str(), cli.recolor.palette.size,
                     cli.recolor.transport.solver.c_str(), cli.recolor.transport.eps, cli.recolor.threads,
                     uot::bench::loadAverage().c_str());
+        if (parser.flag("regions")) {
+            const Mask ellipse = prepareMask(quarter, source, 0, cli.recolor.space, cli.recolor.threads);
+            Mask rest = ellipse;
+            for (float& m : rest.values) m = 1.0f - m;
+            const auto paletteOf = [&](const Image& image) {
+                return std::make_shared<const Palette>(
+                    buildImagePalette(image, cli.recolor.space, cli.recolor.palette, cli.recolor.threads));
+            };
+            timeRegions(source,
+                        {{ellipse, paletteOf(reference), cli.recolor},
+                         {rest, paletteOf(readImage(parser.value("reference2"))), cli.recolor}},
+                        {Mask{w, h, std::vector<float>(static_cast<std::size_t>(w) * h, 1.0f)}, paletteOf(reference),
+                         cli.recolor},
+                        repeat);
+            return 0;
+        }
 
         struct Variant {
             const char* name;

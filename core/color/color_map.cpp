@@ -549,16 +549,18 @@ namespace {
 
 // Calls f(p, c, d) for the pixels (x, y) with x and y multiples of `step`: c the
 // pixel's working-space colour, d its displacement from the field (or the LUT when
-// the field is not smoothed). Rows run in parallel.
+// the field is not smoothed). Rows run in parallel. With `within`, only the pixels
+// whose weight is > 0.
 template <typename F>
 void forEachDisplacement(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
-                         int width, int height, int step, int t, F&& f)
+                         int width, int height, int step, int t, F&& f, const float* within = nullptr)
 {
     if (!field.smoothed) {
 #pragma omp parallel for num_threads(t) schedule(static)
         for (int y = 0; y < height; y += step)
             for (int x = 0; x < width; x += step) {
                 const std::size_t p = static_cast<std::size_t>(y) * width + x;
+                if (within && !(within[p] > 0.0f)) continue;
                 float d[3];
                 lutLookup(lut, colors + 3 * p, d);
                 f(p, colors + 3 * p, d);
@@ -589,6 +591,7 @@ void forEachDisplacement(const float* colors, const DisplacementLut& lut, const 
                 const float* c0 = &row[static_cast<std::size_t>(bx.i0) * len];
                 const float* c1 = &row[static_cast<std::size_t>(bx.i1) * len];
                 const std::size_t p = static_cast<std::size_t>(y) * width + x;
+                if (within && !(within[p] > 0.0f)) continue;
                 const float* c = colors + 3 * p;
                 float m[12], d[3];
                 for (std::size_t k = 0; k < len; ++k) m[k] = c0[k] + bx.w * (c1[k] - c0[k]);
@@ -647,11 +650,12 @@ struct ResidualMatch {
 
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
                    const MappingSettings& settings, const Image& source, Image& result, int threads,
-                   const LookAdjustment* look)
+                   const LookAdjustment* look, const float* within)
 {
     const Composer composer = makeComposer(space, settings, source, result, look);
-    forEachDisplacement(colors, lut, field, space, source.width, source.height, 1, resolveThreadCount(threads),
-                        [&](std::size_t p, const float* c, const float* d) { composer.pixel(p, c, d); });
+    forEachDisplacement(
+        colors, lut, field, space, source.width, source.height, 1, resolveThreadCount(threads),
+        [&](std::size_t p, const float* c, const float* d) { composer.pixel(p, c, d); }, within);
 }
 
 void addResidualShift(std::vector<float>& blockDisplacement, const LowResolution& low, const DisplacementField& field,

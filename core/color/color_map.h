@@ -270,9 +270,11 @@ void addResidualShiftToLut(DisplacementLut& lut, const std::vector<unsigned char
 // (as composeResult). This is what a strength change re-runs. A residual match is
 // in the field already (addResidualShift).
 // `look`: the prepared look controls (prepareLookAdjustment), null or inactive for none.
+// `within` (width x height weights, or null for every pixel): only the pixels whose
+// weight is > 0 are composed; the others' samples in `result` are left as they are.
 void composeMapped(const float* colors, const DisplacementLut& lut, const DisplacementField& field, WorkingSpace space,
                    const MappingSettings& settings, const Image& source, Image& result, int threads = 0,
-                   const LookAdjustment* look = nullptr);
+                   const LookAdjustment* look = nullptr, const float* within = nullptr);
 
 
 // The fully transferred colours c + d (strength 1, before gamut handling) of the

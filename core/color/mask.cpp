@@ -124,6 +124,36 @@ void blendSamples(const T* src, int srcChannels, const float* mask, T* out, int 
     }
 }
 
+template <typename T>
+void compositeSamples(const T* src, int srcChannels, const std::vector<const float*>& masks,
+                      const std::vector<const T*>& results, T* out, int outChannels, std::size_t n, int threads)
+{
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+    const std::size_t regions = masks.size();
+#pragma omp parallel for num_threads(threads) schedule(static) if (count > 65536)
+    for (std::ptrdiff_t i = 0; i < count; ++i) {
+        T* o = out + i * outChannels;
+        const T* s = src + i * srcChannels;
+        double sum = 0, mixed[4] = {0, 0, 0, 0};
+        for (std::size_t r = 0; r < regions; ++r) {
+            const float w = masks[r][i];
+            if (!(w > 0.0f)) continue;
+            sum += w;
+            const T* v = results[r] + i * outChannels;
+            for (int c = 0; c < outChannels; ++c) mixed[c] += static_cast<double>(w) * v[c];
+        }
+        for (int c = 0; c < outChannels; ++c) {
+            const T from = s[srcChannels == 1 ? 0 : c];
+            if (sum <= 0) {
+                o[c] = from;
+            } else {
+                const double v = from + std::min(1.0, sum) * (mixed[c] / sum - from);
+                o[c] = static_cast<T>(std::lround(v));
+            }
+        }
+    }
+}
+
 }  // namespace
 
 Mask maskFromImage(const Image& image)
@@ -188,6 +218,40 @@ void blendMasked(const Image& source, const Mask& mask, Image& recolored, int th
     else
         blendSamples(source.samples8(), source.channels, mask.values.data(), recolored.samples8(), recolored.channels,
                      source.pixelCount(), resolveThreadCount(threads));
+}
+
+Image compositeRegions(const Image& source, const std::vector<const Mask*>& masks, const std::vector<const Image*>& results,
+                       int threads)
+{
+    validateImage(source, "source image");
+    if (masks.empty() || masks.size() != results.size())
+        throw Error(ErrorCode::InvalidArgument, "compositeRegions: one result per mask, at least one");
+    const Image& shape = *results.front();
+    for (std::size_t r = 0; r < masks.size(); ++r) {
+        const Image& result = *results[r];
+        const Mask& mask = *masks[r];
+        if (mask.width != source.width || mask.height != source.height || result.width != source.width ||
+            result.height != source.height || result.depth != source.depth || result.channels != shape.channels ||
+            (source.channels != 1 && result.channels != source.channels) || result.channels < 3 ||
+            result.data.size() != result.byteSize())
+            throw Error(ErrorCode::InvalidArgument, "compositeRegions: the masks, source and results shapes do not match");
+    }
+    std::vector<const float*> weights;
+    for (const Mask* mask : masks) weights.push_back(mask->values.data());
+    Image out = Image::allocate(source.width, source.height, shape.channels, source.depth);
+    const int t = resolveThreadCount(threads);
+    if (source.depth == 16) {
+        std::vector<const std::uint16_t*> samples;
+        for (const Image* result : results) samples.push_back(result->samples16());
+        compositeSamples(source.samples16(), source.channels, weights, samples, out.samples16(), out.channels,
+                         source.pixelCount(), t);
+    } else {
+        std::vector<const std::uint8_t*> samples;
+        for (const Image* result : results) samples.push_back(result->samples8());
+        compositeSamples(source.samples8(), source.channels, weights, samples, out.samples8(), out.channels,
+                         source.pixelCount(), t);
+    }
+    return out;
 }
 
 }  // namespace uot

@@ -54,4 +54,18 @@ void featherMask(Mask& mask, const float* guide, WorkingSpace space, int radius,
 // rounded. Throws uot::Error(InvalidArgument) when the shapes do not match.
 void blendMasked(const Image& source, const Mask& mask, Image& recolored, int threads = 0);
 
+// Several regions' results composited over their source in one pass. At each
+// pixel, with the masks' weights w_i and S = sum w_i:
+//   result = source + min(1, S) (sum w_i r_i / S - source), rounded
+// (the source where S = 0, copied as in blendMasked). The regions share the
+// pixel in proportion to their weights, and the source shows through only by
+// 1 - S where the masks cover less than all of it: two complementary feathered
+// masks (w_1 + w_2 = 1) leave no source across their seam, and one region gives
+// exactly blendMasked's result. A result is read only where its weight is > 0
+// (RecolorPipeline::render with the mask as `within`). results: the source's
+// size and depth, RGB or RGBA, all of one shape; masks the source's size.
+// Throws uot::Error(InvalidArgument) when the counts or shapes do not match.
+Image compositeRegions(const Image& source, const std::vector<const Mask*>& masks, const std::vector<const Image*>& results,
+                       int threads = 0);
+
 }  // namespace uot

@@ -99,7 +99,7 @@ DeviceColorMapper* RecolorPipeline::gpuMappingFailed(State& s, const Error& e)
     return nullptr;
 }
 
-Image RecolorPipeline::render(const PipelineControl& control)
+Image RecolorPipeline::render(const PipelineControl& control, const float* within)
 {
     State& s = *m_state;
     const MappingSettings& ms = s.settings.mapping;
@@ -260,7 +260,7 @@ Image RecolorPipeline::render(const PipelineControl& control)
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (!mapper) composeMapped(s.fullSourceColors(), mapLut, s.field, space, ms, src, result, threads, &look);
+    if (!mapper) composeMapped(s.fullSourceColors(), mapLut, s.field, space, ms, src, result, threads, &look, within);
     s.stats.mappedOnGpu = mapper != nullptr;
     s.stats.gpuNote = s.solveNote;
     if (!s.mapNote.empty()) addNote(s.stats.gpuNote, s.mapNote);

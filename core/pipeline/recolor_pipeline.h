@@ -186,8 +186,11 @@ public:
     void solve(const PipelineControl& control = {});
     // The recolored source at settings().mapping (strength etc.). The result has
     // the source's size, depth and alpha; gray sources give RGB results (strength 0
-    // returns the source image unchanged, gray included).
-    Image render(const PipelineControl& control = {});
+    // returns the source image unchanged, gray included). With `within` (weights,
+    // one per source pixel, or null), the pixels whose weight is 0 may be left
+    // unmapped (the CPU maps only those > 0; their samples are then unspecified):
+    // a region's result, used only under its mask.
+    Image render(const PipelineControl& control = {}, const float* within = nullptr);
     // All of the above.
     Image run(const PipelineControl& control = {});
 

@@ -42,11 +42,22 @@ struct RecolorRegion {
 inline constexpr int kMaxRegions = 4;
 
 // Recolors `source` region by region: each region is a masked recolor of the
-// source (recolorMasked, its own pipeline and UOT problem) and is composited
-// over the result so far through its mask, in the given order (a later region
-// covers an earlier one where both masks are white; soft masks blend). Pixels
-// under no region keep the source exactly. stats (or null) receives each
-// region's pipeline statistics. Throws uot::Error(InvalidArgument) for no
+// source (its own UOT problem, the source palette weighted by its mask), mapped
+// only where its mask is > 0, and the regions' results are composited over the
+// source in one pass (compositeRegions, core/color/mask.h): where masks overlap
+// the regions share the pixel in proportion to their weights, the source shows
+// through by 1 - (the sum of the weights) where they cover less than all of it,
+// so complementary feathered masks leave no source at their seam. Pixels under
+// no region keep the source exactly; under one region alone the result is
+// recolorMasked's. When every region's solver runs on
+// the GPU and a batched GPU solver is registered ("gpu-batched"), the problems
+// of the regions whose solve options (SolveOptions: tolerance, iterations,
+// mode...) are equal are solved together in one batched call (eps and the
+// penalties may differ), each region's solve time being its share of the call;
+// a region alone, or a batched call that fails, is solved by its own pipeline.
+// stats (or null) receives the statistics of each region that was recolored
+// (strength > 0), in order, the masked source palette's time included in
+// timings.palette; stats[k].solve->solver names what solved it. Throws uot::Error(InvalidArgument) for no
 // region, more than kMaxRegions, or a region whose mask or palette is missing.
 Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regions,
                      const PipelineControl& control = {}, std::vector<PipelineStats>* stats = nullptr);

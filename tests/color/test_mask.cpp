@@ -1,6 +1,6 @@
-// Masks (core/color/mask.h) and the weighted and pooled palettes
-// (core/color/palette.h), against hand-worked values and against palettes of
-// hand-made images: the colours of weight 1 gathered by the test, an image's
+// Masks (core/color/mask.h, the regions' composite included) and the weighted
+// and pooled palettes (core/color/palette.h), against hand-worked values and
+// against palettes of hand-made images: the colours of weight 1 gathered by the test, an image's
 // pixels repeated as many times as its weight.
 #include <QtTest/QtTest>
 
@@ -140,6 +140,36 @@ private slots:
         for (int c = 0; c < 3; ++c) QCOMPARE(int(rec.samples16()[c]), 40000);
         for (int c = 0; c < 3; ++c) QCOMPARE(int(rec.samples16()[3 + c]), 1250);
         UOT_QVERIFY_THROWS_WITH(blendMasked(src, Mask{2, 1, {0.0f, 1.0f}}, out), "do not match");
+    }
+
+    void compositeSharesPixelsByWeight()
+    {
+        // Source 100, region 1's result 200, region 2's 40, worked by hand with
+        // S = w1 + w2: source + min(1, S) ((w1 200 + w2 40) / S - source).
+        const Image src = image8(5, 1, 3, std::vector<int>(15, 100));
+        const Image first = image8(5, 1, 3, std::vector<int>(15, 200));
+        const Image second = image8(5, 1, 3, std::vector<int>(15, 40));
+        const Mask m1{5, 1, {0.0f, 0.5f, 0.5f, 1.0f, 0.25f}}, m2{5, 1, {0.0f, 0.5f, 0.25f, 1.0f, 0.0f}};
+        const Image out = compositeRegions(src, {&m1, &m2}, {&first, &second});
+        // (0, 0): the source; (0.5, 0.5): (100 + 20) / 1 = 120, no source; (0.5, 0.25):
+        // 0.25 x 100 + 100 + 10 = 135; (1, 1): the mean, 120; (0.25, 0): 100 + 0.25 x 100 = 125.
+        const int expected[5] = {100, 120, 135, 120, 125};
+        for (int i = 0; i < 5; ++i)
+            for (int c = 0; c < 3; ++c) QCOMPARE(int(out.data[static_cast<std::size_t>(3 * i + c)]), expected[i]);
+        // One region is blendMasked's result (a gray 16-bit source as R = G = B).
+        Image gray = Image::allocate(3, 1, 1, 16);
+        gray.samples16()[0] = 40000;
+        gray.samples16()[1] = 1000;
+        gray.samples16()[2] = 7;
+        Image rec = Image::allocate(3, 1, 3, 16);
+        for (int i = 0; i < 9; ++i) rec.samples16()[i] = 2000;
+        const Mask m{3, 1, {0.0f, 0.25f, 1.0f}};
+        const Image one = compositeRegions(gray, {&m}, {&rec});
+        const int expectedGray[3] = {40000, 1250, 2000};
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 3; ++c) QCOMPARE(int(one.samples16()[static_cast<std::size_t>(3 * i + c)]), expectedGray[i]);
+        UOT_QVERIFY_THROWS_WITH(compositeRegions(src, {&m1}, {&first, &second}), "one result per mask");
+        UOT_QVERIFY_THROWS_WITH(compositeRegions(src, {&m}, {&rec}), "do not match");
     }
 
     void featherFollowsColourEdges()

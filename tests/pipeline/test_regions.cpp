@@ -7,7 +7,10 @@
 //     transfer, pixels under neither keep the source;
 //   - along a feathered mask edge the result creates no colour edge beyond that
 //     of the fully recolored side (bench/quality/artifact_metrics.h's blotch
-//     measure), where the hard mask does.
+//     measure), where the hard mask does;
+//   - two complementary feathered regions with one reference give, across their
+//     seam, the result of one region over the whole image (no source shows
+//     through), and no created colour edge beyond it.
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -241,6 +244,69 @@ private slots:
         QVERIFY(hardBlotch > fullBlotch + 20);
         // ... the feathered one adds none beyond that of either side (source: 0).
         QVERIFY(featheredBlotch <= fullBlotch);
+    }
+
+    void complementaryFeatheredRegionsLeaveNoSeam()
+    {
+        // A source whose right half mirrors its left, and two complementary masks,
+        // each the mirror of the other, that cross over a ramp of 24 columns in the
+        // middle: both regions' weighted palettes are the whole image's (every
+        // colour is on both sides, and the weights of each mirrored pair add to 1),
+        // so with one reference both regions map as the single region covering the
+        // whole image, and so must their composite across the seam.
+        const int w = 160, h = 80, ramp = 24;
+        const Image src = makeImage(w, h, 3, 8, [w](int x, int y, int c) {
+            const int u = std::min(x, w - 1 - x);
+            return 0.25 + 0.5 * u / w + 0.2 * std::sin(0.35 * y + 1.1 * c) + 0.06 * std::cos(0.8 * u * (c + 1));
+        });
+        const RecolorSettings s = quickSettings();
+        const auto ref = std::make_shared<const Palette>(buildImagePalette(reference(40, 30), s.space, s.palette));
+        std::vector<RecolorRegion> regions(2, RecolorRegion{Mask{w, h, {}}, ref, s});
+        for (RecolorRegion& region : regions) region.mask.values.resize(static_cast<std::size_t>(w) * h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                // Column x's weight in region 1: 0 left of the ramp, (j + 0.5) / ramp at its j-th column, 1 right of it.
+                const auto weight = [&](int col) {
+                    return static_cast<float>(std::clamp((col - (w - ramp) / 2 + 0.5) / ramp, 0.0, 1.0));
+                };
+                const std::size_t i = static_cast<std::size_t>(y) * w + x;
+                regions[0].mask.values[i] = weight(x);
+                regions[1].mask.values[i] = weight(w - 1 - x);
+                QVERIFY(std::abs(regions[0].mask.values[i] + regions[1].mask.values[i] - 1.0f) < 1e-6f);
+            }
+        const Image two = recolorRegions(src, regions);
+        RecolorRegion whole{Mask{w, h, std::vector<float>(static_cast<std::size_t>(w) * h, 1.0f)}, ref, s};
+        const Image single = recolorRegions(src, {whole});
+        // Across the seam, the composite is the single region's result within rounding
+        // (the two palettes are the whole image's up to the order of their sums).
+        int largest = 0, largestAtSeam = 0;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < 3; ++c) {
+                    const std::size_t k = (static_cast<std::size_t>(y) * w + x) * 3 + c;
+                    const int d = std::abs(int(two.data[k]) - int(single.data[k]));
+                    largest = std::max(largest, d);
+                    if (std::abs(2 * x + 1 - w) < ramp) largestAtSeam = std::max(largestAtSeam, d);
+                }
+        qInfo("two complementary regions vs one: largest difference %d (in the seam's columns %d) of 255", largest,
+              largestAtSeam);
+        QVERIFY2(largest <= 2, qPrintable(QString("largest difference %1").arg(largest)));
+        // The seam creates no colour edge beyond the single region's (the blotch
+        // measure in the analysis columns around the middle).
+        const quality::ArtifactSettings as;
+        const quality::AnalysisImage a = quality::analysisImage(src, as);
+        const auto blotchAtSeam = [&](const Image& result) {
+            std::vector<unsigned char> marks;
+            quality::measureArtifacts(a, quality::analysisImage(result, as), as, &marks);
+            const int centre = a.width / 2;
+            int count = 0;
+            for (int y = 0; y < a.height; ++y)
+                for (int x = centre - 8; x <= centre + 8; ++x) count += marks[static_cast<std::size_t>(y) * a.width + x] & 1;
+            return count;
+        };
+        const int singleBlotch = blotchAtSeam(single), twoBlotch = blotchAtSeam(two);
+        qInfo("blotch pixels at the seam: one region %d, two regions %d", singleBlotch, twoBlotch);
+        QVERIFY(twoBlotch <= singleBlotch);
     }
 };
 

@@ -3,8 +3,12 @@
 // linked zoom, the main window. The expectations are worked out by hand (the
 // brush's disc and fall-off, the ranges on a 6-pixel image) or come from an
 // independent path: the core's masked recolor on a fresh pipeline, and a
-// reference made of the pooled references side by side in one image.
+// reference made of the pooled references side by side in one image. The
+// comparison dock, the statistics panel and the mask and regions kept between
+// sessions are checked against the same core paths and the saved files.
 
+#include <QFile>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,10 +17,13 @@
 #include <cmath>
 
 #include "core/pipeline/region_recolor.h"
+#include "tests/support/region_composite.h"
 #include "tests/ui/studio_test_options.h"
+#include "ui/comparison_view.h"
 #include "ui/image_view.h"
 #include "ui/lut_job.h"
 #include "ui/main_window.h"
+#include "ui/statistics_panel.h"
 #include "ui/studio_session.h"
 
 using namespace uot::ui;
@@ -35,6 +42,19 @@ int largestDifference(const uot::Image& a, const uot::Image& b)
     if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.depth != b.depth) return -1;
     int worst = 0;
     for (std::size_t k = 0; k < a.data.size(); ++k) worst = std::max(worst, std::abs(int(a.data[k]) - int(b.data[k])));
+    return worst;
+}
+
+// The largest difference of two images' R, G and B (-1 when their sizes differ).
+int largestDifference(const QImage& a, const QImage& b)
+{
+    if (a.size() != b.size()) return -1;
+    int worst = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
+            worst = std::max({worst, std::abs(qRed(p) - qRed(q)), std::abs(qGreen(p) - qGreen(q)), std::abs(qBlue(p) - qBlue(q))});
+        }
     return worst;
 }
 
@@ -71,6 +91,66 @@ private:
         pipeline.setSource(*session.source().image);
         pipeline.setReference(*session.reference().image);
         return uot::recolorMasked(pipeline, *session.mask());
+    }
+
+    // A region's unblended result: the core's recolor of `source` from `reference`
+    // with the source palette weighted by the region's mask; `stats` (or null)
+    // gets its statistics.
+    static uot::Image unblendedPart(const uot::Image& source, const uot::Mask& mask, const uot::Image& reference,
+                                    const uot::RecolorSettings& settings, uot::PipelineStats* stats = nullptr)
+    {
+        uot::RecolorPipeline pipeline(settings);
+        pipeline.setSource(source);
+        pipeline.setReference(reference);
+        pipeline.setSourcePalette(std::make_shared<const uot::Palette>(uot::buildWeightedImagePalette(
+            source, mask.values.data(), settings.space, settings.palette, settings.threads)));
+        uot::Image part = pipeline.run();
+        if (stats) *stats = pipeline.stats();
+        return part;
+    }
+
+    // The regions' parts composited over the source by hand (tests/support/region_composite.h).
+    static uot::Image compositeParts(const uot::Image& source, const std::vector<const uot::Mask*>& masks,
+                                     const std::vector<uot::Image>& parts)
+    {
+        std::vector<const uot::Image*> results;
+        for (const uot::Image& part : parts) results.push_back(&part);
+        return uot::test::compositeByHand(source, masks, results);
+    }
+
+    // The core's recolor of the session's regions, each with `solver` when not
+    // empty, composited by hand; `firstStats` gets the first region's statistics.
+    uot::Image coreRegions(const StudioSession& session, const std::string& solver = {},
+                           uot::PipelineStats* firstStats = nullptr)
+    {
+        const uot::Image& source = *session.source().image;
+        std::vector<uot::Image> parts;
+        std::vector<const uot::Mask*> masks;
+        for (const StudioRegion& region : session.regions()) {
+            uot::RecolorSettings settings = recolorSettingsFor(region.parameters);
+            if (!solver.empty()) settings.transport.solver = solver;
+            parts.push_back(unblendedPart(source, *region.mask, *region.reference.image, settings,
+                                          parts.empty() ? firstStats : nullptr));
+            masks.push_back(region.mask.get());
+        }
+        return compositeParts(source, masks, parts);
+    }
+
+    // Two regions with their own references and strengths (0.5 for the second).
+    bool addTwoRegions(StudioSession& session, const StudioParameters& p)
+    {
+        QSignalSpy regionsChanged(&session, &StudioSession::regionsChanged);
+        session.maskFromLuminance(0.0, 0.45, 0.1);
+        session.addRegion(m_referenceB);
+        if (!regionsChanged.wait(20000)) return false;
+        StudioParameters half = p;
+        half.strength = 0.5;
+        session.setParameters(half);
+        session.maskFromLuminance(0.45, 1.0, 0.1);
+        session.addRegion(m_reference);
+        if (!regionsChanged.wait(20000)) return false;
+        session.setParameters(p);
+        return session.regions().size() == 2;
     }
 
 private slots:
@@ -348,17 +428,14 @@ private slots:
         QCOMPARE(session.validity(), ResultValidity::Current);
         // The core's two masked recolors, each from its own reference, composited by hand.
         const uot::Image& source = *session.source().image;
-        uot::Image expected = source;
-        bool first = true;
+        std::vector<uot::Image> parts;
+        std::vector<const uot::Mask*> masks;
         for (const StudioRegion& region : session.regions()) {
-            uot::RecolorPipeline pipeline(recolorSettingsFor(&region == &session.regions()[0] ? p : half));
-            pipeline.setSource(source);
-            pipeline.setReference(*region.reference.image);
-            uot::Image part = uot::recolorMasked(pipeline, *region.mask);
-            if (!first) uot::blendMasked(expected, *region.mask, part);
-            expected = std::move(part);
-            first = false;
+            parts.push_back(unblendedPart(source, *region.mask, *region.reference.image,
+                                          recolorSettingsFor(&region == &session.regions()[0] ? p : half)));
+            masks.push_back(region.mask.get());
         }
+        const uot::Image expected = compositeParts(source, masks, parts);
         QCOMPARE(largestDifference(*session.result().pixels, expected), 0);
 
         // The panel's settings are not the regions': changing them leaves the result current;
@@ -378,6 +455,196 @@ private slots:
         session.undoStack()->undo();
         QCOMPARE(session.regions().size(), 2);
         QCOMPARE(session.validity(), ResultValidity::Current);  // the same regions as the result's
+    }
+
+    // A region run fills the statistics panel: the timings of each region and
+    // of the whole run, and the first region's solve (its palette's size).
+    void regionRunShowsItsTimings()
+    {
+        MainWindow window(testOptions());
+        StudioSession& session = *window.session();
+        const StudioParameters p = smallParameters();
+        window.setParameters(p);
+        QVERIFY(load(session, m_source, m_reference));
+        QVERIFY(addTwoRegions(session, p));
+        QSignalSpy solved(&session, &StudioSession::solved);
+        QVERIFY(runToResult(session));
+        QCOMPARE(solved.count(), 1);
+        const QString timings = window.statisticsPanel()->text("timings");
+        QVERIFY2(timings.contains("region 1: palette") && timings.contains("region 2: palette") &&
+                     timings.contains("solve") && timings.contains("region(s) in"),
+                 qPrintable(timings));
+        uot::PipelineStats first;
+        coreRegions(session, {}, &first);
+        const QString run = window.statisticsPanel()->text("run");
+        QVERIFY2(run.contains(QStringLiteral("region 1 of 2, %1 x %2").arg(first.sourcePaletteSize).arg(first.referencePaletteSize)),
+                 qPrintable(run));
+        QVERIFY2(window.statisticsPanel()->text("status") != "-", qPrintable(window.statisticsPanel()->text("status")));
+    }
+
+    // The comparison dock runs the same look on both sides: with a mask, each
+    // side's image is the core's masked recolor with that side's variant; with
+    // regions, the core's regions composited, each region solved with it.
+    void comparisonHonoursMaskAndRegions()
+    {
+        MainWindow window(testOptions());
+        StudioSession& session = *window.session();
+        const StudioParameters p = smallParameters();
+        window.setParameters(p);
+        QVERIFY(load(session, m_source, m_reference));
+        ComparisonView* view = window.comparisonView();
+        view->setVariants("fused", "log");
+        view->setConcurrent(false);
+        const auto compare = [&] {
+            QSignalSpy done(view, &ComparisonView::comparisonFinished);
+            window.compare();
+            return done.wait(60000) && view->lastOutput() && view->lastOutput()->runs.size() == 2;
+        };
+
+        session.maskFromLuminance(0.0, 0.5, 0.1);
+        QVERIFY(compare());
+        const uot::Image& source = *session.source().image;
+        for (int side = 0; side < 2; ++side) {
+            uot::RecolorSettings settings = recolorSettingsFor(p);
+            settings.transport.solver = side == 0 ? "fused" : "log";
+            uot::RecolorPipeline pipeline(settings);
+            pipeline.setSource(source);
+            pipeline.setReference(*session.reference().image);
+            const QImage expected = toQImage(uot::recolorMasked(pipeline, *session.mask()));
+            const QImage& got = view->lastOutput()->runs[side].image;
+            QVERIFY2(largestDifference(got, expected) == 0, qPrintable(QString::number(largestDifference(got, expected))));
+        }
+        // Under black the source is kept on both sides.
+        const QImage plainSource = toQImage(source);
+        const uot::Mask& mask = *session.mask();
+        int black = 0;
+        for (int y = 0; y < mask.height; ++y)
+            for (int x = 0; x < mask.width; ++x)
+                if (mask.values[std::size_t(y) * mask.width + x] == 0.0f) {
+                    ++black;
+                    for (int side = 0; side < 2; ++side)
+                        QCOMPARE(view->lastOutput()->runs[side].image.pixel(x, y), plainSource.pixel(x, y));
+                }
+        QVERIFY(black > 100);
+
+        QVERIFY(addTwoRegions(session, p));
+        QVERIFY(compare());
+        for (int side = 0; side < 2; ++side) {
+            const QImage expected = toQImage(coreRegions(session, side == 0 ? "fused" : "log"));
+            const QImage& got = view->lastOutput()->runs[side].image;
+            QVERIFY2(largestDifference(got, expected) == 0, qPrintable(QString::number(largestDifference(got, expected))));
+        }
+    }
+
+    // The mask and the regions are kept between sessions: a new session with the
+    // same source gets them back (the masks within the 8-bit file's rounding, the
+    // references, names and settings as they were); a missing file is said once
+    // and the rest restored; a session with another source gets nothing.
+    void maskAndRegionsKeptBetweenSessions()
+    {
+        QSettings settings(m_folder.filePath("kept.ini"), QSettings::IniFormat);
+        const QString folder = m_folder.filePath("kept");
+        const StudioParameters p = smallParameters();
+        std::shared_ptr<const uot::Mask> savedMask;
+        QVector<StudioRegion> savedRegions;
+        {
+            StudioSession session;
+            session.setParameters(p);
+            QVERIFY(load(session, m_source, m_reference));
+            QVERIFY(addTwoRegions(session, p));
+            session.maskFromColor(QColor(200, 60, 60), 0.3, 0.1);  // a current mask besides the regions
+            QVERIFY(session.hasMask());
+            savedMask = session.mask();
+            savedRegions = session.regions();
+            session.saveRegionalSession(settings, folder);
+        }
+        const auto sameMask = [](const uot::Mask& a, const uot::Mask& b) {
+            if (a.width != b.width || a.height != b.height) return false;
+            for (std::size_t k = 0; k < a.values.size(); ++k)
+                if (std::abs(a.values[k] - b.values[k]) > 0.5f / 255 + 1e-6f) return false;
+            return true;
+        };
+        {
+            StudioSession session;
+            session.setParameters(p);
+            QVERIFY(load(session, m_source, m_reference));
+            QSignalSpy maskChanged(&session, &StudioSession::maskChanged), regionsChanged(&session, &StudioSession::regionsChanged),
+                failed(&session, &StudioSession::failed);
+            session.restoreRegionalSession(settings);
+            QCOMPARE(maskChanged.count(), 1);
+            QVERIFY(sameMask(*session.mask(), *savedMask));
+            QVERIFY(QTest::qWaitFor([&] { return session.regions().size() == 2; }, 20000));
+            QCOMPARE(regionsChanged.count(), 2);
+            QCOMPARE(failed.count(), 0);
+            for (int k = 0; k < 2; ++k) {
+                const StudioRegion& got = session.regions()[k];
+                QCOMPARE(got.name, savedRegions[k].name);
+                QCOMPARE(got.reference.path, savedRegions[k].reference.path);
+                QVERIFY(got.parameters.sameLookAs(savedRegions[k].parameters));
+                QVERIFY(sameMask(*got.mask, *savedRegions[k].mask));
+            }
+            QCOMPARE(session.regions()[1].parameters.strength, 0.5);
+        }
+        {
+            // Restored while the source is still loading: once it has.
+            StudioSession session;
+            session.setParameters(p);
+            QSignalSpy maskChanged(&session, &StudioSession::maskChanged);
+            session.openSource(m_source);
+            session.restoreRegionalSession(settings);
+            QVERIFY(QTest::qWaitFor([&] { return session.regions().size() == 2; }, 20000));
+            QCOMPARE(maskChanged.count(), 1);
+        }
+        {
+            // Another source: not restored.
+            StudioSession session;
+            session.setParameters(p);
+            QVERIFY(load(session, m_tiny, m_reference));
+            QSignalSpy maskChanged(&session, &StudioSession::maskChanged), failed(&session, &StudioSession::failed);
+            session.restoreRegionalSession(settings);
+            QTest::qWait(300);
+            QCOMPARE(maskChanged.count(), 0);
+            QCOMPARE(failed.count(), 0);
+            QVERIFY(session.regions().isEmpty());
+        }
+        {
+            // A region's mask file gone: said once, naming it; the mask and the other region restored.
+            QVERIFY(QFile::remove(folder + "/region1.png"));
+            StudioSession session;
+            session.setParameters(p);
+            QVERIFY(load(session, m_source, m_reference));
+            QSignalSpy failed(&session, &StudioSession::failed);
+            session.restoreRegionalSession(settings);
+            QCOMPARE(failed.count(), 1);
+            QVERIFY2(failed[0][1].toString().contains("region1.png"), qPrintable(failed[0][1].toString()));
+            QVERIFY(session.hasMask());
+            QVERIFY(QTest::qWaitFor([&] { return session.regions().size() == 1; }, 20000));
+            QCOMPARE(session.regions()[0].name, savedRegions[1].name);
+            QTest::qWait(200);
+            QCOMPARE(session.regions().size(), 1);
+        }
+    }
+
+    // The window keeps them on closing and a plain start (the last session's
+    // images) restores them once the source has loaded.
+    void windowKeepsRegionsAcrossStarts()
+    {
+        {
+            MainWindow window(testOptions());
+            const StudioParameters p = smallParameters();
+            window.setParameters(p);
+            QVERIFY(load(*window.session(), m_source, m_reference));
+            QVERIFY(addTwoRegions(*window.session(), p));
+            window.close();  // saves the settings
+        }
+        MainWindowOptions options = testOptions();
+        options.loadSamplesIfEmpty = true;  // the last session's images
+        MainWindow window(options);
+        QVERIFY(QTest::qWaitFor([&] { return window.session()->regions().size() == 2; }, 20000));
+        QCOMPARE(window.session()->source().path, m_source);
+        QCOMPARE(window.session()->regions()[1].reference.path, m_reference);
+        QCOMPARE(window.session()->regions()[1].parameters.strength, 0.5);
+        QSettings().remove("session");  // the other tests start without them
     }
 
     // Two references with equal weights pool into the palette of the two side by side.
