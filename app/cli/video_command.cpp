@@ -343,9 +343,15 @@ void runClipBatch(const std::vector<std::string>& clips, const BatchCliSettings&
     RecolorPipeline pipeline(cli.recolor);
     std::vector<std::string> references{batch.reference};
     references.insert(references.end(), settings.extraReferences.begin(), settings.extraReferences.end());
-    RegionCliSettings pooling;
-    pooling.referenceWeights = settings.referenceWeights;
-    prepareReferences(pipeline, references, pooling, cli.read);  // the palette is computed once, for every clip
+    // The palette is computed once, for every clip (and every image: the image batch's when it ran).
+    if (summary.referencePalette) {
+        pipeline.setReferencePalette(summary.referencePalette);
+    } else {
+        RegionCliSettings pooling;
+        pooling.referenceWeights = settings.referenceWeights;
+        prepareReferences(pipeline, references, pooling, cli.read);
+        summary.referencePalette = pipeline.referencePalette();
+    }
     for (std::size_t i = 0; i < clips.size(); ++i) {
         BatchItemResult item;
         item.input = clips[i];

@@ -34,6 +34,8 @@ std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs,
 // one after the other, each with its own look. An existing output is
 // skipped without --overwrite; a clip that fails is reported and the rest go on.
 // The results are added to `summary` (done / skipped / failed counts included).
+// The references are read only when summary.referencePalette is null (no image
+// batch ran before): otherwise the clips take the images' palette as it is.
 // With --device gpu the frames are mapped on the GPU, as in runClipRecolor.
 void runClipBatch(const std::vector<std::string>& clips, const BatchCliSettings& batch, const ArgParser& parser,
                   BatchSummary& summary);
