@@ -14,6 +14,7 @@
 #include "core/color/cube_lut.h"
 #include "core/imageio/image_io.h"
 #include "core/pipeline/input_paths.h"
+#include "core/registry/solver_registry.h"
 #include "core/transport/uot_error.h"
 #include "core/video/clip_paths.h"
 #ifdef UOT_HAVE_VIDEO
@@ -82,6 +83,23 @@ ClipLookOptions lookOptions(const ClipCliSettings& clip)
     look.perShot = clip.perShot;
     look.crossFadeFrames = clip.crossFadeFrames;
     return look;
+}
+
+// The frames are mapped where the look is solved: on GPU N with a GPU solver (--device gpu[:N], or
+// auto with a usable GPU), else on the CPU.
+void mapWhereSolved(const RecolorSettings& recolor, ClipRecolorOptions& options)
+{
+    options.useGpu = runsOnGpu(recolor.transport.solver);
+    options.device = recolor.transport.options.device;
+}
+
+// "GPU 0 (...), 812.4 frames/s mapping alone" for the closing line.
+std::string mappingText(const ClipRecolorReport& report)
+{
+    char rate[64] = "";
+    if (report.mappingSeconds > 0)
+        std::snprintf(rate, sizeof rate, ", %.1f frames/s mapping alone", double(report.frames) / report.mappingSeconds);
+    return report.mapDevice + rate;
 }
 
 // A pipeline with the command's settings and its reference(s), ready for computeClipLook.
@@ -199,6 +217,7 @@ int runClipRecolor(const ArgParser& parser)
     options.look = lookOptions(clip);
     options.look.lutSize = lutPath.empty() ? kDefaultCubeSize : readLutSize(parser, "export-lut-size");
     options.threads = cli.recolor.threads;
+    mapWhereSolved(cli.recolor, options);
     options.write.overwrite = parser.flag("overwrite");
     options.write.protectedPaths = referencePaths;
     if (!isImageSequencePattern(input)) options.write.protectedPaths.push_back(input);
@@ -235,6 +254,10 @@ int runClipRecolor(const ArgParser& parser)
           << ",\n  \"look\": " << lookJson(report.look, options.look.lutSize)
           << ",\n  \"seconds_look\": " << jsonNumber(report.lookSeconds) << ", \"seconds_map\": "
           << jsonNumber(report.mapSeconds) << ", \"frames_per_second\": " << jsonNumber(report.framesPerSecond)
+          << ",\n  \"seconds_decode\": " << jsonNumber(report.decodeSeconds) << ", \"seconds_mapping\": "
+          << jsonNumber(report.mappingSeconds) << ", \"seconds_encode\": " << jsonNumber(report.encodeSeconds)
+          << ",\n  " << deviceJson(cli, pipeline.stats()) << ", \"map_device\": " << jsonString(report.mapDevice)
+          << ", \"map_note\": " << jsonString(report.mapNote)
           << ",\n  \"video_preset\": " << jsonString(clip.preset) << ", \"crf\": " << clip.crf
           << ",\n  \"notes\": " << notesJson(report.notes);
         if (!lutPath.empty()) o << ",\n  \"lut\": " << jsonString(lutPath);
@@ -242,10 +265,13 @@ int runClipRecolor(const ArgParser& parser)
         std::printf("%s", o.str().c_str());
     } else if (!cli.quiet) {
         for (const std::string& note : report.notes) std::fprintf(stderr, "uot recolor: note: %s\n", note.c_str());
-        std::fprintf(stderr, "wrote %s (%s) in %.2f s: look %.2f s (%zu shot%s), frames %.2f s (%.1f frames/s)\n",
+        if (const std::string note = deviceNote(cli, pipeline.stats()); !note.empty())
+            std::fprintf(stderr, "uot recolor: note: %s\n", note.c_str());
+        if (!report.mapNote.empty()) std::fprintf(stderr, "uot recolor: note: %s\n", report.mapNote.c_str());
+        std::fprintf(stderr, "wrote %s (%s) in %.2f s: look %.2f s (%zu shot%s), frames %.2f s (%.1f frames/s; %s)\n",
                      output.c_str(), describeClip(report.input).c_str(), report.lookSeconds + report.mapSeconds,
                      report.lookSeconds, report.look.shots.size(), report.look.shots.size() == 1 ? "" : "s",
-                     report.mapSeconds, report.framesPerSecond);
+                     report.mapSeconds, report.framesPerSecond, mappingText(report).c_str());
         if (!lutPath.empty()) std::fprintf(stderr, "wrote %s (the clip's look)\n", lutPath.c_str());
     }
     return kExitOk;
@@ -317,9 +343,15 @@ void runClipBatch(const std::vector<std::string>& clips, const BatchCliSettings&
     RecolorPipeline pipeline(cli.recolor);
     std::vector<std::string> references{batch.reference};
     references.insert(references.end(), settings.extraReferences.begin(), settings.extraReferences.end());
-    RegionCliSettings pooling;
-    pooling.referenceWeights = settings.referenceWeights;
-    prepareReferences(pipeline, references, pooling, cli.read);  // the palette is computed once, for every clip
+    // The palette is computed once, for every clip (and every image: the image batch's when it ran).
+    if (summary.referencePalette) {
+        pipeline.setReferencePalette(summary.referencePalette);
+    } else {
+        RegionCliSettings pooling;
+        pooling.referenceWeights = settings.referenceWeights;
+        prepareReferences(pipeline, references, pooling, cli.read);
+        summary.referencePalette = pipeline.referencePalette();
+    }
     for (std::size_t i = 0; i < clips.size(); ++i) {
         BatchItemResult item;
         item.input = clips[i];
@@ -328,6 +360,7 @@ void runClipBatch(const std::vector<std::string>& clips, const BatchCliSettings&
         ClipRecolorOptions options;
         options.look = lookOptions(clip);
         options.threads = cli.recolor.threads;
+        mapWhereSolved(cli.recolor, options);
         options.write.overwrite = settings.overwrite;
         options.write.protectedPaths = references;
         if (!isImageSequencePattern(clips[i])) options.write.protectedPaths.push_back(clips[i]);
@@ -346,7 +379,9 @@ void runClipBatch(const std::vector<std::string>& clips, const BatchCliSettings&
                 item.status = BatchItemStatus::Done;
                 item.timings.solve = report.lookSeconds;
                 item.timings.map = report.mapSeconds;
-                for (const std::string& note : report.notes) item.note += (item.note.empty() ? "" : "; ") + note;
+                std::vector<std::string> notes = report.notes;
+                if (!report.mapNote.empty()) notes.push_back(report.mapNote);
+                for (const std::string& note : notes) item.note += (item.note.empty() ? "" : "; ") + note;
                 ++summary.done;
             } catch (const std::exception& e) {
                 item.status = BatchItemStatus::Failed;

@@ -18,6 +18,9 @@ namespace uot::cli {
 // Throws uot::Error(Unavailable) in a build without FFmpeg's libraries (before any work).
 void requireClipSupport();
 
+// With --device gpu[:N] (or auto finding a GPU) the look is solved and the
+// frames are mapped on that GPU; a GPU that fails while frames run hands the
+// rest to the CPU, and the report says so.
 int runClipRecolor(const ArgParser& parser);
 int runClipLut(const ArgParser& parser);
 
@@ -31,6 +34,9 @@ std::vector<std::string> splitClipInputs(const std::vector<std::string>& inputs,
 // one after the other, each with its own look. An existing output is
 // skipped without --overwrite; a clip that fails is reported and the rest go on.
 // The results are added to `summary` (done / skipped / failed counts included).
+// The references are read only when summary.referencePalette is null (no image
+// batch ran before): otherwise the clips take the images' palette as it is.
+// With --device gpu the frames are mapped on the GPU, as in runClipRecolor.
 void runClipBatch(const std::vector<std::string>& clips, const BatchCliSettings& batch, const ArgParser& parser,
                   BatchSummary& summary);
 

@@ -163,6 +163,9 @@ public:
     void submit(const ConstFrameView& in, const FrameView& out);
     void flush();
     bool onDevice() const { return m_device != nullptr; }
+    // Frames a submit() may leave pending (their outputs not yet written): the
+    // device's inFlight(), 0 on the CPU.
+    int inFlight() const { return m_device ? m_device->inFlight() : 0; }
     // Where frames are mapped, e.g. "GPU 0 (NVIDIA H100 80GB HBM3)", "CPU (avx2, 2 threads)"
     // or "CPU (8-bit table, 2 threads)".
     std::string describe() const;

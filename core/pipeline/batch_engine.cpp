@@ -244,6 +244,7 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
             buildPooledPalette(images, settings.referenceWeights, s.space, s.palette, s.threads));
     }
     summary.referenceTimings.palette = secondsSince(start);
+    summary.referencePalette = referencePalette;
     for (std::size_t index = 0; index < total; ++index)
         if (!plan.pending[index]) notifyFinished(control, index, total, plan.items[index]);
 

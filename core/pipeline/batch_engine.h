@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ struct BatchSummary {
     std::vector<BatchItemResult> items;
     std::size_t done = 0, skipped = 0, failed = 0, cancelled = 0;
     PhaseTimings referenceTimings;  // decode + palette of the reference
+    // The reference palette the batch computed (null when it read no reference),
+    // for more work with the same references (the clips of `uot batch`).
+    std::shared_ptr<const Palette> referencePalette;
     double seconds = 0;             // wall time of the whole batch
 };
 

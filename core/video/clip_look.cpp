@@ -46,9 +46,11 @@ std::vector<long long> spread(long long first, long long end, int n)
     return out;
 }
 
-// The frames of `wanted` (sorted), read at analysis size; stops after the last.
+// The frames of `wanted` (sorted), read at analysis size; stops after the last. With `seek`, the
+// reader seeks ahead to each where the clip allows (ClipReader::seekForwardTo), else it decodes
+// every frame on the way.
 std::map<long long, Image> readFrames(const std::string& clip, const std::set<long long>& wanted, int analysisWidth,
-                                      const PipelineControl& control)
+                                      bool seek, const PipelineControl& control)
 {
     std::map<long long, Image> frames;
     if (wanted.empty()) return frames;
@@ -57,19 +59,25 @@ std::map<long long, Image> readFrames(const std::string& clip, const std::set<lo
     options.countFrames = false;
     const auto reader = ClipReader::open(clip, options);
     const long long last = *wanted.rbegin();
+    long long position = 0;  // the frame the reader gives next
     ClipItem item;
-    for (long long index = 0; index <= last; ++index) {
-        checkCancel(control);
-        report(control, double(index) / double(last + 1));
-        if (!wanted.count(index)) {
-            if (!reader->skipFrame()) break;
-            continue;
-        }
-        if (!reader->next(item)) break;
-        while (item.packet)
+    for (const long long index : wanted) {
+        if (seek && index > position && reader->seekForwardTo(index)) position = index;
+        bool ended = false;
+        for (; position <= index && !ended; ++position) {
+            checkCancel(control);
+            report(control, double(position) / double(last + 1));
+            if (position < index) {
+                ended = !reader->skipFrame();
+                continue;
+            }
             if (!reader->next(item)) break;
-        if (!item.frame) break;
-        frames[index] = std::move(item.frame->image);
+            while (item.packet)
+                if (!reader->next(item)) break;
+            if (!item.frame) break;
+            frames[index] = std::move(item.frame->image);
+        }
+        if (!frames.count(index)) break;
     }
     if (frames.size() != wanted.size())
         throw Error(ErrorCode::Io, clip + ": ended before frame " + std::to_string(last) + " (it has fewer frames than it says)");
@@ -257,7 +265,7 @@ ClipLook computeClipLook(RecolorPipeline& pipeline, const std::string& clip, con
             throw Error(ErrorCode::InvalidArgument, "--look-frame " + std::to_string(options.lookFrame) +
                                                         ": the clip has " + std::to_string(clipInfo.frameCount) +
                                                         " frames (0 to " + std::to_string(clipInfo.frameCount - 1) + ")");
-        std::map<long long, Image> frames = readFrames(clip, {options.lookFrame}, options.analysisWidth, control);
+        std::map<long long, Image> frames = readFrames(clip, {options.lookFrame}, options.analysisWidth, options.seek, control);
         ClipShotLook shot = lookOfFrames(pipeline, {std::move(frames.begin()->second)}, options.lutSize, title, control);
         shot.sampledFrames = {options.lookFrame};
         shots.push_back(std::move(shot));
@@ -275,7 +283,7 @@ ClipLook computeClipLook(RecolorPipeline& pipeline, const std::string& clip, con
             wanted.insert(shot.sampledFrames.begin(), shot.sampledFrames.end());
             shots.push_back(std::move(shot));
         }
-        std::map<long long, Image> frames = readFrames(clip, wanted, options.analysisWidth, control);
+        std::map<long long, Image> frames = readFrames(clip, wanted, options.analysisWidth, options.seek, control);
         for (ClipShotLook& shot : shots) {
             std::vector<Image> shotFrames;
             for (long long i : shot.sampledFrames) shotFrames.push_back(frames.at(i));
@@ -287,7 +295,8 @@ ClipLook computeClipLook(RecolorPipeline& pipeline, const std::string& clip, con
     } else if (clipInfo.frameCount >= 0) {
         const std::vector<long long> indices = spread(0, clipInfo.frameCount, options.sampleFrames);
         std::map<long long, Image> frames =
-            readFrames(clip, std::set<long long>(indices.begin(), indices.end()), options.analysisWidth, control);
+            readFrames(clip, std::set<long long>(indices.begin(), indices.end()), options.analysisWidth, options.seek,
+                       control);
         std::vector<Image> sampled;
         for (auto& [index, image] : frames) sampled.push_back(std::move(image));
         ClipShotLook shot = lookOfFrames(pipeline, sampled, options.lutSize, title, control);

@@ -26,6 +26,7 @@ struct ClipLookOptions {
     int crossFadeFrames = 6;    // frames over which two shots' LUTs blend at a cut (0: switch at the cut)
     int lutSize = 33;           // nodes per axis of the look's LUT
     int analysisWidth = 480;    // sampled frames are scaled to at most this width
+    bool seek = true;           // reach sampled frames by seeking where the clip allows (false: decode every frame up to them)
 };
 
 struct ClipShotLook {

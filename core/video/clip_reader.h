@@ -90,6 +90,18 @@ public:
     // Passes over the next frame without converting it (cheaper where the format
     // allows); false at the end. Copied packets met on the way are dropped.
     virtual bool skipFrame() = 0;
+    // Moves on so that the next frame is frame `index` (beyond the frames read
+    // or skipped so far) by seeking where the format allows: a video whose
+    // key frame before `index` comes after the current place seeks to that key
+    // frame and decodes forward from it, instead of decoding every frame on
+    // the way. Returns false, having moved nowhere, where it cannot; the
+    // caller then skips frames. The frames read after it are those skipFrame()
+    // would have reached.
+    virtual bool seekForwardTo(long long index)
+    {
+        (void)index;
+        return false;
+    }
 };
 
 // Sequences: frame 0's path, for messages.

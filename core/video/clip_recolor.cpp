@@ -1,6 +1,7 @@
 #include "core/video/clip_recolor.h"
 
 #include <chrono>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -58,8 +59,13 @@ ClipRecolorReport applyClipLook(const std::string& input, const ClipLook& look, 
     std::thread decoder([&] {
         try {
             ClipItem item;
-            while (reader->next(item))
+            while (true) {
+                const auto t = Clock::now();
+                const bool more = reader->next(item);
+                report.decodeSeconds += secondsSince(t);
+                if (!more) break;
                 if (!decoded.push(std::move(item))) return;
+            }
         } catch (...) {
             error.set(std::current_exception());
         }
@@ -68,7 +74,11 @@ ClipRecolorReport applyClipLook(const std::string& input, const ClipLook& look, 
     std::thread encoder([&] {
         try {
             ClipItem item;
-            while (mapped.pop(item)) writer->write(item);
+            while (mapped.pop(item)) {
+                const auto t = Clock::now();
+                writer->write(item);
+                report.encodeSeconds += secondsSince(t);
+            }
         } catch (...) {
             error.set(std::current_exception());
             mapped.abort();   // the mapping stops pushing
@@ -84,31 +94,73 @@ ClipRecolorReport applyClipLook(const std::string& input, const ClipLook& look, 
 
     try {
         CubeLut blend;
+        // Items in file order whose frames may still be on the device: a frame handed to the GPU
+        // (its submission number) is written once `inFlight` later frames were submitted.
+        // Declared before the runner, so that the runner's flush comes first on an error.
+        std::deque<std::pair<ClipItem, long long>> pending;
+        long long submitted = 0;
         // A shot's LUT maps its frames through the frame kernels (lut_apply.h; RGB
-        // frames, in place); a cross-fade's blended LUT, new at every frame, and
-        // gray or RGBA sequence frames take applyCubeToImage (the same values).
+        // frames, in place; on the GPU when asked for); a cross-fade's blended LUT,
+        // new at every frame, and gray or RGBA sequence frames take applyCubeToImage
+        // on the CPU (the same values).
         std::unique_ptr<FrameLutRunner> runner;
         const CubeLut* runnerLut = nullptr;
         FrameLutRunner::Options runnerOptions;
         runnerOptions.threads = options.threads;
+        runnerOptions.useGpu = options.useGpu;
+        runnerOptions.device = options.device;
+        const auto noteRunner = [&] {
+            if (!runner) return;
+            report.mapDevice = runner->describe();
+            if (!runner->fallbackMessage().empty()) report.mapNote = runner->fallbackMessage();
+        };
+        // Hands the mapped items on in order (all of them: the device flushed); false once the encoder stopped.
+        const auto handOn = [&](bool all) {
+            const int inFlight = runner ? runner->inFlight() : 0;
+            while (!pending.empty()) {
+                const long long seq = pending.front().second;
+                if (!all && seq >= 0 && inFlight > 0 && submitted - seq <= inFlight) break;
+                if (!mapped.push(std::move(pending.front().first))) return false;
+                pending.pop_front();
+            }
+            return true;
+        };
+        const auto flushRunner = [&] {
+            if (!runner) return;
+            const auto t = Clock::now();
+            runner->flush();
+            report.mappingSeconds += secondsSince(t);
+            noteRunner();
+        };
         ClipItem item;
         auto lastReport = Clock::now();
         const long long total = report.input.frameCount;
-        while (decoded.pop(item)) {
+        bool encoderStopped = false;
+        while (!encoderStopped && decoded.pop(item)) {
             if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+            long long seq = -1;
             if (item.frame) {
+                const auto t = Clock::now();
                 const CubeLut& lut = look.lutFor(item.frame->index, blend);
                 Image& image = item.frame->image;
                 if (&lut != &blend && image.channels == 3) {
                     if (runnerLut != &lut) {
+                        flushRunner();
+                        if (!handOn(true)) {
+                            encoderStopped = true;
+                            break;
+                        }
                         runner = std::make_unique<FrameLutRunner>(lut, runnerOptions);
                         runnerLut = &lut;
+                        submitted = 0;
                     }
                     const FrameView frame = frameViewOf(image);
                     runner->submit(frame, frame);
+                    if (runner->onDevice()) seq = submitted++;
                 } else {
                     image = applyCubeToImage(lut, image, CubeInterpolation::Tetrahedral, options.threads);
                 }
+                report.mappingSeconds += secondsSince(t);
                 ++report.frames;
                 if (options.onProgress && secondsSince(lastReport) > 0.25) {
                     lastReport = Clock::now();
@@ -121,8 +173,14 @@ ClipRecolorReport applyClipLook(const std::string& input, const ClipLook& look, 
                     options.onProgress(p);
                 }
             }
-            if (!mapped.push(std::move(item))) break;  // the encoder stopped (its error is rethrown below)
+            pending.emplace_back(std::move(item), seq);
+            encoderStopped = !handOn(false);
         }
+        if (!encoderStopped) {
+            flushRunner();
+            handOn(true);
+        }
+        noteRunner();
         mapped.close();
         decoder.join();
         encoder.join();

@@ -169,6 +169,10 @@ bool LibavClipReader::receiveFrame()
 
 bool LibavClipReader::advance(ClipItem* item)
 {
+    if (m_frameWaiting) {
+        m_frameWaiting = false;
+        return true;
+    }
     while (true) {
         if (!m_pendingPackets.empty()) {
             if (item) {
@@ -207,6 +211,56 @@ bool LibavClipReader::skipFrame()
     if (!advance(nullptr)) return false;
     ++m_nextIndex;
     av_frame_unref(m_frame);
+    return true;
+}
+
+bool LibavClipReader::seekBefore(long long pts)
+{
+    if (av_seek_frame(m_format, m_stream, pts, AVSEEK_FLAG_BACKWARD) < 0) return false;
+    avcodec_flush_buffers(m_decoder);
+    m_flushed = false;
+    m_pendingPackets.clear();
+    if (m_frameWaiting) av_frame_unref(m_frame);
+    m_frameWaiting = false;
+    return true;
+}
+
+bool LibavClipReader::seekForwardTo(long long index)
+{
+    if (index <= m_nextIndex || m_frameWaiting) return false;
+    const AVStream* stream = m_format->streams[m_stream];
+    const long long start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
+    const AVRational frameTime{m_info.frameRateDen, m_info.frameRateNum};
+    const long long target = start + av_rescale_q(index, frameTime, stream->time_base);
+    // Worth it only when the key frame before the target lies beyond the frames decoded so far; a
+    // container without an index (read so far) is sought when the target is two seconds or more ahead.
+    const int entry = av_index_search_timestamp(const_cast<AVStream*>(stream), target, AVSEEK_FLAG_BACKWARD);
+    if (entry >= 0) {
+        const AVIndexEntry* key = avformat_index_get_entry(const_cast<AVStream*>(stream), entry);
+        if (!key || displayIndexOf(key->timestamp) <= m_nextIndex) return false;
+    } else if ((index - m_nextIndex) * m_info.frameRateDen < 2LL * m_info.frameRateNum) {
+        return false;
+    }
+    if (!seekBefore(target)) return false;
+    // Decode forward to the frame whose timestamp is the target's. A clip whose timestamps do not
+    // number its frames one by one (a variable rate, a gap) cannot be sought this way: then read
+    // it again from the start, skipping frames as without seeking.
+    while (advance(nullptr)) {
+        const long long pts = m_frame->best_effort_timestamp != AV_NOPTS_VALUE ? m_frame->best_effort_timestamp
+                                                                               : m_frame->pts;
+        const long long at = pts == AV_NOPTS_VALUE ? -1 : displayIndexOf(pts);
+        if (at == index) {
+            m_nextIndex = index;
+            m_frameWaiting = true;
+            return true;
+        }
+        av_frame_unref(m_frame);
+        if (at < 0 || at > index) break;
+    }
+    if (!seekBefore(start)) throw Error(ErrorCode::Io, m_info.path + ": cannot go back to its first frame");
+    m_nextIndex = 0;
+    while (m_nextIndex < index)
+        if (!skipFrame()) return true;  // the clip ends first; next() says so
     return true;
 }
 

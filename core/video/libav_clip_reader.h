@@ -15,6 +15,7 @@ public:
     const ClipInfo& info() const override { return m_info; }
     bool next(ClipItem& item) override;
     bool skipFrame() override;
+    bool seekForwardTo(long long index) override;
     const AVFormatContext* formatContext() const { return m_format; }
     int videoStream() const { return m_stream; }
 
@@ -27,6 +28,9 @@ private:
     std::string frameError(const std::string& what) const;
     // A packet's frame number in display order, from its timestamp.
     long long displayIndexOf(long long pts) const;
+    // Seeks to the key frame at or before `pts` (the stream's time base) and
+    // empties the decoder; false when the demuxer cannot.
+    bool seekBefore(long long pts);
 
     ClipReadOptions m_options;
     ClipInfo m_info;
@@ -38,6 +42,7 @@ private:
     int m_stream = -1;
     bool m_flushed = false;
     long long m_nextIndex = 0;
+    bool m_frameWaiting = false;  // m_frame holds frame m_nextIndex, decoded by seekForwardTo
     std::deque<CopiedPacketPtr> m_pendingPackets;
 };
 

@@ -19,6 +19,10 @@ are read back through ffmpeg, not through the program.
              temporary file; SIGKILL: no output under its name
   corrupt    a damaged frame in a video and a truncated frame in a sequence stop
              the work with a message naming the frame; nothing is written
+  device     --device for clips: cpu maps on the CPU; gpu maps on the GPU where one
+             is usable, else exits 4 before anything is written (as for photos);
+             auto says where the look was solved and the frames mapped, and why
+             the CPU when it is; uot batch over a clip the same
 Usage: video_clip_test.py CASE UOT SAMPLES_DIR BENCH_VIDEO_DIR
 """
 import json
@@ -249,8 +253,41 @@ def case_corrupt(tmp):
           f"a truncated frame 5 of a sequence is named, nothing written ({r.stderr.strip()[-200:]})")
 
 
+def case_device(tmp):
+    src = testsrc_clip(f"{tmp}/src.mp4", seconds=1, audio=False)
+    r = uot_run("recolor", src, REF, "-o", f"{tmp}/cpu.mp4", "--device", "cpu", "--json", *QUICK)
+    report = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(report.get("device") == "cpu" and report.get("map_device", "").startswith("CPU")
+          and report.get("map_note") == "" and report.get("seconds_mapping", 0) > 0,
+          f"--device cpu: solved and mapped on the CPU ({r.stderr.strip()[-200:]}; {report.get('map_device')})")
+    r = uot_run("recolor", src, REF, "-o", f"{tmp}/auto.mp4", "--device", "auto", "--json", *QUICK)
+    report = json.loads(r.stdout) if r.returncode == 0 else {}
+    gpu = report.get("device") == "gpu"
+    if gpu:
+        check(report.get("map_device", "").startswith("GPU 0") and report.get("map_note") == "",
+              f"--device auto with a GPU: frames mapped on it ({report.get('map_device')}; {report.get('map_note')})")
+    else:
+        check(r.returncode == 0 and report.get("map_device", "").startswith("CPU") and report.get("device_note"),
+              f"--device auto without a GPU: the CPU, and why ({r.stderr.strip()[-200:]}; {report.get('device_note')})")
+    out = f"{tmp}/gpu.mp4"
+    r = uot_run("recolor", src, REF, "-o", out, "--device", "gpu", "--json", *QUICK)
+    if gpu:
+        report = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(report.get("device") == "gpu" and report.get("map_device", "").startswith("GPU 0"),
+              f"--device gpu: solved and mapped on the GPU ({report.get('map_device')}; {report.get('map_note')})")
+    else:
+        check(r.returncode == 4 and "GPU" in r.stderr and not os.path.exists(out) and leftovers(tmp) == [],
+              f"--device gpu without a GPU: exit 4 before any work ({r.returncode}: {r.stderr.strip()[-200:]})")
+    r = uot_run("recolor", src, REF, "-o", f"{tmp}/bad.mp4", "--device", "gpu:x", *QUICK)
+    check(r.returncode == 2 and "--device" in r.stderr, f"--device gpu:x is a usage error ({r.stderr.strip()[-200:]})")
+    r = uot_run("batch", REF, src, "--out-dir", f"{tmp}/batch", "--device", "auto", "--json", *QUICK)
+    items = json.loads(r.stdout)["items"] if r.returncode == 0 else []
+    check(len(items) == 1 and items[0]["status"] == "done" and os.path.exists(f"{tmp}/batch/src_recolored.mp4"),
+          f"uot batch over a clip with --device auto ({r.stderr.strip()[-200:]})")
+
+
 CASES = {"keeps": case_keeps, "fidelity": case_fidelity, "stability": case_stability, "cancel": case_cancel,
-         "corrupt": case_corrupt}
+         "corrupt": case_corrupt, "device": case_device}
 
 with tempfile.TemporaryDirectory() as tmp:
     CASES[case](tmp)
