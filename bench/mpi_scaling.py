@@ -98,10 +98,16 @@ def measure(args, ranks, size, out_dir, kind):
               "rows_per_rank_max": median["rows_per_rank_max"], "ms_per_iter": median["ms_per_iter"],
               "comm_ms_per_iter": median["comm_ms_per_iter"], "comm_share": median["comm_share"],
               "ms_per_iter_all": [r["ms_per_iter"] for r in runs], "iterations": median["iterations"],
-              "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter")}
-    print("  %-6s P=%-3d %-12s %9.3f ms/iter  comm %8.3f ms (%4.1f%%)  all-reduces/iter %s" % (
+              "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter"),
+              "rank_ms_per_iter": median.get("rank_ms_per_iter"), "rank_wait_ms_per_iter": median.get("rank_wait_ms_per_iter")}
+    # Each rank's compute (its time per iteration less its wait in the reductions).
+    compute = [t - w for t, w in zip(record["rank_ms_per_iter"] or [], record["rank_wait_ms_per_iter"] or [])]
+    record["rank_compute_ms_per_iter"] = compute
+    spread = "  compute %.2f..%.2f ms (slowest rank %d)" % (min(compute), max(compute), compute.index(max(compute))) \
+        if compute else ""
+    print("  %-6s P=%-3d %-12s %9.3f ms/iter  comm %8.3f ms (%4.1f%%)  all-reduces/iter %s%s" % (
         kind, ranks, size, record["ms_per_iter"], record["comm_ms_per_iter"], 100 * record["comm_share"],
-        record["allreduce_per_iter"]),
+        record["allreduce_per_iter"], spread),
         file=sys.stderr, flush=True)
     if args.json_out:
         with open(args.json_out, "a") as f:
@@ -144,8 +150,8 @@ def main():
             base = next((r for r in strong if r["ranks"] == 1), None)
             pot = pot_ms(args)
             print("\nstrong scaling, %s %s (speed-up and efficiency against P = 1)" % (args.size, args.precision))
-            header = "%5s %10s %11s %9s %8s %11s %7s" % ("P", "rows/rank", "ms/iter", "speed-up", "effic.",
-                                                         "comm ms", "comm%")
+            header = "%5s %10s %11s %9s %8s %11s %7s %12s %12s" % ("P", "rows/rank", "ms/iter", "speed-up", "effic.",
+                                                                   "comm ms", "comm%", "compute min", "compute max")
             if pot:
                 header += " %9s" % "x POT-1t"
             print(header)
@@ -154,6 +160,8 @@ def main():
                 line = "%5d %10d %11.3f %9.2f %7.1f%% %11.3f %6.1f%%" % (
                     r["ranks"], r["rows_per_rank_max"], r["ms_per_iter"], speedup, 100 * speedup / r["ranks"],
                     r["comm_ms_per_iter"], 100 * r["comm_share"])
+                compute = r["rank_compute_ms_per_iter"]
+                line += " %12s %12s" % (("%.3f" % min(compute), "%.3f" % max(compute)) if compute else ("-", "-"))
                 if pot:
                     line += " %9.1f" % (pot / r["ms_per_iter"])
                 print(line)
@@ -173,7 +181,8 @@ def main():
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     print("\nms/iter: iteration loop only (kernel build excluded), median of %d runs; comm: the slowest rank's time "
-          "in MPI_Allreduce per iteration, waiting for other ranks included." % args.repeats)
+          "in MPI_Allreduce per iteration, waiting for other ranks included; compute: a rank's time per iteration less its "
+          "wait, the least and the most over the ranks (the most is the slowest rank, whom the others wait for)." % args.repeats)
     return 0
 
 

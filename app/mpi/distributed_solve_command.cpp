@@ -297,6 +297,12 @@ int runDistributedSolve(const std::vector<std::string>& args)
     const double commMsPerIter = stats[0];
     const auto maxRows = static_cast<std::size_t>(stats[1]), minRows = static_cast<std::size_t>(-stats[2]);
     const double callsPerIter = static_cast<double>(loop.calls()) / iterations;
+    // Each rank's time per iteration and its wait in the reductions, to rank 0: the
+    // wait of one rank is the others' excess work, so the spread of the compute
+    // (time - wait) shows the imbalance that the slowest rank's wait alone hides.
+    const double mine[2] = {result.timings.msPerIteration, 1e3 * loop.seconds() / iterations};
+    std::vector<double> perRank(rank == 0 ? 2 * static_cast<std::size_t>(ranks) : 2);
+    MPI_Gather(mine, 2, MPI_DOUBLE, perRank.data(), 2, MPI_DOUBLE, 0, comm);
     const int threads = options.threads > 0 ? options.threads : resolveThreadCount(0);
 
     int exitCode = cli::kExitOk;
@@ -321,6 +327,12 @@ int runDistributedSolve(const std::vector<std::string>& args)
           << ", \"comm_share\": " << cli::jsonNumber(share)
           << ", \"allreduce_per_iter\": " << cli::jsonNumber(callsPerIter)
           << ", \"problem\": " << cli::jsonString(problemName);
+        for (const auto& [key, offset] : {std::pair{"rank_ms_per_iter", 0}, std::pair{"rank_wait_ms_per_iter", 1}}) {
+            j << ", \"" << key << "\": [";
+            for (int r = 0; r < ranks; ++r)
+                j << (r ? ", " : "") << cli::jsonNumber(perRank[2 * static_cast<std::size_t>(r) + offset]);
+            j << "]";
+        }
         summary.extraJsonMembers = j.str();
         char line[256];
         std::snprintf(line, sizeof line, "ranks       %d (%zu to %zu rows each), %d thread%s per rank", ranks, minRows,
@@ -329,6 +341,16 @@ int runDistributedSolve(const std::vector<std::string>& args)
         std::snprintf(line, sizeof line,
                       "comm        %.3f ms/iteration (%.1f%% of it, waiting included), %.2f allreduce calls/iteration",
                       commMsPerIter, 100.0 * share, callsPerIter);
+        summary.extraLines.emplace_back(line);
+        double computeMin = 0, computeMax = 0;
+        int slowest = 0;
+        for (int r = 0; r < ranks; ++r) {
+            const double compute = perRank[2 * static_cast<std::size_t>(r)] - perRank[2 * static_cast<std::size_t>(r) + 1];
+            if (r == 0 || compute < computeMin) computeMin = compute;
+            if (r == 0 || compute > computeMax) computeMax = compute, slowest = r;
+        }
+        std::snprintf(line, sizeof line, "compute     %.3f to %.3f ms/iteration over the ranks (slowest: rank %d)",
+                      computeMin, computeMax, slowest);
         summary.extraLines.emplace_back(line);
         if (parser.flag("json")) std::fputs(cli::solveSummaryJson(result, summary).c_str(), stdout);
         else cli::printSolveSummary(result, summary);

@@ -192,6 +192,13 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
             r.check(abs(a - b) <= 1e3 * tolerance * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
         for key in ("comm_ms_per_iter", "comm_share", "threads_per_rank", "allreduce_per_iter"):
             r.check(key in summary, what + ": summary lacks " + key)
+        # Each rank's time per iteration and its wait: one of each per rank, the wait
+        # within the time, and the slowest rank's wait is the summary's comm figure.
+        times, waits = summary.get("rank_ms_per_iter", []), summary.get("rank_wait_ms_per_iter", [])
+        r.check(len(times) == p and len(waits) == p, what + ": per-rank times %r and waits %r" % (times, waits))
+        r.check(all(0 <= w <= t + 1e-9 for t, w in zip(times, waits)), what + ": a wait beyond its rank's time")
+        r.check(not waits or abs(max(waits) - summary["comm_ms_per_iter"]) <= 1e-9 * max(1.0, max(waits)),
+                what + ": largest wait %r, comm_ms_per_iter %r" % (max(waits or [0]), summary["comm_ms_per_iter"]))
         if summary["mode"] == "translation-invariant" and summary["acceleration"] == "none":
             reductions_within_budget(r, what, summary, 2, per_check=2)
 
