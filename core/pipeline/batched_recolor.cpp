@@ -52,8 +52,8 @@ public:
     {
         // The batch's CPU threads in all: settings.threads when given (--threads N, or an
         // MPI rank's share of its node), else every hardware thread.
-        const int budget =
-            settings.threads > 0 ? settings.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        const int budget = settings.threads > 0 ? settings.threads : hardware;
         // One thread of the budget is left to the calling thread, which drives the device.
         m_workers = options.workers > 0 ? options.workers : std::max(1, budget - 1);
         m_group = std::max<std::size_t>(1, options.groupSize);

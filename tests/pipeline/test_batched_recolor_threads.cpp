@@ -7,7 +7,6 @@
 // takes the place of the GPU one.
 
 #include <QtTest/QtTest>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,7 +25,8 @@ class OneByOneBatchedSolver final : public uot::BatchedUotSolver {
 public:
     std::string name() const override { return "test-one-by-one"; }
     std::vector<uot::SolveResult> solveBatch(std::span<const uot::UotProblem> problems,
-                                             const uot::SolveOptions& options, const uot::SolveControl& control) override
+                                             const uot::SolveOptions& options,
+                                             const uot::SolveControl& control) override
     {
         std::vector<uot::SolveResult> out;
         const auto solver = uot::createSolver("fused");
@@ -99,8 +99,8 @@ private slots:
             QVERIFY2(item.status == uot::BatchedItemStatus::Done, item.message.c_str());
         UOT_QVERIFY_MSG(most.load() == threads - 1,
                         "images loaded at once: " << most.load() << ", expected " << threads - 1 << " (threads "
-                                                  << threads << ", hardware "
-                                                  << std::thread::hardware_concurrency() << ")");
+                                                  << threads << ", hardware " << std::thread::hardware_concurrency()
+                                                  << ")");
     }
 };
 
