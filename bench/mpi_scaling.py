@@ -28,6 +28,7 @@ Usage:
   bench/mpi_scaling.py --uot-mpi build/app/mpi/uot-mpi [--size 16384x16384]
       [--ranks 1,2,4,8,16] [--weak-rows 1024] [--precision fp32] [--iterations 50]
       [--repeats 3] [--threads 1] [--mpi-wait spin|sleep] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
+      [--solve-args "--balance"]
       [--pot | --pot-ms-per-iter X] [--json-out FILE] [--skip-weak] [--skip-strong]
 """
 import argparse
@@ -60,6 +61,7 @@ def parse_args():
     p.add_argument("--mode", default="plain", help="uot-mpi --mode (plain, ti, auto)")
     p.add_argument("--eps", default="0.05")
     p.add_argument("--tau", default="1")
+    p.add_argument("--solve-args", default="", help="more uot-mpi solve options, e.g. '--balance'")
     p.add_argument("--pot", action="store_true", help="time single-threaded POT on --size for the paper's normalisation")
     p.add_argument("--pot-ms-per-iter", type=float, help="single-threaded POT ms per iteration at --size, measured elsewhere")
     p.add_argument("--pot-python", default="/usr/bin/python3")
@@ -82,7 +84,7 @@ def run_once(args, ranks, size, out_dir):
     cmd = mpirun_command(args, ranks) + [
         args.uot_mpi, "solve", "--random", size, "--precision", args.precision, "--threads", str(args.threads),
         "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--solver", args.solver, "--mode", args.mode, "--fixed-iterations", "--max-iter", str(args.iterations),
-        "--out-dir", out_dir, "--json"]
+        "--out-dir", out_dir, "--json"] + shlex.split(args.solve_args)
     done = subprocess.run(cmd, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or len(lines) != 1:
@@ -99,6 +101,7 @@ def measure(args, ranks, size, out_dir, kind):
               "comm_ms_per_iter": median["comm_ms_per_iter"], "comm_share": median["comm_share"],
               "ms_per_iter_all": [r["ms_per_iter"] for r in runs], "iterations": median["iterations"],
               "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter"),
+              "balance_ms": median.get("balance_ms"), "rows_per_rank_min": median.get("rows_per_rank_min"),
               "rank_ms_per_iter": median.get("rank_ms_per_iter"), "rank_wait_ms_per_iter": median.get("rank_wait_ms_per_iter")}
     # Each rank's compute (its time per iteration less its wait in the reductions).
     compute = [t - w for t, w in zip(record["rank_ms_per_iter"] or [], record["rank_wait_ms_per_iter"] or [])]
@@ -138,8 +141,8 @@ def main():
     m, n = (int(x) for x in args.size.split("x"))
     out_dir = tempfile.mkdtemp(prefix="uot-mpi-bench-")
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"]
-    print("uot-mpi scaling: --solver %s --mode %s, %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
-        args.solver, args.mode, args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
+    print("uot-mpi scaling: --solver %s --mode %s%s, %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
+        args.solver, args.mode, " " + args.solve_args if args.solve_args else "", args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     if max(ranks) * args.threads > cores:
         print("note: up to %d ranks x %d threads on %d cores: the ranks beyond %d share cores (oversubscribed)" % (

@@ -180,7 +180,11 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
         what = "%s on %d ranks (%s)" % (name, p, " ".join(options + list(mpi_only)))
         u, v = load_scalings(out)
         r.check(summary["ranks"] == p, what + ": summary says %s ranks" % summary["ranks"])
-        r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
+        if "--balance" in mpi_only:
+            # Rows in proportion to the ranks' measured speeds: any split, the same iterates.
+            r.check(summary["balanced"] is True and summary["rows_per_rank_max"] <= m, what + ": %s" % summary)
+        else:
+            r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
         r.check(summary["mode"] == single["mode"], what + ": mode %s vs %s" % (summary["mode"], single["mode"]))
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
@@ -196,7 +200,9 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
         # within the time, and the slowest rank's wait is the summary's comm figure.
         times, waits = summary.get("rank_ms_per_iter", []), summary.get("rank_wait_ms_per_iter", [])
         r.check(len(times) == p and len(waits) == p, what + ": per-rank times %r and waits %r" % (times, waits))
-        r.check(all(0 <= w <= t + 1e-9 for t, w in zip(times, waits)), what + ": a wait beyond its rank's time")
+        # (two clocks: a rank that only waits, one without rows, may see its wait a hair above its time)
+        r.check(all(0 <= w <= 1.05 * t + 0.05 for t, w in zip(times, waits)),
+                what + ": a wait beyond its rank's time: %r, %r" % (times, waits))
         r.check(not waits or abs(max(waits) - summary["comm_ms_per_iter"]) <= 1e-9 * max(1.0, max(waits)),
                 what + ": largest wait %r, comm_ms_per_iter %r" % (max(waits or [0]), summary["comm_ms_per_iter"]))
         if summary["mode"] == "translation-invariant" and summary["acceleration"] == "none":
@@ -487,6 +493,14 @@ def main():
                                     warm=True)
         compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
                                     ranks=(2, 3))
+        # --balance: the rows set up again in proportion to the measured speeds (warm
+        # start included: each rank's rows of u follow its new rows).
+        compare_with_single_process(r, "balanced-ti-auto-97x61", 97, 61,
+                                    ["--solver", "fused", "--mode", "ti", "--accel", "auto"], mpi_only=("--balance",))
+        compare_with_single_process(r, "balanced-warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"],
+                                    ranks=(2, 3), warm=True, mpi_only=("--balance",))
+        compare_with_single_process(r, "balanced-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,),
+                                    mpi_only=("--balance",))
         solver_matches_single_process(r, "auto-301x257", 301, 257, [])
         solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
         solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
