@@ -44,36 +44,17 @@ except ImportError as error:
     print("FAIL: needs numpy for /usr/bin/python3 (apt-get install python3-numpy): %s" % error)
     sys.exit(1)
 
+import mpi_test_runner  # noqa: E402 (next to this script)
+
 TIMEOUT_S = 300
 
 
-class Runner:
+class Runner(mpi_test_runner.Runner):
     def __init__(self, args):
-        self.uot = args.uot
-        self.uot_mpi = args.uot_mpi
-        self.mpirun = args.mpirun
-        self.failures = 0
-        self.checks = 0
-
-    def check(self, ok, what):
-        self.checks += 1
-        if not ok:
-            self.failures += 1
-            print("FAIL: " + what)
-        return ok
+        super().__init__(args, TIMEOUT_S)
 
     def mpi(self, ranks, extra=()):
-        cmd = [self.mpirun, "--oversubscribe", "-np", str(ranks)] + list(extra)
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-run-as-root")
-        return cmd + [self.uot_mpi, "batch"]
-
-    def run(self, cmd, env=None):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
-        except subprocess.TimeoutExpired:
-            print("FAIL: timed out: " + " ".join(cmd))
-            return None
+        return self.mpi_command("batch", ranks, extra)
 
 
 def write_bmp(path, rgb):

@@ -62,36 +62,18 @@ except ImportError as error:
     print("FAIL: needs numpy for /usr/bin/python3 (apt-get install python3-numpy): %s" % error)
     sys.exit(1)
 
+import mpi_test_runner  # noqa: E402 (next to this script)
+
 TIMEOUT_S = 120  # per mpirun: a hung rank fails the test instead of hanging it
 
 
-class Runner:
+class Runner(mpi_test_runner.Runner):
     def __init__(self, args, work):
-        self.uot = args.uot
-        self.uot_mpi = args.uot_mpi
-        self.mpirun = args.mpirun
+        super().__init__(args, TIMEOUT_S)
         self.work = work
-        self.failures = 0
-        self.checks = 0
-
-    def check(self, ok, what):
-        self.checks += 1
-        if not ok:
-            self.failures += 1
-            print("FAIL: " + what)
-        return ok
 
     def mpi_command(self, ranks):
-        cmd = [self.mpirun, "--oversubscribe", "-np", str(ranks)]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-run-as-root")
-        return cmd + [self.uot_mpi, "solve"]
-
-    def run(self, cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            return None
+        return super().mpi_command("solve", ranks)
 
 
 def save(directory, name, array):
