@@ -129,29 +129,82 @@ def same_report(r, local, distributed, what):
             "%s: items differ:\n  uot batch: %s\n  uot-mpi:   %s" % (what, items_of(local), items_of(distributed)))
 
 
-def check_ranks_match_uot_batch(r, work, inputs, ref):
-    base = os.path.join(work, "local")
-    local = r.run([r.uot, "batch", ref, inputs, "--out-dir", base] + COMMON)
+def check_ranks_match_uot_batch(r, work, name, inputs, ref, done_count, failed_count):
+    """`uot batch REF INPUTS...` into work/NAME_local, then `uot-mpi batch` on 1, 2 and 3 ranks into
+    work/NAME_pP: the same exit code (3), report and files. Returns uot batch's output folder."""
+    base = os.path.join(work, name + "_local")
+    local = r.run([r.uot, "batch", ref] + inputs + ["--out-dir", base] + COMMON)
     if not r.check(local is not None and local.returncode == 3,
-                   "uot batch with a corrupt input exits 3 (got %s: %s)" % (local and local.returncode,
-                                                                           local and local.stderr[-500:])):
+                   "%s: uot batch with corrupt inputs exits 3 (got %s: %s)" % (name, local and local.returncode,
+                                                                              local and local.stderr[-500:])):
         return base
     expected = report(local)
-    r.check(expected["failed"] == 1 and expected["done"] == 7, "uot batch: 7 done, 1 failed: %s" % local.stderr)
+    r.check(expected["failed"] == failed_count and expected["done"] == done_count,
+            "%s: uot batch: %d done, %d failed: %s" % (name, done_count, failed_count, local.stderr))
     for ranks in (1, 2, 3):
-        out = os.path.join(work, "p%d" % ranks)
-        done = r.run(r.mpi(ranks) + [ref, inputs, "--out-dir", out] + COMMON)
+        what = "%s, P=%d" % (name, ranks)
+        out = os.path.join(work, "%s_p%d" % (name, ranks))
+        done = r.run(r.mpi(ranks) + [ref] + inputs + ["--out-dir", out] + COMMON)
         if not r.check(done is not None and done.returncode == 3,
-                       "P=%d: exit 3 as uot batch (got %s: %s)" % (ranks, done and done.returncode,
-                                                                 done and done.stderr[-800:])):
+                       "%s: exit 3 as uot batch (got %s: %s)" % (what, done and done.returncode,
+                                                                done and done.stderr[-800:])):
             continue
         got = report(done)
-        if not r.check(got is not None, "P=%d: --json report: %s" % (ranks, done.stdout[:300])):
+        if not r.check(got is not None, "%s: --json report: %s" % (what, done.stdout[:300])):
             continue
         # The outputs are named under different folders: compare names only (items_of).
-        same_report(r, expected, got, "P=%d" % ranks)
-        same_files(r, base, out, "P=%d" % ranks)
+        same_report(r, expected, got, what)
+        same_files(r, base, out, what)
     return base
+
+
+def write_sequence(folder, seed, frames, h, w):
+    """An image sequence folder/f_000.bmp ... of smooth colour fields drifting frame by frame; its pattern."""
+    os.makedirs(folder)
+    for k in range(frames):
+        write_bmp(os.path.join(folder, "f_%03d.bmp" % k), smooth_image(seed + k, h, w))
+    return os.path.join(folder, "f_%03d.bmp")
+
+
+def make_clips(work):
+    """Two small clips (ffmpeg's testsrc2 as MP4 in a folder of their own, found there as `uot batch` finds
+    them; without ffmpeg, two image sequences) and a corrupt one: an image sequence whose third frame is cut
+    short. MP4, not MKV: ffmpeg's Matroska muxer writes a random segment ID, so two runs never match."""
+    clips = []
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg:
+        folder = os.path.join(work, "clips")
+        os.makedirs(folder)
+        for k, (size, frames) in enumerate((("64x48", 12), ("48x32", 8))):
+            subprocess.run([ffmpeg, "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=%s:rate=10" % size,
+                            "-frames:v", str(frames), "-pix_fmt", "yuv420p", os.path.join(folder, "clip%d.mp4" % k)],
+                           check=True)
+        clips.append(folder)
+    else:
+        clips += [write_sequence(os.path.join(work, "seq%d" % k), 200 + 10 * k, 6 - k, 48 - 16 * k, 64 - 16 * k)
+                  for k in range(2)]
+    corrupt = write_sequence(os.path.join(work, "seq_corrupt"), 300, 5, 40, 40)
+    third = corrupt % 2
+    with open(third, "rb") as f:
+        data = f.read()
+    with open(third, "wb") as f:
+        f.write(data[:len(data) // 3])
+    return clips + [corrupt]
+
+
+def check_clips(r, work, inputs, ref):
+    """Clips among the inputs: uot-mpi batch on 1, 2 and 3 ranks against uot batch (a clip is done whole on one
+    rank through the same clip path); in a build without FFmpeg, the same refusal (exit 4) as uot batch."""
+    clips = make_clips(work)
+    probe = r.run([r.uot, "batch", ref] + clips + ["--out-dir", os.path.join(work, "probe")] + COMMON)
+    if probe is not None and probe.returncode == 4:  # no FFmpeg in this build: uot-mpi refuses clips alike
+        done = r.run(r.mpi(2) + [ref] + clips + ["--out-dir", os.path.join(work, "probe_mpi")] + COMMON)
+        said = [line for line in probe.stderr.splitlines() if "not built in" in line]
+        r.check(done is not None and done.returncode == 4 and said and said[0] in done.stderr,
+                "clips without FFmpeg: uot-mpi batch exits 4 as uot batch with %s (got %s: %s)" %
+                (said, done and done.returncode, done and done.stderr[-500:]))
+        return
+    check_ranks_match_uot_batch(r, work, "clips", [inputs] + clips, ref, 7 + 2, 2)
 
 
 def check_lost_rank(r, work, inputs, ref, base):
@@ -227,7 +280,8 @@ def main():
     r = Runner(args)
     try:
         inputs, refs = make_inputs(work, args.samples)
-        base = check_ranks_match_uot_batch(r, work, inputs, refs[0])
+        base = check_ranks_match_uot_batch(r, work, "images", [inputs], refs[0], 7, 1)
+        check_clips(r, work, inputs, refs[0])
         check_lost_rank(r, work, inputs, refs[0], base)
         check_several_references(r, work, inputs, refs)
     finally:
