@@ -4,8 +4,9 @@
 // pixels, clip_work.h) and sends each rank its share; every rank runs the batch
 // engine (runBatch) on its images, with its node's GPU when it has one
 // (local_gpu.h), then each of its clips whole through the clip path of `uot
-// batch` (cli::runClipBatch), and sends each finished item to rank 0 as it ends. Rank 0 prints the progress and, once every rank's share has
-// ended, the report and exit code of `uot batch` (batch_options.h). A rank that
+// batch` (cli::runClipBatch), and sends each finished item to rank 0 as it
+// ends. Rank 0 prints the progress and, once every rank's share has ended, the
+// report and exit code of `uot batch` (batch_options.h). A rank that
 // sends nothing for --timeout seconds is reported as lost with the files it
 // did not finish (failed: "rerun the batch"), and the job stops (MPI_Abort with
 // the batch's exit code): finished outputs are complete files (written
