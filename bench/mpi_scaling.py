@@ -28,6 +28,7 @@ Usage:
   bench/mpi_scaling.py --uot-mpi build/app/mpi/uot-mpi [--size 16384x16384]
       [--ranks 1,2,4,8,16] [--weak-rows 1024] [--precision fp32] [--iterations 50]
       [--repeats 3] [--threads 1] [--mpi-wait spin|sleep] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
+      [--solve-args "--balance"]
       [--pot | --pot-ms-per-iter X] [--json-out FILE] [--skip-weak] [--skip-strong]
 """
 import argparse
@@ -60,6 +61,7 @@ def parse_args():
     p.add_argument("--mode", default="plain", help="uot-mpi --mode (plain, ti, auto)")
     p.add_argument("--eps", default="0.05")
     p.add_argument("--tau", default="1")
+    p.add_argument("--solve-args", default="", help="more uot-mpi solve options, e.g. '--balance'")
     p.add_argument("--pot", action="store_true", help="time single-threaded POT on --size for the paper's normalisation")
     p.add_argument("--pot-ms-per-iter", type=float, help="single-threaded POT ms per iteration at --size, measured elsewhere")
     p.add_argument("--pot-python", default="/usr/bin/python3")
@@ -82,7 +84,7 @@ def run_once(args, ranks, size, out_dir):
     cmd = mpirun_command(args, ranks) + [
         args.uot_mpi, "solve", "--random", size, "--precision", args.precision, "--threads", str(args.threads),
         "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--solver", args.solver, "--mode", args.mode, "--fixed-iterations", "--max-iter", str(args.iterations),
-        "--out-dir", out_dir, "--json"]
+        "--out-dir", out_dir, "--json"] + shlex.split(args.solve_args)
     done = subprocess.run(cmd, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or len(lines) != 1:
@@ -98,10 +100,17 @@ def measure(args, ranks, size, out_dir, kind):
               "rows_per_rank_max": median["rows_per_rank_max"], "ms_per_iter": median["ms_per_iter"],
               "comm_ms_per_iter": median["comm_ms_per_iter"], "comm_share": median["comm_share"],
               "ms_per_iter_all": [r["ms_per_iter"] for r in runs], "iterations": median["iterations"],
-              "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter")}
-    print("  %-6s P=%-3d %-12s %9.3f ms/iter  comm %8.3f ms (%4.1f%%)  all-reduces/iter %s" % (
+              "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter"),
+              "balance_ms": median.get("balance_ms"), "rows_per_rank_min": median.get("rows_per_rank_min"),
+              "rank_ms_per_iter": median.get("rank_ms_per_iter"), "rank_wait_ms_per_iter": median.get("rank_wait_ms_per_iter")}
+    # Each rank's compute (its time per iteration less its wait in the reductions).
+    compute = [t - w for t, w in zip(record["rank_ms_per_iter"] or [], record["rank_wait_ms_per_iter"] or [])]
+    record["rank_compute_ms_per_iter"] = compute
+    spread = "  compute %.2f..%.2f ms (slowest rank %d)" % (min(compute), max(compute), compute.index(max(compute))) \
+        if compute else ""
+    print("  %-6s P=%-3d %-12s %9.3f ms/iter  comm %8.3f ms (%4.1f%%)  all-reduces/iter %s%s" % (
         kind, ranks, size, record["ms_per_iter"], record["comm_ms_per_iter"], 100 * record["comm_share"],
-        record["allreduce_per_iter"]),
+        record["allreduce_per_iter"], spread),
         file=sys.stderr, flush=True)
     if args.json_out:
         with open(args.json_out, "a") as f:
@@ -132,8 +141,8 @@ def main():
     m, n = (int(x) for x in args.size.split("x"))
     out_dir = tempfile.mkdtemp(prefix="uot-mpi-bench-")
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"]
-    print("uot-mpi scaling: --solver %s --mode %s, %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
-        args.solver, args.mode, args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
+    print("uot-mpi scaling: --solver %s --mode %s%s, %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
+        args.solver, args.mode, " " + args.solve_args if args.solve_args else "", args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
     if max(ranks) * args.threads > cores:
         print("note: up to %d ranks x %d threads on %d cores: the ranks beyond %d share cores (oversubscribed)" % (
@@ -144,8 +153,8 @@ def main():
             base = next((r for r in strong if r["ranks"] == 1), None)
             pot = pot_ms(args)
             print("\nstrong scaling, %s %s (speed-up and efficiency against P = 1)" % (args.size, args.precision))
-            header = "%5s %10s %11s %9s %8s %11s %7s" % ("P", "rows/rank", "ms/iter", "speed-up", "effic.",
-                                                         "comm ms", "comm%")
+            header = "%5s %10s %11s %9s %8s %11s %7s %12s %12s" % ("P", "rows/rank", "ms/iter", "speed-up", "effic.",
+                                                                   "comm ms", "comm%", "compute min", "compute max")
             if pot:
                 header += " %9s" % "x POT-1t"
             print(header)
@@ -154,6 +163,8 @@ def main():
                 line = "%5d %10d %11.3f %9.2f %7.1f%% %11.3f %6.1f%%" % (
                     r["ranks"], r["rows_per_rank_max"], r["ms_per_iter"], speedup, 100 * speedup / r["ranks"],
                     r["comm_ms_per_iter"], 100 * r["comm_share"])
+                compute = r["rank_compute_ms_per_iter"]
+                line += " %12s %12s" % (("%.3f" % min(compute), "%.3f" % max(compute)) if compute else ("-", "-"))
                 if pot:
                     line += " %9.1f" % (pot / r["ms_per_iter"])
                 print(line)
@@ -173,7 +184,8 @@ def main():
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     print("\nms/iter: iteration loop only (kernel build excluded), median of %d runs; comm: the slowest rank's time "
-          "in MPI_Allreduce per iteration, waiting for other ranks included." % args.repeats)
+          "in MPI_Allreduce per iteration, waiting for other ranks included; compute: a rank's time per iteration less its "
+          "wait, the least and the most over the ranks (the most is the slowest rank, whom the others wait for)." % args.repeats)
     return 0
 
 

@@ -21,16 +21,9 @@ int runBatchCommand(const std::vector<std::string>& args)
         return kExitOk;
     }
     const BatchCliSettings batch = readBatchOptions(parser);
-    std::vector<std::string> imageInputs;
-    const std::vector<std::string> clips = splitClipInputs(batch.inputPaths, imageInputs);
-    if (!clips.empty()) {
-        requireClipSupport();
-        if (!batch.settings.maskPattern.empty())
-            throw UsageError("--mask-pattern does not go with clips (a clip gets one look everywhere in the frame)");
-    }
-    const BatchInputs inputs = scanBatchInputs(imageInputs);
-    if (inputs.files.empty() && inputs.skipped.empty() && clips.empty())
-        throw UsageError("no input images or clips found (supported: .jpg .png .tif .webp .bmp; .mp4 .mov .mkv .webm)");
+    const BatchWork work = scanBatchWork(batch);
+    const BatchInputs& inputs = work.images;
+    const std::vector<std::string>& clips = work.clips;
     if (!batch.cli.deviceNote.empty() && !batch.cli.quiet) std::fprintf(stderr, "note: %s\n", batch.cli.deviceNote.c_str());
 
     BatchProgressPrinter progress(batch.cli);

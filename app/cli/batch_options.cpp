@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/json_text.h"
 #include "app/cli/parameter_flags.h"
+#include "app/cli/video_command.h"
 #include "app/cli/video_options.h"
 #include "core/registry/solver_registry.h"
 
@@ -88,6 +89,22 @@ BatchCliSettings readBatchOptions(const ArgParser& parser)
     out.reference = parser.positionals()[0];
     out.inputPaths.assign(parser.positionals().begin() + 1, parser.positionals().end());
     return out;
+}
+
+BatchWork scanBatchWork(const BatchCliSettings& batch)
+{
+    BatchWork work;
+    std::vector<std::string> imageInputs;
+    work.clips = splitClipInputs(batch.inputPaths, imageInputs);
+    if (!work.clips.empty()) {
+        requireClipSupport();
+        if (!batch.settings.maskPattern.empty())
+            throw UsageError("--mask-pattern does not go with clips (a clip gets one look everywhere in the frame)");
+    }
+    work.images = scanBatchInputs(imageInputs);
+    if (work.images.files.empty() && work.images.skipped.empty() && work.clips.empty())
+        throw UsageError("no input images or clips found (supported: .jpg .png .tif .webp .bmp; .mp4 .mov .mkv .webm)");
+    return work;
 }
 
 BatchProgressPrinter::BatchProgressPrinter(const RecolorCliSettings& cli) : m_quiet(cli.quiet), m_progress(!cli.quiet)

@@ -33,6 +33,18 @@ struct BatchCliSettings {
 // UsageError, and uot::Error(Unavailable) for --device gpu without a GPU.
 BatchCliSettings readBatchOptions(const ArgParser& parser);
 
+// What a batch works on: the images (BatchInputs: files, and the unreadable
+// entries of folders) and the clips (video files and image sequences, given or
+// found in the folders given; video_command.h: splitClipInputs). Throws what
+// `uot batch` refuses before any work: clips in a build without FFmpeg's
+// libraries (uot::Error(Unavailable)), clips with --mask-pattern and no input
+// at all (UsageError).
+struct BatchWork {
+    BatchInputs images;
+    std::vector<std::string> clips;
+};
+BatchWork scanBatchWork(const BatchCliSettings& batch);
+
 // A BatchControl whose progress prints "[i/n] input -> output (s)" lines (and
 // the stage progress) on stderr unless --quiet.
 class BatchProgressPrinter {

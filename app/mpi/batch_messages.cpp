@@ -128,7 +128,7 @@ Bytes packShares(std::uint64_t total, const std::vector<SharedInput>& inputs)
     for (const SharedInput& s : inputs) {
         w.put(s.index);
         w.put(static_cast<std::int32_t>(s.owner));
-        w.put(static_cast<std::uint8_t>(s.input.fromFolder ? 1 : 0));
+        w.put(static_cast<std::uint8_t>((s.input.fromFolder ? 1 : 0) | (s.clip ? 2 : 0)));
         w.put(s.input.path);
     }
     return w.take();
@@ -144,7 +144,9 @@ std::vector<SharedInput> unpackShares(const Bytes& bytes, std::uint64_t& total)
         SharedInput s;
         s.index = r.get<std::uint64_t>();
         s.owner = r.get<std::int32_t>();
-        s.input.fromFolder = r.get<std::uint8_t>() != 0;
+        const auto kinds = r.get<std::uint8_t>();
+        s.input.fromFolder = (kinds & 1) != 0;
+        s.clip = (kinds & 2) != 0;
         s.input.path = r.text();
         out.push_back(std::move(s));
     }

@@ -28,11 +28,13 @@ struct ShareEnd {
 Bytes packShareEnd(const ShareEnd& end);
 ShareEnd unpackShareEnd(const Bytes& bytes);
 
-// One input given to a rank: its index in the whole batch.
+// One input given to a rank: its index in the whole batch, and whether it is a
+// clip (done whole through the clip path of `uot batch`) or an image.
 struct SharedInput {
     std::uint64_t index = 0;
     int owner = 0;
     BatchInput input;
+    bool clip = false;
 };
 Bytes packShares(std::uint64_t total, const std::vector<SharedInput>& inputs);
 std::vector<SharedInput> unpackShares(const Bytes& bytes, std::uint64_t& total);

@@ -1,10 +1,12 @@
 // `uot-mpi batch`: rank 0 plans the whole batch (prepareBatch: the refusals,
 // the skips and the output names, as `uot batch`), splits the inputs still to
-// do over the ranks by pixel count (batch_shares.h) and sends each rank its
-// share; every rank runs the batch engine (runBatch) on its share, with its
-// node's GPU when it has one (local_gpu.h), and sends each finished item to rank
-// 0 as it ends. Rank 0 prints the progress and, once every rank's share has
-// ended, the report and exit code of `uot batch` (batch_options.h). A rank that
+// do over the ranks by pixel count (batch_shares.h; a clip weighs its frames x
+// pixels, clip_work.h) and sends each rank its share; every rank runs the batch
+// engine (runBatch) on its images, with its node's GPU when it has one
+// (local_gpu.h), then each of its clips whole through the clip path of `uot
+// batch` (cli::runClipBatch), and sends each finished item to rank 0 as it
+// ends. Rank 0 prints the progress and, once every rank's share has ended, the
+// report and exit code of `uot batch` (batch_options.h). A rank that
 // sends nothing for --timeout seconds is reported as lost with the files it
 // did not finish (failed: "rerun the batch"), and the job stops (MPI_Abort with
 // the batch's exit code): finished outputs are complete files (written
@@ -13,11 +15,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -29,8 +34,10 @@
 #include "app/cli/batch_options.h"
 #include "app/cli/commands.h"
 #include "app/cli/parameter_flags.h"
+#include "app/cli/video_command.h"
 #include "app/mpi/batch_messages.h"
 #include "app/mpi/batch_shares.h"
+#include "app/mpi/clip_work.h"
 #include "app/mpi/collective_errors.h"
 #include "app/mpi/distributed_batch_command.h"
 #include "app/mpi/local_gpu.h"
@@ -225,29 +232,69 @@ private:
     cli::BatchProgressPrinter& m_printer;
 };
 
-// Runs this rank's share through the batch engine; `onFinished(global index,
-// item)` and `onStage()` are called on this thread. Returns the engine's summary
-// and how the share ended.
-BatchSummary runShare(const cli::BatchCliSettings& batch, const std::vector<SharedInput>& share,
+// Runs `work` on this thread (a clip: as in `uot batch`, whose results depend on
+// the thread the clip path runs on) while a helper thread calls `poll()` every
+// few ms, one MPI caller at a time: where MPI allows threads to take turns
+// (MPI_THREAD_SERIALIZED, mpi_main.cpp); else `work` alone.
+void pollWhile(const std::function<void()>& poll, const std::function<void()>& work)
+{
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_SERIALIZED) return work();
+    std::atomic<bool> running{true};
+    std::thread poller([&] {
+        while (running.load()) {
+            poll();
+            nap();
+        }
+    });
+    try {
+        work();
+    } catch (...) {
+        running = false;
+        poller.join();
+        throw;
+    }
+    running = false;
+    poller.join();
+}
+
+// Runs this rank's share: its images through the batch engine, then its clips
+// one at a time through `uot batch`'s clip path (pollWhile: rank 0 keeps
+// receiving, the others keep sending heartbeats). `onFinished(global
+// index, item)` and `onStage()` are called on this thread. Returns the engine's
+// summary and how the share ended.
+BatchSummary runShare(const cli::BatchCliSettings& batch, const cli::ArgParser& parser,
+                      const std::vector<SharedInput>& share,
                       const std::function<void(std::size_t, const BatchItemResult&)>& onFinished,
                       const std::function<void(std::size_t, std::size_t, const PipelineProgress&)>& onStage,
-                      ShareEnd& end)
+                      const std::function<void()>& poll, ShareEnd& end)
 {
     BatchSummary summary;
-    if (share.empty()) return summary;
+    std::vector<SharedInput> images, clips;
+    for (const SharedInput& s : share) (s.clip ? clips : images).push_back(s);
     BatchInputs inputs;
-    for (const SharedInput& s : share) inputs.files.push_back(s.input);
+    for (const SharedInput& s : images) inputs.files.push_back(s.input);
     BatchControl control;
     control.onProgress = [&](const BatchProgress& p) {
-        if (p.index >= share.size()) return;
-        const std::size_t global = static_cast<std::size_t>(share[p.index].index);
+        if (p.index >= images.size()) return;
+        const std::size_t global = static_cast<std::size_t>(images[p.index].index);
         if (p.finished)
             onFinished(global, *p.finished);
         else if (p.stage)
             onStage(global, p.index, *p.stage);
     };
+    cli::BatchCliSettings quiet = batch;
+    quiet.cli.quiet = true;  // rank 0 prints each clip's line, as an image's
     try {
-        summary = runBatch(batch.reference, inputs, batch.settings, control);
+        if (!images.empty()) summary = runBatch(batch.reference, inputs, batch.settings, control);
+        std::error_code ec;
+        if (!clips.empty()) std::filesystem::create_directories(batch.settings.outDir, ec);
+        for (const SharedInput& clip : clips) {
+            BatchSummary one;
+            pollWhile(poll, [&] { cli::runClipBatch({clip.input.path}, quiet, parser, one); });
+            for (const BatchItemResult& item : one.items) onFinished(static_cast<std::size_t>(clip.index), item);
+        }
     } catch (...) {
         end = shareEndOf(std::current_exception());
     }
@@ -267,9 +314,10 @@ int runDistributedBatch(const std::vector<std::string>& args)
 
     cli::ArgParser parser("mpirun -np P uot-mpi batch REFERENCE INPUT... --out-dir DIR [options]",
                           cli::batchHelpSummary() +
-                              " The inputs are split over the ranks by pixel count; each rank uses its node's GPU "
+                              " The inputs are split over the ranks by pixel count (a clip counts its frames x pixels and "
+                              "is done whole on one rank); each rank uses its node's GPU "
                               "(local rank modulo the visible devices) and rank 0 writes the report of `uot batch`.");
-    cli::addBatchOptions(parser);
+    cli::addBatchOptions(parser, cli::BatchInputKinds::ImagesAndClips);
     cli::ParameterFlagStyle timeoutStyle;
     timeoutStyle.helpSuffix = "; the lost rank is reported with the files it did not finish, and the job exits with "
                               "the batch's exit code";
@@ -297,22 +345,26 @@ int runDistributedBatch(const std::vector<std::string>& args)
     Bytes shares;
     runCollectively(comm, [&] {
         if (rank != 0) return;
-        const BatchInputs inputs = scanBatchInputs(batch.inputPaths);
-        if (inputs.files.empty() && inputs.skipped.empty())
-            throw UsageError("no input images found (supported: .jpg .png .tif .webp .bmp)");
-        plan = prepareBatch(batch.reference, inputs, batch.settings);
+        const cli::BatchWork work = cli::scanBatchWork(batch);
+        const BatchInputs& inputs = work.images;
+        if (!inputs.files.empty() || !inputs.skipped.empty()) plan = prepareBatch(batch.reference, inputs, batch.settings);
         std::vector<SharedInput> pending;
-        std::vector<std::uint64_t> work;
+        std::vector<std::uint64_t> weights;
         for (std::size_t i = 0, f = inputs.skipped.size(); i < plan.items.size(); ++i) {
             if (i < inputs.skipped.size()) continue;
             const BatchInput& input = inputs.files[i - f];
             if (!plan.pending[i]) continue;
-            pending.push_back({i, 0, input});
-            work.push_back(headerPixelCount(input.path));
+            pending.push_back({i, 0, input, false});
+            weights.push_back(headerPixelCount(input.path));
         }
-        const std::vector<int> owners = assignByWork(work, size);
+        // The clips after the images, as `uot batch` reports them.
+        for (std::size_t k = 0; k < work.clips.size(); ++k) {
+            pending.push_back({plan.items.size() + k, 0, {work.clips[k], false}, true});
+            weights.push_back(headerClipWork(work.clips[k]));
+        }
+        const std::vector<int> owners = assignByWork(weights, size);
         for (std::size_t k = 0; k < pending.size(); ++k) pending[k].owner = owners[k];
-        shares = packShares(plan.items.size(), pending);
+        shares = packShares(plan.items.size() + work.clips.size(), pending);
     });
     std::uint64_t total = 0;
     const std::vector<SharedInput> everyShare = unpackShares(broadcastBytes(comm, std::move(shares)), total);
@@ -326,7 +378,7 @@ int runDistributedBatch(const std::vector<std::string>& args)
         std::size_t finished = 0;
         ShareEnd end;
         runShare(
-            batch, share,
+            batch, parser, share,
             [&](std::size_t index, const BatchItemResult& item) {
                 outbox.send(packItem(index, item), kItemTag);
                 if (exitAfter && exitAfter->first == rank && ++finished == exitAfter->second) {
@@ -334,7 +386,8 @@ int runDistributedBatch(const std::vector<std::string>& args)
                     std::_Exit(9);
                 }
             },
-            [&](std::size_t, std::size_t, const PipelineProgress&) { outbox.heartbeat(); }, end);
+            [&](std::size_t, std::size_t, const PipelineProgress&) { outbox.heartbeat(); },
+            [&] { outbox.heartbeat(); }, end);
         outbox.send(packShareEnd(end), kEndTag);
         outbox.flush();
         MPI_Request barrier = MPI_REQUEST_NULL;
@@ -359,7 +412,7 @@ int runDistributedBatch(const std::vector<std::string>& args)
         if (!plan.pending[i]) collector.finished(i, plan.items[i]);
     ShareEnd ownEnd;
     const BatchSummary own = runShare(
-        batch, share,
+        batch, parser, share,
         [&](std::size_t index, const BatchItemResult& item) {
             collector.finished(index, item);
             collector.drain();
@@ -368,7 +421,7 @@ int runDistributedBatch(const std::vector<std::string>& args)
             printer.stage(index, static_cast<std::size_t>(total), stage);
             collector.drain();
         },
-        ownEnd);
+        [&] { collector.drain(); }, ownEnd);
     printer.finish();
     collector.ended(0, ownEnd);
     const std::vector<int> lost = collector.waitForAll(timeout);

@@ -1,5 +1,6 @@
 // `uot-mpi solve`: the `uot solve` problem distributed by rows over MPI ranks.
-// Rank r owns rows [M r / P, M (r + 1) / P) of C (possibly none): it reads only
+// Rank r owns rows [M r / P, M (r + 1) / P) of C (possibly none; --balance: rows in
+// proportion to the ranks' measured speeds, app/mpi/row_split.h): it reads only
 // those rows of C.npy (or generates them for --random), runs the fused
 // single-pass kernel on them, and the ranks sum their column sums with one
 // MPI_Allreduce per iteration and the step's row totals in one or two packed
@@ -33,6 +34,7 @@
 #include "app/mpi/distributed_solve_command.h"
 #include "app/mpi/mpi_row_reduction.h"
 #include "app/mpi/random_row_problem.h"
+#include "app/mpi/row_split.h"
 #include "app/mpi/unresponsive_ranks.h"
 #include "core/npy/npy_io.h"
 #include "core/transport/fused_solver.h"
@@ -77,6 +79,9 @@ void checkCostRows(const std::vector<T>& rows, std::size_t firstRow, std::size_t
     }
 }
 
+// Passes timed on the even split before --balance sets the rows up again.
+constexpr int kBalancePasses = 5;
+
 void checkLength(std::size_t have, std::size_t need, const std::string& what, const std::string& of)
 {
     if (have == need) return;
@@ -98,7 +103,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
         "mpirun -np P uot-mpi solve (--cost C.npy | --x X.npy --y Y.npy) --a a.npy --b b.npy --out-dir DIR [options]\n"
         "       mpirun -np P uot-mpi solve --random MxN --out-dir DIR [options]",
         "Solves the problem of `uot solve` (same options, same outputs, same JSON fields) on P MPI ranks.\n"
-        "Rank r owns rows [M r / P, M (r + 1) / P) of C: it reads only those rows of C.npy (or generates\n"
+        "Rank r owns rows [M r / P, M (r + 1) / P) of C (--balance: rows in proportion to the ranks'\n"
+        "measured speeds): it reads only those rows of C.npy (or generates\n"
         "them for --random) and runs the fused single-pass solver on them; the column sums are summed\n"
         "over the ranks with one MPI_Allreduce per iteration, and the row totals of the step after it\n"
         "(translation-invariant shifts, over-relaxation safeguard, stopping test) travel packed in one\n"
@@ -156,6 +162,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
     const int seed = static_cast<int>(number("random-seed"));
     const double timeoutSeconds = number("timeout");
     const std::string waitMode = cli::parameterText(parser, params::parameter("mpi-wait"));
+    const bool balance = parser.flag("balance");
 
     // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
     std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;
@@ -169,100 +176,139 @@ int runDistributedSolve(const std::vector<std::string>& args)
     std::filesystem::path outDir;
     std::unique_ptr<FusedRowBlockSolve> fused;
     std::unique_ptr<MapReduceRowBlockSolve> mapReduce;
-    // A bad value in an input file exits 1, as a bad file does (cli::readingInputFiles).
-    cli::readingInputFiles([&] { runCollectively(comm, [&] {
-        if (random) {
-            std::tie(m, n) = parseSize(parser.value("random"));
-        } else {
-            if (clouds) {
-                const npy::Header xh = npy::readNpyHeader(parser.value("x"));
-                const npy::Array y = npy::readNpy(parser.value("y"));
-                dim = xh.shape.size() == 2 ? xh.shape[1] : 1;
-                const std::size_t yDim = y.shape.size() == 2 ? y.cols() : 1;
-                if (dim != yDim)
-                    throw Error(ErrorCode::Io, "the point clouds have different dimensions: --x has " +
-                                                   std::to_string(dim) + ", --y " + std::to_string(yDim) +
-                                                   "; both must be M x d and N x d with the same d");
-                m = xh.shape.empty() ? 0 : xh.shape[0];
-                n = y.rows();
-                yPoints = y.toDouble();
+    // The rows of each rank (empty: the even split), set up in `build`; --balance
+    // builds twice: the even split, timed over a few passes, then the balanced one.
+    std::vector<std::size_t> split;
+    const auto build = [&](const SolveOptions& solveOptions) {
+        fused.reset();
+        mapReduce.reset();
+        // A bad value in an input file exits 1, as a bad file does (cli::readingInputFiles).
+        cli::readingInputFiles([&] { runCollectively(comm, [&] {
+            if (random) {
+                std::tie(m, n) = parseSize(parser.value("random"));
             } else {
-                const npy::Header header = npy::readNpyHeader(parser.value("cost"));
-                if (header.shape.size() != 2)
-                    throw Error(ErrorCode::Io, "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
-                m = header.shape[0];
-                n = header.shape[1];
+                if (clouds) {
+                    const npy::Header xh = npy::readNpyHeader(parser.value("x"));
+                    const npy::Array y = npy::readNpy(parser.value("y"));
+                    dim = xh.shape.size() == 2 ? xh.shape[1] : 1;
+                    const std::size_t yDim = y.shape.size() == 2 ? y.cols() : 1;
+                    if (dim != yDim)
+                        throw Error(ErrorCode::Io, "the point clouds have different dimensions: --x has " +
+                                                       std::to_string(dim) + ", --y " + std::to_string(yDim) +
+                                                       "; both must be M x d and N x d with the same d");
+                    m = xh.shape.empty() ? 0 : xh.shape[0];
+                    n = y.rows();
+                    yPoints = y.toDouble();
+                } else {
+                    const npy::Header header = npy::readNpyHeader(parser.value("cost"));
+                    if (header.shape.size() != 2)
+                        throw Error(ErrorCode::Io,
+                                    "'" + parser.value("cost") + "': the cost must be a 2-D array (M x N)");
+                    m = header.shape[0];
+                    n = header.shape[1];
+                }
+                allA = cli::readWeights(parser.value("a"), "a");
+                b = cli::readWeights(parser.value("b"), "b");
+                cli::checkNormalWeights(allA, "a");
+                cli::checkNormalWeights(b, "b");
+                checkLength(allA.size(), m, "a", "rows");
+                checkLength(b.size(), n, "b", "columns");
             }
-            allA = cli::readWeights(parser.value("a"), "a");
-            b = cli::readWeights(parser.value("b"), "b");
-            cli::checkNormalWeights(allA, "a");
-            cli::checkNormalWeights(b, "b");
-            checkLength(allA.size(), m, "a", "rows");
-            checkLength(b.size(), n, "b", "columns");
-        }
-        if (m == 0 || n == 0)
-            throw Error(ErrorCode::InvalidArgument,
-                        "the cost matrix is empty: it needs at least one row and one column");
-        firstRow = m * static_cast<std::size_t>(rank) / static_cast<std::size_t>(ranks);
-        rowCount = m * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(ranks) - firstRow;
-        if (random) {
-            generated = makeRandomRowProblem(m, n, static_cast<std::uint64_t>(seed), firstRow, rowCount);
-            allA = generated.allA;
-            b = generated.b;
-            PointCloudCost cloud;
-            cloud.x = generated.x.data();
-            cloud.y = generated.y.data();
-            cloud.rows = rowCount;
-            cloud.cols = n;
-            cloud.dim = 2;
-            block.cost = cloud;
-        } else if (clouds) {
-            xRows = npy::readNpyRows(parser.value("x"), firstRow, rowCount).toDouble();
-            PointCloudCost cloud{xRows.data(), yPoints.data(), rowCount, n, dim, costScale};
-            if (costScale == 0 && rowCount > 0)
-                maxCost = maxSquaredDistance(xRows.data(), rowCount, yPoints.data(), n, dim, options.threads);
-            block.cost = cloud;
-        } else {
-            const std::string path = parser.value("cost");
-            costRows = npy::readNpyRows(path, firstRow, rowCount);
-            DenseCost dense;
-            dense.rows = rowCount;
-            dense.cols = n;
-            if (costRows.dtype == npy::DType::Float32) {
-                checkCostRows(costRows.f32, firstRow, n, path);
-                dense.f32 = costRows.f32.data();
+            if (m == 0 || n == 0)
+                throw Error(ErrorCode::InvalidArgument,
+                            "the cost matrix is empty: it needs at least one row and one column");
+            if (split.empty()) split = evenRowSplit(m, ranks);
+            firstRow = split[static_cast<std::size_t>(rank)];
+            rowCount = split[static_cast<std::size_t>(rank) + 1] - firstRow;
+            if (random) {
+                generated = makeRandomRowProblem(m, n, static_cast<std::uint64_t>(seed), firstRow, rowCount);
+                allA = generated.allA;
+                b = generated.b;
+                PointCloudCost cloud;
+                cloud.x = generated.x.data();
+                cloud.y = generated.y.data();
+                cloud.rows = rowCount;
+                cloud.cols = n;
+                cloud.dim = 2;
+                block.cost = cloud;
+            } else if (clouds) {
+                xRows = npy::readNpyRows(parser.value("x"), firstRow, rowCount).toDouble();
+                PointCloudCost cloud{xRows.data(), yPoints.data(), rowCount, n, dim, costScale};
+                if (costScale == 0 && rowCount > 0)
+                    maxCost = maxSquaredDistance(xRows.data(), rowCount, yPoints.data(), n, dim, options.threads);
+                block.cost = cloud;
             } else {
-                checkCostRows(costRows.f64, firstRow, n, path);
-                dense.f64 = costRows.f64.data();
+                const std::string path = parser.value("cost");
+                costRows = npy::readNpyRows(path, firstRow, rowCount);
+                DenseCost dense;
+                dense.rows = rowCount;
+                dense.cols = n;
+                if (costRows.dtype == npy::DType::Float32) {
+                    checkCostRows(costRows.f32, firstRow, n, path);
+                    dense.f32 = costRows.f32.data();
+                } else {
+                    checkCostRows(costRows.f64, firstRow, n, path);
+                    dense.f64 = costRows.f64.data();
+                }
+                block.cost = dense;
             }
-            block.cost = dense;
+            block.a = std::span<const double>(allA).subspan(firstRow, rowCount);
+            block.b = b;
+            cli::applyProblemParameters(settings, block);
+            if (!settings.warmUPath.empty()) {
+                warmU = cli::readWeights(settings.warmUPath, "the warm start u");
+                warmV = cli::readWeights(settings.warmVPath, "the warm start v");
+                checkLength(warmU.size(), m, "the warm start u", "rows");
+                checkLength(warmV.size(), n, "the warm start v", "columns");
+                options.warmU = std::span<const double>(warmU).subspan(firstRow, rowCount);
+                options.warmV = warmV;
+            }
+            if (rank == 0) outDir = cli::prepareOutputDirectory(parser.value("out-dir"));
+        });
+        if (clouds && costScale == 0) {
+            // The default scale, 1 / the largest squared distance of the whole problem.
+            MPI_Allreduce(MPI_IN_PLACE, &maxCost, 1, MPI_DOUBLE, MPI_MAX, comm);
+            costScale = maxCost > 0 && std::isfinite(maxCost) ? 1.0 / maxCost : 1.0;
+            std::get<PointCloudCost>(block.cost).scale = costScale;
         }
-        block.a = std::span<const double>(allA).subspan(firstRow, rowCount);
-        block.b = b;
-        cli::applyProblemParameters(settings, block);
-        if (!settings.warmUPath.empty()) {
-            warmU = cli::readWeights(settings.warmUPath, "the warm start u");
-            warmV = cli::readWeights(settings.warmVPath, "the warm start v");
-            checkLength(warmU.size(), m, "the warm start u", "rows");
-            checkLength(warmV.size(), n, "the warm start v", "columns");
-            options.warmU = std::span<const double>(warmU).subspan(firstRow, rowCount);
-            options.warmV = warmV;
-        }
-        if (rank == 0) outDir = cli::prepareOutputDirectory(parser.value("out-dir"));
-    });
-    if (clouds && costScale == 0) {
-        // The default scale, 1 / the largest squared distance of the whole problem.
-        MPI_Allreduce(MPI_IN_PLACE, &maxCost, 1, MPI_DOUBLE, MPI_MAX, comm);
-        costScale = maxCost > 0 && std::isfinite(maxCost) ? 1.0 / maxCost : 1.0;
-        std::get<PointCloudCost>(block.cost).scale = costScale;
-    }
-    runCollectively(comm, [&] {
-        if (matrixFree) mapReduce = std::make_unique<MapReduceRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
-        else fused = std::make_unique<FusedRowBlockSolve>(block, RowBlock{firstRow, allA}, options);
-    }); });
+        runCollectively(comm, [&] {
+            const RowBlock where{firstRow, allA};
+            if (matrixFree) mapReduce = std::make_unique<MapReduceRowBlockSolve>(block, where, solveOptions);
+            else fused = std::make_unique<FusedRowBlockSolve>(block, where, solveOptions);
+        }); });
+    };
 
     // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
     const long sleepUs = waitMode == "sleep" ? 20 : 0;
+    double balanceSeconds = 0;
+    if (balance) {
+        // A few passes on the even split, timed without the waits, then each rank's
+        // rows in proportion to its speed (row_split.h); the iterates of the solve
+        // do not depend on the split.
+        const double start = MPI_Wtime();
+        SolveOptions probe = options;
+        probe.maxIterations = kBalancePasses;
+        probe.tolerance = 0;
+        build(probe);
+        MpiRowReduction probeLoop(comm, sleepUs, timeoutSeconds), probeOther(comm, sleepUs, timeoutSeconds);
+        const SolveResult timed =
+            matrixFree ? mapReduce->run(probeLoop, probeOther) : fused->run(probeLoop, probeOther);
+        const double mine[2] = {static_cast<double>(rowCount),
+                                std::max(0.0, timed.timings.iterateSeconds - probeLoop.seconds())};
+        std::vector<double> all(2 * static_cast<std::size_t>(ranks));
+        MPI_Allgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm);
+        std::vector<std::size_t> rowsNow(static_cast<std::size_t>(ranks));
+        std::vector<double> seconds(rowsNow.size());
+        for (std::size_t r = 0; r < rowsNow.size(); ++r) {
+            rowsNow[r] = static_cast<std::size_t>(all[2 * r]);
+            seconds[r] = all[2 * r + 1];
+        }
+        split = balancedRowSplit(rowsNow, seconds, m);
+        build(options);
+        balanceSeconds = MPI_Wtime() - start;
+    } else {
+        build(options);
+    }
     MpiRowReduction loop(comm, sleepUs, timeoutSeconds), other(comm, sleepUs, timeoutSeconds);
     SolveResult result = matrixFree ? mapReduce->run(loop, other) : fused->run(loop, other);
     result.message = cli::messageWithoutLogSolver(result.message);  // uot-mpi has no log-domain solver
@@ -276,6 +322,12 @@ int runDistributedSolve(const std::vector<std::string>& args)
     const double commMsPerIter = stats[0];
     const auto maxRows = static_cast<std::size_t>(stats[1]), minRows = static_cast<std::size_t>(-stats[2]);
     const double callsPerIter = static_cast<double>(loop.calls()) / iterations;
+    // Each rank's time per iteration and its wait in the reductions, to rank 0: the
+    // wait of one rank is the others' excess work, so the spread of the compute
+    // (time - wait) shows the imbalance that the slowest rank's wait alone hides.
+    const double mine[2] = {result.timings.msPerIteration, 1e3 * loop.seconds() / iterations};
+    std::vector<double> perRank(rank == 0 ? 2 * static_cast<std::size_t>(ranks) : 2);
+    MPI_Gather(mine, 2, MPI_DOUBLE, perRank.data(), 2, MPI_DOUBLE, 0, comm);
     const int threads = options.threads > 0 ? options.threads : resolveThreadCount(0);
 
     int exitCode = cli::kExitOk;
@@ -299,15 +351,39 @@ int runDistributedSolve(const std::vector<std::string>& args)
           << ", \"rows_per_rank_max\": " << maxRows << ", \"comm_ms_per_iter\": " << cli::jsonNumber(commMsPerIter)
           << ", \"comm_share\": " << cli::jsonNumber(share)
           << ", \"allreduce_per_iter\": " << cli::jsonNumber(callsPerIter)
-          << ", \"problem\": " << cli::jsonString(problemName);
+          << ", \"problem\": " << cli::jsonString(problemName) << ", \"balanced\": " << (balance ? "true" : "false")
+          << ", \"balance_ms\": " << cli::jsonNumber(1e3 * balanceSeconds);
+        for (const auto& [key, offset] : {std::pair{"rank_ms_per_iter", 0}, std::pair{"rank_wait_ms_per_iter", 1}}) {
+            j << ", \"" << key << "\": [";
+            for (int r = 0; r < ranks; ++r)
+                j << (r ? ", " : "") << cli::jsonNumber(perRank[2 * static_cast<std::size_t>(r) + offset]);
+            j << "]";
+        }
         summary.extraJsonMembers = j.str();
         char line[256];
-        std::snprintf(line, sizeof line, "ranks       %d (%zu to %zu rows each), %d thread%s per rank", ranks, minRows,
-                      maxRows, threads, threads == 1 ? "" : "s");
+        std::snprintf(line, sizeof line, "ranks       %d (%zu to %zu rows each%s), %d thread%s per rank", ranks,
+                      minRows, maxRows, balance ? ", balanced" : "", threads, threads == 1 ? "" : "s");
         summary.extraLines.emplace_back(line);
+        if (balance) {
+            std::snprintf(line, sizeof line,
+                          "balance     %.1f ms (%d timed passes on the even split, rows set up again)",
+                          1e3 * balanceSeconds, kBalancePasses);
+            summary.extraLines.emplace_back(line);
+        }
         std::snprintf(line, sizeof line,
                       "comm        %.3f ms/iteration (%.1f%% of it, waiting included), %.2f allreduce calls/iteration",
                       commMsPerIter, 100.0 * share, callsPerIter);
+        summary.extraLines.emplace_back(line);
+        double computeMin = 0, computeMax = 0;
+        int slowest = 0;
+        for (int r = 0; r < ranks; ++r) {
+            const std::size_t at = 2 * static_cast<std::size_t>(r);
+            const double compute = perRank[at] - perRank[at + 1];
+            if (r == 0 || compute < computeMin) computeMin = compute;
+            if (r == 0 || compute > computeMax) computeMax = compute, slowest = r;
+        }
+        std::snprintf(line, sizeof line, "compute     %.3f to %.3f ms/iteration over the ranks (slowest: rank %d)",
+                      computeMin, computeMax, slowest);
         summary.extraLines.emplace_back(line);
         if (parser.flag("json")) std::fputs(cli::solveSummaryJson(result, summary).c_str(), stdout);
         else cli::printSolveSummary(result, summary);

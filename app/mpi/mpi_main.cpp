@@ -44,8 +44,10 @@ const uot::cli::Command kCommands[] = {
 int main(int argc, char** argv)
 {
     int provided = 0;
-    // Only the main thread calls MPI; OpenMP threads inside a rank do not.
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    // One thread calls MPI at a time: the main thread, or (uot-mpi batch, while
+    // the main thread recolors a clip) a helper that keeps the messages going.
+    // OpenMP threads inside a rank never do.
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     uot::mpi::keepErrorStream();  // every live rank reports a rank that does not answer (--timeout)

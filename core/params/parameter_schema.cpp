@@ -670,6 +670,11 @@ std::vector<Parameter> buildTable(Problems problems)
         p.valueName = "SECONDS";
         p.defaultValue = 60;
     }
+    addMpi(flag("balance", "balance rows",
+                "rows in proportion to each rank's measured speed instead of M / P each: a few passes on the even "
+                "split are timed (without the waits), then each rank's rows are set up again, so that ranks on "
+                "slower or shared cores do not hold the others up in every reduction (same iterates)"),
+           "balance");
 
     // Clips (docs/VIDEO.md; app/cli/video_options.cpp): how the look is computed, and
     // the encoder's options (`uot lut` takes the look's only). Defaults: core/video's.

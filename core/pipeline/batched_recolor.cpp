@@ -50,14 +50,17 @@ public:
         : m_reference(std::move(reference)), m_job(job), m_control(control), m_report(report),
           m_solver(createBatchedSolver(options.batchedSolver)), m_pipelines(job.count), m_solveCancelled(job.count, false)
     {
+        // The batch's CPU threads in all: settings.threads when given (--threads N, or an
+        // MPI rank's share of its node), else every hardware thread.
         const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-        // One hardware thread is left to the calling thread, which drives the device.
-        m_workers = options.workers > 0 ? options.workers : std::max(1, hardware - 1);
+        const int budget = settings.threads > 0 ? settings.threads : hardware;
+        // One thread of the budget is left to the calling thread, which drives the device.
+        m_workers = options.workers > 0 ? options.workers : std::max(1, budget - 1);
         m_group = std::max<std::size_t>(1, options.groupSize);
         m_maxInFlight = options.maxInFlight > 0 ? options.maxInFlight : 2 * m_group + static_cast<std::size_t>(m_workers);
         m_settings = settings;
-        // Images run side by side: each one's palette and mapping get a share of the cores.
-        if (m_settings.threads == 0) m_settings.threads = std::max(1, hardware / m_workers);
+        // Images run side by side: each one's palette and mapping get a share of the budget.
+        m_settings.threads = std::max(1, budget / m_workers);
         m_report.items.assign(job.count, {});
     }
 

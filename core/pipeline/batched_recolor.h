@@ -37,7 +37,7 @@ struct BatchedRecolorJob {
 
 struct BatchedRecolorOptions {
     std::string batchedSolver;      // registry name of the batched solver (e.g. "gpu-batched")
-    int workers = 0;                // CPU worker threads, 0 = one per hardware thread but one
+    int workers = 0;                // CPU worker threads, 0 = the settings' threads (else all) but one
     std::size_t groupSize = 16;     // problems per batched call (at most)
     std::size_t maxInFlight = 0;    // images held at once, 0 = 2 x groupSize + workers
 };

@@ -44,36 +44,17 @@ except ImportError as error:
     print("FAIL: needs numpy for /usr/bin/python3 (apt-get install python3-numpy): %s" % error)
     sys.exit(1)
 
+import mpi_test_runner  # noqa: E402 (next to this script)
+
 TIMEOUT_S = 300
 
 
-class Runner:
+class Runner(mpi_test_runner.Runner):
     def __init__(self, args):
-        self.uot = args.uot
-        self.uot_mpi = args.uot_mpi
-        self.mpirun = args.mpirun
-        self.failures = 0
-        self.checks = 0
-
-    def check(self, ok, what):
-        self.checks += 1
-        if not ok:
-            self.failures += 1
-            print("FAIL: " + what)
-        return ok
+        super().__init__(args, TIMEOUT_S)
 
     def mpi(self, ranks, extra=()):
-        cmd = [self.mpirun, "--oversubscribe", "-np", str(ranks)] + list(extra)
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-run-as-root")
-        return cmd + [self.uot_mpi, "batch"]
-
-    def run(self, cmd, env=None):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
-        except subprocess.TimeoutExpired:
-            print("FAIL: timed out: " + " ".join(cmd))
-            return None
+        return self.mpi_command("batch", ranks, extra)
 
 
 def write_bmp(path, rgb):
@@ -148,58 +129,119 @@ def same_report(r, local, distributed, what):
             "%s: items differ:\n  uot batch: %s\n  uot-mpi:   %s" % (what, items_of(local), items_of(distributed)))
 
 
-def check_ranks_match_uot_batch(r, work, inputs, ref):
-    base = os.path.join(work, "local")
-    local = r.run([r.uot, "batch", ref, inputs, "--out-dir", base] + COMMON)
+def check_ranks_match_uot_batch(r, work, name, inputs, ref, done_count, failed_count):
+    """`uot batch REF INPUTS...` into work/NAME_local, then `uot-mpi batch` on 1, 2 and 3 ranks into
+    work/NAME_pP: the same exit code (3), report and files. Returns uot batch's output folder."""
+    base = os.path.join(work, name + "_local")
+    local = r.run([r.uot, "batch", ref] + inputs + ["--out-dir", base] + COMMON)
     if not r.check(local is not None and local.returncode == 3,
-                   "uot batch with a corrupt input exits 3 (got %s: %s)" % (local and local.returncode,
-                                                                           local and local.stderr[-500:])):
+                   "%s: uot batch with corrupt inputs exits 3 (got %s: %s)" % (name, local and local.returncode,
+                                                                              local and local.stderr[-500:])):
         return base
     expected = report(local)
-    r.check(expected["failed"] == 1 and expected["done"] == 7, "uot batch: 7 done, 1 failed: %s" % local.stderr)
+    r.check(expected["failed"] == failed_count and expected["done"] == done_count,
+            "%s: uot batch: %d done, %d failed: %s" % (name, done_count, failed_count, local.stderr))
     for ranks in (1, 2, 3):
-        out = os.path.join(work, "p%d" % ranks)
-        done = r.run(r.mpi(ranks) + [ref, inputs, "--out-dir", out] + COMMON)
+        what = "%s, P=%d" % (name, ranks)
+        out = os.path.join(work, "%s_p%d" % (name, ranks))
+        done = r.run(r.mpi(ranks) + [ref] + inputs + ["--out-dir", out] + COMMON)
         if not r.check(done is not None and done.returncode == 3,
-                       "P=%d: exit 3 as uot batch (got %s: %s)" % (ranks, done and done.returncode,
-                                                                 done and done.stderr[-800:])):
+                       "%s: exit 3 as uot batch (got %s: %s)" % (what, done and done.returncode,
+                                                                done and done.stderr[-800:])):
             continue
         got = report(done)
-        if not r.check(got is not None, "P=%d: --json report: %s" % (ranks, done.stdout[:300])):
+        if not r.check(got is not None, "%s: --json report: %s" % (what, done.stdout[:300])):
             continue
         # The outputs are named under different folders: compare names only (items_of).
-        same_report(r, expected, got, "P=%d" % ranks)
-        same_files(r, base, out, "P=%d" % ranks)
+        same_report(r, expected, got, what)
+        same_files(r, base, out, what)
     return base
 
 
-def check_lost_rank(r, work, inputs, ref, base):
-    out = os.path.join(work, "lost")
+def write_sequence(folder, seed, frames, h, w):
+    """An image sequence folder/f_000.bmp ... of smooth colour fields drifting frame by frame; its pattern."""
+    os.makedirs(folder)
+    for k in range(frames):
+        write_bmp(os.path.join(folder, "f_%03d.bmp" % k), smooth_image(seed + k, h, w))
+    return os.path.join(folder, "f_%03d.bmp")
+
+
+def make_clips(work):
+    """Two small clips (ffmpeg's testsrc2 as MP4 in a folder of their own, found there as `uot batch` finds
+    them; without ffmpeg, two image sequences) and a corrupt one: an image sequence whose third frame is cut
+    short. MP4, not MKV: ffmpeg's Matroska muxer writes a random segment ID, so two runs never match."""
+    clips = []
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg:
+        folder = os.path.join(work, "clips")
+        os.makedirs(folder)
+        for k, (size, frames) in enumerate((("64x48", 12), ("48x32", 8))):
+            subprocess.run([ffmpeg, "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=%s:rate=10" % size,
+                            "-frames:v", str(frames), "-pix_fmt", "yuv420p", os.path.join(folder, "clip%d.mp4" % k)],
+                           check=True)
+        clips.append(folder)
+    else:
+        clips += [write_sequence(os.path.join(work, "seq%d" % k), 200 + 10 * k, 6 - k, 48 - 16 * k, 64 - 16 * k)
+                  for k in range(2)]
+    corrupt = write_sequence(os.path.join(work, "seq_corrupt"), 300, 5, 40, 40)
+    third = corrupt % 2
+    with open(third, "rb") as f:
+        data = f.read()
+    with open(third, "wb") as f:
+        f.write(data[:len(data) // 3])
+    return clips + [corrupt]
+
+
+def check_clips(r, work, inputs, ref):
+    """Clips among the inputs: uot-mpi batch on 1, 2 and 3 ranks against uot batch (a clip is done whole on one
+    rank through the same clip path); in a build without FFmpeg, the same refusal (exit 4) as uot batch."""
+    clips = make_clips(work)
+    probe = r.run([r.uot, "batch", ref] + clips + ["--out-dir", os.path.join(work, "probe")] + COMMON)
+    if probe is not None and probe.returncode == 4:  # no FFmpeg in this build: uot-mpi refuses clips alike
+        done = r.run(r.mpi(2) + [ref] + clips + ["--out-dir", os.path.join(work, "probe_mpi")] + COMMON)
+        said = [line for line in probe.stderr.splitlines() if "not built in" in line]
+        r.check(done is not None and done.returncode == 4 and said and said[0] in done.stderr,
+                "clips without FFmpeg: uot-mpi batch exits 4 as uot batch with %s (got %s: %s)" %
+                (said, done and done.returncode, done and done.stderr[-500:]))
+        return
+    base = check_ranks_match_uot_batch(r, work, "clips", [inputs] + clips, ref, 7 + 2, 2)
+    check_lost_rank(r, work, "clips", [inputs] + clips, ref, base, 7 + 2, 2,
+                    lambda path: not path.startswith(inputs + os.sep))
+
+
+def check_lost_rank(r, work, name, inputs, ref, base, done_count, failed_count, lost_kind=None):
+    """Rank 1 of 3 leaves after its first file: its unfinished files (among them one `lost_kind(path)` holds,
+    when given) are reported and named; a rerun does only those and the folder then equals base's."""
+    what = "%s, a lost rank" % name
+    out = os.path.join(work, name + "_lost")
     env = dict(os.environ, UOT_MPI_BATCH_TEST_EXIT="1:1")
-    args = [ref, inputs, "--out-dir", out, "--timeout", "3"] + COMMON
+    args = [ref] + inputs + ["--out-dir", out, "--timeout", "3"] + COMMON
     done = r.run(r.mpi(3, ["--mca", "orte_abort_on_non_zero_status", "0"]) + args, env=env)
     if not r.check(done is not None and done.returncode == 3,
-                   "a lost rank: exit 3 (got %s: %s)" % (done and done.returncode, done and done.stderr[-800:])):
+                   "%s: exit 3 (got %s: %s)" % (what, done and done.returncode, done and done.stderr[-800:])):
         return
     rep = report(done)
-    if not r.check(rep is not None, "a lost rank: --json report: %s" % done.stdout[:300]):
+    if not r.check(rep is not None, "%s: --json report: %s" % (what, done.stdout[:300])):
         return
     lost = [i["input"] for i in rep["items"] if i["status"] == "failed" and "rank 1 stopped answering" in i["message"]]
-    r.check(len(lost) >= 1, "a lost rank: its unfinished files are reported: %s" % rep["items"])
-    r.check(rep["done"] == 7 - len(lost) and rep["failed"] == 1 + len(lost),
-            "a lost rank: every other file done (%s)" % rep)
+    r.check(len(lost) >= 1, "%s: its unfinished files are reported: %s" % (what, rep["items"]))
+    if lost_kind:
+        r.check(any(lost_kind(path) for path in lost), "%s: the lost files hold a clip: %s" % (what, lost))
+    good = [path for path in lost if "corrupt" not in path]  # the corrupt inputs fail again in the rerun
+    r.check(rep["done"] == done_count - len(good) and rep["failed"] == failed_count + len(good),
+            "%s: every other file done (%s)" % (what, rep))
     for path in lost:
-        r.check(("rank 1: " + path) in done.stderr, "a lost rank: stderr names %s: %s" % (path, done.stderr[-800:]))
+        r.check(("rank 1: " + path) in done.stderr, "%s: stderr names %s: %s" % (what, path, done.stderr[-800:]))
     again = r.run(r.mpi(3) + args)
     if not r.check(again is not None and again.returncode == 3,
-                   "the rerun exits 3 (the corrupt file) (got %s: %s)" % (again and again.returncode,
-                                                                         again and again.stderr[-800:])):
+                   "%s: the rerun exits 3 (the corrupt inputs) (got %s: %s)" % (what, again and again.returncode,
+                                                                               again and again.stderr[-800:])):
         return
     rep2 = report(again)
     redone = sorted(i["input"] for i in rep2["items"] if i["status"] == "done")
-    r.check(redone == sorted(lost), "the rerun does only the lost files: %s, lost %s" % (redone, lost))
-    r.check(rep2["skipped"] == 7 - len(lost), "the rerun skips the finished files: %s" % rep2)
-    same_files(r, base, out, "after the rerun")
+    r.check(redone == sorted(good), "%s: the rerun does only the lost files: %s, lost %s" % (what, redone, good))
+    r.check(rep2["skipped"] == done_count - len(good), "%s: the rerun skips the finished files: %s" % (what, rep2))
+    same_files(r, base, out, what + ", after the rerun")
 
 
 def check_several_references(r, work, inputs, refs):
@@ -246,8 +288,9 @@ def main():
     r = Runner(args)
     try:
         inputs, refs = make_inputs(work, args.samples)
-        base = check_ranks_match_uot_batch(r, work, inputs, refs[0])
-        check_lost_rank(r, work, inputs, refs[0], base)
+        base = check_ranks_match_uot_batch(r, work, "images", [inputs], refs[0], 7, 1)
+        check_clips(r, work, inputs, refs[0])
+        check_lost_rank(r, work, "images", [inputs], refs[0], base, 7, 1)
         check_several_references(r, work, inputs, refs)
     finally:
         shutil.rmtree(work, ignore_errors=True)

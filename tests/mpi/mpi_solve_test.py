@@ -62,36 +62,18 @@ except ImportError as error:
     print("FAIL: needs numpy for /usr/bin/python3 (apt-get install python3-numpy): %s" % error)
     sys.exit(1)
 
+import mpi_test_runner  # noqa: E402 (next to this script)
+
 TIMEOUT_S = 120  # per mpirun: a hung rank fails the test instead of hanging it
 
 
-class Runner:
+class Runner(mpi_test_runner.Runner):
     def __init__(self, args, work):
-        self.uot = args.uot
-        self.uot_mpi = args.uot_mpi
-        self.mpirun = args.mpirun
+        super().__init__(args, TIMEOUT_S)
         self.work = work
-        self.failures = 0
-        self.checks = 0
-
-    def check(self, ok, what):
-        self.checks += 1
-        if not ok:
-            self.failures += 1
-            print("FAIL: " + what)
-        return ok
 
     def mpi_command(self, ranks):
-        cmd = [self.mpirun, "--oversubscribe", "-np", str(ranks)]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-run-as-root")
-        return cmd + [self.uot_mpi, "solve"]
-
-    def run(self, cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            return None
+        return super().mpi_command("solve", ranks)
 
 
 def save(directory, name, array):
@@ -180,7 +162,11 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
         what = "%s on %d ranks (%s)" % (name, p, " ".join(options + list(mpi_only)))
         u, v = load_scalings(out)
         r.check(summary["ranks"] == p, what + ": summary says %s ranks" % summary["ranks"])
-        r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
+        if "--balance" in mpi_only:
+            # Rows in proportion to the ranks' measured speeds: any split, the same iterates.
+            r.check(summary["balanced"] is True and summary["rows_per_rank_max"] <= m, what + ": %s" % summary)
+        else:
+            r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
         r.check(summary["mode"] == single["mode"], what + ": mode %s vs %s" % (summary["mode"], single["mode"]))
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
@@ -192,6 +178,15 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
             r.check(abs(a - b) <= 1e3 * tolerance * max(1.0, abs(b)), what + ": %s %r vs %r" % (key, a, b))
         for key in ("comm_ms_per_iter", "comm_share", "threads_per_rank", "allreduce_per_iter"):
             r.check(key in summary, what + ": summary lacks " + key)
+        # Each rank's time per iteration and its wait: one of each per rank, the wait
+        # within the time, and the slowest rank's wait is the summary's comm figure.
+        times, waits = summary.get("rank_ms_per_iter", []), summary.get("rank_wait_ms_per_iter", [])
+        r.check(len(times) == p and len(waits) == p, what + ": per-rank times %r and waits %r" % (times, waits))
+        # (two clocks: a rank that only waits, one without rows, may see its wait a hair above its time)
+        r.check(all(0 <= w <= 1.05 * t + 0.05 for t, w in zip(times, waits)),
+                what + ": a wait beyond its rank's time: %r, %r" % (times, waits))
+        r.check(not waits or abs(max(waits) - summary["comm_ms_per_iter"]) <= 1e-9 * max(1.0, max(waits)),
+                what + ": largest wait %r, comm_ms_per_iter %r" % (max(waits or [0]), summary["comm_ms_per_iter"]))
         if summary["mode"] == "translation-invariant" and summary["acceleration"] == "none":
             reductions_within_budget(r, what, summary, 2, per_check=2)
 
@@ -480,6 +475,14 @@ def main():
                                     warm=True)
         compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
                                     ranks=(2, 3))
+        # --balance: the rows set up again in proportion to the measured speeds (warm
+        # start included: each rank's rows of u follow its new rows).
+        compare_with_single_process(r, "balanced-ti-auto-97x61", 97, 61,
+                                    ["--solver", "fused", "--mode", "ti", "--accel", "auto"], mpi_only=("--balance",))
+        compare_with_single_process(r, "balanced-warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"],
+                                    ranks=(2, 3), warm=True, mpi_only=("--balance",))
+        compare_with_single_process(r, "balanced-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,),
+                                    mpi_only=("--balance",))
         solver_matches_single_process(r, "auto-301x257", 301, 257, [])
         solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
         solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
