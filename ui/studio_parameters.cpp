@@ -133,6 +133,13 @@ template Precision choice<Precision>(const char*);
 template Acceleration choice<Acceleration>(const char*);
 }  // namespace parameter_defaults
 
+QString StudioParameters::valueProblem(const char* name, const QString& text)
+{
+    params::Parameter p = params::parameter(name);
+    p.cliSpellings.clear();  // the studio takes only the settings' spellings (cpu, gpu:N)
+    return params::accepts(p, text.toStdString()) ? QString() : QString::fromStdString(p.problem());
+}
+
 QString StudioParameters::deviceUnavailableReason(const QString& device)
 {
     if (device == "cpu") return {};

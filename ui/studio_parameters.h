@@ -78,6 +78,11 @@ struct StudioParameters {
     // Why a solve cannot run on `device` ("cpu" or "gpu:N") here; empty when it can.
     static QString deviceUnavailableReason(const QString& device);
 
+    // The parameter table's verdict on a value given to uot-studio for the entry
+    // `name`: empty when valid (the device as the studio takes it: cpu or gpu:N),
+    // else the table's message, the one the command line gives for it.
+    static QString valueProblem(const char* name, const QString& text);
+
     // True when the two differ only in what a re-map can apply without a new
     // solve: every member whose table entry invalidates the palettes or the
     // solve is equal.

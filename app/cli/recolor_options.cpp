@@ -60,8 +60,7 @@ void addRecolorOptions(ArgParser& parser, RecolorOptionSet set)
     addParameterOptions(parser, params::CliGroup::Recolor);
     addSolverOptions(parser, recolorSolverConfig());
     if (output) addParameterOptions(parser, params::CliGroup::Output);
-    parser.addOption("max-pixels", "N", "refuse images with more pixels, or more bytes than N 8-bit RGB pixels (0 = no limit)",
-                     "200000000");
+    addParameterOptions(parser, params::CliGroup::Input);
     parser.addFlag("ignore-exif-orientation", "do not rotate JPEGs by their EXIF orientation tag");
     if (output) parser.addFlag("overwrite-source", "allow the output to replace the source file");
     parser.addFlag("json", "print phase timings and solver statistics as JSON on stdout");
@@ -93,8 +92,7 @@ RecolorCliSettings readRecolorOptions(const ArgParser& parser, RecolorOptionSet 
     }
 
     if (output) readImageOutputOptions(parser, out.write);
-    const double maxPixels = parser.number("max-pixels");
-    if (maxPixels < 0) throw UsageError("option '--max-pixels' must be >= 0");
+    const double maxPixels = parameterNumber(parser, params::parameter("max-pixels"));
     out.read.maxPixels = static_cast<std::uint64_t>(maxPixels);
     out.read.applyExifOrientation = !parser.flag("ignore-exif-orientation");
     out.json = parser.flag("json");

@@ -21,7 +21,6 @@
 #include <QImage>
 #include <QLabel>
 #include <QPixmap>
-#include <QRegularExpression>
 #include <QTableWidget>
 #include <QTimer>
 
@@ -463,9 +462,9 @@ int main(int argc, char** argv)
     if (parser.isSet(deviceOption)) {
         device = parser.value(deviceOption).trimmed().toLower();
         if (device == "gpu") device = "gpu:0";
-        if (device != "cpu" && !QRegularExpression("^gpu:[0-9]+$").match(device).hasMatch()) {
-            std::fprintf(stderr, "uot-studio: --device wants cpu, gpu or gpu:N (e.g. gpu:0), not '%s'\n",
-                         qPrintable(parser.value(deviceOption)));
+        if (const QString problem = uot::ui::StudioParameters::valueProblem("device", device); !problem.isEmpty()) {
+            std::fprintf(stderr, "uot-studio: --device '%s': %s (gpu = gpu:0)\n",
+                         qPrintable(parser.value(deviceOption).left(40)), qPrintable(problem));
             return 2;
         }
         const QString unavailable = uot::ui::StudioParameters::deviceUnavailableReason(device);
@@ -475,14 +474,12 @@ int main(int argc, char** argv)
         }
     }
     if (parser.isSet(maxPixelsOption)) {
-        bool ok = false;
-        const qulonglong pixels = parser.value(maxPixelsOption).toULongLong(&ok);
-        if (!ok) {
-            std::fprintf(stderr, "uot-studio: --max-pixels wants a whole number of pixels >= 0 (0 = no limit), not '%s'\n",
-                         qPrintable(parser.value(maxPixelsOption).left(40)));
+        const QString text = parser.value(maxPixelsOption).trimmed();
+        if (const QString problem = uot::ui::StudioParameters::valueProblem("max-pixels", text); !problem.isEmpty()) {
+            std::fprintf(stderr, "uot-studio: --max-pixels '%s': %s\n", qPrintable(text.left(40)), qPrintable(problem));
             return 2;
         }
-        uot::ui::setImagePixelLimit(pixels);
+        uot::ui::setImagePixelLimit(static_cast<qulonglong>(text.toDouble()));
     }
     QSize size = script.screenshot.isEmpty() ? QSize() : QSize(1600, 1000);
     if (parser.isSet(sizeOption)) {

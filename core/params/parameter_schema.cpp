@@ -638,6 +638,16 @@ std::vector<Parameter> buildTable(Problems problems)
     addSolveIo(flag("allow-unconverged", "allow unconverged",
                     "exit 0 even when the solve stopped on underflow (exit 5) or at --max-iter before --tol (exit 6)"));
 
+    // How images are read: the command line's recolor, lut and batch, and uot-studio's --max-pixels.
+    {
+        Parameter& p = add(real("max-pixels", "max pixels", 0, kInfinity,
+                                "refuse images with more pixels, or more bytes than N 8-bit RGB pixels (0 = no limit)"),
+                           Stage::None, "max-pixels", "");
+        p.cliGroup = CliGroup::Input;
+        p.valueName = "N";
+        p.defaultValue = 200000000;
+    }
+
     // uot-mpi's own flags (app/mpi).
     auto addMpi = [&add](Parameter p, std::string cliFlag) -> Parameter& {
         Parameter& added = add(std::move(p), Stage::None, std::move(cliFlag), "");

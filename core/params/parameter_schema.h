@@ -47,7 +47,8 @@ enum class CliGroup {
     Output,   // the commands that write an image: recolor, batch
     SolveIo,  // the files of `uot solve` and `uot-mpi solve` (app/cli/solve_report.cpp: addSolveIoOptions)
     Mpi,      // uot-mpi's own (app/mpi: its problem generator, waiting and timeouts)
-    Clip      // clips in recolor, lut and batch (app/cli/video_options.cpp)
+    Clip,     // clips in recolor, lut and batch (app/cli/video_options.cpp)
+    Input     // how images are read: recolor, lut, batch (app/cli/recolor_options.cpp) and uot-studio
 };
 
 // Which problems the values are for: colour transfer (the pipeline, the studio:

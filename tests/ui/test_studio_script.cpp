@@ -116,8 +116,16 @@ private slots:
             studio.start(kStudio, {"--max-pixels", bad, "--quit"});
             QVERIFY(studio.waitForFinished(60000));
             QCOMPARE(studio.exitCode(), 2);
-            QVERIFY(studio.readAllStandardError().contains("--max-pixels"));
+            const QByteArray message = studio.readAllStandardError();
+            QVERIFY(message.contains("--max-pixels"));
+            // The parameter table's message, the one `uot recolor --max-pixels` gives.
+            QVERIFY2(message.contains("max pixels takes a finite number >= 0"), message.constData());
         }
+        studio.start(kStudio, {"--device", "gpu:x", "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        QCOMPARE(studio.exitCode(), 2);
+        const QByteArray message = studio.readAllStandardError();
+        QVERIFY2(message.contains("device takes cpu or gpu:N"), message.constData());
     }
 
     // Issue 25, D21: a symbolic link loop was reported as "does not exist".
