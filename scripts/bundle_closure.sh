@@ -1,4 +1,4 @@
-# Sourced by scripts/qt_test_bundle.sh and scripts/studio_bundle.sh (not run on
+# Sourced by the bundle scripts (scripts/*_bundle.sh, bench/**/*_bundle.sh; not run on
 # its own): copies the shared-library closure of some executables into a folder,
 # so that they run on a machine that lacks those libraries (the GPU machine has
 # no Qt and no OpenCV).
@@ -68,4 +68,23 @@ bundle_copy_closure() {
              else bundle_needed_libraries "$file"; fi)
   done
   [ -z "$stubs" ] || rm -rf "$stubs"
+}
+
+# Starts FILE, the run.sh a bundle runs on the target machine: a shebang, the
+# DESCRIPTION as its comment, `set -u`, `here` (the bundle's folder), `out`
+# ($OUT, else here/out, created) and the bundle's libraries on LD_LIBRARY_PATH.
+# The caller appends the commands (cat >> FILE).
+#
+#   bundle_start_run_script FILE DESCRIPTION
+bundle_start_run_script() {
+  cat > "$1" <<EOF
+#!/usr/bin/env bash
+# $2
+set -u
+here=\$(cd "\$(dirname "\$0")" && pwd)
+out=\${OUT:-\$here/out}
+mkdir -p "\$out"
+export LD_LIBRARY_PATH=\$here/lib
+EOF
+  chmod +x "$1"
 }

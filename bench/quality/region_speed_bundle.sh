@@ -21,14 +21,8 @@ strip "$dest"/bin/*
 cp resources/samples/leuvenA.jpg resources/samples/starry_night.jpg resources/samples/fruits.jpg "$dest/resources/samples/"
 BUNDLE_STUBS="libgdal.so libgdcmMSFF.so libgdcmDSED.so libopenjp2.so libicudata.so" \
   bundle_copy_closure "$dest/lib" "$dest"/bin/*
-cat > "$dest/run.sh" <<'RUN'
-#!/usr/bin/env bash
-# The regions' GPU figures (bench/quality/region_speed_bundle.sh made this folder); logs under $OUT.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$here/lib
+bundle_start_run_script "$dest/run.sh" "The regions' GPU figures (bench/quality/region_speed_bundle.sh made this folder); logs under \$OUT."
+cat >> "$dest/run.sh" <<'RUN'
 cd "$here"
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$out/device.txt" 2>&1
 bin/test_gpu_regions > "$out/test_gpu_regions.txt" 2>&1
@@ -38,5 +32,4 @@ for mp in 12 1; do
   echo "exit $?" >> "$out/region_speed_gpu_${mp}mp.txt"
 done
 RUN
-chmod +x "$dest/run.sh"
 du -sh "$dest"

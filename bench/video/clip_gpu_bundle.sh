@@ -39,14 +39,8 @@ ffmpeg -v error -y -f lavfi -i testsrc2=size=1920x1080:rate=25 -f lavfi -i sine=
   -color_trc bt709 -color_range tv -c:a aac -shortest "$dest/clips/c1080.mp4"
 ffmpeg -v error -y -i "$dest/clips/c1080.mp4" -frames:v 40 -c:v libx264 -preset veryfast -crf 26 -an \
   "$dest/clips/short1080.mp4"
-cat > "$dest/run.sh" <<'RUN'
-#!/usr/bin/env bash
-# The GPU clip figures (bench/video/clip_gpu_bundle.sh made this folder); logs under $OUT.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$here/lib
+bundle_start_run_script "$dest/run.sh" "The GPU clip figures (bench/video/clip_gpu_bundle.sh made this folder); logs under \$OUT."
+cat >> "$dest/run.sh" <<'RUN'
 work=$(mktemp -d)
 clip=$here/clips/c1080.mp4
 {
@@ -66,5 +60,4 @@ clip=$here/clips/c1080.mp4
 rm -rf "$work"
 cat "$out/clip_gpu.txt"
 RUN
-chmod +x "$dest/run.sh"
 du -sh "$dest"
