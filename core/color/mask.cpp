@@ -103,28 +103,6 @@ void resizeColumns(const float* in, float* out, const AxisWeights& a, int width)
 }
 
 template <typename T>
-void blendSamples(const T* src, int srcChannels, const float* mask, T* out, int outChannels, std::size_t n, int threads)
-{
-    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for num_threads(threads) schedule(static) if (count > 65536)
-    for (std::ptrdiff_t i = 0; i < count; ++i) {
-        const float m = mask[i];
-        if (m >= 1.0f) continue;
-        T* o = out + i * outChannels;
-        const T* s = src + i * srcChannels;
-        for (int c = 0; c < outChannels; ++c) {
-            const T from = s[srcChannels == 1 ? 0 : c];
-            if (m <= 0.0f) {
-                o[c] = from;
-            } else {
-                const double v = from + static_cast<double>(m) * (static_cast<double>(o[c]) - from);
-                o[c] = static_cast<T>(std::lround(v));
-            }
-        }
-    }
-}
-
-template <typename T>
 void compositeSamples(const T* src, int srcChannels, const std::vector<const float*>& masks,
                       const std::vector<const T*>& results, T* out, int outChannels, std::size_t n, int threads)
 {
@@ -212,12 +190,18 @@ void blendMasked(const Image& source, const Mask& mask, Image& recolored, int th
         recolored.height != source.height || recolored.depth != source.depth ||
         (source.channels != 1 && recolored.channels != source.channels) || recolored.channels < 3)
         throw Error(ErrorCode::InvalidArgument, "blendMasked: the mask, source and result shapes do not match");
+    // One region's composite, written over the result in place (compositeSamples reads
+    // a pixel's result before it writes it): the source where the mask is 0, the
+    // result where it is 1, the blend between.
+    const int t = resolveThreadCount(threads);
     if (source.depth == 16)
-        blendSamples(source.samples16(), source.channels, mask.values.data(), recolored.samples16(), recolored.channels,
-                     source.pixelCount(), resolveThreadCount(threads));
+        compositeSamples(source.samples16(), source.channels, {mask.values.data()},
+                         std::vector<const std::uint16_t*>{recolored.samples16()}, recolored.samples16(),
+                         recolored.channels, source.pixelCount(), t);
     else
-        blendSamples(source.samples8(), source.channels, mask.values.data(), recolored.samples8(), recolored.channels,
-                     source.pixelCount(), resolveThreadCount(threads));
+        compositeSamples(source.samples8(), source.channels, {mask.values.data()},
+                         std::vector<const std::uint8_t*>{recolored.samples8()}, recolored.samples8(),
+                         recolored.channels, source.pixelCount(), t);
 }
 
 Image compositeRegions(const Image& source, const std::vector<const Mask*>& masks, const std::vector<const Image*>& results,
