@@ -192,6 +192,35 @@ __device__ double blockReduce(double x, double* shared)
     return total;
 }
 
+// One side's relaxed update old -> new, summed over the block: the largest rise and fall
+// of a potential, its largest and smallest value (falls and minima kept negated, so
+// that every extreme is a max), the weighted linear term sum w * new, and how many new
+// values are not finite. The row and the column finish kernels both keep these.
+struct SideMoves {
+    double rise = -INFINITY, fall = -INFINITY, top = -INFINITY, bottom = -INFINITY;
+    double linear = 0, bad = 0;
+
+    __device__ void add(double before, double after, double logW)
+    {
+        bad += isfinite(after) ? 0.0 : 1.0;
+        rise = fmax(rise, after - before);
+        fall = fmax(fall, before - after);
+        top = fmax(top, after);
+        bottom = fmax(bottom, -after);
+        linear += exp(logW) * after;
+    }
+
+    __device__ void reduce(double* sharedM)
+    {
+        linear = blockReduce<BlockOp::Sum>(linear, sharedM);
+        bad = blockReduce<BlockOp::Sum>(bad, sharedM);
+        rise = blockReduce<BlockOp::Max>(rise, sharedM);
+        fall = blockReduce<BlockOp::Max>(fall, sharedM);
+        top = blockReduce<BlockOp::Max>(top, sharedM);
+        bottom = blockReduce<BlockOp::Max>(bottom, sharedM);
+    }
+};
+
 // The rest of the row half-step, one block per problem (O(M)), and its figures for
 // the decision after the columns (the sweep of the single step, relaxed_step_device.cuh, per problem):
 // the TI shift s = cs (log B(G_old) - log A(F^)) (translation_invariant.h), the new
@@ -219,8 +248,8 @@ finishRowsKernel(const ProblemDesc* __restrict__ descs, ProblemState* __restrict
     const double lm = blockLogSumExp(inMarginal, sharedM, sharedS);
     const double s = d.translate ? d.cs * (st.logB - logAHat) : 0.0;
     const double w = d.omega;
-    double violation = 0, linear = 0, bad = 0;
-    double dMax = -INFINITY, dMin = -INFINITY, fMax = -INFINITY, fMin = -INFINITY;  // fMin, dMin negated
+    double violation = 0;
+    SideMoves moves;
     Lse newTarget;
     for (int k = threadIdx.x; k < d.rows; k += blockDim.x) {
         const double fOld = rows.pot[o + k], fHat = rows.target[o + k], logW = rows.logW[o + k];
@@ -228,32 +257,22 @@ finishRowsKernel(const ProblemDesc* __restrict__ descs, ProblemState* __restrict
         violation += fabs(exp(logT + (1.0 + d.ra) * (fOld - fHat) - lm) - exp(logT - lt));
         const double fNew = fOld + w * (fHat + s - fOld);
         rows.pot[o + k] = fNew;
-        bad += isfinite(fNew) ? 0.0 : 1.0;
-        dMax = fmax(dMax, fNew - fOld);
-        dMin = fmax(dMin, fOld - fNew);
-        fMax = fmax(fMax, fNew);
-        fMin = fmax(fMin, -fNew);
-        linear += exp(logW) * fNew;
+        moves.add(fOld, fNew, logW);
         newTarget.add(logW - d.ra * fNew);
     }
     violation = blockReduce<BlockOp::Sum>(violation, sharedM);
-    linear = blockReduce<BlockOp::Sum>(linear, sharedM);
-    bad = blockReduce<BlockOp::Sum>(bad, sharedM);
-    dMax = blockReduce<BlockOp::Max>(dMax, sharedM);
-    dMin = blockReduce<BlockOp::Max>(dMin, sharedM);
-    fMax = blockReduce<BlockOp::Max>(fMax, sharedM);
-    fMin = blockReduce<BlockOp::Max>(fMin, sharedM);
+    moves.reduce(sharedM);
     const double logA = blockLogSumExp(newTarget, sharedM, sharedS);
     if (threadIdx.x != 0) return;
     st.rowShift = s;
     st.logA = logA;
     st.violationA = violation;
-    st.linearA = linear;
-    st.dFmax = dMax;
-    st.dFmin = -dMin;
-    st.fMax = fMax;
-    st.fMin = -fMin;
-    st.rowsFinite = bad == 0.0 ? 1 : 0;
+    st.linearA = moves.linear;
+    st.dFmax = moves.rise;
+    st.dFmin = -moves.fall;
+    st.fMax = moves.top;
+    st.fMin = -moves.bottom;
+    st.rowsFinite = moves.bad == 0.0 ? 1 : 0;
 }
 
 // The rest of the column half-step and the problem's decision on the iteration, one
@@ -279,19 +298,13 @@ finishColumnsKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ 
     const double logBHat = blockLogSumExp(hatTarget, sharedM, sharedS);
     const double t = d.translate ? d.ct * (st.logA - logBHat) : 0.0;
     const double w = d.omega;
-    double linear = 0, bad = 0;
-    double dMax = -INFINITY, dMin = -INFINITY, gMax = -INFINITY, gMin = -INFINITY;  // gMin, dMin negated
+    SideMoves moves;
     Lse colTarget, colMarginal;
     for (int k = threadIdx.x; k < d.cols; k += blockDim.x) {
         const double gOld = cols.pot[o + k], gHat = cols.target[o + k], logW = cols.logW[o + k];
         const double gNew = gOld + w * (gHat + t - gOld);
         cols.pot[o + k] = gNew;
-        bad += isfinite(gNew) ? 0.0 : 1.0;
-        dMax = fmax(dMax, gNew - gOld);
-        dMin = fmax(dMin, gOld - gNew);
-        gMax = fmax(gMax, gNew);
-        gMin = fmax(gMin, -gNew);
-        linear += exp(logW) * gNew;
+        moves.add(gOld, gNew, logW);
         colTarget.add(logW - d.rb * gNew);
         colMarginal.add(gNew + logW - gHat / d.fb);
     }
@@ -303,12 +316,7 @@ finishColumnsKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ 
         violation += fabs(exp(g + logW - gHat / d.fb - logMass) - exp(logW - d.rb * g - logTargetB));
     }
     violation = blockReduce<BlockOp::Sum>(violation, sharedM);
-    linear = blockReduce<BlockOp::Sum>(linear, sharedM);
-    bad = blockReduce<BlockOp::Sum>(bad, sharedM);
-    dMax = blockReduce<BlockOp::Max>(dMax, sharedM);
-    dMin = blockReduce<BlockOp::Max>(dMin, sharedM);
-    gMax = blockReduce<BlockOp::Max>(gMax, sharedM);
-    gMin = blockReduce<BlockOp::Max>(gMin, sharedM);
+    moves.reduce(sharedM);
     if (threadIdx.x == 0) {
         RelaxedTotals totals;
         totals.logTargetA = st.logA;
@@ -316,21 +324,21 @@ finishColumnsKernel(ProblemDesc* __restrict__ descs, ProblemState* __restrict__ 
         totals.sumA = d.sumA;
         totals.sumB = d.sumB;
         totals.linearA = st.linearA;
-        totals.linearB = linear;
+        totals.linearB = moves.linear;
         totals.mass = exp(logMass);
         totals.dFmax = st.dFmax;
         totals.dFmin = st.dFmin;
         totals.fMax = st.fMax;
         totals.fMin = st.fMin;
-        totals.dGmax = dMax;
-        totals.dGmin = -dMin;
-        totals.gMax = gMax;
-        totals.gMin = -gMin;
+        totals.dGmax = moves.rise;
+        totals.dGmin = -moves.fall;
+        totals.gMax = moves.top;
+        totals.gMin = -moves.bottom;
         const RelaxedObjective objective =
             relaxedObjective(totals, d.eps, d.tauA, d.tauB, d.ra, d.rb, d.translate != 0);
         const double change = relaxedChange(totals);
         const bool finite = isfinite(st.rowShift) && isfinite(t) && isfinite(objective.value) && st.rowsFinite &&
-                            bad == 0.0;
+                            moves.bad == 0.0;
         const bool safeguard = rules.safeguard && w != 1.0;
         st.passes += 2;
         const StepDecision decision = decideStep(st, finite, safeguard, objective, change, rules.slack);
