@@ -65,8 +65,9 @@ std::optional<std::string> regionBatchedSolver(const std::vector<RecolorRegion>&
     return batchedSolverFor(DeviceKind::Gpu);
 }
 
-// A palette problem with its own copy of the point sets and weights: the
-// pipeline's view of it changes with the next region's palettes.
+// A palette problem with its own copy of the point sets and weights (the
+// pipeline's view of it lasts only while its palettes and settings stay; each
+// region now has its own pipeline, so the copy is a safeguard, not a need).
 struct OwnedProblem {
     std::vector<double> x, y, a, b;
     UotProblem problem;
