@@ -7,8 +7,9 @@
 //     ellipse, from --reference) and one over the whole image (white, from
 //     --reference) against two (the ellipse and the rest, the rest from
 //     --reference2), solve and render, after one untimed run of each (a GPU's
-//     start-up); with --device gpu the two regions' problems go to the batched
-//     GPU solver in one call.
+//     start-up), the two regions run concurrently and one by one
+//     (RegionSchedule); with --device gpu the two regions' problems go to the
+//     batched GPU solver in one call.
 // The source is a sample photo upscaled to --megapixels (default 12, 4:3); the
 // mask an ellipse drawn at a quarter of the size (prepareMask resizes it). The
 // load average of the machine is printed with the figures.
@@ -52,24 +53,26 @@ Image upscaled(const std::string& path, int w, int h)
 }
 
 // Times recolorRegions with the first region of `regions` alone, with `whole`
-// (one region over the whole image) and with all of `regions`, interleaved, and
-// prints the medians and their ratios to the first two.
+// (one region over the whole image) and with all of `regions` (concurrently and
+// one by one), interleaved, and prints the medians and their ratios to the first two.
 void timeRegions(const Image& source, const std::vector<RecolorRegion>& regions, const RecolorRegion& whole, int repeat)
 {
     const std::vector<RecolorRegion> one(regions.begin(), regions.begin() + 1), wholeOnly{whole};
     struct Case {
         const char* name;
         const std::vector<RecolorRegion>* regions;
+        RegionSchedule schedule;
         std::vector<double> total, solve, palette, map;
     };
-    std::vector<Case> cases = {{"one region", &one, {}, {}, {}, {}},
-                               {"whole image", &wholeOnly, {}, {}, {}, {}},
-                               {"two regions", &regions, {}, {}, {}, {}}};
+    std::vector<Case> cases = {{"one region", &one, RegionSchedule::Concurrent, {}, {}, {}, {}},
+                               {"whole image", &wholeOnly, RegionSchedule::Concurrent, {}, {}, {}, {}},
+                               {"two regions", &regions, RegionSchedule::Concurrent, {}, {}, {}, {}},
+                               {"two 1-by-1", &regions, RegionSchedule::OneByOne, {}, {}, {}, {}}};
     for (int r = -1; r < repeat; ++r) {  // run -1: untimed warm-up
         for (Case& c : cases) {
             std::vector<PipelineStats> stats;
             const auto t0 = Clock::now();
-            recolorRegions(source, *c.regions, {}, &stats);
+            recolorRegions(source, *c.regions, {}, &stats, c.schedule);
             const double total = since(t0);
             if (r < 0) continue;
             double solve = 0, palette = 0, map = 0;

@@ -5,10 +5,16 @@
 # bench reads, and DEST/run.sh, which runs there:
 #   test_gpu_regions (the batched regions against float64 solves);
 #   uot_region_speed --regions --device gpu at 12 MP and at 1 MP (one region
-#   against two, solve and render, the ratio from one run).
+#   against two, concurrently and one by one, the ratios from one run);
+#   uot_region_speed --regions on that machine's CPU at 12 MP (at most 60 s).
+# Also packs DEST.tar.xz (about 21 MB; the folder is about 81 MB). BUILD should
+# leave out what the two programs do not need, or the closure outgrows what the
+# device takes (64 MiB): clips (libav*), the studio and MPI:
 #
-#   bench/quality/region_speed_bundle.sh BUILD DEST    # here
-#   OUT=/some/folder DEST/run.sh                       # there
+#   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DUOT_VIDEO=OFF -DUOT_BUILD_GUI=OFF -DUOT_MPI=OFF
+#   cmake --build build-gpu --target uot_region_speed test_gpu_regions
+#   bench/quality/region_speed_bundle.sh build-gpu DEST    # here
+#   OUT=/some/folder DEST/run.sh                            # there
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:?usage: bench/quality/region_speed_bundle.sh BUILD DEST}
@@ -31,5 +37,10 @@ for mp in 12 1; do
   bin/uot_region_speed --regions --device gpu --megapixels "$mp" --repeat 5 > "$out/region_speed_gpu_${mp}mp.txt" 2>&1
   echo "exit $?" >> "$out/region_speed_gpu_${mp}mp.txt"
 done
+nproc > "$out/cpu.txt"
+timeout 60 bin/uot_region_speed --regions --megapixels 12 --repeat 3 > "$out/region_speed_cpu_12mp.txt" 2>&1
+echo "exit $?" >> "$out/region_speed_cpu_12mp.txt"
 RUN
 du -sh "$dest"
+tar -C "$(dirname "$dest")" -cJf "$dest.tar.xz" "$(basename "$dest")"
+du -sh "$dest.tar.xz"

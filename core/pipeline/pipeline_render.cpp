@@ -64,6 +64,13 @@ MarginalMap residualMap(const Palette& reference, int width, int height, const M
     return map;
 }
 
+// The subsampling of the fast guided filter's block means for `source` (0: no smoothing).
+int blockSubsample(const MappingSettings& ms, const Image& source)
+{
+    const int radius = smoothingRadiusPixels(ms, source.width, source.height);
+    return radius >= 1 ? smoothingSubsample(ms, radius) : 0;
+}
+
 }  // namespace
 
 // The GPU mapper of this pipeline when its settings ask for the GPU (a gpu-*
@@ -99,6 +106,50 @@ DeviceColorMapper* RecolorPipeline::gpuMappingFailed(State& s, const Error& e)
     return nullptr;
 }
 
+// The fitter of the field on the block means s.low, at the current mapping
+// settings: kept while the block means, the field's inputs and the thread count
+// stay (the colour guide's window statistics depend on nothing else).
+const DisplacementFieldFitter& RecolorPipeline::fieldFitter(State& s)
+{
+    const MappingSettings& ms = s.settings.mapping;
+    if (!s.fitter || s.fitterLow != s.low || s.fitterThreads != s.settings.threads ||
+        !(fieldInputs(s.fitterSettings) == fieldInputs(ms))) {
+        s.fitter = std::make_shared<const DisplacementFieldFitter>(*s.low, s.source->width, s.source->height, ms,
+                                                                   s.settings.threads);
+        s.fitterLow = s.low;
+        s.fitterSettings = ms;
+        s.fitterThreads = s.settings.threads;
+    }
+    return *s.fitter;
+}
+
+void RecolorPipeline::prepareSourceInputs()
+{
+    State& s = *m_state;
+    if (!s.source) throw Error(ErrorCode::InvalidArgument, "no source image set");
+    const MappingSettings& ms = s.settings.mapping;
+    if (ms.strength == 0.0) return;
+    const int sub = blockSubsample(ms, *s.source);
+    const bool cpuMapping = !runsOnGpu(s.settings.transport.solver) || !gpuUnavailableReason().empty();
+    if (cpuMapping || (sub > 0 && ms.lutFaithful)) s.fullSourceColors();
+    if (!cpuMapping || sub == 0) return;  // the GPU mapper makes its own block means
+    cpuBlockMeans(s, sub);
+    if (ms.smoothGuide != SmoothingGuide::Lightness) fieldFitter(s);
+}
+
+// The block means of subsampling sub (none for 0) made on the CPU, unless those
+// held are of sub and of the working space.
+void RecolorPipeline::cpuBlockMeans(State& s, int sub)
+{
+    const WorkingSpace space = s.settings.space;
+    if (sub == s.lowSubsample && (!s.low || s.low->space == space)) return;
+    s.low = sub > 0 ? std::make_shared<const LowResolution>(downsampleColors(
+                          s.fullSourceColors(), s.source->width, s.source->height, space, sub, s.settings.threads))
+                    : nullptr;
+    s.lowSubsample = sub;
+    s.lutValid = false;
+}
+
 Image RecolorPipeline::render(const PipelineControl& control, const float* within)
 {
     State& s = *m_state;
@@ -114,8 +165,7 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
     const int threads = s.settings.threads;
     // With smoothing, the LUT is read only at the block means of the fast guided
     // filter; without, at every pixel.
-    const int radius = smoothingRadiusPixels(ms, src.width, src.height);
-    const int sub = radius >= 1 ? smoothingSubsample(ms, radius) : 0;
+    const int sub = blockSubsample(ms, src);
     // GPU mapping: with a gpu-* solver and a usable device the source is kept on
     // the device in the working space; block means and the composition run there.
     s.mapNote.clear();
@@ -160,12 +210,12 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
                 s.gpuSourceValid = true;
                 s.gpuSpace = space;
                 if (sub > 0) {
-                    s.low = std::move(pre.low);
+                    s.low = std::make_shared<const LowResolution>(std::move(pre.low));
                     s.lowSubsample = sub;
                     s.lutValid = false;
                 }
             } else if (sub > 0 && sub != s.lowSubsample) {
-                s.low = mapper->blockMeans(sub);
+                s.low = std::make_shared<const LowResolution>(mapper->blockMeans(sub));
                 s.lowSubsample = sub;
                 s.lutValid = false;
             }
@@ -173,19 +223,14 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
             mapper = gpuMappingFailed(s, e);
         }
     }
-    if (sub != s.lowSubsample) {
-        s.low = sub > 0 ? downsampleColors(s.fullSourceColors(), src.width, src.height, s.settings.space, sub, threads)
-                        : LowResolution{};
-        s.lowSubsample = sub;
-        s.lutValid = false;
-    }
+    cpuBlockMeans(s, sub);
     // A field folded into the lattice is composed per pixel at any colour: every node is
     // evaluated (the prior of the fold where no pixel holds a node).
     const LatticeNodes nodes = sub > 0 && ms.lutFaithful ? LatticeNodes::All : LatticeNodes::NextToColors;
     if (!s.lutValid || s.lut.size != ms.lutSize || !(s.lutBounds == ms.bounds) || s.lutNodes != nodes) {
         checkCancel(control);
-        const float* at = sub > 0 ? s.low.colors.data() : s.fullSourceColors();
-        const std::size_t count = sub > 0 ? s.low.colors.size() / 3 : n;
+        const float* at = sub > 0 ? s.low->colors.data() : s.fullSourceColors();
+        const std::size_t count = sub > 0 ? s.low->colors.size() / 3 : n;
         s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes);
         regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads);
         s.lutBounds = ms.bounds;
@@ -214,8 +259,8 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
         s.fieldNote.clear();
         if (sub > 0 && (!done || match)) {
             // One fitter and one set of block displacements for the fit and the match's refits.
-            const DisplacementFieldFitter fitter(s.low, src.width, src.height, ms, threads);
-            std::vector<float> displacement = blockDisplacements(s.lut, s.low, threads);
+            const DisplacementFieldFitter& fitter = fieldFitter(s);
+            std::vector<float> displacement = blockDisplacements(s.lut, *s.low, threads);
             if (!done) s.field = fitter.fit(displacement.data());
             if (match) mapper = foldResidualMatchIntoField(s, fitter, displacement, mapper, control);
         } else if (!done) {
@@ -228,7 +273,7 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
             // in its place (on the GPU too: a lattice read per pixel).
             s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height,
                                           residualSampleStep(src.width, src.height), ms.fold, threads);
-            regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low.colors.data(), s.low.colors.size() / 3,
+            regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
                                       LatticeNodes::All, threads);
             s.field = DisplacementField{};
         }
@@ -301,14 +346,14 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
         if (residual.empty()) break;
         if (ms.bounds.enabled) {
             // Into the global map, regularised again: the match obeys the map's bounds.
-            if (mark.empty()) mark = latticeNodeMask(matched, s.low.colors.data(), s.low.colors.size() / 3,
+            if (mark.empty()) mark = latticeNodeMask(matched, s.low->colors.data(), s.low->colors.size() / 3,
                                                      LatticeNodes::NextToColors, threads);
             addResidualShiftToLut(matched, mark, s.settings.space, residual, ms);
-            regularizeDisplacementLut(matched, s.settings.space, ms.bounds, s.low.colors.data(), s.low.colors.size() / 3,
+            regularizeDisplacementLut(matched, s.settings.space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
                                       LatticeNodes::NextToColors, threads);
-            displacement = blockDisplacements(matched, s.low, threads);
+            displacement = blockDisplacements(matched, *s.low, threads);
         } else {
-            addResidualShift(displacement, s.low, s.field, residual, ms, threads);
+            addResidualShift(displacement, *s.low, s.field, residual, ms, threads);
         }
         s.field = fitter.fit(displacement.data());
     }

@@ -68,22 +68,22 @@ struct RecolorPipeline::State {
 
     // Source in the working space (n x 3) and the space it is in, converted only
     // when the CPU mapping needs it (fullSourceColors); the palettes convert just
-    // the pixels they sample.
+    // the pixels they sample. Shared, never changed once made: the pipelines of
+    // one source's regions hold the same one (shareSourceWith).
     // Not value-initialised: a 12 MP image would spend a pass zeroing 144 MB.
-    FloatBuffer sourceColors;
-    bool sourceColorsValid = false;
+    std::shared_ptr<const FloatBuffer> sourceColors;
     WorkingSpace sourceColorsSpace = WorkingSpace::Lab;
 
     // The source at full resolution in settings.space (converted on first use).
     const float* fullSourceColors()
     {
-        if (!sourceColorsValid || sourceColorsSpace != settings.space) {
-            sourceColors = FloatBuffer(source->pixelCount() * 3);
-            imageToSpace(*source, settings.space, sourceColors.data(), settings.threads);
-            sourceColorsValid = true;
+        if (!sourceColors || sourceColorsSpace != settings.space) {
+            auto colors = std::make_shared<FloatBuffer>(source->pixelCount() * 3);
+            imageToSpace(*source, settings.space, colors->data(), settings.threads);
+            sourceColors = std::move(colors);
             sourceColorsSpace = settings.space;
         }
-        return sourceColors.data();
+        return sourceColors->data();
     }
 
     std::shared_ptr<const Palette> sourcePalette, referencePalette;
@@ -96,8 +96,17 @@ struct RecolorPipeline::State {
     TransportSettings planSettings;
     std::map<std::string, std::unique_ptr<UotSolver>> solvers;
 
-    LowResolution low;      // block means for the fast guided filter
+    // Block means for the fast guided filter: they depend on the source, the space
+    // and the subsampling alone, so a new palette or plan keeps them (shared like
+    // sourceColors).
+    std::shared_ptr<const LowResolution> low;
     int lowSubsample = 0;   // 0: none computed
+    // The field's fitter on *fitterLow (its colour guide's window statistics), built
+    // for fitterSettings' field inputs and fitterThreads; used while fitterLow is low.
+    std::shared_ptr<const DisplacementFieldFitter> fitter;
+    std::shared_ptr<const LowResolution> fitterLow;  // keeps the block means the fitter reads alive
+    MappingSettings fitterSettings;
+    int fitterThreads = 0;
     DisplacementLut lut;
     bool lutValid = false;
     MapBounds lutBounds;  // the bounds the lattice was regularised with
@@ -126,14 +135,21 @@ struct RecolorPipeline::State {
     }
     void dropFromPlan()
     {
-
-        low = {};
-        lowSubsample = 0;
         lutValid = false;
         lut = {};
         fieldValid = false;
         field = {};
         lookLut = {};
+    }
+    // Drops what was made from the source alone (a new source).
+    void dropSourceInputs()
+    {
+        sourceColors.reset();
+        low.reset();
+        lowSubsample = 0;
+        fitter.reset();
+        fitterLow.reset();
+        gpuSourceValid = false;
     }
 };
 

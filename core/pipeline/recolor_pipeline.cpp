@@ -72,11 +72,29 @@ void RecolorPipeline::setSource(Image image)
     validateImage(image, "source image");
     State& s = *m_state;
     s.source = std::make_shared<const Image>(std::move(image));
-    s.sourceColorsValid = false;
-    s.sourceColors.reset();
+    s.dropSourceInputs();
     s.sourcePalette.reset();
     s.externalSourcePalette = false;
-    s.gpuSourceValid = false;
+    s.dropFromPalettes();
+}
+
+void RecolorPipeline::shareSourceWith(const RecolorPipeline& other)
+{
+    const State& o = *other.m_state;
+    if (!o.source) throw Error(ErrorCode::InvalidArgument, "shareSourceWith: the other pipeline has no source");
+    State& s = *m_state;
+    s.dropSourceInputs();
+    s.source = o.source;
+    s.sourceColors = o.sourceColors;
+    s.sourceColorsSpace = o.sourceColorsSpace;
+    s.low = o.low;
+    s.lowSubsample = o.lowSubsample;
+    s.fitter = o.fitter;
+    s.fitterLow = o.fitterLow;
+    s.fitterSettings = o.fitterSettings;
+    s.fitterThreads = o.fitterThreads;
+    s.sourcePalette.reset();
+    s.externalSourcePalette = false;
     s.dropFromPalettes();
 }
 
@@ -132,9 +150,7 @@ void RecolorPipeline::resetTimings() { m_state->stats.timings = {}; }
 void RecolorPipeline::clearCaches()
 {
     State& s = *m_state;
-    s.sourceColorsValid = false;
-    s.sourceColors.reset();
-    s.gpuSourceValid = false;
+    s.dropSourceInputs();
     if (!s.externalReferencePalette) s.referencePalette.reset();
     if (!s.externalSourcePalette) s.sourcePalette.reset();
     s.dropFromPalettes();

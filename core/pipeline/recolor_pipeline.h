@@ -176,6 +176,18 @@ public:
     // pixels by the mask: core/pipeline/region_recolor.h) until the next setSource();
     // it must be in settings().space. Call after setSource().
     void setSourcePalette(std::shared_ptr<const Palette> palette);
+    // Takes other's source and what was made from it alone (its colours in the
+    // working space, the block means and the field's fitter on them), without a
+    // copy: pipelines of one source's regions (core/pipeline/region_recolor.h) make
+    // them once. Each still holds its own palettes, plan, field and GPU mapper.
+    // Throws uot::Error(InvalidArgument) when other has no source.
+    void shareSourceWith(const RecolorPipeline& other);
+    // Makes now what render() will need from the source alone at the current
+    // settings, for pipelines that share it (shareSourceWith): the source's colours
+    // in the working space when the CPU maps or the field is folded into the
+    // lattice, and, when the CPU maps, the block means and the colour-guided
+    // field's fitter. Optional: render() makes what is missing.
+    void prepareSourceInputs();
     bool hasSource() const;
     bool hasReference() const;
     // The source image as set (null before setSource).
@@ -230,6 +242,8 @@ private:
                                                const PipelineControl& control);
     void solvePrepared(const PipelineControl& control);  // solve() after preparePalettes()
     static DeviceColorMapper* useGpuMapper(State& s);
+    static const DisplacementFieldFitter& fieldFitter(State& s);
+    static void cpuBlockMeans(State& s, int sub);
     static DeviceColorMapper* gpuMappingFailed(State& s, const Error& e);
     static DeviceColorMapper* foldResidualMatchIntoField(State& s, const DisplacementFieldFitter& fitter,
                                                          std::vector<float>& displacement, DeviceColorMapper* mapper,

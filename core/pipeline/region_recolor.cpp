@@ -1,14 +1,20 @@
 #include "core/pipeline/region_recolor.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <exception>
 #include <optional>
 #include <variant>
 #include <vector>
 #include <string>
 
+#include <omp.h>
+
 #include "core/color/float_buffer.h"
 #include "core/pipeline/pipeline_state.h"
 #include "core/registry/batched_solver_registry.h"
 #include "core/registry/solver_registry.h"
+#include "core/transport/kernel_matrix.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -59,8 +65,9 @@ std::optional<std::string> regionBatchedSolver(const std::vector<RecolorRegion>&
     return batchedSolverFor(DeviceKind::Gpu);
 }
 
-// A palette problem with its own copy of the point sets and weights: the
-// pipeline's view of it changes with the next region's palettes.
+// A palette problem with its own copy of the point sets and weights (the
+// pipeline's view of it lasts only while its palettes and settings stay; each
+// region now has its own pipeline, so the copy is a safeguard, not a need).
 struct OwnedProblem {
     std::vector<double> x, y, a, b;
     UotProblem problem;
@@ -125,6 +132,41 @@ BatchedPlans solveTogether(const std::string& batchedName, const std::vector<con
     return out;
 }
 
+// Runs body(k) for k = 0 .. count - 1: concurrently, one OpenMP thread per
+// region (each region's own parallel loops nested under it, with the thread
+// count of its settings), or one after the other. An exception thrown by a
+// region's body is rethrown once all have finished (the first region's first).
+template <typename Body>
+void forEachRegion(std::size_t count, bool concurrent, Body&& body)
+{
+    std::vector<std::exception_ptr> errors(count);
+    const int levels = omp_get_max_active_levels();
+    if (concurrent) omp_set_max_active_levels(std::max(levels, omp_get_active_level() + 2));
+#pragma omp parallel for num_threads(static_cast<int>(count)) schedule(static, 1) if (concurrent)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
+        try {
+            body(static_cast<std::size_t>(k));
+        } catch (...) {
+            errors[static_cast<std::size_t>(k)] = std::current_exception();
+        }
+    }
+    if (concurrent) omp_set_max_active_levels(levels);
+    for (const std::exception_ptr& error : errors)
+        if (error) std::rethrow_exception(error);
+}
+
+// The control with its progress callback called by one region at a time.
+PipelineControl serializedProgress(const PipelineControl& control)
+{
+    PipelineControl out = control;
+    if (control.onProgress)
+        out.onProgress = [&control](const PipelineProgress& progress) {
+#pragma omp critical(uot_region_progress)
+            control.onProgress(progress);
+        };
+    return out;
+}
+
 }  // namespace
 
 Mask prepareMask(const Mask& mask, const Image& source, int featherRadius, WorkingSpace space, int threads)
@@ -150,7 +192,7 @@ Image recolorMasked(RecolorPipeline& pipeline, const Mask& mask, const PipelineC
 }
 
 Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regions, const PipelineControl& control,
-                     std::vector<PipelineStats>* stats)
+                     std::vector<PipelineStats>* stats, RegionSchedule schedule)
 {
     if (regions.empty()) throw Error(ErrorCode::InvalidArgument, "no region");
     if (regions.size() > static_cast<std::size_t>(kMaxRegions))
@@ -165,65 +207,71 @@ Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regi
         if (regions[r].settings.mapping.strength != 0.0) active.push_back(r);
     if (active.empty()) return source;
     for (std::size_t r : active) checkMaskFits(regions[r].mask, source);
-    // One pipeline for every region, given each region's settings and palettes
-    // in turn: it keeps what depends on the source alone (its colours in the
-    // working space; on the GPU the uploaded source and the mapping's buffers).
-    // A new palette drops the plan, so each region is solved from its own start.
-    RecolorPipeline pipeline(regions[active[0]].settings);
-    pipeline.setSource(source);
-    std::vector<std::shared_ptr<const Palette>> sourcePalettes(active.size());
-    std::vector<double> maskPaletteSeconds(active.size(), 0.0);  // not in the pipeline's own palette figure
-    const auto usePalettes = [&](std::size_t k) {
-        const RecolorRegion& region = regions[active[k]];
-        pipeline.setSettings(region.settings);
-        pipeline.setReferencePalette(region.reference);
-        if (sourcePalettes[k]) {
-            pipeline.setSourcePalette(sourcePalettes[k]);
-            return;
+    // One pipeline per region (its own palettes, plan and field); what depends on
+    // the source alone (its colours in the working space, on the CPU the block
+    // means and the field's fitter) is made once, by the first, and shared.
+    // Each region's thread count is fixed here, so that its sums are the same
+    // whether the regions run concurrently or one by one.
+    const std::size_t count = active.size();
+    std::vector<RecolorSettings> settings(count);
+    std::vector<std::unique_ptr<RecolorPipeline>> pipelines(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        settings[k] = regions[active[k]].settings;
+        settings[k].threads = resolveThreadCount(settings[k].threads);
+        pipelines[k] = std::make_unique<RecolorPipeline>(settings[k]);
+        if (k == 0) {
+            pipelines[0]->setSource(source);
+            pipelines[0]->prepareSourceInputs();
+        } else {
+            pipelines[k]->shareSourceWith(*pipelines[0]);
         }
+    }
+    const bool concurrent = schedule == RegionSchedule::Concurrent && count > 1;
+    const PipelineControl regionControl = concurrent ? serializedProgress(control) : control;
+    // Each region's palettes: its reference, and the source weighted by its mask.
+    std::vector<double> maskPaletteSeconds(count, 0.0);  // not in the pipeline's own palette figure
+    forEachRegion(count, concurrent, [&](std::size_t k) {
+        RecolorPipeline& pipeline = *pipelines[k];
+        pipeline.setReferencePalette(regions[active[k]].reference);
         const auto start = Clock::now();
-        setMaskedSourcePalette(pipeline, region.mask);
+        setMaskedSourcePalette(pipeline, regions[active[k]].mask);
         maskPaletteSeconds[k] = secondsSince(start);
-        sourcePalettes[k] = pipeline.sourcePalette();
-    };
-    // On the GPU, the regions' problems first, solved together.
-    BatchedPlans batched{std::vector<std::optional<SolveResult>>(active.size()), std::vector<double>(active.size(), 0.0)};
-    const std::optional<std::string> batchedName = active.size() > 1 ? regionBatchedSolver(regions, active) : std::nullopt;
+        pipeline.resetTimings();
+        pipeline.preparePalettes(regionControl);
+    });
+    // On the GPU, the regions' problems solved together.
+    const std::optional<std::string> batchedName = count > 1 ? regionBatchedSolver(regions, active) : std::nullopt;
     if (batchedName) {
-        std::vector<std::unique_ptr<OwnedProblem>> problems(active.size());
+        std::vector<std::unique_ptr<OwnedProblem>> problems(count);
         std::vector<const SolveOptions*> options;
-        for (std::size_t k = 0; k < active.size(); ++k) {
-            usePalettes(k);
-            pipeline.preparePalettes(control);
-            options.push_back(&regions[active[k]].settings.transport.options);
-            const std::optional<UotProblem> problem = pipeline.transportProblem();
+        for (std::size_t k = 0; k < count; ++k) {
+            options.push_back(&settings[k].transport.options);
+            const std::optional<UotProblem> problem = pipelines[k]->transportProblem();
             if (!problem || !batchedSolverAccepts(*batchedName, *problem)) continue;
             if (const auto* cloud = std::get_if<PointCloudCost>(&problem->cost))
                 problems[k] = std::make_unique<OwnedProblem>(*problem, *cloud);
         }
-        batched = solveTogether(*batchedName, options, problems, control);
+        BatchedPlans batched = solveTogether(*batchedName, options, problems, control);
+        for (std::size_t k = 0; k < count; ++k)
+            if (batched.plans[k]) pipelines[k]->adoptPlan(std::move(*batched.plans[k]), batched.seconds[k]);
     }
-    // Each region mapped only under its mask, then all composited in one pass.
-    std::vector<Image> parts;
+    // Each region solved (unless batched) and mapped only under its mask, then all
+    // composited in one pass.
+    std::vector<Image> parts(count);
+    forEachRegion(count, concurrent, [&](std::size_t k) {
+        parts[k] = pipelines[k]->render(regionControl, regions[active[k]].mask.values.data());
+    });
     std::vector<const Mask*> masks;
-    for (std::size_t k = 0; k < active.size(); ++k) {
-        const RecolorRegion& region = regions[active[k]];
-        usePalettes(k);
-        pipeline.resetTimings();
-        if (batched.plans[k]) {
-            pipeline.preparePalettes(control);
-            pipeline.adoptPlan(std::move(*batched.plans[k]), batched.seconds[k]);
-        }
-        parts.push_back(pipeline.render(control, region.mask.values.data()));
-        masks.push_back(&region.mask);
+    std::vector<const Image*> results;
+    for (std::size_t k = 0; k < count; ++k) {
+        masks.push_back(&regions[active[k]].mask);
+        results.push_back(&parts[k]);
         if (stats) {
-            stats->push_back(pipeline.stats());
+            stats->push_back(pipelines[k]->stats());
             stats->back().timings.palette += maskPaletteSeconds[k];
         }
     }
-    std::vector<const Image*> results;
-    for (const Image& part : parts) results.push_back(&part);
-    return compositeRegions(source, masks, results, regions[active[0]].settings.threads);
+    return compositeRegions(source, masks, results, settings[0].threads);
 }
 
 }  // namespace uot

@@ -41,6 +41,13 @@ struct RecolorRegion {
 
 inline constexpr int kMaxRegions = 4;
 
+// How recolorRegions runs the regions' own work (their masked palettes, their
+// solves when not batched, their map stages): concurrently, one OpenMP thread
+// per region with the region's own loops nested under it, or one after the
+// other. The result is the same, bit for bit: each region is its own pipeline
+// with its own thread count either way.
+enum class RegionSchedule { Concurrent, OneByOne };
+
 // Recolors `source` region by region: each region is a masked recolor of the
 // source (its own UOT problem, the source palette weighted by its mask), mapped
 // only where its mask is > 0, and the regions' results are composited over the
@@ -55,11 +62,15 @@ inline constexpr int kMaxRegions = 4;
 // mode...) are equal are solved together in one batched call (eps and the
 // penalties may differ), each region's solve time being its share of the call;
 // a region alone, or a batched call that fails, is solved by its own pipeline.
+// Each region has its own pipeline; what depends on the source alone is made
+// once and shared (RecolorPipeline::shareSourceWith), and the regions' own work
+// runs as `schedule` says (concurrently by default; the result is the same).
 // stats (or null) receives the statistics of each region that was recolored
 // (strength > 0), in order, the masked source palette's time included in
 // timings.palette; stats[k].solve->solver names what solved it. Throws uot::Error(InvalidArgument) for no
 // region, more than kMaxRegions, or a region whose mask or palette is missing.
 Image recolorRegions(const Image& source, const std::vector<RecolorRegion>& regions,
-                     const PipelineControl& control = {}, std::vector<PipelineStats>* stats = nullptr);
+                     const PipelineControl& control = {}, std::vector<PipelineStats>* stats = nullptr,
+                     RegionSchedule schedule = RegionSchedule::Concurrent);
 
 }  // namespace uot

@@ -10,7 +10,10 @@
 //     measure), where the hard mask does;
 //   - two complementary feathered regions with one reference give, across their
 //     seam, the result of one region over the whole image (no source shows
-//     through), and no created colour edge beyond it.
+//     through), and no created colour edge beyond it;
+//   - regions run concurrently give the result of the same regions run one by
+//     one, bit for bit, with their own thread counts and working spaces, and each
+//     region under its white is the unmasked recolor with its own palette.
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -307,6 +310,64 @@ private slots:
         const int singleBlotch = blotchAtSeam(single), twoBlotch = blotchAtSeam(two);
         qInfo("blotch pixels at the seam: one region %d, two regions %d", singleBlotch, twoBlotch);
         QVERIFY(twoBlotch <= singleBlotch);
+    }
+
+    void concurrentRegionsEqualOneByOne()
+    {
+        // Large enough for the parallel loops to split (over 65536 pixels), three
+        // regions with their own references, thread counts and spaces (the third in
+        // Oklab: it cannot take the first's colours in Lab), and overlapping soft
+        // masks: vertical bands, white in their middle, ramps where they meet.
+        const int w = 400, h = 240;
+        const Image src = source(w, h, 3, 8);
+        std::vector<RecolorRegion> regions(3);
+        const int threads[3] = {2, 3, 1};
+        for (int r = 0; r < 3; ++r) {
+            RecolorRegion& region = regions[r];
+            region.settings = quickSettings();
+            region.settings.threads = threads[r];
+            if (r == 2) region.settings.space = WorkingSpace::Oklab;
+            const Image ref = makeImage(60, 40, 3, 8, [r](int x, int y, int c) {
+                return 0.15 + 0.25 * ((r + c) % 3) + 0.2 * std::sin(0.25 * x + 0.15 * (r + 1) * y + c);
+            });
+            region.reference = std::make_shared<const Palette>(
+                buildImagePalette(ref, region.settings.space, region.settings.palette));
+            region.mask = Mask{w, h, std::vector<float>(static_cast<std::size_t>(w) * h)};
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const double centre = (r + 0.5) * w / 3.0, half = w / 6.0 + 10;
+                    const double v = std::clamp((half - std::abs(x - centre)) / 20.0, 0.0, 1.0);
+                    region.mask.values[static_cast<std::size_t>(y) * w + x] = static_cast<float>(v);
+                }
+        }
+        std::vector<PipelineStats> concurrentStats, oneByOneStats;
+        const Image concurrent = recolorRegions(src, regions, {}, &concurrentStats, RegionSchedule::Concurrent);
+        const Image oneByOne = recolorRegions(src, regions, {}, &oneByOneStats, RegionSchedule::OneByOne);
+        QCOMPARE(concurrentStats.size(), std::size_t{3});
+        QCOMPARE(oneByOneStats.size(), std::size_t{3});
+        QVERIFY(concurrent.data == oneByOne.data);
+        // Under each region's white alone, the unmasked recolor with the palette of
+        // that white's pixels (a fresh pipeline with the region's settings).
+        for (int r = 0; r < 3; ++r) {
+            Mask white{w, h, std::vector<float>(static_cast<std::size_t>(w) * h, 0.0f)};
+            for (std::size_t i = 0; i < white.values.size(); ++i)
+                if (regions[r].mask.values[i] == 1.0f) white.values[i] = 1.0f;
+            RecolorRegion alone = regions[r];
+            alone.mask = white;
+            const Image expected = recolorWithSourcePalette(src, gather(src, white), regions[r].reference, regions[r].settings);
+            const Image got = recolorRegions(src, {alone});
+            for (std::size_t i = 0; i < white.values.size(); ++i)
+                if (white.values[i] == 1.0f) QVERIFY2(samePixel(got, expected, i), qPrintable(QString("region %1, pixel %2").arg(r + 1).arg(i)));
+            // The three-region result, where this region alone covers the pixel, is
+            // this region's own recolor (its palette weighted by its whole mask).
+            const Image single = recolorRegions(src, {regions[r]});
+            for (std::size_t i = 0; i < white.values.size(); ++i) {
+                bool others = false;
+                for (int o = 0; o < 3; ++o) others = others || (o != r && regions[o].mask.values[i] > 0.0f);
+                if (white.values[i] == 1.0f && !others)
+                    QVERIFY2(samePixel(concurrent, single, i), qPrintable(QString("region %1, pixel %2").arg(r + 1).arg(i)));
+            }
+        }
     }
 };
 
