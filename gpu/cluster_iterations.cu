@@ -40,10 +40,10 @@ constexpr int kPortableBlocks = 8;
 // Dynamic shared memory a block may take (the opt-in 227 KB of sm_90 less the
 // kernel's static arrays and some room).
 constexpr std::size_t kMaxSharedBytes = 220 * 1024;
-// The largest matrix the cluster takes, in entries: the crossover against the CUDA
-// graph of one check interval (H100, TI + automatic omega: the cluster 6 % faster at
-// 512^2, 2 % slower at 768^2; docs/BENCHMARKS.md, 2026-11-27).
-constexpr std::size_t kMaxEntries = 512 * 512;
+// The largest matrix the cluster takes, in entries: the largest measured against the
+// CUDA graph of one check interval (H100, TI + automatic omega: 36.6 against 44.0 µs an
+// iteration at 768^2; docs/BENCHMARKS.md, 2026-11-27). Larger ones that fit were not measured.
+constexpr std::size_t kMaxEntries = 768 * 768;
 
 // Where a block's arrays lie in its dynamic shared memory: the float64 ones first
 // (offsets in doubles), then those of the scalings' type (offsets in T after them).

@@ -28,8 +28,8 @@ struct ClusterPlan {
 };
 
 // Whether (and how) a rows x cols matrix of T fits one cluster's shared memory on
-// `device`, up to 512 x 512 entries (beyond, the CUDA graph of the separate kernels
-// measured faster) or, with anySize (gpu_bench's profile), as large as fits.
+// `device`, up to 768 x 768 entries (the largest measured faster than the CUDA graph
+// of the separate kernels) or, with anySize (gpu_bench's profile), as large as fits.
 template <typename T>
 ClusterPlan planClusterIterations(std::size_t rows, std::size_t cols, int device, bool anySize = false);
 

@@ -97,7 +97,7 @@ struct Tuning {
     // stream, overlapped with the kernel build (false: copied from the caller's
     // pageable memory on the solve's stream, chunk after chunk, for comparison).
     bool overlappedUpload = true;
-    // gpu-fused, accelerated (--accel relax|auto): a matrix of up to 512 x 512 entries
+    // gpu-fused, accelerated (--accel relax|auto): a matrix of up to 768 x 768 entries
     // (palettes) runs up to 512 iterations in one launch of one thread-block cluster,
     // to the device's stop (gpu/cluster_iterations.h); false, or larger: the CUDA
     // graph of one check interval.
