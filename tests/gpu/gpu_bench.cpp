@@ -550,6 +550,7 @@ int main(int argc, char** argv)
 #if UOT_GPU_BENCH_CLUSTER_PHASES
             return bench::runClusterPhases(phaseSizes, eps, iterationsGiven ? largeIterations : 500);
 #else
+            (void)iterationsGiven;
             std::fprintf(stderr, "gpu_bench: --cluster-phases needs a CUDA build\n");
             return 4;
 #endif
