@@ -258,13 +258,16 @@ cudaLaunchConfig_t configFor(const ClusterPlan& plan, cudaLaunchAttribute* attri
     return config;
 }
 
-// Sets the kernel's attributes for `plan`; false where the device refuses them.
+// Sets the kernel's attributes for `plan`; false where the device refuses them. The
+// dynamic shared memory allowed is the most any plan takes, not this plan's: the
+// attribute belongs to the kernel, and a solve of another shape (another engine,
+// another thread) must not lower it under this plan's launches.
 template <typename T, bool kTimed>
 bool prepareKernel(const ClusterPlan& plan)
 {
     auto kernel = clusterIterationsKernel<T, kTimed>;
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(plan.sharedBytes)) != cudaSuccess ||
+                             static_cast<int>(kMaxSharedBytes)) != cudaSuccess ||
         (plan.blocks > kPortableBlocks &&
          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)) {
         (void)cudaGetLastError();
