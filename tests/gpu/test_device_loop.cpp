@@ -361,19 +361,31 @@ void TestDeviceLoop::precisionFloorIsNotConverged()
     QVERIFY2(result.message.find("precision floor") != std::string::npos, result.message.c_str());
 }
 
-void TestDeviceLoop::deviceDecidedConvergence()
+namespace {
+
+// A solve of `passes` to tolerance 1e-9, checked every 10 iterations, up to
+// maxIterations; the iterations the progress reports carried in `reported`.
+SolveResult runDecided(DecidingPasses& passes, int maxIterations, std::vector<int>& reported)
 {
     const Fixture f;
     SolveOptions options;
     options.tolerance = 1e-9;
     options.checkEvery = 10;
-    options.maxIterations = 1000;
-    DecidingPasses passes;
-    std::vector<int> reported;
+    options.maxIterations = maxIterations;
     SolveControl control;
     control.onProgress = [&](const SolveProgress& p) { reported.push_back(p.iteration); };
     SolveResult result;
     runDeviceLoop(f.problem, options, control, passes, setupFor(), 0, result);
+    return result;
+}
+
+}  // namespace
+
+void TestDeviceLoop::deviceDecidedConvergence()
+{
+    DecidingPasses passes;
+    std::vector<int> reported;
+    const SolveResult result = runDecided(passes, 1000, reported);
     QVERIFY(result.converged);
     QCOMPARE(result.iterations, 37);
     QCOMPARE(result.passes, std::uint64_t(55));  // the device's count, not iterations x sweeps
@@ -387,18 +399,10 @@ void TestDeviceLoop::deviceDecidedConvergence()
 // same iterations and figures as checked every checkEvery.
 void TestDeviceLoop::launchesThatEndAtTheStopRunLongChunks()
 {
-    const Fixture f;
-    SolveOptions options;
-    options.tolerance = 1e-9;
-    options.checkEvery = 10;
-    options.maxIterations = 1000;
     DecidingPasses passes;
     passes.endsAtStop = true;
     std::vector<int> reported;
-    SolveControl control;
-    control.onProgress = [&](const SolveProgress& p) { reported.push_back(p.iteration); };
-    SolveResult result;
-    runDeviceLoop(f.problem, options, control, passes, setupFor(), 0, result);
+    const SolveResult result = runDecided(passes, 1000, reported);
     QVERIFY(result.converged);
     QCOMPARE(result.iterations, 37);
     QCOMPARE(result.passes, std::uint64_t(55));
@@ -408,12 +412,12 @@ void TestDeviceLoop::launchesThatEndAtTheStopRunLongChunks()
     DecidingPasses capped;
     capped.endsAtStop = true;
     capped.stopAt = 100000;
-    options.maxIterations = 700;
-    SolveResult atCap;
-    runDeviceLoop(f.problem, options, {}, capped, setupFor(), 0, atCap);
+    std::vector<int> cappedReports;
+    const SolveResult atCap = runDecided(capped, 700, cappedReports);
     QVERIFY(!atCap.converged);
     QCOMPARE(atCap.iterations, 700);
     QCOMPARE(capped.launches, (std::vector<int>{512, 188}));
+    QCOMPARE(cappedReports, (std::vector<int>{512, 700}));
 }
 
 void TestDeviceLoop::deviceDecidedNotFinite()
