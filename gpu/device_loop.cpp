@@ -77,9 +77,9 @@ void runDeviceLoop(const UotProblem& problem, const SolveOptions& options, const
         }
         if (onDevice) {
             // The step kernel decides: a chunk up to the next check, then its figures.
+            const int chunk = passes.stopsWithinLaunch() ? kMaxSlice : std::clamp(options.checkEvery, 1, kMaxSlice);
             passes.startChunk();
-            passes.launch(std::min(std::clamp(options.checkEvery, 1, kMaxSlice),
-                                   std::max(1, options.maxIterations - iterations)));
+            passes.launch(std::min(chunk, std::max(1, options.maxIterations - iterations)));
             const DeviceCheck c = passes.check(false);
             deviceSeconds += c.chunkSeconds;
             iterations = c.iterations;

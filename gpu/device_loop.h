@@ -72,6 +72,12 @@ public:
     // without snapshots, and takes the iterations, the error, the marginals and the
     // stop from check(). Iterations queued after the device stopped are undone there.
     virtual bool decidesOnDevice() const { return false; }
+    // True for such passes whose launch ends by itself when the device stops (it
+    // runs no frozen iterations after a stop): the loop then launches chunks of up
+    // to 512 iterations instead of checkEvery, so a short solve is one launch and one
+    // read of the state; checks, progress reports and cancellation polls come once
+    // a chunk. The iterations and the result are the same.
+    virtual bool stopsWithinLaunch() const { return false; }
 };
 
 // The base of passes whose kernels decide on the device (decidesOnDevice): the loop

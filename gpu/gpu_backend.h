@@ -97,11 +97,11 @@ struct Tuning {
     // stream, overlapped with the kernel build (false: copied from the caller's
     // pageable memory on the solve's stream, chunk after chunk, for comparison).
     bool overlappedUpload = true;
-    // gpu-fused, accelerated (--accel relax|auto): a matrix that fits one thread-block
-    // cluster's shared memory runs a chunk of iterations in one launch
-    // (gpu/cluster_iterations.h). Off by default: not yet shown faster than the pass
-    // and step kernels (docs/BENCHMARKS.md, 2026-11-27).
-    bool clusterIterations = false;
+    // gpu-fused, accelerated (--accel relax|auto): a matrix of up to 768 x 768 entries
+    // (palettes) runs up to 512 iterations in one launch of one thread-block cluster,
+    // to the device's stop (gpu/cluster_iterations.h); false, or larger: the CUDA
+    // graph of one check interval.
+    bool clusterIterations = true;
     // gpu-fused, accelerated, where the one-pass kernel runs and the matrix has at
     // most 4096 columns: the step's sweep and decision inside the column half-step
     // kernel, then the commit (two launches after the pass); false, or wider: the

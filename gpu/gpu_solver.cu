@@ -150,6 +150,7 @@ private:
         void startChunk() override { UOT_CUDA_CHECK(cudaEventRecord(m_chunkStart.get(), m_e.m_stream.get())); }
         void launch(int count) override { m_e.launchIterations(count); }
         DeviceCheck check(bool marginals) override;
+        bool stopsWithinLaunch() const override { return m_e.m_clusterPlan.usable(); }
 
     private:
         Engine& m_e;
@@ -192,9 +193,8 @@ private:
     DeviceBuffer<T> m_rowSum, m_colSum, m_alpha, m_beta, m_partials;
     DeviceBuffer<T> m_uHeld, m_vHeld;  // over-relaxed gpu-mapuot: the scalings its matrix holds
     // Accelerated gpu-fused on a matrix that fits one cluster's shared memory: the
-    // iterations of a chunk in one launch (cluster_iterations.h), and its column partials.
+    // iterations of a chunk in one launch (cluster_iterations.h).
     ClusterPlan m_clusterPlan;
-    DeviceBuffer<T> m_clusterPartials;
     DeviceBuffer<double> m_logPartMax, m_logPartSum;
     DeviceBuffer<double> m_marginScratch;  // column sums (or log band partials) for progress marginals
     DeviceBuffer<CheckValues> m_check;
@@ -504,8 +504,8 @@ void Engine<T>::launchIterations(int count)
     if (m_clusterPlan.usable()) {
         launchClusterIterations<T>(m_clusterPlan, m_K.get(), m_rows, m_cols, m_pitch, m_u.get(), m_v.get(),
                                    m_uPrev.get(), m_vPrev.get(), m_a.get(), m_b.get(), m_logA.get(), m_logB.get(),
-                                   m_fa, m_relaxed, m_relaxedState.get(), m_relaxedWork.get(),
-                                   m_clusterPartials.get(), count, m_stream.get());
+                                   m_fa, m_relaxed, m_relaxedState.get(), m_relaxedWork.get(), count,
+                                   m_stream.get());
         return;
     }
     m_graphs.launch(count, m_stream.get(), [this] { enqueueIteration(); });
@@ -714,7 +714,6 @@ SolveResult Engine<T>::solve(const UotProblem& problem, const SolveOptions& opti
     m_clusterPlan = ClusterPlan{};
     if (m_accelerate && m_variant == Variant::Fused && m_fused.usable && !m_bf16 && m_tuning.clusterIterations) {
         m_clusterPlan = planClusterIterations<T>(M, N, m_device);
-        if (m_clusterPlan.usable()) m_clusterPartials.ensure(clusterPartialsCount(m_clusterPlan, N), &m_tracker);
     }
     if (!m_accelerate && m_translate) {
         m_translationState.ensure(translationStateDoubles(), &m_tracker);

@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads) stepSweep(StepArgs<V> x)
     sweepBlock(x, st.omega, Stride{start, x.rows, stride}, Stride{start, x.cols, stride},
                sweepPartials(x.work, blockIdx.x), scratch);
     if (!lastBlockToFinish(&st.tickets[0])) return;
-    decideFromPartials(x, static_cast<int>(gridDim.x), st, out, scratch);
+    decideFromPartials(x, static_cast<int>(gridDim.x), GlobalSweepPartials{x.work}, st, out, scratch);
     if (threadIdx.x == 0) st.tickets[0] = 0;
 }
 
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads) columnsAndSweep(T* partials, int par
     sweepBlock(x, st.omega, Stride{blockIdx.x * std::size_t(kThreads) + flatThread(), x.rows, stride}, cols,
                sweepPartials(x.work, blockIdx.x), scratch);
     if (!lastBlockToFinish(&st.tickets[0])) return;
-    decideFromPartials(x, static_cast<int>(gridDim.x), st, scalarsOf(x.work), scratch);
+    decideFromPartials(x, static_cast<int>(gridDim.x), GlobalSweepPartials{x.work}, st, scalarsOf(x.work), scratch);
     if (flatThread() == 0) st.tickets[0] = 0;
 }
 
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kThreads) stepCommit(StepArgs<V> x)
         return;
     RelaxedState& st = *x.state;
     if (!lastBlockToFinish(&st.tickets[1])) return;
-    finishFromPartials(x, static_cast<int>(gridDim.x), sc, st, scratch);
+    finishFromPartials(x, static_cast<int>(gridDim.x), GlobalCommitPartials{x.work}, sc, st, scratch);
     if (threadIdx.x == 0) st.tickets[1] = 0;
 }
 

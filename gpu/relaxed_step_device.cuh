@@ -17,7 +17,7 @@ namespace uot::gpu::detail::relaxed {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kMaxValues = 8;  // values reduced together
+constexpr int kMaxValues = 16;  // values reduced together
 
 enum class Op { Sum, Max };
 
@@ -25,21 +25,31 @@ enum class Op { Sum, Max };
 // cluster iteration) or 32 x 8 (the column finalize that sweeps, relaxed_kernels.cu).
 __device__ inline int flatThread() { return static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y); }
 
+// Reduces n values of every thread over its warp (sums or maxima), in place, the
+// result in every lane.
+template <Op op, int n>
+__device__ void warpReduce(double (&x)[n])
+{
+#pragma unroll
+    for (int k = 0; k < n; ++k)
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            const double y = __shfl_xor_sync(0xffffffffu, x[k], offset);
+            x[k] = op == Op::Sum ? x[k] + y : fmax(x[k], y);
+        }
+}
+
 // Reduces n values of every thread over the block (sums or maxima), in place,
-// the result in every thread.
+// the result in every thread. Where only the first warp holds values (the others
+// 0 for sums, -inf for maxima) the result is warpReduce's, to the bit.
 template <Op op, int n>
 __device__ void blockReduce(double (&x)[n], double (*scratch)[kMaxValues])
 {
     static_assert(n <= kMaxValues);
     const int warp = flatThread() / 32, lane = flatThread() % 32;
+    warpReduce<op, n>(x);
+    if (lane == 0)
 #pragma unroll
-    for (int k = 0; k < n; ++k) {
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            const double y = __shfl_xor_sync(0xffffffffu, x[k], offset);
-            x[k] = op == Op::Sum ? x[k] + y : fmax(x[k], y);
-        }
-        if (lane == 0) scratch[warp][k] = x[k];
-    }
+        for (int k = 0; k < n; ++k) scratch[warp][k] = x[k];
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < n; ++k) {
@@ -50,22 +60,47 @@ __device__ void blockReduce(double (&x)[n], double (*scratch)[kMaxValues])
     __syncthreads();  // the scratch is reused by the next reduction
 }
 
-// Log-sum-exp states (m, s) of the block merged, n of them; every thread gets the log
-// of the sums in m. The block's maxima first, then each thread's sum scaled to them
-// and a plain sum: one exponential a thread, not a chain of pairwise merges (each
-// two exponentials) through the warp and across the warps.
-template <int n>
-__device__ void blockLogSumExp(double (&m)[n], double (&s)[n], double (*scratch)[kMaxValues])
+// blockReduce, or warpReduce where only the first warp takes part (kOneWarp).
+template <Op op, int n, bool kOneWarp>
+__device__ void reduceValues(double (&x)[n], double (*scratch)[kMaxValues])
 {
-    double top[n], scaled[n];
+    if constexpr (kOneWarp)
+        warpReduce<op, n>(x);
+    else
+        blockReduce<op, n>(x, scratch);
+}
+
+// The sums, maxima and log-sum-exp states (m, s) of the block reduced, each kind in
+// place, the results in every thread (the log of each log-sum's total in m). Two
+// block reductions: the maxima with the log-sums' maxima, then the sums with each
+// thread's log-sums scaled to those maxima (one exponential a thread, not a chain of
+// pairwise merges through the warp and across the warps). Each figure is reduced in
+// the same order as on its own. kOneWarp: the first warp's values only (the other
+// warps do not call it).
+template <int nSum, int nMax, int nLog, bool kOneWarp = false>
+__device__ void blockReduceFigures(double (&sums)[nSum], double (&hi)[nMax], double (&m)[nLog], double (&s)[nLog],
+                                   double (*scratch)[kMaxValues])
+{
+    double top[nMax + nLog], add[nSum + nLog];
 #pragma unroll
-    for (int k = 0; k < n; ++k) top[k] = m[k];
-    blockReduce<Op::Max, n>(top, scratch);
+    for (int k = 0; k < nMax; ++k) top[k] = hi[k];
 #pragma unroll
-    for (int k = 0; k < n; ++k) scaled[k] = m[k] == -INFINITY ? 0.0 : s[k] * exp(m[k] - top[k]);
-    blockReduce<Op::Sum, n>(scaled, scratch);
+    for (int k = 0; k < nLog; ++k) top[nMax + k] = m[k];
+    reduceValues<Op::Max, nMax + nLog, kOneWarp>(top, scratch);
 #pragma unroll
-    for (int k = 0; k < n; ++k) m[k] = top[k] == -INFINITY ? -INFINITY : top[k] + log(scaled[k]);
+    for (int k = 0; k < nSum; ++k) add[k] = sums[k];
+#pragma unroll
+    for (int k = 0; k < nLog; ++k) add[nSum + k] = m[k] == -INFINITY ? 0.0 : s[k] * exp(m[k] - top[nMax + k]);
+    reduceValues<Op::Sum, nSum + nLog, kOneWarp>(add, scratch);
+#pragma unroll
+    for (int k = 0; k < nMax; ++k) hi[k] = top[k];
+#pragma unroll
+    for (int k = 0; k < nSum; ++k) sums[k] = add[k];
+#pragma unroll
+    for (int k = 0; k < nLog; ++k) {
+        const double t = top[nMax + k];
+        m[k] = t == -INFINITY ? -INFINITY : t + log(add[nSum + k]);
+    }
 }
 
 template <typename V>
@@ -104,7 +139,8 @@ enum SweepLog { kLogAHat, kLogBOld, kLogATilde, kLogBPass, kLogBTarget, kLogMass
 enum CommitSum { kViolA, kViolB, kErrB, kBad, kCommitSums };
 constexpr int kLogSlot = int(kSweepSums) + int(kSweepMaxes);  // the log-sums follow the sums and maxima
 constexpr int kSweepSlots = kLogSlot + int(kSweepLogs);
-static_assert(kSweepSums <= kMaxValues && kSweepMaxes <= kMaxValues && kCommitSums <= kMaxValues);
+static_assert(int(kSweepSums) + int(kSweepLogs) <= kMaxValues && int(kSweepMaxes) + int(kSweepLogs) <= kMaxValues &&
+              kCommitSums <= kMaxValues);
 
 // What the sweep's last block hands to the commit (one load each).
 struct StepScalars {
@@ -231,9 +267,7 @@ __device__ void sweepBlock(const StepArgs<V>& x, double w, Stride rows, Stride c
         lseAdd(lm[kLogBTarget], ls[kLogBTarget], x.logB[j] - rb * g0);
         lseAdd(lm[kLogMass], ls[kLogMass], g0 + x.logB[j] - gPass / fb);
     }
-    blockReduce<Op::Sum, kSweepSums>(sums, scratch);
-    blockReduce<Op::Max, kSweepMaxes>(hi, scratch);
-    blockLogSumExp<kSweepLogs>(lm, ls, scratch);
+    blockReduceFigures(sums, hi, lm, ls, scratch);
     if (flatThread() == 0) {
         for (int k = 0; k < kSweepSums; ++k) part[k] = sums[k];
         for (int k = 0; k < kSweepMaxes; ++k) part[kSweepSums + k] = hi[k];
@@ -241,29 +275,41 @@ __device__ void sweepBlock(const StepArgs<V>& x, double w, Stride rows, Stride c
     }
 }
 
-// The whole block: the sweep partials of `blocks` blocks (sweepPartials of x.work,
-// read past L1), reduced; then thread 0 takes the decisions (relaxed_step.cpp and
+// Reads value k of block blk's partials (a Partials of the functions below): here
+// from the global work buffer past L1, in the cluster iteration from the blocks'
+// shared memory (cluster_iterations.cu).
+struct GlobalSweepPartials {
+    double* work;
+    __device__ double operator()(int blk, int k) const { return __ldcg(sweepPartials(work, blk) + k); }
+};
+struct GlobalCommitPartials {
+    double* work;
+    __device__ double operator()(int blk, int k) const { return __ldcg(commitPartials(work, blk) + k); }
+};
+
+// The whole block (kOneWarp: its first warp, for up to 32 blocks; the same figures
+// to the bit): the sweep partials of `blocks` blocks (value k of block blk is
+// part(blk, k)), reduced; then thread 0 takes the decisions (relaxed_step.cpp and
 // scaling_loop.cpp's accelerated loop) on `st` and hands the commit its scalars in
 // `out`. The omega of the pass is st.omega.
-template <typename V>
-__device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedState& st, StepScalars& out,
-                                   double (*scratch)[kMaxValues])
+template <bool kOneWarp = false, typename V, typename Partials>
+__device__ void decideFromPartials(const StepArgs<V>& x, int blocks, const Partials& part, RelaxedState& st,
+                                   StepScalars& out, double (*scratch)[kMaxValues])
 {
+    if (kOneWarp && flatThread() >= 32) return;
     double sums[kSweepSums] = {};
     double hi[kSweepMaxes];
     double lm[kSweepLogs], ls[kSweepLogs] = {};
     for (double& h : hi) h = -INFINITY;
     for (double& m : lm) m = -INFINITY;
     for (int blk = flatThread(); blk < blocks; blk += kThreads) {
-        const double* part = sweepPartials(x.work, blk);
-        for (int k = 0; k < kSweepSums; ++k) sums[k] += __ldcg(part + k);
-        for (int k = 0; k < kSweepMaxes; ++k) hi[k] = fmax(hi[k], __ldcg(part + kSweepSums + k));
-        for (int k = 0; k < kSweepLogs; ++k) lseAdd(lm[k], ls[k], __ldcg(part + kLogSlot + k));
+        for (int k = 0; k < kSweepSums; ++k) sums[k] += part(blk, k);
+        for (int k = 0; k < kSweepMaxes; ++k) hi[k] = fmax(hi[k], part(blk, kSweepSums + k));
+        for (int k = 0; k < kSweepLogs; ++k) lseAdd(lm[k], ls[k], part(blk, kLogSlot + k));
     }
-    blockReduce<Op::Sum, kSweepSums>(sums, scratch);
-    blockReduce<Op::Max, kSweepMaxes>(hi, scratch);
-    blockLogSumExp<kSweepLogs>(lm, ls, scratch);
-    if (flatThread() != 0) return;
+    blockReduceFigures<kSweepSums, kSweepMaxes, kSweepLogs, kOneWarp>(sums, hi, lm, ls, scratch);
+    const int lane = flatThread();
+    if (lane >= 32) return;  // the first warp shares out five exponentials, thread 0 decides
     const RelaxedParams& p = x.p;
     const double w = st.omega, ra = p.ra, rb = p.rb, fb = p.fb;
     const bool ld = p.logDomain;
@@ -290,12 +336,17 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
     totals.dGmin = -hi[kDgDown] + c;
     totals.gMax = hi[kGUp] + c;
     totals.gMin = -hi[kGDown] + c;
+    // The stored scalings are monotone in F and G: all are usable when the extremes are.
+    // The extremes' stored values (lanes 0 to 3) and B(G) = e^(log B(G)) (lane 4), one
+    // exponential a lane, side by side; the same values as stored<V> and exp one by one.
+    const double extreme = lane == 0 ? totals.fMax : lane == 1 ? totals.fMin : lane == 2 ? totals.gMax : totals.gMin;
+    const double power = exp(lane < 4 ? extreme : totals.logTargetB);
+    const unsigned usableLanes = __ballot_sync(0xffffffffu, usable(static_cast<V>(ld ? extreme : power), ld));
+    const double targetB = __shfl_sync(0xffffffffu, power, 4);
+    if (lane != 0) return;
     const RelaxedObjective objective = relaxedObjective(totals, p.eps, p.tauA, p.tauB, ra, rb, p.translate);
     const double change = relaxedChange(totals);
-    // The stored scalings are monotone in F and G: all are usable when the extremes are.
-    const bool storable = sums[kNonFinite] == 0.0 && usable(stored<V>(totals.fMax, ld), ld) &&
-                          usable(stored<V>(totals.fMin, ld), ld) && usable(stored<V>(totals.gMax, ld), ld) &&
-                          usable(stored<V>(totals.gMin, ld), ld);
+    const bool storable = sums[kNonFinite] == 0.0 && (usableLanes & 0xfu) == 0xfu;
     const bool finite = isfinite(s) && isfinite(t) && isfinite(objective.value) && storable;
     const bool safeguard = p.safeguard && w != 1.0;
     st.passes += p.sweeps;
@@ -311,7 +362,7 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, RelaxedStat
                       sums[kMassA],
                       sums[kTargetA],
                       totals.mass,
-                      exp(totals.logTargetB),
+                      targetB,
                       change,
                       relaxedMassViolation(totals, ra, rb, unbalanced),
                       sums[kErrA],
@@ -361,18 +412,19 @@ __device__ bool commitBlock(const StepArgs<V>& x, const StepScalars& sc, Stride 
     return true;
 }
 
-// The whole block, after an accepted step: the commit partials of `blocks` blocks
-// reduced; thread 0 sets the error and the stop (StoppingRule::Potentials) in `st`.
-template <typename V>
-__device__ void finishFromPartials(const StepArgs<V>& x, int blocks, const StepScalars& sc, RelaxedState& st,
-                                   double (*scratch)[kMaxValues])
+// The whole block (kOneWarp: its first warp, as decideFromPartials's), after an
+// accepted step: the commit partials of `blocks` blocks (part(blk, k), as
+// decideFromPartials's) reduced; thread 0 sets the error and the stop
+// (StoppingRule::Potentials) in `st`.
+template <bool kOneWarp = false, typename V, typename Partials>
+__device__ void finishFromPartials(const StepArgs<V>& x, int blocks, const Partials& part, const StepScalars& sc,
+                                   RelaxedState& st, double (*scratch)[kMaxValues])
 {
+    if (kOneWarp && flatThread() >= 32) return;
     double sums[kCommitSums] = {};
-    for (int blk = flatThread(); blk < blocks; blk += kThreads) {
-        const double* part = commitPartials(x.work, blk);
-        for (int k = 0; k < kCommitSums; ++k) sums[k] += __ldcg(part + k);
-    }
-    blockReduce<Op::Sum, kCommitSums>(sums, scratch);
+    for (int blk = flatThread(); blk < blocks; blk += kThreads)
+        for (int k = 0; k < kCommitSums; ++k) sums[k] += part(blk, k);
+    reduceValues<Op::Sum, kCommitSums, kOneWarp>(sums, scratch);
     if (flatThread() != 0) return;
     const RelaxedParams& p = x.p;
     st.violationA = sums[kViolA];

@@ -33,11 +33,16 @@
 //   --atomics adds gpu-fused[atomic] (column partials atomically into one row) and
 //   gpu-fused[no-pdl] (without programmatic dependent launch) for comparison.
 //   Any GPU solver name may carry '/'-separated tuning options in brackets:
-//   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), cluster (Tuning::clusterIterations =
-//   true: the accelerated iteration in one cluster launch where the matrix fits), step-kernels
+//   atomic, no-pdl, uneven (Tuning::fusedEvenGroups = false), no-cluster (Tuning::clusterIterations =
+//   false: the accelerated iteration through the CUDA graph even where the matrix fits one
+//   cluster), cluster (the default: one cluster launch where it fits), step-kernels
 //   (Tuning::stepInColumns = false: the column finalize, then the step's two kernels), cN (Tuning::fusedCluster = N),
 //   fN (Tuning::finalizeLanes = N),
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
+//   --cluster-phases N[,N] [--eps X] [--iterations K] (instead of timings): one cluster launch of K
+//   accelerated iterations (TI + automatic omega, N random 3-D points a side, tau 1; fp32 and
+//   fp64), its time per iteration and the share of each phase in block 0's clock cycles
+//   (tests/gpu/cluster_phase_bench.h).
 //   --mapreduce MxN[,MxN] [--mr-configs p0f1s0,p0f1s2,..] [--mr-no-fused], --mapreduce-large MxN [--iterations K],
 //   --check-mapreduce: gpu-mapreduce's timings against the exp2 probe (per kernel
 //   configuration, gpu/mapreduce_config.h), one solve at a large size, and its checks
@@ -63,6 +68,9 @@
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_backend.h"
 #include "tests/gpu/mapreduce_bench.h"
+#if UOT_GPU_BENCH_CLUSTER_PHASES
+#include "tests/gpu/cluster_phase_bench.h"
+#endif
 #include "tests/gpu/plan_distance.h"
 #include "tests/support/passes_to_target.h"
 
@@ -443,7 +451,7 @@ int main(int argc, char** argv)
     std::string precisionText = "fp32";
     int repeats = 3;
     bool tune = false, atomics = false;
-    std::string accuracySizes, solutionSizes, counterSizes, setupSizes, planSizes;
+    std::string accuracySizes, solutionSizes, counterSizes, setupSizes, planSizes, phaseSizes;
     std::vector<double> epsList;
     bool solversGiven = false;
     IterationMode mode = IterationMode::Plain;
@@ -454,6 +462,7 @@ int main(int argc, char** argv)
     std::string mapReduceConfigs, mapReduceDefault;
     bool mapReduceFused = true;
     int largeIterations = 3;
+    bool iterationsGiven = false;
     for (int k = 1; k < argc; ++k) {
         const std::string arg = argv[k];
         auto next = [&]() -> std::string {
@@ -483,6 +492,8 @@ int main(int argc, char** argv)
             setupSizes = next();
         else if (arg == "--to-plan")
             planSizes = next();
+        else if (arg == "--cluster-phases")
+            phaseSizes = next();
         else if (arg == "--to-solution")
             solutionSizes = next();
         else if (arg == "--counters")
@@ -501,8 +512,10 @@ int main(int argc, char** argv)
             mapReduceSizes = next();
         else if (arg == "--mapreduce-large")
             mapReduceLarge = next();
-        else if (arg == "--iterations")
+        else if (arg == "--iterations") {
             largeIterations = std::max(1, std::atoi(next().c_str()));
+            iterationsGiven = true;
+        }
         else if (arg == "--check-mapreduce")
             checkMapReduce = true;
         else if (arg == "--mr-configs")
@@ -516,7 +529,8 @@ int main(int argc, char** argv)
                                  "[--repeats R] [--tune] [--atomics] [--accuracy MxN,..] [--mode plain|ti] [--accel none|relax|auto] "
                                  "[--to-solution MxN,.. [--eps X] [--tau X]] [--setup N,..] [--to-plan N,.. [--eps X]]  [--counters MxN,.. [--solvers a,b]] "
                                  "[--mapreduce MxN,.. [--mr-configs p16f1,..] [--mr-no-fused]] [--mapreduce-large MxN [--iterations K]] "
-                                 "[--check-mapreduce] [--mr-config p16f1 (gpu-mapreduce's configuration)]\n");
+                                 "[--check-mapreduce] [--mr-config p16f1 (gpu-mapreduce's configuration)] "
+                                 "[--cluster-phases N,.. [--eps X] [--iterations K]]\n");
             return 2;
         }
     }
@@ -532,6 +546,15 @@ int main(int argc, char** argv)
             gpu::setDefaultTuning(t);
         }
         if (checkMapReduce) return bench::runMapReduceCheck();
+        if (!phaseSizes.empty()) {
+#if UOT_GPU_BENCH_CLUSTER_PHASES
+            return bench::runClusterPhases(phaseSizes, eps, iterationsGiven ? largeIterations : 500);
+#else
+            (void)iterationsGiven;
+            std::fprintf(stderr, "gpu_bench: --cluster-phases needs a CUDA build\n");
+            return 4;
+#endif
+        }
         if (!mapReduceSizes.empty() || !mapReduceLarge.empty()) {
             auto parse = [](const std::string& size) {
                 const auto dims = split(size, 'x');
@@ -601,7 +624,7 @@ int main(int argc, char** argv)
                 std::unique_ptr<UotSolver> solver;
                 const std::size_t open = name.find('[');
                 if (open != std::string::npos && name.back() == ']') {
-                    // Variant options, '/'-separated: atomic, no-pdl, uneven, cluster, step-kernels,
+                    // Variant options, '/'-separated: atomic, no-pdl, uneven, (no-)cluster, step-kernels,
                     // cN (cluster size), fN (finalize lanes).
                     gpu::Tuning t = gpu::defaultTuning();
                     for (const std::string& option : split(name.substr(open + 1, name.size() - open - 2), '/')) {
@@ -613,6 +636,8 @@ int main(int argc, char** argv)
                             t.fusedEvenGroups = false;
                         else if (option == "cluster")
                             t.clusterIterations = true;
+                        else if (option == "no-cluster")
+                            t.clusterIterations = false;
                         else if (option == "step-kernels")
                             t.stepInColumns = false;
                         else if (option[0] == 'c')
@@ -652,12 +677,13 @@ int main(int argc, char** argv)
                 const double matrixMb = double(m) * n * (bf16 ? 2 : elementBytes) / 1048576.0;
                 const double peakMb = double(r.peakDeviceBytes) / 1048576.0;
                 std::printf("{\"solver\": \"%s\", \"mode\": \"%s\", \"m\": %zu, \"n\": %zu, \"precision\": \"%s\", \"device\": \"gpu:0\", "
-                            "\"iterations\": %d, \"repeats\": %d, \"ms_per_iter\": %.5f, \"ms_per_iter_min\": %.5f, "
+                            "\"iterations\": %d, \"passes\": %llu, \"repeats\": %d, \"ms_per_iter\": %.5f, \"ms_per_iter_min\": %.5f, "
                             "\"ms_per_iter_max\": %.5f, \"bytes_per_iter\": %llu, \"gbps\": %.1f, "
                             "\"peak_read_gbps\": %.1f, \"peak_rw_gbps\": %.1f, \"peak_kind\": \"%s\", "
                             "\"pct_of_peak\": %.1f, \"peak_device_mb\": %.1f, \"matrix_mb\": %.1f, "
                             "\"timing_source\": \"cuda_events_iteration_loop\", \"status\": \"%s\"}\n",
-                            name.c_str(), r.mode.c_str(), m, n, precisionText.c_str(), r.iterations, repeats, med, ms.front(),
+                            name.c_str(), r.mode.c_str(), m, n, precisionText.c_str(), r.iterations,
+                            static_cast<unsigned long long>(r.passes), repeats, med, ms.front(),
                             ms.back(), static_cast<unsigned long long>(bytes), gbps, bw.readGBps, bw.copyGBps,
                             readOnly ? "read" : "read+write", 100.0 * gbps / peak, peakMb, matrixMb,
                             toString(r.status).c_str());

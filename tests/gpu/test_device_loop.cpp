@@ -4,7 +4,8 @@
 // reference solver (the plan), and hand-counted cadence: checks every
 // checkEvery iterations and at the cap, the last good iterate kept when a check
 // finds a bad value, cancellation, and the fp32 precision floor; and engines whose
-// step kernel decides on the device (chunks, their figures, the cap), and a group
+// step kernel decides on the device (chunks, their figures, the cap; chunks of 512
+// where a launch ends at the device's stop), and a group
 // of problems that decide one by one (groupCheck: the loop follows the slowest).
 
 #include <algorithm>
@@ -140,6 +141,7 @@ private:
 class DecidingPasses final : public DevicePasses {
 public:
     bool decidesOnDevice() const override { return true; }
+    bool stopsWithinLaunch() const override { return endsAtStop; }
     void startChunk() override {}
     void launch(int count) override
     {
@@ -172,6 +174,7 @@ public:
 
     int stopAt = 37;
     DeviceStop stopWith = DeviceStop::Converged;
+    bool endsAtStop = false;  // a launch ends by itself at the stop (gpu-fused's cluster path)
     std::vector<int> launches;
 
 private:
@@ -251,6 +254,7 @@ private slots:
     void precisionFloorIsNotConverged();
     void deviceDecidedConvergence();
     void deviceDecidedNotFinite();
+    void launchesThatEndAtTheStopRunLongChunks();
     void groupCheckFollowsTheSlowestRunningProblem();
     void groupRunsUntilEveryProblemStops();
 };
@@ -357,25 +361,63 @@ void TestDeviceLoop::precisionFloorIsNotConverged()
     QVERIFY2(result.message.find("precision floor") != std::string::npos, result.message.c_str());
 }
 
-void TestDeviceLoop::deviceDecidedConvergence()
+namespace {
+
+// A solve of `passes` to tolerance 1e-9, checked every 10 iterations, up to
+// maxIterations; the iterations the progress reports carried in `reported`.
+SolveResult runDecided(DecidingPasses& passes, int maxIterations, std::vector<int>& reported)
 {
     const Fixture f;
     SolveOptions options;
     options.tolerance = 1e-9;
     options.checkEvery = 10;
-    options.maxIterations = 1000;
-    DecidingPasses passes;
-    std::vector<int> reported;
+    options.maxIterations = maxIterations;
     SolveControl control;
     control.onProgress = [&](const SolveProgress& p) { reported.push_back(p.iteration); };
     SolveResult result;
     runDeviceLoop(f.problem, options, control, passes, setupFor(), 0, result);
+    return result;
+}
+
+}  // namespace
+
+void TestDeviceLoop::deviceDecidedConvergence()
+{
+    DecidingPasses passes;
+    std::vector<int> reported;
+    const SolveResult result = runDecided(passes, 1000, reported);
     QVERIFY(result.converged);
     QCOMPARE(result.iterations, 37);
     QCOMPARE(result.passes, std::uint64_t(55));  // the device's count, not iterations x sweeps
     QCOMPARE(passes.launches, (std::vector<int>{10, 10, 10, 10}));
     QCOMPARE(reported, (std::vector<int>{10, 20, 30, 37}));
     UOT_QCOMPARE_CLOSE(result.error, 1.0 / 38, 1e-15);
+}
+
+// Passes whose launch ends at the device's stop: chunks of 512 iterations whatever
+// checkEvery is (a short solve is one launch and one check), cut at the cap; the
+// same iterations and figures as checked every checkEvery.
+void TestDeviceLoop::launchesThatEndAtTheStopRunLongChunks()
+{
+    DecidingPasses passes;
+    passes.endsAtStop = true;
+    std::vector<int> reported;
+    const SolveResult result = runDecided(passes, 1000, reported);
+    QVERIFY(result.converged);
+    QCOMPARE(result.iterations, 37);
+    QCOMPARE(result.passes, std::uint64_t(55));
+    QCOMPARE(passes.launches, (std::vector<int>{512}));
+    QCOMPARE(reported, (std::vector<int>{37}));
+
+    DecidingPasses capped;
+    capped.endsAtStop = true;
+    capped.stopAt = 100000;
+    std::vector<int> cappedReports;
+    const SolveResult atCap = runDecided(capped, 700, cappedReports);
+    QVERIFY(!atCap.converged);
+    QCOMPARE(atCap.iterations, 700);
+    QCOMPARE(capped.launches, (std::vector<int>{512, 188}));
+    QCOMPARE(cappedReports, (std::vector<int>{512, 700}));
 }
 
 void TestDeviceLoop::deviceDecidedNotFinite()

@@ -81,7 +81,9 @@ private slots:
     void iterationPathsNeverShareAnEngine()
     {
         Tuning kernels, cluster, stepKernels;
+        kernels.clusterIterations = false;
         cluster.clusterIterations = true;
+        stepKernels.clusterIterations = false;
         stepKernels.stepInColumns = false;
         QVERIFY(keyOf(kernels) != keyOf(cluster));
         QVERIFY(keyOf(kernels) != keyOf(stepKernels));

@@ -11,7 +11,10 @@
 // the device). And gpu-fused's accelerated iteration in one cluster launch
 // (gpu/cluster_iterations.h), and with the step inside the column kernel, against the
 // same solve through the column finalize and the two step kernels: iterations,
-// passes, rejected steps and the plan. Qt Test; skipped where no GPU is usable.
+// passes, rejected steps and the plan; and the cluster path on palette problems (512
+// random colours a side, the cost built on the device) against the converged plan of
+// the float64 CPU reference and against the CUDA-graph path's iteration counts.
+// Qt Test; skipped where no GPU is usable.
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +24,7 @@
 
 #include <cuda_runtime.h>
 
+#include "core/registry/solver_registry.h"
 #include "core/transport/relaxed_step.h"
 #include "core/transport/translation_invariant.h"
 #include "gpu/cluster_iterations.h"
@@ -187,6 +191,8 @@ private slots:
     void rejectedAndFrozenStepsPutTheIterateBack();
     void fusedPathsLikeTheStepKernels_data();
     void fusedPathsLikeTheStepKernels();
+    void clusterPathOnPalettesReachesTheFloat64Plan_data();
+    void clusterPathOnPalettesReachesTheFloat64Plan();
 };
 
 void TestGpuRelaxedStep::figuresLikeTheFloat64Step_data()
@@ -419,6 +425,75 @@ void TestGpuRelaxedStep::fusedPathsLikeTheStepKernels()
                         "iterations " << got.iterations << " vs " << want.iterations);
         UOT_QVERIFY_MSG(dist <= 1e-4, "rel L1 " << dist);
     }
+}
+
+// 512 random points in the unit cube a side, costs |x - y|^2 / 3 in [0, 1]: the
+// studio's palette problem (balanced; eps 0.01, where the single-thread float64 oracle
+// converges in seconds) and unbalanced ones (tau 1, eps down to 0.003), TI +
+// automatic omega, solved by gpu-fused's default path (one cluster launch a chunk
+// where the matrix fits) and by the CUDA graph of one check interval
+// (Tuning::clusterIterations = false).
+void TestGpuRelaxedStep::clusterPathOnPalettesReachesTheFloat64Plan_data()
+{
+    QTest::addColumn<double>("eps");
+    QTest::addColumn<double>("tau");
+    QTest::addColumn<bool>("fp32");
+    QTest::newRow("balanced eps 0.01 fp64") << 0.01 << kInfinity << false;
+    QTest::newRow("tau 1 eps 0.01 fp64") << 0.01 << 1.0 << false;
+    QTest::newRow("tau 1 eps 0.003 fp64") << 0.003 << 1.0 << false;
+    QTest::newRow("tau 1 eps 0.01 fp32") << 0.01 << 1.0 << true;
+    QTest::newRow("balanced eps 0.02 fp32") << 0.02 << kInfinity << true;
+}
+
+void TestGpuRelaxedStep::clusterPathOnPalettesReachesTheFloat64Plan()
+{
+    QFETCH(double, eps);
+    QFETCH(double, tau);
+    QFETCH(bool, fp32);
+    constexpr std::size_t n = 512, d = 3;
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> x(n * d), y(n * d), a(n, 1.0 / n), b(n, 1.0 / n);
+    for (double& v : x) v = unit(rng);
+    for (double& v : y) v = unit(rng);
+    UotProblem problem;
+    problem.cost = PointCloudCost{x.data(), y.data(), n, n, d, 1.0 / 3.0};
+    problem.a = a;
+    problem.b = b;
+    problem.eps = eps;
+    problem.tauA = problem.tauB = tau;
+    const ClusterPlan plan = fp32 ? planClusterIterations<float>(n, n, 0) : planClusterIterations<double>(n, n, 0);
+    UOT_QVERIFY_MSG(plan.usable(), "512 x 512 does not fit one cluster");
+
+    SolveOptions exact = uot::test::options(Precision::Fp64, 400000, 1e-13, 10);
+    exact.mode = IterationMode::TranslationInvariant;
+    exact.allowStabilizedFallback = false;
+    const SolveResult oracle = createSolver("reference")->solve(problem, exact);
+    QVERIFY(oracle.converged);
+
+    SolveOptions o = uot::test::options(fp32 ? Precision::Fp32 : Precision::Fp64, 5000, fp32 ? 1e-5 : 1e-10, 10);
+    o.mode = IterationMode::TranslationInvariant;
+    o.acceleration = Acceleration::Auto;
+    o.allowStabilizedFallback = false;
+    gpu::Tuning graph = gpu::defaultTuning();
+    graph.clusterIterations = false;
+    const SolveResult got = gpu::createSolver("gpu-fused", gpu::defaultTuning())->solve(problem, o);
+    const SolveResult want = gpu::createSolver("gpu-fused", graph)->solve(problem, o);
+    const double dist = uot::test::planRelativeL1(problem, got, oracle);
+    const double graphDist = uot::test::planRelativeL1(problem, want, oracle);
+    std::printf("  cluster %d its %llu passes %d rejected, rel L1 %.2e; graph %d its %llu passes %d rejected, "
+                "rel L1 %.2e\n",
+                got.iterations, static_cast<unsigned long long>(got.passes), got.rejectedSteps, dist, want.iterations,
+                static_cast<unsigned long long>(want.passes), want.rejectedSteps, graphDist);
+    UOT_QVERIFY_MSG(got.converged && uot::test::allFinite(got), got.message);
+    UOT_QVERIFY_MSG(dist <= (fp32 ? 1e-4 : 1e-6), "rel L1 " << dist << " from the float64 plan");
+    // The same decisions on the same figures; the sums come in another order, so the stop
+    // may come a step apart (fp32: the float column sums differ, two).
+    const int slack = fp32 ? 2 : 1;
+    UOT_QVERIFY_MSG(std::abs(got.iterations - want.iterations) <= slack &&
+                        std::abs(static_cast<long long>(got.passes) - static_cast<long long>(want.passes)) <= slack,
+                    "cluster " << got.iterations << '/' << got.passes << ", graph " << want.iterations << '/'
+                               << want.passes);
 }
 
 QTEST_GUILESS_MAIN(TestGpuRelaxedStep)
