@@ -135,6 +135,22 @@ constexpr int kMaxBlocks = 128;
 
 enum SweepSum { kMassA, kTargetA, kErrA, kSumA, kLinA, kSumB, kLinB, kNonFinite, kSweepSums };
 enum SweepMax { kDfUp, kDfDown, kFUp, kFDown, kDgUp, kDgDown, kGUp, kGDown, kSweepMaxes };
+
+// One potential's move before -> after into a side's sweep figures: its weight and linear
+// term (the slots weightSlot and weightSlot + 1), the non-finite count, and its four
+// extremes from firstMax on (rise, fall, largest value, negated smallest value).
+static_assert(kLinA == kSumA + 1 && kLinB == kSumB + 1 && kFDown == kDfUp + 3 && kGDown == kDgUp + 3);
+__device__ inline void addPotentialMove(double* sums, int weightSlot, double* hi, int firstMax, double weight,
+                                        double before, double after)
+{
+    sums[weightSlot] += weight;
+    sums[weightSlot + 1] += weight * after;
+    sums[kNonFinite] += isfinite(after) ? 0.0 : 1.0;
+    hi[firstMax] = fmax(hi[firstMax], after - before);
+    hi[firstMax + 1] = fmax(hi[firstMax + 1], before - after);
+    hi[firstMax + 2] = fmax(hi[firstMax + 2], after);
+    hi[firstMax + 3] = fmax(hi[firstMax + 3], -after);
+}
 enum SweepLog { kLogAHat, kLogBOld, kLogATilde, kLogBPass, kLogBTarget, kLogMass, kSweepLogs };
 enum CommitSum { kViolA, kViolB, kErrB, kBad, kCommitSums };
 constexpr int kLogSlot = int(kSweepSums) + int(kSweepMaxes);  // the log-sums follow the sums and maxima
@@ -242,26 +258,14 @@ __device__ void sweepBlock(const StepArgs<V>& x, double w, Stride rows, Stride c
         sums[kMassA] += marginal;
         sums[kTargetA] += target;
         sums[kErrA] += fabs(marginal - x.a[i]);
-        sums[kSumA] += x.a[i];
-        sums[kLinA] += x.a[i] * fTilde;
-        sums[kNonFinite] += isfinite(fTilde) ? 0.0 : 1.0;
-        hi[kDfUp] = fmax(hi[kDfUp], fTilde - fOld);
-        hi[kDfDown] = fmax(hi[kDfDown], fOld - fTilde);
-        hi[kFUp] = fmax(hi[kFUp], fTilde);
-        hi[kFDown] = fmax(hi[kFDown], -fTilde);
+        addPotentialMove(sums, kSumA, hi, kDfUp, x.a[i], fOld, fTilde);
         lseAdd(lm[kLogAHat], ls[kLogAHat], x.logA[i] - ra * fHat);
         lseAdd(lm[kLogATilde], ls[kLogATilde], x.logA[i] - ra * fTilde);
     }
     for (std::size_t j = cols.first; j < cols.end; j += cols.step) {
         const double gOld = logOf(x.vSaved[j], ld), gPass = logOf(x.v[j], ld);
         const double g0 = columnBase(gOld, gPass, w);
-        sums[kSumB] += x.b[j];
-        sums[kLinB] += x.b[j] * g0;
-        sums[kNonFinite] += isfinite(g0) ? 0.0 : 1.0;
-        hi[kDgUp] = fmax(hi[kDgUp], g0 - gOld);
-        hi[kDgDown] = fmax(hi[kDgDown], gOld - g0);
-        hi[kGUp] = fmax(hi[kGUp], g0);
-        hi[kGDown] = fmax(hi[kGDown], -g0);
+        addPotentialMove(sums, kSumB, hi, kDgUp, x.b[j], gOld, g0);
         lseAdd(lm[kLogBOld], ls[kLogBOld], x.logB[j] - rb * gOld);
         lseAdd(lm[kLogBPass], ls[kLogBPass], x.logB[j] - rb * gPass);
         lseAdd(lm[kLogBTarget], ls[kLogBTarget], x.logB[j] - rb * g0);
