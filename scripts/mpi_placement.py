@@ -62,6 +62,15 @@ def sibling_pairs(cpus, ratio, threshold):
                   if a < b and lowest[b] == a and ratio[a][b] < threshold)
 
 
+def unsteady_cpus(cpus, ratio, threshold):
+    """{vCPU: how many others it measured below threshold with}, for those with more than one.
+    Fixed two-way hyperthreading gives each vCPU one such partner: more says that the vCPUs
+    are not pinned to fixed host cores, and the pairs are those of the moment measured."""
+    n = len(cpus)
+    counts = {cpus[a]: sum(1 for b in range(n) if b != a and ratio[a][b] < threshold) for a in range(n)}
+    return {c: k for c, k in counts.items() if k > 1}
+
+
 def physical_cores(cpus, pairs):
     """The vCPUs grouped by core (siblings together), groups in the order of their lowest vCPU."""
     group_of = {c: [c] for c in cpus}
@@ -98,16 +107,18 @@ def rankfile_text(placement, host="localhost"):
 
 
 def load_probe(path, threshold):
+    """The probe's vCPUs, its sibling pairs, and its unsteady vCPUs (unsteady_cpus)."""
     with open(path) as f:
         probe = json.load(f)
-    return probe["cpus"], sibling_pairs(probe["cpus"], probe["ratio"], threshold)
+    cpus, ratio = probe["cpus"], probe["ratio"]
+    return cpus, sibling_pairs(cpus, ratio, threshold), unsteady_cpus(cpus, ratio, threshold)
 
 
 def placement_mpirun_args(probe_path, ranks, per_rank, layout_ranks, directory, threshold=0.75):
     """The mpirun options that run `ranks` ranks where the first `ranks` of a
     max(ranks, layout_ranks)-rank placement from the probe go (a rankfile written
     in `directory`); prints where they go on stderr."""
-    cpus, pairs = load_probe(probe_path, threshold)
+    cpus, pairs, _ = load_probe(probe_path, threshold)
     placement = place_ranks(physical_cores(cpus, pairs), max(ranks, layout_ranks), per_rank)[:ranks]
     path = os.path.join(directory, "rankfile.%d" % ranks)
     with open(path, "w") as f:
@@ -129,8 +140,9 @@ def main(argv=None):
     args = p.parse_args(argv)
     if bool(args.probe) == bool(args.pairs is not None):
         p.error("give one of --probe and --pairs")
+    unsteady = {}
     if args.probe:
-        cpus, pairs = load_probe(args.probe, args.threshold)
+        cpus, pairs, unsteady = load_probe(args.probe, args.threshold)
         if args.cpus:
             keep = set(parse_cpu_list(args.cpus))
             cpus = [c for c in cpus if c in keep]
@@ -147,6 +159,9 @@ def main(argv=None):
         return 2
     print("pairs: " + (" ".join(f"{a}:{b}" for a, b in pairs) or "none"))
     print(f"cores: {len(cores)} of {len(cpus)} vCPUs")
+    if unsteady:
+        print("unsteady: " + " ".join(f"{c}:{k}" for c, k in sorted(unsteady.items())) +
+              " (vCPU:partners below the threshold; more than one: not a fixed topology)")
     for r, rank_cpus in enumerate(placement):
         print(f"rank {r}: vCPUs {','.join(map(str, rank_cpus))}")
     print("cpu-set: " + ",".join(str(c) for rank_cpus in placement for c in rank_cpus))

@@ -38,6 +38,13 @@ class SiblingPairs(unittest.TestCase):
         self.assertEqual(mp.sibling_pairs([0, 1, 2, 3], ratio, 0.75), [])
 
 
+    def test_several_low_partners_are_unsteady(self):
+        # vCPU 0 measured low with 1 and 2: no fixed two-way hyperthreading explains it.
+        ratio = ratio_matrix(4, {(0, 1): 0.55, (0, 2): 0.6, (2, 3): 0.7})
+        self.assertEqual(mp.unsteady_cpus([0, 1, 2, 3], ratio, 0.75), {0: 2, 2: 2})
+        self.assertEqual(mp.unsteady_cpus([0, 1, 2, 3], ratio_matrix(4, {(0, 2): 0.52, (1, 3): 0.55}), 0.75), {})
+
+
 class Placement(unittest.TestCase):
     cores8 = [[0, 4], [1, 5], [2, 6], [3, 7]]
 
@@ -94,8 +101,18 @@ class CommandLine(unittest.TestCase):
             r = self.run_script("--probe", probe, "--ranks", "2", "--rankfile", path)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("pairs: 0:1 2:3", r.stdout)
+            self.assertNotIn("unsteady", r.stdout)
             with open(path) as f:
                 self.assertEqual(f.read(), "rank 0=localhost slot=0\nrank 1=localhost slot=2\n")
+
+    def test_unsteady_probe_is_said(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            probe = os.path.join(tmp, "pairs.json")
+            with open(probe, "w") as f:
+                json.dump({"cpus": [4, 5, 6], "ratio": ratio_matrix(3, {(0, 1): 0.6, (0, 2): 0.62}, 0.7)}, f)
+            r = self.run_script("--probe", probe, "--ranks", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("unsteady: 4:2 5:2 6:2", r.stdout)
 
     def test_more_ranks_than_cores_exits_2(self):
         r = self.run_script("--cpus", "0-3", "--pairs", "0:2,1:3", "--ranks", "3")
