@@ -5,12 +5,19 @@
 # DEST/run.sh, which runs the figures of issue 29 there; also the placement tools
 # (BUILD's uot_cpu_topology_probe, bench/mpi_placement_probe.sh, bench/mpi_scaling.py,
 # scripts/mpi_placement.py: docs/mpi.md, "Placement"), in the repository's layout.
-# run.sh:
-#   2 ranks on two GPUs against one rank, 100 photos (each of the 20 five times);
-#   8 ranks against one on the CPU (--threads 1 per rank), 40 photos.
+# run.sh, each step with and without the placement on distinct physical cores:
+#   probe      the vCPU pairs and the bandwidth (bench/mpi_placement_probe.sh);
+#   scaling    uot-mpi solve at 16384^2 fp64, P = 1, 4, 8, and 8 with --balance
+#              (SIZE, REPEATS);
+#   batch-cpu  8 ranks against one (--threads 1 per rank), and 8 ranks of 2 threads
+#              against one rank of 16, 40 photos;
+#   batch-gpu  2 ranks on two GPUs against one rank, 100 photos (each of the 20 five
+#              times), with the whole node and with 16 vCPUs a rank.
 #
-#   bench/mpi_batch_bundle.sh BUILD DEST      # here
-#   OUT=/some/folder DEST/run.sh              # there (python3 and Open MPI 4.1.x needed)
+#   bench/mpi_batch_bundle.sh BUILD DEST      # here (BUILD: uot-mpi and uot_cpu_topology_probe built)
+#   OUT=/some/folder [STEPS="probe scaling"] DEST/run.sh   # there (python3 and Open MPI 4.1.x needed)
+#
+# The folder is about 110 MB (34 MB as tar.xz); FFmpeg's codec libraries are stand-ins.
 #
 # Left out of the closure: Open MPI (the target's own, same sonames: libmpi.so.40
 # and the libraries under it) and, in DEST/lib-cxx instead of DEST/lib, the C++
@@ -88,7 +95,8 @@ if [[ $steps == *" probe "* ]]; then
     --report-bindings true 2>&1 | log probe
 fi
 scale() { timeout 100 python3 "$here/bench/mpi_scaling.py" --uot-mpi "$um" --size "${SIZE:-16384x16384}" --precision fp64 \
-  --solver auto --mode auto --iterations 30 --repeats "${REPEATS:-2}" --skip-weak "$@" 2>&1 | log scaling; }
+  --solver auto --mode auto --iterations 30 --repeats "${REPEATS:-2}" --skip-weak --json-out "$out/scaling.jsonl" "$@" 2>&1 \
+  | log scaling; }
 if [[ $steps == *" scaling "* ]]; then
   scale --ranks 1,4,8 --placement "$pairs" --mpirun-args "$x"
   scale --ranks 8 --mpirun-args "$x --bind-to core --map-by core"
