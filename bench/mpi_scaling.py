@@ -112,6 +112,8 @@ def measure(args, ranks, size, out_dir, kind):
               "ms_per_iter_all": [r["ms_per_iter"] for r in runs], "iterations": median["iterations"],
               "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter"),
               "balance_ms": median.get("balance_ms"), "rows_per_rank_min": median.get("rows_per_rank_min"),
+              "rebalances": median.get("rebalances"), "rows_moved": median.get("rows_moved"),
+              "move_ms": median.get("move_ms"),
               "rank_ms_per_iter": median.get("rank_ms_per_iter"), "rank_wait_ms_per_iter": median.get("rank_wait_ms_per_iter")}
     # Each rank's compute (its time per iteration less its wait in the reductions).
     compute = [t - w for t, w in zip(record["rank_ms_per_iter"] or [], record["rank_wait_ms_per_iter"] or [])]
