@@ -5,14 +5,17 @@
 # DEST/run.sh, which runs the figures of issue 29 there; also the placement tools
 # (BUILD's uot_cpu_topology_probe, bench/mpi_placement_probe.sh, bench/mpi_scaling.py,
 # scripts/mpi_placement.py: docs/mpi.md, "Placement"), in the repository's layout.
-# run.sh, each step with and without the placement on distinct physical cores:
+# run.sh, each step with and without the placement on distinct physical cores (spread:
+# by core and over the sockets/NUMA nodes instead):
 #   probe      the vCPU pairs and the bandwidth (bench/mpi_placement_probe.sh);
 #   scaling    uot-mpi solve at 16384^2 fp64, P = 1, 4, 8, and 8 with --balance
 #              (SIZE, REPEATS);
 #   batch-cpu  8 ranks against one (--threads 1 per rank), and 8 ranks of 2 threads
 #              against one rank of 16, 40 photos;
 #   batch-gpu  2 ranks on two GPUs against one rank, 100 photos (each of the 20 five
-#              times), with the whole node and with 16 vCPUs a rank.
+#              times), with the whole node and with 16 vCPUs a rank;
+#   spread     (not by default) the read bandwidth and the 16384^2 scaling with the ranks
+#              spread over the sockets/NUMA nodes, and --balance with rows moving.
 #
 #   bench/mpi_batch_bundle.sh BUILD DEST      # here (BUILD: uot-mpi and uot_cpu_topology_probe built)
 #   OUT=/some/folder [STEPS="probe scaling"] DEST/run.sh   # there (python3 and Open MPI 4.1.x needed)
@@ -101,6 +104,38 @@ if [[ $steps == *" scaling "* ]]; then
   scale --ranks 1,4,8 --placement "$pairs" --mpirun-args "$x"
   scale --ranks 8 --mpirun-args "$x --bind-to core --map-by core"
   scale --ranks 8 --placement "$pairs" --mpirun-args "$x" --solve-args=--balance
+fi
+# spread: for hosts of several sockets or NUMA nodes (issue 24 on a 64-vCPU host): one vCPU
+# per core, taken from the sockets/NUMA nodes in turn (lscpu -p); the read bandwidth of the
+# first 1, 2, 4, 8 and 16 of them, then 16384^2 fp64 on 1 and 8 ranks by core, 8 ranks on
+# the first 8 spread vCPUs (a rankfile), and --balance both ways (rows moving during the
+# solve: --rebalance auto) and spread without the moves (--rebalance off).
+if [[ $steps == *" spread "* ]]; then
+  lscpu > "$out/lscpu.txt"
+  spread=$(lscpu -p=CPU,CORE,SOCKET,NODE | python3 -c '
+import sys
+groups, seen = {}, set()
+for line in sys.stdin:
+    if line.startswith("#"): continue
+    cpu, core, socket, node = (f or "0" for f in line.strip().split(","))
+    if (socket, core) in seen: continue
+    seen.add((socket, core))
+    groups.setdefault((socket, node), []).append(cpu)
+lists = [groups[k] for k in sorted(groups)]
+print(",".join(c for i in range(max(map(len, lists))) for l in lists if i < len(l) for c in [l[i]]))')
+  echo "spread vCPUs (one a core, sockets/NUMA nodes in turn): $spread" | log spread
+  for k in 1 2 4 8 16; do
+    timeout 30 "$here/bin/uot_cpu_topology_probe" --bandwidth --cpus "$(echo "$spread" | cut -d, -f1-$k)" 2>&1 | log spread
+  done
+  rf=$out/rankfile.spread
+  echo "$spread" | tr , '\n' | head -8 | awk '{print "rank " NR - 1 "=localhost slot=" $1}' > "$rf"
+  placed="$x --rankfile $rf --mca rmaps_rank_file_physical 1"
+  mpirun --allow-run-as-root -np 8 $placed --report-bindings true 2>&1 | log spread
+  scale --ranks 1,8 --mpirun-args "$x --bind-to core --map-by core"
+  scale --ranks 8 --mpirun-args "$placed"
+  scale --ranks 8 --mpirun-args "$placed" --solve-args=--balance
+  scale --ranks 8 --mpirun-args "$x --bind-to core --map-by core" --solve-args=--balance
+  scale --ranks 8 --mpirun-args "$placed" --solve-args="--balance --rebalance off"
 fi
 batch() { timeout 100 python3 "$here/bench/mpi_batch_scaling.py" --uot-mpi "$um" --reference "$here/reference.jpg" "$@" 2>&1 \
   | log "$step"; }
