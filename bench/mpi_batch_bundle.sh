@@ -2,12 +2,25 @@
 # Packs what the distributed-batch figures need on the headless GPU machine (no
 # OpenCV there): uot-mpi from BUILD (built with OpenCV) and its shared-library
 # closure, 20 photos of 1 MP (1152x864 crops of the bundled samples, ffmpeg), and
-# DEST/run.sh, which runs the figures of issue 29 there:
-#   2 ranks on two GPUs against one rank, 100 photos (each of the 20 five times);
-#   8 ranks against one on the CPU (--threads 1 per rank), 40 photos.
+# DEST/run.sh, which runs the figures of issue 29 there; also the placement tools
+# (BUILD's uot_cpu_topology_probe, bench/mpi_placement_probe.sh, bench/mpi_scaling.py,
+# scripts/mpi_placement.py: docs/mpi.md, "Placement"), in the repository's layout.
+# run.sh, each step with and without the placement on distinct physical cores (spread:
+# by core and over the sockets/NUMA nodes instead):
+#   probe      the vCPU pairs and the bandwidth (bench/mpi_placement_probe.sh);
+#   scaling    uot-mpi solve at 16384^2 fp64, P = 1, 4, 8, and 8 with --balance
+#              (SIZE, REPEATS);
+#   batch-cpu  8 ranks against one (--threads 1 per rank), and 8 ranks of 2 threads
+#              against one rank of 16, 40 photos;
+#   batch-gpu  2 ranks on two GPUs against one rank, 100 photos (each of the 20 five
+#              times), with the whole node and with 16 vCPUs a rank;
+#   spread     (not by default) the read bandwidth and the 16384^2 scaling with the ranks
+#              spread over the sockets/NUMA nodes, and --balance with rows moving.
 #
-#   bench/mpi_batch_bundle.sh BUILD DEST      # here
-#   OUT=/some/folder DEST/run.sh              # there (python3 and Open MPI 4.1.x needed)
+#   bench/mpi_batch_bundle.sh BUILD DEST      # here (BUILD: uot-mpi and uot_cpu_topology_probe built)
+#   OUT=/some/folder [STEPS="probe scaling"] DEST/run.sh   # there (python3 and Open MPI 4.1.x needed)
+#
+# The folder is about 110 MB (34 MB as tar.xz); FFmpeg's codec libraries are stand-ins.
 #
 # Left out of the closure: Open MPI (the target's own, same sonames: libmpi.so.40
 # and the libraries under it) and, in DEST/lib-cxx instead of DEST/lib, the C++
@@ -21,13 +34,19 @@ build=${1:?usage: bench/mpi_batch_bundle.sh BUILD DEST}
 dest=${2:?usage: bench/mpi_batch_bundle.sh BUILD DEST}
 source scripts/bundle_closure.sh
 rm -rf "$dest"
-mkdir -p "$dest/bin" "$dest/lib-cxx" "$dest/photos" "$dest/bench"
-cp "$build/app/mpi/uot-mpi" "$dest/bin/"
-strip "$dest/bin/uot-mpi"
-cp bench/mpi_batch_scaling.py "$dest/bench/"
+mkdir -p "$dest/bin" "$dest/lib-cxx" "$dest/photos" "$dest/bench" "$dest/scripts"
+cp "$build/app/mpi/uot-mpi" "$build/bench/topology/uot_cpu_topology_probe" "$dest/bin/"
+strip "$dest/bin/uot-mpi" "$dest/bin/uot_cpu_topology_probe"
+cp bench/mpi_batch_scaling.py bench/mpi_scaling.py bench/mpi_placement_probe.sh "$dest/bench/"
+cp scripts/mpi_placement.py "$dest/scripts/"
 cp resources/samples/starry_night.jpg "$dest/reference.jpg"
-BUNDLE_STUBS="libgdal.so libgdcmMSFF.so libgdcmDSED.so libopenjp2.so libicudata.so" \
-  bundle_copy_closure "$dest/lib" "$dest/bin/uot-mpi"
+# Stand-ins also for the codec libraries under FFmpeg's (AV1, HEVC, VP8/9, JPEG XL, SVG,
+# codec2, tracker music, streaming protocols): the figures here are photos, and the
+# carried folder must stay small (clips on the GPU machine: bench/video/clip_gpu_bundle.sh).
+codec_stubs="libcodec2.so libx265.so librsvg-2.so libSvtAv1Enc.so libaom.so libvpx.so librav1e.so"
+codec_stubs+=" libopenmpt.so libdav1d.so libsrt-gnutls.so libzmq.so libgme.so libzvbi.so librist.so libssh.so"
+BUNDLE_STUBS="libgdal.so libgdcmMSFF.so libgdcmDSED.so libopenjp2.so libicudata.so $codec_stubs" \
+  bundle_copy_closure "$dest/lib" "$dest/bin/uot-mpi" "$dest/bin/uot_cpu_topology_probe"
 for lib in "$dest"/lib/*; do
   case "$(basename "$lib")" in
     libmpi*|libopen-rte*|libopen-pal*|libpmix*|libevent*|libhwloc*|libnccl*) rm -f "$lib" ;;
@@ -44,10 +63,14 @@ for f in butterfly fruits home leuvenA squirrel_cls; do
 done
 cat > "$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# The distributed-batch figures (bench/mpi_batch_bundle.sh made this folder); logs under $OUT.
+# Issues 24 and 29 on this host, with and without placement on distinct physical cores
+# (bench/mpi_batch_bundle.sh made this folder; docs/mpi.md, "Placement"); logs under $OUT.
+# STEPS picks the parts (default: probe scaling batch-cpu batch-gpu); the placed runs
+# need the probe's pairs ($OUT/probe/pairs.json).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/out}
+steps=" ${STEPS:-probe scaling batch-cpu batch-gpu} "
 mkdir -p "$out"
 work=$(mktemp -d)
 mkdir -p "$work/gpu" "$work/cpu"
@@ -65,12 +88,74 @@ if ! mpirun --allow-run-as-root -np 1 -x LD_LIBRARY_PATH "$um" batch --help > /d
     || { echo "uot-mpi does not start:"; cat "$out/startup.txt"; exit 1; }
   echo "started with the carried C++ runtime" >> "$out/startup.txt"
 fi
-python3 "$here/bench/mpi_batch_scaling.py" --uot-mpi "$um" --reference "$here/reference.jpg" --inputs "$work/gpu" \
-  --ranks 1,2 --mpirun-args "-x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE --bind-to none" \
-  --batch-args "--device gpu --gpu-batch 16" --json-out "$out/batch_gpu.json" 2>&1 | tee "$out/batch_gpu.txt"
-python3 "$here/bench/mpi_batch_scaling.py" --uot-mpi "$um" --reference "$here/reference.jpg" --inputs "$work/cpu" \
-  --ranks 1,8 --mpirun-args "-x LD_LIBRARY_PATH --bind-to core --map-by core" \
-  --batch-args "--device cpu --threads 1" --json-out "$out/batch_cpu.json" 2>&1 | tee "$out/batch_cpu.txt"
+pairs=$out/probe/pairs.json
+x="-x LD_LIBRARY_PATH"
+log() { tee -a "$out/$1.txt"; }
+if [[ $steps == *" probe "* ]]; then
+  timeout 90 bash "$here/bench/mpi_placement_probe.sh" "$here/bin/uot_cpu_topology_probe" "$out/probe" 30 2>&1 | log probe
+  python3 "$here/scripts/mpi_placement.py" --probe "$pairs" --ranks 8 --rankfile "$out/probe/rankfile.8" | log probe
+  mpirun --allow-run-as-root -np 8 --rankfile "$out/probe/rankfile.8" --mca rmaps_rank_file_physical 1 \
+    --report-bindings true 2>&1 | log probe
+fi
+scale() { timeout 100 python3 "$here/bench/mpi_scaling.py" --uot-mpi "$um" --size "${SIZE:-16384x16384}" --precision fp64 \
+  --solver auto --mode auto --iterations 30 --repeats "${REPEATS:-2}" --skip-weak --json-out "$out/scaling.jsonl" "$@" 2>&1 \
+  | log scaling; }
+if [[ $steps == *" scaling "* ]]; then
+  scale --ranks 1,4,8 --placement "$pairs" --mpirun-args "$x"
+  scale --ranks 8 --mpirun-args "$x --bind-to core --map-by core"
+  scale --ranks 8 --placement "$pairs" --mpirun-args "$x" --solve-args=--balance
+fi
+# spread: for hosts of several sockets or NUMA nodes (issue 24 on a 64-vCPU host): one vCPU
+# per core, taken from the sockets/NUMA nodes in turn (lscpu -p); the read bandwidth of the
+# first 1, 2, 4, 8 and 16 of them, then 16384^2 fp64 on 1 and 8 ranks by core, 8 ranks on
+# the first 8 spread vCPUs (a rankfile), and --balance both ways (rows moving during the
+# solve: --rebalance auto) and spread without the moves (--rebalance off).
+if [[ $steps == *" spread "* ]]; then
+  lscpu > "$out/lscpu.txt"
+  spread=$(lscpu -p=CPU,CORE,SOCKET,NODE | python3 -c '
+import sys
+groups, seen = {}, set()
+for line in sys.stdin:
+    if line.startswith("#"): continue
+    cpu, core, socket, node = (f or "0" for f in line.strip().split(","))
+    if (socket, core) in seen: continue
+    seen.add((socket, core))
+    groups.setdefault((socket, node), []).append(cpu)
+lists = [groups[k] for k in sorted(groups)]
+print(",".join(c for i in range(max(map(len, lists))) for l in lists if i < len(l) for c in [l[i]]))')
+  echo "spread vCPUs (one a core, sockets/NUMA nodes in turn): $spread" | log spread
+  for k in 1 2 4 8 16; do
+    timeout 30 "$here/bin/uot_cpu_topology_probe" --bandwidth --cpus "$(echo "$spread" | cut -d, -f1-$k)" 2>&1 | log spread
+  done
+  rf=$out/rankfile.spread
+  echo "$spread" | tr , '\n' | head -8 | awk '{print "rank " NR - 1 "=localhost slot=" $1}' > "$rf"
+  placed="$x --rankfile $rf --mca rmaps_rank_file_physical 1"
+  mpirun --allow-run-as-root -np 8 $placed --report-bindings true 2>&1 | log spread
+  scale --ranks 1,8 --mpirun-args "$x --bind-to core --map-by core"
+  scale --ranks 8 --mpirun-args "$placed"
+  scale --ranks 8 --mpirun-args "$placed" --solve-args=--balance
+  scale --ranks 8 --mpirun-args "$x --bind-to core --map-by core" --solve-args=--balance
+  scale --ranks 8 --mpirun-args "$placed" --solve-args="--balance --rebalance off"
+fi
+batch() { timeout 100 python3 "$here/bench/mpi_batch_scaling.py" --uot-mpi "$um" --reference "$here/reference.jpg" "$@" 2>&1 \
+  | log "$step"; }
+if [[ $steps == *" batch-cpu "* ]]; then
+  step=batch_cpu
+  batch --inputs "$work/cpu" --ranks 1,8 --placement "$pairs" --placement-layout 8 --mpirun-args "$x" \
+    --batch-args "--device cpu --threads 1"
+  batch --inputs "$work/cpu" --ranks 8 --mpirun-args "$x --bind-to core --map-by core" --batch-args "--device cpu --threads 1"
+  batch --inputs "$work/cpu" --ranks 1 --placement "$pairs" --placement-per-rank 16 --mpirun-args "$x" \
+    --batch-args "--device cpu --threads 16"
+  batch --inputs "$work/cpu" --ranks 8 --placement "$pairs" --placement-per-rank 2 --mpirun-args "$x" \
+    --batch-args "--device cpu --threads 2"
+fi
+if [[ $steps == *" batch-gpu "* ]]; then
+  step=batch_gpu
+  batch --inputs "$work/gpu" --ranks 1,2 --mpirun-args "$x -x NCCL_NVLS_ENABLE --bind-to none" \
+    --batch-args "--device gpu --gpu-batch 16"
+  batch --inputs "$work/gpu" --ranks 1,2 --placement "$pairs" --placement-per-rank 16 --placement-layout 2 \
+    --mpirun-args "$x -x NCCL_NVLS_ENABLE" --batch-args "--device gpu --gpu-batch 16 --threads 16"
+fi
 rm -rf "$work"
 RUN
 chmod +x "$dest/run.sh"

@@ -14,7 +14,13 @@ images/s(first P of --ranks). As root it adds --allow-run-as-root, and
 Usage:
   bench/mpi_batch_scaling.py --uot-mpi build/app/mpi/uot-mpi --reference REF.jpg --inputs DIR
       [--ranks 1,2] [--mpirun-args "--bind-to none"] [--batch-args "--device gpu"] [--repeats 1]
-      [--json-out FILE]
+      [--json-out FILE] [--placement PAIRS.json --placement-per-rank N [--placement-layout Q]]
+
+--placement puts the ranks on distinct physical cores from the pairs that
+bench/topology/cpu_topology_probe.cpp measured (scripts/mpi_placement.py's
+rankfile; leave --map-by/--bind-to out of --mpirun-args), --placement-per-rank
+vCPUs each (their threads); --placement-layout Q places P ranks where the first
+P of Q ranks go, so that one rank gets exactly what each of Q ranks gets.
 """
 import argparse
 import json
@@ -25,6 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from mpi_placement import placement_mpirun_args  # noqa: E402
 
 PHASES = ("decode", "palette", "cost", "solve", "map", "encode")
 
@@ -40,12 +49,18 @@ def parse_args():
     p.add_argument("--batch-args", default="", help="options of uot-mpi batch, e.g. '--device gpu --gpu-batch 16'")
     p.add_argument("--repeats", type=int, default=1, help="runs per rank count (the median is taken)")
     p.add_argument("--json-out")
+    p.add_argument("--placement", help="uot_cpu_topology_probe --pairs JSON")
+    p.add_argument("--placement-per-rank", type=int, default=1, help="vCPUs per rank with --placement")
+    p.add_argument("--placement-layout", type=int, default=0, help="place P ranks as the first P of this many")
     return p.parse_args()
 
 
 def run_once(args, ranks):
     out = tempfile.mkdtemp(prefix="uot-mpi-batch-bench-")
     cmd = [args.mpirun, "-np", str(ranks)] + shlex.split(args.mpirun_args)
+    if args.placement:
+        cmd += placement_mpirun_args(args.placement, ranks, args.placement_per_rank, args.placement_layout,
+                                     args.placement_dir)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     if ranks > (os.cpu_count() or 1):
@@ -75,6 +90,7 @@ def run_once(args, ranks):
 
 def main():
     args = parse_args()
+    args.placement_dir = tempfile.mkdtemp(prefix="uot-mpi-placement-")
     rows = []
     for ranks in [int(x) for x in args.ranks.split(",")]:
         runs = [run_once(args, ranks) for _ in range(args.repeats)]

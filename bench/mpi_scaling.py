@@ -28,7 +28,7 @@ Usage:
   bench/mpi_scaling.py --uot-mpi build/app/mpi/uot-mpi [--size 16384x16384]
       [--ranks 1,2,4,8,16] [--weak-rows 1024] [--precision fp32] [--iterations 50]
       [--repeats 3] [--threads 1] [--mpi-wait spin|sleep] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
-      [--solve-args "--balance"]
+      [--solve-args "--balance"] [--placement PAIRS.json [--placement-layout Q]]
       [--pot | --pot-ms-per-iter X] [--json-out FILE] [--skip-weak] [--skip-strong]
 """
 import argparse
@@ -41,6 +41,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from mpi_placement import placement_mpirun_args  # noqa: E402
 
 
 def parse_args():
@@ -62,6 +65,10 @@ def parse_args():
     p.add_argument("--eps", default="0.05")
     p.add_argument("--tau", default="1")
     p.add_argument("--solve-args", default="", help="more uot-mpi solve options, e.g. '--balance'")
+    p.add_argument("--placement", help="uot_cpu_topology_probe --pairs JSON: each rank on its own physical core(s) "
+                   "(scripts/mpi_placement.py's rankfile; leave --map-by/--bind-to out of --mpirun-args)")
+    p.add_argument("--placement-layout", type=int, default=0,
+                   help="place P ranks where the first P of this many go (default: P's own spread)")
     p.add_argument("--pot", action="store_true", help="time single-threaded POT on --size for the paper's normalisation")
     p.add_argument("--pot-ms-per-iter", type=float, help="single-threaded POT ms per iteration at --size, measured elsewhere")
     p.add_argument("--pot-python", default="/usr/bin/python3")
@@ -77,7 +84,10 @@ def mpirun_command(args, ranks):
         cmd.append("--oversubscribe")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
-    return cmd + shlex.split(args.mpirun_args)
+    cmd += shlex.split(args.mpirun_args)
+    if args.placement:
+        cmd += placement_mpirun_args(args.placement, ranks, args.threads, args.placement_layout, args.placement_dir)
+    return cmd
 
 
 def run_once(args, ranks, size, out_dir):
@@ -102,6 +112,8 @@ def measure(args, ranks, size, out_dir, kind):
               "ms_per_iter_all": [r["ms_per_iter"] for r in runs], "iterations": median["iterations"],
               "setup_ms": median["setup_ms"], "allreduce_per_iter": median.get("allreduce_per_iter"),
               "balance_ms": median.get("balance_ms"), "rows_per_rank_min": median.get("rows_per_rank_min"),
+              "rebalances": median.get("rebalances"), "rows_moved": median.get("rows_moved"),
+              "move_ms": median.get("move_ms"),
               "rank_ms_per_iter": median.get("rank_ms_per_iter"), "rank_wait_ms_per_iter": median.get("rank_wait_ms_per_iter")}
     # Each rank's compute (its time per iteration less its wait in the reductions).
     compute = [t - w for t, w in zip(record["rank_ms_per_iter"] or [], record["rank_wait_ms_per_iter"] or [])]
@@ -140,6 +152,7 @@ def main():
     cores = os.cpu_count() or 1
     m, n = (int(x) for x in args.size.split("x"))
     out_dir = tempfile.mkdtemp(prefix="uot-mpi-bench-")
+    args.placement_dir = out_dir
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"]
     print("uot-mpi scaling: --solver %s --mode %s%s, %s, %d iterations, %d thread(s) per rank, --mpi-wait %s, median of %d; %d cores, load %s, %s" % (
         args.solver, args.mode, " " + args.solve_args if args.solve_args else "", args.precision, args.iterations, args.threads, args.mpi_wait, args.repeats, cores, " ".join(load),

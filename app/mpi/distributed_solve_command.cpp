@@ -34,6 +34,7 @@
 #include "app/mpi/distributed_solve_command.h"
 #include "app/mpi/mpi_row_reduction.h"
 #include "app/mpi/random_row_problem.h"
+#include "app/mpi/row_rebalancer.h"
 #include "app/mpi/row_split.h"
 #include "app/mpi/unresponsive_ranks.h"
 #include "core/npy/npy_io.h"
@@ -163,6 +164,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
     const double timeoutSeconds = number("timeout");
     const std::string waitMode = cli::parameterText(parser, params::parameter("mpi-wait"));
     const bool balance = parser.flag("balance");
+    const std::string rebalanceMode = cli::parameterText(parser, params::parameter("rebalance"));
 
     // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
     std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;
@@ -179,6 +181,48 @@ int runDistributedSolve(const std::vector<std::string>& args)
     // The rows of each rank (empty: the even split), set up in `build`; --balance
     // builds twice: the even split, timed over a few passes, then the balanced one.
     std::vector<std::size_t> split;
+    // This rank's rows [first, first + count) of the problem into `block`: at the
+    // start, and again when --balance moves rows during the solve (row_rebalancer.h).
+    const auto loadRows = [&](std::size_t first, std::size_t count) -> const UotProblem& {
+        if (random) {
+            generated = makeRandomRowProblem(m, n, static_cast<std::uint64_t>(seed), first, count);
+            if (allA.empty()) {  // the same for every block: kept (RowBlock::allA points into it)
+                allA = generated.allA;
+                b = generated.b;
+            }
+            PointCloudCost cloud;
+            cloud.x = generated.x.data();
+            cloud.y = generated.y.data();
+            cloud.rows = count;
+            cloud.cols = n;
+            cloud.dim = 2;
+            block.cost = cloud;
+        } else if (clouds) {
+            xRows = npy::readNpyRows(parser.value("x"), first, count).toDouble();
+            PointCloudCost cloud{xRows.data(), yPoints.data(), count, n, dim, costScale};
+            if (costScale == 0 && count > 0)
+                maxCost = maxSquaredDistance(xRows.data(), count, yPoints.data(), n, dim, options.threads);
+            block.cost = cloud;
+        } else {
+            const std::string path = parser.value("cost");
+            costRows = npy::readNpyRows(path, first, count);
+            DenseCost dense;
+            dense.rows = count;
+            dense.cols = n;
+            if (costRows.dtype == npy::DType::Float32) {
+                checkCostRows(costRows.f32, first, n, path);
+                dense.f32 = costRows.f32.data();
+            } else {
+                checkCostRows(costRows.f64, first, n, path);
+                dense.f64 = costRows.f64.data();
+            }
+            block.cost = dense;
+        }
+        block.a = std::span<const double>(allA).subspan(first, count);
+        block.b = b;
+        cli::applyProblemParameters(settings, block);
+        return block;
+    };
     const auto build = [&](const SolveOptions& solveOptions) {
         fused.reset();
         mapReduce.reset();
@@ -220,41 +264,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
             if (split.empty()) split = evenRowSplit(m, ranks);
             firstRow = split[static_cast<std::size_t>(rank)];
             rowCount = split[static_cast<std::size_t>(rank) + 1] - firstRow;
-            if (random) {
-                generated = makeRandomRowProblem(m, n, static_cast<std::uint64_t>(seed), firstRow, rowCount);
-                allA = generated.allA;
-                b = generated.b;
-                PointCloudCost cloud;
-                cloud.x = generated.x.data();
-                cloud.y = generated.y.data();
-                cloud.rows = rowCount;
-                cloud.cols = n;
-                cloud.dim = 2;
-                block.cost = cloud;
-            } else if (clouds) {
-                xRows = npy::readNpyRows(parser.value("x"), firstRow, rowCount).toDouble();
-                PointCloudCost cloud{xRows.data(), yPoints.data(), rowCount, n, dim, costScale};
-                if (costScale == 0 && rowCount > 0)
-                    maxCost = maxSquaredDistance(xRows.data(), rowCount, yPoints.data(), n, dim, options.threads);
-                block.cost = cloud;
-            } else {
-                const std::string path = parser.value("cost");
-                costRows = npy::readNpyRows(path, firstRow, rowCount);
-                DenseCost dense;
-                dense.rows = rowCount;
-                dense.cols = n;
-                if (costRows.dtype == npy::DType::Float32) {
-                    checkCostRows(costRows.f32, firstRow, n, path);
-                    dense.f32 = costRows.f32.data();
-                } else {
-                    checkCostRows(costRows.f64, firstRow, n, path);
-                    dense.f64 = costRows.f64.data();
-                }
-                block.cost = dense;
-            }
-            block.a = std::span<const double>(allA).subspan(firstRow, rowCount);
-            block.b = b;
-            cli::applyProblemParameters(settings, block);
+            loadRows(firstRow, rowCount);
             if (!settings.warmUPath.empty()) {
                 warmU = cli::readWeights(settings.warmUPath, "the warm start u");
                 warmV = cli::readWeights(settings.warmVPath, "the warm start v");
@@ -281,11 +291,11 @@ int runDistributedSolve(const std::vector<std::string>& args)
     // --mpi-wait sleep: 20 us naps between tests of a non-blocking reduction.
     const long sleepUs = waitMode == "sleep" ? 20 : 0;
     double balanceSeconds = 0;
+    const double balanceStart = MPI_Wtime();
     if (balance) {
         // A few passes on the even split, timed without the waits, then each rank's
         // rows in proportion to its speed (row_split.h); the iterates of the solve
         // do not depend on the split.
-        const double start = MPI_Wtime();
         SolveOptions probe = options;
         probe.maxIterations = kBalancePasses;
         probe.tolerance = 0;
@@ -304,13 +314,23 @@ int runDistributedSolve(const std::vector<std::string>& args)
             seconds[r] = all[2 * r + 1];
         }
         split = balancedRowSplit(rowsNow, seconds, m);
-        build(options);
-        balanceSeconds = MPI_Wtime() - start;
-    } else {
-        build(options);
     }
+    const double buildStart = MPI_Wtime();
+    build(options);
+    const double buildSeconds = MPI_Wtime() - buildStart;
+    if (balance) balanceSeconds = MPI_Wtime() - balanceStart;
     MpiRowReduction loop(comm, sleepUs, timeoutSeconds), other(comm, sleepUs, timeoutSeconds);
-    SolveResult result = matrixFree ? mapReduce->run(loop, other) : fused->run(loop, other);
+    // --balance: rows move again during the solve (fused; the matrix-free solve keeps its first split).
+    std::unique_ptr<RowRebalancer> rebalancer;
+    if (balance && !matrixFree && ranks > 1 && rebalanceMode != "off")
+        rebalancer = std::make_unique<RowRebalancer>(
+            comm, split, rebalanceMode == "always" ? RowRebalancer::Mode::Always : RowRebalancer::Mode::Auto, loop,
+            [&](std::size_t first, std::size_t count) { return loadRows(first, count); },
+            rowCount > 0 ? buildSeconds / static_cast<double>(rowCount) : 0.0, options.maxIterations);
+    SolveResult result = matrixFree ? mapReduce->run(loop, other) : fused->run(loop, other, rebalancer.get());
+    if (rebalancer)
+        rowCount = rebalancer->bounds()[static_cast<std::size_t>(rank) + 1] -
+                   rebalancer->bounds()[static_cast<std::size_t>(rank)];
     result.message = cli::messageWithoutLogSolver(result.message);  // uot-mpi has no log-domain solver
     fused.reset();
     mapReduce.reset();
@@ -329,6 +349,11 @@ int runDistributedSolve(const std::vector<std::string>& args)
     std::vector<double> perRank(rank == 0 ? 2 * static_cast<std::size_t>(ranks) : 2);
     MPI_Gather(mine, 2, MPI_DOUBLE, perRank.data(), 2, MPI_DOUBLE, 0, comm);
     const int threads = options.threads > 0 ? options.threads : resolveThreadCount(0);
+    // The moves during the solve (the same count everywhere) and the slowest rank's time in them.
+    const int moves = rebalancer ? rebalancer->moves() : 0;
+    const std::size_t rowsMoved = rebalancer ? rebalancer->rowsMoved() : 0;
+    double moveSeconds = rebalancer ? rebalancer->moveSeconds() : 0.0;
+    MPI_Allreduce(MPI_IN_PLACE, &moveSeconds, 1, MPI_DOUBLE, MPI_MAX, comm);
 
     int exitCode = cli::kExitOk;
     runCollectively(comm, [&] {
@@ -352,7 +377,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
           << ", \"comm_share\": " << cli::jsonNumber(share)
           << ", \"allreduce_per_iter\": " << cli::jsonNumber(callsPerIter)
           << ", \"problem\": " << cli::jsonString(problemName) << ", \"balanced\": " << (balance ? "true" : "false")
-          << ", \"balance_ms\": " << cli::jsonNumber(1e3 * balanceSeconds);
+          << ", \"balance_ms\": " << cli::jsonNumber(1e3 * balanceSeconds) << ", \"rebalances\": " << moves
+          << ", \"rows_moved\": " << rowsMoved << ", \"move_ms\": " << cli::jsonNumber(1e3 * moveSeconds);
         for (const auto& [key, offset] : {std::pair{"rank_ms_per_iter", 0}, std::pair{"rank_wait_ms_per_iter", 1}}) {
             j << ", \"" << key << "\": [";
             for (int r = 0; r < ranks; ++r)
@@ -368,6 +394,9 @@ int runDistributedSolve(const std::vector<std::string>& args)
             std::snprintf(line, sizeof line,
                           "balance     %.1f ms (%d timed passes on the even split, rows set up again)",
                           1e3 * balanceSeconds, kBalancePasses);
+            summary.extraLines.emplace_back(line);
+            std::snprintf(line, sizeof line, "rebalance   %d moves during the solve, %zu rows moved in all, %.1f ms",
+                          moves, rowsMoved, 1e3 * moveSeconds);
             summary.extraLines.emplace_back(line);
         }
         std::snprintf(line, sizeof line,

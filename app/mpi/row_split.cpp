@@ -14,8 +14,7 @@ std::vector<std::size_t> evenRowSplit(std::size_t rows, int ranks)
     return bounds;
 }
 
-std::vector<std::size_t> balancedRowSplit(const std::vector<std::size_t>& rowsNow, const std::vector<double>& seconds,
-                                          std::size_t rows)
+std::vector<double> rankSpeeds(const std::vector<std::size_t>& rowsNow, const std::vector<double>& seconds)
 {
     const std::size_t p = rowsNow.size();
     std::vector<double> speed(p, 0.0);
@@ -27,9 +26,19 @@ std::vector<std::size_t> balancedRowSplit(const std::vector<std::size_t>& rowsNo
             known += speed[r];
             ++knownCount;
         }
-    if (knownCount == 0) return evenRowSplit(rows, static_cast<int>(p));
+    if (knownCount == 0) return speed;
     for (double& s : speed)
         if (s == 0) s = known / static_cast<double>(knownCount);
+    return speed;
+}
+
+std::vector<std::size_t> balancedRowSplit(const std::vector<std::size_t>& rowsNow, const std::vector<double>& seconds,
+                                          std::size_t rows)
+{
+    const std::size_t p = rowsNow.size();
+    const std::vector<double> speed = rankSpeeds(rowsNow, seconds);
+    if (std::all_of(speed.begin(), speed.end(), [](double s) { return s == 0; }))
+        return evenRowSplit(rows, static_cast<int>(p));
     const double total = std::accumulate(speed.begin(), speed.end(), 0.0);
     // Whole rows of each share, then the rows left over to the largest remainders.
     std::vector<std::size_t> count(p);
@@ -53,6 +62,30 @@ std::vector<std::size_t> balancedRowSplit(const std::vector<std::size_t>& rowsNo
     std::vector<std::size_t> bounds(p + 1, 0);
     for (std::size_t r = 0; r < p; ++r) bounds[r + 1] = bounds[r] + count[r];
     return bounds;
+}
+
+double moveGainSeconds(const std::vector<std::size_t>& bounds, const std::vector<std::size_t>& next,
+                       const std::vector<double>& seconds, int iterationsTimed, double iterationsAhead,
+                       const std::vector<double>& secondsPerRow)
+{
+    const std::size_t p = bounds.size() - 1;
+    std::vector<std::size_t> rowsNow(p);
+    for (std::size_t r = 0; r < p; ++r) rowsNow[r] = bounds[r + 1] - bounds[r];
+    const std::vector<double> speed = rankSpeeds(rowsNow, seconds);
+    double before = 0, after = 0, move = 0;
+    for (std::size_t r = 0; r < p; ++r) {
+        before = std::max(before, r < seconds.size() && std::isfinite(seconds[r]) ? seconds[r] : 0.0);
+        const std::size_t count = next[r + 1] - next[r];
+        if (speed[r] > 0) after = std::max(after, static_cast<double>(count) / speed[r]);
+        // The rows of the new range that the rank does not hold now.
+        const std::size_t kept = std::min(next[r + 1], bounds[r + 1]) > std::max(next[r], bounds[r])
+                                     ? std::min(next[r + 1], bounds[r + 1]) - std::max(next[r], bounds[r])
+                                     : 0;
+        const double perRow = r < secondsPerRow.size() ? secondsPerRow[r] : 0.0;
+        move = std::max(move, static_cast<double>(count - kept) * perRow);
+    }
+    const double perIteration = (before - after) / std::max(1, iterationsTimed);
+    return perIteration * iterationsAhead - move;
 }
 
 }  // namespace uot::mpi

@@ -24,4 +24,17 @@ std::vector<std::size_t> evenRowSplit(std::size_t rows, int ranks);
 std::vector<std::size_t> balancedRowSplit(const std::vector<std::size_t>& rowsNow, const std::vector<double>& seconds,
                                           std::size_t rows);
 
+// Each rank's speed in rows per second, rowsNow[r] / seconds[r], the unknown ones
+// (as balancedRowSplit says) at the mean of the known; all 0 when none is known.
+std::vector<double> rankSpeeds(const std::vector<std::size_t>& rowsNow, const std::vector<double>& seconds);
+
+// What moving from `bounds` to `next` (both P + 1 entries) saves, in seconds: the
+// slowest rank's compute over `iterationsAhead` iterations, now (seconds[r] for the
+// last `iterationsTimed` iterations on bounds) against the new split at the same
+// speeds, less the move's time: the rows a rank gains times its secondsPerRow to
+// set one up, for the rank that takes longest (they move at once). > 0: worth it.
+double moveGainSeconds(const std::vector<std::size_t>& bounds, const std::vector<std::size_t>& next,
+                       const std::vector<double>& seconds, int iterationsTimed, double iterationsAhead,
+                       const std::vector<double>& secondsPerRow);
+
 }  // namespace uot::mpi

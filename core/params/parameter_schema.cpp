@@ -685,6 +685,16 @@ std::vector<Parameter> buildTable(Problems problems)
                 "split are timed (without the waits), then each rank's rows are set up again, so that ranks on "
                 "slower or shared cores do not hold the others up in every reduction (same iterates)"),
            "balance");
+    {
+        Parameter& p = addMpi(choice("rebalance", "rebalance", {"auto", "always", "off"},
+                                     "with --balance, rows move again during the solve (fused and auto solvers): at "
+                                     "each check the ranks' compute times over the last interval give a new split, "
+                                     "taken when the time it saves beats the time to set up the rows that move "
+                                     "(auto), at every check (always: for tests), or never (off: the first balance "
+                                     "only); same iterates"),
+                              "rebalance");
+        p.defaultText = "auto";
+    }
 
     // Clips (docs/VIDEO.md; app/cli/video_options.cpp): how the look is computed, and
     // the encoder's options (`uot lut` takes the look's only). Defaults: core/video's.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/transport/multiplicative_solve.h"
@@ -94,6 +96,15 @@ public:
         return finishColumnsOverBlocks(status, vNew, colMarginal, errA, errB);
     }
 
+    // The block's rows after a move (FusedRowBlockSolve::moveRows): K's rows and a.
+    void setRows(const UotProblem& block, const T* k)
+    {
+        m_k = k;
+        m_m = block.a.size();
+        m_a = block.a;
+        m_parallel = m_m * m_ld >= kParallelThreshold;
+    }
+
     bool supportsRelaxation() const override { return true; }
     void setRowRelaxation(double omega) override { m_omega = omega; }
 
@@ -159,6 +170,23 @@ private:
     double m_omega = 1.0;  // over-relaxation of the row half-step
 };
 
+// Rows [first, first + count) of `block` as a problem of their own (same b, eps, tau).
+UotProblem rowsOf(const UotProblem& block, std::size_t first, std::size_t count)
+{
+    UotProblem part = block;
+    part.a = block.a.subspan(first, count);
+    if (auto* dense = std::get_if<DenseCost>(&part.cost)) {
+        if (dense->f32) dense->f32 += first * dense->cols;
+        if (dense->f64) dense->f64 += first * dense->cols;
+        dense->rows = count;
+    } else {
+        auto& cloud = std::get<PointCloudCost>(part.cost);
+        cloud.x += first * cloud.dim;
+        cloud.rows = count;
+    }
+    return part;
+}
+
 }  // namespace
 
 std::uint64_t FusedSolver::bytesPerIteration(std::size_t rows, std::size_t cols, Precision precision) const
@@ -195,15 +223,45 @@ FusedRowBlockSolve::FusedRowBlockSolve(const UotProblem& block, const RowBlock& 
     m_setupSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-SolveResult FusedRowBlockSolve::run(RowBlockReduction& loop, RowBlockReduction& other)
+SolveResult FusedRowBlockSolve::run(RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover)
 {
-    if (m_options.precision == Precision::Fp32) return runIn(m_k32, loop, other);
-    return runIn(m_k64, loop, other);
+    if (m_options.precision == Precision::Fp32) return runIn(m_k32, loop, other, mover);
+    return runIn(m_k64, loop, other, mover);
+}
+
+template <typename T, typename Passes>
+void FusedRowBlockSolve::moveRows(const RowBlockMover::Move& move, RowBlockMover& mover, AlignedBuffer<T>& matrix,
+                                  Passes& passes, RowBlockReduction& other, std::vector<double>& u)
+{
+    const auto start = std::chrono::steady_clock::now();
+    // u of every row to every process (one reduction of M values), then this block's.
+    const std::vector<double> all = gatherRows(other, m_where, u);
+    const std::size_t oldFirst = m_where.firstRow, oldEnd = oldFirst + u.size();
+    const std::size_t first = move.firstRow, end = first + move.rowCount;
+    m_block = mover.rows(first, move.rowCount);
+    // The rows this block had already keep their kernel rows; the others are built.
+    const std::size_t keptFirst = std::max(first, oldFirst), keptEnd = std::max(keptFirst, std::min(end, oldEnd));
+    AlignedBuffer<T> next;
+    next.resize(move.rowCount * m_ld);
+    if (keptEnd > keptFirst)
+        std::copy(matrix.data() + (keptFirst - oldFirst) * m_ld, matrix.data() + (keptEnd - oldFirst) * m_ld,
+                  next.data() + (keptFirst - first) * m_ld);
+    for (const auto& [from, to] : {std::pair{first, keptFirst}, std::pair{keptEnd, end}}) {
+        if (to <= from) continue;
+        AlignedBuffer<T> built;
+        buildPaddedKernel<T>(rowsOf(m_block, from - first, to - from), built, m_ld, m_options.threads);
+        std::copy(built.data(), built.data() + (to - from) * m_ld, next.data() + (from - first) * m_ld);
+    }
+    matrix = std::move(next);
+    m_where.firstRow = first;
+    passes.setRows(m_block, matrix.data());
+    u.assign(all.begin() + static_cast<std::ptrdiff_t>(first), all.begin() + static_cast<std::ptrdiff_t>(end));
+    mover.moved(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 template <typename T>
-SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockReduction& loop,
-                                      RowBlockReduction& other)
+SolveResult FusedRowBlockSolve::runIn(AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other,
+                                      RowBlockMover* mover)
 {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
@@ -227,6 +285,12 @@ SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockRe
     std::vector<double> u = initialScaling(m_options.warmU, rows);
     std::vector<double> v = initialScaling(m_options.warmV, cols);
     FusedPasses<T> passes(m_block, matrix.data(), m_ld, m_options.threads, &loop);
+    if (mover)
+        setup.moveRows = [&](int iteration, std::vector<double>& block) {
+            const RowBlockMover::Move move = mover->plan(iteration);
+            if (move.moved) moveRows(move, *mover, matrix, passes, other, block);
+            return move.moved;
+        };
     result.timings.setupSeconds = m_setupSeconds + std::chrono::duration<double>(Clock::now() - start).count();
     if (setup.kernel.underflows()) {
         markUnderflow(result, setup.kernel, 0);
@@ -245,9 +309,9 @@ SolveResult FusedRowBlockSolve::runIn(const AlignedBuffer<T>& matrix, RowBlockRe
     return result;
 }
 
-template SolveResult FusedRowBlockSolve::runIn<float>(const AlignedBuffer<float>&, RowBlockReduction&,
-                                                      RowBlockReduction&);
-template SolveResult FusedRowBlockSolve::runIn<double>(const AlignedBuffer<double>&, RowBlockReduction&,
-                                                       RowBlockReduction&);
+template SolveResult FusedRowBlockSolve::runIn<float>(AlignedBuffer<float>&, RowBlockReduction&, RowBlockReduction&,
+                                                      RowBlockMover*);
+template SolveResult FusedRowBlockSolve::runIn<double>(AlignedBuffer<double>&, RowBlockReduction&,
+                                                       RowBlockReduction&, RowBlockMover*);
 
 }  // namespace uot

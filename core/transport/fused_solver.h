@@ -6,6 +6,7 @@
 // Same iterates as POT's sinkhorn_unbalanced; K is never written.
 
 #include <span>
+#include <vector>
 
 #include "core/transport/cpu_buffers.h"
 #include "core/transport/row_block_reduction.h"
@@ -25,6 +26,27 @@ public:
 private:
     AlignedBuffer<float> m_k32;  // kept between solves of the same size
     AlignedBuffer<double> m_k64;
+};
+
+// Where the rows of a distributed `fused` solve may move during the solve
+// (uot-mpi --balance): the caller decides the new split from what it measures and
+// provides the cost of the new rows; the solve keeps the kernel rows it already
+// has, builds the others and hands the scalings over. Collective where it says so.
+class RowBlockMover {
+public:
+    struct Move {
+        bool moved = false;  // the same on every process: whether any row moves
+        std::size_t firstRow = 0, rowCount = 0;  // this process's rows after the move
+    };
+    virtual ~RowBlockMover() = default;
+    // At the check after accepted iteration `iteration`. Collective.
+    virtual Move plan(int iteration) = 0;
+    // The block of rows [firstRow, firstRow + rowCount) (its cost and a; b, eps and
+    // tau as before), kept alive by the mover until the next call. Collective (an
+    // error on one process is thrown on all).
+    virtual UotProblem rows(std::size_t firstRow, std::size_t rowCount) = 0;
+    // After the move, with the seconds it took this process.
+    virtual void moved(double seconds) { (void)seconds; }
 };
 
 // This process's share of a `fused` solve distributed by rows (uot-mpi): each
@@ -49,11 +71,18 @@ public:
     // set-up and the end (two objects so that their costs can be told apart;
     // they may be the same). On every process the result holds logU of all
     // rows, logV, and the figures of the whole plan.
-    SolveResult run(RowBlockReduction& loop, RowBlockReduction& other);
+    // mover: set when rows may move between the processes at the checks.
+    SolveResult run(RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover = nullptr);
 
 private:
     template <typename T>
-    SolveResult runIn(const AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other);
+    SolveResult runIn(AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other,
+                      RowBlockMover* mover);
+    // The move `move` asks for (scaling_loop.h's moveRows): this block's kernel
+    // rows, problem, place and u become those of the new rows.
+    template <typename T, typename Passes>
+    void moveRows(const RowBlockMover::Move& move, RowBlockMover& mover, AlignedBuffer<T>& matrix, Passes& passes,
+                  RowBlockReduction& other, std::vector<double>& u);
 
     UotProblem m_block;
     RowBlock m_where;

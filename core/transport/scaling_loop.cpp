@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/transport/iteration_monitor.h"
 #include "core/transport/plan_evaluation.h"
@@ -65,8 +66,13 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
     const Acceleration acceleration = relaxable ? options.acceleration : Acceleration::None;
     OmegaController omega(acceleration,
                           acceleration == Acceleration::Auto ? options.autoInitialOmega : options.omega);
-    RelaxedStep step(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32,
+    // Its row-side state is set up again when the rows move (setup.moveRows).
+    std::optional<RelaxedStep> step;
+    const auto makeStep = [&] {
+        step.emplace(problem, setup.logDomain, options.mode == IterationMode::TranslationInvariant, setup.fp32,
                      setup.rowBlocks);
+    };
+    makeStep();
     const bool deferCheck = setup.rowBlocks != nullptr;
     result.mode = toString(options.mode);
     result.acceleration = toString(acceleration);
@@ -119,7 +125,7 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
         if (monitor.cancelRequested()) {
             if (awaiting) {  // the decision the undeferred loop took before this cancel
                 awaiting = false;
-                step.finishViolation(last);
+                step->finishViolation(last);
                 if (decide(last)) break;
             }
             result.cancelled = true;
@@ -127,7 +133,7 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
         }
         const double w = omega.omega();
         if (relaxable) passes.setRowRelaxation(w);
-        step.beforePass(u, v);
+        step->beforePass(u, v);
         double errA = 0, errB = 0;
         const PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), false, false, errA, errB);
         if (status != PassStatus::Cancelled) sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
@@ -135,7 +141,7 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
             // The reduction has travelled during this pass; an iterate that ends the
             // loop stays in (u, v), and this pass's output is dropped.
             awaiting = false;
-            step.finishViolation(last);
+            step->finishViolation(last);
             if (decide(last)) break;
         }
         if (status == PassStatus::Cancelled) {
@@ -143,11 +149,11 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
             break;
         }
         RelaxedStepFigures figures;
-        const bool finite = status == PassStatus::Ok && step.afterPass(w, uNew, vNew, figures, deferCheck);
+        const bool finite = status == PassStatus::Ok && step->afterPass(w, uNew, vNew, figures, deferCheck);
         reportPending(finite ? figures.marginalErrorA : nan);
         const bool safeguard = options.relaxationSafeguard && w != 1.0;
-        const bool rejected = safeguard && (!finite || (haveLast && !step.acceptable(last, figures)));
-        if ((!finite && !safeguard) || rejected) step.finishViolation(figures);  // a step not kept: no decision
+        const bool rejected = safeguard && (!finite || (haveLast && !step->acceptable(last, figures)));
+        if ((!finite && !safeguard) || rejected) step->finishViolation(figures);  // a step not kept: no decision
         if (!finite && !safeguard) {
             markNotFinite(result, setup, it + 1);
             break;
@@ -163,12 +169,19 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
         haveLast = true;
         omega.accepted(figures.change);
         result.iterations = it;
-        if (deferCheck && it < options.maxIterations) {
+        // Rows move at a check, where the decision on this iterate is taken now
+        // (not deferred), so that no reduction is in flight.
+        const bool move = setup.moveRows && monitor.isCheckIteration(it) && it < options.maxIterations;
+        if (deferCheck && it < options.maxIterations && !move) {
             awaiting = true;
             continue;
         }
-        step.finishViolation(last);
+        step->finishViolation(last);
         if (decide(last)) break;
+        if (move && setup.moveRows(it, u)) {
+            uNew.resize(u.size());
+            makeStep();
+        }
     }
     // Only a cancel leaves a check unreported here: report it without the row
     // marginal rather than spend another pass (a cancel must return promptly).
@@ -230,8 +243,10 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         return err;
     };
 
-    TranslationStep translation(problem, setup.logDomain, options.threads, setup.rowBlocks);
-    const bool translate = options.mode == IterationMode::TranslationInvariant && translation.active();
+    std::optional<TranslationStep> translation;  // set up again when the rows move (setup.moveRows)
+    const auto makeTranslation = [&] { translation.emplace(problem, setup.logDomain, options.threads, setup.rowBlocks); };
+    makeTranslation();
+    const bool translate = options.mode == IterationMode::TranslationInvariant && translation->active();
     result.mode = toString(options.mode);
 
     bool pending = false;  // a check whose report waits for the next pass's row marginal
@@ -245,11 +260,11 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
         }
         const bool check = monitor.isCheckIteration(it);
         double errA = nan, errB = nan;
-        if (translate) translation.beforePass(v);
+        if (translate) translation->beforePass(v);
         PassStatus status = passes.iterate(u.data(), v.data(), uNew.data(), vNew.data(), pending, check, errA, errB);
         if (status != PassStatus::Cancelled) sweeps += static_cast<std::uint64_t>(passes.sweepsPerIteration());
         if (status == PassStatus::Ok && translate) {
-            if (!translation.afterPass(uNew, vNew, check, errB)) status = PassStatus::NotFinite;
+            if (!translation->afterPass(uNew, vNew, check, errB)) status = PassStatus::NotFinite;
         }
         if (status == PassStatus::Cancelled) {
             result.cancelled = true;
@@ -286,6 +301,10 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
                 pendingIteration = it;
                 pendingError = result.error;
                 pendingErrB = errB;
+            }
+            if (setup.moveRows && it < options.maxIterations && setup.moveRows(it, u)) {
+                uNew.resize(u.size());
+                makeTranslation();
             }
         }
     }

@@ -10,6 +10,7 @@
 // ends at a check does one extra row pass run.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/transport/kernel_matrix.h"
@@ -73,6 +74,13 @@ struct ScalingLoopSetup {
     // translation-invariant step's row sums. Null: one process, nothing extra.
     RowBlockReduction* rowBlocks = nullptr;
     bool fp32 = false;               // the pass rounds to float
+    // Set by a solve distributed by rows whose rows may move between the processes
+    // during the solve (uot-mpi --balance). Called at each check before the last
+    // iteration, with no reduction in flight and this block's u of the accepted
+    // iterate; collective. Returns true when the rows moved: the problem block and
+    // the passes then hold the new rows and u their scalings, and the loop sets its
+    // row-side state up again. The iterates do not depend on the split.
+    std::function<bool(int iteration, std::vector<double>& u)> moveRows;
 };
 
 // Runs the iterations from (u, v) (in the variant's representation), leaving

@@ -165,6 +165,8 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
         if "--balance" in mpi_only:
             # Rows in proportion to the ranks' measured speeds: any split, the same iterates.
             r.check(summary["balanced"] is True and summary["rows_per_rank_max"] <= m, what + ": %s" % summary)
+            if "always" in mpi_only:
+                rows_moved_at_every_check(r, what, summary, p)
         else:
             r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
         r.check(summary["mode"] == single["mode"], what + ": mode %s vs %s" % (summary["mode"], single["mode"]))
@@ -209,9 +211,9 @@ def reductions_within_budget(r, what, summary, per_iteration, per_check=0, check
             (calls, iterations, passes, budget))
 
 
-def single_then_ranks(r, name, directory, files, options, ranks, check_single=None):
+def single_then_ranks(r, name, directory, files, options, ranks, check_single=None, mpi_only=()):
     """Runs `uot solve` once (files + options), then uot-mpi on each of `ranks` with the
-    same options; yields (single summary, what, rank summary, (u, v), (u1, v1)) for every
+    same options (and mpi_only); yields (single summary, what, rank summary, (u, v), (u1, v1)) for every
     rank that finished, u1, v1 being the single process's scalings. Nothing when the
     single-process solve failed (that is checked here). check_single(single), when
     given, runs once, before the ranks."""
@@ -227,15 +229,25 @@ def single_then_ranks(r, name, directory, files, options, ranks, check_single=No
     single_scalings = load_scalings(out1)
     for p in ranks:
         out = os.path.join(directory, "mpi%d" % p)
-        summary = distributed(r, p, files + options, out)
+        summary = distributed(r, p, files + options + list(mpi_only), out)
         if summary is None:
             continue
-        what = "%s on %d ranks (%s)" % (name, p, " ".join(options))
+        what = "%s on %d ranks (%s)" % (name, p, " ".join(options + list(mpi_only)))
+        if "always" in mpi_only:
+            rows_moved_at_every_check(r, what, summary, p)
         yield single, what, summary, load_scalings(out), single_scalings
 
 
+def rows_moved_at_every_check(r, what, summary, ranks, check_every=10):
+    """--balance --rebalance always: rows move at every check before the last
+    iteration (none after a check that converges), on 2 or more ranks; none on 1."""
+    checks = (summary["iterations"] - 1) // check_every if ranks > 1 else 0
+    r.check(summary["rebalances"] == checks and summary["rows_moved"] >= checks,
+            what + ": %s moves of %s rows, expected %d moves" % (summary["rebalances"], summary["rows_moved"], checks))
+
+
 def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solver=("--solver", "auto"),
-                                  acceleration="auto"):
+                                  acceleration="auto", mpi_only=()):
     """`--solver auto` (translation-invariant + automatic over-relaxation, uot-mpi's
     documented default iteration), or a named solver with the same iteration
     (--solver fused --mode ti --accel auto|relax): every P gives the single-process
@@ -253,7 +265,7 @@ def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solve
                     single["solver"], single["acceleration"], single["mode"]))
 
     for single, what, summary, (u, v), (u1, v1) in single_then_ranks(r, name, directory, files, options, ranks,
-                                                                     check_single):
+                                                                     check_single, mpi_only):
         r.check(summary["acceleration"] == acceleration, what + ": acceleration %s" % summary["acceleration"])
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
@@ -483,6 +495,20 @@ def main():
                                     ranks=(2, 3), warm=True, mpi_only=("--balance",))
         compare_with_single_process(r, "balanced-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,),
                                     mpi_only=("--balance",))
+        # --balance --rebalance always: rows move between the ranks at every check during the
+        # solve (a rank's kernel rows it keeps, the others set up again, u handed over):
+        # the single-process iterates still, in the plain, TI and TI + auto iterations.
+        rebalance = ("--balance", "--rebalance", "always")
+        compare_with_single_process(r, "rebalanced-plain-97x61", 97, 61, ["--mode", "plain", "--tol", "1e-10"],
+                                    mpi_only=rebalance)
+        compare_with_single_process(r, "rebalanced-ti-120x90", 120, 90,
+                                    ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2", "--tol", "1e-10"],
+                                    mpi_only=rebalance)
+        compare_with_single_process(r, "rebalanced-fp32-150x70", 150, 70, ["--mode", "plain", "--tol", "1e-5"],
+                                    precision="fp32", ranks=(2, 3), mpi_only=rebalance)
+        solver_matches_single_process(r, "rebalanced-auto-301x257", 301, 257, ["--tol", "1e-10"], mpi_only=rebalance)
+        solver_matches_single_process(r, "rebalanced-auto-5x40", 5, 40, ["--tol", "1e-10"], ranks=(3,),
+                                      mpi_only=rebalance)
         solver_matches_single_process(r, "auto-301x257", 301, 257, [])
         solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
         solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,

@@ -1,6 +1,7 @@
 // How `uot-mpi solve` splits the rows over the ranks (app/mpi/row_split.h),
 // against hand-worked splits.
 #include <QtTest/QtTest>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -8,6 +9,7 @@
 
 using uot::mpi::balancedRowSplit;
 using uot::mpi::evenRowSplit;
+using uot::mpi::moveGainSeconds;
 using Bounds = std::vector<std::size_t>;
 
 class TestRowSplit : public QObject {
@@ -48,6 +50,22 @@ private slots:
         QCOMPARE(balancedRowSplit({100, 100}, {qQNaN(), 2.0}, 100), (Bounds{0, 50, 100}));
         // Nothing known: the even split.
         QCOMPARE(balancedRowSplit({0, 0, 0}, {0.0, 0.0, 0.0}, 10), evenRowSplit(10, 3));
+    }
+
+    void aMoveIsWorthItWhenItsSavingBeatsItsCost()
+    {
+        // 100 rows each; rank 0 took 1 s over 10 iterations (100 rows/s), rank 1 2 s (50
+        // rows/s). On {0, 133, 200}: 1.33 s and 1.34 s, so 0.066 s saved a pass, 1.32 s over
+        // 20 passes. Rank 0 sets up rows 100..132 (33 rows), rank 1 none: the move costs
+        // 33 x 0.01 s = 0.33 s, and saves 0.99 s net.
+        const Bounds now{0, 100, 200}, next{0, 133, 200};
+        QVERIFY(std::abs(moveGainSeconds(now, next, {1.0, 2.0}, 10, 20, {0.01, 0.01}) - 0.99) < 1e-12);
+        // At 0.05 s a row it costs 1.65 s: not worth it (-0.33 s).
+        QVERIFY(std::abs(moveGainSeconds(now, next, {1.0, 2.0}, 10, 20, {0.05, 0.05}) + 0.33) < 1e-12);
+        // A rank without rows counts at the mean speed (100 rows/s): {0, 50, 100} takes 0.5 s
+        // against 1 s over 10 passes, 0.5 s saved over 10 more; its 50 new rows cost 0.05 s.
+        QVERIFY(std::abs(moveGainSeconds({0, 0, 100}, {0, 50, 100}, {0.0, 1.0}, 10, 10, {0.001, 0.001}) - 0.45) <
+                1e-12);
     }
 };
 
