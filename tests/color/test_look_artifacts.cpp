@@ -37,6 +37,16 @@ Image load(const QString& name)
     throw std::runtime_error("missing test image " + name.toStdString());
 }
 
+// Pixel (x, y) of an 8-bit RGB image set to a CIELAB colour (clipped to the gamut).
+void setLab(Image& img, int x, int y, const double lab[3])
+{
+    double rgb[3];
+    spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
+    for (int c = 0; c < 3; ++c)
+        img.data[3 * (static_cast<std::size_t>(y) * img.width + x) + c] =
+            static_cast<std::uint8_t>(std::lround(std::clamp(linearToSrgb(std::clamp(rgb[c], 0.0, 1.0)), 0.0, 1.0) * 255));
+}
+
 // A smooth evening sky, 480 x 320: lightness 20 at the top to 85 at the bottom,
 // rising over the middle 40 % of the height (about 1.9 L* per pixel at the measures'
 // 128 px), deep blue turning to a pale orange near the horizon.
@@ -48,12 +58,7 @@ Image gradientSky()
         const double t = static_cast<double>(y) / (h - 1);
         const double u = std::clamp((t - 0.3) / 0.4, 0.0, 1.0);
         const double lab[3] = {20 + 65 * u, 5 + 8 * u, -40 + 60 * u};
-        double rgb[3];
-        spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
-        for (int x = 0; x < w; ++x)
-            for (int c = 0; c < 3; ++c)
-                img.data[3 * (static_cast<std::size_t>(y) * w + x) + c] =
-                    static_cast<std::uint8_t>(std::lround(std::clamp(linearToSrgb(std::clamp(rgb[c], 0.0, 1.0)), 0.0, 1.0) * 255));
+        for (int x = 0; x < w; ++x) setLab(img, x, y, lab);
     }
     return img;
 }
@@ -72,13 +77,7 @@ Image twoHalves(Left&& left, Right&& right)
         double lab[2][3];
         left(t, lab[0]);
         right(t, lab[1]);
-        for (int x = 0; x < w; ++x) {
-            double rgb[3];
-            spaceToLinearRgb(WorkingSpace::Lab, lab[x < w / 2 ? 0 : 1], rgb);
-            for (int c = 0; c < 3; ++c)
-                img.data[3 * (static_cast<std::size_t>(y) * w + x) + c] =
-                    static_cast<std::uint8_t>(std::lround(std::clamp(linearToSrgb(std::clamp(rgb[c], 0.0, 1.0)), 0.0, 1.0) * 255));
-        }
+        for (int x = 0; x < w; ++x) setLab(img, x, y, lab[x < w / 2 ? 0 : 1]);
     }
     return img;
 }
