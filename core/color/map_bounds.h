@@ -36,7 +36,11 @@ struct MapBounds {
     // lightness edge (no chroma step in the source) that is a chroma step of about 11 Lab
     // units, whatever the lightness step, so a slope along L alone cannot hold it (a black
     // to grey edge spans 60 L units), nor can the displacement's bound: the gamut leaves
-    // near-black no chroma. Infinity: no bound.
+    // near-black no chroma. Infinity: no bound. 16 (about that step along one axis, edges
+    // being softer than a sharp step at the measure's scale), set from the measure, not
+    // chosen by the palette objective, which it costs (six samples' tuning half 0.907 ->
+    // 1.095); the scikit-image held-back half's worst blotch 9.43 % -> 2.14 %
+    // (docs/BENCHMARKS.md, "Issue 23, looks: the chroma's range along lightness").
     double chromaLightnessRange = 16;
     // The residual match's per-channel map f: minSlope <= f' <= maxSlope.
     double residualMinSlope = 0.5;
