@@ -187,6 +187,8 @@ int main(int argc, char** argv)
         const std::vector<std::string> baselines = {"reinhard", "histogram", "mkl"};
         std::map<std::string, std::vector<double>> sw, st, blotch, flip, drift, cast;
         std::map<std::string, std::array<std::vector<double>, 3>> axisSw;  // with --axes
+        std::map<std::string, std::vector<double>> spreadL;                // with --axes: std of L* / the reference's
+        std::vector<double> sourceSpreadL;
         std::map<std::string, double> timeSum;
         std::vector<int> lutSizes;
         for (const std::string& v : uot::cli::splitList(parser.value("lut-sizes"))) lutSizes.push_back(std::stoi(v));
@@ -229,6 +231,8 @@ int main(int argc, char** argv)
             pairNames.push_back(name);
             const std::vector<float> srcLab = toLab(src), refLab = toLab(ref);
             const AnalysisImage srcSeen = analysisImage(src);
+            if (parser.flag("axes"))
+                sourceSpreadL.push_back(channelStd(srcLab, src.pixelCount())[0] / channelStd(refLab, ref.pixelCount())[0]);
             std::map<std::string, Image> results;
             for (const std::string& m : methods) {
                 const auto t0 = std::chrono::steady_clock::now();
@@ -254,6 +258,7 @@ int main(int argc, char** argv)
                 if (parser.flag("axes")) {
                     const std::array<double, 3> w = axisWasserstein(outLab, out.pixelCount(), refLab, ref.pixelCount());
                     for (std::size_t c = 0; c < 3; ++c) axisSw[m][c].push_back(w[c]);
+                    spreadL[m].push_back(channelStd(outLab, out.pixelCount())[0] / channelStd(refLab, ref.pixelCount())[0]);
                 }
                 st[m].push_back(structureTerm(srcLab, outLab, src.width, src.height));
                 const AnalysisImage outSeen = analysisImage(out);
@@ -316,12 +321,13 @@ int main(int argc, char** argv)
             std::printf("| %s | %.3f | %.3f | %.4f | %.3f |\n", m.c_str(), mean(sw[m]), median(sw[m]), mean(st[m]),
                         timeSum[m] / static_cast<double>(n));
         if (parser.flag("axes")) {
-            std::printf("\n| method | W2 along L* mean | median | along a* mean | median | along b* mean | median |\n"
-                        "|---|---|---|---|---|---|---|\n");
+            std::printf("\n| method | W2 along L* mean | median | along a* mean | median | along b* mean | median | std of L* / "
+                        "the reference's, median |\n|---|---|---|---|---|---|---|---|\n");
             for (const std::string& m : methods)
-                std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", m.c_str(), mean(axisSw[m][0]),
+                std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", m.c_str(), mean(axisSw[m][0]),
                             median(axisSw[m][0]), mean(axisSw[m][1]), median(axisSw[m][1]), mean(axisSw[m][2]),
-                            median(axisSw[m][2]));
+                            median(axisSw[m][2]), median(spreadL[m]));
+            std::printf("| (source) | | | | | | | %.3f |\n", median(sourceSpreadL));
         }
         const auto over = [](const std::vector<double>& v, double t) {
             return static_cast<int>(std::count_if(v.begin(), v.end(), [t](double x) { return x > t; }));
