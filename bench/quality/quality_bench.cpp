@@ -124,6 +124,9 @@ int main(int argc, char** argv)
     parser.addOption("bounds", "on|off", "the map's bounds (off: the unbounded map)", "on");
     parser.addOption("chroma-slope", "X", "bound on d(chroma displacement)/d(chroma)", std::to_string(b0.chromaSlope));
     parser.addOption("chroma-lightness-slope", "X", "bound on d(chroma displacement)/dL", std::to_string(b0.chromaLightnessSlope));
+    parser.addOption("chroma-lightness-range", "X",
+                     "width of the output chroma along lightness at one source chroma, per axis (Lab units; inf = none)",
+                     std::to_string(b0.chromaLightnessRange));
     parser.addOption("lightness-slopes", "MIN,MAX", "bounds on the lightness curve's slope",
                      std::to_string(b0.lightnessMinSlope) + "," + std::to_string(b0.lightnessMaxSlope));
     parser.addOption("residual-slopes", "MIN,MAX", "bounds on the residual match's slope",
@@ -154,6 +157,7 @@ int main(int argc, char** argv)
             cli.recolor.mapping.fold.smooth = std::stod(parser.value("fold-smooth"));
             b.chromaSlope = std::stod(parser.value("chroma-slope"));
             b.chromaLightnessSlope = std::stod(parser.value("chroma-lightness-slope"));
+            b.chromaLightnessRange = std::stod(parser.value("chroma-lightness-range"));
             const auto pairOf = [&](const std::string& key, double& lo, double& hi) {
                 const std::vector<std::string> v = uot::cli::splitList(parser.value(key));
                 if (v.size() != 2) throw std::runtime_error("--" + key + ": MIN,MAX");
@@ -183,6 +187,8 @@ int main(int argc, char** argv)
         const std::vector<std::string> baselines = {"reinhard", "histogram", "mkl"};
         std::map<std::string, std::vector<double>> sw, st, blotch, flip, drift, cast;
         std::map<std::string, std::array<std::vector<double>, 3>> axisSw;  // with --axes
+        std::map<std::string, std::vector<double>> spreadL;                // with --axes: std of L* / the reference's
+        std::vector<double> sourceSpreadL;
         std::map<std::string, double> timeSum;
         std::vector<int> lutSizes;
         for (const std::string& v : uot::cli::splitList(parser.value("lut-sizes"))) lutSizes.push_back(std::stoi(v));
@@ -205,14 +211,15 @@ int main(int argc, char** argv)
             }
         const MappingSettings& ms = cli.recolor.mapping;
         std::printf("%zu images, %zu ordered pairs (%s); UOT: space %s, palette %d, eps %g, tau_b %g, smooth %s (%s) r=%g e=%g "
-                    "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g, "
+                    "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g (range %g), "
                     "lightness slopes %g..%g, residual slopes %g..%g, field deviation %g (lightness %g); fold %s (smooth %g)\n",
                     images.size(), selected.size(), half.c_str(), toString(cli.recolor.space).c_str(),
                     cli.recolor.palette.size, cli.recolor.transport.eps, cli.recolor.transport.adherence,
                     ms.smooth ? "on" : "off", toString(ms.smoothGuide).c_str(), ms.smoothRadius, ms.smoothEps,
                     ms.smoothChromaEps, ms.smoothMinSlope,
                     ms.residualMatch, ms.residualLightness, ms.bounds.enabled ? "on" : "off", ms.bounds.chromaSlope,
-                    ms.bounds.chromaLightnessSlope, ms.bounds.lightnessMinSlope, ms.bounds.lightnessMaxSlope,
+                    ms.bounds.chromaLightnessSlope, ms.bounds.chromaLightnessRange, ms.bounds.lightnessMinSlope,
+                    ms.bounds.lightnessMaxSlope,
                     ms.bounds.residualMinSlope, ms.bounds.residualMaxSlope, ms.bounds.fieldDeviation,
                     ms.bounds.fieldLightnessDeviation, ms.lutFaithful ? "on" : "off", ms.fold.smooth);
         const int every = stripPairs > 0 ? std::max(1, static_cast<int>(selected.size()) / stripPairs) : 0;
@@ -224,6 +231,8 @@ int main(int argc, char** argv)
             pairNames.push_back(name);
             const std::vector<float> srcLab = toLab(src), refLab = toLab(ref);
             const AnalysisImage srcSeen = analysisImage(src);
+            if (parser.flag("axes"))
+                sourceSpreadL.push_back(channelStd(srcLab, src.pixelCount())[0] / channelStd(refLab, ref.pixelCount())[0]);
             std::map<std::string, Image> results;
             for (const std::string& m : methods) {
                 const auto t0 = std::chrono::steady_clock::now();
@@ -249,6 +258,7 @@ int main(int argc, char** argv)
                 if (parser.flag("axes")) {
                     const std::array<double, 3> w = axisWasserstein(outLab, out.pixelCount(), refLab, ref.pixelCount());
                     for (std::size_t c = 0; c < 3; ++c) axisSw[m][c].push_back(w[c]);
+                    spreadL[m].push_back(channelStd(outLab, out.pixelCount())[0] / channelStd(refLab, ref.pixelCount())[0]);
                 }
                 st[m].push_back(structureTerm(srcLab, outLab, src.width, src.height));
                 const AnalysisImage outSeen = analysisImage(out);
@@ -311,12 +321,13 @@ int main(int argc, char** argv)
             std::printf("| %s | %.3f | %.3f | %.4f | %.3f |\n", m.c_str(), mean(sw[m]), median(sw[m]), mean(st[m]),
                         timeSum[m] / static_cast<double>(n));
         if (parser.flag("axes")) {
-            std::printf("\n| method | W2 along L* mean | median | along a* mean | median | along b* mean | median |\n"
-                        "|---|---|---|---|---|---|---|\n");
+            std::printf("\n| method | W2 along L* mean | median | along a* mean | median | along b* mean | median | std of L* / "
+                        "the reference's, median |\n|---|---|---|---|---|---|---|---|\n");
             for (const std::string& m : methods)
-                std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", m.c_str(), mean(axisSw[m][0]),
+                std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", m.c_str(), mean(axisSw[m][0]),
                             median(axisSw[m][0]), mean(axisSw[m][1]), median(axisSw[m][1]), mean(axisSw[m][2]),
-                            median(axisSw[m][2]));
+                            median(axisSw[m][2]), median(spreadL[m]));
+            std::printf("| (source) | | | | | | | %.3f |\n", median(sourceSpreadL));
         }
         const auto over = [](const std::vector<double>& v, double t) {
             return static_cast<int>(std::count_if(v.begin(), v.end(), [t](double x) { return x > t; }));

@@ -57,6 +57,13 @@ Eigen::Matrix3d symmetricFunction(const Eigen::Matrix3d& a, F f)
 
 }  // namespace
 
+std::array<double, 3> channelStd(const std::vector<float>& x, std::size_t n)
+{
+    Eigen::Array3d mean, var;
+    meanVariance(x, n, mean, var);
+    return {std::sqrt(var[0]), std::sqrt(var[1]), std::sqrt(var[2])};
+}
+
 Image reinhard(const Image& src, const Image& ref)
 {
     const std::vector<float> s = toLab(src), r = toLab(ref);

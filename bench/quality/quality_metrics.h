@@ -43,6 +43,9 @@ double slicedWasserstein(const std::vector<float>& a, std::size_t na, const std:
 std::array<double, 3> axisWasserstein(const std::vector<float>& a, std::size_t na, const std::vector<float>& b,
                                       std::size_t nb, std::size_t maxSamples = 20000);
 
+// The standard deviation of each coordinate of n interleaved 3-vectors (1/n normalisation).
+std::array<double, 3> channelStd(const std::vector<float>& x, std::size_t n);
+
 // Mean over (2r+1)^2 windows inside the image of the SSIM structure term
 // (cov_xy + c3) / (s_x s_y + c3) on the first of the 3 interleaved channels of a and b.
 double structureTerm(const std::vector<float>& a, const std::vector<float>& b, int w, int h, int r = 3,

@@ -5,6 +5,8 @@
 // the displacement lattice, to the residual match's per-channel map and to the
 // guided-filter field (MappingSettings::bounds). Slopes are dimensionless
 // (displacement units per colour unit, the same in every working space).
+#include <limits>
+
 namespace uot {
 
 struct MapBounds {
@@ -26,6 +28,20 @@ struct MapBounds {
     // docs/BENCHMARKS.md, "Looks: the LUT is the look").
     double chromaSlope = 1.25;
     double chromaLightnessSlope = 0.5;
+    // The chroma the map gives along lightness at one source chroma: over each lattice
+    // column along L (the nodes next to the colours present), the output's a and b after
+    // the gamut's compression lie within an interval of this width (Lab units, scaled by
+    // the space's nominal range / 100). The blotch measure marks a colour edge where the
+    // result's chroma gradient exceeds twice the source's + 3 units a pixel; across a sharp
+    // lightness edge (no chroma step in the source) that is a chroma step of about 11 Lab
+    // units, whatever the lightness step, so a slope along L alone cannot hold it (a black
+    // to grey edge spans 60 L units), nor can the displacement's bound: the gamut leaves
+    // near-black no chroma. Infinity: no bound. 16 (about that step along one axis, edges
+    // being softer than a sharp step at the measure's scale), set from the measure, not
+    // chosen by the palette objective, which it costs (six samples' tuning half 0.907 ->
+    // 1.095); the scikit-image held-back half's worst blotch 9.43 % -> 2.14 %
+    // (docs/BENCHMARKS.md, "Issue 23, looks: the chroma's range along lightness").
+    double chromaLightnessRange = 16;
     // The residual match's per-channel map f: minSlope <= f' <= maxSlope.
     double residualMinSlope = 0.5;
     double residualMaxSlope = 2;

@@ -1,10 +1,12 @@
 #include "core/color/map_regularizer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
 #include "core/color/color_map_inline.h"
+#include "core/color/color_space.h"
 #include "core/transport/kernel_matrix.h"
 
 namespace uot {
@@ -170,6 +172,82 @@ void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const 
         if (mark[node]) v[3 * node + c] = static_cast<float>(mean + k * (v[3 * node + c] - mean));
 }
 
+// Working-space colour w after the composition's gamut compression (GamutMode::Compress:
+// toward the grey of equal luminance), back in the space, its lightness kept.
+void gamutCompressed(WorkingSpace space, double w[3])
+{
+    double rgb[3];
+    spaceToLinearRgb(space, w, rgb);
+    float f[3] = {static_cast<float>(rgb[0]), static_cast<float>(rgb[1]), static_cast<float>(rgb[2])};
+    color_detail::gamutMapPixel(GamutMode::Compress, f);
+    const double back[3] = {f[0], f[1], f[2]};
+    const double lightness = w[0];
+    linearRgbToSpace(space, back, w);
+    w[0] = lightness;
+}
+
+// MapBounds::chromaLightnessRange (`width`, working-space units) on the chroma channels:
+// per lattice column along L, the output chroma of the nodes in `near` (node colour +
+// displacement, the lightness from the monotone curve, after the gamut's compression)
+// brought into an interval of `width` per axis. Each round clamps every output into the
+// interval centred on the column's midrange and compresses it again, until the column
+// fits: a node the gamut holds (near-black has no chroma to give) pulls the others
+// toward it.
+void chromaRangeAlongLightness(DisplacementLut& lut, WorkingSpace space, double width, const std::vector<unsigned char>& near)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    std::vector<std::size_t> column;
+    std::vector<std::array<double, 3>> out, before, target;
+    std::vector<bool> clamped;
+    for (std::size_t j = 0; j < s; ++j)
+        for (std::size_t k = 0; k < s; ++k) {
+            const double a = lut.lo[1] + static_cast<double>(j) * lut.step[1], b = lut.lo[2] + static_cast<double>(k) * lut.step[2];
+            column.clear();
+            out.clear();
+            for (std::size_t i = 0; i < s; ++i) {
+                const std::size_t node = (i * s + j) * s + k;
+                if (!near[node]) continue;
+                const float* d = &lut.values[3 * node];
+                std::array<double, 3> w = {lut.lo[0] + static_cast<double>(i) * lut.step[0] + d[0], a + d[1], b + d[2]};
+                gamutCompressed(space, w.data());
+                column.push_back(node);
+                out.push_back(w);
+            }
+            if (column.size() < 2) continue;
+            before = out;
+            clamped.assign(column.size(), false);
+            target.resize(column.size());
+            for (int round = 0; round < 40; ++round) {
+                double lo[3] = {0, 1e300, 1e300}, hi[3] = {0, -1e300, -1e300};
+                for (const auto& w : out)
+                    for (int c = 1; c < 3; ++c) lo[c] = std::min(lo[c], w[c]), hi[c] = std::max(hi[c], w[c]);
+                if (hi[1] - lo[1] <= width && hi[2] - lo[2] <= width) break;
+                for (std::size_t t = 0; t < column.size(); ++t) {
+                    std::array<double, 3>& w = out[t];
+                    for (int c = 1; c < 3; ++c) {
+                        const double mid = 0.5 * (lo[c] + hi[c]);
+                        const double v = std::clamp(w[c], mid - 0.5 * width, mid + 0.5 * width);
+                        clamped[t] = clamped[t] || v != w[c];
+                        w[c] = v;
+                    }
+                    target[t] = w;
+                    gamutCompressed(space, w.data());
+                }
+            }
+            // In a column that had to be clamped, a clamped node takes its last clamped colour
+            // (the composition compresses it as the rounds did) and the others their colour
+            // after the gamut (what the composition makes of them), so that no node keeps a
+            // displacement far outside the gamut for the slope projection to pull the others
+            // toward. Other columns are left as they are.
+            if (std::find(clamped.begin(), clamped.end(), true) == clamped.end()) continue;
+            for (std::size_t t = 0; t < column.size(); ++t) {
+                const std::array<double, 3>& w = clamped[t] ? target[t] : out[t];
+                lut.values[3 * column[t] + 1] = static_cast<float>(w[1] - a);
+                lut.values[3 * column[t] + 2] = static_cast<float>(w[2] - b);
+            }
+        }
+}
+
 }  // namespace
 
 void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
@@ -180,9 +258,21 @@ void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const M
     const bool lightness = hasLightnessAxis(space);
     const double slope[3] = {lightness ? bounds.chromaLightnessSlope : bounds.chromaSlope, bounds.chromaSlope,
                              bounds.chromaSlope};
+    // The lightness curve first (it reads the lattice's lightness only): the chroma's range
+    // along lightness needs each node's output lightness. The range is applied before the
+    // slope projection, so that the projection does not pull nodes toward displacements far
+    // outside the gamut, and again after it, where it takes precedence: the range holds
+    // exactly, the slopes up to the second step's moves (near the gamut's edge).
+    if (lightness) monotoneLightness(lut, bounds, colors, n, mark);
+    const bool range = lightness && std::isfinite(bounds.chromaLightnessRange);
+    std::vector<unsigned char> near;
+    if (range)
+        near = nodes == LatticeNodes::NextToColors ? mark : latticeNodeMask(lut, colors, n, LatticeNodes::NextToColors, threads);
+    const double width = bounds.chromaLightnessRange * nominalRange(space) / 100;
+    if (range) chromaRangeAlongLightness(lut, space, width, near);
     const std::vector<LatticeEdge> edges = markedEdges(lut, mark);
     for (int c = lightness ? 1 : 0; c < 3; ++c) lipschitzChannel(lut, c, slope, mark, edges);
-    if (lightness) monotoneLightness(lut, bounds, colors, n, mark);
+    if (range) chromaRangeAlongLightness(lut, space, width, near);
 }
 
 void boundResidualMap(MarginalMap& map, const MapBounds& bounds)

@@ -20,7 +20,9 @@ std::vector<double> isotonicFit(const std::vector<double>& y, const std::vector<
 
 // Applies the lightness and chroma bounds to a lattice built by buildDisplacementLut
 // for `colors` (n interleaved working-space colours: the weights of the lightness
-// regression and, with LatticeNodes::NextToColors, the nodes that carry values).
+// regression and, with LatticeNodes::NextToColors, the nodes that carry values);
+// the chroma's range along lightness (MapBounds::chromaLightnessRange) over the nodes
+// next to `colors`, whatever `nodes` says.
 // Does nothing when bounds.enabled is false.
 void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
                                std::size_t n, LatticeNodes nodes, int threads = 0);

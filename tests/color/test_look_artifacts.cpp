@@ -8,7 +8,9 @@
 // Reads the samples (OpenCV). Qt Test.
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "bench/quality/artifact_metrics.h"
@@ -35,6 +37,16 @@ Image load(const QString& name)
     throw std::runtime_error("missing test image " + name.toStdString());
 }
 
+// Pixel (x, y) of an 8-bit RGB image set to a CIELAB colour (clipped to the gamut).
+void setLab(Image& img, int x, int y, const double lab[3])
+{
+    double rgb[3];
+    spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
+    for (int c = 0; c < 3; ++c)
+        img.data[3 * (static_cast<std::size_t>(y) * img.width + x) + c] =
+            static_cast<std::uint8_t>(std::lround(std::clamp(linearToSrgb(std::clamp(rgb[c], 0.0, 1.0)), 0.0, 1.0) * 255));
+}
+
 // A smooth evening sky, 480 x 320: lightness 20 at the top to 85 at the bottom,
 // rising over the middle 40 % of the height (about 1.9 L* per pixel at the measures'
 // 128 px), deep blue turning to a pale orange near the horizon.
@@ -46,17 +58,63 @@ Image gradientSky()
         const double t = static_cast<double>(y) / (h - 1);
         const double u = std::clamp((t - 0.3) / 0.4, 0.0, 1.0);
         const double lab[3] = {20 + 65 * u, 5 + 8 * u, -40 + 60 * u};
-        double rgb[3];
-        spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
-        for (int x = 0; x < w; ++x)
-            for (int c = 0; c < 3; ++c)
-                img.data[3 * (static_cast<std::size_t>(y) * w + x) + c] =
-                    static_cast<std::uint8_t>(std::lround(std::clamp(linearToSrgb(std::clamp(rgb[c], 0.0, 1.0)), 0.0, 1.0) * 255));
+        for (int x = 0; x < w; ++x) setLab(img, x, y, lab);
     }
     return img;
 }
 
 Image source(const QString& name) { return name == "sky" ? gradientSky() : load(name); }
+
+// An 8-bit image, 240 x 160, whose left half has colour left(t) and right half right(t)
+// (CIELAB), t running from 0 at the top row to 1 at the bottom.
+template <typename Left, typename Right>
+Image twoHalves(Left&& left, Right&& right)
+{
+    const int w = 240, h = 160;
+    Image img = Image::allocate(w, h, 3, 8);
+    for (int y = 0; y < h; ++y) {
+        const double t = static_cast<double>(y) / (h - 1);
+        double lab[2][3];
+        left(t, lab[0]);
+        right(t, lab[1]);
+        for (int x = 0; x < w; ++x) setLab(img, x, y, lab[x < w / 2 ? 0 : 1]);
+    }
+    return img;
+}
+
+// Across the middle edge of an image made by twoHalves, per chroma axis: the mean
+// over the rows (one row is one source chroma in both halves) of the step between
+// the row's left-half and right-half means (CIELAB, exact; pixels more than 12 px
+// from the image's edges and from the middle column), and the mean a* of each half.
+// Means, not the worst row: near black (L* 1-3) an 8-bit pixel holds a* and b* only
+// in steps of several units.
+struct EdgeChroma {
+    double step[2] = {0, 0};
+    double meanA[2] = {0, 0};
+};
+
+EdgeChroma edgeChroma(const Image& img)
+{
+    EdgeChroma out;
+    const int rows = img.height - 24;
+    for (int y = 12; y < img.height - 12; ++y) {
+        double sum[2][2] = {{0, 0}, {0, 0}}, count[2] = {0, 0};
+        for (int x = 12; x < img.width - 12; ++x) {
+            if (std::abs(x - img.width / 2) < 12) continue;
+            const std::uint8_t* p = &img.data[3 * (static_cast<std::size_t>(y) * img.width + x)];
+            double rgb[3], lab[3];
+            for (int c = 0; c < 3; ++c) rgb[c] = srgbToLinear(p[c] / 255.0);
+            linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+            const int half = x < img.width / 2 ? 0 : 1;
+            sum[half][0] += lab[1], sum[half][1] += lab[2];
+            ++count[half];
+        }
+        for (int c = 0; c < 2; ++c) out.step[c] += (sum[1][c] / count[1] - sum[0][c] / count[0]) / rows;
+        for (int h = 0; h < 2; ++h) out.meanA[h] += sum[h][0] / count[h] / rows;
+    }
+    for (double& v : out.step) v = std::abs(v);
+    return out;
+}
 
 Image recolor(const Image& src, const Image& ref, bool bounded, bool preserveLuminance)
 {
@@ -134,6 +192,48 @@ private slots:
         const double v = flip ? a.flip : a.blotch;
         qInfo("%s: blotch %.2f %%, flip %.2f %%", qPrintable(src), a.blotch, a.flip);
         QVERIFY2(v >= atLeast && v <= atMost, qPrintable(QString("%1 %").arg(v)));
+    }
+
+    // A source whose only edge is a lightness edge (a dark grey half, L* 6..14, beside a
+    // mid grey half, L* 60..75, both neutral) onto a reference whose colours differ by
+    // lightness (half of it black, an atom of 50 % of the mass; half a saturated
+    // salmon red, L* 60..75, a* 40, b* 30): the transport sends the dark half to the black and the grey
+    // half to the orange-red, a chroma step of about 60 Lab units across an edge where
+    // the source has none, and the gamut leaves near-black no chroma to meet it. With
+    // MapBounds::chromaLightnessRange the result's chroma over the whole image (both
+    // halves are one column of the lattice along L) spans at most that width per axis,
+    // up to 8-bit rounding (0.5 Lab units) and the lattice's interpolation across its
+    // chroma columns (1 Lab unit, allowed here), and the grey half keeps a warm cast.
+    void lightnessEdgeCreatesNoChromaStep_data()
+    {
+        QTest::addColumn<bool>("bounded");
+        QTest::newRow("range bound (defaults)") << true;
+        QTest::newRow("no range bound") << false;
+    }
+    void lightnessEdgeCreatesNoChromaStep()
+    {
+        QFETCH(bool, bounded);
+        const Image src = twoHalves([](double t, double* lab) { lab[0] = 6 + 8 * t, lab[1] = 6 * t - 3, lab[2] = 3 - 6 * t; },
+                                    [](double t, double* lab) { lab[0] = 60 + 15 * t, lab[1] = 6 * t - 3, lab[2] = 3 - 6 * t; });
+        const Image ref = twoHalves([](double t, double* lab) { lab[0] = 1 + t, lab[1] = lab[2] = 0; },
+                                    [](double t, double* lab) { lab[0] = 60 + 15 * t, lab[1] = 40, lab[2] = 30; });
+        RecolorSettings s;
+        const double range = s.mapping.bounds.chromaLightnessRange;
+        QVERIFY(std::isfinite(range));
+        if (!bounded) s.mapping.bounds.chromaLightnessRange = std::numeric_limits<double>::infinity();
+        RecolorPipeline pipeline(s);
+        pipeline.setSource(src);
+        pipeline.setReference(ref);
+        const EdgeChroma c = edgeChroma(pipeline.run());
+        qInfo("mean steps across the edge: a* %.2f, b* %.2f; mean a* dark half %.2f, grey half %.2f", c.step[0], c.step[1],
+              c.meanA[0], c.meanA[1]);
+        if (bounded) {
+            QVERIFY2(c.step[0] <= range + 1.5 && c.step[1] <= range + 1.5,
+                     qPrintable(QString("chroma steps %1, %2 > %3").arg(c.step[0]).arg(c.step[1]).arg(range)));
+            QVERIFY2(c.meanA[1] - c.meanA[0] > 0.5 * range, qPrintable(QString("grey half's cast %1").arg(c.meanA[1])));
+        } else {
+            QVERIFY2(c.step[0] > 1.5 * range, qPrintable(QString("the case is not shown: a* step %1").arg(c.step[0])));
+        }
     }
 };
 

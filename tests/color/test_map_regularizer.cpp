@@ -5,10 +5,13 @@
 // with the bounds on (it must hold) and off (it must be violated, so the check can fail).
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
+#include "core/color/color_space.h"
 #include "core/color/map_regularizer.h"
 
 using namespace uot;
@@ -114,6 +117,10 @@ private slots:
         SyntheticMap m = foldedMap();
         MapBounds b;
         b.enabled = bounded;
+        // The slope projection's own guarantee: the chroma's range along lightness, applied
+        // again after it, takes precedence near the gamut's edge (chromaRangeAlongLightness
+        // below; on this map the slopes then reach 0.94 along L and 1.39 along a*, b*).
+        b.chromaLightnessRange = std::numeric_limits<double>::infinity();
         regularizeDisplacementLut(m.lut, WorkingSpace::Lab, b, m.colors.data(), m.colors.size() / 3,
                                   LatticeNodes::NextToColors, 1);
         // Finite differences over every lattice edge (the colours fill every cell, so every node carries a value).
@@ -135,6 +142,63 @@ private slots:
         bool within = true;
         for (int a = 0; a < 3; ++a) within = within && worst[a] <= bound[a] * (1 + 1e-4);
         QVERIFY2(within == bounded, qPrintable(QString("slopes %1 %2 %3").arg(worst[0]).arg(worst[1]).arg(worst[2])));
+    }
+
+    // MapBounds::chromaLightnessRange: over each column of the lattice along L, the output
+    // chroma (node + displacement, then the composition's gamut compression: toward the
+    // grey of equal luminance Y until every linear RGB channel is in [0, 1], written out
+    // here) spans at most the range per axis. foldedMap's chroma displacement spans 50
+    // units along L in every column (b: 0.03 (L - 50)^2), and its near-black nodes can hold
+    // no chroma.
+    void chromaRangeAlongLightness_data()
+    {
+        QTest::addColumn<bool>("bounded");
+        QTest::newRow("range bound (defaults)") << true;
+        QTest::newRow("no range bound (the check must find wide columns)") << false;
+    }
+    void chromaRangeAlongLightness()
+    {
+        QFETCH(bool, bounded);
+        SyntheticMap m = foldedMap();
+        MapBounds b;
+        const double range = b.chromaLightnessRange;
+        QVERIFY(std::isfinite(range));
+        if (!bounded) b.chromaLightnessRange = std::numeric_limits<double>::infinity();
+        regularizeDisplacementLut(m.lut, WorkingSpace::Lab, b, m.colors.data(), m.colors.size() / 3,
+                                  LatticeNodes::NextToColors, 1);
+        const DisplacementLut& lut = m.lut;
+        const auto compressed = [](double lab[3]) {
+            double rgb[3];
+            spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
+            const double y = std::clamp(0.2126729 * rgb[0] + 0.7151522 * rgb[1] + 0.0721750 * rgb[2], 0.0, 1.0);
+            double t = 1;
+            for (double c : rgb) {
+                if (c > 1 && c > y) t = std::min(t, (1 - y) / (c - y));
+                if (c < 0 && c < y) t = std::min(t, y / (y - c));
+            }
+            for (double& c : rgb) c = std::clamp(y + t * (c - y), 0.0, 1.0);
+            const double L = lab[0];
+            linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+            lab[0] = L;
+        };
+        double widest = 0;
+        for (int j = 0; j < 9; ++j)
+            for (int k = 0; k < 9; ++k) {
+                double lo[2] = {1e9, 1e9}, hi[2] = {-1e9, -1e9};
+                for (int i = 0; i < 9; ++i) {
+                    const float* v = &lut.values[3 * ((i * 9 + j) * 9 + k)];
+                    double lab[3] = {lut.lo[0] + i * lut.step[0] + v[0], lut.lo[1] + j * lut.step[1] + v[1],
+                                     lut.lo[2] + k * lut.step[2] + v[2]};
+                    compressed(lab);
+                    for (int c = 0; c < 2; ++c) lo[c] = std::min(lo[c], lab[c + 1]), hi[c] = std::max(hi[c], lab[c + 1]);
+                }
+                widest = std::max({widest, hi[0] - lo[0], hi[1] - lo[1]});
+            }
+        qInfo("widest column: %.3f (range %.1f)", widest, range);
+        if (bounded)
+            QVERIFY2(widest <= range + 0.01, qPrintable(QString("a column spans %1").arg(widest)));
+        else
+            QVERIFY2(widest > 2 * range, qPrintable(QString("widest column %1").arg(widest)));
     }
 
     void residualMatchSlopeIsBounded_data()

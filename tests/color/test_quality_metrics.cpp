@@ -93,6 +93,16 @@ private slots:
                  qPrintable(QString("got %1 %2 %3, expected %4 4 0").arg(w[0]).arg(w[1]).arg(w[2]).arg(first)));
     }
 
+    void channelStdHandWorked()
+    {
+        // Two colours, (0, 10, 5) and (4, 4, 5), equally often: per coordinate the standard
+        // deviation (1/n) is half the difference, 2, 3 and 0.
+        const std::vector<float> x = {0, 10, 5, 4, 4, 5, 0, 10, 5, 4, 4, 5};
+        const std::array<double, 3> s = channelStd(x, 4);
+        QVERIFY2(std::abs(s[0] - 2) < 1e-9 && std::abs(s[1] - 3) < 1e-9 && s[2] < 1e-9,
+                 qPrintable(QString("got %1 %2 %3, expected 2 3 0").arg(s[0]).arg(s[1]).arg(s[2])));
+    }
+
     void structureTermHandWorked_data()
     {
         QTest::addColumn<double>("gain");
