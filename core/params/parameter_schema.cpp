@@ -139,13 +139,20 @@ void bindChoice(Parameter& p, Member member, Parse parse)
     p.defaultText = p.getText(RecolorSettings{});
 }
 
+// A number >= lo with no upper bound, or inf.
+Parameter unbounded(std::string name, std::string label, double lo, std::string description)
+{
+    Parameter p = real(std::move(name), std::move(label), lo, kInfinity, std::move(description));
+    p.infinityText = "inf";
+    p.valueName = "X|inf";
+    return p;
+}
+
 // A penalty: a number > 0, or inf.
 Parameter penalty(std::string name, std::string label, std::string description)
 {
-    Parameter p = real(std::move(name), std::move(label), 0, kInfinity, std::move(description));
+    Parameter p = unbounded(std::move(name), std::move(label), 0, std::move(description));
     p.minExclusive = true;
-    p.infinityText = "inf";
-    p.valueName = "X|inf";
     return p;
 }
 
@@ -506,6 +513,15 @@ std::vector<Parameter> buildTable(Problems problems)
                                 "move the result's lightness toward the reference's distribution, as --residual-match"),
                            Stage::Map, "residual-lightness", "");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.residualLightness; });
+    }
+    {
+        Parameter& p = add(unbounded("color-range", "color range", 0,
+                                     "how far the look's color may drift along lightness at one source color (Lab "
+                                     "units per a*, b* axis): lower keeps a lightness edge from becoming a color edge "
+                                     "(portraits, products), higher or inf lets the color follow the reference's "
+                                     "lightness (split toning, paintings)"),
+                           Stage::Map, "color-range", "colorRange");
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.bounds.chromaLightnessRange; });
     }
     {
         Parameter& p = add(flag("smooth", "smoothing", "do not smooth the displacement field (guided filter) over the image"),

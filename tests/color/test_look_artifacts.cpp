@@ -4,8 +4,11 @@
 // before MapBounds and the fold into the lattice) shows each case (a blob in rocket <- starry_night's sky, the
 // orange patch on chelsea <- rocket's nose, a dark band across a smooth gradient
 // sky with preserve luminance off, and a colour band across it) and the bounded map
-// of today's defaults does not.
-// Reads the samples (OpenCV). Qt Test.
+// of today's defaults does not. The colour range along lightness through
+// `uot recolor --color-range` (inf, 16, 4) on a synthetic lightness edge.
+// Reads the samples (OpenCV) and runs `uot recolor`. Qt Test.
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -116,6 +119,28 @@ EdgeChroma edgeChroma(const Image& img)
     return out;
 }
 
+// The lightness-edge case (lightnessEdgeCreatesNoChromaStep): a dark grey half, L* 6..14,
+// beside a mid grey half, L* 60..75, both neutral; the reference half black, half a
+// saturated salmon red (L* 60..75, a* 40, b* 30).
+Image lightnessEdgeSource()
+{
+    return twoHalves([](double t, double* lab) { lab[0] = 6 + 8 * t, lab[1] = 6 * t - 3, lab[2] = 3 - 6 * t; },
+                     [](double t, double* lab) { lab[0] = 60 + 15 * t, lab[1] = 6 * t - 3, lab[2] = 3 - 6 * t; });
+}
+Image lightnessEdgeReference()
+{
+    return twoHalves([](double t, double* lab) { lab[0] = 1 + t, lab[1] = lab[2] = 0; },
+                     [](double t, double* lab) { lab[0] = 60 + 15 * t, lab[1] = 40, lab[2] = 30; });
+}
+
+Image recolor(const RecolorSettings& s, const Image& src, const Image& ref)
+{
+    RecolorPipeline pipeline(s);
+    pipeline.setSource(src);
+    pipeline.setReference(ref);
+    return pipeline.run();
+}
+
 Image recolor(const Image& src, const Image& ref, bool bounded, bool preserveLuminance)
 {
     RecolorSettings s;
@@ -125,10 +150,21 @@ Image recolor(const Image& src, const Image& ref, bool bounded, bool preserveLum
     // blotch 8.2 % -> 0.00 %).
     s.mapping.lutFaithful = bounded;
     s.mapping.preserveLuminance = preserveLuminance;
-    RecolorPipeline pipeline(s);
-    pipeline.setSource(src);
-    pipeline.setReference(ref);
-    return pipeline.run();
+    return recolor(s, src, ref);
+}
+
+// `uot recolor SRC REF -o OUT EXTRA...`, its output read back; an empty image when it fails.
+Image recolorCommand(const QString& dir, const QStringList& extra)
+{
+    writeImage((dir + "/src.png").toStdString(), lightnessEdgeSource());
+    writeImage((dir + "/ref.png").toStdString(), lightnessEdgeReference());
+    const QString out = dir + "/out.png";
+    QFile::remove(out);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::ForwardedChannels);
+    p.start(QStringLiteral(UOT_CLI_EXECUTABLE), QStringList{"recolor", dir + "/src.png", dir + "/ref.png", "-o", out, "--quiet"} + extra);
+    if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) return {};
+    return rgb8(readImage(out.toStdString()));
 }
 
 }  // namespace
@@ -213,18 +249,11 @@ private slots:
     void lightnessEdgeCreatesNoChromaStep()
     {
         QFETCH(bool, bounded);
-        const Image src = twoHalves([](double t, double* lab) { lab[0] = 6 + 8 * t, lab[1] = 6 * t - 3, lab[2] = 3 - 6 * t; },
-                                    [](double t, double* lab) { lab[0] = 60 + 15 * t, lab[1] = 6 * t - 3, lab[2] = 3 - 6 * t; });
-        const Image ref = twoHalves([](double t, double* lab) { lab[0] = 1 + t, lab[1] = lab[2] = 0; },
-                                    [](double t, double* lab) { lab[0] = 60 + 15 * t, lab[1] = 40, lab[2] = 30; });
         RecolorSettings s;
         const double range = s.mapping.bounds.chromaLightnessRange;
         QVERIFY(std::isfinite(range));
         if (!bounded) s.mapping.bounds.chromaLightnessRange = std::numeric_limits<double>::infinity();
-        RecolorPipeline pipeline(s);
-        pipeline.setSource(src);
-        pipeline.setReference(ref);
-        const EdgeChroma c = edgeChroma(pipeline.run());
+        const EdgeChroma c = edgeChroma(recolor(s, lightnessEdgeSource(), lightnessEdgeReference()));
         qInfo("mean steps across the edge: a* %.2f, b* %.2f; mean a* dark half %.2f, grey half %.2f", c.step[0], c.step[1],
               c.meanA[0], c.meanA[1]);
         if (bounded) {
@@ -234,6 +263,37 @@ private slots:
         } else {
             QVERIFY2(c.step[0] > 1.5 * range, qPrintable(QString("the case is not shown: a* step %1").arg(c.step[0])));
         }
+    }
+
+    // The colourist's control of the bound: `uot recolor --color-range X` (the parameter
+    // table's entry, core/params) on the lightness-edge case. inf gives the very image of
+    // the pipeline's settings with no range bound, 16 the default's (no flag), and a narrow
+    // range (4) a chroma step across the edge within it (up to the 1.5 of
+    // lightnessEdgeCreatesNoChromaStep), well below the default's.
+    void colorRangeFlagReachesTheMap()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        RecolorSettings unbounded;
+        unbounded.mapping.bounds.chromaLightnessRange = std::numeric_limits<double>::infinity();
+        const Image inf = recolorCommand(dir.path(), {"--color-range", "inf"});
+        QVERIFY2(!inf.data.empty(), "uot recolor --color-range inf failed");
+        QVERIFY(inf.data == recolor(unbounded, lightnessEdgeSource(), lightnessEdgeReference()).data);
+
+        const Image byDefault = recolorCommand(dir.path(), {});
+        const Image sixteen = recolorCommand(dir.path(), {"--color-range", "16"});
+        QVERIFY(!byDefault.data.empty() && !sixteen.data.empty());
+        QVERIFY(sixteen.data == byDefault.data);
+        QVERIFY(inf.data != byDefault.data);
+
+        const Image narrow = recolorCommand(dir.path(), {"--color-range", "4"});
+        QVERIFY2(!narrow.data.empty(), "uot recolor --color-range 4 failed");
+        const EdgeChroma wide = edgeChroma(byDefault), tight = edgeChroma(narrow);
+        qInfo("a* step across the edge: range 16 %.2f, range 4 %.2f; b*: %.2f, %.2f", wide.step[0], tight.step[0],
+              wide.step[1], tight.step[1]);
+        QVERIFY2(tight.step[0] <= 4 + 1.5 && tight.step[1] <= 4 + 1.5,
+                 qPrintable(QString("chroma steps %1, %2 > 4").arg(tight.step[0]).arg(tight.step[1])));
+        QVERIFY2(tight.step[0] < 0.5 * wide.step[0], qPrintable(QString("a* step %1 vs %2").arg(tight.step[0]).arg(wide.step[0])));
     }
 };
 

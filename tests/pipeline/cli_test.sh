@@ -67,6 +67,11 @@ sys.exit(not rows or any(max(map(float,r))-min(map(float,r))>2e-3 for r in rows)
 check "[ $rc -eq 2 ] && grep -q 'luminance intensity must be between 0 % and 200 %' '$tmp/err.txt'" "--luminance 250 is refused with the range"
 "$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/x.png" --protect-neutrals 101 $small 2>"$tmp/err.txt"; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'protect neutrals must be between 0 % and 100 %' '$tmp/err.txt'" "--protect-neutrals 101 is refused with the range"
+for bad in -1 nan; do
+  "$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/x.png" --color-range $bad $small 2>"$tmp/err.txt"; rc=$?
+  check "[ $rc -eq 2 ] && grep -q \"option '--color-range': color range takes a finite number >= 0 or inf, got '$bad'\" '$tmp/err.txt'" \
+    "--color-range $bad is refused with the range (exit 2)"
+done
 "$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/fade.png" --fade 0.5 $small
 "$uot" recolor "$samples/home.jpg" "$samples/starry_night.jpg" -o "$tmp/strength.png" --strength 0.5 $small
 check "cmp -s '$tmp/fade.png' '$tmp/strength.png' && ! cmp -s '$tmp/fade.png' '$tmp/a.png'" "--fade is --strength"
