@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "core/params/parameter_schema.h"
@@ -93,7 +94,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_lookToggle->setCheckable(true);
     m_lookToggle->setArrowType(Qt::RightArrow);
     m_lookToggle->setAutoRaise(true);
-    m_lookToggle->setToolTip(tr("Luminance and color intensity, neutralize, protect skin tones and neutrals."));
+    m_lookToggle->setToolTip(
+        tr("Luminance and color intensity, neutralize, protect skin tones and neutrals, the color's range along lightness."));
     layout->addWidget(m_lookToggle);
     m_lookControls = new QGroupBox(tr("Color controls"));
     auto* lookForm = new QFormLayout(m_lookControls);
@@ -107,6 +109,17 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     lookForm->addRow(titleOf("protect-skin"), skinRow);
     QHBoxLayout* neutralRow = percentSlider(this, m_protectNeutrals, m_protectNeutralsValue, entry("protect-neutrals"));
     lookForm->addRow(titleOf("protect-neutrals"), neutralRow);
+    // The color's range along lightness: a number of Lab units, or no bound (inf) when unbounded is checked.
+    auto* rangeRow = new QHBoxLayout;
+    m_colorRange = new QDoubleSpinBox;
+    m_colorRange->setDecimals(1);
+    setRange(m_colorRange, entry("color-range"));
+    m_colorRange->setSingleStep(2);
+    m_colorRangeUnbounded = new QCheckBox(tr("unbounded"));
+    m_colorRangeUnbounded->setToolTip(tr("No bound on the color's range along lightness (inf): the look before the bound."));
+    rangeRow->addWidget(m_colorRange, 1);
+    rangeRow->addWidget(m_colorRangeUnbounded);
+    lookForm->addRow(titleOf("color-range"), rangeRow);
     m_lookControls->setVisible(false);
     layout->addWidget(m_lookControls);
     connect(m_lookToggle, &QToolButton::toggled, this, [this](bool open) {
@@ -233,6 +246,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                  {"protect-neutrals", m_protectNeutrals},
                  {"smoothing", m_smoothing},
                  {"residual-match", m_paletteMatch},
+                 {"color-range", m_colorRange},
                  {"auto-run", m_autoRun}};
     for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it)  // the table's words, as --help says them
         it.value()->setToolTip(parameterToolTip(entry(it.key().toStdString().c_str())));
@@ -254,9 +268,9 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     for (QComboBox* box : {m_space, m_reference, m_solver, m_device, m_precision, m_acceleration})
         connect(box, &QComboBox::currentIndexChanged, this, changed);
     for (QSpinBox* box : {m_palette, m_iterations, m_threads, m_epsScaling}) connect(box, &QSpinBox::valueChanged, this, changed);
-    for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing, m_epsScalingFactor})
+    for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing, m_epsScalingFactor, m_colorRange})
         connect(box, &QDoubleSpinBox::valueChanged, this, changed);
-    for (QCheckBox* box : {m_balanced, m_luminance, m_neutralize, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
+    for (QCheckBox* box : {m_balanced, m_luminance, m_neutralize, m_colorRangeUnbounded, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
     for (QSlider* slider : {m_strength, m_paletteMatch, m_luminanceIntensity, m_colorIntensity, m_protectSkin, m_protectNeutrals})
         connect(slider, &QSlider::valueChanged, this, changed);
     connect(m_run, &QPushButton::clicked, this, &ParametersPanel::runRequested);
@@ -320,6 +334,7 @@ StudioParameters ParametersPanel::parameters() const
     p.neutralize = m_neutralize->isChecked();
     p.protectSkin = m_protectSkin->value() / 100.0;
     p.protectNeutrals = m_protectNeutrals->value() / 100.0;
+    p.colorRange = m_colorRangeUnbounded->isChecked() ? std::numeric_limits<double>::infinity() : m_colorRange->value();
     p.autoRun = m_autoRun->isChecked();
     return p;
 }
@@ -359,10 +374,12 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     m_neutralize->setChecked(p.neutralize);
     m_protectSkin->setValue(int(std::lround(p.protectSkin * 100)));
     m_protectNeutrals->setValue(int(std::lround(p.protectNeutrals * 100)));
+    m_colorRangeUnbounded->setChecked(std::isinf(p.colorRange));
+    if (std::isfinite(p.colorRange)) m_colorRange->setValue(p.colorRange);  // unbounded keeps the last number
     const StudioParameters defaults;
     if (p.luminanceIntensity != defaults.luminanceIntensity || p.colorIntensity != defaults.colorIntensity ||
         p.neutralize != defaults.neutralize || p.protectSkin != defaults.protectSkin ||
-        p.protectNeutrals != defaults.protectNeutrals)
+        p.protectNeutrals != defaults.protectNeutrals || p.colorRange != defaults.colorRange)
         m_lookToggle->setChecked(true);  // show the controls that shape this look
     m_autoRun->setChecked(p.autoRun);
     m_updating = false;
@@ -393,6 +410,7 @@ void ParametersPanel::updateEnabled()
     m_threads->setEnabled(m_device->currentData().toString() == "cpu");
     m_epsScalingFactor->setEnabled(m_epsScaling->value() > 1);
     m_paletteMatch->setEnabled(m_smoothing->value() > 0);  // the match works through the smoothed field
+    m_colorRange->setEnabled(!m_colorRangeUnbounded->isChecked());
 }
 
 }  // namespace uot::ui

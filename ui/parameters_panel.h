@@ -59,6 +59,8 @@ public:
     QCheckBox* neutralizeBox() const { return m_neutralize; }
     QSlider* protectSkinSlider() const { return m_protectSkin; }
     QSlider* protectNeutralsSlider() const { return m_protectNeutrals; }
+    QDoubleSpinBox* colorRangeBox() const { return m_colorRange; }
+    QCheckBox* colorRangeUnboundedBox() const { return m_colorRangeUnbounded; }
     QToolButton* colourControlsToggle() const { return m_lookToggle; }
     QSpinBox* epsScalingBox() const { return m_epsScaling; }
     // The widget that edits the parameter-table entry `name` (core/params), or null.
@@ -109,6 +111,8 @@ private:
     QLabel* m_protectSkinValue = nullptr;
     QSlider* m_protectNeutrals = nullptr;
     QLabel* m_protectNeutralsValue = nullptr;
+    QDoubleSpinBox* m_colorRange = nullptr;
+    QCheckBox* m_colorRangeUnbounded = nullptr;
     QCheckBox* m_autoRun = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;

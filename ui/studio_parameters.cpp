@@ -53,6 +53,7 @@ const std::vector<Binding>& bindings()
         {"protect-neutrals", &P::protectNeutrals},
         {"smoothing", &P::smoothing},
         {"residual-match", &P::paletteMatch},
+        {"color-range", &P::colorRange},
         {"auto-run", &P::autoRun},
     };
     return all;

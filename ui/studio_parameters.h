@@ -59,6 +59,8 @@ struct StudioParameters {
     double smoothing = parameter_defaults::number("smoothing");                  // smoothing
     // Palette match (MappingSettings::residualMatch; no effect with smoothing off).
     double paletteMatch = parameter_defaults::number("residual-match");          // residual-match
+    // Color range along lightness (MapBounds::chromaLightnessRange, Lab units; inf = no bound).
+    double colorRange = parameter_defaults::number("color-range");               // color-range
     bool autoRun = parameter_defaults::number("auto-run") != 0;                  // auto-run
 
     // The value of the member bound to the table entry `name` as a settings file

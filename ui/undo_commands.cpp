@@ -41,6 +41,7 @@ QStringList ParametersCommand::changedSettings(const StudioParameters& a, const 
         {QObject::tr("neutralize"), differs(&P::neutralize)},
         {QObject::tr("protect skin tones"), differs(&P::protectSkin)},
         {QObject::tr("protect neutrals"), differs(&P::protectNeutrals)},
+        {QObject::tr("color range"), differs(&P::colorRange)},
         {QObject::tr("auto-run"), differs(&P::autoRun)},
     };
     QStringList names;

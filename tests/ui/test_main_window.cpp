@@ -2,6 +2,7 @@
 // result, cancel, supersede a running solve, re-map on a strength change,
 // and keep the parameters between sessions.
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -370,6 +372,36 @@ private slots:
         }
         window.parametersPanel()->smoothingBox()->setValue(0);
         QVERIFY(!window.parametersPanel()->paletteMatchSlider()->isEnabled());
+    }
+
+    // The color range along lightness (MapBounds::chromaLightnessRange) in the Color
+    // controls: a number of Lab units, or no bound (inf) through its "unbounded" check
+    // box; either goes through a preset and back into the panel, and reaches the pipeline.
+    void colorRangeGoesThroughAPreset()
+    {
+        MainWindow window(testOptions());
+        ParametersPanel* panel = window.parametersPanel();
+        const double inf = std::numeric_limits<double>::infinity();
+        QCOMPARE(window.parameters().colorRange, 16.0);  // MapBounds' default
+        panel->colorRangeUnboundedBox()->setChecked(true);
+        QCOMPARE(window.parameters().colorRange, inf);
+        QVERIFY(!panel->colorRangeBox()->isEnabled());
+        QCOMPARE(window.parameters().recolorSettings().mapping.bounds.chromaLightnessRange, inf);
+        window.savePreset(QStringLiteral("split toning"));
+        panel->colorRangeUnboundedBox()->setChecked(false);
+        panel->colorRangeBox()->setValue(6);
+        QCOMPARE(window.parameters().colorRange, 6.0);
+        QCOMPARE(window.parameters().recolorSettings().mapping.bounds.chromaLightnessRange, 6.0);
+        window.savePreset(QStringLiteral("portrait"));
+
+        QVERIFY(window.applyPreset(QStringLiteral("split toning")));
+        QVERIFY(panel->colorRangeUnboundedBox()->isChecked());
+        QVERIFY(!panel->colorRangeBox()->isEnabled());
+        QCOMPARE(window.parameters().colorRange, inf);
+        QVERIFY(window.applyPreset(QStringLiteral("portrait")));
+        QVERIFY(!panel->colorRangeUnboundedBox()->isChecked());
+        QCOMPARE(panel->colorRangeBox()->value(), 6.0);
+        QCOMPARE(window.parameters().colorRange, 6.0);
     }
 
     void cancelMidRunRestoresTheUiAndKeepsTheResult()
