@@ -34,6 +34,16 @@ const params::Parameter& entry(const char* name) { return params::parameter(name
 void setRange(QSpinBox* box, const params::Parameter& p) { box->setRange(int(p.min), int(p.max)); }
 void setRange(QDoubleSpinBox* box, const params::Parameter& p) { box->setRange(p.min * p.scale(), p.max * p.scale()); }
 
+// A spin box over the table entry's range, with `decimals` places and steps of `step`.
+QDoubleSpinBox* numberBox(const params::Parameter& p, int decimals, double step)
+{
+    auto* box = new QDoubleSpinBox;
+    box->setDecimals(decimals);
+    setRange(box, p);
+    box->setSingleStep(step);
+    return box;
+}
+
 // The label of an entry's widget (its row, or a check box's text).
 QString titleOf(const char* name) { return QString::fromStdString(entry(name).studioTitle()); }
 
@@ -76,10 +86,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     mapForm->addRow(titleOf("fade"), strengthRow);
     m_luminance = new QCheckBox(titleOf("preserve-luminance"));
     mapForm->addRow(QString(), m_luminance);
-    m_smoothing = new QDoubleSpinBox;
-    setRange(m_smoothing, entry("smoothing"));
-    m_smoothing->setSingleStep(0.1);
-    m_smoothing->setDecimals(2);
+    m_smoothing = numberBox(entry("smoothing"), 2, 0.1);
     mapForm->addRow(titleOf("smoothing"), m_smoothing);
     QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue, entry("residual-match"));
     mapForm->addRow(titleOf("residual-match"), matchRow);
@@ -111,10 +118,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     lookForm->addRow(titleOf("protect-neutrals"), neutralRow);
     // The color's range along lightness: a number of Lab units, or no bound (inf) when unbounded is checked.
     auto* rangeRow = new QHBoxLayout;
-    m_colorRange = new QDoubleSpinBox;
-    m_colorRange->setDecimals(1);
-    setRange(m_colorRange, entry("color-range"));
-    m_colorRange->setSingleStep(2);
+    m_colorRange = numberBox(entry("color-range"), 1, 2);
     m_colorRangeUnbounded = new QCheckBox(tr("unbounded"));
     m_colorRangeUnbounded->setToolTip(tr("No bound on the color's range along lightness (inf): the look before the bound."));
     rangeRow->addWidget(m_colorRange, 1);
@@ -158,16 +162,10 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
 
     auto* transport = new QGroupBox(tr("Transport"));
     auto* form = new QFormLayout(transport);
-    m_eps = new QDoubleSpinBox;
-    m_eps->setDecimals(5);
-    setRange(m_eps, entry("eps"));
-    m_eps->setSingleStep(0.0005);
+    m_eps = numberBox(entry("eps"), 5, 0.0005);
     form->addRow(titleOf("eps"), m_eps);
     auto* tauRow = new QHBoxLayout;
-    m_tau = new QDoubleSpinBox;
-    m_tau->setDecimals(3);
-    setRange(m_tau, entry("adherence"));
-    m_tau->setSingleStep(0.1);
+    m_tau = numberBox(entry("adherence"), 3, 0.1);
     m_balanced = new QCheckBox(titleOf("balanced"));
     tauRow->addWidget(m_tau, 1);
     tauRow->addWidget(m_balanced);
@@ -180,10 +178,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     setRange(m_iterations, entry("max-iter"));
     m_iterations->setSingleStep(100);
     form->addRow(titleOf("max-iter"), m_iterations);
-    m_tolerance = new QDoubleSpinBox;
-    m_tolerance->setDecimals(8);
-    setRange(m_tolerance, entry("tol"));
-    m_tolerance->setSingleStep(1e-5);
+    m_tolerance = numberBox(entry("tol"), 8, 1e-5);
     form->addRow(titleOf("tol"), m_tolerance);
     m_solver = new QComboBox;
     form->addRow(titleOf("solver"), m_solver);
@@ -209,10 +204,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_epsScaling->setPrefix(tr("from "));
     m_epsScaling->setSuffix(tr(" x eps"));
     m_epsScaling->setSpecialValueText(tr("off"));
-    m_epsScalingFactor = new QDoubleSpinBox;
-    m_epsScalingFactor->setDecimals(2);
-    setRange(m_epsScalingFactor, entry("eps-scaling-factor"));
-    m_epsScalingFactor->setSingleStep(0.05);
+    m_epsScalingFactor = numberBox(entry("eps-scaling-factor"), 2, 0.05);
     m_epsScalingFactor->setPrefix(tr("x "));
     scalingRow->addWidget(m_epsScaling, 3);
     scalingRow->addWidget(m_epsScalingFactor, 2);
