@@ -229,6 +229,12 @@ SolveResult FusedRowBlockSolve::run(RowBlockReduction& loop, RowBlockReduction& 
     return runIn(m_k64, loop, other, mover);
 }
 
+RowSpan keptRowsOfMove(std::size_t oldFirst, std::size_t oldEnd, std::size_t first, std::size_t end)
+{
+    const std::size_t keptFirst = std::min(std::max(first, oldFirst), end);
+    return {keptFirst, std::max(keptFirst, std::min(end, oldEnd))};
+}
+
 template <typename T, typename Passes>
 void FusedRowBlockSolve::moveRows(const RowBlockMover::Move& move, RowBlockMover& mover, AlignedBuffer<T>& matrix,
                                   Passes& passes, RowBlockReduction& other, std::vector<double>& u)
@@ -240,7 +246,8 @@ void FusedRowBlockSolve::moveRows(const RowBlockMover::Move& move, RowBlockMover
     const std::size_t first = move.firstRow, end = first + move.rowCount;
     m_block = mover.rows(first, move.rowCount);
     // The rows this block had already keep their kernel rows; the others are built.
-    const std::size_t keptFirst = std::max(first, oldFirst), keptEnd = std::max(keptFirst, std::min(end, oldEnd));
+    const RowSpan kept = keptRowsOfMove(oldFirst, oldEnd, first, end);
+    const std::size_t keptFirst = kept.first, keptEnd = kept.end;
     AlignedBuffer<T> next;
     next.resize(move.rowCount * m_ld);
     if (keptEnd > keptFirst)

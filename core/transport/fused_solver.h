@@ -49,6 +49,16 @@ public:
     virtual void moved(double seconds) { (void)seconds; }
 };
 
+// The rows a block keeps when it moves from [oldFirst, oldEnd) to [first, end):
+// their overlap, or an empty range inside [first, end) when the block moved past
+// its old rows either way. The moved block builds [first, kept.first) and
+// [kept.end, end) and copies the kept rows' kernel.
+struct RowSpan {
+    std::size_t first = 0, end = 0;
+    bool operator==(const RowSpan&) const = default;
+};
+RowSpan keptRowsOfMove(std::size_t oldFirst, std::size_t oldEnd, std::size_t first, std::size_t end);
+
 // This process's share of a `fused` solve distributed by rows (uot-mpi): each
 // process holds a contiguous block of rows of C (possibly none), the a of its
 // rows and the whole b. Every process runs the same single-pass kernel on its
