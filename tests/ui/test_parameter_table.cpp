@@ -31,6 +31,7 @@
 #include "ui/parameters_panel.h"
 #include "ui/studio_parameters.h"
 #include "ui/studio_save_options.h"
+#include "tests/ui/studio_test_options.h"
 
 using namespace uot;
 using namespace uot::ui;
@@ -172,9 +173,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QCoreApplication::setOrganizationName("UOT-test");
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+        useIsolatedSettings(m_dir.path(), "parameter-table");
     }
 
     void init() { QCoreApplication::setApplicationName(QStringLiteral("parameter-table-%1").arg(++m_case)); }
