@@ -16,7 +16,7 @@ option(UOT_FUZZ "Build the libFuzzer targets of tests/fuzz (clang; best with UOT
 # build-tsan/). scripts/setup.sh builds only the target uot_sanitize_suite, which
 # depends on these tests' executables and on UOT_SANITIZE_TARGETS (what they run).
 # ASan + UBSan: the Qt-free suites (solvers, npy, colour, pipeline, image I/O and
-# batch engine, the CLI end to end) and the fuzz targets' short runs. Left out:
+# batch engine, the CLI end to end, the row blocks that move between threads) and the fuzz targets' short runs. Left out:
 # test_solver_memory and test_perf, which measure the process's resident memory
 # (ASan's shadow memory and quarantine change it), test_acceleration (about 2.5
 # minutes under ASan on 2 cores; its solver code also runs in test_cpu_solvers and
@@ -25,7 +25,8 @@ set(UOT_SANITIZE_TESTS_ADDRESS
     test_reference_solver test_cpu_solvers test_row_kernels test_npy_io test_mapreduce_solver
     test_color test_guided_filter test_marginal_match test_quality_metrics test_cube_lut test_pipeline test_imageio
     test_compression_blocks test_gpu_traffic test_solver_registry test_cli_recolor_batch test_bench_command
-    test_look_fit test_map_regularizer test_artifact_metrics test_atomic_file test_output_set test_json_text)
+    test_look_fit test_map_regularizer test_artifact_metrics test_atomic_file test_output_set test_json_text
+    test_row_block_reduction)
 # TSan: the batch engine's std::thread workers (test_imageio), the pipeline and
 # the solvers' OpenMP loops with cancellation from another thread (test_pipeline,
 # test_cpu_solvers), the studio's worker (test_solve_worker) and its

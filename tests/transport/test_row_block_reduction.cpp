@@ -8,16 +8,24 @@
 // And the driver's deferred check over row blocks (scaling_loop.h): one block holding
 // every row, through a transport that records its calls, gives the single-process
 // iterates (to 1e-12, same iteration count) while a check's reduction is in flight
-// during the next pass's column reduction.
+// during the next pass's column reduction. And rows that move between blocks at the
+// checks (uot-mpi --balance): three blocks on three threads, moved by a script that
+// makes a block jump below and above its old rows and leaves one with no rows, give
+// the single-process iterates and iteration count.
 
 #include <QTest>
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/transport/fused_solver.h"
@@ -107,6 +115,94 @@ private:
     }
     std::vector<const double*> m_open;
     std::vector<int> m_sumsWhileOpen = std::vector<int>(1, 0);
+};
+
+// Blocks of one problem solved on threads of this process: every reduction is the
+// element-wise sum / maximum of all threads' values, taken in block order, so every
+// thread gets the same result (a stand-in for uot-mpi's transport).
+// A thread that fails leaves the rendezvous (leave()); the others then fail at their
+// next reduction instead of waiting for it.
+struct ThreadRendezvous {
+    explicit ThreadRendezvous(int blocks) : sync(blocks), parts(static_cast<std::size_t>(blocks)) {}
+    void leave()
+    {
+        failed = true;
+        sync.arrive_and_drop();
+    }
+    std::barrier<> sync;
+    std::vector<std::vector<double>> parts;
+    std::atomic<bool> failed = false;
+};
+
+class ThreadBlocks final : public RowBlockReduction {
+public:
+    ThreadBlocks(ThreadRendezvous& rendezvous, int block) : m_all(rendezvous), m_block(block) {}
+    using RowBlockReduction::max;
+    using RowBlockReduction::sum;
+    void sum(std::span<double> values) override { combine(values, false); }
+    void max(std::span<double> values) override { combine(values, true); }
+
+private:
+    void combine(std::span<double> values, bool isMax)
+    {
+        m_all.parts[static_cast<std::size_t>(m_block)].assign(values.begin(), values.end());
+        m_all.sync.arrive_and_wait();
+        if (m_all.failed) throw std::runtime_error("another block failed");
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            double v = m_all.parts[0][k];
+            for (std::size_t p = 1; p < m_all.parts.size(); ++p)
+                v = isMax ? std::max(v, m_all.parts[p][k]) : v + m_all.parts[p][k];
+            values[k] = v;
+        }
+        m_all.sync.arrive_and_wait();  // nobody writes its slot before everyone has read
+    }
+    ThreadRendezvous& m_all;
+    int m_block;
+};
+
+// Rows of a dense problem [first, first + count), the rest of it as it is.
+UotProblem rowsOfDense(const UotProblem& whole, std::size_t first, std::size_t count)
+{
+    const DenseCost& dense = std::get<DenseCost>(whole.cost);
+    DenseCost rows = dense;
+    rows.f64 = dense.f64 + first * dense.cols;
+    rows.rows = count;
+    UotProblem block = whole;
+    block.cost = rows;
+    block.a = whole.a.subspan(first, count);
+    return block;
+}
+
+// Moves block `block` to the bounds of the script's next entry at each check
+// (bounds[k] = first row of block k, a last entry = all rows), then stays.
+class ScriptedMover final : public RowBlockMover {
+public:
+    ScriptedMover(const UotProblem& whole, std::vector<std::vector<std::size_t>> script, int block)
+        : m_whole(whole), m_script(std::move(script)), m_block(static_cast<std::size_t>(block))
+    {
+    }
+    Move plan(int iteration) override
+    {
+        (void)iteration;
+        Move move;
+        if (m_next >= m_script.size()) return move;
+        const std::vector<std::size_t>& bounds = m_script[m_next++];
+        move.moved = true;
+        move.firstRow = bounds[m_block];
+        move.rowCount = bounds[m_block + 1] - bounds[m_block];
+        return move;
+    }
+    UotProblem rows(std::size_t firstRow, std::size_t rowCount) override
+    {
+        return rowsOfDense(m_whole, firstRow, rowCount);
+    }
+    std::size_t movesMade() const { return m_next; }
+
+private:
+    const UotProblem& m_whole;
+    std::vector<std::vector<std::size_t>> m_script;
+    std::size_t m_block;
+    std::size_t m_next = 0;
 };
 
 }  // namespace
@@ -272,6 +368,88 @@ private slots:
         // The column sums of a pass (n + 2 values) ran while the previous step's
         // check was in flight: once per iteration after the first.
         QCOMPARE(blocks.sumsWhileOpen(n + 2), blocked.iterations);
+    }
+
+    void rowsMovedAtTheChecksKeepTheIterates_data()
+    {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("plain") << static_cast<int>(IterationMode::Plain);
+        QTest::newRow("translation-invariant, auto relaxation") << static_cast<int>(IterationMode::TranslationInvariant);
+    }
+
+    void rowsMovedAtTheChecksKeepTheIterates()
+    {
+        QFETCH(int, mode);
+        constexpr std::size_t m = 30, n = 17;
+        constexpr int blocks = 3;
+        std::mt19937_64 rng(11);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        std::vector<double> cost(m * n), a(m), b(n);
+        for (double& c : cost) c = unit(rng);
+        for (double& w : a) w = (0.5 + unit(rng)) / m;
+        for (double& w : b) w = (0.5 + unit(rng)) * 1.3 / n;
+        DenseCost dense;
+        dense.f64 = cost.data();
+        dense.rows = m;
+        dense.cols = n;
+        UotProblem problem;
+        problem.cost = dense;
+        problem.a = a;
+        problem.b = b;
+        problem.eps = 0.02;
+        SolveOptions options;
+        options.precision = Precision::Fp64;
+        options.mode = static_cast<IterationMode>(mode);
+        options.acceleration = options.mode == IterationMode::Plain ? Acceleration::None : Acceleration::Auto;
+        options.tolerance = 1e-11;
+        options.threads = 1;
+        options.checkEvery = 2;
+        options.maxIterations = 20000;
+        const SolveResult single = FusedSolver().solve(problem, options, SolveControl{});
+        QVERIFY(single.converged);
+        QVERIFY2(single.iterations > 8, "the solve must reach the script's last check");
+
+        // Block 1 jumps below its old rows ([10, 20) to [2, 5): the move that once built
+        // 8 rows into a block of 3), then above them ([2, 5) to [25, 28)), then has no rows.
+        const std::vector<std::size_t> start = {0, 10, 20, m};
+        const std::vector<std::vector<std::size_t>> script = {
+            {0, 2, 5, m}, {0, 25, 28, m}, {0, 29, 29, m}, {0, 12, 21, m}};
+        ThreadRendezvous rendezvous(blocks);
+        std::vector<SolveResult> results(blocks);
+        std::vector<std::size_t> moves(blocks, 0);
+        std::vector<std::exception_ptr> errors(blocks);
+        std::vector<std::thread> threads;
+        for (int k = 0; k < blocks; ++k)
+            threads.emplace_back([&, k] {
+                try {
+                    const std::size_t kk = static_cast<std::size_t>(k);
+                    RowBlock where;
+                    where.firstRow = start[kk];
+                    where.allA = a;
+                    ThreadBlocks transport(rendezvous, k);
+                    ScriptedMover mover(problem, script, k);
+                    results[kk] = FusedRowBlockSolve(rowsOfDense(problem, start[kk], start[kk + 1] - start[kk]), where,
+                                                     options)
+                                      .run(transport, transport, &mover);
+                    moves[kk] = mover.movesMade();
+                } catch (...) {
+                    errors[static_cast<std::size_t>(k)] = std::current_exception();
+                    rendezvous.leave();
+                }
+            });
+        for (std::thread& t : threads) t.join();
+        for (const std::exception_ptr& e : errors)
+            if (e) std::rethrow_exception(e);
+        for (int k = 0; k < blocks; ++k) {
+            const SolveResult& r = results[static_cast<std::size_t>(k)];
+            QCOMPARE(moves[static_cast<std::size_t>(k)], script.size());
+            QVERIFY(r.converged);
+            QCOMPARE(r.iterations, single.iterations);
+            QCOMPARE(r.logU.size(), m);
+            for (std::size_t i = 0; i < m; ++i) UOT_QCOMPARE_CLOSE(r.logU[i], single.logU[i], 1e-12);
+            for (std::size_t j = 0; j < n; ++j) UOT_QCOMPARE_CLOSE(r.logV[j], single.logV[j], 1e-12);
+            UOT_QCOMPARE_CLOSE(r.mass, single.mass, 1e-12);
+        }
     }
 };
 
