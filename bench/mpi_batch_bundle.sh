@@ -13,7 +13,10 @@
 #   batch-cpu  8 ranks against one (--threads 1 per rank), and 8 ranks of 2 threads
 #              against one rank of 16, 40 photos;
 #   batch-gpu  2 ranks on two GPUs against one rank, 100 photos (each of the 20 five
-#              times), with the whole node and with 16 vCPUs a rank;
+#              times), with the whole node and with 16 vCPUs a rank (placed, and by
+#              --map-by slot:PE=16, which needs no probe);
+#   host-cpu   the host CPU an image of the GPU path: one rank of one thread over the
+#              40 photos, user + sys of the whole mpirun (start-up included);
 #   spread     (not by default) the read bandwidth and the 16384^2 scaling with the ranks
 #              spread over the sockets/NUMA nodes, and --balance with rows moving.
 #
@@ -65,12 +68,12 @@ cat > "$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Issues 24 and 29 on this host, with and without placement on distinct physical cores
 # (bench/mpi_batch_bundle.sh made this folder; docs/mpi.md, "Placement"); logs under $OUT.
-# STEPS picks the parts (default: probe scaling batch-cpu batch-gpu); the placed runs
+# STEPS picks the parts (default: probe scaling batch-cpu batch-gpu host-cpu); the placed runs
 # need the probe's pairs ($OUT/probe/pairs.json).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/out}
-steps=" ${STEPS:-probe scaling batch-cpu batch-gpu} "
+steps=" ${STEPS:-probe scaling batch-cpu batch-gpu host-cpu} "
 mkdir -p "$out"
 work=$(mktemp -d)
 mkdir -p "$work/gpu" "$work/cpu"
@@ -155,6 +158,14 @@ if [[ $steps == *" batch-gpu "* ]]; then
     --batch-args "--device gpu --gpu-batch 16"
   batch --inputs "$work/gpu" --ranks 1,2 --placement "$pairs" --placement-per-rank 16 --placement-layout 2 \
     --mpirun-args "$x -x NCCL_NVLS_ENABLE" --batch-args "--device gpu --gpu-batch 16 --threads 16"
+  batch --inputs "$work/gpu" --ranks 1,2 --mpirun-args "$x -x NCCL_NVLS_ENABLE --map-by slot:PE=16 --bind-to core" \
+    --batch-args "--device gpu --gpu-batch 16 --threads 16"
+fi
+if [[ $steps == *" host-cpu "* ]]; then
+  TIMEFORMAT="host CPU of the GPU path, one rank, --threads 1, 40 photos: wall %R s, user %U s, sys %S s"
+  { time timeout 100 mpirun --allow-run-as-root -np 1 $x -x NCCL_NVLS_ENABLE --bind-to none "$um" batch \
+      "$here/reference.jpg" "$work/cpu" --out-dir "$work/host_cpu" --device gpu --gpu-batch 16 --threads 1 \
+      > /dev/null 2> "$out/host_cpu.err"; } 2>&1 | tee -a "$out/host_cpu.txt"
 fi
 rm -rf "$work"
 RUN

@@ -16,6 +16,8 @@
 
 #include "core/color/color_map_inline.h"
 #include "core/color/color_space_inline.h"
+#include "core/color/look_lattice.h"
+#include "core/color/marginal_match.h"
 #include "core/transport/uot_error.h"
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_backend.h"
@@ -24,6 +26,16 @@ namespace uot::gpu {
 
 using detail::DeviceBuffer;
 using detail::Stream;
+
+// The fold's conjugate gradients (look_fit.cpp's solveConjugateGradients, one system per
+// channel sharing the 27-point matrix, Jacobi-preconditioned, from the prior) on the device,
+// the scalars kept there so that the host waits once, at the end. An iteration after
+// convergence changes nothing (`done`).
+struct FoldScalars {
+    double rz[3], bNorm[3], pq[3], rr[3], rzNew[3], beta[3];
+    double tolerance2;
+    int done;
+};
 
 namespace {
 
@@ -200,6 +212,228 @@ __global__ void sampleMappedKernel(ComposeParams prm, const float* __restrict__ 
     for (int k = 0; k < 3; ++k) o[k] = c[k] + d[k];
 }
 
+// The lattice of the fold (fitLatticeToField) as the device sees it: nodes per axis
+// and each working-space coordinate's range over the lattice (the cube's domain).
+struct FoldLattice {
+    int size;
+    double lo[3], hi[3];
+};
+
+// One sampled pixel's part of the fold's normal equations (look_fit.cpp's accumulate
+// for the lattice as a cube): its target is the field's displacement, (c + d) - c as
+// fitLatticeToField computes it from the sampled colours; its trilinear stencil is
+// cubeStencil's, the cube's channel 0 being the lattice's last coordinate.
+__global__ void foldEquationsKernel(ComposeParams prm, const float* __restrict__ colors, const float* __restrict__ coef,
+                                    int step, int sampleCols, FoldLattice lat, double* __restrict__ matrix,
+                                    double* __restrict__ rhs)
+{
+    const int sx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int sy = blockIdx.y;
+    const int x = sx * step, y = sy * step;
+    if (sx >= sampleCols || y >= prm.height) return;
+    const float* c = colors + 3 * (static_cast<std::size_t>(y) * prm.width + x);
+    float d[3];
+    displacementAt(prm, x, y, c, coef, nullptr, d);
+    float t[3];
+    int cell[3];
+    float f[3];
+    const int n = lat.size;
+    for (int a = 0; a < 3; ++a) {
+        const float mapped = c[a] + d[a];
+        t[a] = mapped - c[a];
+        const double u = fmin(fmax((c[a] - lat.lo[a]) / (lat.hi[a] - lat.lo[a]) * (n - 1), 0.0), static_cast<double>(n - 1));
+        cell[a] = min(static_cast<int>(u), n - 2);
+        f[a] = static_cast<float>(u - cell[a]);
+    }
+    // Corner k = (d2, d1, d0) bits (the cube's r, g, b order): offset along each coordinate.
+    float w[8];
+    std::size_t node[8];
+    for (int k = 0; k < 8; ++k) {
+        const int o0 = (k >> 2) & 1, o1 = (k >> 1) & 1, o2 = k & 1;
+        w[k] = (o2 ? f[2] : 1 - f[2]) * (o1 ? f[1] : 1 - f[1]) * (o0 ? f[0] : 1 - f[0]);
+        node[k] = (static_cast<std::size_t>(cell[0] + o0) * n + (cell[1] + o1)) * n + (cell[2] + o2);
+    }
+    for (int i = 0; i < 8; ++i) {
+        const double wi = w[i];
+        if (wi == 0.0) continue;
+        double* row = matrix + node[i] * 27;
+        for (int j = 0; j < 8; ++j) {
+            const int slot = (((j >> 2) & 1) - ((i >> 2) & 1) + 1) * 9 + (((j >> 1) & 1) - ((i >> 1) & 1) + 1) * 3 +
+                             ((j & 1) - (i & 1) + 1);
+            atomicAdd(row + slot, wi * w[j]);
+        }
+        for (int a = 0; a < 3; ++a) atomicAdd(rhs + node[i] * 3 + a, wi * t[a]);
+    }
+}
+
+// Per-block minimum and maximum of each channel of n colours (3 floats each):
+// partial[6 * block + c] the minimum of channel c, partial[6 * block + 3 + c] its maximum.
+__global__ void channelRangeKernel(const float* __restrict__ colors, std::size_t n, float* __restrict__ partial)
+{
+    __shared__ float lo[3][kThreads], hi[3][kThreads];
+    float l[3] = {colors[0], colors[1], colors[2]}, h[3] = {l[0], l[1], l[2]};
+    for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n;
+         k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        for (int c = 0; c < 3; ++c) l[c] = fminf(l[c], colors[3 * k + c]), h[c] = fmaxf(h[c], colors[3 * k + c]);
+    for (int c = 0; c < 3; ++c) lo[c][threadIdx.x] = l[c], hi[c][threadIdx.x] = h[c];
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half)
+            for (int c = 0; c < 3; ++c) {
+                lo[c][threadIdx.x] = fminf(lo[c][threadIdx.x], lo[c][threadIdx.x + half]);
+                hi[c][threadIdx.x] = fmaxf(hi[c][threadIdx.x], hi[c][threadIdx.x + half]);
+            }
+        __syncthreads();
+    }
+    if (threadIdx.x < 3) {
+        partial[6 * blockIdx.x + threadIdx.x] = lo[threadIdx.x][0];
+        partial[6 * blockIdx.x + 3 + threadIdx.x] = hi[threadIdx.x][0];
+    }
+}
+
+// The histogram of channel blockIdx.y of n colours over [lo, lo + bins * width)
+// (channelQuantiles' bins: the index of (v - lo) / width, clamped), counted in
+// shared memory per block and added into counts[channel * bins + bin].
+struct HistogramRange {
+    float lo[3];
+    double width[3];
+};
+
+__global__ void channelHistogramKernel(const float* __restrict__ colors, std::size_t n, HistogramRange range, int bins,
+                                       unsigned long long* __restrict__ counts)
+{
+    extern __shared__ unsigned int local[];
+    const int c = blockIdx.y;
+    for (int b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
+    __syncthreads();
+    for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n;
+         k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const double u = (colors[3 * k + c] - range.lo[c]) / range.width[c];
+        atomicAdd(&local[min(max(static_cast<int>(u), 0), bins - 1)], 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < bins; b += blockDim.x)
+        if (local[b]) atomicAdd(&counts[static_cast<std::size_t>(c) * bins + b], static_cast<unsigned long long>(local[b]));
+}
+
+// Adds the three values of each thread into sum[0..2] (warp shuffles, then one atomic add a warp).
+__device__ void addToSums(double v0, double v1, double v2, double* sum)
+{
+    for (int o = 16; o > 0; o /= 2) {
+        v0 += __shfl_down_sync(0xffffffffu, v0, o);
+        v1 += __shfl_down_sync(0xffffffffu, v1, o);
+        v2 += __shfl_down_sync(0xffffffffu, v2, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(sum, v0);
+        atomicAdd(sum + 1, v1);
+        atomicAdd(sum + 2, v2);
+    }
+}
+
+// y = A x over the 27-point stencil, three channels (look_fit.cpp's multiply).
+__global__ void foldMultiplyKernel(const double* __restrict__ matrix, int n, const double* __restrict__ x,
+                                   double* __restrict__ y, const FoldScalars* sc)
+{
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t nodes = static_cast<std::size_t>(n) * n * n;
+    if (i >= nodes || sc->done) return;
+    const int c0 = static_cast<int>(i / (static_cast<std::size_t>(n) * n)), c1 = static_cast<int>((i / n) % n),
+              c2 = static_cast<int>(i % n);
+    double acc[3] = {0, 0, 0};
+    const double* row = matrix + i * 27;
+    for (int d0 = -1; d0 <= 1; ++d0) {
+        if (c0 + d0 < 0 || c0 + d0 >= n) continue;
+        for (int d1 = -1; d1 <= 1; ++d1) {
+            if (c1 + d1 < 0 || c1 + d1 >= n) continue;
+            for (int d2 = -1; d2 <= 1; ++d2) {
+                if (c2 + d2 < 0 || c2 + d2 >= n) continue;
+                const double w = row[(d0 + 1) * 9 + (d1 + 1) * 3 + (d2 + 1)];
+                if (w == 0.0) continue;
+                const std::size_t m = (static_cast<std::size_t>(c0 + d0) * n + (c1 + d1)) * n + (c2 + d2);
+                for (int a = 0; a < 3; ++a) acc[a] += w * x[m * 3 + a];
+            }
+        }
+    }
+    for (int a = 0; a < 3; ++a) y[i * 3 + a] = acc[a];
+}
+
+// r = b - A x, z = r / diag, p = z; rz and |b|^2 per channel.
+__global__ void foldStartKernel(const double* __restrict__ matrix, const double* __restrict__ rhs, std::size_t nodes,
+                                const double* __restrict__ q, double* __restrict__ r, double* __restrict__ z,
+                                double* __restrict__ p, FoldScalars* sc)
+{
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    double rz[3] = {0, 0, 0}, bb[3] = {0, 0, 0};
+    if (i < nodes)
+        for (int a = 0; a < 3; ++a) {
+            const std::size_t k = i * 3 + a;
+            r[k] = rhs[k] - q[k];
+            z[k] = r[k] / matrix[i * 27 + 13];
+            p[k] = z[k];
+            rz[a] = r[k] * z[k];
+            bb[a] = rhs[k] * rhs[k];
+        }
+    addToSums(rz[0], rz[1], rz[2], sc->rz);
+    addToSums(bb[0], bb[1], bb[2], sc->bNorm);
+}
+
+// p . q per channel.
+__global__ void foldDotKernel(const double* __restrict__ p, const double* __restrict__ q, std::size_t nodes, FoldScalars* sc)
+{
+    if (sc->done) return;
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    double v[3] = {0, 0, 0};
+    if (i < nodes)
+        for (int a = 0; a < 3; ++a) v[a] = p[i * 3 + a] * q[i * 3 + a];
+    addToSums(v[0], v[1], v[2], sc->pq);
+}
+
+// x += alpha p, r -= alpha q, z = r / diag; |r|^2 and r . z per channel.
+__global__ void foldUpdateKernel(const double* __restrict__ matrix, std::size_t nodes, const double* __restrict__ p,
+                                 const double* __restrict__ q, double* __restrict__ x, double* __restrict__ r,
+                                 double* __restrict__ z, FoldScalars* sc)
+{
+    if (sc->done) return;
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    double rr[3] = {0, 0, 0}, rz[3] = {0, 0, 0};
+    if (i < nodes)
+        for (int a = 0; a < 3; ++a) {
+            const double alpha = sc->pq[a] > 0 ? sc->rz[a] / sc->pq[a] : 0.0;
+            const std::size_t k = i * 3 + a;
+            x[k] += alpha * p[k];
+            r[k] -= alpha * q[k];
+            z[k] = r[k] / matrix[i * 27 + 13];
+            rr[a] = r[k] * r[k];
+            rz[a] = r[k] * z[k];
+        }
+    addToSums(rr[0], rr[1], rr[2], sc->rr);
+    addToSums(rz[0], rz[1], rz[2], sc->rzNew);
+}
+
+// The convergence test and the next direction's weight; the sums of the next iteration cleared.
+__global__ void foldScalarsKernel(FoldScalars* sc)
+{
+    if (sc->done) return;
+    bool done = true;
+    for (int a = 0; a < 3; ++a) done = done && sc->rr[a] <= sc->tolerance2 * fmax(sc->bNorm[a], 1e-300);
+    for (int a = 0; a < 3; ++a) {
+        sc->beta[a] = sc->rz[a] > 0 ? sc->rzNew[a] / sc->rz[a] : 0.0;
+        sc->rz[a] = sc->rzNew[a];
+        sc->pq[a] = sc->rr[a] = sc->rzNew[a] = 0;
+    }
+    sc->done = done ? 1 : 0;
+}
+
+// p = z + beta p.
+__global__ void foldDirectionKernel(const double* __restrict__ z, std::size_t nodes, double* __restrict__ p,
+                                    const FoldScalars* sc)
+{
+    if (sc->done) return;
+    const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k < 3 * nodes) p[k] = z[k] + sc->beta[k % 3] * p[k];
+}
+
 template <typename Sample>
 __global__ void composeKernel(ComposeParams prm, const float* __restrict__ colors, const Sample* __restrict__ source,
                               const float* __restrict__ coef, const float* __restrict__ lut,
@@ -261,6 +495,10 @@ struct ColorMapper::Impl {
     DeviceBuffer<std::uint8_t> pixels, output;
     DeviceBuffer<float> colors, lowColors, lowGuide, coef, lut, packed, packedMean, scratch, coefRaw,
         samples;
+    DeviceBuffer<double> foldMatrix, foldRhs, foldX, foldR, foldZ, foldP, foldQ;
+    DeviceBuffer<FoldScalars> foldScalars;
+    DeviceBuffer<float> rangePartial;
+    DeviceBuffer<unsigned long long> histogram;
     int lowWidth = 0, lowHeight = 0, lowSubsample = 0;  // of the block means on the device
     Staging upStage, downStage;
     bool hasSource = false;
@@ -502,24 +740,151 @@ void uploadDisplacement(ColorMapper::Impl& m, const DisplacementLut& lut, const 
 
 }  // namespace
 
+namespace {
+
+// The transferred colours on the grid of `step` into m.samples (sampleMappedColors' layout); their count.
+std::size_t sampleOnDevice(ColorMapper::Impl& m, const DisplacementLut& lut, const DisplacementField& field, int step,
+                           cudaStream_t st)
+{
+    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::sampleMapped: no source set");
+    if (step < 1) throw Error(ErrorCode::InvalidArgument, "sampleMappedColors: invalid size or step");
+    ComposeParams prm{};
+    uploadDisplacement(m, lut, field, prm, st);
+    const int cols = (m.width + step - 1) / step, rows = (m.height + step - 1) / step;
+    const std::size_t n = static_cast<std::size_t>(cols) * rows;
+    m.samples.ensure(3 * n);
+    sampleMappedKernel<<<dim3((cols + 127) / 128, rows), 128, 0, st>>>(prm, m.colors.get(), m.coef.get(), m.lut.get(),
+                                                                     step, cols, m.samples.get());
+    UOT_CUDA_CHECK_LAUNCH();
+    return n;
+}
+
+}  // namespace
+
 std::vector<float> ColorMapper::sampleMapped(const DisplacementLut& lut, const DisplacementField& field, int step)
 {
     Impl& m = *m_impl;
-    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::sampleMapped: no source set");
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+    const std::size_t n = 3 * sampleOnDevice(m, lut, field, step, st);
+    std::vector<float> out(n);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.samples.get(), n * sizeof(float), cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    return out;
+}
+
+ChannelQuantiles ColorMapper::sampledQuantiles(const DisplacementLut& lut, const DisplacementField& field, int step,
+                                               int levels, int bins)
+{
+    if (levels < 2 || bins < 1)
+        throw Error(ErrorCode::InvalidArgument, "channelQuantiles: levels must be >= 2, bins and stride >= 1");
+    Impl& m = *m_impl;
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+    const std::size_t n = sampleOnDevice(m, lut, field, step, st);
+    const unsigned blocks = std::max(1u, std::min(blocksFor(n), 512u));
+    m.rangePartial.ensure(6 * static_cast<std::size_t>(blocks));
+    channelRangeKernel<<<blocks, kThreads, 0, st>>>(m.samples.get(), n, m.rangePartial.get());
+    UOT_CUDA_CHECK_LAUNCH();
+    std::vector<float> partial(6 * static_cast<std::size_t>(blocks));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(partial.data(), m.rangePartial.get(), partial.size() * sizeof(float),
+                                   cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    float lo[3], hi[3];
+    for (int c = 0; c < 3; ++c) {
+        lo[c] = partial[c], hi[c] = partial[3 + c];
+        for (unsigned b = 1; b < blocks; ++b)
+            lo[c] = std::min(lo[c], partial[6 * b + c]), hi[c] = std::max(hi[c], partial[6 * b + 3 + c]);
+    }
+    HistogramRange range{};
+    for (int c = 0; c < 3; ++c) range.lo[c] = lo[c], range.width[c] = (static_cast<double>(hi[c]) - lo[c]) / bins;
+    const std::size_t cells = 3 * static_cast<std::size_t>(bins);
+    m.histogram.ensure(cells);
+    UOT_CUDA_CHECK(cudaMemsetAsync(m.histogram.get(), 0, cells * sizeof(unsigned long long), st));
+    const std::size_t shared = static_cast<std::size_t>(bins) * sizeof(unsigned int);
+    if (shared > 48 * 1024) throw Error(ErrorCode::InvalidArgument, "sampledQuantiles: at most 12288 bins on the device");
+    channelHistogramKernel<<<dim3(std::max(1u, std::min(blocksFor(n), 256u)), 3), kThreads, shared, st>>>(
+        m.samples.get(), n, range, bins, m.histogram.get());
+    UOT_CUDA_CHECK_LAUNCH();
+    std::vector<unsigned long long> counts(cells);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(counts.data(), m.histogram.get(), cells * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    ChannelQuantiles out;
+    for (int c = 0; c < 3; ++c) {
+        std::vector<double> histogram(static_cast<std::size_t>(bins), 0.0);
+        if (hi[c] > lo[c])
+            for (int b = 0; b < bins; ++b) histogram[static_cast<std::size_t>(b)] = static_cast<double>(counts[c * bins + b]);
+        out.q[c] = quantilesFromHistogram(lo[c], hi[c], histogram, static_cast<double>(n), levels);
+    }
+    return out;
+}
+
+DisplacementLut ColorMapper::foldLattice(const DisplacementLut& prior, const DisplacementField& field, int step,
+                                         const LatticeFieldFit& weights)
+{
+    Impl& m = *m_impl;
+    if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::foldLattice: no source set");
+    const std::size_t nodes = static_cast<std::size_t>(prior.size) * prior.size * prior.size;
+    if (!field.smoothed || prior.size < 2 || prior.values.size() != 3 * nodes)
+        throw Error(ErrorCode::InvalidArgument, "fitLatticeToField: needs a smoothed field and a full prior lattice");
     if (step < 1) throw Error(ErrorCode::InvalidArgument, "sampleMappedColors: invalid size or step");
     detail::DeviceGuard guard(m.device);
     cudaStream_t st = m.stream.get();
     ComposeParams prm{};
-    uploadDisplacement(m, lut, field, prm, st);
+    uploadDisplacement(m, prior, field, prm, st);
+    FoldLattice lat{};
+    lat.size = prior.size;
+    for (int a = 0; a < 3; ++a) {
+        lat.lo[a] = prior.lo[a];
+        lat.hi[a] = prior.lo[a] + (prior.size - 1) * prior.step[a];  // look_lattice.cpp's cube domain
+    }
+    const std::size_t matrixBytes = 27 * nodes * sizeof(double), vectorBytes = 3 * nodes * sizeof(double);
+    m.foldMatrix.ensure(27 * nodes);
+    m.foldRhs.ensure(3 * nodes);
+    UOT_CUDA_CHECK(cudaMemsetAsync(m.foldMatrix.get(), 0, matrixBytes, st));
+    UOT_CUDA_CHECK(cudaMemsetAsync(m.foldRhs.get(), 0, vectorBytes, st));
     const int cols = (m.width + step - 1) / step, rows = (m.height + step - 1) / step;
-    const std::size_t n = 3 * static_cast<std::size_t>(cols) * rows;
-    m.samples.ensure(n);
-    sampleMappedKernel<<<dim3((cols + 127) / 128, rows), 128, 0, st>>>(prm, m.colors.get(), m.coef.get(), m.lut.get(),
-                                                                     step, cols, m.samples.get());
+    foldEquationsKernel<<<dim3((cols + 127) / 128, rows), 128, 0, st>>>(prm, m.colors.get(), m.coef.get(), step, cols, lat,
+                                                                      m.foldMatrix.get(), m.foldRhs.get());
     UOT_CUDA_CHECK_LAUNCH();
-    std::vector<float> out(n);
-    UOT_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.samples.get(), n * sizeof(float), cudaMemcpyDeviceToHost, st));
+    // The regularisers on the host (a lattice-sized pass; look_fit.cpp's one definition).
+    LookNormalEquations eq;
+    eq.matrix.resize(27 * nodes);
+    eq.rhs.resize(3 * nodes);
+    eq.samples = static_cast<std::size_t>(cols) * rows;
+    UOT_CUDA_CHECK(cudaMemcpyAsync(eq.matrix.data(), m.foldMatrix.get(), matrixBytes, cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(eq.rhs.data(), m.foldRhs.get(), vectorBytes, cudaMemcpyDeviceToHost, st));
     UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    eq = latticeFoldSystem(prior, std::move(eq), weights);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m.foldMatrix.get(), eq.matrix.data(), matrixBytes, cudaMemcpyHostToDevice, st));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m.foldRhs.get(), eq.rhs.data(), vectorBytes, cudaMemcpyHostToDevice, st));
+    // The conjugate gradients from the prior.
+    std::vector<double> x(prior.values.begin(), prior.values.end());
+    for (DeviceBuffer<double>* b : {&m.foldX, &m.foldR, &m.foldZ, &m.foldP, &m.foldQ}) b->ensure(3 * nodes);
+    m.foldScalars.ensure(1);
+    FoldScalars start{};
+    start.tolerance2 = kFoldTolerance * kFoldTolerance;
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m.foldX.get(), x.data(), vectorBytes, cudaMemcpyHostToDevice, st));
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m.foldScalars.get(), &start, sizeof start, cudaMemcpyHostToDevice, st));
+    const unsigned nodeBlocks = blocksFor(nodes);
+    FoldScalars* sc = m.foldScalars.get();
+    foldMultiplyKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), prior.size, m.foldX.get(), m.foldQ.get(), sc);
+    foldStartKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), m.foldRhs.get(), nodes, m.foldQ.get(),
+                                                     m.foldR.get(), m.foldZ.get(), m.foldP.get(), sc);
+    for (int iteration = 0; iteration < kFoldIterations; ++iteration) {
+        foldMultiplyKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), prior.size, m.foldP.get(), m.foldQ.get(), sc);
+        foldDotKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldP.get(), m.foldQ.get(), nodes, sc);
+        foldUpdateKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), nodes, m.foldP.get(), m.foldQ.get(),
+                                                          m.foldX.get(), m.foldR.get(), m.foldZ.get(), sc);
+        foldScalarsKernel<<<1, 1, 0, st>>>(sc);
+        foldDirectionKernel<<<blocksFor(3 * nodes), kThreads, 0, st>>>(m.foldZ.get(), nodes, m.foldP.get(), sc);
+    }
+    UOT_CUDA_CHECK_LAUNCH();
+    UOT_CUDA_CHECK(cudaMemcpyAsync(x.data(), m.foldX.get(), vectorBytes, cudaMemcpyDeviceToHost, st));
+    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    DisplacementLut out = prior;
+    for (std::size_t i = 0; i < x.size(); ++i) out.values[i] = std::isfinite(x[i]) ? static_cast<float>(x[i]) : prior.values[i];
     return out;
 }
 

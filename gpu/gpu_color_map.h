@@ -9,7 +9,9 @@
 // the conversion), sRGB decoding and the conversion to the working space, the
 // block means of the fast guided filter, and the composition (displacement from
 // the guided-filter coefficients or the LUT, strength, preserve luminance, gamut,
-// sRGB encoding, alpha copy), then the download of the result. The small stages
+// sRGB encoding, alpha copy), then the download of the result; the residual match's
+// distributions of the transferred colours; and the fold of the field into the
+// lattice (its normal equations and their conjugate gradients). The small stages
 // between them (the LUT of the entropic map and the guided-filter coefficients
 // on the block means) stay on the host (buildDisplacementLut,
 // computeDisplacementField), so the results match the CPU path to rounding.
@@ -65,6 +67,26 @@ public:
     // colours c + d at the pixels whose x and y are multiples of step (step >= 1),
     // row by row, downloaded (3 floats a sample).
     std::vector<float> sampleMapped(const DisplacementLut& lut, const DisplacementField& field, int step) override;
+
+    // channelQuantiles(sampleMapped(lut, field, step), ...) (core/color/marginal_match.h)
+    // without downloading the sample: its range per channel and its histograms of `bins`
+    // bins are made on the device (exact counts, so the same quantiles as the host's from
+    // the same sample), the quantiles walked on the host (quantilesFromHistogram).
+    ChannelQuantiles sampledQuantiles(const DisplacementLut& lut, const DisplacementField& field, int step, int levels,
+                                      int bins) override;
+
+    // fitLatticeToField(prior, the source's colours, field, space, width, height, step,
+    // weights) (core/color/look_lattice.h) on the device: per sampled pixel the field's
+    // displacement (as sampleMapped) against the trilinear stencil of its colour on prior's
+    // lattice, added into the nodes' normal equations in double precision (atomic adds:
+    // the order of the sums, and so their last bits, vary from run to run); the
+    // regularisers added on the host (latticeFoldSystem: the equations go down and up
+    // again, 240 bytes a node each way); then the conjugate gradients from the prior on the
+    // device (at most kFoldIterations, the scalars kept there) and the lattice downloaded.
+    // Matches the host's fold to the solver's tolerance. `field` must be smoothed, prior a
+    // full lattice (as fitLatticeToField).
+    DisplacementLut foldLattice(const DisplacementLut& prior, const DisplacementField& field, int step,
+                                const LatticeFieldFit& weights) override;
 
     // The composition of composeMapped() for the source given to setSource():
     // displacement from `field` (when field.smoothed; lightness- or colour-guided)

@@ -1,6 +1,7 @@
 // The GPU color mapping when the project is built without CUDA: same interface,
 // the constructor says plainly that there is no GPU support in this build.
 
+#include "core/color/marginal_match.h"
 #include "core/transport/uot_error.h"
 #include "gpu/gpu_color_map.h"
 
@@ -23,6 +24,14 @@ DisplacementField ColorMapper::computeField(const DisplacementLut&, const Mappin
 }
 bool ColorMapper::hasSource() const { return false; }
 std::vector<float> ColorMapper::sampleMapped(const DisplacementLut&, const DisplacementField&, int)
+{
+    throw Error(ErrorCode::Unavailable, "no GPU support");
+}
+ChannelQuantiles ColorMapper::sampledQuantiles(const DisplacementLut&, const DisplacementField&, int, int, int)
+{
+    throw Error(ErrorCode::Unavailable, "no GPU support");
+}
+DisplacementLut ColorMapper::foldLattice(const DisplacementLut&, const DisplacementField&, int, const LatticeFieldFit&)
 {
     throw Error(ErrorCode::Unavailable, "no GPU support");
 }

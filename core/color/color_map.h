@@ -96,6 +96,7 @@ struct MappingSettings {
     // composed per pixel from the lattice fitted to the field's displacements, so it is a
     // function of the source colour and an exported 3-D LUT reproduces it (the field's
     // dependence on position, which no LUT holds, is dropped). false: the field itself.
+    // With a gpu-* solve the fold runs on the device (DeviceColorMapper::foldLattice).
     bool lutFaithful = true;
     LatticeFieldFit fold;
     // Residual match: each fully transferred colour t is moved toward t + r (f(t) - t),

@@ -49,12 +49,9 @@ int slotOf(const NodeCoordinates& n, const NodeCoordinates& m)
     return (m.b - n.b + 1) * 9 + (m.g - n.g + 1) * 3 + (m.r - n.r + 1);
 }
 
-// The normal equations: for each node its 27 stencil coefficients and its
-// right-hand side per channel.
-struct NormalEquations {
-    std::vector<double> matrix;  // nodes x kSlots
-    std::vector<double> rhs;     // nodes x 3
-};
+// The normal equations (look_fit.h): for each node its 27 stencil coefficients and
+// its right-hand side per channel.
+using NormalEquations = LookNormalEquations;
 
 void checkPrior(const CubeLut& prior)
 {
@@ -78,13 +75,11 @@ void checkInputs(const Image& source, const Image& target, const CubeLut& prior)
 // One pass over the samples: sample(k, in, out) gives sample k's input (domain
 // units) and its target.
 template <typename Sample>
-NormalEquations accumulate(std::size_t count, const CubeLut& prior, const LookFitOptions& options,
-                           std::size_t& samplesUsed, Sample&& sample)
+NormalEquations accumulate(std::size_t count, const CubeLut& prior, const LookFitOptions& options, Sample&& sample)
 {
     const std::size_t nodes = prior.values.size() / 3;
     const std::size_t stride = std::max<std::size_t>(1, (count + options.maxSamples - 1) / options.maxSamples);
     const std::ptrdiff_t samples = static_cast<std::ptrdiff_t>((count + stride - 1) / stride);
-    samplesUsed = static_cast<std::size_t>(samples);
     // Each thread adds into its own copy (a node's row is touched by samples of
     // eight cells); at most 4 copies bound the memory (65^3: 66 MB each).
     const int threads = samples > 65536 ? std::min(resolveThreadCount(options.threads), 4) : 1;
@@ -116,6 +111,7 @@ NormalEquations accumulate(std::size_t count, const CubeLut& prior, const LookFi
         for (std::size_t i = 0; i < sum.matrix.size(); ++i) sum.matrix[i] += partial[t].matrix[i];
         for (std::size_t i = 0; i < sum.rhs.size(); ++i) sum.rhs[i] += partial[t].rhs[i];
     }
+    sum.samples = static_cast<std::size_t>(samples);
     return sum;
 }
 
@@ -219,12 +215,11 @@ void checkOptions(const LookFitOptions& options)
 }
 
 // The regularised least-squares lattice from the data's normal equations, solved from the prior.
-std::vector<double> solveFit(NormalEquations eq, std::size_t samples, const CubeLut& prior, const LookFitOptions& options)
+std::vector<double> solveFit(NormalEquations eq, const CubeLut& prior, const LookFitOptions& options)
 {
-    const double perNode = std::max(1.0, static_cast<double>(samples) / static_cast<double>(prior.values.size() / 3));
-    regularise(eq, prior, options.prior * perNode, options.smooth * perNode);
+    const NormalEquations system = regularisedNormalEquations(std::move(eq), prior, options);
     std::vector<double> x(prior.values.begin(), prior.values.end());
-    solveConjugateGradients(eq, prior.size, x, options.maxIterations, options.tolerance,
+    solveConjugateGradients(system, prior.size, x, options.maxIterations, options.tolerance,
                             resolveThreadCount(options.threads));
     return x;
 }
@@ -237,30 +232,42 @@ CubeLut fitCubeToSamples(const float* inputs, const float* targets, std::size_t 
     checkPrior(prior);
     checkOptions(options);
     if (n == 0 || !inputs || !targets) throw Error(ErrorCode::InvalidArgument, "the LUT fit needs samples");
-    std::size_t samples = 0;
-    NormalEquations eq = accumulate(n, prior, options, samples, [&](std::size_t k, float s[3], float v[3]) {
+    NormalEquations eq = accumulate(n, prior, options, [&](std::size_t k, float s[3], float v[3]) {
         for (int a = 0; a < 3; ++a) {
             s[a] = inputs[3 * k + a];
             v[a] = targets[3 * k + a];
         }
     });
-    const std::vector<double> x = solveFit(std::move(eq), samples, prior, options);
+    const std::vector<double> x = solveFit(std::move(eq), prior, options);
     CubeLut fitted = prior;
     for (std::size_t i = 0; i < x.size(); ++i) fitted.values[i] = std::isfinite(x[i]) ? static_cast<float>(x[i]) : prior.values[i];
     return fitted;
 }
 
+LookNormalEquations regularisedNormalEquations(LookNormalEquations equations, const CubeLut& prior,
+                                               const LookFitOptions& options)
+{
+    checkPrior(prior);
+    checkOptions(options);
+    const std::size_t nodes = prior.values.size() / 3;
+    if (equations.samples == 0 || equations.matrix.size() != nodes * kSlots || equations.rhs.size() != nodes * 3)
+        throw Error(ErrorCode::InvalidArgument, "the LUT fit's normal equations do not match the prior lattice");
+    const double perNode = std::max(1.0, static_cast<double>(equations.samples) / static_cast<double>(nodes));
+    regularise(equations, prior, options.prior * perNode, options.smooth * perNode);
+    return equations;
+}
+
+
 CubeLut fitCubeToImage(const Image& source, const Image& target, const CubeLut& prior, const LookFitOptions& options)
 {
     checkInputs(source, target, prior);
     checkOptions(options);
-    std::size_t samples = 0;
     const PixelReader in{source}, out{target};
-    NormalEquations eq = accumulate(source.pixelCount(), prior, options, samples, [&](std::size_t p, float s[3], float v[3]) {
+    NormalEquations eq = accumulate(source.pixelCount(), prior, options, [&](std::size_t p, float s[3], float v[3]) {
         in.rgb(p, s);
         out.rgb(p, v);
     });
-    const std::vector<double> x = solveFit(std::move(eq), samples, prior, options);
+    const std::vector<double> x = solveFit(std::move(eq), prior, options);
     CubeLut fitted = prior;
     for (std::size_t i = 0; i < x.size(); ++i) {
         // Nodes may leave [0, 1] slightly (a cell's interpolation can need it);

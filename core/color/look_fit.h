@@ -18,6 +18,7 @@
 // (Jacobi-preconditioned), one right-hand side per channel, from P.
 
 #include <cstddef>
+#include <vector>
 
 #include "core/color/cube_lut.h"
 #include "core/color/image.h"
@@ -44,6 +45,24 @@ struct LookFitOptions {
 // bad options or n == 0.
 CubeLut fitCubeToSamples(const float* inputs, const float* targets, std::size_t n, const CubeLut& prior,
                          const LookFitOptions& options = {});
+
+// The data part of the fit's normal equations, accumulated by the caller (e.g. on a
+// device, from pixels held there): for each node n (prior's node order) its 27
+// stencil coefficients sum_k w_n(s_k) w_m(s_k) over its 3 x 3 x 3 neighbours m
+// (slot (db + 1) * 9 + (dg + 1) * 3 + (dr + 1) for the neighbour at offset (dr, dg, db))
+// and its right-hand side sum_k w_n(s_k) t_k, over `samples` samples.
+struct LookNormalEquations {
+    std::vector<double> matrix;  // nodes x 27
+    std::vector<double> rhs;     // nodes x 3
+    std::size_t samples = 0;
+};
+
+// The equations with the regularisers of options added: the system whose solution
+// from the prior by Jacobi-preconditioned conjugate gradients (options' iterations and
+// tolerance, one system per channel) fitCubeToSamples returns (e.g. solved on a device). Throws uot::Error(InvalidArgument) for an
+// inconsistent prior, bad options, equations of another lattice or no samples.
+LookNormalEquations regularisedNormalEquations(LookNormalEquations equations, const CubeLut& prior,
+                                               const LookFitOptions& options = {});
 
 // The lattice of prior's size and domain that best maps source to target
 // (same width and height; RGB, RGBA or gray; 8 or 16 bits; values in their

@@ -1,9 +1,9 @@
 #include "core/color/look_lattice.h"
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
-#include "core/color/look_fit.h"
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -24,6 +24,21 @@ CubeLut asCube(const DisplacementLut& lut)
     }
     cube.values = lut.values;
     return cube;
+}
+
+// The fold's solve: a few dozen iterations from the prior settle the lattice to well under
+// a Lab unit (any lattice is a function of colour: the convergence moves the look, not its
+// LUT fidelity).
+LookFitOptions foldOptions(const LatticeFieldFit& weights, int threads)
+{
+    LookFitOptions options;
+    options.interpolation = CubeInterpolation::Trilinear;
+    options.prior = weights.prior;
+    options.smooth = weights.smooth;
+    options.threads = threads;
+    options.maxIterations = kFoldIterations;
+    options.tolerance = kFoldTolerance;
+    return options;
 }
 
 }  // namespace
@@ -48,19 +63,16 @@ DisplacementLut fitLatticeToField(const DisplacementLut& prior, const float* col
             targets[3 * k + a] = mapped[3 * k + a] - c[a];
         }
     }
-    LookFitOptions options;
-    options.interpolation = CubeInterpolation::Trilinear;
-    options.prior = weights.prior;
-    options.smooth = weights.smooth;
-    options.threads = threads;
-    // A few dozen iterations from the prior settle the lattice to well under a Lab unit
-    // (any lattice is a function of colour: the convergence moves the look, not its LUT fidelity).
-    options.maxIterations = 100;
-    options.tolerance = 1e-5;
-    const CubeLut fitted = fitCubeToSamples(inputs.data(), targets.data(), count, asCube(prior), options);
+    const CubeLut fitted = fitCubeToSamples(inputs.data(), targets.data(), count, asCube(prior), foldOptions(weights, threads));
     DisplacementLut out = prior;
     out.values = fitted.values;
     return out;
+}
+
+LookNormalEquations latticeFoldSystem(const DisplacementLut& prior, LookNormalEquations equations,
+                                      const LatticeFieldFit& weights)
+{
+    return regularisedNormalEquations(std::move(equations), asCube(prior), foldOptions(weights, 1));
 }
 
 }  // namespace uot

@@ -14,6 +14,7 @@
 // then bounded like any other (regularizeDisplacementLut).
 
 #include "core/color/color_map.h"
+#include "core/color/look_fit.h"
 
 namespace uot {
 
@@ -25,5 +26,17 @@ namespace uot {
 DisplacementLut fitLatticeToField(const DisplacementLut& prior, const float* colors, const DisplacementField& field,
                                   WorkingSpace space, int width, int height, int step, const LatticeFieldFit& weights = {},
                                   int threads = 0);
+
+// The fold's system from the data part of its normal equations accumulated elsewhere (a
+// device mapper's, from the pixels it holds): the regularisers of `weights` added
+// (look_fit.h, regularisedNormalEquations). Node order and slots in the lattice's terms:
+// the slot of the neighbour at offset (d0, d1, d2) along the working space's
+// coordinates is (d0 + 1) * 9 + (d1 + 1) * 3 + (d2 + 1). fitLatticeToField solves it from
+// the prior with kFoldIterations Jacobi-preconditioned conjugate-gradient iterations at
+// most, to a relative residual of kFoldTolerance per channel.
+LookNormalEquations latticeFoldSystem(const DisplacementLut& prior, LookNormalEquations equations,
+                                      const LatticeFieldFit& weights = {});
+constexpr int kFoldIterations = 100;
+constexpr double kFoldTolerance = 1e-5;
 
 }  // namespace uot

@@ -135,41 +135,49 @@ std::vector<LatticeEdge> markedEdges(const DisplacementLut& lut, const std::vect
     return edges;
 }
 
-// Lipschitz bounds on channel c of the lattice's displacement: |v(node + e_a) - v(node)|
-// <= slope[a] step[a] on every edge of marked nodes. Cyclic projections onto the edges'
-// constraints (each moves both ends symmetrically), then, if any edge is still above
-// its bound, the channel's deviation from its mean shrunk until none is.
-void lipschitzChannel(DisplacementLut& lut, int c, const double slope[3], const std::vector<unsigned char>& mark,
-                      const std::vector<LatticeEdge>& edges)
+// Lipschitz bounds on channels first..2 of the lattice's displacement: |v(node + e_a) - v(node)|
+// <= slope[a] step[a] on every edge of marked nodes. Per channel, cyclic projections onto the
+// edges' constraints (each moves both ends symmetrically), then, if any edge is still above
+// its bound, the channel's deviation from its mean shrunk until none is. The channels are
+// independent (each reads and moves its own values, in the same order as alone, and stops
+// at its own sweep); their sweeps walk the edges together, so that the core overlaps their
+// chains of dependent loads and stores.
+void lipschitzChannels(DisplacementLut& lut, int first, const double slope[3], const std::vector<unsigned char>& mark,
+                       const std::vector<LatticeEdge>& edges)
 {
     const std::size_t s = static_cast<std::size_t>(lut.size);
     const std::size_t nodes = s * s * s;
     double bound[3];
     for (int a = 0; a < 3; ++a) bound[a] = slope[a] * lut.step[a];
     float* v = lut.values.data();
-    for (int sweep = 0; sweep < 200; ++sweep) {
-        double worst = 0;
-        for (const LatticeEdge& e : edges) {
-            const double d = static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c];
-            const double excess = std::abs(d) - bound[e.axis];
-            if (excess <= 0) continue;
-            worst = std::max(worst, excess / bound[e.axis]);
-            const double move = 0.5 * excess * (d > 0 ? 1 : -1);
-            v[3 * e.node + c] = static_cast<float>(v[3 * e.node + c] + move);
-            v[3 * e.next + c] = static_cast<float>(v[3 * e.next + c] - move);
-        }
-        if (worst < 1e-2) break;  // the shrink below removes the rest
+    bool active[3] = {first <= 0, first <= 1, true};
+    for (int sweep = 0; sweep < 200 && (active[0] || active[1] || active[2]); ++sweep) {
+        double worst[3] = {0, 0, 0};
+        for (const LatticeEdge& e : edges)
+            for (int c = first; c < 3; ++c) {
+                if (!active[c]) continue;
+                const double d = static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c];
+                const double excess = std::abs(d) - bound[e.axis];
+                if (excess <= 0) continue;
+                worst[c] = std::max(worst[c], excess / bound[e.axis]);
+                const double move = 0.5 * excess * (d > 0 ? 1 : -1);
+                v[3 * e.node + c] = static_cast<float>(v[3 * e.node + c] + move);
+                v[3 * e.next + c] = static_cast<float>(v[3 * e.next + c] - move);
+            }
+        for (int c = first; c < 3; ++c) active[c] = active[c] && !(worst[c] < 1e-2);  // the shrink below removes the rest
     }
-    double ratio = 0, mean = 0, count = 0;
-    for (std::size_t node = 0; node < nodes; ++node)
-        if (mark[node]) mean += v[3 * node + c], ++count;
-    for (const LatticeEdge& e : edges)
-        ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c]) / bound[e.axis]);
-    if (ratio <= 1 || count == 0) return;
-    mean /= count;
-    const double k = 1 / (ratio * (1 + 1e-6));
-    for (std::size_t node = 0; node < nodes; ++node)
-        if (mark[node]) v[3 * node + c] = static_cast<float>(mean + k * (v[3 * node + c] - mean));
+    for (int c = first; c < 3; ++c) {
+        double ratio = 0, mean = 0, count = 0;
+        for (std::size_t node = 0; node < nodes; ++node)
+            if (mark[node]) mean += v[3 * node + c], ++count;
+        for (const LatticeEdge& e : edges)
+            ratio = std::max(ratio, std::abs(static_cast<double>(v[3 * e.next + c]) - v[3 * e.node + c]) / bound[e.axis]);
+        if (ratio <= 1 || count == 0) continue;
+        mean /= count;
+        const double k = 1 / (ratio * (1 + 1e-6));
+        for (std::size_t node = 0; node < nodes; ++node)
+            if (mark[node]) v[3 * node + c] = static_cast<float>(mean + k * (v[3 * node + c] - mean));
+    }
 }
 
 // Working-space colour w after the composition's gamut compression (GamutMode::Compress:
@@ -271,7 +279,7 @@ void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const M
     const double width = bounds.chromaLightnessRange * nominalRange(space) / 100;
     if (range) chromaRangeAlongLightness(lut, space, width, near);
     const std::vector<LatticeEdge> edges = markedEdges(lut, mark);
-    for (int c = lightness ? 1 : 0; c < 3; ++c) lipschitzChannel(lut, c, slope, mark, edges);
+    lipschitzChannels(lut, lightness ? 1 : 0, slope, mark, edges);
     if (range) chromaRangeAlongLightness(lut, space, width, near);
 }
 

@@ -22,34 +22,42 @@ ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_
             const float v = colors[3 * k * stride + c];
             lo = std::min(lo, v), hi = std::max(hi, v);
         }
-        std::vector<float>& q = out.q[c];
-        q.assign(static_cast<std::size_t>(levels), lo);
-        if (!(hi > lo)) continue;  // one value: every quantile is it
         const double width = (static_cast<double>(hi) - lo) / bins;
         std::vector<double> histogram(static_cast<std::size_t>(bins), 0.0);
-        for (std::size_t k = 0; k < count; ++k) {
-            const double u = (colors[3 * k * stride + c] - lo) / width;
-            histogram[static_cast<std::size_t>(std::clamp(static_cast<int>(u), 0, bins - 1))] +=
-                weights ? static_cast<double>(weights[k * stride]) : 1.0;
-        }
+        if (hi > lo)
+            for (std::size_t k = 0; k < count; ++k) {
+                const double u = (colors[3 * k * stride + c] - lo) / width;
+                histogram[static_cast<std::size_t>(std::clamp(static_cast<int>(u), 0, bins - 1))] +=
+                    weights ? static_cast<double>(weights[k * stride]) : 1.0;
+            }
         double mass = static_cast<double>(count);
         if (weights) {
             mass = 0;
             for (double h : histogram) mass += h;
         }
-        // Walk the cumulative histogram once; the mass of a bin is spread uniformly over it.
-        double below = 0;  // mass of the bins before b
-        int b = 0;
-        for (int k = 0; k < levels; ++k) {
-            const double target = mass * k / (levels - 1);
-            while (b < bins - 1 && below + histogram[static_cast<std::size_t>(b)] < target) below += histogram[static_cast<std::size_t>(b++)];
-            const double inBin = histogram[static_cast<std::size_t>(b)];
-            const double f = inBin > 0 ? std::clamp((target - below) / inBin, 0.0, 1.0) : 0.0;
-            q[static_cast<std::size_t>(k)] = static_cast<float>(std::min<double>(hi, lo + (b + f) * width));
-        }
-        q.front() = lo, q.back() = hi;
+        out.q[c] = quantilesFromHistogram(lo, hi, histogram, mass, levels);
     }
     return out;
+}
+
+std::vector<float> quantilesFromHistogram(float lo, float hi, const std::vector<double>& histogram, double mass, int levels)
+{
+    std::vector<float> q(static_cast<std::size_t>(levels), lo);
+    if (!(hi > lo) || levels < 2 || histogram.empty()) return q;  // one value: every quantile is it
+    const int bins = static_cast<int>(histogram.size());
+    const double width = (static_cast<double>(hi) - lo) / bins;
+    // Walk the cumulative histogram once; the mass of a bin is spread uniformly over it.
+    double below = 0;  // mass of the bins before b
+    int b = 0;
+    for (int k = 0; k < levels; ++k) {
+        const double target = mass * k / (levels - 1);
+        while (b < bins - 1 && below + histogram[static_cast<std::size_t>(b)] < target) below += histogram[static_cast<std::size_t>(b++)];
+        const double inBin = histogram[static_cast<std::size_t>(b)];
+        const double f = inBin > 0 ? std::clamp((target - below) / inBin, 0.0, 1.0) : 0.0;
+        q[static_cast<std::size_t>(k)] = static_cast<float>(std::min<double>(hi, lo + (b + f) * width));
+    }
+    q.front() = lo, q.back() = hi;
+    return q;
 }
 
 namespace {

@@ -29,8 +29,15 @@ struct ChannelQuantiles {
 // weights (or null: every colour counts 1): one non-negative weight per colour (the
 // k-th read colour has weights[k * stride]), the mass each colour adds to its bin.
 // Throws uot::Error(InvalidArgument) for levels < 2, bins < 1 or stride < 1.
-ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_t stride = 1, int levels = 257,
-                                  int bins = 4096, const float* weights = nullptr);
+constexpr int kQuantileLevels = 257, kQuantileBins = 4096;  // channelQuantiles' defaults
+ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_t stride = 1, int levels = kQuantileLevels,
+                                  int bins = kQuantileBins, const float* weights = nullptr);
+
+// The `levels` quantiles of one channel from its histogram of histogram.size() bins of
+// equal width over [lo, hi] (the mass of a bin spread uniformly over it; `mass` their
+// sum): channelQuantiles' last step, shared with histograms made elsewhere (a device).
+// Every quantile is lo when hi <= lo.
+std::vector<float> quantilesFromHistogram(float lo, float hi, const std::vector<double>& histogram, double mass, int levels);
 
 // The per-channel map x -> Q_to(F_from(x)) (F_from the piecewise-linear CDF through
 // `from`'s quantiles, Q_to the piecewise-linear quantile function through `to`'s),

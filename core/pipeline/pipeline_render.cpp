@@ -48,18 +48,17 @@ int residualSampleStep(int width, int height)
 }
 
 // The per-channel map of the residual match: from the distributions of the
-// sampled transferred colours (`sample` returns them for a step) to the reference
-// palette's. Empty (no match) when the palette carries no distributions.
-template <typename Sample>
+// sampled transferred colours (`quantiles` returns their channelQuantiles for a
+// step) to the reference palette's. Empty (no match) when the palette carries no distributions.
+template <typename Quantiles>
 MarginalMap residualMap(const Palette& reference, int width, int height, const MapBounds& bounds, std::string& note,
-                        Sample&& sample)
+                        Quantiles&& quantiles)
 {
     if (reference.marginals.empty()) {
         addNote(note, "the reference palette has no color distributions: no residual match");
         return {};
     }
-    const std::vector<float> mapped = sample(residualSampleStep(width, height));
-    MarginalMap map(channelQuantiles(mapped.data(), mapped.size() / 3), reference.marginals);
+    MarginalMap map(quantiles(residualSampleStep(width, height)), reference.marginals);
     boundResidualMap(map, bounds);
     return map;
 }
@@ -131,7 +130,9 @@ void RecolorPipeline::prepareSourceInputs()
     if (ms.strength == 0.0) return;
     const int sub = blockSubsample(ms, *s.source);
     const bool cpuMapping = !runsOnGpu(s.settings.transport.solver) || !gpuUnavailableReason().empty();
-    if (cpuMapping || (sub > 0 && ms.lutFaithful)) s.fullSourceColors();
+    // The GPU mapper holds the source's colours (the fold's samples included); the CPU
+    // makes them only if it falls back.
+    if (cpuMapping) s.fullSourceColors();
     if (!cpuMapping || sub == 0) return;  // the GPU mapper makes its own block means
     cpuBlockMeans(s, sub);
     if (ms.smoothGuide != SmoothingGuide::Lightness) fieldFitter(s);
@@ -269,13 +270,7 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
         s.lookLut = DisplacementLut{};
         if (ms.lutFaithful && s.field.smoothed) {
             checkCancel(control);
-            // The field folded into the lattice (bounded like the global map), composed per pixel
-            // in its place (on the GPU too: a lattice read per pixel).
-            s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height,
-                                          residualSampleStep(src.width, src.height), ms.fold, threads);
-            regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
-                                      LatticeNodes::All, threads);
-            s.field = DisplacementField{};
+            mapper = foldFieldIntoLattice(s, mapper);
         }
         s.fieldValid = true;
         s.fieldSettings = ms;
@@ -317,8 +312,8 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
 // The residual match folded into the smoothed field s.field (kResidualRounds
 // rounds of sampling the result, building the match's map and refitting the field
 // with `fitter` to the shifted block displacements, which start as the LUT's).
-// Samples on the GPU mapper when there is one (the refit is on the host, from the
-// block means); returns the mapper still in use.
+// Samples on the GPU mapper when there is one (the sample's distributions are made
+// there too; the refit is on the host, from the block means); returns the mapper still in use.
 DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const DisplacementFieldFitter& fitter,
                                                                std::vector<float>& displacement,
                                                                DeviceColorMapper* mapper, const PipelineControl& control)
@@ -331,18 +326,20 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
     for (int round = 0; round < kResidualRounds; ++round) {
         report(control, PipelineStage::Map, 0.3 + 0.3 * (round + 1) / (kResidualRounds + 1));
         checkCancel(control);
-        auto sample = [&](int step) {
+        auto quantiles = [&](int step) {
             if (mapper) {
                 try {
-                    return mapper->sampleMapped(s.lut, s.field, step);
+                    return mapper->sampledQuantiles(s.lut, s.field, step, kQuantileLevels, kQuantileBins);
                 } catch (const Error& e) {
                     mapper = gpuMappingFailed(s, e);
                 }
             }
-            return sampleMappedColors(s.fullSourceColors(), s.lut, s.field, s.settings.space, src.width, src.height, step,
-                                      threads);
+            const std::vector<float> mapped = sampleMappedColors(s.fullSourceColors(), s.lut, s.field, s.settings.space,
+                                                                 src.width, src.height, step, threads);
+            return channelQuantiles(mapped.data(), mapped.size() / 3);
         };
-        const MarginalMap residual = residualMap(*s.referencePalette, src.width, src.height, ms.bounds, s.fieldNote, sample);
+        const MarginalMap residual =
+            residualMap(*s.referencePalette, src.width, src.height, ms.bounds, s.fieldNote, quantiles);
         if (residual.empty()) break;
         if (ms.bounds.enabled) {
             // Into the global map, regularised again: the match obeys the map's bounds.
@@ -357,6 +354,35 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
         }
         s.field = fitter.fit(displacement.data());
     }
+    return mapper;
+}
+
+// The field s.field folded into the lattice s.lookLut (bounded like the global map), composed per
+// pixel in its place (on the GPU too: a lattice read per pixel). Folded on the GPU mapper when
+// there is one (the source's colours are there), else from the source's colours here. Returns
+// the mapper still in use.
+DeviceColorMapper* RecolorPipeline::foldFieldIntoLattice(State& s, DeviceColorMapper* mapper)
+{
+    const Image& src = *s.source;
+    const MappingSettings& ms = s.settings.mapping;
+    const WorkingSpace space = s.settings.space;
+    const int threads = s.settings.threads;
+    const int step = residualSampleStep(src.width, src.height);
+    bool done = false;
+    if (mapper) {
+        try {
+            s.lookLut = mapper->foldLattice(s.lut, s.field, step, ms.fold);
+            done = true;
+        } catch (const Error& e) {
+            mapper = gpuMappingFailed(s, e);
+        }
+    }
+    if (!done)
+        s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height, step, ms.fold,
+                                      threads);
+    regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
+                              LatticeNodes::All, threads);
+    s.field = DisplacementField{};
     return mapper;
 }
 

@@ -248,6 +248,7 @@ private:
     static DeviceColorMapper* foldResidualMatchIntoField(State& s, const DisplacementFieldFitter& fitter,
                                                          std::vector<float>& displacement, DeviceColorMapper* mapper,
                                                          const PipelineControl& control);
+    static DeviceColorMapper* foldFieldIntoLattice(State& s, DeviceColorMapper* mapper);
     std::unique_ptr<State> m_state;
 };
 

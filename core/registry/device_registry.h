@@ -60,6 +60,15 @@ public:
     // sampleMappedColors() of the kept source: the transferred colours c + d on the
     // grid of pixels whose x and y are multiples of `step` (the residual match's sample).
     virtual std::vector<float> sampleMapped(const DisplacementLut& lut, const DisplacementField& field, int step) = 0;
+    // channelQuantiles(sampleMapped(lut, field, step), 1, levels, bins): the residual
+    // match's distributions of the transferred colours, the sample kept where it is made.
+    virtual ChannelQuantiles sampledQuantiles(const DisplacementLut& lut, const DisplacementField& field, int step,
+                                              int levels, int bins) = 0;
+    // fitLatticeToField(prior, kept source's colours, field, ..., step, weights)
+    // (core/color/look_lattice.h) where the pixels are: the fold of the smoothed field
+    // into the lattice.
+    virtual DisplacementLut foldLattice(const DisplacementLut& prior, const DisplacementField& field, int step,
+                                        const LatticeFieldFit& weights) = 0;
     // composeMapped() of the kept source into `result` (host memory).
     virtual void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
                          Image& result) = 0;

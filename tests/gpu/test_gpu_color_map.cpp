@@ -4,7 +4,8 @@
 // and off, both gamut modes, with and without the guided-filter smoothing.
 // Tolerances: 1 level in 8-bit; 4 levels of 65535 in 16-bit (float rounding of
 // the conversions, which nvcc contracts into FMAs, near the sRGB curve's steep
-// dark end). Also the pipeline: gpu-fused solves and maps on the GPU; without a
+// dark end). The fold of the field into the lattice on the device against the
+// CPU's fitLatticeToField; the residual match's quantiles made on the device. Also the pipeline: gpu-fused solves and maps on the GPU; without a
 // device it falls back to the CPU and says so (checked without a device too).
 // Qt Test; the device tests are skipped (QSKIP) without a usable GPU.
 
@@ -19,6 +20,7 @@
 
 #include "core/color/color_map.h"
 #include "core/color/color_space.h"
+#include "core/color/look_lattice.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_color_map.h"
@@ -193,6 +195,24 @@ void runCase(const Case& c, gpu::ColorMapper& mapper)
         for (std::size_t i = 0; i < gpuSample.size(); ++i)
             err = std::max(err, static_cast<double>(std::fabs(gpuSample[i] - cpuSample[i])));
         UOT_QVERIFY_MSG(err <= 1e-4 * nominalRange(c.space), "device sample differs by " + std::to_string(err));
+        // Its distributions made on the device: exactly channelQuantiles of that sample (integer
+        // counts), and within a bin or so of the CPU sample's quantiles.
+        const ChannelQuantiles expected = channelQuantiles(gpuSample.data(), gpuSample.size() / 3);
+        const ChannelQuantiles cpuQuantiles = channelQuantiles(cpuSample.data(), cpuSample.size() / 3);
+        const ChannelQuantiles deviceQuantiles = mapper.sampledQuantiles(lut, field, step, kQuantileLevels, kQuantileBins);
+        double cpuErr = 0, span = 0;
+        for (int k = 0; k < 3; ++k) {
+            QCOMPARE(deviceQuantiles.q[k].size(), expected.q[k].size());
+            for (std::size_t i = 0; i < expected.q[k].size(); ++i) {
+                UOT_QVERIFY_MSG(deviceQuantiles.q[k][i] == expected.q[k][i],
+                                "device quantile " + std::to_string(i) + " of channel " + std::to_string(k) + ": " +
+                                    std::to_string(deviceQuantiles.q[k][i]) + " against " + std::to_string(expected.q[k][i]));
+                cpuErr = std::max(cpuErr, static_cast<double>(std::fabs(deviceQuantiles.q[k][i] - cpuQuantiles.q[k][i])));
+            }
+            span = std::max(span, static_cast<double>(expected.q[k].back() - expected.q[k].front()));
+        }
+        UOT_QVERIFY_MSG(cpuErr <= 4 * span / kQuantileBins + 1e-4 * nominalRange(c.space),
+                        "device quantiles differ from the CPU sample's by " + std::to_string(cpuErr));
     }
     // Composition from the same field: the per-pixel steps alone.
     Image gpuOut = Image::allocate(w, h, outChannels, c.depth);
@@ -251,6 +271,8 @@ private slots:
     void gpu_mapping_matches_cpu_data();
     void gpu_mapping_matches_cpu();
     void gpu_mapping_rejects_bad_calls();
+    void gpu_fold_matches_cpu_data();
+    void gpu_fold_matches_cpu();
 };
 
 void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu_data()
@@ -399,5 +421,66 @@ void TestGpuColorMap::gpu_mapping_rejects_bad_calls()
     UOT_QVERIFY_THROWS_WITH(gpu::ColorMapper(999), "does not exist");
 }
 
+
+void TestGpuColorMap::gpu_fold_matches_cpu_data()
+{
+    QTest::addColumn<int>("space");  // WorkingSpace
+    QTest::addColumn<int>("guide");  // SmoothingGuide
+    QTest::addColumn<int>("lutSize");
+    QTest::addColumn<int>("step");
+    QTest::newRow("lab split 25 step 1") << int(WorkingSpace::Lab) << int(SmoothingGuide::Split) << 25 << 1;
+    QTest::newRow("lab lightness 17 step 2") << int(WorkingSpace::Lab) << int(SmoothingGuide::Lightness) << 17 << 2;
+    QTest::newRow("oklab color 25 step 3") << int(WorkingSpace::Oklab) << int(SmoothingGuide::Color) << 25 << 3;
+    QTest::newRow("linear rgb split 33 step 1") << int(WorkingSpace::LinearRgb) << int(SmoothingGuide::Split) << 33 << 1;
+}
+
+void TestGpuColorMap::gpu_fold_matches_cpu()
+{
+    // The fold of a smoothed field into the lattice (what the pipeline composes with
+    // MappingSettings::lutFaithful): the device's (normal equations and conjugate gradients
+    // there) against fitLatticeToField on the host from the same colours and field. Tolerance:
+    // 1e-3 of the space's nominal range at every node (0.1 Lab unit): the displacements
+    // agree to float rounding and the sums' order differs, so the conjugate gradients
+    // (stopped at a relative residual of 1e-5) end a little apart. The fold must move
+    // the lattice away from its prior by far more, so that a wrong kernel cannot pass.
+    UOT_QSKIP_WITHOUT_GPU();
+    QFETCH(int, space);
+    QFETCH(int, guide);
+    QFETCH(int, lutSize);
+    QFETCH(int, step);
+    const WorkingSpace ws = WorkingSpace(space);
+    const int w = 1001, h = 777;
+    const Image src = syntheticImage(w, h, 3, 8, 5);
+    std::vector<float> colors(src.pixelCount() * 3);
+    imageToSpace(src, ws, colors.data());
+    MappingSettings ms;
+    ms.smoothGuide = SmoothingGuide(guide);
+    const DisplacementLut prior = syntheticLut(colors, ws, lutSize);
+    const int sub = smoothingSubsample(ms, smoothingRadiusPixels(ms, w, h));
+    const LowResolution low = downsampleColors(colors.data(), w, h, ws, sub);
+    // A field unlike the prior (the prior's displacement halved at the block means), so
+    // that the fold has something to do.
+    std::vector<float> target = blockDisplacements(prior, low);
+    for (float& v : target) v *= 0.5f;
+    const DisplacementField field = fitDisplacementField(low, target.data(), w, h, ms);
+    QVERIFY(field.smoothed);
+    const DisplacementLut cpu = fitLatticeToField(prior, colors.data(), field, ws, w, h, step, ms.fold);
+
+    gpu::ColorMapper mapper(0);
+    mapper.setSource(src, ws, 0);
+    const DisplacementLut gpu = mapper.foldLattice(prior, field, step, ms.fold);
+    QCOMPARE(gpu.values.size(), cpu.values.size());
+    double err = 0, moved = 0;
+    for (std::size_t i = 0; i < cpu.values.size(); ++i) {
+        err = std::max(err, static_cast<double>(std::fabs(gpu.values[i] - cpu.values[i])));
+        moved = std::max(moved, static_cast<double>(std::fabs(cpu.values[i] - prior.values[i])));
+    }
+    const double range = nominalRange(ws);
+    std::printf("  fold %s %s lattice %d step %d: max |gpu-cpu| %.3g, max |cpu-prior| %.3g (nominal range %g)\n",
+                toString(ws).c_str(), toString(SmoothingGuide(guide)).c_str(), lutSize, step, err, moved, range);
+    UOT_QVERIFY_MSG(moved > 0.02 * range, "the fold left the lattice at its prior: the test cannot tell");
+    UOT_QVERIFY_MSG(err <= 1e-3 * range, "device fold differs from the CPU's by " + std::to_string(err));
+    UOT_QVERIFY_THROWS_WITH(mapper.foldLattice(prior, DisplacementField{}, step, ms.fold), "smoothed field");
+}
 QTEST_GUILESS_MAIN(TestGpuColorMap)
 #include "test_gpu_color_map.moc"
