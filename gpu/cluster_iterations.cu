@@ -37,6 +37,7 @@ using namespace relaxed;
 
 constexpr int kPreferredBlocks = 16;  // the largest cluster of sm_90 (non-portable)
 constexpr int kPortableBlocks = 8;
+constexpr int kRowsAtOnce = 4;  // rows of K v a warp sums side by side
 // Dynamic shared memory a block may take (the opt-in 227 KB of sm_90 less the
 // kernel's static arrays and some room).
 constexpr std::size_t kMaxSharedBytes = 220 * 1024;
@@ -48,7 +49,7 @@ constexpr std::size_t kMaxEntries = 768 * 768;
 // Where a block's arrays lie in its dynamic shared memory: the float64 ones first
 // (offsets in doubles), then those of the scalings' type (offsets in T after them).
 struct ClusterLayout {
-    std::size_t a, logA, b, logB, sweep, commit, doubles;
+    std::size_t a, logA, b, logB, gPass, sweep, commit, doubles;
     std::size_t tile, vAll, colSums, u, uSaved, v, vSaved, values;
 };
 
@@ -59,7 +60,8 @@ __host__ __device__ inline ClusterLayout clusterLayout(std::size_t tileRows, std
     l.logA = l.a + tileRows;
     l.b = l.logA + tileRows;
     l.logB = l.b + colShare;
-    l.sweep = l.logB + colShare;
+    l.gPass = l.logB + colShare;
+    l.sweep = l.gPass + colShare;
     l.commit = l.sweep + kSweepSlots;
     l.doubles = (l.commit + kCommitSums + 1) / 2 * 2;  // 16-byte aligned T arrays
     l.tile = 0;
@@ -146,6 +148,8 @@ __global__ void __launch_bounds__(kThreads)
     x.logA = sd + l.logA - r0;
     x.b = sd + l.b - c0;
     x.logB = sd + l.logB - c0;
+    x.gPass = sd + l.gPass - c0;
+    double* gPass = sd + l.gPass - c0;
     const ClusterPartials sweepParts{cluster, sd + l.sweep}, commitParts{cluster, sd + l.commit};
     // Each thread takes at most one row and one column of the step (tileRows and
     // colShare are below kThreads / 2), rows and columns on different threads.
@@ -173,20 +177,35 @@ __global__ void __launch_bounds__(kThreads)
     clock.start();
     for (int it = 0; it < count && st.stop == kRunning; ++it) {
         const double w = st.omega;
-        // (K v)_i a warp a row, then the scalings a thread a row (their float64
-        // transcendentals side by side, not one row after another in lane 0).
-        for (std::size_t r = warp; r < ownRows; r += kWarps) {
-            const T* row = tile + r * cols;
-            T dot = T(0);
-            for (std::size_t j = lane; j < cols; j += 32) dot += row[j] * vAll[j];
-            dot = warpSum(dot);
-            if (lane == 0) uOwn[r] = dot;
+        // (K v)_i a warp a row, kRowsAtOnce of a warp's rows side by side (each summed
+        // in the same order as alone), then the scalings a thread a row. Relaxed:
+        // u~ = u_old^(1 - w) (a / (K v))^(w fa) in logs, (1 - w) F_old + w fa (log a -
+        // log (K v)): relaxedScaling of scalingPow without the pow and its log.
+        for (std::size_t r = warp; r < ownRows; r += kRowsAtOnce * kWarps) {
+            T dot[kRowsAtOnce];
+            const T* row[kRowsAtOnce];
+#pragma unroll
+            for (int q = 0; q < kRowsAtOnce; ++q) {
+                dot[q] = T(0);
+                row[q] = tile + std::min(r + q * kWarps, ownRows - 1) * cols;
+            }
+            for (std::size_t j = lane; j < cols; j += 32) {
+                const T vj = vAll[j];
+#pragma unroll
+                for (int q = 0; q < kRowsAtOnce; ++q) dot[q] += row[q][j] * vj;
+            }
+            warpReduce<Op::Sum>(dot);
+            if (lane == 0)
+#pragma unroll
+                for (int q = 0; q < kRowsAtOnce; ++q)
+                    if (r + q * kWarps < ownRows) uOwn[r + q * kWarps] = dot[q];
         }
         __syncthreads();
         for (std::size_t r = tid; r < ownRows; r += kThreads) {
-            T ui = scalingPow(x.a[r0 + r], uOwn[r], fa);
-            if (w != 1.0) ui = relaxedScaling(x.uSaved[r0 + r], ui, w);
-            uOwn[r] = ui;
+            const std::size_t i = r0 + r;
+            uOwn[r] = w == 1.0 ? scalingPow(x.a[i], uOwn[r], fa)
+                               : static_cast<T>(exp((1.0 - w) * log(static_cast<double>(x.uSaved[i])) +
+                                                    w * (fa * (x.logA[i] - log(static_cast<double>(uOwn[r]))))));
         }
         __syncthreads();
         clock.mark(kPhaseRows);
@@ -207,7 +226,9 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int q = 0; q < kPreferredBlocks; ++q)
                 if (q < blocks) total += sums[q];
-            x.v[j] = static_cast<T>(pow(x.b[j] / static_cast<double>(total), x.p.fb));
+            // G^pass = f_b (log b - log sum), kept in float64 for the step (no pow, no
+            // log of a stored v); v is written by the commit.
+            gPass[j] = x.p.fb * (x.logB[j] - log(static_cast<double>(total)));
         }
         __syncthreads();
         sweepBlock(x, w, myRows, myCols, sd + l.sweep, scratch);

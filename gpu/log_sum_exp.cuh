@@ -6,15 +6,17 @@
 
 namespace uot::gpu::detail {
 
+// One exponential either way, chosen by selects rather than branches: lanes that
+// differ take one exponential, not both paths' one after the other, and the
+// exponentials of several states side by side (the step's sweep and decision) are not
+// held apart by branches. The same values as the branching form.
 __device__ __forceinline__ void lseAdd(double& m, double& s, double x)
 {
     if (x == -INFINITY) return;
-    if (x > m) {
-        s = s * exp(m - x) + 1.0;
-        m = x;
-    } else {
-        s += exp(x - m);
-    }
+    const bool up = x > m;
+    const double e = exp(up ? m - x : x - m);
+    s = up ? s * e + 1.0 : s + e;
+    m = up ? x : m;
 }
 
 __device__ __forceinline__ void lseMerge(double& m, double& s, double m2, double s2)

@@ -26,16 +26,21 @@ enum class Op { Sum, Max };
 __device__ inline int flatThread() { return static_cast<int>(threadIdx.x + blockDim.x * threadIdx.y); }
 
 // Reduces n values of every thread over its warp (sums or maxima), in place, the
-// result in every lane.
-template <Op op, int n>
-__device__ void warpReduce(double (&x)[n])
+// result in every lane; each value as by a butterfly of its own (the same bits). The
+// levels outside, the values inside: a level's n shuffles are issued together. (The
+// step's reductions measured the same either way: their time is in the exponentials
+// and logarithms around them, one after another; docs/BENCHMARKS.md, issue 26.)
+template <Op op, int n, typename V>
+__device__ void warpReduce(V (&x)[n])
 {
 #pragma unroll
-    for (int k = 0; k < n; ++k)
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            const double y = __shfl_xor_sync(0xffffffffu, x[k], offset);
-            x[k] = op == Op::Sum ? x[k] + y : fmax(x[k], y);
-        }
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        V y[n];
+#pragma unroll
+        for (int k = 0; k < n; ++k) y[k] = __shfl_xor_sync(0xffffffffu, x[k], offset);
+#pragma unroll
+        for (int k = 0; k < n; ++k) x[k] = op == Op::Sum ? x[k] + y[k] : fmax(x[k], y[k]);
+    }
 }
 
 // Reduces n values of every thread over the block (sums or maxima), in place,
@@ -182,7 +187,17 @@ struct StepArgs {
     RelaxedParams p;
     RelaxedState* state;
     double* work;  // sweep partials, commit partials, StepScalars
+    // G^pass = log v of the pass where it is kept in float64 (the cluster iteration),
+    // else null: the log of the stored v.
+    const double* gPass = nullptr;
 };
+
+// G^pass of column j.
+template <typename V>
+__device__ double passColumn(const StepArgs<V>& x, std::size_t j)
+{
+    return x.gPass ? x.gPass[j] : logOf(x.v[j], x.p.logDomain);
+}
 
 // The work buffer: the StepScalars, the commit's partials (up to kMaxBlocks), then
 // the sweep's (up to kMaxBlocks, or one per 32 columns where the column finalize
@@ -263,7 +278,7 @@ __device__ void sweepBlock(const StepArgs<V>& x, double w, Stride rows, Stride c
         lseAdd(lm[kLogATilde], ls[kLogATilde], x.logA[i] - ra * fTilde);
     }
     for (std::size_t j = cols.first; j < cols.end; j += cols.step) {
-        const double gOld = logOf(x.vSaved[j], ld), gPass = logOf(x.v[j], ld);
+        const double gOld = logOf(x.vSaved[j], ld), gPass = passColumn(x, j);
         const double g0 = columnBase(gOld, gPass, w);
         addPotentialMove(sums, kSumB, hi, kDgUp, x.b[j], gOld, g0);
         lseAdd(lm[kLogBOld], ls[kLogBOld], x.logB[j] - rb * gOld);
@@ -399,7 +414,7 @@ __device__ bool commitBlock(const StepArgs<V>& x, const StepScalars& sc, Stride 
         x.uSaved[i] = value;
     }
     for (std::size_t j = cols.first; j < cols.end; j += cols.step) {
-        const double gPass = logOf(x.v[j], ld);
+        const double gPass = passColumn(x, j);
         const double g = columnBase(logOf(x.vSaved[j], ld), gPass, w) + c;
         const double marginal = exp(g + x.logB[j] - gPass / fb + ws);
         const double target = x.b[j] * exp(-rb * g);

@@ -67,7 +67,7 @@ struct OmegaRule {
         const double c1 = recent(0), c4 = recent(3), c7 = recent(6);
         if (!(c4 > 0) || !(c7 > 0) || !(c1 > 0)) return;
         // Linear rate over the last 3 iterations and the 3 before.
-        const double r1 = pow(c1 / c4, 1.0 / 3.0), r0 = pow(c4 / c7, 1.0 / 3.0);
+        const double r1 = cbrt(c1 / c4), r0 = cbrt(c4 / c7);
         if (!(r1 < 1)) return;
         if (estimating) {
             if (fabs(r1 - r0) >= 0.03 && count < 24) return;
