@@ -42,6 +42,22 @@ struct MapBounds {
     // 1.095); the scikit-image held-back half's worst blotch 9.43 % -> 2.14 %
     // (docs/BENCHMARKS.md, "Issue 23, looks: the chroma's range along lightness").
     double chromaLightnessRange = 16;
+    // Where that range holds (with the source image; lightness_spans.h): between the
+    // lightness levels that meet within this many pixels of the picture scaled to 128 px on
+    // its long side (the measure's scale), chains of such meetings within as many ranges;
+    // levels that never meet (a shadow and a highlight far apart) are free. Infinity: over
+    // each whole column (as without an image).
+    double chromaRangeRadius = 2;
+    // The share of the scaled picture's pixels (per cent) on which the map may still create
+    // a colour edge along a lightness edge: whole columns are left free of the range,
+    // those whose pixels the transport's own map would mark least first (a pixel counts
+    // where the column's chroma step over its span, over the span's lightness, times its
+    // lightness gradient exceeds the blotch measure's threshold there), while the counted
+    // pixels stay within this share. 0: the range holds on every edge. 2, chosen on the
+    // tuning halves (six samples' palette ratio 1.095 -> 0.925, scikit-image 1.282 ->
+    // 1.210, within every artifact constraint; docs/BENCHMARKS.md, "Issue 23, looks: the
+    // range where lightness levels meet").
+    double chromaRangeExempt = 2;
     // The residual match's per-channel map f: minSlope <= f' <= maxSlope.
     double residualMinSlope = 0.5;
     double residualMaxSlope = 2;
