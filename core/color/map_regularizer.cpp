@@ -318,19 +318,22 @@ std::vector<Meeting> spanMeetings(const DisplacementLut& lut, WorkingSpace space
 }
 
 // MapBounds::chromaRangeExempt: the columns left free. A pixel is marked where the
-// column's outputs as they are (before any bound) would give it a chroma gradient above
-// the blotch measure's threshold there: the chroma step between its span's darkest and
-// brightest nodes present, over their lightness difference, times its lightness
-// gradient. The columns whose pixels are the least marked (the marked share of the
-// column's weight) are freed first, while the freed columns' marked weight stays within
-// `exempt` per cent of the picture's pixels.
-std::vector<bool> exemptColumns(const DisplacementLut& lut, WorkingSpace space, const std::vector<unsigned char>& near,
-                                const std::vector<Meeting>& meetings, std::size_t pixels, double exempt)
+// column's outputs would give it a chroma gradient above the blotch measure's threshold
+// there: the chroma step between its span's darkest and brightest nodes present, over
+// their lightness difference, times its lightness gradient; counted once with the
+// outputs as they are (the column free) and once with each axis's step capped at
+// `width` (the column held by the range, which a sharp edge can still mark). The
+// budget, `exempt` per cent of the picture's pixels, pays first for what the range leaves
+// marked in every column; what is left frees the columns whose freeing marks the fewest
+// more pixels for their weight, while it lasts.
+std::vector<bool> exemptColumns(const DisplacementLut& lut, WorkingSpace space, double width,
+                                const std::vector<unsigned char>& near, const std::vector<Meeting>& meetings,
+                                std::size_t pixels, double exempt)
 {
     const std::size_t s = static_cast<std::size_t>(lut.size);
     std::vector<bool> free(s * s, false);
     if (!(exempt > 0)) return free;
-    std::vector<double> marked(s * s, 0.0), mass(s * s, 0.0);
+    std::vector<double> marked(s * s, 0.0), held(s * s, 0.0), mass(s * s, 0.0);
     std::vector<std::size_t> column, rows;
     std::vector<std::array<double, 3>> out;
     std::size_t current = s * s;
@@ -345,15 +348,21 @@ std::vector<bool> exemptColumns(const DisplacementLut& lut, WorkingSpace space, 
         if (last - first < 2) continue;
         const std::array<double, 3>& dark = out[static_cast<std::size_t>(first - rows.begin())];
         const std::array<double, 3>& bright = out[static_cast<std::size_t>(last - rows.begin()) - 1];
-        const double rise = static_cast<double>(*(last - 1) - *first) * lut.step[0];
-        if (std::hypot(bright[1] - dark[1], bright[2] - dark[2]) / rise * m.gradient > m.threshold) marked[m.column] += m.weight;
+        const double perStep = m.gradient / (static_cast<double>(*(last - 1) - *first) * lut.step[0]);
+        const double da = std::abs(bright[1] - dark[1]), db = std::abs(bright[2] - dark[2]);
+        if (std::hypot(da, db) * perStep > m.threshold) marked[m.column] += m.weight;
+        if (std::hypot(std::min(da, width), std::min(db, width)) * perStep > m.threshold) held[m.column] += m.weight;
     }
+    double left = exempt / 100 * static_cast<double>(pixels);
     std::vector<std::size_t> order;
     for (std::size_t c = 0; c < s * s; ++c)
-        if (mass[c] > 0) order.push_back(c);
+        if (mass[c] > 0) {
+            order.push_back(c);
+            left -= held[c];
+            marked[c] -= held[c];  // what freeing the column adds
+        }
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t x, std::size_t y) { return marked[x] * mass[y] < marked[y] * mass[x]; });
-    double left = exempt / 100 * static_cast<double>(pixels);
     for (std::size_t c : order) {
         if (marked[c] > left) continue;
         left -= marked[c];
@@ -450,7 +459,7 @@ void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const M
     std::vector<bool> free;
     if (meet) {
         meetings = spanMeetings(lut, space, *spans);
-        free = exemptColumns(lut, space, near, meetings, spans->size(), bounds.chromaRangeExempt);
+        free = exemptColumns(lut, space, width, near, meetings, spans->size(), bounds.chromaRangeExempt);
     }
     const auto chromaRange = [&] {
         if (meet)
