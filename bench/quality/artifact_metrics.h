@@ -50,12 +50,6 @@ std::vector<float> scaledSrgb(const Image& img, int longSide, int& width, int& h
 // The image the measures read: scaled, in CIELAB, blurred by `settings.sigma`.
 AnalysisImage analysisImage(const Image& img, const ArtifactSettings& settings = {});
 
-// Gaussian blur (kernel radius ceil(3 sigma), edges replicated) of an interleaved
-// 3-channel float image, in place.
-void gaussianBlur3(std::vector<float>& x, int width, int height, double sigma);
-
-// Sobel gradients / 8 (edges replicated) of channel c of an interleaved 3-channel image.
-void sobel(const std::vector<float>& x, int width, int height, int c, std::vector<float>& gx, std::vector<float>& gy);
 
 // The measures between a source and a result of the same size (throws
 // std::invalid_argument otherwise). mask (or null) receives one byte per analysis

@@ -127,6 +127,10 @@ int main(int argc, char** argv)
     parser.addOption("chroma-lightness-range", "X",
                      "width of the output chroma along lightness at one source chroma, per axis (Lab units; inf = none)",
                      std::to_string(b0.chromaLightnessRange));
+    parser.addOption("chroma-range-radius", "X",
+                     "the range holds between lightness levels that meet within X pixels of the picture at 128 px "
+                     "(inf = over each whole column)",
+                     std::to_string(b0.chromaRangeRadius));
     parser.addOption("lightness-slopes", "MIN,MAX", "bounds on the lightness curve's slope",
                      std::to_string(b0.lightnessMinSlope) + "," + std::to_string(b0.lightnessMaxSlope));
     parser.addOption("residual-slopes", "MIN,MAX", "bounds on the residual match's slope",
@@ -158,6 +162,7 @@ int main(int argc, char** argv)
             b.chromaSlope = std::stod(parser.value("chroma-slope"));
             b.chromaLightnessSlope = std::stod(parser.value("chroma-lightness-slope"));
             b.chromaLightnessRange = std::stod(parser.value("chroma-lightness-range"));
+            b.chromaRangeRadius = std::stod(parser.value("chroma-range-radius"));
             const auto pairOf = [&](const std::string& key, double& lo, double& hi) {
                 const std::vector<std::string> v = uot::cli::splitList(parser.value(key));
                 if (v.size() != 2) throw std::runtime_error("--" + key + ": MIN,MAX");
@@ -211,14 +216,15 @@ int main(int argc, char** argv)
             }
         const MappingSettings& ms = cli.recolor.mapping;
         std::printf("%zu images, %zu ordered pairs (%s); UOT: space %s, palette %d, eps %g, tau_b %g, smooth %s (%s) r=%g e=%g "
-                    "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g (range %g), "
+                    "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g (range %g, radius %g, exempt %g), "
                     "lightness slopes %g..%g, residual slopes %g..%g, field deviation %g (lightness %g); fold %s (smooth %g)\n",
                     images.size(), selected.size(), half.c_str(), toString(cli.recolor.space).c_str(),
                     cli.recolor.palette.size, cli.recolor.transport.eps, cli.recolor.transport.adherence,
                     ms.smooth ? "on" : "off", toString(ms.smoothGuide).c_str(), ms.smoothRadius, ms.smoothEps,
                     ms.smoothChromaEps, ms.smoothMinSlope,
                     ms.residualMatch, ms.residualLightness, ms.bounds.enabled ? "on" : "off", ms.bounds.chromaSlope,
-                    ms.bounds.chromaLightnessSlope, ms.bounds.chromaLightnessRange, ms.bounds.lightnessMinSlope,
+                    ms.bounds.chromaLightnessSlope, ms.bounds.chromaLightnessRange, ms.bounds.chromaRangeRadius, ms.bounds.chromaRangeExempt,
+                    ms.bounds.lightnessMinSlope,
                     ms.bounds.lightnessMaxSlope,
                     ms.bounds.residualMinSlope, ms.bounds.residualMaxSlope, ms.bounds.fieldDeviation,
                     ms.bounds.fieldLightnessDeviation, ms.lutFaithful ? "on" : "off", ms.fold.smooth);

@@ -29,8 +29,9 @@ struct MapBounds {
     double chromaSlope = 1.25;
     double chromaLightnessSlope = 0.5;
     // The chroma the map gives along lightness at one source chroma: over each lattice
-    // column along L (the nodes next to the colours present), the output's a and b after
-    // the gamut's compression lie within an interval of this width (Lab units, scaled by
+    // column along L (the nodes next to the colours present; with the source image, only
+    // between the lightness levels that meet, chromaRangeRadius), the output's a and b
+    // after the gamut's compression lie within an interval of this width (Lab units, scaled by
     // the space's nominal range / 100). The blotch measure marks a colour edge where the
     // result's chroma gradient exceeds twice the source's + 3 units a pixel; across a sharp
     // lightness edge (no chroma step in the source) that is a chroma step of about 11 Lab
@@ -42,6 +43,23 @@ struct MapBounds {
     // 1.095); the scikit-image held-back half's worst blotch 9.43 % -> 2.14 %
     // (docs/BENCHMARKS.md, "Issue 23, looks: the chroma's range along lightness").
     double chromaLightnessRange = 16;
+    // Where that range holds (with the source image; lightness_spans.h): between the
+    // lightness levels that meet within this many pixels of the picture scaled to 128 px on
+    // its long side (the measure's scale), chains of such meetings within as many ranges;
+    // levels that never meet (a shadow and a highlight far apart) are free. Infinity: over
+    // each whole column (as without an image).
+    double chromaRangeRadius = 2;
+    // The share of the scaled picture's pixels (per cent) on which the map may create a
+    // colour edge along a lightness edge, the range's own included: a pixel counts where
+    // its column's chroma step over its span, over the span's lightness, times its
+    // lightness gradient exceeds the blotch measure's threshold there (with each axis's
+    // step capped at the range where the range holds). What the range leaves counted is
+    // paid first; the rest frees whole columns of the range, those that add the fewest
+    // counted pixels for their weight first. 0: the range holds on every edge. 2, chosen on
+    // the tuning halves (six samples' palette ratio 1.095 -> 0.930, scikit-image 1.282 ->
+    // 1.210, within every artifact constraint; below the hard 3 % by the estimate's error;
+    // docs/BENCHMARKS.md, "Issue 23, looks: the range where lightness levels meet").
+    double chromaRangeExempt = 2;
     // The residual match's per-channel map f: minSlope <= f' <= maxSlope.
     double residualMinSlope = 0.5;
     double residualMaxSlope = 2;

@@ -4,9 +4,11 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "core/color/color_map_inline.h"
 #include "core/color/color_space.h"
+#include "core/color/lightness_spans.h"
 #include "core/transport/kernel_matrix.h"
 
 namespace uot {
@@ -194,55 +196,59 @@ void gamutCompressed(WorkingSpace space, double w[3])
     w[0] = lightness;
 }
 
-// MapBounds::chromaLightnessRange (`width`, working-space units) on the chroma channels:
-// per lattice column along L, the output chroma of the nodes in `near` (node colour +
+// The chroma outputs of each lattice column along L (the nodes in `near`: node colour +
 // displacement, the lightness from the monotone curve, after the gamut's compression)
-// brought into an interval of `width` per axis. Each round clamps every output into the
-// interval centred on the column's midrange and compresses it again, until the column
-// fits: a node the gamut holds (near-black has no chroma to give) pulls the others
-// toward it.
-void chromaRangeAlongLightness(DisplacementLut& lut, WorkingSpace space, double width, const std::vector<unsigned char>& near)
+// brought within a bound. Each round `project(column, rows, out)` moves the outputs `out`
+// of the column's nodes (lattice rows `rows`, increasing) to colours within the bound
+// and returns true, or returns false when they are within it already; the moved colours
+// are compressed by the gamut again, until the column fits: a node the gamut holds
+// (near-black has no chroma to give) pulls the others toward it.
+// The outputs of lattice column (j, k)'s nodes in `near` (node colour + displacement,
+// after the gamut's compression), their nodes and their rows along L (increasing).
+void columnOutputs(const DisplacementLut& lut, WorkingSpace space, const std::vector<unsigned char>& near, std::size_t j,
+                   std::size_t k, std::vector<std::size_t>& column, std::vector<std::size_t>& rows,
+                   std::vector<std::array<double, 3>>& out)
 {
     const std::size_t s = static_cast<std::size_t>(lut.size);
-    std::vector<std::size_t> column;
-    std::vector<std::array<double, 3>> out, before, target;
+    const double a = lut.lo[1] + static_cast<double>(j) * lut.step[1], b = lut.lo[2] + static_cast<double>(k) * lut.step[2];
+    column.clear();
+    rows.clear();
+    out.clear();
+    for (std::size_t i = 0; i < s; ++i) {
+        const std::size_t node = (i * s + j) * s + k;
+        if (!near[node]) continue;
+        const float* d = &lut.values[3 * node];
+        std::array<double, 3> w = {lut.lo[0] + static_cast<double>(i) * lut.step[0] + d[0], a + d[1], b + d[2]};
+        gamutCompressed(space, w.data());
+        column.push_back(node);
+        rows.push_back(i);
+        out.push_back(w);
+    }
+}
+
+template <class Project>
+void boundColumnChroma(DisplacementLut& lut, WorkingSpace space, const std::vector<unsigned char>& near, Project&& project)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    std::vector<std::size_t> column, rows;
+    std::vector<std::array<double, 3>> out, target;
     std::vector<bool> clamped;
     for (std::size_t j = 0; j < s; ++j)
         for (std::size_t k = 0; k < s; ++k) {
             const double a = lut.lo[1] + static_cast<double>(j) * lut.step[1], b = lut.lo[2] + static_cast<double>(k) * lut.step[2];
-            column.clear();
-            out.clear();
-            for (std::size_t i = 0; i < s; ++i) {
-                const std::size_t node = (i * s + j) * s + k;
-                if (!near[node]) continue;
-                const float* d = &lut.values[3 * node];
-                std::array<double, 3> w = {lut.lo[0] + static_cast<double>(i) * lut.step[0] + d[0], a + d[1], b + d[2]};
-                gamutCompressed(space, w.data());
-                column.push_back(node);
-                out.push_back(w);
-            }
+            columnOutputs(lut, space, near, j, k, column, rows, out);
             if (column.size() < 2) continue;
-            before = out;
             clamped.assign(column.size(), false);
-            target.resize(column.size());
             for (int round = 0; round < 40; ++round) {
-                double lo[3] = {0, 1e300, 1e300}, hi[3] = {0, -1e300, -1e300};
-                for (const auto& w : out)
-                    for (int c = 1; c < 3; ++c) lo[c] = std::min(lo[c], w[c]), hi[c] = std::max(hi[c], w[c]);
-                if (hi[1] - lo[1] <= width && hi[2] - lo[2] <= width) break;
+                target = out;
+                if (!project(j * s + k, rows, target)) break;
                 for (std::size_t t = 0; t < column.size(); ++t) {
-                    std::array<double, 3>& w = out[t];
-                    for (int c = 1; c < 3; ++c) {
-                        const double mid = 0.5 * (lo[c] + hi[c]);
-                        const double v = std::clamp(w[c], mid - 0.5 * width, mid + 0.5 * width);
-                        clamped[t] = clamped[t] || v != w[c];
-                        w[c] = v;
-                    }
-                    target[t] = w;
-                    gamutCompressed(space, w.data());
+                    clamped[t] = clamped[t] || target[t][1] != out[t][1] || target[t][2] != out[t][2];
+                    out[t] = target[t];
+                    gamutCompressed(space, out[t].data());
                 }
             }
-            // In a column that had to be clamped, a clamped node takes its last clamped colour
+            // In a column that had to be moved, a moved node takes its last target colour
             // (the composition compresses it as the rounds did) and the others their colour
             // after the gamut (what the composition makes of them), so that no node keeps a
             // displacement far outside the gamut for the slope projection to pull the others
@@ -256,10 +262,188 @@ void chromaRangeAlongLightness(DisplacementLut& lut, WorkingSpace space, double 
         }
 }
 
+// MapBounds::chromaLightnessRange (`width`, working-space units) over whole columns: each
+// column's outputs within an interval of `width` per axis, clamped into the interval
+// centred on the column's midrange.
+void chromaRangeAlongLightness(DisplacementLut& lut, WorkingSpace space, double width, const std::vector<unsigned char>& near)
+{
+    boundColumnChroma(lut, space, near,
+                      [width](std::size_t, const std::vector<std::size_t>&, std::vector<std::array<double, 3>>& out) {
+                          double lo[3] = {0, 1e300, 1e300}, hi[3] = {0, -1e300, -1e300};
+                          for (const auto& w : out)
+                              for (int c = 1; c < 3; ++c) lo[c] = std::min(lo[c], w[c]), hi[c] = std::max(hi[c], w[c]);
+                          if (hi[1] - lo[1] <= width && hi[2] - lo[2] <= width) return false;
+                          for (auto& w : out)
+                              for (int c = 1; c < 3; ++c)
+                                  w[c] = std::clamp(w[c], 0.5 * (lo[c] + hi[c]) - 0.5 * width, 0.5 * (lo[c] + hi[c]) + 0.5 * width);
+                          return true;
+                      });
+}
+
+// The lightness meetings of `spans` on the lattice: for each pixel, its span's rows
+// first..last (the nodes around its lowest and highest lightness) in each column of its
+// chroma's interpolation cell, with the bilinear weight, the pixel's lightness gradient
+// and the blotch measure's threshold at the pixel; sorted by column.
+struct Meeting {
+    std::size_t column, first, last;
+    double weight, gradient, threshold;  // the pixel's lightness gradient, the measure's threshold there
+};
+
+std::vector<Meeting> spanMeetings(const DisplacementLut& lut, WorkingSpace space, const LightnessSpans& spans)
+{
+    const double scale = nominalRange(space) / 100;
+    const int s = lut.size;
+    const std::size_t ss = static_cast<std::size_t>(s);
+    std::vector<Meeting> meetings;
+    meetings.reserve(4 * spans.size());
+    const auto cell = [&](double v, int axis, int& first, double& f) {
+        const double t = std::clamp((v - lut.lo[axis]) / lut.step[axis], 0.0, static_cast<double>(s - 1));
+        first = std::min(s - 2, static_cast<int>(std::floor(t)));
+        f = t - first;
+    };
+    const auto row = [&](double l, bool up) {
+        const double t = std::clamp((l - lut.lo[0]) / lut.step[0], 0.0, static_cast<double>(s - 1));
+        return static_cast<std::size_t>(up ? std::ceil(t) : std::floor(t));
+    };
+    for (std::size_t p = 0; p < spans.size(); ++p) {
+        const float* sp = &spans.spans[LightnessSpans::kStride * p];
+        int j, k;
+        double fj, fk;
+        cell(sp[0], 1, j, fj);
+        cell(sp[1], 2, k, fk);
+        const std::size_t i0 = row(sp[2], false), i1 = row(sp[3], true);
+        for (int dj = 0; dj < 2; ++dj)
+            for (int dk = 0; dk < 2; ++dk) {
+                const double w = (dj ? fj : 1 - fj) * (dk ? fk : 1 - fk);
+                if (w > 0)
+                    meetings.push_back(
+                        {static_cast<std::size_t>(j + dj) * ss + static_cast<std::size_t>(k + dk), i0, i1, w, sp[4],
+                         kMarkedChromaGain * sp[5] + kMarkedChromaGradient * scale});
+            }
+    }
+    std::stable_sort(meetings.begin(), meetings.end(), [](const Meeting& x, const Meeting& y) { return x.column < y.column; });
+    return meetings;
+}
+
+// MapBounds::chromaRangeExempt: the columns left free. A pixel is marked where the
+// column's outputs would give it a chroma gradient above the blotch measure's threshold
+// there: the chroma step between its span's darkest and brightest nodes present, over
+// their lightness difference, times its lightness gradient; counted once with the
+// outputs as they are (the column free) and once with each axis's step capped at
+// `width` (the column held by the range, which a sharp edge can still mark). The
+// budget, `exempt` per cent of the picture's pixels, pays first for what the range leaves
+// marked in every column; what is left frees the columns whose freeing marks the fewest
+// more pixels for their weight, while it lasts.
+std::vector<bool> exemptColumns(const DisplacementLut& lut, WorkingSpace space, double width,
+                                const std::vector<unsigned char>& near, const std::vector<Meeting>& meetings,
+                                std::size_t pixels, double exempt)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    std::vector<bool> free(s * s, false);
+    if (!(exempt > 0)) return free;
+    std::vector<double> marked(s * s, 0.0), held(s * s, 0.0), mass(s * s, 0.0);
+    std::vector<std::size_t> column, rows;
+    std::vector<std::array<double, 3>> out;
+    std::size_t current = s * s;
+    for (const Meeting& m : meetings) {
+        if (m.column != current) {
+            current = m.column;
+            columnOutputs(lut, space, near, m.column / s, m.column % s, column, rows, out);
+        }
+        mass[m.column] += m.weight;
+        const auto first = std::lower_bound(rows.begin(), rows.end(), m.first);
+        const auto last = std::upper_bound(rows.begin(), rows.end(), m.last);
+        if (last - first < 2) continue;
+        const std::array<double, 3>& dark = out[static_cast<std::size_t>(first - rows.begin())];
+        const std::array<double, 3>& bright = out[static_cast<std::size_t>(last - rows.begin()) - 1];
+        const double perStep = m.gradient / (static_cast<double>(*(last - 1) - *first) * lut.step[0]);
+        const double da = std::abs(bright[1] - dark[1]), db = std::abs(bright[2] - dark[2]);
+        if (std::hypot(da, db) * perStep > m.threshold) marked[m.column] += m.weight;
+        if (std::hypot(std::min(da, width), std::min(db, width)) * perStep > m.threshold) held[m.column] += m.weight;
+    }
+    double left = exempt / 100 * static_cast<double>(pixels);
+    std::vector<std::size_t> order;
+    for (std::size_t c = 0; c < s * s; ++c)
+        if (mass[c] > 0) {
+            order.push_back(c);
+            left -= held[c];
+            marked[c] -= held[c];  // what freeing the column adds
+        }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return marked[x] * mass[y] < marked[y] * mass[x]; });
+    for (std::size_t c : order) {
+        if (marked[c] > left) continue;
+        left -= marked[c];
+        free[c] = true;
+    }
+    return free;
+}
+
+// MapBounds::chromaLightnessRange where the source's lightness levels meet: in each
+// column, two nodes within one pixel's lightness span differ by at most `width` per
+// axis, and two nodes joined by a chain of h overlapping spans (and no shorter one) by at
+// most h `width`; nodes joined by no chain are free. The outputs are moved to the
+// midpoint of their lower and upper envelopes over the column's nodes (each node's
+// value minus / plus the bound to it): within every bound, and a node is left as it is
+// unless a bound through it is broken.
+void chromaRangeAlongSpans(DisplacementLut& lut, WorkingSpace space, double width, const std::vector<unsigned char>& near,
+                           const std::vector<Meeting>& meetings, const std::vector<bool>& free)
+{
+    const std::size_t s = static_cast<std::size_t>(lut.size);
+    // reach[column * size + i0]: the highest row of a meeting from row i0 (-1: none).
+    std::vector<int> reach(s * s * s, -1);
+    for (const Meeting& m : meetings) {
+        int& r = reach[m.column * s + m.first];
+        r = std::max(r, static_cast<int>(m.last));
+    }
+    std::vector<int> farthest(s);
+    std::vector<double> bound;
+    const double none = std::numeric_limits<double>::infinity();
+    boundColumnChroma(lut, space, near,
+                      [&](std::size_t col, const std::vector<std::size_t>& rows, std::vector<std::array<double, 3>>& out) {
+                          if (free[col]) return false;
+                          // farthest[i]: the highest row sharing a span with row i (i itself when none).
+                          int prefix = -1;
+                          for (std::size_t i = 0; i < s; ++i) {
+                              prefix = std::max(prefix, reach[col * s + i]);
+                              farthest[i] = std::max(static_cast<int>(i), prefix);
+                          }
+                          // bound[t m + u]: width times the fewest spans chaining rows[t] to rows[u].
+                          const std::size_t m = rows.size();
+                          bound.assign(m * m, 0.0);
+                          for (std::size_t t = 0; t < m; ++t) {
+                              int front = static_cast<int>(rows[t]);
+                              double hops = 0;
+                              for (std::size_t u = t + 1; u < m; ++u) {
+                                  while (hops < none && static_cast<int>(rows[u]) > front) {
+                                      const int next = farthest[static_cast<std::size_t>(front)];
+                                      hops = next > front ? hops + 1 : none;
+                                      front = next;
+                                  }
+                                  bound[t * m + u] = bound[u * m + t] = hops * width;
+                              }
+                          }
+                          bool broken = false;
+                          std::vector<std::array<double, 3>> moved = out;
+                          for (int c = 1; c < 3; ++c)
+                              for (std::size_t t = 0; t < m; ++t) {
+                                  double lower = out[t][c], upper = out[t][c];
+                                  for (std::size_t u = 0; u < m; ++u) {
+                                      lower = std::max(lower, out[u][c] - bound[t * m + u]);
+                                      upper = std::min(upper, out[u][c] + bound[t * m + u]);
+                                  }
+                                  broken = broken || lower > out[t][c] + 1e-6 * width || upper < out[t][c] - 1e-6 * width;
+                                  moved[t][c] = 0.5 * (lower + upper);
+                              }
+                          if (broken) out = moved;
+                          return broken;
+                      });
+}
+
 }  // namespace
 
 void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
-                               std::size_t n, LatticeNodes nodes, int threads)
+                               std::size_t n, LatticeNodes nodes, int threads, const LightnessSpans* spans)
 {
     if (!bounds.enabled || lut.size < 2) return;
     const std::vector<unsigned char> mark = latticeNodeMask(lut, colors, n, nodes, threads);
@@ -277,10 +461,24 @@ void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const M
     if (range)
         near = nodes == LatticeNodes::NextToColors ? mark : latticeNodeMask(lut, colors, n, LatticeNodes::NextToColors, threads);
     const double width = bounds.chromaLightnessRange * nominalRange(space) / 100;
-    if (range) chromaRangeAlongLightness(lut, space, width, near);
+    // With the source's spans: its meetings, and the columns exempted, chosen once.
+    const bool meet = range && spans && spans->size() > 0;
+    std::vector<Meeting> meetings;
+    std::vector<bool> free;
+    if (meet) {
+        meetings = spanMeetings(lut, space, *spans);
+        free = exemptColumns(lut, space, width, near, meetings, spans->size(), bounds.chromaRangeExempt);
+    }
+    const auto chromaRange = [&] {
+        if (meet)
+            chromaRangeAlongSpans(lut, space, width, near, meetings, free);
+        else
+            chromaRangeAlongLightness(lut, space, width, near);
+    };
+    if (range) chromaRange();
     const std::vector<LatticeEdge> edges = markedEdges(lut, mark);
     lipschitzChannels(lut, lightness ? 1 : 0, slope, mark, edges);
-    if (range) chromaRangeAlongLightness(lut, space, width, near);
+    if (range) chromaRange();
 }
 
 void boundResidualMap(MarginalMap& map, const MapBounds& bounds)

@@ -12,6 +12,8 @@
 
 namespace uot {
 
+struct LightnessSpans;
+
 // Weighted isotonic regression (pool-adjacent-violators) of y with weights w
 // (w >= 0; entries with w = 0 are free and filled by linear interpolation of their
 // neighbours), then every step y[k+1] - y[k] clamped into [minStep, maxStep] in a
@@ -22,10 +24,12 @@ std::vector<double> isotonicFit(const std::vector<double>& y, const std::vector<
 // for `colors` (n interleaved working-space colours: the weights of the lightness
 // regression and, with LatticeNodes::NextToColors, the nodes that carry values);
 // the chroma's range along lightness (MapBounds::chromaLightnessRange) over the nodes
-// next to `colors`, whatever `nodes` says.
+// next to `colors`, whatever `nodes` says: with `spans` (the source's, lightness_spans.h),
+// only between the lightness levels that meet in the picture (each span's nodes within
+// the range, chains of spans within as many ranges); without, over each whole column.
 // Does nothing when bounds.enabled is false.
 void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
-                               std::size_t n, LatticeNodes nodes, int threads = 0);
+                               std::size_t n, LatticeNodes nodes, int threads = 0, const LightnessSpans* spans = nullptr);
 
 // The largest slope of channel c of the lattice's displacement along axis a over the
 // lattice edges whose two nodes are both marked (|v(node + e_a) - v(node)| / step[a]).

@@ -516,12 +516,21 @@ std::vector<Parameter> buildTable(Problems problems)
     }
     {
         Parameter& p = add(unbounded("color-range", "color range", 0,
-                                     "how far the look's color may drift along lightness at one source color (Lab "
-                                     "units per a*, b* axis): lower keeps a lightness edge from becoming a color edge "
+                                     "how far the look's color may drift between the lightness levels of one source "
+                                     "color that meet at an edge (Lab units per a*, b* axis; levels that never meet "
+                                     "are free): lower keeps a lightness edge from becoming a color edge "
                                      "(portraits, products), higher or inf lets the color follow the reference's "
                                      "lightness (split toning, paintings)"),
                            Stage::Map, "color-range", "colorRange");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.bounds.chromaLightnessRange; });
+    }
+    {
+        Parameter& p = add(real("color-edges", "color edges", 0, 100,
+                                "the share of the picture (per cent, seen whole at 128 px) where a lightness edge may "
+                                "still become a color edge beyond --color-range, on the source colors least on "
+                                "edges: 0 holds the range on every edge"),
+                           Stage::Map, "color-edges", "");
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.bounds.chromaRangeExempt; });
     }
     {
         Parameter& p = add(flag("smooth", "smoothing", "do not smooth the displacement field (guided filter) over the image"),

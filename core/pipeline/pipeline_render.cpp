@@ -233,7 +233,7 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
         const float* at = sub > 0 ? s.low->colors.data() : s.fullSourceColors();
         const std::size_t count = sub > 0 ? s.low->colors.size() / 3 : n;
         s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes);
-        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads);
+        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads, s.lightnessSpans());
         s.lutBounds = ms.bounds;
         s.lutNodes = nodes;
         s.lutValid = true;
@@ -347,7 +347,7 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
                                                      LatticeNodes::NextToColors, threads);
             addResidualShiftToLut(matched, mark, s.settings.space, residual, ms);
             regularizeDisplacementLut(matched, s.settings.space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
-                                      LatticeNodes::NextToColors, threads);
+                                      LatticeNodes::NextToColors, threads, s.lightnessSpans());
             displacement = blockDisplacements(matched, *s.low, threads);
         } else {
             addResidualShift(displacement, *s.low, s.field, residual, ms, threads);
@@ -381,7 +381,7 @@ DeviceColorMapper* RecolorPipeline::foldFieldIntoLattice(State& s, DeviceColorMa
         s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height, step, ms.fold,
                                       threads);
     regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
-                              LatticeNodes::All, threads);
+                              LatticeNodes::All, threads, s.lightnessSpans());
     s.field = DisplacementField{};
     return mapper;
 }
@@ -398,7 +398,7 @@ DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
     DisplacementLut lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
                                                s.source->pixelCount(), ms.lutSize, s.settings.threads, LatticeNodes::All);
     regularizeDisplacementLut(lut, s.settings.space, ms.bounds, s.fullSourceColors(), s.source->pixelCount(),
-                              LatticeNodes::All, s.settings.threads);
+                              LatticeNodes::All, s.settings.threads, s.lightnessSpans());
     return lut;
 }
 

@@ -6,12 +6,14 @@
 // colour map, smoothing and composition, on the CPU or the GPU mapper).
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "core/color/float_buffer.h"
+#include "core/color/lightness_spans.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/solver_registry.h"
@@ -101,6 +103,30 @@ struct RecolorPipeline::State {
     // sourceColors).
     std::shared_ptr<const LowResolution> low;
     int lowSubsample = 0;   // 0: none computed
+
+    // The source's lightness spans for the chroma's range along lightness
+    // (MapBounds::chromaRangeRadius), from the block means when there are some (else the
+    // full image); null when that range is over whole columns or there is none.
+    std::shared_ptr<const LightnessSpans> spans;
+    int spansRadius = -1, spansBlock = 0;
+    const LightnessSpans* lightnessSpans()
+    {
+        const MapBounds& b = settings.mapping.bounds;
+        if (!b.enabled || !std::isfinite(b.chromaLightnessRange) || !std::isfinite(b.chromaRangeRadius)) return nullptr;
+        const int radius = static_cast<int>(std::lround(std::max(0.0, b.chromaRangeRadius)));
+        const bool blocks = low && low->space == settings.space;
+        const int block = blocks ? low->subsample : 1;
+        if (!spans || spans->space != settings.space || spansRadius != radius || spansBlock != block) {
+            spans = std::make_shared<const LightnessSpans>(
+                blocks ? uot::lightnessSpans(low->colors.data(), low->width, low->height, settings.space, block, radius,
+                                             settings.threads)
+                       : uot::lightnessSpans(fullSourceColors(), source->width, source->height, settings.space, 1, radius,
+                                             settings.threads));
+            spansRadius = radius;
+            spansBlock = block;
+        }
+        return spans.get();
+    }
     // The field's fitter on *fitterLow (its colour guide's window statistics), built
     // for fitterSettings' field inputs and fitterThreads; used while fitterLow is low.
     std::shared_ptr<const DisplacementFieldFitter> fitter;
@@ -147,6 +173,7 @@ struct RecolorPipeline::State {
         sourceColors.reset();
         low.reset();
         lowSubsample = 0;
+        spans.reset();
         fitter.reset();
         fitterLow.reset();
         gpuSourceValid = false;

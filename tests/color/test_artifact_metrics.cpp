@@ -11,6 +11,7 @@
 
 #include "bench/quality/artifact_metrics.h"
 #include "core/color/color_space.h"
+#include "core/color/image_gradient.h"
 
 using namespace uot;
 using namespace uot::quality;

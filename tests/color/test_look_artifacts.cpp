@@ -133,6 +133,41 @@ Image lightnessEdgeReference()
                      [](double t, double* lab) { lab[0] = 60 + 15 * t, lab[1] = 40, lab[2] = 30; });
 }
 
+// An 8-bit image, 360 x 160, of three bands: on the left a sharp lightness edge between
+// two neutral greys (x < 60: L* 10, 60 <= x < 120: L* 70); in the middle a vertical
+// lightness ramp L* 10 -> 90 (top to bottom) at a* 30; on the right the same ramp at
+// b* -20. The middle band keeps the right ramp's neighbours at its own lightness, so the
+// only lightness levels that meet at the right ramp's colour are neighbouring ones.
+Image edgeAndRampSource()
+{
+    const int w = 360, h = 160;
+    Image img = Image::allocate(w, h, 3, 8);
+    for (int y = 0; y < h; ++y) {
+        const double ramp = 10 + 80.0 * y / (h - 1);
+        for (int x = 0; x < w; ++x) {
+            const double lab[3] = {x < 60 ? 10.0 : (x < 120 ? 70.0 : ramp), x >= 120 && x < 240 ? 30.0 : 0.0,
+                                   x >= 240 ? -20.0 : 0.0};
+            setLab(img, x, y, lab);
+        }
+    }
+    return img;
+}
+
+// Mean CIELAB b* of an 8-bit image over the box [x0, x1) x [y0, y1).
+double meanB(const Image& img, int x0, int x1, int y0, int y1)
+{
+    double sum = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) {
+            const std::uint8_t* p = &img.data[3 * (static_cast<std::size_t>(y) * img.width + x)];
+            double rgb[3], lab[3];
+            for (int c = 0; c < 3; ++c) rgb[c] = srgbToLinear(p[c] / 255.0);
+            linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+            sum += lab[2];
+        }
+    return sum / ((x1 - x0) * (y1 - y0));
+}
+
 Image recolor(const RecolorSettings& s, const Image& src, const Image& ref)
 {
     RecolorPipeline pipeline(s);
@@ -253,6 +288,10 @@ private slots:
         const double range = s.mapping.bounds.chromaLightnessRange;
         QVERIFY(std::isfinite(range));
         if (!bounded) s.mapping.bounds.chromaLightnessRange = std::numeric_limits<double>::infinity();
+        // The range on every edge: this one straight edge marks less of the picture than
+        // the default MapBounds::chromaRangeExempt (2 %), which would leave it free
+        // (exemptedEdgeFollowsTheReference).
+        s.mapping.bounds.chromaRangeExempt = 0;
         const EdgeChroma c = edgeChroma(recolor(s, lightnessEdgeSource(), lightnessEdgeReference()));
         qInfo("mean steps across the edge: a* %.2f, b* %.2f; mean a* dark half %.2f, grey half %.2f", c.step[0], c.step[1],
               c.meanA[0], c.meanA[1]);
@@ -265,10 +304,47 @@ private slots:
         }
     }
 
+    // The range only where lightness levels meet (MapBounds::chromaRangeRadius), through
+    // the whole recolor: edgeAndRampSource onto a reference whose colour follows its
+    // lightness (a ramp L* 10 -> 90 from blue, b* -35, to yellow, b* +35). The grey edge
+    // (L* 10 beside L* 70 at one colour) keeps its b* step within the range (up to the
+    // 1.5 of lightnessEdgeCreatesNoChromaStep); along the right ramp, whose levels meet
+    // only their neighbours, the colour follows the reference's beyond it: its b* from top
+    // to bottom rows spans more than 1.5 x the range (the slope bound along L, 0.5, allows
+    // 40). With the range over whole lattice columns (an infinite radius: the bound before)
+    // the ramp is held within the range too, and the check on the ramp fails.
+    void rangeOnlyWhereLevelsMeet_data()
+    {
+        QTest::addColumn<bool>("meetings");
+        QTest::newRow("range where levels meet (defaults)") << true;
+        QTest::newRow("range over whole columns (the check must find the ramp held)") << false;
+    }
+    void rangeOnlyWhereLevelsMeet()
+    {
+        QFETCH(bool, meetings);
+        RecolorSettings s;
+        const double range = s.mapping.bounds.chromaLightnessRange;
+        QVERIFY(std::isfinite(range) && std::isfinite(s.mapping.bounds.chromaRangeRadius));
+        s.mapping.bounds.chromaRangeExempt = 0;  // the range on every edge (the edge here marks about 1 %)
+        if (!meetings) s.mapping.bounds.chromaRangeRadius = std::numeric_limits<double>::infinity();
+        const Image reference = twoHalves([](double t, double* lab) { lab[0] = 10 + 80 * t, lab[1] = 0, lab[2] = 70 * t - 35; },
+                                          [](double t, double* lab) { lab[0] = 10 + 80 * t, lab[1] = 0, lab[2] = 70 * t - 35; });
+        const Image out = recolor(s, edgeAndRampSource(), reference);
+        const double edge = std::abs(meanB(out, 72, 108, 12, 148) - meanB(out, 12, 48, 12, 148));
+        const double ramp = std::abs(meanB(out, 252, 348, 136, 152) - meanB(out, 252, 348, 8, 24));
+        qInfo("b* step across the grey edge %.2f, along the ramp %.2f (range %.0f)", edge, ramp, range);
+        QVERIFY2(edge <= range + 1.5, qPrintable(QString("edge step %1").arg(edge)));
+        if (meetings)
+            QVERIFY2(ramp > 1.5 * range, qPrintable(QString("ramp %1").arg(ramp)));
+        else
+            QVERIFY2(ramp <= range + 1.5, qPrintable(QString("ramp %1").arg(ramp)));
+    }
+
     // The colourist's control of the bound: `uot recolor --color-range X` (the parameter
     // table's entry, core/params) on the lightness-edge case. inf gives the very image of
     // the pipeline's settings with no range bound, 16 the default's (no flag), and a narrow
-    // range (4) a chroma step across the edge within it (up to the 1.5 of
+    // range (4) on every edge (--color-edges 0: this edge marks less of the picture than
+    // the default 2 % that may be left free) a chroma step across the edge within it (up to the 1.5 of
     // lightnessEdgeCreatesNoChromaStep), well below the default's.
     void colorRangeFlagReachesTheMap()
     {
@@ -286,8 +362,8 @@ private slots:
         QVERIFY(sixteen.data == byDefault.data);
         QVERIFY(inf.data != byDefault.data);
 
-        const Image narrow = recolorCommand(dir.path(), {"--color-range", "4"});
-        QVERIFY2(!narrow.data.empty(), "uot recolor --color-range 4 failed");
+        const Image narrow = recolorCommand(dir.path(), {"--color-range", "4", "--color-edges", "0"});
+        QVERIFY2(!narrow.data.empty(), "uot recolor --color-range 4 --color-edges 0 failed");
         const EdgeChroma wide = edgeChroma(byDefault), tight = edgeChroma(narrow);
         qInfo("a* step across the edge: range 16 %.2f, range 4 %.2f; b*: %.2f, %.2f", wide.step[0], tight.step[0],
               wide.step[1], tight.step[1]);

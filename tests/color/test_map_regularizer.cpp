@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/color/color_space.h"
+#include "core/color/lightness_spans.h"
 #include "core/color/map_regularizer.h"
 
 using namespace uot;
@@ -45,6 +46,66 @@ SyntheticMap foldedMap()
     std::uniform_real_distribution<float> uL(0, 100), uab(-50, 50);
     for (int p = 0; p < 6000; ++p) m.colors.insert(m.colors.end(), {uL(rng), uab(rng), uab(rng)});
     return m;
+}
+
+// The composition's gamut compression written out: toward the grey of equal luminance Y
+// until every linear RGB channel is in [0, 1], the lightness kept.
+void compressed(double lab[3])
+{
+    double rgb[3];
+    spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
+    const double y = std::clamp(0.2126729 * rgb[0] + 0.7151522 * rgb[1] + 0.0721750 * rgb[2], 0.0, 1.0);
+    double t = 1;
+    for (double c : rgb) {
+        if (c > 1 && c > y) t = std::min(t, (1 - y) / (c - y));
+        if (c < 0 && c < y) t = std::min(t, y / (y - c));
+    }
+    for (double& c : rgb) c = std::clamp(y + t * (c - y), 0.0, 1.0);
+    const double L = lab[0];
+    linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
+    lab[0] = L;
+}
+
+// Two columns of a 9^3 lattice (L [0, 100], a and b [-50, 50], step 12.5), A at
+// a* = -12.5 and B at a* = +12.5 (b* = 0), holding colours at the lightness rows 1..7
+// (L* 12.5..87.5); every node's b* displacement is 0.45 (L - 50): along each column the
+// output b* spans 0.45 x 75 = 33.75, within the slope bound along L (0.5) and inside
+// the gamut on B (on A the darkest node's blue loses some chroma to it: 28.4).
+SyntheticMap twoColumns()
+{
+    SyntheticMap m;
+    DisplacementLut& lut = m.lut;
+    lut.size = 9;
+    lut.lo[0] = 0, lut.lo[1] = lut.lo[2] = -50;
+    lut.step[0] = lut.step[1] = lut.step[2] = 12.5;
+    lut.values.assign(3 * 729, 0.0f);
+    for (int i = 0; i < 9; ++i)
+        for (int jk = 0; jk < 81; ++jk) lut.values[3 * (i * 81 + jk) + 2] = static_cast<float>(0.45 * (12.5 * i - 50));
+    for (double a : {-12.5, 12.5})
+        for (int i = 1; i <= 7; ++i) m.colors.insert(m.colors.end(), {static_cast<float>(12.5 * i), static_cast<float>(a), 0.0f});
+    return m;
+}
+
+// The output b* range (after the gamut) over the rows 1..7 of the column at a* = a.
+double columnRange(const DisplacementLut& lut, double a)
+{
+    const int j = static_cast<int>(std::lround((a - lut.lo[1]) / lut.step[1])), k = 4;
+    double lo = 1e9, hi = -1e9;
+    for (int i = 1; i <= 7; ++i) {
+        const float* v = &lut.values[3 * ((i * 9 + j) * 9 + k)];
+        double lab[3] = {12.5 * i + v[0], a + v[1], v[2]};
+        compressed(lab);
+        lo = std::min(lo, lab[2]), hi = std::max(hi, lab[2]);
+    }
+    return hi - lo;
+}
+
+// A pixel of the scaled picture for LightnessSpans: its chroma (a*, b* = 0), the
+// lightness span around it and its lightness gradient (no chroma gradient).
+void addSpan(LightnessSpans& spans, double a, double lo, double hi, double gradient)
+{
+    const double pixel[LightnessSpans::kStride] = {a, 0, lo, hi, gradient, 0};
+    for (double v : pixel) spans.spans.push_back(static_cast<float>(v));
 }
 
 }  // namespace
@@ -167,20 +228,6 @@ private slots:
         regularizeDisplacementLut(m.lut, WorkingSpace::Lab, b, m.colors.data(), m.colors.size() / 3,
                                   LatticeNodes::NextToColors, 1);
         const DisplacementLut& lut = m.lut;
-        const auto compressed = [](double lab[3]) {
-            double rgb[3];
-            spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
-            const double y = std::clamp(0.2126729 * rgb[0] + 0.7151522 * rgb[1] + 0.0721750 * rgb[2], 0.0, 1.0);
-            double t = 1;
-            for (double c : rgb) {
-                if (c > 1 && c > y) t = std::min(t, (1 - y) / (c - y));
-                if (c < 0 && c < y) t = std::min(t, y / (y - c));
-            }
-            for (double& c : rgb) c = std::clamp(y + t * (c - y), 0.0, 1.0);
-            const double L = lab[0];
-            linearRgbToSpace(WorkingSpace::Lab, rgb, lab);
-            lab[0] = L;
-        };
         double widest = 0;
         for (int j = 0; j < 9; ++j)
             for (int k = 0; k < 9; ++k) {
@@ -199,6 +246,78 @@ private slots:
             QVERIFY2(widest <= range + 0.01, qPrintable(QString("a column spans %1").arg(widest)));
         else
             QVERIFY2(widest > 2 * range, qPrintable(QString("widest column %1").arg(widest)));
+    }
+
+    // The range only where the source's lightness levels meet (LightnessSpans): column A
+    // holds one pixel whose span meets every row (a sharp edge from L* 12.5 to 87.5),
+    // column B only pixels whose spans meet neighbouring rows (a smooth ramp: [12.5, 25],
+    // [25, 37.5], ..., [75, 87.5], chained). A's output b* is brought within the range
+    // (16 < 33.75); B's chain allows 16 between neighbouring rows (5.6 apart) and 16 per
+    // link beyond, so B keeps its 33.75. Without the spans (the range over whole columns)
+    // B is bounded too, and the check on B fails.
+    void chromaRangeOnlyWhereLevelsMeet_data()
+    {
+        QTest::addColumn<bool>("withSpans");
+        QTest::newRow("source spans") << true;
+        QTest::newRow("no spans: whole columns (the check must find B narrowed)") << false;
+    }
+    void chromaRangeOnlyWhereLevelsMeet()
+    {
+        QFETCH(bool, withSpans);
+        SyntheticMap m = twoColumns();
+        QVERIFY(columnRange(m.lut, -12.5) > 28 && columnRange(m.lut, 12.5) > 33.7);
+        MapBounds b;
+        b.chromaRangeExempt = 0;  // every meeting bound (chromaRangeExemption below)
+        LightnessSpans spans;
+        addSpan(spans, -12.5, 12.5, 87.5, 20);
+        for (int i = 1; i < 7; ++i) addSpan(spans, 12.5, 12.5 * i, 12.5 * (i + 1), 0.5);
+        regularizeDisplacementLut(m.lut, WorkingSpace::Lab, b, m.colors.data(), m.colors.size() / 3,
+                                  LatticeNodes::NextToColors, 1, withSpans ? &spans : nullptr);
+        const double a = columnRange(m.lut, -12.5), ramp = columnRange(m.lut, 12.5);
+        qInfo("output b* range: edge column %.3f, ramp column %.3f (range %.1f)", a, ramp, b.chromaLightnessRange);
+        QVERIFY2(a <= b.chromaLightnessRange + 0.01, qPrintable(QString("edge column %1").arg(a)));
+        if (withSpans)
+            QVERIFY2(std::abs(ramp - 33.75) < 0.05, qPrintable(QString("ramp column %1").arg(ramp)));
+        else
+            QVERIFY2(ramp <= b.chromaLightnessRange + 0.01, qPrintable(QString("ramp column %1").arg(ramp)));
+    }
+
+    // MapBounds::chromaRangeExempt: A holds one edge pixel (span L* 12.5..87.5, lightness
+    // gradient 10 a pixel: the map's b* step 33.75 over 75 L* times 10 = 4.5 > the
+    // measure's 3, marked; held to the range, 16 / 75 x 10 = 2.1, not), B one such edge
+    // pixel among 99 flat ones (span L* 50..50). With 1 % of the 101 pixels (1.01) exempt,
+    // the column whose freeing marks the fewest pixels for its weight (B: 1 of 100) is
+    // freed and keeps its 33.75; A (1 of 1) no longer fits the budget and is bounded. With
+    // no exemption both are bounded (the check on B fails). With gradient 20 the range
+    // itself leaves both pixels marked (2 > 1.01): the budget is spent, nothing is freed.
+    void chromaRangeExemption_data()
+    {
+        QTest::addColumn<double>("exempt");
+        QTest::addColumn<double>("gradient");
+        QTest::newRow("1 % exempt") << 1.0 << 10.0;
+        QTest::newRow("none exempt (the check must find B narrowed)") << 0.0 << 10.0;
+        QTest::newRow("1 % exempt, the range's own marks spend it (gradient 20: 16 / 75 x 20 = 4.3 > 3)") << 1.0 << 20.0;
+    }
+    void chromaRangeExemption()
+    {
+        QFETCH(double, exempt);
+        QFETCH(double, gradient);
+        SyntheticMap m = twoColumns();
+        MapBounds b;
+        b.chromaRangeExempt = exempt;
+        LightnessSpans spans;
+        addSpan(spans, -12.5, 12.5, 87.5, gradient);
+        addSpan(spans, 12.5, 12.5, 87.5, gradient);
+        for (int p = 0; p < 99; ++p) addSpan(spans, 12.5, 50, 50, 0);
+        regularizeDisplacementLut(m.lut, WorkingSpace::Lab, b, m.colors.data(), m.colors.size() / 3,
+                                  LatticeNodes::NextToColors, 1, &spans);
+        const double a = columnRange(m.lut, -12.5), free = columnRange(m.lut, 12.5);
+        qInfo("output b* range: A %.3f, B %.3f", a, free);
+        QVERIFY2(a <= b.chromaLightnessRange + 0.01, qPrintable(QString("A %1").arg(a)));
+        if (exempt > 0 && gradient < 14)
+            QVERIFY2(std::abs(free - 33.75) < 0.05, qPrintable(QString("B %1").arg(free)));
+        else
+            QVERIFY2(free <= b.chromaLightnessRange + 0.01, qPrintable(QString("B %1").arg(free)));
     }
 
     void residualMatchSlopeIsBounded_data()
