@@ -102,7 +102,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     m_lookToggle->setArrowType(Qt::RightArrow);
     m_lookToggle->setAutoRaise(true);
     m_lookToggle->setToolTip(
-        tr("Luminance and color intensity, neutralize, protect skin tones and neutrals, the color's range along lightness."));
+        tr("Luminance and color intensity, neutralize, protect skin tones and neutrals, the color's range along lightness "
+           "and the share of color edges it may allow."));
     layout->addWidget(m_lookToggle);
     m_lookControls = new QGroupBox(tr("Color controls"));
     auto* lookForm = new QFormLayout(m_lookControls);
@@ -124,6 +125,10 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     rangeRow->addWidget(m_colorRange, 1);
     rangeRow->addWidget(m_colorRangeUnbounded);
     lookForm->addRow(titleOf("color-range"), rangeRow);
+    // The share of the picture where the range may give way (per cent); no meaning without a range.
+    m_colorEdges = numberBox(entry("color-edges"), 1, 0.5);
+    m_colorEdges->setSuffix(tr(" %"));
+    lookForm->addRow(titleOf("color-edges"), m_colorEdges);
     m_lookControls->setVisible(false);
     layout->addWidget(m_lookControls);
     connect(m_lookToggle, &QToolButton::toggled, this, [this](bool open) {
@@ -239,6 +244,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                  {"smoothing", m_smoothing},
                  {"residual-match", m_paletteMatch},
                  {"color-range", m_colorRange},
+                 {"color-edges", m_colorEdges},
                  {"auto-run", m_autoRun}};
     for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it)  // the table's words, as --help says them
         it.value()->setToolTip(parameterToolTip(entry(it.key().toStdString().c_str())));
@@ -260,7 +266,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     for (QComboBox* box : {m_space, m_reference, m_solver, m_device, m_precision, m_acceleration})
         connect(box, &QComboBox::currentIndexChanged, this, changed);
     for (QSpinBox* box : {m_palette, m_iterations, m_threads, m_epsScaling}) connect(box, &QSpinBox::valueChanged, this, changed);
-    for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing, m_epsScalingFactor, m_colorRange})
+    for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing, m_epsScalingFactor, m_colorRange, m_colorEdges})
         connect(box, &QDoubleSpinBox::valueChanged, this, changed);
     for (QCheckBox* box : {m_balanced, m_luminance, m_neutralize, m_colorRangeUnbounded, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
     for (QSlider* slider : {m_strength, m_paletteMatch, m_luminanceIntensity, m_colorIntensity, m_protectSkin, m_protectNeutrals})
@@ -327,6 +333,7 @@ StudioParameters ParametersPanel::parameters() const
     p.protectSkin = m_protectSkin->value() / 100.0;
     p.protectNeutrals = m_protectNeutrals->value() / 100.0;
     p.colorRange = m_colorRangeUnbounded->isChecked() ? std::numeric_limits<double>::infinity() : m_colorRange->value();
+    p.colorEdges = m_colorEdges->value();
     p.autoRun = m_autoRun->isChecked();
     return p;
 }
@@ -368,10 +375,12 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     m_protectNeutrals->setValue(int(std::lround(p.protectNeutrals * 100)));
     m_colorRangeUnbounded->setChecked(std::isinf(p.colorRange));
     if (std::isfinite(p.colorRange)) m_colorRange->setValue(p.colorRange);  // unbounded keeps the last number
+    m_colorEdges->setValue(p.colorEdges);
     const StudioParameters defaults;
     if (p.luminanceIntensity != defaults.luminanceIntensity || p.colorIntensity != defaults.colorIntensity ||
         p.neutralize != defaults.neutralize || p.protectSkin != defaults.protectSkin ||
-        p.protectNeutrals != defaults.protectNeutrals || p.colorRange != defaults.colorRange)
+        p.protectNeutrals != defaults.protectNeutrals || p.colorRange != defaults.colorRange ||
+        p.colorEdges != defaults.colorEdges)
         m_lookToggle->setChecked(true);  // show the controls that shape this look
     m_autoRun->setChecked(p.autoRun);
     m_updating = false;
@@ -403,6 +412,7 @@ void ParametersPanel::updateEnabled()
     m_epsScalingFactor->setEnabled(m_epsScaling->value() > 1);
     m_paletteMatch->setEnabled(m_smoothing->value() > 0);  // the match works through the smoothed field
     m_colorRange->setEnabled(!m_colorRangeUnbounded->isChecked());
+    m_colorEdges->setEnabled(!m_colorRangeUnbounded->isChecked());
 }
 
 }  // namespace uot::ui

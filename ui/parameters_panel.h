@@ -61,6 +61,7 @@ public:
     QSlider* protectNeutralsSlider() const { return m_protectNeutrals; }
     QDoubleSpinBox* colorRangeBox() const { return m_colorRange; }
     QCheckBox* colorRangeUnboundedBox() const { return m_colorRangeUnbounded; }
+    QDoubleSpinBox* colorEdgesBox() const { return m_colorEdges; }
     QToolButton* colourControlsToggle() const { return m_lookToggle; }
     QSpinBox* epsScalingBox() const { return m_epsScaling; }
     // The widget that edits the parameter-table entry `name` (core/params), or null.
@@ -113,6 +114,7 @@ private:
     QLabel* m_protectNeutralsValue = nullptr;
     QDoubleSpinBox* m_colorRange = nullptr;
     QCheckBox* m_colorRangeUnbounded = nullptr;
+    QDoubleSpinBox* m_colorEdges = nullptr;
     QCheckBox* m_autoRun = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;

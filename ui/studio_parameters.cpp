@@ -54,6 +54,7 @@ const std::vector<Binding>& bindings()
         {"smoothing", &P::smoothing},
         {"residual-match", &P::paletteMatch},
         {"color-range", &P::colorRange},
+        {"color-edges", &P::colorEdges},
         {"auto-run", &P::autoRun},
     };
     return all;

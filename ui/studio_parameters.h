@@ -61,6 +61,9 @@ struct StudioParameters {
     double paletteMatch = parameter_defaults::number("residual-match");          // residual-match
     // Color range along lightness (MapBounds::chromaLightnessRange, Lab units; inf = no bound).
     double colorRange = parameter_defaults::number("color-range");               // color-range
+    // Share of the picture (per cent) where a lightness edge may still become a color edge
+    // beyond the range (MapBounds::chromaRangeExempt).
+    double colorEdges = parameter_defaults::number("color-edges");               // color-edges
     bool autoRun = parameter_defaults::number("auto-run") != 0;                  // auto-run
 
     // The value of the member bound to the table entry `name` as a settings file

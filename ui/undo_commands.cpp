@@ -42,6 +42,7 @@ QStringList ParametersCommand::changedSettings(const StudioParameters& a, const 
         {QObject::tr("protect skin tones"), differs(&P::protectSkin)},
         {QObject::tr("protect neutrals"), differs(&P::protectNeutrals)},
         {QObject::tr("color range"), differs(&P::colorRange)},
+        {QObject::tr("color edges"), differs(&P::colorEdges)},
         {QObject::tr("auto-run"), differs(&P::autoRun)},
     };
     QStringList names;

@@ -529,7 +529,7 @@ std::vector<Parameter> buildTable(Problems problems)
                                 "the share of the picture (per cent, seen whole at 128 px) where a lightness edge may "
                                 "still become a color edge beyond --color-range, on the source colors least on "
                                 "edges: 0 holds the range on every edge"),
-                           Stage::Map, "color-edges", "");
+                           Stage::Map, "color-edges", "colorEdges");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.bounds.chromaRangeExempt; });
     }
     {

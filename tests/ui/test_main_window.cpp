@@ -377,21 +377,29 @@ private slots:
     // The color range along lightness (MapBounds::chromaLightnessRange) in the Color
     // controls: a number of Lab units, or no bound (inf) through its "unbounded" check
     // box; either goes through a preset and back into the panel, and reaches the pipeline.
+    // So does the share of colour edges it may allow (MapBounds::chromaRangeExempt), whose
+    // box has no meaning, and is disabled, without a range.
     void colorRangeGoesThroughAPreset()
     {
         MainWindow window(testOptions());
         ParametersPanel* panel = window.parametersPanel();
         const double inf = std::numeric_limits<double>::infinity();
         QCOMPARE(window.parameters().colorRange, 16.0);  // MapBounds' default
+        QCOMPARE(window.parameters().colorEdges, 2.0);   // MapBounds' default
+        QCOMPARE(window.parameters().recolorSettings().mapping.bounds.chromaRangeExempt, 2.0);
         panel->colorRangeUnboundedBox()->setChecked(true);
         QCOMPARE(window.parameters().colorRange, inf);
         QVERIFY(!panel->colorRangeBox()->isEnabled());
+        QVERIFY(!panel->colorEdgesBox()->isEnabled());
         QCOMPARE(window.parameters().recolorSettings().mapping.bounds.chromaLightnessRange, inf);
         window.savePreset(QStringLiteral("split toning"));
         panel->colorRangeUnboundedBox()->setChecked(false);
         panel->colorRangeBox()->setValue(6);
+        QVERIFY(panel->colorEdgesBox()->isEnabled());
+        panel->colorEdgesBox()->setValue(0.5);
         QCOMPARE(window.parameters().colorRange, 6.0);
         QCOMPARE(window.parameters().recolorSettings().mapping.bounds.chromaLightnessRange, 6.0);
+        QCOMPARE(window.parameters().recolorSettings().mapping.bounds.chromaRangeExempt, 0.5);
         window.savePreset(QStringLiteral("portrait"));
 
         QVERIFY(window.applyPreset(QStringLiteral("split toning")));
@@ -402,6 +410,8 @@ private slots:
         QVERIFY(!panel->colorRangeUnboundedBox()->isChecked());
         QCOMPARE(panel->colorRangeBox()->value(), 6.0);
         QCOMPARE(window.parameters().colorRange, 6.0);
+        QCOMPARE(panel->colorEdgesBox()->value(), 0.5);
+        QCOMPARE(window.parameters().colorEdges, 0.5);
     }
 
     void cancelMidRunRestoresTheUiAndKeepsTheResult()
