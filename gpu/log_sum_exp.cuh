@@ -19,6 +19,21 @@ __device__ __forceinline__ void lseAdd(double& m, double& s, double x)
     m = up ? x : m;
 }
 
+// lseAdd whose first term costs no exponential: into the empty state (m = -inf,
+// s = 0) a term x > -inf goes in as m = x, s = 1, what lseAdd's exp(-inf) = 0 gives
+// (a NaN and later terms go through lseAdd). For the step's few terms a thread
+// (gpu/relaxed_step_device.cuh), where the first is most of them; the hot loops of
+// the plain passes keep lseAdd.
+__device__ __forceinline__ void lseAddFirstFree(double& m, double& s, double x)
+{
+    if (m == -INFINITY && s == 0.0 && x > -INFINITY) {
+        m = x;
+        s = 1.0;
+        return;
+    }
+    lseAdd(m, s, x);
+}
+
 __device__ __forceinline__ void lseMerge(double& m, double& s, double m2, double s2)
 {
     if (m2 == -INFINITY) return;

@@ -101,10 +101,19 @@ __device__ void blockReduceFigures(double (&sums)[nSum], double (&hi)[nMax], dou
     for (int k = 0; k < nMax; ++k) hi[k] = top[k];
 #pragma unroll
     for (int k = 0; k < nSum; ++k) sums[k] = add[k];
+    // The totals' logs one a lane (lane k takes log-sum k) and shuffled to every lane:
+    // one log's latency, not nLog's in a row; the same values.
+    static_assert(nLog <= 32);
+    const int lane = flatThread() % 32;
+    double mine = 1.0;
+#pragma unroll
+    for (int k = 0; k < nLog; ++k) mine = lane == k ? add[nSum + k] : mine;
+    const double logged = log(mine);
 #pragma unroll
     for (int k = 0; k < nLog; ++k) {
         const double t = top[nMax + k];
-        m[k] = t == -INFINITY ? -INFINITY : t + log(add[nSum + k]);
+        const double logTotal = __shfl_sync(0xffffffffu, logged, k);
+        m[k] = t == -INFINITY ? -INFINITY : t + logTotal;
     }
 }
 
@@ -274,17 +283,17 @@ __device__ void sweepBlock(const StepArgs<V>& x, double w, Stride rows, Stride c
         sums[kTargetA] += target;
         sums[kErrA] += fabs(marginal - x.a[i]);
         addPotentialMove(sums, kSumA, hi, kDfUp, x.a[i], fOld, fTilde);
-        lseAdd(lm[kLogAHat], ls[kLogAHat], x.logA[i] - ra * fHat);
-        lseAdd(lm[kLogATilde], ls[kLogATilde], x.logA[i] - ra * fTilde);
+        lseAddFirstFree(lm[kLogAHat], ls[kLogAHat], x.logA[i] - ra * fHat);
+        lseAddFirstFree(lm[kLogATilde], ls[kLogATilde], x.logA[i] - ra * fTilde);
     }
     for (std::size_t j = cols.first; j < cols.end; j += cols.step) {
         const double gOld = logOf(x.vSaved[j], ld), gPass = passColumn(x, j);
         const double g0 = columnBase(gOld, gPass, w);
         addPotentialMove(sums, kSumB, hi, kDgUp, x.b[j], gOld, g0);
-        lseAdd(lm[kLogBOld], ls[kLogBOld], x.logB[j] - rb * gOld);
-        lseAdd(lm[kLogBPass], ls[kLogBPass], x.logB[j] - rb * gPass);
-        lseAdd(lm[kLogBTarget], ls[kLogBTarget], x.logB[j] - rb * g0);
-        lseAdd(lm[kLogMass], ls[kLogMass], g0 + x.logB[j] - gPass / fb);
+        lseAddFirstFree(lm[kLogBOld], ls[kLogBOld], x.logB[j] - rb * gOld);
+        lseAddFirstFree(lm[kLogBPass], ls[kLogBPass], x.logB[j] - rb * gPass);
+        lseAddFirstFree(lm[kLogBTarget], ls[kLogBTarget], x.logB[j] - rb * g0);
+        lseAddFirstFree(lm[kLogMass], ls[kLogMass], g0 + x.logB[j] - gPass / fb);
     }
     blockReduceFigures(sums, hi, lm, ls, scratch);
     if (flatThread() == 0) {
@@ -324,7 +333,7 @@ __device__ void decideFromPartials(const StepArgs<V>& x, int blocks, const Parti
     for (int blk = flatThread(); blk < blocks; blk += kThreads) {
         for (int k = 0; k < kSweepSums; ++k) sums[k] += part(blk, k);
         for (int k = 0; k < kSweepMaxes; ++k) hi[k] = fmax(hi[k], part(blk, kSweepSums + k));
-        for (int k = 0; k < kSweepLogs; ++k) lseAdd(lm[k], ls[k], part(blk, kLogSlot + k));
+        for (int k = 0; k < kSweepLogs; ++k) lseAddFirstFree(lm[k], ls[k], part(blk, kLogSlot + k));
     }
     blockReduceFigures<kSweepSums, kSweepMaxes, kSweepLogs, kOneWarp>(sums, hi, lm, ls, scratch);
     const int lane = flatThread();
