@@ -117,6 +117,30 @@ private:
     std::vector<int> m_sumsWhileOpen = std::vector<int>(1, 0);
 };
 
+// An m x n float64 problem with costs in [0, 1), a near 1 in all and b near 1.3.
+struct RandomDenseProblem {
+    RandomDenseProblem(std::size_t m, std::size_t n, unsigned seed, double eps) : cost(m * n), a(m), b(n)
+    {
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        for (double& c : cost) c = unit(rng);
+        for (double& w : a) w = (0.5 + unit(rng)) / static_cast<double>(m);
+        for (double& w : b) w = (0.5 + unit(rng)) * 1.3 / static_cast<double>(n);
+        DenseCost dense;
+        dense.f64 = cost.data();
+        dense.rows = m;
+        dense.cols = n;
+        problem.cost = dense;
+        problem.a = a;
+        problem.b = b;
+        problem.eps = eps;
+    }
+    RandomDenseProblem(const RandomDenseProblem&) = delete;  // the problem points into the vectors
+    RandomDenseProblem& operator=(const RandomDenseProblem&) = delete;
+    std::vector<double> cost, a, b;
+    UotProblem problem;
+};
+
 // Blocks of one problem solved on threads of this process: every reduction is the
 // element-wise sum / maximum of all threads' values, taken in block order, so every
 // thread gets the same result (a stand-in for uot-mpi's transport).
@@ -333,21 +357,9 @@ private slots:
     void deferredCheckKeepsTheIteratesAndOverlapsThePass()
     {
         constexpr std::size_t m = 23, n = 17;
-        std::mt19937_64 rng(7);
-        std::uniform_real_distribution<double> unit(0.0, 1.0);
-        std::vector<double> cost(m * n), a(m), b(n);
-        for (double& c : cost) c = unit(rng);
-        for (double& w : a) w = (0.5 + unit(rng)) / m;
-        for (double& w : b) w = (0.5 + unit(rng)) * 1.3 / n;
-        DenseCost dense;
-        dense.f64 = cost.data();
-        dense.rows = m;
-        dense.cols = n;
-        UotProblem problem;
-        problem.cost = dense;
-        problem.a = a;
-        problem.b = b;
-        problem.eps = 0.05;
+        const RandomDenseProblem random(m, n, 7, 0.05);
+        const UotProblem& problem = random.problem;
+        const std::vector<double>& a = random.a;
         SolveOptions options;
         options.precision = Precision::Fp64;
         options.mode = IterationMode::TranslationInvariant;
@@ -382,21 +394,9 @@ private slots:
         QFETCH(int, mode);
         constexpr std::size_t m = 30, n = 17;
         constexpr int blocks = 3;
-        std::mt19937_64 rng(11);
-        std::uniform_real_distribution<double> unit(0.0, 1.0);
-        std::vector<double> cost(m * n), a(m), b(n);
-        for (double& c : cost) c = unit(rng);
-        for (double& w : a) w = (0.5 + unit(rng)) / m;
-        for (double& w : b) w = (0.5 + unit(rng)) * 1.3 / n;
-        DenseCost dense;
-        dense.f64 = cost.data();
-        dense.rows = m;
-        dense.cols = n;
-        UotProblem problem;
-        problem.cost = dense;
-        problem.a = a;
-        problem.b = b;
-        problem.eps = 0.02;
+        const RandomDenseProblem random(m, n, 11, 0.02);
+        const UotProblem& problem = random.problem;
+        const std::vector<double>& a = random.a;
         SolveOptions options;
         options.precision = Precision::Fp64;
         options.mode = static_cast<IterationMode>(mode);
