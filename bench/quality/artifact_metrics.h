@@ -18,13 +18,15 @@
 #include <vector>
 
 #include "core/color/image.h"
+#include "core/color/lightness_spans.h"
 
 namespace uot::quality {
 
 struct ArtifactSettings {
-    int longSide = 128;
-    double sigma = 1.5;
-    double blotchGain = 2, blotchOffset = 3;
+    // The scale and the blotch threshold the colour map's range budget estimates (lightness_spans.h).
+    int longSide = kWholePictureLongSide;
+    double sigma = kMeasureBlur;
+    double blotchGain = kMarkedChromaGain, blotchOffset = kMarkedChromaGradient;
     double flipMinGradient = 1.5;
     double neutralChroma = 5, castChroma = 10;
 };

@@ -17,13 +17,11 @@ namespace uot {
 inline constexpr int kWholePictureLongSide = 128;
 // The blotch measure's threshold on the result's chroma gradient after a Gaussian blur of
 // kMeasureBlur pixels: kMarkedChromaGain times the source's chroma gradient plus
-// kMarkedChromaGradient (Lab units a pixel), and
-// the chroma step across a sharp lightness edge that it marks (times the blurred step's
-// width sqrt(2 pi) kMeasureBlur) where the source has no chroma edge.
+// kMarkedChromaGradient (Lab units a pixel). The quality bench's measures
+// (bench/quality/artifact_metrics.h) take their defaults from these.
 inline constexpr double kMeasureBlur = 1.5;
 inline constexpr double kMarkedChromaGradient = 3;
 inline constexpr double kMarkedChromaGain = 2;
-inline constexpr double kMarkedChromaStep = kMarkedChromaGradient * 2.5066282746310002 * kMeasureBlur;
 
 struct LightnessSpans {
     WorkingSpace space = WorkingSpace::Lab;

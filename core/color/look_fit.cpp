@@ -257,7 +257,6 @@ LookNormalEquations regularisedNormalEquations(LookNormalEquations equations, co
     return equations;
 }
 
-
 CubeLut fitCubeToImage(const Image& source, const Image& target, const CubeLut& prior, const LookFitOptions& options)
 {
     checkInputs(source, target, prior);

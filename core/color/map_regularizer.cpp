@@ -196,13 +196,6 @@ void gamutCompressed(WorkingSpace space, double w[3])
     w[0] = lightness;
 }
 
-// The chroma outputs of each lattice column along L (the nodes in `near`: node colour +
-// displacement, the lightness from the monotone curve, after the gamut's compression)
-// brought within a bound. Each round `project(column, rows, out)` moves the outputs `out`
-// of the column's nodes (lattice rows `rows`, increasing) to colours within the bound
-// and returns true, or returns false when they are within it already; the moved colours
-// are compressed by the gamut again, until the column fits: a node the gamut holds
-// (near-black has no chroma to give) pulls the others toward it.
 // The outputs of lattice column (j, k)'s nodes in `near` (node colour + displacement,
 // after the gamut's compression), their nodes and their rows along L (increasing).
 void columnOutputs(const DisplacementLut& lut, WorkingSpace space, const std::vector<unsigned char>& near, std::size_t j,
@@ -226,6 +219,13 @@ void columnOutputs(const DisplacementLut& lut, WorkingSpace space, const std::ve
     }
 }
 
+// The chroma outputs of each lattice column along L (the nodes in `near`: node colour +
+// displacement, the lightness from the monotone curve, after the gamut's compression)
+// brought within a bound. Each round `project(column, rows, out)` moves the outputs `out`
+// of the column's nodes (lattice rows `rows`, increasing) to colours within the bound
+// and returns true, or returns false when they are within it already; the moved colours
+// are compressed by the gamut again, until the column fits: a node the gamut holds
+// (near-black has no chroma to give) pulls the others toward it.
 template <class Project>
 void boundColumnChroma(DisplacementLut& lut, WorkingSpace space, const std::vector<unsigned char>& near, Project&& project)
 {
@@ -248,9 +248,11 @@ void boundColumnChroma(DisplacementLut& lut, WorkingSpace space, const std::vect
                     gamutCompressed(space, out[t].data());
                 }
             }
-            // In a column that had to be moved, a moved node takes its last target colour
-            // (the composition compresses it as the rounds did) and the others their colour
-            // after the gamut (what the composition makes of them), so that no node keeps a
+            // In a column that had to be moved, every node takes `target`: when the column
+            // came to fit, the round that found it so left its colours after the gamut there
+            // (what the composition makes of them); when the 40 rounds ran out, a moved node
+            // takes the last round's projected colour (the composition compresses it as the
+            // rounds did) and the others their colour after the gamut. So no node keeps a
             // displacement far outside the gamut for the slope projection to pull the others
             // toward. Other columns are left as they are.
             if (std::find(clamped.begin(), clamped.end(), true) == clamped.end()) continue;
