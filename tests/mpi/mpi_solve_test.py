@@ -169,6 +169,8 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
                 rows_moved_at_every_check(r, what, summary, p)
         else:
             r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
+        if "--row-chunks" in mpi_only:
+            every_chunk_once(r, what, summary, m, p)
         r.check(summary["mode"] == single["mode"], what + ": mode %s vs %s" % (summary["mode"], single["mode"]))
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
@@ -235,6 +237,8 @@ def single_then_ranks(r, name, directory, files, options, ranks, check_single=No
         what = "%s on %d ranks (%s)" % (name, p, " ".join(options + list(mpi_only)))
         if "always" in mpi_only:
             rows_moved_at_every_check(r, what, summary, p)
+        if "--row-chunks" in mpi_only:
+            every_chunk_once(r, what, summary, single_scalings[0].shape[0], p)
         yield single, what, summary, load_scalings(out), single_scalings
 
 
@@ -244,6 +248,34 @@ def rows_moved_at_every_check(r, what, summary, ranks, check_every=10):
     checks = (summary["iterations"] - 1) // check_every if ranks > 1 else 0
     r.check(summary["rebalances"] == checks and summary["rows_moved"] >= checks,
             what + ": %s moves of %s rows, expected %d moves" % (summary["rebalances"], summary["rows_moved"], checks))
+
+
+def node_rows(m, ranks):
+    """The rows of each node of `ranks` ranks, the even split: one node, or nodes of
+    UOT_MPI_TEST_NODE_RANKS consecutive ranks (the test's stand-in for several machines)."""
+    group = int(os.environ.get("UOT_MPI_TEST_NODE_RANKS", "0")) or ranks
+    bounds = [m * r // ranks for r in range(ranks + 1)]
+    return [bounds[min(first + group, ranks)] - bounds[first] for first in range(0, ranks, group)]
+
+
+def every_chunk_once(r, what, summary, m, ranks):
+    """--row-chunks: in every pass each node's rows are split into rows / 64 chunks (1 to 256)
+    and every chunk is done by exactly one rank: the ranks' chunks over the solve add up
+    to the chunks of a pass times the passes (a chunk lost or done twice fails it), the
+    passes cover the iterations, and a rank takes from other ranks' blocks only chunks
+    it counts."""
+    per_pass = sum(min(max(rows // 64, 1 if rows else 0), 256) for rows in node_rows(m, ranks))
+    chunks, stolen = summary.get("rank_chunks", []), summary.get("rank_chunks_stolen", [])
+    passes = summary.get("chunk_passes", 0)
+    r.check(summary.get("row_chunks") is True and summary.get("chunks_per_pass") == per_pass,
+            what + ": chunks per pass %r, expected %d" % (summary.get("chunks_per_pass"), per_pass))
+    r.check(passes >= summary["iterations"], what + ": %r chunk passes for %d iterations" %
+            (passes, summary["iterations"]))
+    r.check(len(chunks) == ranks and sum(chunks) == per_pass * passes,
+            what + ": the ranks did %r chunks (%d in all), expected %d a pass x %r passes = %d" %
+            (chunks, sum(chunks), per_pass, passes, per_pass * passes))
+    r.check(len(stolen) == ranks and all(0 <= s <= c for s, c in zip(stolen, chunks)),
+            what + ": chunks from other ranks' blocks %r of %r" % (stolen, chunks))
 
 
 def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solver=("--solver", "auto"),
