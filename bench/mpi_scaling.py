@@ -30,6 +30,7 @@ Usage:
       [--repeats 3] [--threads 1] [--mpi-wait spin|sleep] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
       [--solve-args "--balance"] [--placement PAIRS.json [--placement-layout Q]]
       [--pot | --pot-ms-per-iter X] [--json-out FILE] [--skip-weak] [--skip-strong]
+      [--compare "even=;chunks=--row-chunks"]
 """
 import argparse
 import json

@@ -20,7 +20,9 @@ mpi_solve_test.py:
   UOT_MPI_TEST_NODE_RANKS=2 (nodes of two consecutive ranks; test only) P = 3 runs as
   a node of two ranks and a node of one, and with 1 as three nodes of one rank (no
   rows shared), both against `uot solve` to 1e-12;
-* --row-chunks with --balance or with --solver mapreduce is a usage error (exit 2).
+* --row-chunks with --balance or with --solver mapreduce is a usage error (exit 2);
+* a rank stopped with SIGSTOP does not hang the other, which waits in the node's
+  barriers: with --timeout 3 the job ends with exit 7 and names the stopped rank.
 
 With --uot-mpi none (uot-mpi not built) it exits 77, which CTest reports as skipped.
 """
@@ -88,6 +90,7 @@ def main():
                                                                        97, ["--tau-a", "0.5"], ranks=(3,),
                                                                        mpi_only=CHUNKS))
         usage_errors(r)
+        solve.stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto", "--row-chunks"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if r.failures:
