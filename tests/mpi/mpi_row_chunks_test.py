@@ -27,11 +27,8 @@ mpi_solve_test.py:
 With --uot-mpi none (uot-mpi not built) it exits 77, which CTest reports as skipped.
 """
 
-import argparse
 import os
-import shutil
 import sys
-import tempfile
 
 import mpi_solve_test as solve  # noqa: E402 (next to this script)
 
@@ -58,47 +55,29 @@ def usage_errors(r):
                 (" ".join(extra), fragment, None if done is None else (done.returncode, done.stderr[-300:])))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--uot", required=True)
-    parser.add_argument("--uot-mpi", required=True, help="path of uot-mpi, or 'none' when it is not built")
-    parser.add_argument("--mpirun", default="mpirun")
-    args = parser.parse_args()
-    if args.uot_mpi == "none":
-        print("SKIP: uot-mpi is not built (UOT_MPI=OFF, or CMake found no MPI)")
-        return 77
-    work = tempfile.mkdtemp(prefix="uot-mpi-chunks-test-")
-    r = solve.Runner(args, work)
-    try:
-        solve.compare_with_single_process(r, "chunks-plain-1000x61", 1000, 61, ["--mode", "plain", "--tol", "1e-10"],
-                                          mpi_only=CHUNKS)
-        solve.compare_with_single_process(r, "chunks-ti-120x90", 120, 90,
-                                          ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2"], mpi_only=CHUNKS)
-        solve.compare_with_single_process(r, "chunks-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"],
-                                          ranks=(3,), mpi_only=CHUNKS)
-        solve.compare_with_single_process(r, "chunks-fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
-                                          ranks=(2, 3), mpi_only=CHUNKS)
-        solve.solver_matches_single_process(r, "chunks-auto-301x257", 301, 257, [], mpi_only=CHUNKS)
-        solve.solver_matches_single_process(r, "chunks-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
-                                            mpi_only=CHUNKS)
-        solve.solver_matches_single_process(r, "chunks-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(2, 3),
-                                            solver=("--solver", "fused", "--mode", "ti", "--accel", "relax",
-                                                    "--omega", "1.6"), acceleration="relax", mpi_only=CHUNKS)
-        with_test_nodes(2, lambda: solve.solver_matches_single_process(r, "chunks-two-nodes-auto-301x257", 301, 257,
-                                                                       [], ranks=(3,), mpi_only=CHUNKS))
-        with_test_nodes(1, lambda: solve.solver_matches_single_process(r, "chunks-no-shared-node-auto-150x97", 150,
-                                                                       97, ["--tau-a", "0.5"], ranks=(3,),
-                                                                       mpi_only=CHUNKS))
-        usage_errors(r)
-        solve.stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto", "--row-chunks"))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    if r.failures:
-        print("%d of %d checks failed" % (r.failures, r.checks))
-        return 1
-    print("PASS: %d checks" % r.checks)
-    return 0
+def all_cases(r):
+    solve.compare_with_single_process(r, "chunks-plain-1000x61", 1000, 61, ["--mode", "plain", "--tol", "1e-10"],
+                                      mpi_only=CHUNKS)
+    solve.compare_with_single_process(r, "chunks-ti-120x90", 120, 90,
+                                      ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2"], mpi_only=CHUNKS)
+    solve.compare_with_single_process(r, "chunks-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"],
+                                      ranks=(3,), mpi_only=CHUNKS)
+    solve.compare_with_single_process(r, "chunks-fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
+                                      ranks=(2, 3), mpi_only=CHUNKS)
+    solve.solver_matches_single_process(r, "chunks-auto-301x257", 301, 257, [], mpi_only=CHUNKS)
+    solve.solver_matches_single_process(r, "chunks-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
+                                        mpi_only=CHUNKS)
+    solve.solver_matches_single_process(r, "chunks-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(2, 3),
+                                        solver=("--solver", "fused", "--mode", "ti", "--accel", "relax",
+                                                "--omega", "1.6"), acceleration="relax", mpi_only=CHUNKS)
+    with_test_nodes(2, lambda: solve.solver_matches_single_process(r, "chunks-two-nodes-auto-301x257", 301, 257,
+                                                                   [], ranks=(3,), mpi_only=CHUNKS))
+    with_test_nodes(1, lambda: solve.solver_matches_single_process(r, "chunks-no-shared-node-auto-150x97", 150,
+                                                                   97, ["--tau-a", "0.5"], ranks=(3,),
+                                                                   mpi_only=CHUNKS))
+    usage_errors(r)
+    solve.stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto", "--row-chunks"))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(solve.run_cases(__doc__.splitlines()[0], "uot-mpi-chunks-test-", all_cases))

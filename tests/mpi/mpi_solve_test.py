@@ -494,8 +494,11 @@ def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused"
             job.communicate()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_cases(description, prefix, cases):
+    """The main of the uot-mpi solve test scripts: the arguments (--uot, --uot-mpi,
+    --mpirun), exit 77 when uot-mpi is not built, cases(runner) in a fresh work folder,
+    then the count of checks and exit 0 or 1."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--uot", required=True)
     parser.add_argument("--uot-mpi", required=True, help="path of uot-mpi, or 'none' when it is not built")
     parser.add_argument("--mpirun", default="mpirun")
@@ -504,74 +507,10 @@ def main():
         print("SKIP: uot-mpi is not built (UOT_MPI=OFF, or CMake found no MPI: apt-get install libopenmpi-dev "
               "openmpi-bin)")
         return 77
-    work = tempfile.mkdtemp(prefix="uot-mpi-test-")
+    work = tempfile.mkdtemp(prefix=prefix)
     r = Runner(args, work)
     try:
-        compare_with_single_process(r, "uneven-7x5", 7, 5, ["--mode", "plain"])
-        compare_with_single_process(r, "fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,))
-        compare_with_single_process(r, "sleeping-wait-33x20", 33, 20, ["--mode", "plain"], ranks=(2, 3),
-                                    mpi_only=("--mpi-wait", "sleep"))
-        compare_with_single_process(r, "one-row-1x9", 1, 9, ["--mode", "plain"], ranks=(2, 3))
-        compare_with_single_process(r, "taub-inf-product-65x33", 65, 33,
-                                    ["--mode", "plain", "--tau-b", "inf", "--reference-measure", "product"])
-        compare_with_single_process(r, "ti-120x90", 120, 90, ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2"])
-        compare_with_single_process(r, "warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"], ranks=(2,),
-                                    warm=True)
-        compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
-                                    ranks=(2, 3))
-        # --balance: the rows set up again in proportion to the measured speeds (warm
-        # start included: each rank's rows of u follow its new rows).
-        compare_with_single_process(r, "balanced-ti-auto-97x61", 97, 61,
-                                    ["--solver", "fused", "--mode", "ti", "--accel", "auto"], mpi_only=("--balance",))
-        compare_with_single_process(r, "balanced-warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"],
-                                    ranks=(2, 3), warm=True, mpi_only=("--balance",))
-        compare_with_single_process(r, "balanced-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,),
-                                    mpi_only=("--balance",))
-        # --balance --rebalance always: rows move between the ranks at every check during the
-        # solve (a rank's kernel rows it keeps, the others set up again, u handed over):
-        # the single-process iterates still, in the plain, TI and TI + auto iterations.
-        rebalance = ("--balance", "--rebalance", "always")
-        compare_with_single_process(r, "rebalanced-plain-97x61", 97, 61, ["--mode", "plain", "--tol", "1e-10"],
-                                    mpi_only=rebalance)
-        compare_with_single_process(r, "rebalanced-ti-120x90", 120, 90,
-                                    ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2", "--tol", "1e-10"],
-                                    mpi_only=rebalance)
-        compare_with_single_process(r, "rebalanced-fp32-150x70", 150, 70, ["--mode", "plain", "--tol", "1e-5"],
-                                    precision="fp32", ranks=(2, 3), mpi_only=rebalance)
-        solver_matches_single_process(r, "rebalanced-auto-301x257", 301, 257, ["--tol", "1e-10"], mpi_only=rebalance)
-        solver_matches_single_process(r, "rebalanced-auto-5x40", 5, 40, ["--tol", "1e-10"], ranks=(3,),
-                                      mpi_only=rebalance)
-        solver_matches_single_process(r, "auto-301x257", 301, 257, [])
-        solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
-        solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
-                                      ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
-        named_auto = ("--solver", "fused", "--mode", "ti", "--accel", "auto")
-        solver_matches_single_process(r, "fused-ti-auto-150x97", 150, 97, ["--tau-a", "0.5", "--tau-b", "2"],
-                                      solver=named_auto)
-        solver_matches_single_process(r, "fused-ti-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
-                                      solver=named_auto)
-        solver_matches_single_process(r, "fused-ti-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(1, 2, 3),
-                                      solver=("--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega",
-                                              "1.6"), acceleration="relax")
-        matrix_free_matches_single_process(r, "mapreduce-ti-auto-151x97", 151, 97,
-                                           ["--mode", "ti", "--accel", "auto", "--tau-a", "0.5", "--tau-b", "2",
-                                            "--eps", "0.01"])
-        matrix_free_matches_single_process(r, "mapreduce-ti-auto-fewer-rows-than-ranks-2x6", 2, 6,
-                                           ["--mode", "ti", "--accel", "auto"], ranks=(3,))
-        matrix_free_matches_single_process(r, "mapreduce-relax-40x30", 40, 30,
-                                           ["--mode", "ti", "--accel", "relax", "--omega", "1.5", "--eps", "0.02"],
-                                           ranks=(2, 3))
-        matrix_free_matches_single_process(r, "mapreduce-plain-33x20", 33, 20, ["--mode", "plain"], ranks=(2,),
-                                           per_iteration=1, per_check=2)
-        matrix_free_matches_single_process(r, "mapreduce-fp32-ti-auto-120x90", 120, 90,
-                                           ["--mode", "ti", "--accel", "auto"], ranks=(2, 3), precision="fp32")
-        compare_with_numpy(r)
-        random_problem_is_the_same_for_every_rank_count(r)
-        bad_inputs_stop_every_rank(r)
-        options_and_advice(r)
-        stopped_rank_does_not_hang_the_others(r, 1)
-        stopped_rank_does_not_hang_the_others(r, 0)
-        stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto"))
+        cases(r)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if r.failures:
@@ -579,6 +518,78 @@ def main():
         return 1
     print("PASS: %d checks" % r.checks)
     return 0
+
+
+def all_cases(r):
+    compare_with_single_process(r, "uneven-7x5", 7, 5, ["--mode", "plain"])
+    compare_with_single_process(r, "fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,))
+    compare_with_single_process(r, "sleeping-wait-33x20", 33, 20, ["--mode", "plain"], ranks=(2, 3),
+                                mpi_only=("--mpi-wait", "sleep"))
+    compare_with_single_process(r, "one-row-1x9", 1, 9, ["--mode", "plain"], ranks=(2, 3))
+    compare_with_single_process(r, "taub-inf-product-65x33", 65, 33,
+                                ["--mode", "plain", "--tau-b", "inf", "--reference-measure", "product"])
+    compare_with_single_process(r, "ti-120x90", 120, 90, ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2"])
+    compare_with_single_process(r, "warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"], ranks=(2,),
+                                warm=True)
+    compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
+                                ranks=(2, 3))
+    # --balance: the rows set up again in proportion to the measured speeds (warm
+    # start included: each rank's rows of u follow its new rows).
+    compare_with_single_process(r, "balanced-ti-auto-97x61", 97, 61,
+                                ["--solver", "fused", "--mode", "ti", "--accel", "auto"], mpi_only=("--balance",))
+    compare_with_single_process(r, "balanced-warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"],
+                                ranks=(2, 3), warm=True, mpi_only=("--balance",))
+    compare_with_single_process(r, "balanced-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,),
+                                mpi_only=("--balance",))
+    # --balance --rebalance always: rows move between the ranks at every check during the
+    # solve (a rank's kernel rows it keeps, the others set up again, u handed over):
+    # the single-process iterates still, in the plain, TI and TI + auto iterations.
+    rebalance = ("--balance", "--rebalance", "always")
+    compare_with_single_process(r, "rebalanced-plain-97x61", 97, 61, ["--mode", "plain", "--tol", "1e-10"],
+                                mpi_only=rebalance)
+    compare_with_single_process(r, "rebalanced-ti-120x90", 120, 90,
+                                ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2", "--tol", "1e-10"],
+                                mpi_only=rebalance)
+    compare_with_single_process(r, "rebalanced-fp32-150x70", 150, 70, ["--mode", "plain", "--tol", "1e-5"],
+                                precision="fp32", ranks=(2, 3), mpi_only=rebalance)
+    solver_matches_single_process(r, "rebalanced-auto-301x257", 301, 257, ["--tol", "1e-10"], mpi_only=rebalance)
+    solver_matches_single_process(r, "rebalanced-auto-5x40", 5, 40, ["--tol", "1e-10"], ranks=(3,),
+                                  mpi_only=rebalance)
+    solver_matches_single_process(r, "auto-301x257", 301, 257, [])
+    solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
+    solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
+                                  ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
+    named_auto = ("--solver", "fused", "--mode", "ti", "--accel", "auto")
+    solver_matches_single_process(r, "fused-ti-auto-150x97", 150, 97, ["--tau-a", "0.5", "--tau-b", "2"],
+                                  solver=named_auto)
+    solver_matches_single_process(r, "fused-ti-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
+                                  solver=named_auto)
+    solver_matches_single_process(r, "fused-ti-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(1, 2, 3),
+                                  solver=("--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega",
+                                          "1.6"), acceleration="relax")
+    matrix_free_matches_single_process(r, "mapreduce-ti-auto-151x97", 151, 97,
+                                       ["--mode", "ti", "--accel", "auto", "--tau-a", "0.5", "--tau-b", "2",
+                                        "--eps", "0.01"])
+    matrix_free_matches_single_process(r, "mapreduce-ti-auto-fewer-rows-than-ranks-2x6", 2, 6,
+                                       ["--mode", "ti", "--accel", "auto"], ranks=(3,))
+    matrix_free_matches_single_process(r, "mapreduce-relax-40x30", 40, 30,
+                                       ["--mode", "ti", "--accel", "relax", "--omega", "1.5", "--eps", "0.02"],
+                                       ranks=(2, 3))
+    matrix_free_matches_single_process(r, "mapreduce-plain-33x20", 33, 20, ["--mode", "plain"], ranks=(2,),
+                                       per_iteration=1, per_check=2)
+    matrix_free_matches_single_process(r, "mapreduce-fp32-ti-auto-120x90", 120, 90,
+                                       ["--mode", "ti", "--accel", "auto"], ranks=(2, 3), precision="fp32")
+    compare_with_numpy(r)
+    random_problem_is_the_same_for_every_rank_count(r)
+    bad_inputs_stop_every_rank(r)
+    options_and_advice(r)
+    stopped_rank_does_not_hang_the_others(r, 1)
+    stopped_rank_does_not_hang_the_others(r, 0)
+    stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto"))
+
+
+def main():
+    return run_cases(__doc__.splitlines()[0], "uot-mpi-test-", all_cases)
 
 
 if __name__ == "__main__":
