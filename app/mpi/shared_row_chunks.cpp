@@ -29,6 +29,8 @@ MPI_Comm nodeOf(MPI_Comm comm, int rank)
     const int group = test ? std::atoi(test) : 0;
     if (group > 0)
         MPI_Comm_split(comm, rank / group, rank, &node);
+    else if (group < 0)  // nodes of ranks apart
+        MPI_Comm_split(comm, rank % -group, rank, &node);
     else
         MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     return node;

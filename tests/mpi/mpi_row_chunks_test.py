@@ -18,8 +18,10 @@ mpi_solve_test.py:
   up to the chunks of a pass times the passes (mpi_solve_test.every_chunk_once);
 * ranks that do not share a node keep their rows and reduce over the nodes: with
   UOT_MPI_TEST_NODE_RANKS=2 (nodes of two consecutive ranks; test only) P = 3 runs as
-  a node of two ranks and a node of one, and with 1 as three nodes of one rank (no
-  rows shared), both against `uot solve` to 1e-12;
+  a node of two ranks and a node of one, with 1 as three nodes of one rank (no rows
+  shared), and with -2 as nodes of ranks apart (0 and 2, and 1: uot-mpi then makes
+  every rank a node of its own), all against `uot solve` to 1e-12;
+* two threads a rank take chunks too (P = 2, --threads 2);
 * --row-chunks with --balance or with --solver mapreduce is a usage error (exit 2);
 * a rank stopped with SIGSTOP does not hang the other, which waits in the node's
   barriers: with --timeout 3 the job ends with exit 7 and names the stopped rank.
@@ -75,6 +77,13 @@ def all_cases(r):
     with_test_nodes(1, lambda: solve.solver_matches_single_process(r, "chunks-no-shared-node-auto-150x97", 150,
                                                                    97, ["--tau-a", "0.5"], ranks=(3,),
                                                                    mpi_only=CHUNKS))
+    # Nodes whose ranks are not consecutive (ranks 0 and 2, and 1): their rows are not one range,
+    # so every rank is a node of its own.
+    with_test_nodes(-2, lambda: solve.solver_matches_single_process(r, "chunks-nodes-apart-auto-150x97", 150, 97,
+                                                                    [], ranks=(3,), mpi_only=CHUNKS))
+    # Two threads a rank: the threads take chunks too.
+    solve.compare_with_single_process(r, "chunks-threads-1000x61", 1000, 61, ["--mode", "ti", "--threads", "2"],
+                                      ranks=(2,), mpi_only=CHUNKS)
     usage_errors(r)
     solve.stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto", "--row-chunks"))
 

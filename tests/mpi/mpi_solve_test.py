@@ -252,8 +252,11 @@ def rows_moved_at_every_check(r, what, summary, ranks, check_every=10):
 
 def node_rows(m, ranks):
     """The rows of each node of `ranks` ranks, the even split: one node, or nodes of
-    UOT_MPI_TEST_NODE_RANKS consecutive ranks (the test's stand-in for several machines)."""
+    UOT_MPI_TEST_NODE_RANKS consecutive ranks (the test's stand-in for several machines;
+    a negative value: nodes of ranks apart, which uot-mpi splits into one node a rank)."""
     group = int(os.environ.get("UOT_MPI_TEST_NODE_RANKS", "0")) or ranks
+    if group < 0:
+        group = 1  # nodes of ranks apart: uot-mpi makes every rank a node of its own
     bounds = [m * r // ranks for r in range(ranks + 1)]
     return [bounds[min(first + group, ranks)] - bounds[first] for first in range(0, ranks, group)]
 
