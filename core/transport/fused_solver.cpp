@@ -39,14 +39,14 @@ struct SharedChunkArrays {
     RowChunkPool* pool = nullptr;
     std::size_t rows = 0, chunks = 0;
     std::size_t blockOffset = 0, blockRows = 0;  // this process's block among the node's rows
-    const T* own = nullptr;        // this process's copy of its block's K (ld each)
-    std::vector<std::size_t> ownerChunks;  // the chunks of node process k: [ownerChunks[k], ownerChunks[k + 1])
-    std::span<const double> a;     // a of the node's rows
-    double* u = nullptr;           // u of the pass: each process writes its block's
-    double* uNew = nullptr;        // u after the pass: each process reads its block's
-    ThreadSums* sums = nullptr;    // each chunk's row-side sums
-    T* slots = nullptr;            // each chunk's column partials (ld each)
-    T* kernel = nullptr;           // K of the node's rows (ld each)
+    const T* own = nullptr;                      // this process's copy of its block's K (ld each)
+    std::vector<std::size_t> ownerChunks;        // node process k owns chunks [ownerChunks[k], ownerChunks[k + 1])
+    std::span<const double> a;                   // a of the node's rows
+    double* u = nullptr;                         // u of the pass: each process writes its block's
+    double* uNew = nullptr;                      // u after the pass: each process reads its block's
+    ThreadSums* sums = nullptr;                  // each chunk's row-side sums
+    T* slots = nullptr;                          // each chunk's column partials (ld each)
+    T* kernel = nullptr;                         // K of the node's rows (ld each)
 
     // The first of chunk c's rows among the node's rows (c = chunks: their end).
     std::size_t chunkBegin(std::size_t c) const
@@ -437,8 +437,8 @@ SolveResult FusedRowBlockSolve::runIn(AlignedBuffer<T>& matrix, RowBlockReductio
     FusedPasses<T> passes(m_block, matrix.data(), m_ld, m_options.threads, &loop);
     if (chunks) {
         // The node's kernel in its shared memory too: each block's rows at their place.
-        passes.shareRows(SharedChunkArrays<T>::placed(*chunks, m_ld, m_where.allA, m_where.firstRow, rows,
-                                                      matrix.data()));
+        passes.shareRows(
+            SharedChunkArrays<T>::placed(*chunks, m_ld, m_where.allA, m_where.firstRow, rows, matrix.data()));
     }
     if (mover)
         setup.moveRows = [&](int iteration, std::vector<double>& block) {
@@ -466,7 +466,7 @@ SolveResult FusedRowBlockSolve::runIn(AlignedBuffer<T>& matrix, RowBlockReductio
 
 template SolveResult FusedRowBlockSolve::runIn<float>(AlignedBuffer<float>&, RowBlockReduction&, RowBlockReduction&,
                                                       RowBlockMover*, RowChunkPool*);
-template SolveResult FusedRowBlockSolve::runIn<double>(AlignedBuffer<double>&, RowBlockReduction&,
-                                                       RowBlockReduction&, RowBlockMover*, RowChunkPool*);
+template SolveResult FusedRowBlockSolve::runIn<double>(AlignedBuffer<double>&, RowBlockReduction&, RowBlockReduction&,
+                                                       RowBlockMover*, RowChunkPool*);
 
 }  // namespace uot

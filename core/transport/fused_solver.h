@@ -91,8 +91,8 @@ public:
 
 private:
     template <typename T>
-    SolveResult runIn(AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other,
-                      RowBlockMover* mover, RowChunkPool* chunks);
+    SolveResult runIn(AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover,
+                      RowChunkPool* chunks);
     // The move `move` asks for (scaling_loop.h's moveRows): this block's kernel
     // rows, problem, place and u become those of the new rows.
     template <typename T, typename Passes>
