@@ -30,6 +30,7 @@ Usage:
       [--repeats 3] [--threads 1] [--mpi-wait spin|sleep] [--mpirun mpirun] [--mpirun-args "--bind-to core"]
       [--solve-args "--balance"] [--placement PAIRS.json [--placement-layout Q]]
       [--pot | --pot-ms-per-iter X] [--json-out FILE] [--skip-weak] [--skip-strong]
+      [--compare "even=;chunks=--row-chunks"]
 """
 import argparse
 import json
@@ -75,6 +76,9 @@ def parse_args():
     p.add_argument("--skip-strong", action="store_true")
     p.add_argument("--skip-weak", action="store_true")
     p.add_argument("--json-out", help="append one JSON object per run here")
+    p.add_argument("--compare", help="strong scaling of several option sets in one call, 'NAME=OPTIONS;NAME=OPTIONS' "
+                   "(e.g. 'even=;chunks=--row-chunks'): every repeat runs each rank count with each set in turn, and "
+                   "each run's efficiency is against the fastest P = 1 run of the call (replaces the strong table)")
     return p.parse_args()
 
 
@@ -90,11 +94,11 @@ def mpirun_command(args, ranks):
     return cmd
 
 
-def run_once(args, ranks, size, out_dir):
+def run_once(args, ranks, size, out_dir, extra=""):
     cmd = mpirun_command(args, ranks) + [
         args.uot_mpi, "solve", "--random", size, "--precision", args.precision, "--threads", str(args.threads),
         "--eps", args.eps, "--tau", args.tau, "--mpi-wait", args.mpi_wait, "--solver", args.solver, "--mode", args.mode, "--fixed-iterations", "--max-iter", str(args.iterations),
-        "--out-dir", out_dir, "--json"] + shlex.split(args.solve_args)
+        "--out-dir", out_dir, "--json"] + shlex.split(args.solve_args) + shlex.split(extra)
     done = subprocess.run(cmd, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or len(lines) != 1:
@@ -130,6 +134,47 @@ def measure(args, ranks, size, out_dir, kind):
     return record
 
 
+def compare(args, ranks, out_dir):
+    """--compare: every run of every option set, interleaved, against the fastest P = 1 of the call."""
+    sets = [item.split("=", 1) for item in args.compare.split(";") if item]
+    runs = []
+    for repeat in range(args.repeats):
+        for p in ranks:
+            for name, extra in sets:
+                run = run_once(args, p, args.size, out_dir, extra)
+                times, waits = run.get("rank_ms_per_iter") or [], run.get("rank_wait_ms_per_iter") or []
+                compute = [t - w for t, w in zip(times, waits)]
+                runs.append({"set": name, "options": extra, "repeat": repeat + 1, "ranks": p, "size": args.size,
+                             "ms_per_iter": run["ms_per_iter"], "comm_ms_per_iter": run["comm_ms_per_iter"],
+                             "rank_ms_per_iter": run.get("rank_ms_per_iter"),
+                             "rank_wait_ms_per_iter": run.get("rank_wait_ms_per_iter"),
+                             "rank_compute_ms_per_iter": compute, "rank_chunks": run.get("rank_chunks"),
+                             "rank_chunks_stolen": run.get("rank_chunks_stolen")})
+                print("  %-8s P=%-3d repeat %d: %9.3f ms/iter" % (name, p, repeat + 1, run["ms_per_iter"]),
+                      file=sys.stderr, flush=True)
+    base = min((r["ms_per_iter"] for r in runs if r["ranks"] == 1), default=float("nan"))
+    print("\nstrong scaling, %s %s, each run against the fastest P = 1 run of this call (%.3f ms/iter)" % (
+        args.size, args.precision, base))
+    print("%-8s %4s %6s %10s %8s %9s %12s %12s %14s" % ("set", "P", "repeat", "ms/iter", "effic.", "wait ms",
+                                                       "compute min", "compute max", "chunks stolen"))
+    for r in runs:
+        compute = r["rank_compute_ms_per_iter"] or [float("nan")]
+        stolen = sum(r["rank_chunks_stolen"] or [0])
+        r["efficiency"] = base / (r["ranks"] * r["ms_per_iter"])
+        print("%-8s %4d %6d %10.3f %7.1f%% %9.3f %12.3f %12.3f %14s" % (
+            r["set"], r["ranks"], r["repeat"], r["ms_per_iter"], 100 * r["efficiency"], r["comm_ms_per_iter"],
+            min(compute), max(compute), "%d of %d" % (stolen, sum(r["rank_chunks"] or [0])) if stolen else "-"))
+        if args.json_out:
+            with open(args.json_out, "a") as f:
+                f.write(json.dumps(r) + "\n")
+    print("\nlowest efficiency over the repeats:")
+    for name, _ in sets:
+        for p in ranks:
+            mine = [r["efficiency"] for r in runs if r["set"] == name and r["ranks"] == p]
+            print("  %-8s P=%-3d %5.1f%% (repeats %s)" % (name, p, 100 * min(mine),
+                                                        ", ".join("%.1f%%" % (100 * e) for e in mine)))
+
+
 def pot_ms(args):
     if args.pot_ms_per_iter:
         return args.pot_ms_per_iter
@@ -161,7 +206,9 @@ def main():
         print("note: up to %d ranks x %d threads on %d cores: the ranks beyond %d share cores (oversubscribed)" % (
             max(ranks), args.threads, cores, cores // max(1, args.threads)))
     try:
-        if not args.skip_strong:
+        if args.compare:
+            compare(args, ranks, out_dir)
+        elif not args.skip_strong:
             strong = [measure(args, p, args.size, out_dir, "strong") for p in ranks]
             base = next((r for r in strong if r["ranks"] == 1), None)
             pot = pot_ms(args)

@@ -36,6 +36,7 @@
 #include "app/mpi/random_row_problem.h"
 #include "app/mpi/row_rebalancer.h"
 #include "app/mpi/row_split.h"
+#include "app/mpi/shared_row_chunks.h"
 #include "app/mpi/unresponsive_ranks.h"
 #include "core/npy/npy_io.h"
 #include "core/transport/fused_solver.h"
@@ -165,6 +166,9 @@ int runDistributedSolve(const std::vector<std::string>& args)
     const std::string waitMode = cli::parameterText(parser, params::parameter("mpi-wait"));
     const bool balance = parser.flag("balance");
     const std::string rebalanceMode = cli::parameterText(parser, params::parameter("rebalance"));
+    const bool rowChunks = parser.flag("row-chunks");
+    if (rowChunks && matrixFree) throw UsageError("--row-chunks applies to the fused and auto solvers, not mapreduce");
+    if (rowChunks && balance) throw UsageError("--row-chunks replaces --balance: give one or the other");
 
     // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
     std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;
@@ -327,7 +331,11 @@ int runDistributedSolve(const std::vector<std::string>& args)
             comm, split, rebalanceMode == "always" ? RowRebalancer::Mode::Always : RowRebalancer::Mode::Auto, loop,
             [&](std::size_t first, std::size_t count) { return loadRows(first, count); },
             rowCount > 0 ? buildSeconds / static_cast<double>(rowCount) : 0.0, options.maxIterations);
-    SolveResult result = matrixFree ? mapReduce->run(loop, other) : fused->run(loop, other, rebalancer.get());
+    // --row-chunks: the ranks of a node share its rows' kernel and take each pass's rows in chunks.
+    std::unique_ptr<SharedRowChunks> chunks;
+    if (rowChunks) chunks = std::make_unique<SharedRowChunks>(comm, split, loop);
+    SolveResult result =
+        matrixFree ? mapReduce->run(loop, other) : fused->run(loop, other, rebalancer.get(), chunks.get());
     if (rebalancer)
         rowCount = rebalancer->bounds()[static_cast<std::size_t>(rank) + 1] -
                    rebalancer->bounds()[static_cast<std::size_t>(rank)];
@@ -345,9 +353,19 @@ int runDistributedSolve(const std::vector<std::string>& args)
     // Each rank's time per iteration and its wait in the reductions, to rank 0: the
     // wait of one rank is the others' excess work, so the spread of the compute
     // (time - wait) shows the imbalance that the slowest rank's wait alone hides.
-    const double mine[2] = {result.timings.msPerIteration, 1e3 * loop.seconds() / iterations};
-    std::vector<double> perRank(rank == 0 ? 2 * static_cast<std::size_t>(ranks) : 2);
-    MPI_Gather(mine, 2, MPI_DOUBLE, perRank.data(), 2, MPI_DOUBLE, 0, comm);
+    // With --row-chunks, each rank's chunks and those it took from other ranks' blocks.
+    constexpr std::size_t kPerRank = 4;
+    const double mine[kPerRank] = {result.timings.msPerIteration, 1e3 * loop.seconds() / iterations,
+                                   chunks ? static_cast<double>(chunks->chunksTaken()) : 0.0,
+                                   chunks ? static_cast<double>(chunks->chunksStolen()) : 0.0};
+    std::vector<double> perRank(rank == 0 ? kPerRank * static_cast<std::size_t>(ranks) : kPerRank);
+    MPI_Gather(mine, kPerRank, MPI_DOUBLE, perRank.data(), kPerRank, MPI_DOUBLE, 0, comm);
+    // The chunks of a pass over all nodes (each node's first rank counts its own) and the passes.
+    const bool countsNode = chunks && chunks->nodeRank() == 0;
+    double chunkCounts[2] = {countsNode ? static_cast<double>(rowChunkCount(chunks->nodeRowCount())) : 0.0,
+                             chunks ? static_cast<double>(chunks->passes()) : 0.0};
+    MPI_Allreduce(MPI_IN_PLACE, &chunkCounts[0], 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &chunkCounts[1], 1, MPI_DOUBLE, MPI_MAX, comm);
     const int threads = options.threads > 0 ? options.threads : resolveThreadCount(0);
     // The moves during the solve (the same count everywhere) and the slowest rank's time in them.
     const int moves = rebalancer ? rebalancer->moves() : 0;
@@ -378,11 +396,15 @@ int runDistributedSolve(const std::vector<std::string>& args)
           << ", \"allreduce_per_iter\": " << cli::jsonNumber(callsPerIter)
           << ", \"problem\": " << cli::jsonString(problemName) << ", \"balanced\": " << (balance ? "true" : "false")
           << ", \"balance_ms\": " << cli::jsonNumber(1e3 * balanceSeconds) << ", \"rebalances\": " << moves
-          << ", \"rows_moved\": " << rowsMoved << ", \"move_ms\": " << cli::jsonNumber(1e3 * moveSeconds);
-        for (const auto& [key, offset] : {std::pair{"rank_ms_per_iter", 0}, std::pair{"rank_wait_ms_per_iter", 1}}) {
+          << ", \"rows_moved\": " << rowsMoved << ", \"move_ms\": " << cli::jsonNumber(1e3 * moveSeconds)
+          << ", \"row_chunks\": " << (rowChunks ? "true" : "false")
+          << ", \"chunks_per_pass\": " << cli::jsonNumber(chunkCounts[0])
+          << ", \"chunk_passes\": " << cli::jsonNumber(chunkCounts[1]);
+        for (const auto& [key, offset] : {std::pair{"rank_ms_per_iter", 0}, std::pair{"rank_wait_ms_per_iter", 1},
+                                          std::pair{"rank_chunks", 2}, std::pair{"rank_chunks_stolen", 3}}) {
             j << ", \"" << key << "\": [";
             for (int r = 0; r < ranks; ++r)
-                j << (r ? ", " : "") << cli::jsonNumber(perRank[2 * static_cast<std::size_t>(r) + offset]);
+                j << (r ? ", " : "") << cli::jsonNumber(perRank[kPerRank * static_cast<std::size_t>(r) + offset]);
             j << "]";
         }
         summary.extraJsonMembers = j.str();
@@ -406,7 +428,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
         double computeMin = 0, computeMax = 0;
         int slowest = 0;
         for (int r = 0; r < ranks; ++r) {
-            const std::size_t at = 2 * static_cast<std::size_t>(r);
+            const std::size_t at = kPerRank * static_cast<std::size_t>(r);
             const double compute = perRank[at] - perRank[at + 1];
             if (r == 0 || compute < computeMin) computeMin = compute;
             if (r == 0 || compute > computeMax) computeMax = compute, slowest = r;

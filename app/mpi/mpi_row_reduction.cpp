@@ -68,6 +68,13 @@ void MpiRowReduction::wait(MPI_Request& request, double start)
     }
 }
 
+void MpiRowReduction::waitFor(MPI_Request& request)
+{
+    const double start = MPI_Wtime();
+    wait(request, start);
+    m_seconds += MPI_Wtime() - start;
+}
+
 void MpiRowReduction::allreduce(std::span<double> values, MPI_Op op)
 {
     checkLength(values.size());

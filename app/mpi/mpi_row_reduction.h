@@ -38,6 +38,11 @@ public:
     void startCombine(RowTotals& totals) override;
     void finishCombine(RowTotals& totals) override;
 
+    // Waits for another collective request of the same ranks (a node's barrier,
+    // shared_row_chunks.h) as for a reduction: naps and timeout alike, its time
+    // counted in seconds() (not in calls()).
+    void waitFor(MPI_Request& request);
+
     double seconds() const { return m_seconds; }
     std::uint64_t calls() const { return m_calls; }
 

@@ -720,6 +720,11 @@ std::vector<Parameter> buildTable(Problems problems)
                               "rebalance");
         p.defaultText = "auto";
     }
+    addMpi(flag("row-chunks", "row chunks",
+                "ranks on one machine share their rows' kernel (MPI-3 shared memory, built once) and take each "
+                "pass's rows in chunks as they get free, so that a rank slowed down for a while does fewer rows "
+                "instead of holding the others up (fused and auto solvers; not with --balance; same iterates)"),
+           "row-chunks");
 
     // Clips (docs/VIDEO.md; app/cli/video_options.cpp): how the look is computed, and
     // the encoder's options (`uot lut` takes the look's only). Defaults: core/video's.

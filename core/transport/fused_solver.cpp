@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/transport/pass_reductions.h"
 #include "core/transport/plan_evaluation.h"
 #include "core/transport/row_block_evaluation.h"
+#include "core/transport/row_chunk_pool.h"
 #include "core/transport/row_groups.h"
 #include "core/transport/row_kernels.h"
 #include "core/transport/traffic_model.h"
@@ -24,6 +26,75 @@ namespace {
 // Below this many matrix elements the pass runs on one thread (fork/join
 // would cost more than it saves).
 constexpr std::size_t kParallelThreshold = 1 << 15;
+
+std::size_t alignedBytes(std::size_t bytes)
+{
+    return (bytes + kernels::kAlignBytes - 1) / kernels::kAlignBytes * kernels::kAlignBytes;
+}
+
+// The arrays a node's processes share for passes in row chunks (row_chunk_pool.h),
+// all over the node's rows, and where this process's own block is.
+template <typename T>
+struct SharedChunkArrays {
+    RowChunkPool* pool = nullptr;
+    std::size_t rows = 0, chunks = 0;
+    std::size_t blockOffset = 0, blockRows = 0;  // this process's block among the node's rows
+    const T* own = nullptr;                      // this process's copy of its block's K (ld each)
+    std::vector<std::size_t> ownerChunks;        // node process k owns chunks [ownerChunks[k], ownerChunks[k + 1])
+    std::span<const double> a;                   // a of the node's rows
+    double* u = nullptr;                         // u of the pass: each process writes its block's
+    double* uNew = nullptr;                      // u after the pass: each process reads its block's
+    ThreadSums* sums = nullptr;                  // each chunk's row-side sums
+    T* slots = nullptr;                          // each chunk's column partials (ld each)
+    T* kernel = nullptr;                         // K of the node's rows (ld each)
+
+    // The first of chunk c's rows among the node's rows (c = chunks: their end).
+    std::size_t chunkBegin(std::size_t c) const
+    {
+        return splitBegin(rows, static_cast<int>(chunks), static_cast<int>(c));
+    }
+    // K of rows [r0, r1): from the process's own copy when they are all its own
+    // (its private memory, on huge pages where it can), else the shared kernel.
+    const T* kernelRows(std::size_t r0, std::size_t r1, std::size_t ld) const
+    {
+        if (r0 >= blockOffset && r1 <= blockOffset + blockRows) return own + (r0 - blockOffset) * ld;
+        return kernel + r0 * ld;
+    }
+
+    // The arrays placed in the node's shared memory (collective on the node); own:
+    // this process's block of K (blockRows rows from node row blockFirst).
+    static SharedChunkArrays placed(RowChunkPool& pool, std::size_t ld, std::span<const double> allA,
+                                    std::size_t blockFirst, std::size_t blockRows, const T* own)
+    {
+        SharedChunkArrays s;
+        s.pool = &pool;
+        s.rows = pool.nodeRowCount();
+        s.chunks = rowChunkCount(s.rows);
+        s.blockOffset = blockFirst - pool.nodeFirstRow();
+        s.blockRows = blockRows;
+        s.own = own;
+        s.a = allA.subspan(pool.nodeFirstRow(), s.rows);
+        // A chunk belongs to the process whose block holds its first row.
+        const std::vector<std::size_t>& blocks = pool.nodeBlocks();
+        s.ownerChunks.assign(blocks.size(), s.chunks);
+        for (std::size_t k = 0, c = 0; k + 1 < blocks.size(); ++k) {
+            while (c < s.chunks && s.chunkBegin(c) < blocks[k]) ++c;
+            s.ownerChunks[k] = c;
+        }
+        const std::size_t scalings = alignedBytes(s.rows * sizeof(double)),
+                          sums = alignedBytes(s.chunks * sizeof(ThreadSums)),
+                          slots = alignedBytes(s.chunks * ld * sizeof(T));
+        auto* at = static_cast<std::byte*>(pool.sharedMemory(2 * scalings + sums + slots + s.rows * ld * sizeof(T)));
+        s.u = reinterpret_cast<double*>(at);
+        s.uNew = reinterpret_cast<double*>(at + scalings);
+        s.sums = reinterpret_cast<ThreadSums*>(at + 2 * scalings);
+        s.slots = reinterpret_cast<T*>(at + 2 * scalings + sums);
+        s.kernel = reinterpret_cast<T*>(at + 2 * scalings + sums + slots);
+        std::copy(own, own + blockRows * ld, s.kernel + s.blockOffset * ld);
+        pool.barrier();
+        return s;
+    }
+};
 
 template <typename T>
 class FusedPasses final : public ScalingPasses {
@@ -48,6 +119,7 @@ public:
     PassStatus iterate(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
                        bool colMarginal, double& errA, double& errB) override
     {
+        if (m_shared.pool) return iterateInChunks(u, v, uNew, vNew, rowMarginal, colMarginal, errA, errB);
         loadV(v);
         const T* k = m_k;
         const T* vt = m_v.data();
@@ -105,6 +177,13 @@ public:
         m_parallel = m_m * m_ld >= kParallelThreshold;
     }
 
+    // Passes in row chunks over the node's rows (row_chunk_pool.h).
+    void shareRows(const SharedChunkArrays<T>& shared)
+    {
+        m_shared = shared;
+        m_parallel = shared.rows * m_ld >= kParallelThreshold;
+    }
+
     bool supportsRelaxation() const override { return true; }
     void setRowRelaxation(double omega) override { m_omega = omega; }
 
@@ -116,6 +195,67 @@ public:
     }
 
 private:
+    // A pass in row chunks: this block's u to the shared u; chunks taken from the
+    // node's counters until none is left (this process's own first, then each other
+    // process's in turn), each with its column partials in its own slot and its
+    // rows' new u in the shared uNew; then this process sums its share
+    // of the columns over the chunks in chunk order (the node's first process the
+    // chunks' row-side sums), zeros elsewhere, so that the reduction over all
+    // processes adds each column's node sum once; its block's new u from the shared uNew.
+    PassStatus iterateInChunks(const double* u, const double* v, double* uNew, double* vNew, bool rowMarginal,
+                               bool colMarginal, double& errA, double& errB)
+    {
+        loadV(v);
+        const SharedChunkArrays<T>& sh = m_shared;
+        std::copy(u, u + m_m, sh.u + sh.blockOffset);
+        sh.pool->startPass();
+        const T* vt = m_v.data();
+        const std::size_t ld = m_ld, n = m_n, chunks = sh.chunks;
+        const double fa = m_fa, omega = m_omega;
+        const auto& kern = m_kernels;
+        const int owners = sh.pool->nodeSize(), self = sh.pool->nodeRank();
+#pragma omp parallel num_threads(m_threads) if (m_parallel)
+        for (int k = 0; k < owners; ++k) {
+            const int owner = (self + k) % owners;
+            const std::size_t first = sh.ownerChunks[static_cast<std::size_t>(owner)],
+                              count = sh.ownerChunks[static_cast<std::size_t>(owner) + 1] - first;
+            for (;;) {
+                std::size_t taken = 0;
+#pragma omp critical(uot_row_chunk_counter)
+                taken = sh.pool->takeChunk(owner, count);
+                if (taken >= count) break;
+                const std::size_t c = first + taken, r0 = sh.chunkBegin(c), r1 = sh.chunkBegin(c + 1);
+                T* s = sh.slots + c * ld;
+                std::fill(s, s + ld, T(0));
+                ThreadSums local;
+                fusedRowPass<T>(kern, sh.kernelRows(r0, r1, ld), ld, 0, r1 - r0, vt, s,
+                                [&](RowGroup g, std::size_t stride, const T* rt, T* ut) {
+                                    updateRowScalings(g.first, stride, g.count, rt, sh.u + r0, sh.a.subspan(r0), fa,
+                                                      kern, sh.uNew + r0, ut, rowMarginal, local, omega);
+                                });
+                sh.sums[c] = local;
+            }
+        }
+        sh.pool->barrier();
+        double* col = m_col.data();
+        std::fill(col, col + n, 0.0);
+        const std::size_t line = kernels::kAlignBytes / sizeof(T);
+        const int parts = sh.pool->nodeSize(), part = sh.pool->nodeRank();
+        const std::size_t c0 = splitBeginAligned(n, parts, part, line);
+        const std::size_t c1 = splitBeginAligned(n, parts, part + 1, line);
+#pragma omp parallel num_threads(m_threads) if (m_parallel)
+        {
+            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            sumColumnPartials(c0 + splitBegin(c1 - c0, nt, t), c0 + splitBegin(c1 - c0, nt, t + 1), sh.slots,
+                              static_cast<int>(chunks), ld, col);
+        }
+        PassStatus status = PassStatus::Ok;
+        errA = errB = 0;
+        if (part == 0) status = mergeThreadSums(sh.sums, static_cast<int>(chunks), errA, errB);
+        std::copy(sh.uNew + sh.blockOffset, sh.uNew + sh.blockOffset + m_m, uNew);
+        return finishColumnsOverBlocks(status, vNew, colMarginal, errA, errB);
+    }
+
     // The column step of a pass distributed by rows: this block's column sums
     // (in m_col), its row-side error and its u status are summed over all
     // blocks in one reduction, then every block computes the same whole v.
@@ -168,6 +308,7 @@ private:
     RowBlockReduction* m_rowBlocks = nullptr;
     bool m_parallel = true;
     double m_omega = 1.0;  // over-relaxation of the row half-step
+    SharedChunkArrays<T> m_shared;  // its pool is set for passes in row chunks
 };
 
 // Rows [first, first + count) of `block` as a problem of their own (same b, eps, tau).
@@ -223,10 +364,12 @@ FusedRowBlockSolve::FusedRowBlockSolve(const UotProblem& block, const RowBlock& 
     m_setupSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-SolveResult FusedRowBlockSolve::run(RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover)
+SolveResult FusedRowBlockSolve::run(RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover,
+                                    RowChunkPool* chunks)
 {
-    if (m_options.precision == Precision::Fp32) return runIn(m_k32, loop, other, mover);
-    return runIn(m_k64, loop, other, mover);
+    if (mover && chunks) throw std::logic_error("rows move between blocks or go in chunks, not both");
+    if (m_options.precision == Precision::Fp32) return runIn(m_k32, loop, other, mover, chunks);
+    return runIn(m_k64, loop, other, mover, chunks);
 }
 
 RowSpan keptRowsOfMove(std::size_t oldFirst, std::size_t oldEnd, std::size_t first, std::size_t end)
@@ -268,7 +411,7 @@ void FusedRowBlockSolve::moveRows(const RowBlockMover::Move& move, RowBlockMover
 
 template <typename T>
 SolveResult FusedRowBlockSolve::runIn(AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other,
-                                      RowBlockMover* mover)
+                                      RowBlockMover* mover, RowChunkPool* chunks)
 {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
@@ -292,6 +435,11 @@ SolveResult FusedRowBlockSolve::runIn(AlignedBuffer<T>& matrix, RowBlockReductio
     std::vector<double> u = initialScaling(m_options.warmU, rows);
     std::vector<double> v = initialScaling(m_options.warmV, cols);
     FusedPasses<T> passes(m_block, matrix.data(), m_ld, m_options.threads, &loop);
+    if (chunks) {
+        // The node's kernel in its shared memory too: each block's rows at their place.
+        passes.shareRows(
+            SharedChunkArrays<T>::placed(*chunks, m_ld, m_where.allA, m_where.firstRow, rows, matrix.data()));
+    }
     if (mover)
         setup.moveRows = [&](int iteration, std::vector<double>& block) {
             const RowBlockMover::Move move = mover->plan(iteration);
@@ -317,8 +465,8 @@ SolveResult FusedRowBlockSolve::runIn(AlignedBuffer<T>& matrix, RowBlockReductio
 }
 
 template SolveResult FusedRowBlockSolve::runIn<float>(AlignedBuffer<float>&, RowBlockReduction&, RowBlockReduction&,
-                                                      RowBlockMover*);
-template SolveResult FusedRowBlockSolve::runIn<double>(AlignedBuffer<double>&, RowBlockReduction&,
-                                                       RowBlockReduction&, RowBlockMover*);
+                                                      RowBlockMover*, RowChunkPool*);
+template SolveResult FusedRowBlockSolve::runIn<double>(AlignedBuffer<double>&, RowBlockReduction&, RowBlockReduction&,
+                                                       RowBlockMover*, RowChunkPool*);
 
 }  // namespace uot

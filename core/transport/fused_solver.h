@@ -10,6 +10,7 @@
 
 #include "core/transport/cpu_buffers.h"
 #include "core/transport/row_block_reduction.h"
+#include "core/transport/row_chunk_pool.h"
 #include "core/transport/uot_solver.h"
 
 namespace uot {
@@ -82,12 +83,16 @@ public:
     // they may be the same). On every process the result holds logU of all
     // rows, logV, and the figures of the whole plan.
     // mover: set when rows may move between the processes at the checks.
-    SolveResult run(RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover = nullptr);
+    // chunks: set when the processes of a node share their rows' kernel and take
+    // each pass's rows in chunks (row_chunk_pool.h; collective on the node; not
+    // with a mover). The iterates are the same either way.
+    SolveResult run(RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover = nullptr,
+                    RowChunkPool* chunks = nullptr);
 
 private:
     template <typename T>
-    SolveResult runIn(AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other,
-                      RowBlockMover* mover);
+    SolveResult runIn(AlignedBuffer<T>& matrix, RowBlockReduction& loop, RowBlockReduction& other, RowBlockMover* mover,
+                      RowChunkPool* chunks);
     // The move `move` asks for (scaling_loop.h's moveRows): this block's kernel
     // rows, problem, place and u become those of the new rows.
     template <typename T, typename Passes>

@@ -169,6 +169,8 @@ def compare_with_single_process(r, name, m, n, options, precision="fp64", ranks=
                 rows_moved_at_every_check(r, what, summary, p)
         else:
             r.check(summary["rows_per_rank_max"] == (m + p - 1) // p, what + ": rows per rank %s" % summary)
+        if "--row-chunks" in mpi_only:
+            every_chunk_once(r, what, summary, m, p)
         r.check(summary["mode"] == single["mode"], what + ": mode %s vs %s" % (summary["mode"], single["mode"]))
         r.check(summary["iterations"] == single["iterations"],
                 what + ": %d iterations vs %d in one process" % (summary["iterations"], single["iterations"]))
@@ -235,6 +237,8 @@ def single_then_ranks(r, name, directory, files, options, ranks, check_single=No
         what = "%s on %d ranks (%s)" % (name, p, " ".join(options + list(mpi_only)))
         if "always" in mpi_only:
             rows_moved_at_every_check(r, what, summary, p)
+        if "--row-chunks" in mpi_only:
+            every_chunk_once(r, what, summary, single_scalings[0].shape[0], p)
         yield single, what, summary, load_scalings(out), single_scalings
 
 
@@ -244,6 +248,37 @@ def rows_moved_at_every_check(r, what, summary, ranks, check_every=10):
     checks = (summary["iterations"] - 1) // check_every if ranks > 1 else 0
     r.check(summary["rebalances"] == checks and summary["rows_moved"] >= checks,
             what + ": %s moves of %s rows, expected %d moves" % (summary["rebalances"], summary["rows_moved"], checks))
+
+
+def node_rows(m, ranks):
+    """The rows of each node of `ranks` ranks, the even split: one node, or nodes of
+    UOT_MPI_TEST_NODE_RANKS consecutive ranks (the test's stand-in for several machines;
+    a negative value: nodes of ranks apart, which uot-mpi splits into one node a rank)."""
+    group = int(os.environ.get("UOT_MPI_TEST_NODE_RANKS", "0")) or ranks
+    if group < 0:
+        group = 1  # nodes of ranks apart: uot-mpi makes every rank a node of its own
+    bounds = [m * r // ranks for r in range(ranks + 1)]
+    return [bounds[min(first + group, ranks)] - bounds[first] for first in range(0, ranks, group)]
+
+
+def every_chunk_once(r, what, summary, m, ranks):
+    """--row-chunks: in every pass each node's rows are split into rows / 64 chunks (1 to 256)
+    and every chunk is done by exactly one rank: the ranks' chunks over the solve add up
+    to the chunks of a pass times the passes (a chunk lost or done twice fails it), the
+    passes cover the iterations, and a rank takes from other ranks' blocks only chunks
+    it counts."""
+    per_pass = sum(min(max(rows // 64, 1 if rows else 0), 256) for rows in node_rows(m, ranks))
+    chunks, stolen = summary.get("rank_chunks", []), summary.get("rank_chunks_stolen", [])
+    passes = summary.get("chunk_passes", 0)
+    r.check(summary.get("row_chunks") is True and summary.get("chunks_per_pass") == per_pass,
+            what + ": chunks per pass %r, expected %d" % (summary.get("chunks_per_pass"), per_pass))
+    r.check(passes >= summary["iterations"], what + ": %r chunk passes for %d iterations" %
+            (passes, summary["iterations"]))
+    r.check(len(chunks) == ranks and sum(chunks) == per_pass * passes,
+            what + ": the ranks did %r chunks (%d in all), expected %d a pass x %r passes = %d" %
+            (chunks, sum(chunks), per_pass, passes, per_pass * passes))
+    r.check(len(stolen) == ranks and all(0 <= s <= c for s, c in zip(stolen, chunks)),
+            what + ": chunks from other ranks' blocks %r of %r" % (stolen, chunks))
 
 
 def solver_matches_single_process(r, name, m, n, options, ranks=(1, 2, 3), solver=("--solver", "auto"),
@@ -462,8 +497,11 @@ def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused"
             job.communicate()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_cases(description, prefix, cases):
+    """The main of the uot-mpi solve test scripts: the arguments (--uot, --uot-mpi,
+    --mpirun), exit 77 when uot-mpi is not built, cases(runner) in a fresh work folder,
+    then the count of checks and exit 0 or 1."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--uot", required=True)
     parser.add_argument("--uot-mpi", required=True, help="path of uot-mpi, or 'none' when it is not built")
     parser.add_argument("--mpirun", default="mpirun")
@@ -472,74 +510,10 @@ def main():
         print("SKIP: uot-mpi is not built (UOT_MPI=OFF, or CMake found no MPI: apt-get install libopenmpi-dev "
               "openmpi-bin)")
         return 77
-    work = tempfile.mkdtemp(prefix="uot-mpi-test-")
+    work = tempfile.mkdtemp(prefix=prefix)
     r = Runner(args, work)
     try:
-        compare_with_single_process(r, "uneven-7x5", 7, 5, ["--mode", "plain"])
-        compare_with_single_process(r, "fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,))
-        compare_with_single_process(r, "sleeping-wait-33x20", 33, 20, ["--mode", "plain"], ranks=(2, 3),
-                                    mpi_only=("--mpi-wait", "sleep"))
-        compare_with_single_process(r, "one-row-1x9", 1, 9, ["--mode", "plain"], ranks=(2, 3))
-        compare_with_single_process(r, "taub-inf-product-65x33", 65, 33,
-                                    ["--mode", "plain", "--tau-b", "inf", "--reference-measure", "product"])
-        compare_with_single_process(r, "ti-120x90", 120, 90, ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2"])
-        compare_with_single_process(r, "warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"], ranks=(2,),
-                                    warm=True)
-        compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
-                                    ranks=(2, 3))
-        # --balance: the rows set up again in proportion to the measured speeds (warm
-        # start included: each rank's rows of u follow its new rows).
-        compare_with_single_process(r, "balanced-ti-auto-97x61", 97, 61,
-                                    ["--solver", "fused", "--mode", "ti", "--accel", "auto"], mpi_only=("--balance",))
-        compare_with_single_process(r, "balanced-warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"],
-                                    ranks=(2, 3), warm=True, mpi_only=("--balance",))
-        compare_with_single_process(r, "balanced-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,),
-                                    mpi_only=("--balance",))
-        # --balance --rebalance always: rows move between the ranks at every check during the
-        # solve (a rank's kernel rows it keeps, the others set up again, u handed over):
-        # the single-process iterates still, in the plain, TI and TI + auto iterations.
-        rebalance = ("--balance", "--rebalance", "always")
-        compare_with_single_process(r, "rebalanced-plain-97x61", 97, 61, ["--mode", "plain", "--tol", "1e-10"],
-                                    mpi_only=rebalance)
-        compare_with_single_process(r, "rebalanced-ti-120x90", 120, 90,
-                                    ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2", "--tol", "1e-10"],
-                                    mpi_only=rebalance)
-        compare_with_single_process(r, "rebalanced-fp32-150x70", 150, 70, ["--mode", "plain", "--tol", "1e-5"],
-                                    precision="fp32", ranks=(2, 3), mpi_only=rebalance)
-        solver_matches_single_process(r, "rebalanced-auto-301x257", 301, 257, ["--tol", "1e-10"], mpi_only=rebalance)
-        solver_matches_single_process(r, "rebalanced-auto-5x40", 5, 40, ["--tol", "1e-10"], ranks=(3,),
-                                      mpi_only=rebalance)
-        solver_matches_single_process(r, "auto-301x257", 301, 257, [])
-        solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
-        solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
-                                      ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
-        named_auto = ("--solver", "fused", "--mode", "ti", "--accel", "auto")
-        solver_matches_single_process(r, "fused-ti-auto-150x97", 150, 97, ["--tau-a", "0.5", "--tau-b", "2"],
-                                      solver=named_auto)
-        solver_matches_single_process(r, "fused-ti-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
-                                      solver=named_auto)
-        solver_matches_single_process(r, "fused-ti-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(1, 2, 3),
-                                      solver=("--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega",
-                                              "1.6"), acceleration="relax")
-        matrix_free_matches_single_process(r, "mapreduce-ti-auto-151x97", 151, 97,
-                                           ["--mode", "ti", "--accel", "auto", "--tau-a", "0.5", "--tau-b", "2",
-                                            "--eps", "0.01"])
-        matrix_free_matches_single_process(r, "mapreduce-ti-auto-fewer-rows-than-ranks-2x6", 2, 6,
-                                           ["--mode", "ti", "--accel", "auto"], ranks=(3,))
-        matrix_free_matches_single_process(r, "mapreduce-relax-40x30", 40, 30,
-                                           ["--mode", "ti", "--accel", "relax", "--omega", "1.5", "--eps", "0.02"],
-                                           ranks=(2, 3))
-        matrix_free_matches_single_process(r, "mapreduce-plain-33x20", 33, 20, ["--mode", "plain"], ranks=(2,),
-                                           per_iteration=1, per_check=2)
-        matrix_free_matches_single_process(r, "mapreduce-fp32-ti-auto-120x90", 120, 90,
-                                           ["--mode", "ti", "--accel", "auto"], ranks=(2, 3), precision="fp32")
-        compare_with_numpy(r)
-        random_problem_is_the_same_for_every_rank_count(r)
-        bad_inputs_stop_every_rank(r)
-        options_and_advice(r)
-        stopped_rank_does_not_hang_the_others(r, 1)
-        stopped_rank_does_not_hang_the_others(r, 0)
-        stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto"))
+        cases(r)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if r.failures:
@@ -547,6 +521,78 @@ def main():
         return 1
     print("PASS: %d checks" % r.checks)
     return 0
+
+
+def all_cases(r):
+    compare_with_single_process(r, "uneven-7x5", 7, 5, ["--mode", "plain"])
+    compare_with_single_process(r, "fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,))
+    compare_with_single_process(r, "sleeping-wait-33x20", 33, 20, ["--mode", "plain"], ranks=(2, 3),
+                                mpi_only=("--mpi-wait", "sleep"))
+    compare_with_single_process(r, "one-row-1x9", 1, 9, ["--mode", "plain"], ranks=(2, 3))
+    compare_with_single_process(r, "taub-inf-product-65x33", 65, 33,
+                                ["--mode", "plain", "--tau-b", "inf", "--reference-measure", "product"])
+    compare_with_single_process(r, "ti-120x90", 120, 90, ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2"])
+    compare_with_single_process(r, "warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"], ranks=(2,),
+                                warm=True)
+    compare_with_single_process(r, "fp32-300x200", 300, 200, ["--mode", "plain"], precision="fp32",
+                                ranks=(2, 3))
+    # --balance: the rows set up again in proportion to the measured speeds (warm
+    # start included: each rank's rows of u follow its new rows).
+    compare_with_single_process(r, "balanced-ti-auto-97x61", 97, 61,
+                                ["--solver", "fused", "--mode", "ti", "--accel", "auto"], mpi_only=("--balance",))
+    compare_with_single_process(r, "balanced-warm-40x50", 40, 50, ["--mode", "plain", "--eps", "0.1"],
+                                ranks=(2, 3), warm=True, mpi_only=("--balance",))
+    compare_with_single_process(r, "balanced-fewer-rows-than-ranks-2x6", 2, 6, ["--mode", "plain"], ranks=(3,),
+                                mpi_only=("--balance",))
+    # --balance --rebalance always: rows move between the ranks at every check during the
+    # solve (a rank's kernel rows it keeps, the others set up again, u handed over):
+    # the single-process iterates still, in the plain, TI and TI + auto iterations.
+    rebalance = ("--balance", "--rebalance", "always")
+    compare_with_single_process(r, "rebalanced-plain-97x61", 97, 61, ["--mode", "plain", "--tol", "1e-10"],
+                                mpi_only=rebalance)
+    compare_with_single_process(r, "rebalanced-ti-120x90", 120, 90,
+                                ["--mode", "ti", "--tau-a", "0.5", "--tau-b", "2", "--tol", "1e-10"],
+                                mpi_only=rebalance)
+    compare_with_single_process(r, "rebalanced-fp32-150x70", 150, 70, ["--mode", "plain", "--tol", "1e-5"],
+                                precision="fp32", ranks=(2, 3), mpi_only=rebalance)
+    solver_matches_single_process(r, "rebalanced-auto-301x257", 301, 257, ["--tol", "1e-10"], mpi_only=rebalance)
+    solver_matches_single_process(r, "rebalanced-auto-5x40", 5, 40, ["--tol", "1e-10"], ranks=(3,),
+                                  mpi_only=rebalance)
+    solver_matches_single_process(r, "auto-301x257", 301, 257, [])
+    solver_matches_single_process(r, "auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,))
+    solver_matches_single_process(r, "auto-taua-inf-product-33x40", 33, 40,
+                                  ["--tau-a", "inf", "--reference-measure", "product"], ranks=(2, 3))
+    named_auto = ("--solver", "fused", "--mode", "ti", "--accel", "auto")
+    solver_matches_single_process(r, "fused-ti-auto-150x97", 150, 97, ["--tau-a", "0.5", "--tau-b", "2"],
+                                  solver=named_auto)
+    solver_matches_single_process(r, "fused-ti-auto-fewer-rows-than-ranks-2x6", 2, 6, [], ranks=(3,),
+                                  solver=named_auto)
+    solver_matches_single_process(r, "fused-ti-relax-64x80", 64, 80, ["--eps", "0.02"], ranks=(1, 2, 3),
+                                  solver=("--solver", "fused", "--mode", "ti", "--accel", "relax", "--omega",
+                                          "1.6"), acceleration="relax")
+    matrix_free_matches_single_process(r, "mapreduce-ti-auto-151x97", 151, 97,
+                                       ["--mode", "ti", "--accel", "auto", "--tau-a", "0.5", "--tau-b", "2",
+                                        "--eps", "0.01"])
+    matrix_free_matches_single_process(r, "mapreduce-ti-auto-fewer-rows-than-ranks-2x6", 2, 6,
+                                       ["--mode", "ti", "--accel", "auto"], ranks=(3,))
+    matrix_free_matches_single_process(r, "mapreduce-relax-40x30", 40, 30,
+                                       ["--mode", "ti", "--accel", "relax", "--omega", "1.5", "--eps", "0.02"],
+                                       ranks=(2, 3))
+    matrix_free_matches_single_process(r, "mapreduce-plain-33x20", 33, 20, ["--mode", "plain"], ranks=(2,),
+                                       per_iteration=1, per_check=2)
+    matrix_free_matches_single_process(r, "mapreduce-fp32-ti-auto-120x90", 120, 90,
+                                       ["--mode", "ti", "--accel", "auto"], ranks=(2, 3), precision="fp32")
+    compare_with_numpy(r)
+    random_problem_is_the_same_for_every_rank_count(r)
+    bad_inputs_stop_every_rank(r)
+    options_and_advice(r)
+    stopped_rank_does_not_hang_the_others(r, 1)
+    stopped_rank_does_not_hang_the_others(r, 0)
+    stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto"))
+
+
+def main():
+    return run_cases(__doc__.splitlines()[0], "uot-mpi-test-", all_cases)
 
 
 if __name__ == "__main__":

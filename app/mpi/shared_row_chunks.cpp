@@ -1,0 +1,139 @@
+#include "app/mpi/shared_row_chunks.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include "core/transport/row_kernels_types.h"
+
+namespace uot::mpi {
+
+namespace {
+
+// The window's first bytes: two sets of counters (MPI_INT64_T), one per rank of
+// the node each, used by odd and even passes; then the memory handed out, from
+// the next 64-byte boundary.
+MPI_Aint counterBytes(int nodeSize)
+{
+    return static_cast<MPI_Aint>(2 * static_cast<std::size_t>(nodeSize) * sizeof(std::int64_t));
+}
+
+MPI_Comm nodeOf(MPI_Comm comm, int rank)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    const char* test = std::getenv("UOT_MPI_TEST_NODE_RANKS");
+    const int group = test ? std::atoi(test) : 0;
+    if (group > 0)
+        MPI_Comm_split(comm, rank / group, rank, &node);
+    else if (group < 0)  // nodes of ranks apart
+        MPI_Comm_split(comm, rank % -group, rank, &node);
+    else
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    return node;
+}
+
+}  // namespace
+
+SharedRowChunks::SharedRowChunks(MPI_Comm comm, const std::vector<std::size_t>& split, MpiRowReduction& waits)
+    : m_waits(waits)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    m_node = nodeOf(comm, rank);
+    MPI_Comm_size(m_node, &m_nodeSize);
+    // The node's lowest and highest rank: consecutive ranks have contiguous rows.
+    int bounds[2] = {-rank, rank};
+    MPI_Allreduce(MPI_IN_PLACE, bounds, 2, MPI_INT, MPI_MAX, m_node);
+    int apart = bounds[1] + bounds[0] + 1 != m_nodeSize;
+    MPI_Allreduce(MPI_IN_PLACE, &apart, 1, MPI_INT, MPI_MAX, comm);
+    if (apart) {
+        MPI_Comm_free(&m_node);
+        MPI_Comm_split(comm, rank, 0, &m_node);
+        m_nodeSize = 1;
+        bounds[0] = -rank;
+        bounds[1] = rank;
+    }
+    MPI_Comm_rank(m_node, &m_nodeRank);
+    m_firstRow = split[static_cast<std::size_t>(-bounds[0])];
+    m_rowCount = split[static_cast<std::size_t>(bounds[1]) + 1] - m_firstRow;
+    for (int r = -bounds[0]; r <= bounds[1] + 1; ++r)
+        m_blocks.push_back(split[static_cast<std::size_t>(r)] - m_firstRow);
+}
+
+SharedRowChunks::~SharedRowChunks()
+{
+    if (m_window != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(m_window);
+        MPI_Win_free(&m_window);
+    }
+    MPI_Comm_free(&m_node);
+}
+
+void* SharedRowChunks::sharedMemory(std::size_t bytes)
+{
+    if (m_window != MPI_WIN_NULL) throw std::logic_error("the node's shared memory is set up once");
+    // All of it in the node's first rank's part; the others reach it through MPI_Win_shared_query.
+    const MPI_Aint counters = counterBytes(m_nodeSize);
+    const MPI_Aint size = m_nodeRank == 0 ? counters + static_cast<MPI_Aint>(bytes + kernels::kAlignBytes) : 0;
+    void* mine = nullptr;
+    MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, m_node, &mine, &m_window);
+    MPI_Aint got = 0;
+    int unit = 0;
+    void* base = nullptr;
+    MPI_Win_shared_query(m_window, 0, &got, &unit, &base);
+    if (m_nodeRank == 0) std::fill_n(static_cast<std::int64_t*>(base), 2 * m_nodeSize, std::int64_t{0});
+    const auto address = reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(counters);
+    void* memory =
+        reinterpret_cast<void*>((address + kernels::kAlignBytes - 1) / kernels::kAlignBytes * kernels::kAlignBytes);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    // The kernel is read every pass: huge pages where the system gives them for shared memory (a hint).
+    if (m_nodeRank == 0 && bytes > 0) (void)::madvise(base, static_cast<std::size_t>(size), MADV_HUGEPAGE);
+#endif
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, m_window);
+    barrier();
+    return memory;
+}
+
+void SharedRowChunks::barrier()
+{
+    if (m_window != MPI_WIN_NULL) MPI_Win_sync(m_window);
+    MPI_Request request;
+    MPI_Ibarrier(m_node, &request);
+    m_waits.waitFor(request);
+    if (m_window != MPI_WIN_NULL) MPI_Win_sync(m_window);
+}
+
+void SharedRowChunks::startPass()
+{
+    barrier();
+    ++m_passes;
+    // This pass counts on the counters of set m_passes % 2; the other set was the
+    // last pass's, which every rank has finished: it is reset for the next pass,
+    // whose barrier comes after.
+    if (m_nodeRank == 0) {
+        const std::vector<std::int64_t> zeros(static_cast<std::size_t>(m_nodeSize), 0);
+        const MPI_Aint other = static_cast<MPI_Aint>(((m_passes + 1) % 2) * zeros.size() * sizeof(std::int64_t));
+        MPI_Accumulate(zeros.data(), m_nodeSize, MPI_INT64_T, 0, other, m_nodeSize, MPI_INT64_T, MPI_REPLACE, m_window);
+        MPI_Win_flush(0, m_window);
+    }
+}
+
+std::size_t SharedRowChunks::takeChunk(int owner, std::size_t count)
+{
+    const std::int64_t one = 1;
+    std::int64_t ticket = 0;
+    const std::size_t index = (m_passes % 2) * static_cast<std::size_t>(m_nodeSize) + static_cast<std::size_t>(owner);
+    MPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, 0, static_cast<MPI_Aint>(index * sizeof(std::int64_t)), MPI_SUM,
+                     m_window);
+    MPI_Win_flush(0, m_window);
+    if (ticket < 0 || static_cast<std::size_t>(ticket) >= count) return count;
+    ++m_taken;
+    if (owner != m_nodeRank) ++m_stolen;
+    return static_cast<std::size_t>(ticket);
+}
+
+}  // namespace uot::mpi
