@@ -17,11 +17,20 @@
 #              --map-by slot:PE=16, which needs no probe);
 #   host-cpu   the host CPU an image of the GPU path: one rank of one thread over the
 #              40 photos, user + sys of the whole mpirun (start-up included);
+#   batch-gpu-node (not by default) 2 ranks against one, 100 photos, the whole node
+#              (--bind-to none, --threads 0), the first run of batch-gpu alone;
+#   batch-cpu100 (not by default) 8 ranks against one, --threads 1 each, 100 photos,
+#              --bind-to core --map-by core;
 #   spread     (not by default) the read bandwidth and the 16384^2 scaling with the ranks
 #              spread over the sockets/NUMA nodes, and --balance with rows moving.
 #
 #   bench/mpi_batch_bundle.sh BUILD DEST      # here (BUILD: uot-mpi and uot_cpu_topology_probe built)
 #   OUT=/some/folder [STEPS="probe scaling"] DEST/run.sh   # there (python3 and Open MPI 4.1.x needed)
+#
+# CPUSET=0-31 runs the batch and host-cpu steps inside those vCPUs (taskset: mpirun and
+# its ranks inherit them; e.g. two GPUs' share of a four-GPU host, with
+# CUDA_VISIBLE_DEVICES=0,1); UOT_MPI=path runs another uot-mpi (e.g. a baseline) with
+# DEST's libraries.
 #
 # The folder is about 110 MB (34 MB as tar.xz); FFmpeg's codec libraries are stand-ins.
 #
@@ -84,7 +93,9 @@ for f in "$here"/photos/*.jpg; do
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 export LD_LIBRARY_PATH=$here/lib
-um=$here/bin/uot-mpi
+um=${UOT_MPI:-$here/bin/uot-mpi}
+within=()
+[ -n "${CPUSET:-}" ] && within=(taskset -c "$CPUSET")
 if ! mpirun --allow-run-as-root -np 1 -x LD_LIBRARY_PATH "$um" batch --help > /dev/null 2> "$out/startup.txt"; then
   export LD_LIBRARY_PATH=$here/lib:$here/lib-cxx
   mpirun --allow-run-as-root -np 1 -x LD_LIBRARY_PATH "$um" batch --help > /dev/null 2>> "$out/startup.txt" \
@@ -140,8 +151,8 @@ print(",".join(c for i in range(max(map(len, lists))) for l in lists if i < len(
   scale --ranks 8 --mpirun-args "$x --bind-to core --map-by core" --solve-args=--balance
   scale --ranks 8 --mpirun-args "$placed" --solve-args="--balance --rebalance off"
 fi
-batch() { timeout 100 python3 "$here/bench/mpi_batch_scaling.py" --uot-mpi "$um" --reference "$here/reference.jpg" "$@" 2>&1 \
-  | log "$step"; }
+batch() { timeout 200 "${within[@]}" python3 "$here/bench/mpi_batch_scaling.py" --uot-mpi "$um" \
+  --reference "$here/reference.jpg" "$@" 2>&1 | log "$step"; }
 if [[ $steps == *" batch-cpu "* ]]; then
   step=batch_cpu
   batch --inputs "$work/cpu" --ranks 1,8 --placement "$pairs" --placement-layout 8 --mpirun-args "$x" \
@@ -152,10 +163,19 @@ if [[ $steps == *" batch-cpu "* ]]; then
   batch --inputs "$work/cpu" --ranks 8 --placement "$pairs" --placement-per-rank 2 --mpirun-args "$x" \
     --batch-args "--device cpu --threads 2"
 fi
+if [[ $steps == *" batch-cpu100 "* ]]; then
+  step=batch_cpu100
+  batch --inputs "$work/gpu" --ranks 1,8 --mpirun-args "$x --bind-to core --map-by core" --batch-args "--device cpu --threads 1"
+fi
+gpu_node() { batch --inputs "$work/gpu" --ranks 1,2 --mpirun-args "$x -x NCCL_NVLS_ENABLE --bind-to none" \
+  --batch-args "--device gpu --gpu-batch 16"; }
+if [[ $steps == *" batch-gpu-node "* ]]; then
+  step=batch_gpu_node
+  gpu_node
+fi
 if [[ $steps == *" batch-gpu "* ]]; then
   step=batch_gpu
-  batch --inputs "$work/gpu" --ranks 1,2 --mpirun-args "$x -x NCCL_NVLS_ENABLE --bind-to none" \
-    --batch-args "--device gpu --gpu-batch 16"
+  gpu_node
   batch --inputs "$work/gpu" --ranks 1,2 --placement "$pairs" --placement-per-rank 16 --placement-layout 2 \
     --mpirun-args "$x -x NCCL_NVLS_ENABLE" --batch-args "--device gpu --gpu-batch 16 --threads 16"
   batch --inputs "$work/gpu" --ranks 1,2 --mpirun-args "$x -x NCCL_NVLS_ENABLE --map-by slot:PE=16 --bind-to core" \
@@ -163,7 +183,7 @@ if [[ $steps == *" batch-gpu "* ]]; then
 fi
 if [[ $steps == *" host-cpu "* ]]; then
   TIMEFORMAT="host CPU of the GPU path, one rank, --threads 1, 40 photos: wall %R s, user %U s, sys %S s"
-  { time timeout 100 mpirun --allow-run-as-root -np 1 $x -x NCCL_NVLS_ENABLE --bind-to none "$um" batch \
+  { time timeout 100 "${within[@]}" mpirun --allow-run-as-root -np 1 $x -x NCCL_NVLS_ENABLE --bind-to none "$um" batch \
       "$here/reference.jpg" "$work/cpu" --out-dir "$work/host_cpu" --device gpu --gpu-batch 16 --threads 1 \
       > /dev/null 2> "$out/host_cpu.err"; } 2>&1 | tee -a "$out/host_cpu.txt"
 fi

@@ -192,9 +192,12 @@ private:
 
 class Event {
 public:
-    explicit Event(bool timing = true)
+    // blocking: a host thread waiting on the event (cudaEventSynchronize) sleeps
+    // instead of spinning on its core until the device reaches it.
+    explicit Event(bool timing = true, bool blocking = false)
     {
-        UOT_CUDA_CHECK(cudaEventCreateWithFlags(&m_event, timing ? cudaEventDefault : cudaEventDisableTiming));
+        const unsigned flags = (timing ? cudaEventDefault : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0u);
+        UOT_CUDA_CHECK(cudaEventCreateWithFlags(&m_event, flags));
     }
     ~Event()
     {

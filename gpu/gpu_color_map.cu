@@ -21,6 +21,7 @@
 #include "core/transport/uot_error.h"
 #include "gpu/cuda_support.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/lipschitz_sweeps.h"
 
 namespace uot::gpu {
 
@@ -35,6 +36,7 @@ struct FoldScalars {
     double rz[3], bNorm[3], pq[3], rr[3], rzNew[3], beta[3];
     double tolerance2;
     int done;
+    int iterations;  // the updates made before done (solveConjugateGradients' count)
 };
 
 namespace {
@@ -415,6 +417,7 @@ __global__ void foldUpdateKernel(const double* __restrict__ matrix, std::size_t 
 __global__ void foldScalarsKernel(FoldScalars* sc)
 {
     if (sc->done) return;
+    ++sc->iterations;
     bool done = true;
     for (int a = 0; a < 3; ++a) done = done && sc->rr[a] <= sc->tolerance2 * fmax(sc->bNorm[a], 1e-300);
     for (int a = 0; a < 3; ++a) {
@@ -432,6 +435,53 @@ __global__ void foldDirectionKernel(const double* __restrict__ z, std::size_t no
     if (sc->done) return;
     const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (k < 3 * nodes) p[k] = z[k] + sc->beta[k % 3] * p[k];
+}
+
+// buildDisplacementLut's entropic map (color_map.cpp) at nodes[w], a warp per node: the
+// largest exponent, then the weights' sums (in another order than the host's).
+struct LatticeBox {
+    int size;
+    double lo[3], step[3];
+};
+
+__global__ void entropicLatticeKernel(const std::uint32_t* __restrict__ nodes, std::size_t count, LatticeBox box,
+                                      const float* __restrict__ yx, const float* __restrict__ yy,
+                                      const float* __restrict__ yz, const float* __restrict__ logW, int cols,
+                                      float factor, float* __restrict__ out)
+{
+    const std::size_t w = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    if (w >= count) return;
+    const std::uint32_t node = nodes[w], s = static_cast<std::uint32_t>(box.size);
+    const float x0 = static_cast<float>(box.lo[0] + (node / (s * s)) * box.step[0]);
+    const float x1 = static_cast<float>(box.lo[1] + ((node / s) % s) * box.step[1]);
+    const float x2 = static_cast<float>(box.lo[2] + (node % s) * box.step[2]);
+    float best = -3.0e38f;
+    for (int j = lane; j < cols; j += 32) {
+        const float d0 = x0 - yx[j], d1 = x1 - yy[j], d2 = x2 - yz[j];
+        best = fmaxf(best, logW[j] - factor * (d0 * d0 + d1 * d1 + d2 * d2));
+    }
+    for (int o = 16; o > 0; o >>= 1) best = fmaxf(best, __shfl_xor_sync(0xffffffffu, best, o));
+    float sum = 0, t0 = 0, t1 = 0, t2 = 0;
+    for (int j = lane; j < cols; j += 32) {
+        const float d0 = x0 - yx[j], d1 = x1 - yy[j], d2 = x2 - yz[j];
+        const float wgt = color_detail::fastExpNegative(logW[j] - factor * (d0 * d0 + d1 * d1 + d2 * d2) - best);
+        sum += wgt;
+        t0 += wgt * yx[j];
+        t1 += wgt * yy[j];
+        t2 += wgt * yz[j];
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        sum += __shfl_xor_sync(0xffffffffu, sum, o);
+        t0 += __shfl_xor_sync(0xffffffffu, t0, o);
+        t1 += __shfl_xor_sync(0xffffffffu, t1, o);
+        t2 += __shfl_xor_sync(0xffffffffu, t2, o);
+    }
+    if (lane == 0) {
+        out[3 * w] = t0 / sum - x0;
+        out[3 * w + 1] = t1 / sum - x1;
+        out[3 * w + 2] = t2 / sum - x2;
+    }
 }
 
 template <typename Sample>
@@ -482,6 +532,7 @@ private:
 };
 
 constexpr std::size_t kChunkBytes = std::size_t(4) << 20;  // overlap granularity of the host copies and transfers
+constexpr int kFoldCheckEvery = 8;  // conjugate-gradient iterations queued between two looks at the done flag
 
 }  // namespace
 
@@ -497,10 +548,19 @@ struct ColorMapper::Impl {
         samples;
     DeviceBuffer<double> foldMatrix, foldRhs, foldX, foldR, foldZ, foldP, foldQ;
     DeviceBuffer<FoldScalars> foldScalars;
+    LatticeSweeps sweeps;
+    DeviceBuffer<float> entropicColumns, entropicOut;  // grown only (sizes vary from look to look)
+    DeviceBuffer<std::uint32_t> entropicNodes;
+    Staging foldFlags;                                         // pinned: the done flags read back between chunks
+    detail::Event foldChecked[2]{detail::Event(false, true), detail::Event(false, true)};
+    ColorMapper::FoldIterations lastFold;
     DeviceBuffer<float> rangePartial;
     DeviceBuffer<unsigned long long> histogram;
     int lowWidth = 0, lowHeight = 0, lowSubsample = 0;  // of the block means on the device
     Staging upStage, downStage;
+    // Recorded at the end of each call's work: the host thread sleeps on it instead of
+    // spinning a core while the device works (a batch maps on many threads at once).
+    detail::Event idle{false, true};
     bool hasSource = false;
     int width = 0, height = 0, channels = 3, depth = 8;
     WorkingSpace space = WorkingSpace::Lab;
@@ -508,6 +568,13 @@ struct ColorMapper::Impl {
 };
 
 namespace {
+
+// Blocks the calling thread, without spinning, until the device has done the work queued so far on m's stream.
+void waitIdle(ColorMapper::Impl& m)
+{
+    UOT_CUDA_CHECK(cudaEventRecord(m.idle.get(), m.stream.get()));
+    UOT_CUDA_CHECK(cudaEventSynchronize(m.idle.get()));
+}
 
 // Device buffers, pinned staging and tables of mappers that were destroyed, kept
 // for the next mapper of the same device in this process (a batch or a
@@ -575,6 +642,7 @@ ColorMapper::~ColorMapper()
 bool ColorMapper::hasSource() const { return m_impl && m_impl->hasSource; }
 double ColorMapper::lastSetSourceSeconds() const { return m_impl ? m_impl->setSourceSeconds : 0; }
 double ColorMapper::lastComposeSeconds() const { return m_impl ? m_impl->composeSeconds : 0; }
+ColorMapper::FoldIterations ColorMapper::lastFoldIterations() const { return m_impl ? m_impl->lastFold : FoldIterations{}; }
 
 LowResolution ColorMapper::setSource(const Image& source, WorkingSpace space, int subsample)
 {
@@ -608,7 +676,7 @@ LowResolution ColorMapper::setSource(const Image& source, WorkingSpace space, in
                 m.pixels.get(), source.channels, first, count, m.decode8.get(), space, m.colors.get());
         UOT_CUDA_CHECK_LAUNCH();
     }
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    waitIdle(m);
     m.hasSource = true;
     m.width = source.width;
     m.height = source.height;
@@ -644,7 +712,7 @@ LowResolution ColorMapper::blockMeans(int subsample)
     low.guide.resize(nl);
     UOT_CUDA_CHECK(cudaMemcpyAsync(low.colors.data(), m.lowColors.get(), 3 * nl * sizeof(float), cudaMemcpyDeviceToHost, st));
     UOT_CUDA_CHECK(cudaMemcpyAsync(low.guide.data(), m.lowGuide.get(), nl * sizeof(float), cudaMemcpyDeviceToHost, st));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    waitIdle(m);
     m.lowWidth = low.width;
     m.lowHeight = low.height;
     m.lowSubsample = s;
@@ -695,7 +763,7 @@ DisplacementField ColorMapper::computeField(const DisplacementLut& lut, const Ma
     UOT_CUDA_CHECK_LAUNCH();
     field.coefficients.resize(6 * nl);
     UOT_CUDA_CHECK(cudaMemcpyAsync(field.coefficients.data(), m.coef.get(), 6 * nl * sizeof(float), cudaMemcpyDeviceToHost, st));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    waitIdle(m);
     field.smoothed = true;
     field.subsample = s;
     field.lowWidth = wl;
@@ -769,7 +837,7 @@ std::vector<float> ColorMapper::sampleMapped(const DisplacementLut& lut, const D
     const std::size_t n = 3 * sampleOnDevice(m, lut, field, step, st);
     std::vector<float> out(n);
     UOT_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.samples.get(), n * sizeof(float), cudaMemcpyDeviceToHost, st));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    waitIdle(m);
     return out;
 }
 
@@ -777,7 +845,7 @@ ChannelQuantiles ColorMapper::sampledQuantiles(const DisplacementLut& lut, const
                                                int levels, int bins)
 {
     if (levels < 2 || bins < 1)
-        throw Error(ErrorCode::InvalidArgument, "channelQuantiles: levels must be >= 2, bins and stride >= 1");
+        throw Error(ErrorCode::InvalidArgument, "ColorMapper::sampledQuantiles: levels must be >= 2 and bins >= 1");
     Impl& m = *m_impl;
     detail::DeviceGuard guard(m.device);
     cudaStream_t st = m.stream.get();
@@ -789,7 +857,7 @@ ChannelQuantiles ColorMapper::sampledQuantiles(const DisplacementLut& lut, const
     std::vector<float> partial(6 * static_cast<std::size_t>(blocks));
     UOT_CUDA_CHECK(cudaMemcpyAsync(partial.data(), m.rangePartial.get(), partial.size() * sizeof(float),
                                    cudaMemcpyDeviceToHost, st));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    waitIdle(m);
     float lo[3], hi[3];
     for (int c = 0; c < 3; ++c) {
         lo[c] = partial[c], hi[c] = partial[3 + c];
@@ -809,7 +877,7 @@ ChannelQuantiles ColorMapper::sampledQuantiles(const DisplacementLut& lut, const
     std::vector<unsigned long long> counts(cells);
     UOT_CUDA_CHECK(cudaMemcpyAsync(counts.data(), m.histogram.get(), cells * sizeof(unsigned long long),
                                    cudaMemcpyDeviceToHost, st));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    waitIdle(m);
     ChannelQuantiles out;
     for (int c = 0; c < 3; ++c) {
         std::vector<double> histogram(static_cast<std::size_t>(bins), 0.0);
@@ -827,8 +895,8 @@ DisplacementLut ColorMapper::foldLattice(const DisplacementLut& prior, const Dis
     if (!m.hasSource) throw Error(ErrorCode::InvalidArgument, "ColorMapper::foldLattice: no source set");
     const std::size_t nodes = static_cast<std::size_t>(prior.size) * prior.size * prior.size;
     if (!field.smoothed || prior.size < 2 || prior.values.size() != 3 * nodes)
-        throw Error(ErrorCode::InvalidArgument, "fitLatticeToField: needs a smoothed field and a full prior lattice");
-    if (step < 1) throw Error(ErrorCode::InvalidArgument, "sampleMappedColors: invalid size or step");
+        throw Error(ErrorCode::InvalidArgument, "ColorMapper::foldLattice: needs a smoothed field and a full prior lattice");
+    if (step < 1) throw Error(ErrorCode::InvalidArgument, "ColorMapper::foldLattice: the sample step must be >= 1");
     detail::DeviceGuard guard(m.device);
     cudaStream_t st = m.stream.get();
     ComposeParams prm{};
@@ -853,9 +921,9 @@ DisplacementLut ColorMapper::foldLattice(const DisplacementLut& prior, const Dis
     eq.matrix.resize(27 * nodes);
     eq.rhs.resize(3 * nodes);
     eq.samples = static_cast<std::size_t>(cols) * rows;
+    waitIdle(m);  // before the copies to pageable memory
     UOT_CUDA_CHECK(cudaMemcpyAsync(eq.matrix.data(), m.foldMatrix.get(), matrixBytes, cudaMemcpyDeviceToHost, st));
     UOT_CUDA_CHECK(cudaMemcpyAsync(eq.rhs.data(), m.foldRhs.get(), vectorBytes, cudaMemcpyDeviceToHost, st));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
     eq = latticeFoldSystem(prior, std::move(eq), weights);
     UOT_CUDA_CHECK(cudaMemcpyAsync(m.foldMatrix.get(), eq.matrix.data(), matrixBytes, cudaMemcpyHostToDevice, st));
     UOT_CUDA_CHECK(cudaMemcpyAsync(m.foldRhs.get(), eq.rhs.data(), vectorBytes, cudaMemcpyHostToDevice, st));
@@ -872,20 +940,92 @@ DisplacementLut ColorMapper::foldLattice(const DisplacementLut& prior, const Dis
     foldMultiplyKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), prior.size, m.foldX.get(), m.foldQ.get(), sc);
     foldStartKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), m.foldRhs.get(), nodes, m.foldQ.get(),
                                                      m.foldR.get(), m.foldZ.get(), m.foldP.get(), sc);
-    for (int iteration = 0; iteration < kFoldIterations; ++iteration) {
-        foldMultiplyKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), prior.size, m.foldP.get(), m.foldQ.get(), sc);
-        foldDotKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldP.get(), m.foldQ.get(), nodes, sc);
-        foldUpdateKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), nodes, m.foldP.get(), m.foldQ.get(),
-                                                          m.foldX.get(), m.foldR.get(), m.foldZ.get(), sc);
-        foldScalarsKernel<<<1, 1, 0, st>>>(sc);
-        foldDirectionKernel<<<blocksFor(3 * nodes), kThreads, 0, st>>>(m.foldZ.get(), nodes, m.foldP.get(), sc);
+    // In chunks of kFoldCheckEvery iterations: each chunk's done flag comes back while the
+    // next chunk runs, and no chunk is queued after the one that saw the convergence (the
+    // kernels of a chunk queued past it return at once).
+    int* flags = reinterpret_cast<int*>(m.foldFlags.ensure(3 * sizeof(int)));
+    int launched = 0;
+    for (int chunk = 0; launched < kFoldIterations; ++chunk) {
+        const int count = std::min(kFoldCheckEvery, kFoldIterations - launched);
+        for (int iteration = 0; iteration < count; ++iteration) {
+            foldMultiplyKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), prior.size, m.foldP.get(),
+                                                                m.foldQ.get(), sc);
+            foldDotKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldP.get(), m.foldQ.get(), nodes, sc);
+            foldUpdateKernel<<<nodeBlocks, kThreads, 0, st>>>(m.foldMatrix.get(), nodes, m.foldP.get(), m.foldQ.get(),
+                                                              m.foldX.get(), m.foldR.get(), m.foldZ.get(), sc);
+            foldScalarsKernel<<<1, 1, 0, st>>>(sc);
+            foldDirectionKernel<<<blocksFor(3 * nodes), kThreads, 0, st>>>(m.foldZ.get(), nodes, m.foldP.get(), sc);
+        }
+        UOT_CUDA_CHECK_LAUNCH();
+        launched += count;
+        const int slot = chunk % 2;
+        UOT_CUDA_CHECK(cudaMemcpyAsync(flags + slot, &sc->done, sizeof(int), cudaMemcpyDeviceToHost, st));
+        UOT_CUDA_CHECK(cudaEventRecord(m.foldChecked[slot].get(), st));
+        if (chunk == 0) continue;
+        UOT_CUDA_CHECK(cudaEventSynchronize(m.foldChecked[1 - slot].get()));
+        if (flags[1 - slot]) break;
     }
-    UOT_CUDA_CHECK_LAUNCH();
+    UOT_CUDA_CHECK(cudaMemcpyAsync(flags + 2, &sc->iterations, sizeof(int), cudaMemcpyDeviceToHost, st));
+    waitIdle(m);  // before the copy to pageable memory
     UOT_CUDA_CHECK(cudaMemcpyAsync(x.data(), m.foldX.get(), vectorBytes, cudaMemcpyDeviceToHost, st));
-    UOT_CUDA_CHECK(cudaStreamSynchronize(st));
+    m.lastFold = {flags[2], launched};
     DisplacementLut out = prior;
     for (std::size_t i = 0; i < x.size(); ++i) out.values[i] = std::isfinite(x[i]) ? static_cast<float>(x[i]) : prior.values[i];
     return out;
+}
+
+bool ColorMapper::entropicLattice(DisplacementLut& lut, const std::vector<std::size_t>& nodes, const float* yx,
+                                  const float* yy, const float* yz, const float* logW, std::size_t cols, float factor)
+{
+    const std::size_t lattice = static_cast<std::size_t>(lut.size) * lut.size * lut.size;
+    if (lut.size < 2 || lut.values.size() != 3 * lattice || lattice > 0xffffffffu || cols == 0 || cols > 0x7fffffff)
+        throw Error(ErrorCode::InvalidArgument, "ColorMapper::entropicLattice: a lattice and reference colours needed");
+    if (nodes.empty()) return true;
+    Impl& m = *m_impl;
+    detail::DeviceGuard guard(m.device);
+    cudaStream_t st = m.stream.get();
+    std::vector<std::uint32_t> at(nodes.size());
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+        if (nodes[k] >= lattice) throw Error(ErrorCode::InvalidArgument, "ColorMapper::entropicLattice: node outside the lattice");
+        at[k] = static_cast<std::uint32_t>(nodes[k]);
+    }
+    // Allocated once for the whole lattice (and palettes of up to 4096 colours): freeing a
+    // device buffer would wait for every stream's work.
+    const auto grow = [](auto& buffer, std::size_t count, std::size_t capacity) {
+        if (buffer.size() < count) buffer.allocate(std::max(count, capacity));
+    };
+    grow(m.entropicNodes, at.size(), lattice);
+    grow(m.entropicColumns, 4 * cols, 4 * std::size_t(4096));
+    grow(m.entropicOut, 3 * at.size(), 3 * lattice);
+    UOT_CUDA_CHECK(cudaMemcpyAsync(m.entropicNodes.get(), at.data(), at.size() * sizeof(std::uint32_t),
+                                   cudaMemcpyHostToDevice, st));
+    const float* columns[4] = {yx, yy, yz, logW};
+    for (int k = 0; k < 4; ++k)
+        UOT_CUDA_CHECK(cudaMemcpyAsync(m.entropicColumns.get() + k * cols, columns[k], cols * sizeof(float),
+                                       cudaMemcpyHostToDevice, st));
+    LatticeBox box{};
+    box.size = lut.size;
+    for (int a = 0; a < 3; ++a) box.lo[a] = lut.lo[a], box.step[a] = lut.step[a];
+    const float* dc = m.entropicColumns.get();
+    const std::size_t threads = 32 * at.size();
+    entropicLatticeKernel<<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, st>>>(
+        m.entropicNodes.get(), at.size(), box, dc, dc + cols, dc + 2 * cols, dc + 3 * cols, static_cast<int>(cols), factor,
+        m.entropicOut.get());
+    UOT_CUDA_CHECK_LAUNCH();
+    std::vector<float> out(3 * at.size());
+    waitIdle(m);  // before the copy to pageable memory (see LatticeSweeps::run)
+    UOT_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.entropicOut.get(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, st));
+    for (std::size_t k = 0; k < at.size(); ++k)
+        for (int c = 0; c < 3; ++c) lut.values[3 * static_cast<std::size_t>(at[k]) + c] = out[3 * k + c];
+    return true;
+}
+
+bool ColorMapper::lipschitzSweeps(float* values, std::size_t nodes, int first, const double* bound,
+                                  const std::vector<LatticeEdge>& edges)
+{
+    Impl& m = *m_impl;
+    detail::DeviceGuard guard(m.device);
+    return m.sweeps.run(values, nodes, first, bound, edges, m.stream.get(), m.idle.get());
 }
 
 void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
@@ -946,7 +1086,7 @@ void ColorMapper::compose(const DisplacementLut& lut, const DisplacementField& f
     for (std::size_t k = 0; k < chunks; ++k) {
         const std::size_t off = k * kChunkBytes, len = std::min(kChunkBytes, bytes - off);
         UOT_CUDA_CHECK(cudaMemcpyAsync(stage + off, m.output.get() + off, len, cudaMemcpyDeviceToHost, st));
-        UOT_CUDA_CHECK(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
+        UOT_CUDA_CHECK(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming | cudaEventBlockingSync));
         UOT_CUDA_CHECK(cudaEventRecord(done[k], st));
     }
     for (std::size_t k = 0; k < chunks; ++k) {

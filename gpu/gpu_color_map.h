@@ -12,9 +12,11 @@
 // sRGB encoding, alpha copy), then the download of the result; the residual match's
 // distributions of the transferred colours; and the fold of the field into the
 // lattice (its normal equations and their conjugate gradients). The small stages
-// between them (the LUT of the entropic map and the guided-filter coefficients
-// on the block means) stay on the host (buildDisplacementLut,
-// computeDisplacementField), so the results match the CPU path to rounding.
+// between them (the guided-filter coefficients on the block means) stay on the
+// host (computeDisplacementField), so the results match the CPU path to rounding;
+// the entropic map at the lattice's nodes (buildDisplacementLut's) runs here too. The
+// lattice's Lipschitz sweeps (regularizeDisplacementLut's longest step) run here too, bit
+// for bit. The calling thread sleeps while it waits for the device (blocking events).
 
 #include <memory>
 
@@ -82,7 +84,8 @@ public:
     // the order of the sums, and so their last bits, vary from run to run); the
     // regularisers added on the host (latticeFoldSystem: the equations go down and up
     // again, 240 bytes a node each way); then the conjugate gradients from the prior on the
-    // device (at most kFoldIterations, the scalars kept there) and the lattice downloaded.
+    // device (at most kFoldIterations, the scalars kept there; the convergence flag read back
+// every 8 iterations while the next 8 run, and none queued after it) and the lattice downloaded.
     // Matches the host's fold to the solver's tolerance. `field` must be smoothed, prior a
     // full lattice (as fitLatticeToField).
     DisplacementLut foldLattice(const DisplacementLut& prior, const DisplacementField& field, int step,
@@ -97,10 +100,31 @@ public:
     void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
                  Image& result) override;
 
+    // The chroma's Lipschitz sweeps of regularizeDisplacementLut on the device
+    // (gpu/lipschitz_sweeps.h: the projections by levels of edges that share no node, one
+    // block per channel); the lattice bit for bit as the host's sweeps. False when a
+    // channel does not fit one block's shared memory (the lattice is larger than 37^3).
+    bool lipschitzSweeps(float* values, std::size_t nodes, int first, const double* bound,
+                         const std::vector<LatticeEdge>& edges) override;
+
+    // The entropic map at the lattice's nodes of buildDisplacementLut (an
+    // EntropicLattice's work) on the device: a warp per node over the reference colours,
+    // the values to float rounding (the sums in another order).
+    bool entropicLattice(DisplacementLut& lut, const std::vector<std::size_t>& nodes, const float* yx, const float* yy,
+                         const float* yz, const float* logW, std::size_t cols, float factor) override;
+
     // Seconds of the last setSource() / compose() call, wall clock on the host
     // (uploads, kernels and downloads included).
     double lastSetSourceSeconds() const override;
     double lastComposeSeconds() const override;
+
+    // The last foldLattice()'s conjugate gradients: the iterations made until the
+    // residual met kFoldTolerance (as solveConjugateGradients counts them) and those
+    // queued on the device (in chunks of 8; those past the convergence return at once).
+    struct FoldIterations {
+        int converged = 0, launched = 0;
+    };
+    FoldIterations lastFoldIterations() const;
 
     struct Impl;  // device state (defined in the .cu; reused by later mappers of the same device)
 

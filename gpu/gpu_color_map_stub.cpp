@@ -41,5 +41,12 @@ void ColorMapper::compose(const DisplacementLut&, const DisplacementField&, cons
 }
 double ColorMapper::lastSetSourceSeconds() const { return 0; }
 double ColorMapper::lastComposeSeconds() const { return 0; }
+ColorMapper::FoldIterations ColorMapper::lastFoldIterations() const { return {}; }
+bool ColorMapper::entropicLattice(DisplacementLut&, const std::vector<std::size_t>&, const float*, const float*,
+                                  const float*, const float*, std::size_t, float)
+{
+    return false;
+}
+bool ColorMapper::lipschitzSweeps(float*, std::size_t, int, const double*, const std::vector<LatticeEdge>&) { return false; }
 
 }  // namespace uot::gpu

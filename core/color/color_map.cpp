@@ -150,7 +150,7 @@ std::vector<unsigned char> latticeNodeMask(const DisplacementLut& lut, const flo
 
 DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
                                      const float* colors, std::size_t n, int lutSize, int threads,
-                                     LatticeNodes which)
+                                     LatticeNodes which, const EntropicLattice* elsewhere)
 {
     if (lutSize < 2 || lutSize > 257)
         throw Error(ErrorCode::InvalidArgument, "LUT size must be between 2 and 257 (got " + std::to_string(lutSize) + ")");
@@ -187,6 +187,8 @@ DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const 
         yz[j] = static_cast<float>(reference.points[3 * j + 2]);
         logW0[j] = static_cast<float>(logV[j] + (problem.reference == ReferenceMeasure::Product ? std::log(problem.b[j]) : 0.0));
     }
+    if (elsewhere && *elsewhere && (*elsewhere)(lut, work, yx.data(), yy.data(), yz.data(), logW0.data(), cols, factor))
+        return lut;
     const std::ptrdiff_t workCount = static_cast<std::ptrdiff_t>(work.size());
 #pragma omp parallel num_threads(t)
     {

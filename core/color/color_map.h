@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <span>
@@ -157,15 +158,26 @@ enum class LatticeNodes {
 std::vector<unsigned char> latticeNodeMask(const DisplacementLut& lut, const float* colors, std::size_t n, LatticeNodes nodes,
                                            int threads = 0);
 
+// The entropic map at lattice nodes computed elsewhere (the GPU colour mapper), as
+// buildDisplacementLut computes it here: at each node of `nodes` (indices into lut's
+// lattice, whose size, lo and step are set) with colour x, lut.values = sum_j w_j y_j /
+// sum_j w_j - x, w_j = exp(logW[j] - factor |x - y_j|^2) in float (the terms below exp(-80)
+// of the largest dropped), y_j = (yx[j], yy[j], yz[j]), j < cols; the float sums in another
+// order (the values to float rounding). Returns false when it did not (then the host does).
+using EntropicLattice = std::function<bool(DisplacementLut& lut, const std::vector<std::size_t>& nodes, const float* yx,
+                                           const float* yy, const float* yz, const float* logW, std::size_t cols,
+                                           float factor)>;
+
 // Builds the lattice from the entropic map of the plan:
 //   T(x) = sum_j y_j w_j(x) / sum_j w_j(x),  w_j(x) = exp(logV_j - scale |x - y_j|^2 / eps) R_j
 // on the bounding box of `colors` (n working-space colors, interleaved floats,
 // used only to find the box and the nodes that are needed). With
 // LatticeNodes::NextToColors the other nodes are left at 0. A node's value does
-// not depend on `nodes`.
+// not depend on `nodes`. The nodes' map by `elsewhere` when given and it makes it.
 DisplacementLut buildDisplacementLut(const UotProblem& problem, std::span<const double> logV, const Palette& reference,
                                      const float* colors, std::size_t n, int lutSize, int threads = 0,
-                                     LatticeNodes nodes = LatticeNodes::NextToColors);
+                                     LatticeNodes nodes = LatticeNodes::NextToColors,
+                                     const EntropicLattice* elsewhere = nullptr);
 
 // Per-pixel displacement by trilinear interpolation: out (n x 3 floats).
 void applyDisplacementLut(const DisplacementLut& lut, const float* colors, std::size_t n, float* out, int threads = 0);

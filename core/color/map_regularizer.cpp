@@ -109,15 +109,8 @@ void monotoneLightness(DisplacementLut& lut, const MapBounds& bounds, const floa
         }
 }
 
-// The lattice edges (node, node + e_axis) whose two nodes are both marked, in
-// increasing node order and axis order within a node: the order of the cyclic
-// projections below, which is part of their result. Built once per lattice and
-// mask and shared by the channels.
-struct LatticeEdge {
-    std::uint32_t node, next;
-    int axis;
-};
-
+// The lattice edges of marked nodes in the order of the cyclic projections below. Built
+// once per lattice and mask and shared by the channels.
 std::vector<LatticeEdge> markedEdges(const DisplacementLut& lut, const std::vector<unsigned char>& mark)
 {
     const std::size_t s = static_cast<std::size_t>(lut.size);
@@ -143,17 +136,18 @@ std::vector<LatticeEdge> markedEdges(const DisplacementLut& lut, const std::vect
 // its bound, the channel's deviation from its mean shrunk until none is. The channels are
 // independent (each reads and moves its own values, in the same order as alone, and stops
 // at its own sweep); their sweeps walk the edges together, so that the core overlaps their
-// chains of dependent loads and stores.
+// chains of dependent loads and stores. The sweeps by `sweeper` when it runs them.
 void lipschitzChannels(DisplacementLut& lut, int first, const double slope[3], const std::vector<unsigned char>& mark,
-                       const std::vector<LatticeEdge>& edges)
+                       const std::vector<LatticeEdge>& edges, const LipschitzSweeper* sweeper)
 {
     const std::size_t s = static_cast<std::size_t>(lut.size);
     const std::size_t nodes = s * s * s;
     double bound[3];
     for (int a = 0; a < 3; ++a) bound[a] = slope[a] * lut.step[a];
     float* v = lut.values.data();
-    bool active[3] = {first <= 0, first <= 1, true};
-    for (int sweep = 0; sweep < 200 && (active[0] || active[1] || active[2]); ++sweep) {
+    const bool elsewhere = sweeper && *sweeper && (*sweeper)(v, nodes, first, bound, edges);
+    bool active[3] = {first <= 0 && !elsewhere, first <= 1 && !elsewhere, !elsewhere};
+    for (int sweep = 0; sweep < kLipschitzSweeps && (active[0] || active[1] || active[2]); ++sweep) {
         double worst[3] = {0, 0, 0};
         for (const LatticeEdge& e : edges)
             for (int c = first; c < 3; ++c) {
@@ -166,7 +160,7 @@ void lipschitzChannels(DisplacementLut& lut, int first, const double slope[3], c
                 v[3 * e.node + c] = static_cast<float>(v[3 * e.node + c] + move);
                 v[3 * e.next + c] = static_cast<float>(v[3 * e.next + c] - move);
             }
-        for (int c = first; c < 3; ++c) active[c] = active[c] && !(worst[c] < 1e-2);  // the shrink below removes the rest
+        for (int c = first; c < 3; ++c) active[c] = active[c] && !(worst[c] < kLipschitzSettled);  // the shrink below removes the rest
     }
     for (int c = first; c < 3; ++c) {
         double ratio = 0, mean = 0, count = 0;
@@ -445,7 +439,8 @@ void chromaRangeAlongSpans(DisplacementLut& lut, WorkingSpace space, double widt
 }  // namespace
 
 void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
-                               std::size_t n, LatticeNodes nodes, int threads, const LightnessSpans* spans)
+                               std::size_t n, LatticeNodes nodes, int threads, const LightnessSpans* spans,
+                               const LipschitzSweeper* sweeper)
 {
     if (!bounds.enabled || lut.size < 2) return;
     const std::vector<unsigned char> mark = latticeNodeMask(lut, colors, n, nodes, threads);
@@ -479,7 +474,7 @@ void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const M
     };
     if (range) chromaRange();
     const std::vector<LatticeEdge> edges = markedEdges(lut, mark);
-    lipschitzChannels(lut, lightness ? 1 : 0, slope, mark, edges);
+    lipschitzChannels(lut, lightness ? 1 : 0, slope, mark, edges, sweeper);
     if (range) chromaRange();
 }
 

@@ -6,6 +6,8 @@
 // chroma models get the lattice's slope bounds and stay within a distance of the
 // global map. No OpenCV, no Qt.
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/color/color_map.h"
@@ -20,6 +22,26 @@ struct LightnessSpans;
 // forward pass. The result is non-decreasing when minStep >= 0.
 std::vector<double> isotonicFit(const std::vector<double>& y, const std::vector<double>& w, double minStep, double maxStep);
 
+// A lattice edge (node, node + e_axis) whose two nodes are both marked. The chroma's
+// Lipschitz bounds project onto the edges' constraints in cyclic sweeps, in increasing
+// node order and axis order within a node: that order is part of the result.
+struct LatticeEdge {
+    std::uint32_t node, next;
+    int axis;
+};
+
+// The sweeps of those projections: at most kLipschitzSweeps; a channel stops after the
+// sweep whose largest excess over an edge's bound is below kLipschitzSettled of the bound.
+constexpr int kLipschitzSweeps = 200;
+constexpr double kLipschitzSettled = 1e-2;
+
+// Runs the sweeps of channels first..2 of `values` (nodes x 3 interleaved) elsewhere (a
+// GPU colour mapper) over `edges` with bound[axis] per edge: it must leave `values` bit
+// for bit as the sweeps here would. Returns false when it did not run them (they then
+// run here).
+using LipschitzSweeper =
+    std::function<bool(float* values, std::size_t nodes, int first, const double bound[3], const std::vector<LatticeEdge>& edges)>;
+
 // Applies the lightness and chroma bounds to a lattice built by buildDisplacementLut
 // for `colors` (n interleaved working-space colours: the weights of the lightness
 // regression and, with LatticeNodes::NextToColors, the nodes that carry values);
@@ -27,9 +49,11 @@ std::vector<double> isotonicFit(const std::vector<double>& y, const std::vector<
 // next to `colors`, whatever `nodes` says: with `spans` (the source's, lightness_spans.h),
 // only between the lightness levels that meet in the picture (each span's nodes within
 // the range, chains of spans within as many ranges); without, over each whole column.
-// Does nothing when bounds.enabled is false.
+// The Lipschitz sweeps by `sweeper` when given (the same result). Does nothing when
+// bounds.enabled is false.
 void regularizeDisplacementLut(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,
-                               std::size_t n, LatticeNodes nodes, int threads = 0, const LightnessSpans* spans = nullptr);
+                               std::size_t n, LatticeNodes nodes, int threads = 0, const LightnessSpans* spans = nullptr,
+                               const LipschitzSweeper* sweeper = nullptr);
 
 // The largest slope of channel c of the lattice's displacement along axis a over the
 // lattice edges whose two nodes are both marked (|v(node + e_a) - v(node)| / step[a]).

@@ -63,6 +63,43 @@ MarginalMap residualMap(const Palette& reference, int width, int height, const M
     return map;
 }
 
+// Runs work(mapper) on the pipeline's GPU mapper while it has one: false without one, or
+// when the device fails it (noted: `what` made on the CPU; the mapper's next call
+// decides whether the GPU stays in use).
+template <class Work>
+bool onGpuMapper(const std::unique_ptr<DeviceColorMapper>& mapper, std::string& note, const char* what, Work&& work)
+{
+    if (!mapper) return false;
+    try {
+        return work(*mapper);
+    } catch (const Error& e) {
+        addNote(note, std::string(what) + " made on the CPU (" + e.what() + ")");
+        return false;
+    }
+}
+
+// The bounds' Lipschitz sweeps (regularizeDisplacementLut) on the GPU mapper: the same lattice bit for bit.
+LipschitzSweeper deviceSweeper(const std::unique_ptr<DeviceColorMapper>& mapper, std::string& note)
+{
+    return [&mapper, &note](float* values, std::size_t nodes, int first, const double bound[3],
+                            const std::vector<LatticeEdge>& edges) {
+        return onGpuMapper(mapper, note, "the map's bounds", [&](DeviceColorMapper& m) {
+            return m.lipschitzSweeps(values, nodes, first, bound, edges);
+        });
+    };
+}
+
+// The entropic map at the lattice's nodes (buildDisplacementLut) on the GPU mapper: the values to float rounding.
+EntropicLattice deviceEntropicLattice(const std::unique_ptr<DeviceColorMapper>& mapper, std::string& note)
+{
+    return [&mapper, &note](DisplacementLut& lut, const std::vector<std::size_t>& nodes, const float* yx, const float* yy,
+                            const float* yz, const float* logW, std::size_t cols, float factor) {
+        return onGpuMapper(mapper, note, "the map's lattice", [&](DeviceColorMapper& m) {
+            return m.entropicLattice(lut, nodes, yx, yy, yz, logW, cols, factor);
+        });
+    };
+}
+
 // The subsampling of the fast guided filter's block means for `source` (0: no smoothing).
 int blockSubsample(const MappingSettings& ms, const Image& source)
 {
@@ -232,8 +269,11 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
         checkCancel(control);
         const float* at = sub > 0 ? s.low->colors.data() : s.fullSourceColors();
         const std::size_t count = sub > 0 ? s.low->colors.size() / 3 : n;
-        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes);
-        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads, s.lightnessSpans());
+        const EntropicLattice entropic = deviceEntropicLattice(s.gpuMapper, s.mapNote);
+        s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes,
+                                     &entropic);
+        const LipschitzSweeper sweeper = deviceSweeper(s.gpuMapper, s.mapNote);
+        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads, s.lightnessSpans(), &sweeper);
         s.lutBounds = ms.bounds;
         s.lutNodes = nodes;
         s.lutValid = true;
@@ -323,6 +363,7 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
     const int threads = s.settings.threads;
     DisplacementLut matched = s.lut;  // the global map with the match (bounded maps), a copy: s.lut stays the plan's
     std::vector<unsigned char> mark;
+    const LipschitzSweeper sweeper = deviceSweeper(s.gpuMapper, s.mapNote);
     for (int round = 0; round < kResidualRounds; ++round) {
         report(control, PipelineStage::Map, 0.3 + 0.3 * (round + 1) / (kResidualRounds + 1));
         checkCancel(control);
@@ -347,7 +388,7 @@ DeviceColorMapper* RecolorPipeline::foldResidualMatchIntoField(State& s, const D
                                                      LatticeNodes::NextToColors, threads);
             addResidualShiftToLut(matched, mark, s.settings.space, residual, ms);
             regularizeDisplacementLut(matched, s.settings.space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
-                                      LatticeNodes::NextToColors, threads, s.lightnessSpans());
+                                      LatticeNodes::NextToColors, threads, s.lightnessSpans(), &sweeper);
             displacement = blockDisplacements(matched, *s.low, threads);
         } else {
             addResidualShift(displacement, *s.low, s.field, residual, ms, threads);
@@ -380,8 +421,9 @@ DeviceColorMapper* RecolorPipeline::foldFieldIntoLattice(State& s, DeviceColorMa
     if (!done)
         s.lookLut = fitLatticeToField(s.lut, s.fullSourceColors(), s.field, space, src.width, src.height, step, ms.fold,
                                       threads);
+    const LipschitzSweeper sweeper = deviceSweeper(s.gpuMapper, s.mapNote);
     regularizeDisplacementLut(s.lookLut, space, ms.bounds, s.low->colors.data(), s.low->colors.size() / 3,
-                              LatticeNodes::All, threads, s.lightnessSpans());
+                              LatticeNodes::All, threads, s.lightnessSpans(), &sweeper);
     s.field = DisplacementField{};
     return mapper;
 }

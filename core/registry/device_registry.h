@@ -14,6 +14,7 @@
 #include "core/color/color_map.h"
 #include "core/color/color_space.h"
 #include "core/color/image.h"
+#include "core/color/map_regularizer.h"
 #include "core/registry/solver_registry.h"
 
 namespace uot {
@@ -72,6 +73,22 @@ public:
     // composeMapped() of the kept source into `result` (host memory).
     virtual void compose(const DisplacementLut& lut, const DisplacementField& field, const MappingSettings& settings,
                          Image& result) = 0;
+    // The Lipschitz sweeps of regularizeDisplacementLut (a LipschitzSweeper's work,
+    // core/color/map_regularizer.h) on the device, bit for bit; false when this backend
+    // does not run them (then they run on the host).
+    virtual bool lipschitzSweeps(float* /*values*/, std::size_t /*nodes*/, int /*first*/, const double* /*bound*/,
+                                 const std::vector<LatticeEdge>& /*edges*/)
+    {
+        return false;
+    }
+    // The entropic map at the lattice's nodes (an EntropicLattice's work,
+    // core/color/color_map.h) on the device; false when this backend does not make it.
+    virtual bool entropicLattice(DisplacementLut& /*lut*/, const std::vector<std::size_t>& /*nodes*/, const float* /*yx*/,
+                                 const float* /*yy*/, const float* /*yz*/, const float* /*logW*/, std::size_t /*cols*/,
+                                 float /*factor*/)
+    {
+        return false;
+    }
     // Wall-clock seconds of the last setSource() / compose().
     virtual double lastSetSourceSeconds() const = 0;
     virtual double lastComposeSeconds() const = 0;

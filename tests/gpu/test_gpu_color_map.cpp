@@ -15,12 +15,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "core/color/color_map.h"
 #include "core/color/color_space.h"
 #include "core/color/look_lattice.h"
+#include "core/color/map_regularizer.h"
 #include "core/pipeline/recolor_pipeline.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_color_map.h"
@@ -273,6 +276,10 @@ private slots:
     void gpu_mapping_rejects_bad_calls();
     void gpu_fold_matches_cpu_data();
     void gpu_fold_matches_cpu();
+    void gpu_entropic_lattice_matches_cpu_data();
+    void gpu_entropic_lattice_matches_cpu();
+    void gpu_lipschitz_sweeps_match_cpu_data();
+    void gpu_lipschitz_sweeps_match_cpu();
 };
 
 void TestGpuColorMap::pipeline_falls_back_or_runs_on_gpu_data()
@@ -480,7 +487,165 @@ void TestGpuColorMap::gpu_fold_matches_cpu()
                 toString(ws).c_str(), toString(SmoothingGuide(guide)).c_str(), lutSize, step, err, moved, range);
     UOT_QVERIFY_MSG(moved > 0.02 * range, "the fold left the lattice at its prior: the test cannot tell");
     UOT_QVERIFY_MSG(err <= 1e-3 * range, "device fold differs from the CPU's by " + std::to_string(err));
-    UOT_QVERIFY_THROWS_WITH(mapper.foldLattice(prior, DisplacementField{}, step, ms.fold), "smoothed field");
+    // The conjugate gradients stop where they converge: at most two chunks of 8 iterations
+    // are queued past the iteration that met the tolerance, not all kFoldIterations.
+    const gpu::ColorMapper::FoldIterations its = mapper.lastFoldIterations();
+    std::printf("  fold conjugate gradients: converged after %d, %d queued (at most %d)\n", its.converged,
+                its.launched, kFoldIterations);
+    UOT_QVERIFY_MSG(its.converged > 0 && its.launched >= its.converged && its.launched <= kFoldIterations,
+                    "queued " + std::to_string(its.launched) + " iterations for " + std::to_string(its.converged));
+    if (its.converged < kFoldIterations)
+        UOT_QVERIFY_MSG(its.launched <= its.converged + 16,
+                        "queued " + std::to_string(its.launched) + " iterations for " + std::to_string(its.converged));
+    // Its own error texts, not those of the CPU functions it stands for.
+    UOT_QVERIFY_THROWS_WITH(mapper.foldLattice(prior, DisplacementField{}, step, ms.fold),
+                            "ColorMapper::foldLattice: needs a smoothed field");
+    UOT_QVERIFY_THROWS_WITH(mapper.foldLattice(prior, field, 0, ms.fold), "ColorMapper::foldLattice: the sample step");
+    UOT_QVERIFY_THROWS_WITH(mapper.sampledQuantiles(prior, field, step, 1, kQuantileBins),
+                            "ColorMapper::sampledQuantiles: levels");
 }
+void TestGpuColorMap::gpu_entropic_lattice_matches_cpu_data()
+{
+    QTest::addColumn<int>("lutSize");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<bool>("allNodes");
+    QTest::addColumn<bool>("product");  // ReferenceMeasure::Product (log b in the weights)
+    QTest::newRow("25 all nodes, 512 colours") << 25 << 512 << true << false;
+    QTest::newRow("25 next to colours, 512 colours, product") << 25 << 512 << false << true;
+    QTest::newRow("33 all nodes, 37 colours") << 33 << 37 << true << false;
+}
+
+void TestGpuColorMap::gpu_entropic_lattice_matches_cpu()
+{
+    // The entropic map at the lattice's nodes on the device (a warp per node) inside
+    // buildDisplacementLut, against the same call on the host: every value within 1e-5 of
+    // the nominal range (float sums in another order), the nodes left out (0) the same, and
+    // the map far from the identity, so that a wrong kernel cannot pass.
+    UOT_QSKIP_WITHOUT_GPU();
+    QFETCH(int, lutSize);
+    QFETCH(int, cols);
+    QFETCH(bool, allNodes);
+    QFETCH(bool, product);
+    const Image src = syntheticImage(401, 301, 3, 8, 13);
+    std::vector<float> colors(src.pixelCount() * 3);
+    imageToSpace(src, WorkingSpace::Lab, colors.data());
+    std::mt19937 rng(17);
+    std::uniform_real_distribution<double> uL(5, 95), uab(-70, 70), uw(0.1, 1), ulog(-2, 2);
+    Palette ref;
+    std::vector<double> logV;
+    for (int j = 0; j < cols; ++j) {
+        ref.points.insert(ref.points.end(), {uL(rng), uab(rng), uab(rng)});
+        ref.weights.push_back(uw(rng));
+        logV.push_back(ulog(rng));
+    }
+    const std::vector<double> srcPoints = {50, 0, 0}, srcWeights = {1.0};
+    UotProblem problem;
+    problem.cost = PointCloudCost{srcPoints.data(), ref.points.data(), 1, static_cast<std::size_t>(cols), 3, 1e-4};
+    problem.a = srcWeights;
+    problem.b = ref.weights;
+    problem.eps = 0.003;
+    if (product) problem.reference = ReferenceMeasure::Product;
+    const LatticeNodes nodes = allNodes ? LatticeNodes::All : LatticeNodes::NextToColors;
+    const std::size_t n = colors.size() / 3;
+    const DisplacementLut host = buildDisplacementLut(problem, logV, ref, colors.data(), n, lutSize, 1, nodes);
+    gpu::ColorMapper mapper(0);
+    int ran = 0;
+    const EntropicLattice entropic = [&](DisplacementLut& lut, const std::vector<std::size_t>& at, const float* yx,
+                                         const float* yy, const float* yz, const float* logW, std::size_t count,
+                                         float factor) {
+        ran += mapper.entropicLattice(lut, at, yx, yy, yz, logW, count, factor);
+        return true;
+    };
+    const DisplacementLut device = buildDisplacementLut(problem, logV, ref, colors.data(), n, lutSize, 1, nodes, &entropic);
+    QCOMPARE(ran, 1);
+    QCOMPARE(device.values.size(), host.values.size());
+    double err = 0, size = 0;
+    std::size_t zeros = 0;
+    for (std::size_t i = 0; i < host.values.size(); ++i) {
+        err = std::max(err, static_cast<double>(std::fabs(device.values[i] - host.values[i])));
+        size = std::max(size, static_cast<double>(std::fabs(host.values[i])));
+        zeros += (host.values[i] == 0.0f) != (device.values[i] == 0.0f);
+    }
+    std::printf("  entropic lattice %d^3, %d colours: max |gpu-cpu| %.3g, max |displacement| %.3g\n", lutSize, cols, err,
+                size);
+    UOT_QVERIFY_MSG(size > 10, "the map is too close to the identity for the test to tell");
+    UOT_QVERIFY_MSG(err <= 1e-5 * nominalRange(WorkingSpace::Lab), "device lattice differs by " + std::to_string(err));
+    QCOMPARE(zeros, std::size_t(0));
+}
+
+void TestGpuColorMap::gpu_lipschitz_sweeps_match_cpu_data()
+{
+    QTest::addColumn<int>("space");  // WorkingSpace
+    QTest::addColumn<int>("lutSize");
+    QTest::addColumn<bool>("allNodes");
+    QTest::addColumn<double>("slope");  // the chroma slopes of the bounds (0: the defaults)
+    QTest::newRow("lab 25 all nodes") << int(WorkingSpace::Lab) << 25 << true << 0.0;
+    QTest::newRow("lab 25 next to colours") << int(WorkingSpace::Lab) << 25 << false << 0.0;
+    QTest::newRow("lab 25 all nodes, slopes 1e-6 (all 200 sweeps)") << int(WorkingSpace::Lab) << 25 << true << 1e-6;
+    QTest::newRow("linear rgb 17 all nodes (three channels)") << int(WorkingSpace::LinearRgb) << 17 << true << 0.0;
+    QTest::newRow("oklab 33 all nodes") << int(WorkingSpace::Oklab) << 33 << true << 0.0;
+}
+
+void TestGpuColorMap::gpu_lipschitz_sweeps_match_cpu()
+{
+    // The bounds' Lipschitz sweeps on the device (by levels of edges that share no node,
+    // gpu/lipschitz_sweeps.h) inside regularizeDisplacementLut, against the same call with
+    // the sweeps in order on the host: the same lattice bit for bit, every value compared
+    // by its bits, twice (the second time with the schedule the device kept). The bounds
+    // must move the noisy lattice, so that a device that did nothing could not pass.
+    UOT_QSKIP_WITHOUT_GPU();
+    QFETCH(int, space);
+    QFETCH(int, lutSize);
+    QFETCH(bool, allNodes);
+    QFETCH(double, slope);
+    const WorkingSpace ws = WorkingSpace(space);
+    const Image src = syntheticImage(301, 203, 3, 8, 9);
+    std::vector<float> colors(src.pixelCount() * 3);
+    imageToSpace(src, ws, colors.data());
+    DisplacementLut lut = syntheticLut(colors, ws, lutSize);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (float& v : lut.values) v = static_cast<float>(v + 0.1 * nominalRange(ws) * u(rng));
+    MapBounds bounds;
+    bounds.enabled = true;
+    if (slope > 0) bounds.chromaSlope = bounds.chromaLightnessSlope = slope;
+    const LatticeNodes nodes = allNodes ? LatticeNodes::All : LatticeNodes::NextToColors;
+    const std::size_t n = colors.size() / 3;
+    DisplacementLut host = lut;
+    regularizeDisplacementLut(host, ws, bounds, colors.data(), n, nodes, 1);
+    gpu::ColorMapper mapper(0);
+    int calls = 0, ran = 0;
+    const LipschitzSweeper sweeper = [&](float* v, std::size_t count, int first, const double bound[3],
+                                         const std::vector<LatticeEdge>& edges) {
+        ++calls;
+        const bool done = mapper.lipschitzSweeps(v, count, first, bound, edges);
+        ran += done;
+        return done;
+    };
+    for (int round = 0; round < 2; ++round) {
+        DisplacementLut device = lut;
+        regularizeDisplacementLut(device, ws, bounds, colors.data(), n, nodes, 1, nullptr, &sweeper);
+        std::size_t moved = 0, differ = 0;
+        for (std::size_t i = 0; i < lut.values.size(); ++i) {
+            moved += host.values[i] != lut.values[i];
+            differ += std::memcmp(&host.values[i], &device.values[i], sizeof(float)) != 0;
+        }
+        std::printf("  sweeps %s %d^3 round %d: %zu of %zu values moved by the bounds, %zu differ on the device\n",
+                    toString(ws).c_str(), lutSize, round, moved, lut.values.size(), differ);
+        UOT_QVERIFY_MSG(moved > lut.values.size() / 20, "the bounds moved too little for the test to tell");
+        QCOMPARE(differ, std::size_t(0));
+    }
+    QCOMPARE(calls, 2);
+    QCOMPARE(ran, 2);
+    // A lattice whose channel does not fit one block's shared memory is left to the host.
+    if (lutSize == 25 && allNodes && slope == 0) {
+        const std::size_t big = 96 * 96 * 96;
+        std::vector<float> values(3 * big, 1.0f);
+        const double bound[3] = {1, 1, 1};
+        QVERIFY(!mapper.lipschitzSweeps(values.data(), big, 1, bound, {{0, 1, 2}}));
+        QVERIFY(values[1] == 1.0f);
+    }
+}
+
 QTEST_GUILESS_MAIN(TestGpuColorMap)
 #include "test_gpu_color_map.moc"
