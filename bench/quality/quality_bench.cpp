@@ -217,7 +217,7 @@ int main(int argc, char** argv)
         const MappingSettings& ms = cli.recolor.mapping;
         std::printf("%zu images, %zu ordered pairs (%s); UOT: space %s, palette %d, eps %g, tau_b %g, smooth %s (%s) r=%g e=%g "
                     "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g (range %g, radius %g, exempt %g), "
-                    "lightness slopes %g..%g, residual slopes %g..%g, field deviation %g (lightness %g); fold %s (smooth %g)\n",
+                    "lightness slopes %g..%g, transfer %g, residual slopes %g..%g, field deviation %g (lightness %g); fold %s (smooth %g)\n",
                     images.size(), selected.size(), half.c_str(), toString(cli.recolor.space).c_str(),
                     cli.recolor.palette.size, cli.recolor.transport.eps, cli.recolor.transport.adherence,
                     ms.smooth ? "on" : "off", toString(ms.smoothGuide).c_str(), ms.smoothRadius, ms.smoothEps,
@@ -225,7 +225,7 @@ int main(int argc, char** argv)
                     ms.residualMatch, ms.residualLightness, ms.bounds.enabled ? "on" : "off", ms.bounds.chromaSlope,
                     ms.bounds.chromaLightnessSlope, ms.bounds.chromaLightnessRange, ms.bounds.chromaRangeRadius, ms.bounds.chromaRangeExempt,
                     ms.bounds.lightnessMinSlope,
-                    ms.bounds.lightnessMaxSlope,
+                    ms.bounds.lightnessMaxSlope, ms.bounds.lightnessTransfer,
                     ms.bounds.residualMinSlope, ms.bounds.residualMaxSlope, ms.bounds.fieldDeviation,
                     ms.bounds.fieldLightnessDeviation, ms.lutFaithful ? "on" : "off", ms.fold.smooth);
         const int every = stripPairs > 0 ? std::max(1, static_cast<int>(selected.size()) / stripPairs) : 0;
