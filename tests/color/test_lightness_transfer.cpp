@@ -62,7 +62,6 @@ DisplacementLut lattice(double lo, double step, double lift)
     return lut;
 }
 
-
 // An identity lattice over L 0..100 (step 25), a*, b* -20..20 (step 10).
 DisplacementLut identityLattice()
 {
