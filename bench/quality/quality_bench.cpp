@@ -101,6 +101,55 @@ double mean(const std::vector<double>& v)
     return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
+// Diagnostic (--structure-parts): where the structure term on L is lost. h is the
+// result's lightness as a function of the source's alone (mean result L* per 1/8 L* bin
+// of the source, interpolated); the terms: the result as it is, h(L) in float, h(L) with
+// the result's a*, b* through 8-bit sRGB (quantization and the gamut's clipping), and the
+// share of pixels whose h(L) with the result's chroma leaves the sRGB gamut.
+std::array<double, 4> structureParts(const std::vector<float>& srcLab, const std::vector<float>& outLab, int w, int h)
+{
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    const int bins = 800;
+    std::vector<double> sum(bins + 1, 0.0), weight(bins + 1, 0.0);
+    const auto binOf = [&](double L) { return std::clamp(L / 100.0 * bins, 0.0, static_cast<double>(bins)); };
+    for (std::size_t p = 0; p < n; ++p) {
+        const double t = binOf(srcLab[3 * p]);
+        const std::size_t i = std::min(static_cast<std::size_t>(t), static_cast<std::size_t>(bins - 1));
+        const double f = t - static_cast<double>(i);
+        sum[i] += (1 - f) * outLab[3 * p], weight[i] += 1 - f;
+        sum[i + 1] += f * outLab[3 * p], weight[i + 1] += f;
+    }
+    std::vector<double> curve(bins + 1, 0.0);
+    std::vector<std::size_t> known;
+    for (std::size_t i = 0; i <= static_cast<std::size_t>(bins); ++i)
+        if (weight[i] > 1e-9) curve[i] = sum[i] / weight[i], known.push_back(i);
+    for (std::size_t k = 0; k + 1 < known.size(); ++k)
+        for (std::size_t i = known[k] + 1; i < known[k + 1]; ++i)
+            curve[i] = curve[known[k]] + (curve[known[k + 1]] - curve[known[k]]) * static_cast<double>(i - known[k]) /
+                                             static_cast<double>(known[k + 1] - known[k]);
+    std::vector<float> flat(3 * n, 0.0f), viaRgb(3 * n);
+    Image q = Image::allocate(w, h, 3, 8);
+    std::size_t outside = 0;
+    for (std::size_t p = 0; p < n; ++p) {
+        const double t = binOf(srcLab[3 * p]);
+        const std::size_t i = std::min(static_cast<std::size_t>(t), static_cast<std::size_t>(bins - 1));
+        const double L = curve[i] + (t - static_cast<double>(i)) * (curve[i + 1] - curve[i]);
+        flat[3 * p] = static_cast<float>(L);
+        const double lab[3] = {L, outLab[3 * p + 1], outLab[3 * p + 2]};
+        double rgb[3];
+        spaceToLinearRgb(WorkingSpace::Lab, lab, rgb);
+        bool out = false;
+        for (int c = 0; c < 3; ++c) {
+            out = out || rgb[c] < -1e-3 || rgb[c] > 1 + 1e-3;
+            q.data[3 * p + c] = static_cast<std::uint8_t>(std::lround(std::clamp(linearToSrgb(std::clamp(rgb[c], 0.0, 1.0)), 0.0, 1.0) * 255));
+        }
+        outside += out;
+    }
+    const std::vector<float> qLab = toLab(q);
+    return {structureTerm(srcLab, outLab, w, h), structureTerm(srcLab, flat, w, h), structureTerm(srcLab, qLab, w, h),
+            100.0 * static_cast<double>(outside) / static_cast<double>(n)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -115,6 +164,8 @@ int main(int argc, char** argv)
     parser.addOption("strip-pairs", "N", "number of pairs to draw as strips", "4");
     parser.addOption("limit", "N", "only the first N pairs (0 = all)", "0");
     parser.addFlag("per-pair", "print every pair's figures");
+    parser.addFlag("structure-parts", "per pair and method, the structure term of the result, of its lightness as a curve of the "
+                                      "source's alone, and of that curve through 8-bit sRGB, and the % of it outside the gamut");
     parser.addFlag("axes", "also the palette distance along L*, a* and b* alone (1-D W2 of each marginal), per method");
     parser.addOption("lut-sizes", "N,M,...",
                      "per pair, the PSNR of the exported look LUT of these sizes (tetrahedral, as `uot lut` fits it) "
@@ -217,7 +268,7 @@ int main(int argc, char** argv)
         const MappingSettings& ms = cli.recolor.mapping;
         std::printf("%zu images, %zu ordered pairs (%s); UOT: space %s, palette %d, eps %g, tau_b %g, smooth %s (%s) r=%g e=%g "
                     "chroma e=%g slope floor %g, residual match chroma %g lightness %g; bounds %s: chroma slope %g, along L %g (range %g, radius %g, exempt %g), "
-                    "lightness slopes %g..%g, residual slopes %g..%g, field deviation %g (lightness %g); fold %s (smooth %g)\n",
+                    "lightness slopes %g..%g, transfer %g, residual slopes %g..%g, field deviation %g (lightness %g); fold %s (smooth %g)\n",
                     images.size(), selected.size(), half.c_str(), toString(cli.recolor.space).c_str(),
                     cli.recolor.palette.size, cli.recolor.transport.eps, cli.recolor.transport.adherence,
                     ms.smooth ? "on" : "off", toString(ms.smoothGuide).c_str(), ms.smoothRadius, ms.smoothEps,
@@ -225,7 +276,7 @@ int main(int argc, char** argv)
                     ms.residualMatch, ms.residualLightness, ms.bounds.enabled ? "on" : "off", ms.bounds.chromaSlope,
                     ms.bounds.chromaLightnessSlope, ms.bounds.chromaLightnessRange, ms.bounds.chromaRangeRadius, ms.bounds.chromaRangeExempt,
                     ms.bounds.lightnessMinSlope,
-                    ms.bounds.lightnessMaxSlope,
+                    ms.bounds.lightnessMaxSlope, ms.bounds.lightnessTransfer,
                     ms.bounds.residualMinSlope, ms.bounds.residualMaxSlope, ms.bounds.fieldDeviation,
                     ms.bounds.fieldLightnessDeviation, ms.lutFaithful ? "on" : "off", ms.fold.smooth);
         const int every = stripPairs > 0 ? std::max(1, static_cast<int>(selected.size()) / stripPairs) : 0;
@@ -267,6 +318,11 @@ int main(int argc, char** argv)
                     spreadL[m].push_back(channelStd(outLab, out.pixelCount())[0] / channelStd(refLab, ref.pixelCount())[0]);
                 }
                 st[m].push_back(structureTerm(srcLab, outLab, src.width, src.height));
+                if (parser.flag("structure-parts")) {
+                    const std::array<double, 4> sp = structureParts(srcLab, outLab, src.width, src.height);
+                    std::printf("  parts %-40s %-9s result %.4f curve %.4f curve-8bit %.4f outside-gamut %.2f %%\n", name.c_str(),
+                                m.c_str(), sp[0], sp[1], sp[2], sp[3]);
+                }
                 const AnalysisImage outSeen = analysisImage(out);
                 std::vector<unsigned char> mask;
                 const Artifacts a = measureArtifacts(srcSeen, outSeen, {}, &mask);

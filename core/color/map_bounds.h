@@ -17,6 +17,16 @@ struct MapBounds {
     // a brighter colour never comes out darker than a dimmer one, whatever their chroma.
     double lightnessMinSlope = 0.2;
     double lightnessMaxSlope = 3;
+    // How far that curve moves toward the lightness transfer (core/color/lightness_transfer.h):
+    // the 1-D optimal transport map of lightness from the source's distribution to the
+    // reference's, fitted with the same slope bounds, kept only where the map's estimate
+    // of its palette distance (the source palette through the bounded lattice, against the
+    // reference palette) is smaller than with the transport's own curve. 0 = the transport's
+    // curve alone, 1 = the transfer alone where kept. 1: on the tuning halves the palette
+    // ratio to the best baseline goes 0.930 -> 0.924 (six samples) and 1.210 -> 1.128
+    // (scikit-image) within every artifact and structure constraint (docs/BENCHMARKS.md,
+    // "Issue 23, looks: the lightness transfer where the palette comes nearer").
+    double lightnessTransfer = 1;
     // Chroma displacement (Lab / Oklab a, b; every channel in linear RGB): Lipschitz
     // bounds on the lattice, per axis: |d displacement / d chroma axis| <= chromaSlope,
     // |d displacement / d L| <= chromaLightnessSlope (colour edges where the source has

@@ -74,15 +74,14 @@ double cdfAt(const std::vector<float>& q, double x)
     return (static_cast<double>(k) + std::clamp(t, 0.0, 1.0)) / static_cast<double>(L - 1);
 }
 
-// The piecewise-linear quantile function through q at u in [0, 1].
+}  // namespace
+
 double quantileAt(const std::vector<float>& q, double u)
 {
     const double p = std::clamp(u, 0.0, 1.0) * static_cast<double>(q.size() - 1);
     const std::size_t k = std::min(static_cast<std::size_t>(p), q.size() - 2);
     return q[k] + (p - static_cast<double>(k)) * (static_cast<double>(q[k + 1]) - q[k]);
 }
-
-}  // namespace
 
 MarginalMap::MarginalMap(const ChannelQuantiles& from, const ChannelQuantiles& to, int gridSize)
 {

@@ -39,6 +39,10 @@ ChannelQuantiles channelQuantiles(const float* colors, std::size_t n, std::size_
 // Every quantile is lo when hi <= lo.
 std::vector<float> quantilesFromHistogram(float lo, float hi, const std::vector<double>& histogram, double mass, int levels);
 
+// The piecewise-linear quantile function through the quantile levels q (at least 2,
+// non-decreasing) at u in [0, 1] (clamped).
+double quantileAt(const std::vector<float>& q, double u);
+
 // The per-channel map x -> Q_to(F_from(x)) (F_from the piecewise-linear CDF through
 // `from`'s quantiles, Q_to the piecewise-linear quantile function through `to`'s),
 // tabulated on a uniform grid over `from`'s range; values outside the range map to

@@ -533,6 +533,15 @@ std::vector<Parameter> buildTable(Problems problems)
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.bounds.chromaRangeExempt; });
     }
     {
+        Parameter& p = add(real("lightness-transfer", "lightness transfer", 0, 1,
+                                "move the lightness curve toward the reference's lightness distribution (the 1-D "
+                                "transport map of L, its slope within the map's bounds; a function of the color, in "
+                                "every render and LUT), where the map's estimate says the palette comes nearer the "
+                                "reference's: 0 keeps the transport's own lightness"),
+                           Stage::Map, "lightness-transfer", "");
+        bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.bounds.lightnessTransfer; });
+    }
+    {
         Parameter& p = add(flag("smooth", "smoothing", "do not smooth the displacement field (guided filter) over the image"),
                            Stage::Map, "no-smooth", "");
         p.cliNegated = true;

@@ -8,6 +8,7 @@
 #include <exception>
 #include <future>
 
+#include "core/color/lightness_transfer.h"
 #include "core/color/look_lattice.h"
 #include "core/color/map_regularizer.h"
 #include "core/pipeline/pipeline_state.h"
@@ -273,7 +274,8 @@ Image RecolorPipeline::render(const PipelineControl& control, const float* withi
         s.lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, at, count, ms.lutSize, threads, nodes,
                                      &entropic);
         const LipschitzSweeper sweeper = deviceSweeper(s.gpuMapper, s.mapNote);
-        regularizeDisplacementLut(s.lut, space, ms.bounds, at, count, nodes, threads, s.lightnessSpans(), &sweeper);
+        boundWithLightnessTransfer(s.lut, space, ms.bounds, at, count, nodes, threads, s.lightnessSpans(),
+                                   *s.sourcePalette, *s.referencePalette, &sweeper);
         s.lutBounds = ms.bounds;
         s.lutNodes = nodes;
         s.lutValid = true;
@@ -439,8 +441,9 @@ DisplacementLut RecolorPipeline::globalColorMap(const PipelineControl& control)
     const MappingSettings& ms = s.settings.mapping;
     DisplacementLut lut = buildDisplacementLut(s.problem, s.plan->logV, *s.referencePalette, s.fullSourceColors(),
                                                s.source->pixelCount(), ms.lutSize, s.settings.threads, LatticeNodes::All);
-    regularizeDisplacementLut(lut, s.settings.space, ms.bounds, s.fullSourceColors(), s.source->pixelCount(),
-                              LatticeNodes::All, s.settings.threads, s.lightnessSpans());
+    boundWithLightnessTransfer(lut, s.settings.space, ms.bounds, s.fullSourceColors(), s.source->pixelCount(),
+                               LatticeNodes::All, s.settings.threads, s.lightnessSpans(), *s.sourcePalette,
+                               *s.referencePalette);
     return lut;
 }
 
