@@ -109,7 +109,10 @@ struct PhaseClock<false> {
     __device__ void mark(int) {}
 };
 
-template <typename T, bool kTimed>
+// kStep false: plain iterations (u = (a / K v)^fa, v = (b / K^T u)^fb; no step, no
+// stopping test, two cluster barriers), gpu_bench's measure of what the iteration
+// costs without the step.
+template <typename T, bool kTimed, bool kStep = true>
 __global__ void __launch_bounds__(kThreads)
     clusterIterationsKernel(const T* __restrict__ K, std::size_t pitch, double fa, std::size_t tileRows,
                             std::size_t colShare, StepArgs<T> g, int count, long long* phaseCycles)
@@ -176,7 +179,7 @@ __global__ void __launch_bounds__(kThreads)
     PhaseClock<kTimed> clock;
     clock.start();
     for (int it = 0; it < count && st.stop == kRunning; ++it) {
-        const double w = st.omega;
+        const double w = kStep ? st.omega : 1.0;
         // (K v)_i a warp a row, kRowsAtOnce of a warp's rows side by side (each summed
         // in the same order as alone), then the scalings a thread a row. Relaxed:
         // u~ = u_old^(1 - w) (a / (K v))^(w fa) in logs, (1 - w) F_old + w fa (log a -
@@ -216,8 +219,9 @@ __global__ void __launch_bounds__(kThreads)
         }
         cluster.sync();
         clock.mark(kPhaseColumnSums);
-        for (std::size_t j = c0 + tid; j < c1; j += kThreads) {
-            // Every block's sum loaded first (all in flight), then added in block order.
+        // Column j's sum over the cluster: every block's share loaded first (all in
+        // flight), then added in block order.
+        auto columnTotal = [&](std::size_t j) {
             T sums[kPreferredBlocks];
 #pragma unroll
             for (int q = 0; q < kPreferredBlocks; ++q)
@@ -226,21 +230,31 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int q = 0; q < kPreferredBlocks; ++q)
                 if (q < blocks) total += sums[q];
-            // G^pass = f_b (log b - log sum), kept in float64 for the step (no pow, no
-            // log of a stored v); v is written by the commit.
-            gPass[j] = x.p.fb * (x.logB[j] - log(static_cast<double>(total)));
+            return total;
+        };
+        if constexpr (!kStep) {
+            for (std::size_t j = c0 + tid; j < c1; j += kThreads)
+                vOwn[j - c0] = scalingPow(x.b[j], columnTotal(j), x.p.fb);
+            cluster.sync();
+        } else {
+            for (std::size_t j = c0 + tid; j < c1; j += kThreads) {
+                const T total = columnTotal(j);
+                // G^pass = f_b (log b - log sum), kept in float64 for the step (no pow, no
+                // log of a stored v); v is written by the commit.
+                gPass[j] = x.p.fb * (x.logB[j] - log(static_cast<double>(total)));
+            }
+            __syncthreads();
+            sweepBlock(x, w, myRows, myCols, sd + l.sweep, scratch);
+            cluster.sync();
+            clock.mark(kPhaseColumnsSweep);
+            decideFromPartials<true>(x, blocks, sweepParts, st, sc, scratch);
+            __syncthreads();
+            clock.mark(kPhaseDecide);
+            const bool accepted = commitBlock(x, sc, myRows, myCols, sd + l.commit, scratch);
+            cluster.sync();
+            clock.mark(kPhaseCommit);
+            if (accepted) finishFromPartials<true>(x, blocks, commitParts, sc, st, scratch);
         }
-        __syncthreads();
-        sweepBlock(x, w, myRows, myCols, sd + l.sweep, scratch);
-        cluster.sync();
-        clock.mark(kPhaseColumnsSweep);
-        decideFromPartials<true>(x, blocks, sweepParts, st, sc, scratch);
-        __syncthreads();
-        clock.mark(kPhaseDecide);
-        const bool accepted = commitBlock(x, sc, myRows, myCols, sd + l.commit, scratch);
-        cluster.sync();
-        clock.mark(kPhaseCommit);
-        if (accepted) finishFromPartials<true>(x, blocks, commitParts, sc, st, scratch);
         for (std::size_t j = tid; j < cols; j += kThreads)
             vAll[j] = cluster.map_shared_rank(vOwn, static_cast<int>(j / colShare))[j % colShare];
         __syncthreads();
@@ -283,10 +297,10 @@ cudaLaunchConfig_t configFor(const ClusterPlan& plan, cudaLaunchAttribute* attri
 // dynamic shared memory allowed is the most any plan takes, not this plan's: the
 // attribute belongs to the kernel, and a solve of another shape (another engine,
 // another thread) must not lower it under this plan's launches.
-template <typename T, bool kTimed>
+template <typename T, bool kTimed, bool kStep = true>
 bool prepareKernel(const ClusterPlan& plan)
 {
-    auto kernel = clusterIterationsKernel<T, kTimed>;
+    auto kernel = clusterIterationsKernel<T, kTimed, kStep>;
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(kMaxSharedBytes)) != cudaSuccess ||
         (plan.blocks > kPortableBlocks &&
@@ -334,11 +348,22 @@ template <typename T>
 void launchClusterIterations(const ClusterPlan& plan, const T* K, std::size_t rows, std::size_t cols,
                              std::size_t pitch, T* u, T* v, T* uSaved, T* vSaved, const double* a, const double* b,
                              const double* logA, const double* logB, double fa, const RelaxedParams& params,
-                             RelaxedState* state, double* work, int count, cudaStream_t stream, long long* phaseCycles)
+                             RelaxedState* state, double* work, int count, cudaStream_t stream, long long* phaseCycles,
+                             bool plainOnly)
 {
     if (count <= 0) return;
     const StepArgs<T> x{u, v, uSaved, vSaved, rows, cols, a, b, logA, logB, params, state, work};
     cudaLaunchAttribute attribute{};
+    if (plainOnly) {
+        const cudaLaunchConfig_t config = configFor(plan, &attribute, stream);
+        const bool prepared = phaseCycles ? prepareKernel<T, true, false>(plan) : prepareKernel<T, false, false>(plan);
+        UOT_CUDA_CHECK(prepared ? cudaSuccess : cudaErrorInvalidConfiguration);
+        UOT_CUDA_CHECK(cudaLaunchKernelEx(&config,
+                                          phaseCycles ? clusterIterationsKernel<T, true, false>
+                                                      : clusterIterationsKernel<T, false, false>,
+                                          K, pitch, fa, plan.tileRows, plan.colShare, x, count, phaseCycles));
+        return;
+    }
     if (phaseCycles) {
         const cudaLaunchConfig_t config = configFor(plan, &attribute, stream);
         UOT_CUDA_CHECK(cudaLaunchKernelEx(&config, clusterIterationsKernel<T, true>, K, pitch, fa, plan.tileRows,
@@ -355,11 +380,11 @@ template ClusterPlan planClusterIterations<double>(std::size_t, std::size_t, int
 template void launchClusterIterations<float>(const ClusterPlan&, const float*, std::size_t, std::size_t, std::size_t,
                                              float*, float*, float*, float*, const double*, const double*,
                                              const double*, const double*, double, const RelaxedParams&,
-                                             RelaxedState*, double*, int, cudaStream_t, long long*);
+                                             RelaxedState*, double*, int, cudaStream_t, long long*, bool);
 template void launchClusterIterations<double>(const ClusterPlan&, const double*, std::size_t, std::size_t,
                                               std::size_t, double*, double*, double*, double*, const double*,
                                               const double*, const double*, const double*, double,
                                               const RelaxedParams&, RelaxedState*, double*, int, cudaStream_t,
-                                              long long*);
+                                              long long*, bool);
 
 }  // namespace uot::gpu::detail

@@ -51,11 +51,15 @@ enum ClusterPhase : int {
 // early when the state stops (converged, the cap, not finite). phaseCycles, when
 // not null: kClusterPhases counters to which block 0's clock cycles in each
 // phase are added (a separate build of the kernel; the iterations are the same).
+// plainOnly (gpu_bench's bound on what the step may cost): plain iterations
+// instead, u = (a / K v)^fa and v = (b / K^T u)^fb, in the same launch with no
+// step, no stopping test and two cluster barriers an iteration (state is read,
+// not changed; the columns and the gather counted under kPhaseFinish).
 template <typename T>
 void launchClusterIterations(const ClusterPlan& plan, const T* K, std::size_t rows, std::size_t cols,
                              std::size_t pitch, T* u, T* v, T* uSaved, T* vSaved, const double* a, const double* b,
                              const double* logA, const double* logB, double fa, const RelaxedParams& params,
                              RelaxedState* state, double* work, int count, cudaStream_t stream,
-                             long long* phaseCycles = nullptr);
+                             long long* phaseCycles = nullptr, bool plainOnly = false);
 
 }  // namespace uot::gpu::detail

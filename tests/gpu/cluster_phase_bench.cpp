@@ -78,7 +78,10 @@ bool profile(std::size_t n, double eps, int iterations, const char* precision)
     Buffer<RelaxedState> state(1);
     Buffer<long long> cycles(kClusterPhases);
     dK.put(K);
-    for (Buffer<T>* s : {&u, &v, &uSaved, &vSaved}) s->put(ones);
+    auto startFromOnes = [&] {
+        for (Buffer<T>* s : {&u, &v, &uSaved, &vSaved}) s->put(ones);
+    };
+    startFromOnes();
     da.put(a);
     db.put(b);
     dLogA.put(logW);
@@ -88,9 +91,10 @@ bool profile(std::size_t n, double eps, int iterations, const char* precision)
     start.omega = start.rule.omega;
     ok(cudaMemcpy(state.p, &start, sizeof(start), cudaMemcpyHostToDevice));
     ok(cudaMemset(cycles.p, 0, kClusterPhases * sizeof(long long)));
-    auto run = [&](long long* counters) {
+    auto run = [&](long long* counters, bool plainOnly = false) {
         launchClusterIterations<T>(plan, dK.p, n, n, n, u.p, v.p, uSaved.p, vSaved.p, da.p, db.p, dLogA.p, dLogB.p,
-                                   problem.exponentA(), params, state.p, nullptr, iterations, nullptr, counters);
+                                   problem.exponentA(), params, state.p, nullptr, iterations, nullptr, counters,
+                                   plainOnly);
     };
     run(nullptr);  // warm-up
     cudaEvent_t begin, end;
@@ -112,6 +116,41 @@ bool profile(std::size_t n, double eps, int iterations, const char* precision)
     ok(cudaMemcpy(c.data(), cycles.p, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
     RelaxedState after;
     ok(cudaMemcpy(&after, state.p, sizeof(after), cudaMemcpyDeviceToHost));
+    // The bound: plain iterations in the same launch (after the accelerated ones,
+    // which they do not change), timed and then counted the same way.
+    run(nullptr, true);
+    ok(cudaEventRecord(begin));
+    run(nullptr, true);
+    ok(cudaEventRecord(end));
+    ok(cudaEventSynchronize(end));
+    float plainOnlyMs = 0;
+    ok(cudaEventElapsedTime(&plainOnlyMs, begin, end));
+    ok(cudaMemset(cycles.p, 0, kClusterPhases * sizeof(long long)));
+    run(cycles.p, true);
+    std::vector<long long> plainCycles(kClusterPhases);
+    ok(cudaMemcpy(plainCycles.data(), cycles.p, plainCycles.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    // The plain launch checked: `iterations` plain iterations from u = v = 1 against the
+    // same iterations in float64 on the host (K as stored): the largest |log v - log v_ref|.
+    startFromOnes();
+    run(nullptr, true);
+    std::vector<T> vDevice(n);
+    ok(cudaMemcpy(vDevice.data(), v.p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    const double fa = problem.exponentA(), fb = problem.exponentB();
+    std::vector<double> uRef(n, 1.0), vRef(n, 1.0);
+    for (int it = 0; it < iterations; ++it) {
+        for (std::size_t i = 0; i < n; ++i) {
+            double dot = 0;
+            for (std::size_t j = 0; j < n; ++j) dot += double(K[i * n + j]) * vRef[j];
+            uRef[i] = std::pow(a[i] / dot, fa);
+        }
+        std::vector<double> colSum(n, 0.0);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) colSum[j] += double(K[i * n + j]) * uRef[i];
+        for (std::size_t j = 0; j < n; ++j) vRef[j] = std::pow(b[j] / colSum[j], fb);
+    }
+    double plainGap = 0;
+    for (std::size_t j = 0; j < n; ++j)
+        plainGap = std::max(plainGap, std::abs(std::log(double(vDevice[j])) - std::log(vRef[j])));
     cudaEventDestroy(begin);
     cudaEventDestroy(end);
     int clockKHz = 0;
@@ -126,8 +165,16 @@ bool profile(std::size_t n, double eps, int iterations, const char* precision)
                 1e3 * timedMs / iterations, clockKHz / 1e3, double(total) / iterations);
     for (int p = 0; p < kClusterPhases; ++p)
         std::printf(", \"%s_pct\": %.1f", names[p], 100.0 * double(c[p]) / double(std::max(1LL, total)));
-    std::printf(", \"passes\": %lld, \"accepted\": %d, \"omega\": %.3f}\n", after.passes, after.iterations,
+    std::printf(", \"passes\": %lld, \"accepted\": %d, \"omega\": %.3f", after.passes, after.iterations,
                 after.omega);
+    long long plainTotal = 0;
+    for (long long v : plainCycles) plainTotal += v;
+    std::printf(", \"plain_us_per_iter\": %.3f, \"plain_cycles_per_iter\": %.0f, \"plain_rows_cycles\": %.0f, "
+                "\"plain_column_sums_cycles\": %.0f, \"plain_columns_gather_cycles\": %.0f, "
+                "\"plain_max_log_gap_to_float64\": %.2e}\n",
+                1e3 * plainOnlyMs / iterations, double(plainTotal) / iterations,
+                double(plainCycles[kPhaseRows]) / iterations, double(plainCycles[kPhaseColumnSums]) / iterations,
+                double(plainCycles[kPhaseFinish]) / iterations, plainGap);
     std::fflush(stdout);
     return true;
 }

@@ -41,7 +41,8 @@
 //   e.g. --solvers gpu-fused,gpu-fused[c1/f8],gpu-fused[c4].
 //   --cluster-phases N[,N] [--eps X] [--iterations K] (instead of timings): one cluster launch of K
 //   accelerated iterations (TI + automatic omega, N random 3-D points a side, tau 1; fp32 and
-//   fp64), its time per iteration and the share of each phase in block 0's clock cycles
+//   fp64), its time per iteration and the share of each phase in block 0's clock cycles, and
+//   the same launch's plain iterations (time, cycles, gap to float64: plain_*)
 //   (tests/gpu/cluster_phase_bench.h).
 //   --mapreduce MxN[,MxN] [--mr-configs p0f1s0,p0f1s2,..] [--mr-no-fused], --mapreduce-large MxN [--iterations K],
 //   --check-mapreduce: gpu-mapreduce's timings against the exp2 probe (per kernel
