@@ -40,6 +40,7 @@
 #include "app/mpi/unresponsive_ranks.h"
 #include "core/npy/npy_io.h"
 #include "core/transport/fused_solver.h"
+#include "core/transport/kernel_matrix.h"
 #include "core/transport/mapreduce_solver.h"
 #include "core/transport/point_cloud_cost.h"
 #include "core/transport/uot_error.h"
@@ -169,6 +170,14 @@ int runDistributedSolve(const std::vector<std::string>& args)
     const bool rowChunks = parser.flag("row-chunks");
     if (rowChunks && matrixFree) throw UsageError("--row-chunks applies to the fused and auto solvers, not mapreduce");
     if (rowChunks && balance) throw UsageError("--row-chunks replaces --balance: give one or the other");
+    if (rowChunks && resolveThreadCount(settings.options.threads) > 1) {
+        // A rank's OpenMP threads take the chunks through MPI, one at a time (MPI_THREAD_SERIALIZED).
+        int level = MPI_THREAD_SINGLE;
+        MPI_Query_thread(&level);
+        if (level < MPI_THREAD_SERIALIZED)
+            throw UsageError("--row-chunks with several threads a rank needs an MPI library that lets threads call it "
+                             "one at a time (MPI_THREAD_SERIALIZED), and this one does not: pass --threads 1");
+    }
 
     // Everything a rank may fail at alone: reading its inputs and rows, building its kernel.
     std::size_t m = 0, n = 0, firstRow = 0, rowCount = 0;

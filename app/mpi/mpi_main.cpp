@@ -44,9 +44,10 @@ const uot::cli::Command kCommands[] = {
 int main(int argc, char** argv)
 {
     int provided = 0;
-    // One thread calls MPI at a time: the main thread, or (uot-mpi batch, while
-    // the main thread recolors a clip) a helper that keeps the messages going.
-    // OpenMP threads inside a rank never do.
+    // One thread calls MPI at a time: the main thread, (uot-mpi batch, while the
+    // main thread recolors a clip) a helper that keeps the messages going, or
+    // (uot-mpi solve --row-chunks) a rank's OpenMP threads taking chunks, one at a
+    // time inside a critical section.
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
