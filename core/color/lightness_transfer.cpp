@@ -122,6 +122,7 @@ void boundWithLightnessTransfer(DisplacementLut& lut, WorkingSpace space, const 
 {
     const bool transfer = bounds.enabled && bounds.lightnessTransfer > 0 && hasLightnessAxis(space) &&
                           !source.marginals.empty() && !reference.marginals.empty();
+    const bool elsewhere = sweeper && *sweeper;
     const auto bound = [&](DisplacementLut& lattice) {
         regularizeDisplacementLut(lattice, space, bounds, colors, n, nodes, threads, spans, sweeper);
     };
@@ -132,11 +133,11 @@ void boundWithLightnessTransfer(DisplacementLut& lut, WorkingSpace space, const 
     if (transfer) {
         moved = lut;
         transferLightness(moved, space, bounds, source.marginals, reference.marginals, bounds.lightnessTransfer);
-        if (!sweeper) candidate = std::async(std::launch::async, [&] { bound(moved); });
+        if (!elsewhere) candidate = std::async(std::launch::async, [&] { bound(moved); });
     }
     bound(lut);
     if (!transfer) return;
-    if (sweeper)
+    if (elsewhere)
         bound(moved);
     else
         candidate.get();

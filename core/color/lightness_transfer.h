@@ -58,7 +58,7 @@ double paletteDistanceThrough(const DisplacementLut& lut, const Palette& source,
 // distributions) where the estimate says it brings the palette nearer the reference's:
 // bounded once with the transport's own lightness curve and once moved toward the transfer
 // first, the one with the smaller paletteDistanceThrough is kept (the transport's on a tie).
-// The Lipschitz sweeps by `sweeper` when given (as regularizeDisplacementLut); the two
+// The Lipschitz sweeps by `sweeper` when given and not empty (as regularizeDisplacementLut); the two
 // boundings then run one after the other (a sweeper serves one caller at a time), else
 // side by side.
 void boundWithLightnessTransfer(DisplacementLut& lut, WorkingSpace space, const MapBounds& bounds, const float* colors,

@@ -80,8 +80,11 @@ bool onGpuMapper(const std::unique_ptr<DeviceColorMapper>& mapper, std::string& 
 }
 
 // The bounds' Lipschitz sweeps (regularizeDisplacementLut) on the GPU mapper: the same lattice bit for bit.
+// Empty without a mapper, so that the CPU path keeps its own (boundWithLightnessTransfer then bounds its two
+// lattices side by side).
 LipschitzSweeper deviceSweeper(const std::unique_ptr<DeviceColorMapper>& mapper, std::string& note)
 {
+    if (!mapper) return {};
     return [&mapper, &note](float* values, std::size_t nodes, int first, const double bound[3],
                             const std::vector<LatticeEdge>& edges) {
         return onGpuMapper(mapper, note, "the map's bounds", [&](DeviceColorMapper& m) {
