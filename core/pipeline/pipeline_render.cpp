@@ -94,8 +94,10 @@ LipschitzSweeper deviceSweeper(const std::unique_ptr<DeviceColorMapper>& mapper,
 }
 
 // The entropic map at the lattice's nodes (buildDisplacementLut) on the GPU mapper: the values to float rounding.
+// Empty without a mapper, as deviceSweeper.
 EntropicLattice deviceEntropicLattice(const std::unique_ptr<DeviceColorMapper>& mapper, std::string& note)
 {
+    if (!mapper) return {};
     return [&mapper, &note](DisplacementLut& lut, const std::vector<std::size_t>& nodes, const float* yx, const float* yy,
                             const float* yz, const float* logW, std::size_t cols, float factor) {
         return onGpuMapper(mapper, note, "the map's lattice", [&](DeviceColorMapper& m) {

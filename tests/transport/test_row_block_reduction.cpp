@@ -126,11 +126,7 @@ struct RandomDenseProblem {
         for (double& c : cost) c = unit(rng);
         for (double& w : a) w = (0.5 + unit(rng)) / static_cast<double>(m);
         for (double& w : b) w = (0.5 + unit(rng)) * 1.3 / static_cast<double>(n);
-        DenseCost dense;
-        dense.f64 = cost.data();
-        dense.rows = m;
-        dense.cols = n;
-        problem.cost = dense;
+        problem.cost = DenseCost{.f64 = cost.data(), .rows = m, .cols = n};
         problem.a = a;
         problem.b = b;
         problem.eps = eps;
