@@ -72,7 +72,7 @@ void MpiRowReduction::waitFor(MPI_Request& request)
 {
     const double start = MPI_Wtime();
     wait(request, start);
-    m_seconds += MPI_Wtime() - start;
+    countWait(start);
 }
 
 void MpiRowReduction::allreduce(std::span<double> values, MPI_Op op)
@@ -86,7 +86,7 @@ void MpiRowReduction::allreduce(std::span<double> values, MPI_Op op)
     } else {
         MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, op, m_comm);
     }
-    m_seconds += MPI_Wtime() - start;
+    countWait(start);
     ++m_calls;
 }
 
@@ -106,7 +106,7 @@ void MpiRowReduction::startCombine(RowTotals& totals)
     MPI_Iallreduce(MPI_IN_PLACE, packed.data(), 1, p.type, m_combine, m_comm, &p.request);
     m_pending.push_back(p);
     // The time to start it counts; the time until finishCombine is the caller's work.
-    m_seconds += MPI_Wtime() - start;
+    countWait(start);
     ++m_calls;
 }
 
@@ -120,7 +120,7 @@ void MpiRowReduction::finishCombine(RowTotals& totals)
     wait(found->request, found->start);
     MPI_Type_free(&found->type);
     m_pending.erase(found);
-    m_seconds += MPI_Wtime() - start;
+    countWait(start);
 }
 
 }  // namespace uot::mpi

@@ -37,6 +37,8 @@ public:
     void max(std::span<double> values) override { allreduce(values, MPI_MAX); }
     void startCombine(RowTotals& totals) override;
     void finishCombine(RowTotals& totals) override;
+    void pauseWaitTiming() override { ++m_paused; }
+    void resumeWaitTiming() override { --m_paused; }
 
     // Waits for another collective request of the same ranks (a node's barrier,
     // shared_row_chunks.h) as for a reduction: naps and timeout alike, its time
@@ -51,11 +53,17 @@ private:
     // Waits for `request`, begun at `start` (MPI_Wtime), by polling (with naps
     // or a timeout) or MPI_Wait.
     void wait(MPI_Request& request, double start);
+    // Adds the time since `start` to seconds(), unless timing is paused.
+    void countWait(double start)
+    {
+        if (m_paused == 0) m_seconds += MPI_Wtime() - start;
+    }
 
     MPI_Comm m_comm;
     long m_sleepMicroseconds = 0;
     double m_timeoutSeconds = 0;
     double m_seconds = 0;
+    int m_paused = 0;  // > 0: waits are not added to m_seconds (pauseWaitTiming)
     std::uint64_t m_calls = 0;
     MPI_Op m_combine = MPI_OP_NULL;  // RowTotals::combinePacked over one packed buffer
     // The packed combinations in flight (at most two: the driver's deferred check

@@ -103,12 +103,20 @@ void SharedRowChunks::barrier()
     if (m_window != MPI_WIN_NULL) MPI_Win_sync(m_window);
     MPI_Request request;
     MPI_Ibarrier(m_node, &request);
-    m_waits.waitFor(request);
+    // Before the first pass it is the set-up's (the kernel placed in the shared
+    // memory), not a wait of the iteration loop.
+    if (m_passesStarted) {
+        m_waits.waitFor(request);
+    } else {
+        const UntimedWaits setUp(&m_waits);
+        m_waits.waitFor(request);
+    }
     if (m_window != MPI_WIN_NULL) MPI_Win_sync(m_window);
 }
 
 void SharedRowChunks::startPass()
 {
+    m_passesStarted = true;
     barrier();
     ++m_passes;
     // This pass counts on the counters of set m_passes % 2; the other set was the

@@ -28,7 +28,8 @@ namespace uot::mpi {
 class SharedRowChunks final : public RowChunkPool {
 public:
     // split: the rows of each rank of comm (P + 1 bounds). The node's barriers are
-    // waited for through `waits` (its --mpi-wait and --timeout; their time counted there).
+    // waited for through `waits` (its --mpi-wait and --timeout; their time counted
+    // there from the first pass on: the set-up's are not waits of the loop).
     SharedRowChunks(MPI_Comm comm, const std::vector<std::size_t>& split, MpiRowReduction& waits);
     ~SharedRowChunks() override;
     SharedRowChunks(const SharedRowChunks&) = delete;
@@ -58,6 +59,7 @@ private:
     std::vector<std::size_t> m_blocks;
     int m_nodeRank = 0, m_nodeSize = 1;
     std::uint64_t m_taken = 0, m_stolen = 0, m_passes = 0;
+    bool m_passesStarted = false;  // the barriers' waits count in the loop's once passes start
 };
 
 }  // namespace uot::mpi

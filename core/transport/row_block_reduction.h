@@ -91,6 +91,12 @@ public:
     virtual void startCombine(RowTotals& totals) { (void)totals; }
     virtual void finishCombine(RowTotals& totals);
 
+    // Reductions between pauseWaitTiming() and resumeWaitTiming() are outside the
+    // iteration loop's time (the set-up, a report's extra pass): a transport that
+    // times its waits leaves them out too, so that its waits stay within that time.
+    virtual void pauseWaitTiming() {}
+    virtual void resumeWaitTiming() {}
+
     double sum(double value)
     {
         sum(std::span<double>(&value, 1));
@@ -101,6 +107,25 @@ public:
         max(std::span<double>(&value, 1));
         return value;
     }
+};
+
+// Wait timing paused for a scope (RowBlockReduction::pauseWaitTiming); nothing
+// without row blocks.
+class UntimedWaits {
+public:
+    explicit UntimedWaits(RowBlockReduction* rowBlocks) : m_rowBlocks(rowBlocks)
+    {
+        if (m_rowBlocks) m_rowBlocks->pauseWaitTiming();
+    }
+    ~UntimedWaits()
+    {
+        if (m_rowBlocks) m_rowBlocks->resumeWaitTiming();
+    }
+    UntimedWaits(const UntimedWaits&) = delete;
+    UntimedWaits& operator=(const UntimedWaits&) = delete;
+
+private:
+    RowBlockReduction* m_rowBlocks;
 };
 
 // startCombine / finishCombine on `blocks`, nothing for a single process (null).

@@ -43,6 +43,19 @@ bool precisionLimited(const ScalingPasses& passes, const std::vector<double>& u,
     return belowFp32Accuracy(resolution, logU, logV, setup.rowBlocks);
 }
 
+// A report's extra row pass, which is not an iteration: its time is added to
+// extraSeconds (left out of iterateSeconds), and its reductions' waits are left out
+// of the row blocks' timing alike (row_block_reduction.h).
+double extraRowMarginalError(ScalingPasses& passes, const std::vector<double>& u, const std::vector<double>& v,
+                             const ScalingLoopSetup& setup, double& extraSeconds)
+{
+    const UntimedWaits untimed(setup.rowBlocks);
+    const auto start = std::chrono::steady_clock::now();
+    const double err = passes.rowMarginalError(u.data(), v.data());
+    extraSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return err;
+}
+
 // The loop of the potentials' stopping rule (relaxed_step.h), with or without
 // over-relaxation: each iteration is one pass followed by the O(M + N) step that
 // applies the relaxation and the TI shifts and measures the criterion (the change
@@ -106,10 +119,8 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
             return true;
         }
         if (converged || it == options.maxIterations) {
-            const auto start = std::chrono::steady_clock::now();
-            const double finalErrA = passes.rowMarginalError(u.data(), v.data());
+            const double finalErrA = extraRowMarginalError(passes, u, v, setup, extraSeconds);
             ++sweeps;
-            extraSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             monitor.report(it, result.error, finalErrA, figures.marginalErrorB);
         } else if (monitor.isCheckIteration(it)) {
             pending = true;
@@ -206,7 +217,6 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
     // rule from the last two iterates (potential_check.h; the O(M + N) step of the
     // accelerated loop after every pass would cost up to half a pass at 2048^2), or
     // POT's rule (StoppingRule::Pot).
-    using Clock = std::chrono::steady_clock;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     IterationMonitor monitor(options, control, setup.bytesPerIteration);
     std::vector<double> uNew(u.size()), vNew(v.size());
@@ -236,11 +246,8 @@ void runScalingLoop(const UotProblem& problem, const SolveOptions& options, cons
     double extraSeconds = 0;
     std::uint64_t sweeps = 0;  // passes over the matrix, extra row passes included
     auto extraRowMarginal = [&]() {
-        const auto start = Clock::now();
-        const double err = passes.rowMarginalError(u.data(), v.data());
         ++sweeps;
-        extraSeconds += std::chrono::duration<double>(Clock::now() - start).count();
-        return err;
+        return extraRowMarginalError(passes, u, v, setup, extraSeconds);
     };
 
     std::optional<TranslationStep> translation;  // set up again when the rows move (setup.moveRows)
