@@ -90,6 +90,10 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     mapForm->addRow(titleOf("smoothing"), m_smoothing);
     QHBoxLayout* matchRow = percentSlider(this, m_paletteMatch, m_paletteMatchValue, entry("residual-match"));
     mapForm->addRow(titleOf("residual-match"), matchRow);
+    // Palette match's counterpart for the tones: how far the lightness follows the reference's.
+    QHBoxLayout* transferRow =
+        percentSlider(this, m_lightnessTransfer, m_lightnessTransferValue, entry("lightness-transfer"));
+    mapForm->addRow(titleOf("lightness-transfer"), transferRow);
     layout->addWidget(mapping);
 
     // The colourist's controls, folded away by default (one row) so that the
@@ -243,6 +247,7 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
                  {"protect-neutrals", m_protectNeutrals},
                  {"smoothing", m_smoothing},
                  {"residual-match", m_paletteMatch},
+                 {"lightness-transfer", m_lightnessTransfer},
                  {"color-range", m_colorRange},
                  {"color-edges", m_colorEdges},
                  {"auto-run", m_autoRun}};
@@ -269,7 +274,8 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent)
     for (QDoubleSpinBox* box : {m_eps, m_tau, m_tolerance, m_smoothing, m_epsScalingFactor, m_colorRange, m_colorEdges})
         connect(box, &QDoubleSpinBox::valueChanged, this, changed);
     for (QCheckBox* box : {m_balanced, m_luminance, m_neutralize, m_colorRangeUnbounded, m_autoRun}) connect(box, &QCheckBox::toggled, this, changed);
-    for (QSlider* slider : {m_strength, m_paletteMatch, m_luminanceIntensity, m_colorIntensity, m_protectSkin, m_protectNeutrals})
+    for (QSlider* slider : {m_strength, m_paletteMatch, m_lightnessTransfer, m_luminanceIntensity, m_colorIntensity,
+                            m_protectSkin, m_protectNeutrals})
         connect(slider, &QSlider::valueChanged, this, changed);
     connect(m_run, &QPushButton::clicked, this, &ParametersPanel::runRequested);
     connect(m_cancel, &QPushButton::clicked, this, &ParametersPanel::cancelRequested);
@@ -327,6 +333,7 @@ StudioParameters ParametersPanel::parameters() const
     p.preserveLuminance = m_luminance->isChecked();
     p.smoothing = m_smoothing->value();
     p.paletteMatch = m_paletteMatch->value() / 100.0;
+    p.lightnessTransfer = m_lightnessTransfer->value() / 100.0;
     p.luminanceIntensity = m_luminanceIntensity->value() / 100.0;
     p.colorIntensity = m_colorIntensity->value() / 100.0;
     p.neutralize = m_neutralize->isChecked();
@@ -368,6 +375,7 @@ void ParametersPanel::setParameters(const StudioParameters& p)
     m_luminance->setChecked(p.preserveLuminance);
     m_smoothing->setValue(p.smoothing);
     m_paletteMatch->setValue(int(std::lround(p.paletteMatch * 100)));
+    m_lightnessTransfer->setValue(int(std::lround(p.lightnessTransfer * 100)));
     m_luminanceIntensity->setValue(int(std::lround(p.luminanceIntensity * 100)));
     m_colorIntensity->setValue(int(std::lround(p.colorIntensity * 100)));
     m_neutralize->setChecked(p.neutralize);
@@ -411,6 +419,10 @@ void ParametersPanel::updateEnabled()
     m_threads->setEnabled(m_device->currentData().toString() == "cpu");
     m_epsScalingFactor->setEnabled(m_epsScaling->value() > 1);
     m_paletteMatch->setEnabled(m_smoothing->value() > 0);  // the match works through the smoothed field
+    // The transfer moves a lightness axis, which linear RGB does not have (the working
+    // space's helpers come with the parameter schema).
+    const WorkingSpace space = parseWorkingSpace(m_space->currentData().toString().toStdString());
+    m_lightnessTransfer->setEnabled(hasLightnessAxis(space));
     m_colorRange->setEnabled(!m_colorRangeUnbounded->isChecked());
     m_colorEdges->setEnabled(!m_colorRangeUnbounded->isChecked());
 }

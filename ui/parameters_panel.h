@@ -54,6 +54,7 @@ public:
     QCheckBox* luminanceBox() const { return m_luminance; }
     QDoubleSpinBox* smoothingBox() const { return m_smoothing; }
     QSlider* paletteMatchSlider() const { return m_paletteMatch; }
+    QSlider* lightnessTransferSlider() const { return m_lightnessTransfer; }
     QSlider* luminanceIntensitySlider() const { return m_luminanceIntensity; }
     QSlider* colorIntensitySlider() const { return m_colorIntensity; }
     QCheckBox* neutralizeBox() const { return m_neutralize; }
@@ -101,6 +102,8 @@ private:
     QDoubleSpinBox* m_smoothing = nullptr;
     QSlider* m_paletteMatch = nullptr;
     QLabel* m_paletteMatchValue = nullptr;
+    QSlider* m_lightnessTransfer = nullptr;
+    QLabel* m_lightnessTransferValue = nullptr;
     QSlider* m_luminanceIntensity = nullptr;
     QLabel* m_luminanceIntensityValue = nullptr;
     QSlider* m_colorIntensity = nullptr;

@@ -53,6 +53,7 @@ const std::vector<Binding>& bindings()
         {"protect-neutrals", &P::protectNeutrals},
         {"smoothing", &P::smoothing},
         {"residual-match", &P::paletteMatch},
+        {"lightness-transfer", &P::lightnessTransfer},
         {"color-range", &P::colorRange},
         {"color-edges", &P::colorEdges},
         {"auto-run", &P::autoRun},

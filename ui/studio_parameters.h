@@ -59,6 +59,9 @@ struct StudioParameters {
     double smoothing = parameter_defaults::number("smoothing");                  // smoothing
     // Palette match (MappingSettings::residualMatch; no effect with smoothing off).
     double paletteMatch = parameter_defaults::number("residual-match");          // residual-match
+    // Lightness transfer (MapBounds::lightnessTransfer: how far the lightness curve moves toward
+    // the reference's lightness distribution; no effect in linear RGB, which has no lightness axis).
+    double lightnessTransfer = parameter_defaults::number("lightness-transfer");  // lightness-transfer
     // Color range along lightness (MapBounds::chromaLightnessRange, Lab units; inf = no bound).
     double colorRange = parameter_defaults::number("color-range");               // color-range
     // Share of the picture (per cent) where a lightness edge may still become a color edge

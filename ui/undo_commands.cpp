@@ -36,6 +36,7 @@ QStringList ParametersCommand::changedSettings(const StudioParameters& a, const 
         {QObject::tr("preserve luminance"), differs(&P::preserveLuminance)},
         {QObject::tr("structure smoothing"), differs(&P::smoothing)},
         {QObject::tr("palette match"), differs(&P::paletteMatch)},
+        {QObject::tr("lightness transfer"), differs(&P::lightnessTransfer)},
         {QObject::tr("luminance intensity"), differs(&P::luminanceIntensity)},
         {QObject::tr("color intensity"), differs(&P::colorIntensity)},
         {QObject::tr("neutralize"), differs(&P::neutralize)},

@@ -534,11 +534,12 @@ std::vector<Parameter> buildTable(Problems problems)
     }
     {
         Parameter& p = add(real("lightness-transfer", "lightness transfer", 0, 1,
-                                "move the lightness curve toward the reference's lightness distribution (the 1-D "
-                                "transport map of L, its slope within the map's bounds; a function of the color, in "
-                                "every render and LUT), where the map's estimate says the palette comes nearer the "
-                                "reference's: 0 keeps the transport's own lightness"),
-                           Stage::Map, "lightness-transfer", "");
+                                "how far the picture's light and dark tones move toward the reference's spread of "
+                                "lightness, used only where that brings the colors nearer the reference's (local "
+                                "contrast grows at most 3x): 1 = all the way, 0 = the transport's own lightness. "
+                                "Lower it when the reference's brightness should not be copied, e.g. a night "
+                                "reference for a daylight photo when only its colors are wanted"),
+                           Stage::Map, "lightness-transfer", "lightnessTransfer");
         bindNumber(p, [](RecolorSettings& s) -> double& { return s.mapping.bounds.lightnessTransfer; });
     }
     {

@@ -15,6 +15,7 @@
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <cmath>
@@ -412,6 +413,112 @@ private slots:
         QCOMPARE(window.parameters().colorRange, 6.0);
         QCOMPARE(panel->colorEdgesBox()->value(), 0.5);
         QCOMPARE(window.parameters().colorEdges, 0.5);
+    }
+
+    // The lightness transfer (MapBounds::lightnessTransfer) in the Look panel, a % slider at
+    // the table's default (1 = 100 %). Moved to 0 it re-maps without a new solve, and the
+    // picture is the core's render of the same pair with the transfer turned off by hand in
+    // the pipeline's settings (what `uot recolor --lightness-transfer 0` runs); at 100 % it
+    // is the core's default render, and the two differ on this pair (a night painting onto
+    // a daylight photo, where the transfer brings the palette nearer). A named reference
+    // saved at 0 brings 0 back.
+    void lightnessTransferRemapsToTheCoresRenderWithoutIt()
+    {
+        MainWindow window(testOptions());
+        QVERIFY(loadPair(window));
+        const StudioParameters p = quickParameters();
+        window.setParameters(p);
+        QSlider* slider = window.parametersPanel()->lightnessTransferSlider();
+        QCOMPARE(slider->value(), 100);
+        QSignalSpy ready(&window, &MainWindow::resultReady);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        const uot::Image withTransfer = *window.result().pixels;
+
+        uot::RecolorSettings settings = recolorSettingsFor(p);
+        QCOMPARE(settings.mapping.bounds.lightnessTransfer, 1.0);  // MapBounds' default
+        const auto coreRender = [&window](const uot::RecolorSettings& s) {
+            uot::RecolorPipeline pipeline(s);
+            pipeline.setSource(*window.session()->source().image);
+            pipeline.setReference(*window.session()->reference().image);
+            return pipeline.run();
+        };
+        QVERIFY(withTransfer.data == coreRender(settings).data);
+
+        QSignalSpy runs(window.worker(), &SolveWorker::runStarted);
+        slider->setValue(0);
+        QCOMPARE(window.parameters().lightnessTransfer, 0.0);
+        window.run();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 60000);
+        QCOMPARE(runs.count(), 0);  // the plan was reused
+        const uot::Image without = *window.result().pixels;
+        settings.mapping.bounds.lightnessTransfer = 0;
+        QVERIFY(without.data == coreRender(settings).data);
+        QVERIFY(without.data != withTransfer.data);
+
+        window.saveNamedReference(QStringLiteral("night colours only"));
+        slider->setValue(100);
+        QVERIFY(window.applyNamedReference(QStringLiteral("night colours only")));  // and runs
+        QCOMPARE(slider->value(), 0);
+        QCOMPARE(window.parameters().lightnessTransfer, 0.0);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 3, 60000);
+        QCOMPARE(runs.count(), 0);
+        QVERIFY(window.result().pixels->data == without.data);
+    }
+
+    // The slider goes through undo and redo, a preset (whose file holds the fraction,
+    // lightnessTransfer=0.3), a double-click back to the table's default, and the settings
+    // kept between sessions; a preset saved before the key existed loads with the default.
+    void lightnessTransferGoesThroughPresetsUndoAndSessions()
+    {
+        StudioParameters kept;
+        {
+            MainWindow window(testOptions());
+            window.setParameters(StudioParameters{});
+            ParametersPanel* panel = window.parametersPanel();
+            QSlider* slider = panel->lightnessTransferSlider();
+            QVERIFY(slider->isEnabled());
+            slider->setValue(30);
+            QCOMPARE(window.parameters().lightnessTransfer, 0.3);
+            QCOMPARE(window.parameters().recolorSettings().mapping.bounds.lightnessTransfer, 0.3);
+            QCOMPARE(window.undoStack()->undoText(), QStringLiteral("change lightness transfer"));
+            window.undoStack()->undo();
+            QCOMPARE(slider->value(), 100);
+            window.undoStack()->redo();
+            QCOMPARE(slider->value(), 30);
+            QVERIFY(window.session()->settingsText().contains(QStringLiteral("lightnessTransfer=0.3")));  // Copy Settings
+
+            window.savePreset(QStringLiteral("soft tones"));
+            QSettings file;
+            QCOMPARE(file.value("presets/soft tones/parameters/lightnessTransfer").toDouble(), 0.3);
+            slider->setValue(100);
+            QVERIFY(window.applyPreset(QStringLiteral("soft tones")));
+            QCOMPARE(slider->value(), 30);
+            QCOMPARE(window.parameters().lightnessTransfer, 0.3);
+
+            // Written before the key existed: everything else as saved, the transfer at its default.
+            file.setValue("presets/older look/parameters/strength", 0.5);
+            file.sync();
+            QVERIFY(window.applyPreset(QStringLiteral("older look")));
+            QCOMPARE(window.parameters().strength, 0.5);
+            QCOMPARE(window.parameters().lightnessTransfer, 1.0);
+            QCOMPARE(slider->value(), 100);
+
+            slider->setValue(45);
+            QTest::mouseDClick(slider, Qt::LeftButton);  // back to the default
+            QCOMPARE(slider->value(), 100);
+            slider->setValue(45);
+            // Linear RGB has no lightness axis: nothing to transfer.
+            StudioParameters linear = window.parameters();
+            linear.colorSpace = uot::WorkingSpace::LinearRgb;
+            window.setParameters(linear);
+            QVERIFY(!slider->isEnabled());
+            kept = window.parameters();
+            window.close();
+        }
+        MainWindow again(testOptions());
+        QCOMPARE(again.parameters().lightnessTransfer, 0.45);
+        QCOMPARE(again.parameters(), kept);
     }
 
     void cancelMidRunRestoresTheUiAndKeepsTheResult()

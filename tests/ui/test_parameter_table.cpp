@@ -435,7 +435,7 @@ private slots:
             QVERIFY(p.setShownValue(name, otherValue(params::parameter(name.toStdString()))));
             QVERIFY2(!(p == StudioParameters{}), qPrintable(name));
         }
-        QCOMPARE(StudioParameters::boundNames().size(), 27);
+        QCOMPARE(StudioParameters::boundNames().size(), 28);
     }
 };
 

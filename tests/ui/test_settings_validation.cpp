@@ -43,7 +43,7 @@ const QList<NumericKey>& numericKeys()
         {"tolerance", "from 0 to 1"},             {"threads", "from 0 to 1024"},
         {"epsScalingRatio", "from 0 to 10000"},   {"epsScalingFactor", "from 0.05 to 0.95"},
         {"strength", "from 0 to 2"},              {"smoothingScale", "from 0 to 4"},
-        {"paletteMatch", "from 0 to 1"},
+        {"paletteMatch", "from 0 to 1"},          {"lightnessTransfer", "from 0 to 1"},
         // The look controls, saved in percent: the message is `uot recolor`'s.
         {"luminanceIntensity", "luminance intensity must be between 0 % and 200 %"},
         {"colorIntensity", "color intensity must be between 0 % and 200 %"},
@@ -67,6 +67,7 @@ double field(const StudioParameters& p, const QString& key)
     if (key == "strength") return p.strength;
     if (key == "smoothingScale") return p.smoothing;
     if (key == "paletteMatch") return p.paletteMatch;
+    if (key == "lightnessTransfer") return p.lightnessTransfer;
     if (key == "luminanceIntensity") return p.luminanceIntensity;
     if (key == "colorIntensity") return p.colorIntensity;
     if (key == "protectSkin") return p.protectSkin;
@@ -149,6 +150,7 @@ private slots:
         p.neutralize = true;
         p.protectSkin = 0.8;
         p.protectNeutrals = 0.45;
+        p.lightnessTransfer = 0.3;
         QVERIFY(!p.sameLookAs(StudioParameters{}));
         QVERIFY(p.sameSolveAs(StudioParameters{}));  // a control change re-maps, no new solve
         QStringList problems;
@@ -156,6 +158,7 @@ private slots:
         QVERIFY2(pasted.has_value(), qPrintable(problems.join('\n')));
         QCOMPARE(*pasted, p);
         QVERIFY(settings_library::toText(p).contains("luminanceIntensity=35"));  // percent, as the CLI
+        QVERIFY(settings_library::toText(p).contains("lightnessTransfer=0.3"));   // a fraction, as the CLI
         settings_library::savePreset("Look", p);
         const std::optional<StudioParameters> preset = settings_library::preset("Look", &problems);
         QVERIFY(preset.has_value());
