@@ -22,6 +22,7 @@
 #include <exception>
 #include <limits>
 #include <random>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -115,6 +116,36 @@ private:
     }
     std::vector<const double*> m_open;
     std::vector<int> m_sumsWhileOpen = std::vector<int>(1, 0);
+};
+
+// One process holding every row, counting the reductions made while the loop's wait
+// timing is paused (pauseWaitTiming) and those made while it runs.
+class PauseCountingBlocks final : public RowBlockReduction {
+public:
+    using RowBlockReduction::max;
+    using RowBlockReduction::sum;
+    void sum(std::span<double> values) override { count(values.size()); }
+    void max(std::span<double> values) override { count(values.size()); }
+    void pauseWaitTiming() override { ++m_depth; }
+    void resumeWaitTiming() override { --m_depth; }
+    int depth() const { return m_depth; }
+    int pausedCalls() const { return m_paused; }
+    int timedCalls() const { return m_timed; }
+    // The reductions of `length` values made while paused.
+    int pausedOfLength(std::size_t length) const { return m_pausedLengths.count(length); }
+
+private:
+    void count(std::size_t length)
+    {
+        if (m_depth > 0) {
+            ++m_paused;
+            m_pausedLengths.insert(length);
+        } else {
+            ++m_timed;
+        }
+    }
+    int m_depth = 0, m_paused = 0, m_timed = 0;
+    std::multiset<std::size_t> m_pausedLengths;
 };
 
 // An m x n float64 problem with costs in [0, 1), a near 1 in all and b near 1.3.
@@ -376,6 +407,39 @@ private slots:
         // The column sums of a pass (n + 2 values) ran while the previous step's
         // check was in flight: once per iteration after the first.
         QCOMPARE(blocks.sumsWhileOpen(n + 2), blocked.iterations);
+    }
+
+    void theReportsExtraRowPassIsOutsideTheTimedWaits_data()
+    {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("plain") << static_cast<int>(IterationMode::Plain);
+        QTest::newRow("translation-invariant, auto relaxation") << static_cast<int>(IterationMode::TranslationInvariant);
+    }
+
+    // A converged solve ends with one row pass for the report's row marginal, outside
+    // iterateSeconds: its one reduction (the error's sum over the blocks) is made with
+    // the wait timing paused, every reduction of the iterations with it running.
+    void theReportsExtraRowPassIsOutsideTheTimedWaits()
+    {
+        QFETCH(int, mode);
+        constexpr std::size_t m = 23, n = 17;
+        const RandomDenseProblem random(m, n, 7, 0.05);
+        SolveOptions options;
+        options.precision = Precision::Fp64;
+        options.mode = static_cast<IterationMode>(mode);
+        options.acceleration = options.mode == IterationMode::Plain ? Acceleration::None : Acceleration::Auto;
+        options.tolerance = 1e-10;
+        options.threads = 1;
+        options.maxIterations = 5000;
+        PauseCountingBlocks blocks;
+        RowBlock where;
+        where.allA = random.a;
+        const SolveResult blocked = FusedRowBlockSolve(random.problem, where, options).run(blocks, blocks);
+        QVERIFY(blocked.converged);
+        QCOMPARE(blocks.depth(), 0);
+        QCOMPARE(blocks.pausedCalls(), 1);
+        QCOMPARE(blocks.pausedOfLength(1), 1);
+        QVERIFY(blocks.timedCalls() >= blocked.iterations);
     }
 
     void rowsMovedAtTheChecksKeepTheIterates_data()
