@@ -1,9 +1,10 @@
 // Atomic, safe file output (core/io/atomic_file.h): the creation primitive
 // never follows or reuses an existing name, the longest legal file name can be
-// written, the old file's mode is kept under overwrite, a symbolic link at the
-// destination is refused, concurrent writers without overwrite cannot replace
-// each other, and no temporary file is left behind, not even by a SIGTERM or
-// Ctrl-C between the write and the rename (pending_temporaries.h). Qt Test.
+// written (one byte more is refused before any work), the old file's mode is
+// kept under overwrite, a symbolic link at the destination is refused,
+// concurrent writers without overwrite cannot replace each other, and no
+// temporary file is left behind, not even by a SIGTERM or Ctrl-C between the
+// write and the rename (pending_temporaries.h). Qt Test.
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -155,6 +156,9 @@ void TestAtomicFile::writesTheLongestLegalName()
     writeFileAtomically(p.string(), "long", 4, {});
     QCOMPARE(readText(p), std::string("long"));
     fs::remove(p);
+    // One byte more: refused by the check made before any work (not when the finished file is moved).
+    const fs::path tooLong = tempDir() / (std::string(252, 'L') + ".png");
+    UOT_QVERIFY_THROWS_WITH(checkWritableDestination(tooLong.string()), "256 bytes long, above the 255");
 }
 
 void TestAtomicFile::keepsTheModeUnderOverwrite()

@@ -117,6 +117,14 @@ check "[ $rc -eq 0 ] && \"$py\" -c \"import json; json.loads(open('rc.json', 'rb
 check "[ $rc -eq 2 ] && grep -q 'x.gif' err.txt" "recolor: an unwritable extension is refused before reading"
 "$uot" recolor missing.jpg "$ref" -o nodir/x.png $small 2>err.txt; rc=$?
 check "[ $rc -eq 1 ] && grep -q \"folder 'nodir' does not exist\" err.txt" "recolor: a missing output folder is refused before reading"
+long=$(printf 'L%.0s' $(seq 252))
+"$uot" recolor missing.jpg "$ref" -o "$long.png" $small 2>err.txt; rc=$?
+check "[ $rc -eq 1 ] && grep -q '256 bytes long, above the 255' err.txt" \
+  "recolor: an output name above the file system's limit is refused before reading"
+mkdir longin; cp "$samples/home.jpg" "longin/$(printf 'L%.0s' $(seq 246)).jpg"
+"$uot" batch "$ref" longin --out-dir o_long $small 2>err.txt; rc=$?
+check "[ $rc -eq 1 ] && grep -q '_recolored.jpg: the file name is 260 bytes long' err.txt && ! grep -q 'into place' err.txt" \
+  "batch: an output name above the file system's limit fails its item before any work"
 mkdir isdir.png
 "$uot" recolor missing.jpg "$ref" -o isdir.png --overwrite $small 2>err.txt; rc=$?
 check "[ $rc -eq 1 ] && grep -q 'is a folder' err.txt" "recolor: an output that is a folder is refused before reading"
