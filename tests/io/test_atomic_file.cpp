@@ -74,8 +74,9 @@ class TestAtomicFile : public QObject {
     Q_OBJECT
 private slots:
     // A signal between the temporary file's creation and its rename: the
-    // pending file is deleted and the process still ends by that signal; a file
-    // whose registration ended (renamed into place) is kept.
+    // pending file (and a pending folder of frames, with its files) is deleted
+    // and the process still ends by that signal; a file whose registration
+    // ended (renamed into place) is kept.
     void aSignalRemovesPendingTemporaries_data()
     {
         QTest::addColumn<int>("signal");
@@ -88,6 +89,7 @@ private slots:
         QFETCH(int, signal);
         const fs::path pending = tempDir() / (std::string(kTemporaryPrefix) + "pending" + std::to_string(signal));
         const fs::path finished = tempDir() / ("finished" + std::to_string(signal));
+        const fs::path pendingFolder = tempDir() / (std::string(kTemporaryPrefix) + "frames" + std::to_string(signal));
         const pid_t child = ::fork();
         QVERIFY(child >= 0);
         if (child == 0) {
@@ -98,6 +100,9 @@ private slots:
             std::ofstream(finished) << "a whole image";
             { const PendingTemporary done(finished.string()); }
             const PendingTemporary stillPending(pending.string());
+            fs::create_directory(pendingFolder);
+            for (const char* frame : {"f_00001.png", "f_00002.png"}) std::ofstream(pendingFolder / frame) << "a frame";
+            const PendingTemporary framesPending(pendingFolder.string(), PendingKind::FolderOfFiles);
             std::raise(signal);
             ::_exit(0);  // not reached: the signal ends the process
         }
@@ -105,11 +110,13 @@ private slots:
         QCOMPARE(::waitpid(child, &status, 0), child);
         QVERIFY(WIFSIGNALED(status));
         QCOMPARE(WTERMSIG(status), signal);
-        const bool removed = !fs::exists(pending), kept = fs::exists(finished);
+        const bool removed = !fs::exists(pending), kept = fs::exists(finished), folderRemoved = !fs::exists(pendingFolder);
         fs::remove(pending);
         fs::remove(finished);
+        fs::remove_all(pendingFolder);
         QVERIFY2(removed, pending.c_str());
         QVERIFY(kept);
+        QVERIFY2(folderRemoved, pendingFolder.c_str());
     }
 
     void initTestCase() { ::umask(022); }

@@ -220,6 +220,7 @@ def case_cancel(tmp):
     proc.wait(60)
     check([n for n in os.listdir(f"{tmp}/seq") if not n.startswith(".uot-tmp-")] == [],
           "sequence, SIGINT: no frame under the output's names")
+    check(leftovers(f"{tmp}/seq") == [], f"sequence, SIGINT: no temporary folder of frames left ({leftovers(f'{tmp}/seq')})")
 
 
 def corrupt_packet(src, dst, frame):
