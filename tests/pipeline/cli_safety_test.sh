@@ -191,6 +191,14 @@ check "[ $rc_nan -eq 1 ] && [ $rc_trunc -eq 1 ] && [ $rc_warm -eq 1 ]" \
 check "[ $rc -eq 5 ] && grep -q 'already in use' err.txt && ! grep -q 'Use the log-domain solver' err.txt" \
   "solve: a numerical stop of the log-domain solver does not advise the log-domain solver"
 
+# --solver auto's automatic eps schedule is left out where halves would need more stages than
+# a schedule may have: eps far below the costs, or one huge cost, is solved (exit 6: not
+# converged at eps 1e-300), not refused with a message about a schedule nobody asked for.
+"$uot" solve $solve --out-dir o_tiny --eps 1e-300 >/dev/null 2>err.txt; rc=$?
+check "[ $rc -eq 6 ] && ! grep -q 'eps schedule' err.txt" "solve --eps 1e-300: not converged (exit 6), no eps-schedule refusal (exit $rc)"
+"$uot" solve --cost C_huge.npy --a a.npy --b b.npy --out-dir o_huge_auto >/dev/null 2>err.txt; rc=$?
+check "[ $rc -eq 0 ] && ! grep -q 'eps schedule' err.txt" "solve: one cost of 1.7e308 with --solver auto is solved, not refused for its schedule (exit $rc)"
+
 # Palette size: one maximum, the same in --help and in every check.
 "$uot" recolor "$samples/home.jpg" "$ref" -o p.png --palette-size 65537 2>err1.txt; rc1=$?
 "$uot" recolor "$samples/home.jpg" "$ref" -o p.png --palette-size 0 2>err0.txt; rc0=$?
