@@ -48,6 +48,16 @@ VideoPackets countVideoPackets(const std::string& path, int stream)
 
 LibavClipReader::LibavClipReader(const std::string& path, const ClipReadOptions& options) : m_options(options)
 {
+    try {
+        open(path, options);
+    } catch (...) {
+        release();  // the destructor does not run for an object whose constructor throws
+        throw;
+    }
+}
+
+void LibavClipReader::open(const std::string& path, const ClipReadOptions& options)
+{
     quietLibav();
     m_info.path = path;
     if (const int rc = avformat_open_input(&m_format, path.c_str(), nullptr, nullptr); rc < 0)
@@ -128,9 +138,12 @@ LibavClipReader::LibavClipReader(const std::string& path, const ClipReadOptions&
     m_frame = av_frame_alloc();
 }
 
-LibavClipReader::~LibavClipReader()
+LibavClipReader::~LibavClipReader() { release(); }
+
+void LibavClipReader::release()
 {
     sws_freeContext(m_scaler);
+    m_scaler = nullptr;
     av_frame_free(&m_frame);
     av_packet_free(&m_packet);
     avcodec_free_context(&m_decoder);
