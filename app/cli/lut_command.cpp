@@ -60,8 +60,7 @@ int runLutCommand(const std::vector<std::string>& rawArgs)
     const std::string referencePath = parser.positionals()[1];
     const std::vector<std::string> referencePaths(parser.positionals().begin() + 1, parser.positionals().end());
     const std::string outputPath = parser.value("output");
-    const int size = isHaldOutput(outputPath) ? haldCubeSize(readHaldLevel(parser, "hald-level"))
-                                              : readLutSize(parser, "size");
+    const int size = readLutNodes(parser, outputPath, "size", "hald-level");
     const LookLutSource lookSource = parser.flag("global-map") ? LookLutSource::GlobalMap : LookLutSource::Rendered;
     std::vector<std::string> inputs = referencePaths;
     inputs.insert(inputs.begin(), sourcePath);

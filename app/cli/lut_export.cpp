@@ -47,6 +47,22 @@ std::string lowerExtension(const std::string& path)
 
 bool isHaldOutput(const std::string& path) { return lutFileFormat(path) == LutFileFormat::Hald; }
 
+int readLutNodes(const ArgParser& parser, const std::string& path, const std::string& sizeOption,
+                 const std::string& haldOption)
+{
+    const bool hald = isHaldOutput(path);
+    if (hald && parser.has(sizeOption))
+        throw UsageError("option '--" + sizeOption + "' sets the nodes per axis of a .cube LUT; '" + path +
+                         "' is a Hald CLUT (.png), " +
+                         (haldOption.empty() ? "written at level " + std::to_string(kDefaultHaldLevel)
+                                             : "sized by --" + haldOption));
+    if (!hald && !haldOption.empty() && parser.has(haldOption))
+        throw UsageError("option '--" + haldOption + "' applies to a Hald CLUT (a .png name); a .cube LUT is sized by --" +
+                         sizeOption);
+    if (!hald) return readLutSize(parser, sizeOption);
+    return haldCubeSize(haldOption.empty() ? kDefaultHaldLevel : readHaldLevel(parser, haldOption));
+}
+
 void checkLutOutput(const std::string& path, const std::vector<std::string>& inputs)
 {
     const std::string ext = lowerExtension(path);

@@ -22,6 +22,13 @@ int readHaldLevel(const ArgParser& parser, const std::string& option);
 // True when `path` names a Hald CLUT image (.png) rather than a .cube file.
 bool isHaldOutput(const std::string& path);
 
+// The nodes per axis of the LUT file `path`: for a Hald CLUT from its level
+// (`haldOption`; empty: kDefaultHaldLevel), for a .cube file from `sizeOption`.
+// Either option given for the other kind of file is refused, not ignored.
+// Throws UsageError naming the option.
+int readLutNodes(const ArgParser& parser, const std::string& path, const std::string& sizeOption,
+                 const std::string& haldOption);
+
 // A .cube or .png name that is none of `inputs` (the command's image files,
 // compared as files and as paths). Throws UsageError.
 void checkLutOutput(const std::string& path, const std::vector<std::string>& inputs);

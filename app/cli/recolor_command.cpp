@@ -12,7 +12,6 @@
 #include "app/cli/recolor_options.h"
 #include "app/cli/video_command.h"
 #include "app/cli/video_options.h"
-#include "core/color/hald_clut.h"
 #include "core/imageio/image_io.h"
 #include "core/io/atomic_file.h"
 #include "core/pipeline/input_paths.h"
@@ -87,7 +86,7 @@ int runRecolorCommand(const std::vector<std::string>& rawArgs)
     if (!lutPath.empty() && (!regions.mask.empty() || regionMode))
         throw UsageError("--export-lut does not go with --mask or --region: a LUT applies to every pixel, it cannot hold a mask");
     const std::string referencePath = regionMode ? regions.regions.front().reference : referencePaths.front();
-    const int lutSize = isHaldOutput(lutPath) ? haldCubeSize(kDefaultHaldLevel) : readLutSize(parser, "export-lut-size");
+    const int lutSize = readLutNodes(parser, lutPath, "export-lut-size", "");
     if (!lutPath.empty()) {
         checkLutOutput(lutPath, {sourcePath, referencePath, outputPath});
         AtomicWriteOptions destination;

@@ -288,6 +288,7 @@ int runClipLut(const ArgParser& parser)
     const std::vector<std::string> referencePaths(parser.positionals().begin() + 1, parser.positionals().end());
     const std::string output = parser.value("output");
     if (isHaldOutput(output)) throw UsageError("a clip's look is exported as a .cube file");
+    const int lutSize = readLutNodes(parser, output, "size", "hald-level");
     const RecolorCliSettings cli = readRecolorOptions(parser, RecolorOptionSet::Look);
     const RegionCliSettings regions = readRegionOptions(parser, MaskOption::None, referencePaths.size());
     const ClipCliSettings clip = readClipOptions(parser, ClipOptionSet::Look);
@@ -305,7 +306,7 @@ int runClipLut(const ArgParser& parser)
     RecolorPipeline pipeline(cli.recolor);
     prepareReferences(pipeline, referencePaths, regions, cli.read);
     ClipLookOptions look = lookOptions(clip);
-    look.lutSize = readLutSize(parser, "size");
+    look.lutSize = lutSize;
     ClipProgressLine progress(!cli.quiet);
     PipelineControl control;
     control.onProgress = [&progress](const PipelineProgress& p) {

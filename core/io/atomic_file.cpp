@@ -116,6 +116,11 @@ void checkWritableDestination(const std::string& path, const AtomicWriteOptions&
     if (!fs::is_directory(dir, ec)) ioError(path, "the folder '" + dir.string() + "' does not exist");
     if (::access(dir.c_str(), W_OK) != 0)
         ioError(path, "no permission to write in the folder '" + dir.string() + "' (choose another folder)");
+    const std::size_t nameBytes = fs::path(path).filename().string().size();
+    const long nameMax = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+    if (nameMax > 0 && nameBytes > static_cast<std::size_t>(nameMax))
+        ioError(path, "the file name is " + std::to_string(nameBytes) + " bytes long, above the " +
+                          std::to_string(nameMax) + " that the folder '" + dir.string() + "' allows (choose a shorter name)");
 }
 
 struct StreamedAtomicFile::Pending {

@@ -45,7 +45,8 @@ struct ByteRange {
 
 // Checks that `path` may be written under `options` (not a protected file, not
 // an existing file without overwrite, not a folder, not a symbolic link, its
-// folder exists and is writable), without writing anything. Throws
+// folder exists and is writable, its name is not longer than the folder's file
+// system allows), without writing anything. Throws
 // uot::Error(Io) naming the file and what is wrong.
 void checkWritableDestination(const std::string& path, const AtomicWriteOptions& options = {});
 

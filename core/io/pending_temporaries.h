@@ -7,18 +7,23 @@
 // while it exists; removeTemporariesOnSignals() installs handlers (where the
 // signal still has its default action) that delete the registered files and then
 // end the process as the signal would have (exit 128 + N seen by the shell).
+// An image sequence's frames wait in a hidden folder, registered the same way.
 // SIGKILL cannot be caught: a file left by it is named with kTemporaryPrefix.
 
 #include <string>
 
 namespace uot {
 
+// What a registered path is: a file, or a folder holding only files (an image
+// sequence's frames before they are moved into place), removed with its files.
+enum class PendingKind { File, FolderOfFiles };
+
 // Registers `path` (absolute, or relative to the working folder that stays
-// unchanged) for the lifetime of the object. At most 64 files at a time are
-// tracked; beyond that a file is simply not cleaned up on a signal.
+// unchanged) for the lifetime of the object. At most 64 paths at a time are
+// tracked; beyond that a path is simply not cleaned up on a signal.
 class PendingTemporary {
 public:
-    explicit PendingTemporary(const std::string& path);
+    explicit PendingTemporary(const std::string& path, PendingKind kind = PendingKind::File);
     ~PendingTemporary();
     PendingTemporary(const PendingTemporary&) = delete;
     PendingTemporary& operator=(const PendingTemporary&) = delete;

@@ -52,7 +52,11 @@ EpsSchedule automaticEpsSchedule(const UotProblem& problem)
     EpsSchedule schedule;
     const double range = hi - lo;
     if (!(range > 0) || !std::isfinite(range) || !(problem.eps < range / kAutomaticScheduleRatio)) return schedule;
-    schedule.start = range / kAutomaticScheduleStart;
+    // None where halves would take more than kMaxStages (eps far below the costs, e.g. 1e-300):
+    // a schedule nobody asked for must not refuse the solve (validateEpsSchedule would).
+    const double start = range / kAutomaticScheduleStart;
+    if (std::ceil(std::log(problem.eps / start) / std::log(0.5)) + 1 > static_cast<double>(kMaxStages)) return schedule;
+    schedule.start = start;
     schedule.factor = 0.5;
     return schedule;
 }

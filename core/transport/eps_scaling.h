@@ -20,7 +20,8 @@ std::vector<double> epsStages(const EpsSchedule& schedule, double targetEps);
 // The schedule `--solver auto` runs when none was asked for: when eps is below
 // 1/200 of the problem's cost range (max_ij C_ij - min_ij C_ij, one pass over the
 // costs), stages from range/20 down by halves (each to kEpsStageTolerance,
-// carrying the log-potentials), then eps; otherwise none (start = 0). Without it
+// carrying the log-potentials), then eps; otherwise, or where that would take
+// more stages than a schedule may have, none (start = 0). Without it
 // eps 1e-4 on costs in [0, 1] takes tens of thousands of passes.
 EpsSchedule automaticEpsSchedule(const UotProblem& problem);
 inline constexpr double kAutomaticScheduleRatio = 200;  // eps below range / this: schedule

@@ -2,6 +2,8 @@
 #include "core/video/libav_clip_reader.h"
 
 #include <algorithm>
+#include <cstdio>
+
 #include "core/transport/uot_error.h"
 
 namespace uot {
@@ -12,25 +14,49 @@ namespace {
 
 bool isHdrTransfer(int transfer) { return transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67; }
 
-// Video packets of the stream, read once (containers such as Matroska do not store the count).
-long long countVideoPackets(const std::string& path, int stream)
+// Video packets of the stream, read once (containers such as Matroska do not store the count),
+// and the time where the last of them ends (seconds from the stream's start).
+struct VideoPackets {
+    long long count = -1;
+    double endSeconds = 0;
+};
+
+VideoPackets countVideoPackets(const std::string& path, int stream)
 {
+    VideoPackets found;
     AVFormatContext* format = nullptr;
-    if (avformat_open_input(&format, path.c_str(), nullptr, nullptr) < 0) return -1;
-    long long count = 0;
+    if (avformat_open_input(&format, path.c_str(), nullptr, nullptr) < 0) return found;
+    const AVStream* video = format->streams[stream];
+    const long long start = video->start_time != AV_NOPTS_VALUE ? video->start_time : 0;
+    found.count = 0;
     AVPacket* packet = av_packet_alloc();
     while (av_read_frame(format, packet) >= 0) {
-        if (packet->stream_index == stream) ++count;
+        if (packet->stream_index == stream) {
+            ++found.count;
+            if (packet->pts != AV_NOPTS_VALUE)
+                found.endSeconds = std::max(found.endSeconds, double(packet->pts + packet->duration - start) *
+                                                                  av_q2d(video->time_base));
+        }
         av_packet_unref(packet);
     }
     av_packet_free(&packet);
     avformat_close_input(&format);
-    return count;
+    return found;
 }
 
 }  // namespace
 
 LibavClipReader::LibavClipReader(const std::string& path, const ClipReadOptions& options) : m_options(options)
+{
+    try {
+        open(path, options);
+    } catch (...) {
+        release();  // the destructor does not run for an object whose constructor throws
+        throw;
+    }
+}
+
+void LibavClipReader::open(const std::string& path, const ClipReadOptions& options)
 {
     quietLibav();
     m_info.path = path;
@@ -79,7 +105,21 @@ LibavClipReader::LibavClipReader(const std::string& path, const ClipReadOptions&
                                ": it is read as 8-bit and the look treats it as SDR; the output is 8-bit and its HDR "
                                "description is not kept");
     m_info.frameCount = stream->nb_frames > 0 ? stream->nb_frames : -1;
-    if (m_info.frameCount < 0 && options.countFrames) m_info.frameCount = countVideoPackets(path, m_stream);
+    if (m_info.frameCount < 0 && options.countFrames) {
+        const VideoPackets packets = countVideoPackets(path, m_stream);
+        m_info.frameCount = packets.count;
+        // A file cut short (a copy that stopped) still opens and reads to its end without an error:
+        // its header's duration is the only sign. A second (or a tenth) of slack for other streams.
+        const double declared = m_format->duration != AV_NOPTS_VALUE ? double(m_format->duration) / AV_TIME_BASE : 0;
+        if (packets.count >= 0 && declared > 0 && packets.endSeconds < declared - std::max(1.0, 0.1 * declared)) {
+            char text[200];
+            std::snprintf(text, sizeof text,
+                          "its video ends after %.2f s (%lld frames) although the file declares %.2f s: the file may "
+                          "be truncated; only the frames present are used",
+                          packets.endSeconds, packets.count, declared);
+            m_info.notes.push_back(text);
+        }
+    }
 
     for (unsigned s = 0; s < m_format->nb_streams; ++s) {
         if (int(s) == m_stream) continue;
@@ -98,9 +138,12 @@ LibavClipReader::LibavClipReader(const std::string& path, const ClipReadOptions&
     m_frame = av_frame_alloc();
 }
 
-LibavClipReader::~LibavClipReader()
+LibavClipReader::~LibavClipReader() { release(); }
+
+void LibavClipReader::release()
 {
     sws_freeContext(m_scaler);
+    m_scaler = nullptr;
     av_frame_free(&m_frame);
     av_packet_free(&m_packet);
     avcodec_free_context(&m_decoder);

@@ -20,6 +20,10 @@ public:
     int videoStream() const { return m_stream; }
 
 private:
+    // The constructor's work; on a throw the constructor releases what it had opened.
+    void open(const std::string& path, const ClipReadOptions& options);
+    // Frees the libav* objects (each may be null).
+    void release();
     // Decodes into m_frame (true), or stops with copied packets waiting or at the end (false).
     bool receiveFrame();
     // The next frame into m_frame (true, item's packet empty), a waiting packet into item (true), or the end.

@@ -25,6 +25,9 @@ SequenceClipWriter::SequenceClipWriter(const std::string& pattern, const ClipRea
     if (!::mkdtemp(folder.data()))
         throw Error(ErrorCode::Io, pattern + ": cannot create a temporary folder beside the frames");
     m_folder = folder;
+    std::error_code absoluteError;
+    m_pendingFolder = std::make_unique<PendingTemporary>(fs::absolute(folder, absoluteError).string(),
+                                                         PendingKind::FolderOfFiles);
     if (input.info().hdr) m_notes.push_back("frames are written as 8-bit sRGB images (the HDR input's description is not kept)");
     if (!input.info().sequence && input.info().copiedStreams > 0)
         m_notes.push_back("an image sequence holds no audio: the audio is left out");

@@ -1,6 +1,9 @@
 #pragma once
 // The image-sequence ClipWriter (private to core/video; ClipWriter::open makes it).
 
+#include <memory>
+
+#include "core/io/pending_temporaries.h"
 #include "core/video/clip_writer.h"
 
 namespace uot {
@@ -16,6 +19,7 @@ public:
 private:
     std::string m_pattern;
     std::string m_folder;  // the temporary folder beside the output
+    std::unique_ptr<PendingTemporary> m_pendingFolder;  // removed with its frames on a signal
     long long m_firstNumber = 1;
     long long m_written = 0;
     ClipWriteOptions m_options;

@@ -1,9 +1,10 @@
 // Atomic, safe file output (core/io/atomic_file.h): the creation primitive
 // never follows or reuses an existing name, the longest legal file name can be
-// written, the old file's mode is kept under overwrite, a symbolic link at the
-// destination is refused, concurrent writers without overwrite cannot replace
-// each other, and no temporary file is left behind, not even by a SIGTERM or
-// Ctrl-C between the write and the rename (pending_temporaries.h). Qt Test.
+// written (one byte more is refused before any work), the old file's mode is
+// kept under overwrite, a symbolic link at the destination is refused,
+// concurrent writers without overwrite cannot replace each other, and no
+// temporary file is left behind, not even by a SIGTERM or Ctrl-C between the
+// write and the rename (pending_temporaries.h). Qt Test.
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -73,8 +74,9 @@ class TestAtomicFile : public QObject {
     Q_OBJECT
 private slots:
     // A signal between the temporary file's creation and its rename: the
-    // pending file is deleted and the process still ends by that signal; a file
-    // whose registration ended (renamed into place) is kept.
+    // pending file (and a pending folder of frames, with its files) is deleted
+    // and the process still ends by that signal; a file whose registration
+    // ended (renamed into place) is kept.
     void aSignalRemovesPendingTemporaries_data()
     {
         QTest::addColumn<int>("signal");
@@ -87,6 +89,7 @@ private slots:
         QFETCH(int, signal);
         const fs::path pending = tempDir() / (std::string(kTemporaryPrefix) + "pending" + std::to_string(signal));
         const fs::path finished = tempDir() / ("finished" + std::to_string(signal));
+        const fs::path pendingFolder = tempDir() / (std::string(kTemporaryPrefix) + "frames" + std::to_string(signal));
         const pid_t child = ::fork();
         QVERIFY(child >= 0);
         if (child == 0) {
@@ -97,6 +100,9 @@ private slots:
             std::ofstream(finished) << "a whole image";
             { const PendingTemporary done(finished.string()); }
             const PendingTemporary stillPending(pending.string());
+            fs::create_directory(pendingFolder);
+            for (const char* frame : {"f_00001.png", "f_00002.png"}) std::ofstream(pendingFolder / frame) << "a frame";
+            const PendingTemporary framesPending(pendingFolder.string(), PendingKind::FolderOfFiles);
             std::raise(signal);
             ::_exit(0);  // not reached: the signal ends the process
         }
@@ -104,11 +110,13 @@ private slots:
         QCOMPARE(::waitpid(child, &status, 0), child);
         QVERIFY(WIFSIGNALED(status));
         QCOMPARE(WTERMSIG(status), signal);
-        const bool removed = !fs::exists(pending), kept = fs::exists(finished);
+        const bool removed = !fs::exists(pending), kept = fs::exists(finished), folderRemoved = !fs::exists(pendingFolder);
         fs::remove(pending);
         fs::remove(finished);
+        fs::remove_all(pendingFolder);
         QVERIFY2(removed, pending.c_str());
         QVERIFY(kept);
+        QVERIFY2(folderRemoved, pendingFolder.c_str());
     }
 
     void initTestCase() { ::umask(022); }
@@ -155,6 +163,9 @@ void TestAtomicFile::writesTheLongestLegalName()
     writeFileAtomically(p.string(), "long", 4, {});
     QCOMPARE(readText(p), std::string("long"));
     fs::remove(p);
+    // One byte more: refused by the check made before any work (not when the finished file is moved).
+    const fs::path tooLong = tempDir() / (std::string(252, 'L') + ".png");
+    UOT_QVERIFY_THROWS_WITH(checkWritableDestination(tooLong.string()), "256 bytes long, above the 255");
 }
 
 void TestAtomicFile::keepsTheModeUnderOverwrite()

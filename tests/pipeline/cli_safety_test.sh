@@ -117,6 +117,14 @@ check "[ $rc -eq 0 ] && \"$py\" -c \"import json; json.loads(open('rc.json', 'rb
 check "[ $rc -eq 2 ] && grep -q 'x.gif' err.txt" "recolor: an unwritable extension is refused before reading"
 "$uot" recolor missing.jpg "$ref" -o nodir/x.png $small 2>err.txt; rc=$?
 check "[ $rc -eq 1 ] && grep -q \"folder 'nodir' does not exist\" err.txt" "recolor: a missing output folder is refused before reading"
+long=$(printf 'L%.0s' $(seq 252))
+"$uot" recolor missing.jpg "$ref" -o "$long.png" $small 2>err.txt; rc=$?
+check "[ $rc -eq 1 ] && grep -q '256 bytes long, above the 255' err.txt" \
+  "recolor: an output name above the file system's limit is refused before reading"
+mkdir longin; cp "$samples/home.jpg" "longin/$(printf 'L%.0s' $(seq 246)).jpg"
+"$uot" batch "$ref" longin --out-dir o_long $small 2>err.txt; rc=$?
+check "[ $rc -eq 1 ] && grep -q '_recolored.jpg: the file name is 260 bytes long' err.txt && ! grep -q 'into place' err.txt" \
+  "batch: an output name above the file system's limit fails its item before any work"
 mkdir isdir.png
 "$uot" recolor missing.jpg "$ref" -o isdir.png --overwrite $small 2>err.txt; rc=$?
 check "[ $rc -eq 1 ] && grep -q 'is a folder' err.txt" "recolor: an output that is a folder is refused before reading"
@@ -182,6 +190,14 @@ check "[ $rc_nan -eq 1 ] && [ $rc_trunc -eq 1 ] && [ $rc_warm -eq 1 ]" \
 "$uot" solve --cost C_huge.npy --a a.npy --b b.npy --out-dir o_huge --solver log --eps 1e-3 >/dev/null 2>err.txt; rc=$?
 check "[ $rc -eq 5 ] && grep -q 'already in use' err.txt && ! grep -q 'Use the log-domain solver' err.txt" \
   "solve: a numerical stop of the log-domain solver does not advise the log-domain solver"
+
+# --solver auto's automatic eps schedule is left out where halves would need more stages than
+# a schedule may have: eps far below the costs, or one huge cost, is solved (exit 6: not
+# converged at eps 1e-300), not refused with a message about a schedule nobody asked for.
+"$uot" solve $solve --out-dir o_tiny --eps 1e-300 >/dev/null 2>err.txt; rc=$?
+check "[ $rc -eq 6 ] && ! grep -q 'eps schedule' err.txt" "solve --eps 1e-300: not converged (exit 6), no eps-schedule refusal (exit $rc)"
+"$uot" solve --cost C_huge.npy --a a.npy --b b.npy --out-dir o_huge_auto >/dev/null 2>err.txt; rc=$?
+check "[ $rc -eq 0 ] && ! grep -q 'eps schedule' err.txt" "solve: one cost of 1.7e308 with --solver auto is solved, not refused for its schedule (exit $rc)"
 
 # Palette size: one maximum, the same in --help and in every check.
 "$uot" recolor "$samples/home.jpg" "$ref" -o p.png --palette-size 65537 2>err1.txt; rc1=$?

@@ -82,5 +82,11 @@ if command -v ffmpeg > /dev/null; then
   ffmpeg -loglevel error -i "$tmp/greyout/fruits_recolored.jpg" -f rawvideo -pix_fmt rgb24 "$tmp/greyb.rgb"
   check "[ $rc -eq 0 ] && python3 -c \"import sys; d=open(sys.argv[1],'rb').read(); sys.exit(max(max(d[i:i+3])-min(d[i:i+3]) for i in range(0,len(d),3))>6)\" '$tmp/greyb.rgb'" \
     "batch --color-intensity 0 gives grey pixels (JPEG: within 6)"
+  # A clip with no video stream is refused with exit 1, and the opened file is released
+  # (the ASan flavour runs this script: a leak is reported by LeakSanitizer on stderr).
+  ffmpeg -loglevel error -f lavfi -i anullsrc=r=8000:cl=mono -t 0.2 -c:a aac "$tmp/audio_only.mp4"
+  "$uot" recolor "$tmp/audio_only.mp4" "$samples/starry_night.jpg" -o "$tmp/clip.mp4" $small 2>"$tmp/err.txt"; rc=$?
+  check "[ $rc -eq 1 ] && grep -q 'holds no video stream' '$tmp/err.txt' && ! grep -q 'LeakSanitizer' '$tmp/err.txt'" \
+    "a clip without a video stream: exit 1, said so, nothing leaked"
 fi
 exit $fail

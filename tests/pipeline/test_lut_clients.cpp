@@ -288,6 +288,11 @@ private slots:
         QTest::newRow("not .cube or .png") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.gif"} << 2 << "must end in .cube";
         QTest::newRow("bad Hald level") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.png", "--hald-level", "9"} << 2
                                         << "from 4 to 8";
+        // An option of the other kind of LUT file is refused, not ignored (a bad value used to pass).
+        QTest::newRow("--size for a Hald CLUT") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.png", "--size", "1000"} << 2
+                                                << "is a Hald CLUT (.png), sized by --hald-level";
+        QTest::newRow("--hald-level for a .cube") << QStringList{"{src}", "{ref}", "-o", "{dir}/x.cube", "--hald-level", "0"}
+                                                  << 2 << "applies to a Hald CLUT";
         QTest::newRow("output is the source") << QStringList{"{dir}/s.cube", "{ref}", "-o", "{dir}/s.cube"} << 2
                                               << "is one of this command's images";
         QTest::newRow("missing folder") << QStringList{"{src}", "{ref}", "-o", "{dir}/none/x.cube"} << 1 << "does not exist";
@@ -328,6 +333,10 @@ private slots:
                                       "--export-lut-size", "20"} + kQuick);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.output.contains("17, 33 or 65"), qPrintable(r.output));
+        r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/x.png",
+                                  "--export-lut-size", "0"} + kQuick);  // a Hald CLUT has no --export-lut-size
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.output.contains("is a Hald CLUT (.png), written at level 8"), qPrintable(r.output));
         r = run(kUot, QStringList{"recolor", src, ref, "-o", dir + "/out.png", "--export-lut", dir + "/out.png"} + kQuick);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.output.contains("one of this command's images"), qPrintable(r.output));

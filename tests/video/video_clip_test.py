@@ -18,7 +18,8 @@ are read back through ffmpeg, not through the program.
   cancel     SIGINT / SIGTERM during the frames: exit 130 / 143, no output, no
              temporary file; SIGKILL: no output under its name
   corrupt    a damaged frame in a video and a truncated frame in a sequence stop
-             the work with a message naming the frame; nothing is written
+             the work with a message naming the frame; nothing is written; a
+             Matroska file cut short is read to its end with a note saying so
   device     --device for clips: cpu maps on the CPU; gpu maps on the GPU where one
              is usable, else exits 4 before anything is written (as for photos);
              auto says where the look was solved and the frames mapped, and why
@@ -220,6 +221,7 @@ def case_cancel(tmp):
     proc.wait(60)
     check([n for n in os.listdir(f"{tmp}/seq") if not n.startswith(".uot-tmp-")] == [],
           "sequence, SIGINT: no frame under the output's names")
+    check(leftovers(f"{tmp}/seq") == [], f"sequence, SIGINT: no temporary folder of frames left ({leftovers(f'{tmp}/seq')})")
 
 
 def corrupt_packet(src, dst, frame):
@@ -251,6 +253,17 @@ def case_corrupt(tmp):
     r = uot_run("recolor", f"{tmp}/in/f_%02d.png", REF, "-o", f"{tmp}/seq.mp4", *QUICK)
     check(r.returncode == 1 and "frame 5:" in r.stderr and not os.path.exists(f"{tmp}/seq.mp4"),
           f"a truncated frame 5 of a sequence is named, nothing written ({r.stderr.strip()[-200:]})")
+    # A Matroska file cut in half reads to its end without an error (no frame count in the
+    # container): the declared duration against the last packet's end tells; the whole file does not.
+    whole = testsrc_clip(f"{tmp}/whole.mkv", seconds=4, audio=False)
+    data = open(whole, "rb").read()
+    open(f"{tmp}/half.mkv", "wb").write(data[: len(data) // 2])
+    for name, truncated in (("half", True), ("whole", False)):
+        r = uot_run("recolor", f"{tmp}/{name}.mkv", REF, "-o", f"{tmp}/{name}_out.mkv", "--json", *QUICK)
+        notes = json.loads(r.stdout).get("notes", []) if r.returncode == 0 else []
+        says = any("may be truncated" in n for n in notes)
+        check(r.returncode == 0 and says == truncated,
+              f"{name}.mkv: {'a' if truncated else 'no'} note that the file may be truncated ({notes}; {r.stderr.strip()[-200:]})")
 
 
 def case_device(tmp):
