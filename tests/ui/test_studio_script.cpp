@@ -1,7 +1,8 @@
 // The scriptable start of `uot-studio`, run as a separate process on the
 // offscreen platform: --source --reference --run --screenshot --size --quit
 // writes a non-empty screenshot of the requested size and exits with 0; a
-// missing file exits non-zero with a message.
+// missing file exits non-zero with a message; a screenshot that cannot be
+// written is refused before the run.
 
 #include <QDir>
 #include <QFile>
@@ -106,8 +107,8 @@ private slots:
     {
         QProcess studio;
         studio.setProcessEnvironment(environment());
-        studio.start(kStudio, {"--source", kSamples + "/home.jpg", "--max-pixels", "1000",
-                               "--run", "--quit"});
+        studio.start(kStudio, {"--source", kSamples + "/home.jpg", "--reference", kSamples + "/starry_night.jpg",
+                               "--max-pixels", "1000", "--run", "--quit"});
         QVERIFY(studio.waitForFinished(60000));
         QVERIFY(studio.exitCode() != 0);
         const QByteArray error = studio.readAllStandardError();
@@ -142,6 +143,68 @@ private slots:
         QCOMPARE(studio.exitCode(), 2);
         const QByteArray error = studio.readAllStandardError();
         QVERIFY2(error.contains("symbolic link loop"), error.constData());
+    }
+
+    void unwritableScreenshotIsRefusedBeforeTheRun_data()
+    {
+        QTest::addColumn<QString>("name");      // in a fresh folder; {source}: the source's copy there
+        QTest::addColumn<QByteArray>("reason");  // a part of the message
+        QTest::newRow("missing folder") << "missing/shot.png" << QByteArray("does not exist");
+        QTest::newRow("unknown image type") << "shot.xyz" << QByteArray("'.xyz' is not an image type");
+        QTest::newRow("no extension") << "shot" << QByteArray("no extension");
+        QTest::newRow("the source itself") << "{source}" << QByteArray("refusing to overwrite");
+    }
+
+    // Refused at once (exit 2, the reason named), not after the run with no reason;
+    // nothing written, the source unchanged.
+    void unwritableScreenshotIsRefusedBeforeTheRun()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, reason);
+        QTemporaryDir dir;
+        const QString source = dir.filePath("home.jpg");
+        QVERIFY(QFile::copy(kSamples + "/home.jpg", source));
+        QFile original(source);
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        const QByteArray before = original.readAll();
+        original.close();
+        const QString shot = name == "{source}" ? source : dir.filePath(name);
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {"--source", source, "--reference", kSamples + "/starry_night.jpg", "--run",
+                               "--screenshot", shot, "--size", "640x480", "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        const QByteArray error = studio.readAllStandardError();
+        QVERIFY2(studio.exitCode() == 2, error.constData());
+        QVERIFY2(error.contains("--screenshot") && error.contains(reason), error.constData());
+        QVERIFY2(!studio.readAllStandardOutput().contains("statistics"), "the run started before the refusal");
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QCOMPARE(original.readAll(), before);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList{"home.jpg"});
+    }
+
+    void aRunWithOneImageIsRefused_data()
+    {
+        QTest::addColumn<QString>("given");
+        QTest::addColumn<QString>("action");
+        QTest::newRow("source, run") << "--source" << "--run";
+        QTest::newRow("reference, run") << "--reference" << "--run";
+        QTest::newRow("source, compare") << "--source" << "--compare";
+    }
+
+    // It waited for the missing image for ever; now it says what to give.
+    void aRunWithOneImageIsRefused()
+    {
+        QFETCH(QString, given);
+        QFETCH(QString, action);
+        QProcess studio;
+        studio.setProcessEnvironment(environment());
+        studio.start(kStudio, {given, kSamples + "/home.jpg", action, "--quit"});
+        QVERIFY(studio.waitForFinished(60000));
+        const QByteArray error = studio.readAllStandardError();
+        QVERIFY2(studio.exitCode() == 2, error.constData());
+        QVERIFY2(error.contains("needs both --source and --reference"), error.constData());
     }
 
     void missingFileFailsWithAMessage()
