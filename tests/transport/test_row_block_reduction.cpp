@@ -148,6 +148,27 @@ private:
     std::multiset<std::size_t> m_pausedLengths;
 };
 
+// The two iterations the row-block tests run: plain, and TI with auto relaxation.
+void addIterationModeRows()
+{
+    QTest::addColumn<int>("mode");
+    QTest::newRow("plain") << static_cast<int>(IterationMode::Plain);
+    QTest::newRow("translation-invariant, auto relaxation") << static_cast<int>(IterationMode::TranslationInvariant);
+}
+
+// fp64, one thread, `mode` (relaxed automatically unless plain), to `tolerance`.
+SolveOptions rowBlockOptions(IterationMode mode, double tolerance, int maxIterations)
+{
+    SolveOptions options;
+    options.precision = Precision::Fp64;
+    options.mode = mode;
+    options.acceleration = mode == IterationMode::Plain ? Acceleration::None : Acceleration::Auto;
+    options.tolerance = tolerance;
+    options.threads = 1;
+    options.maxIterations = maxIterations;
+    return options;
+}
+
 // An m x n float64 problem with costs in [0, 1), a near 1 in all and b near 1.3.
 struct RandomDenseProblem {
     RandomDenseProblem(std::size_t m, std::size_t n, unsigned seed, double eps) : cost(m * n), a(m), b(n)
@@ -411,9 +432,7 @@ private slots:
 
     void theReportsExtraRowPassIsOutsideTheTimedWaits_data()
     {
-        QTest::addColumn<int>("mode");
-        QTest::newRow("plain") << static_cast<int>(IterationMode::Plain);
-        QTest::newRow("translation-invariant, auto relaxation") << static_cast<int>(IterationMode::TranslationInvariant);
+        addIterationModeRows();
     }
 
     // A converged solve ends with one row pass for the report's row marginal, outside
@@ -424,13 +443,7 @@ private slots:
         QFETCH(int, mode);
         constexpr std::size_t m = 23, n = 17;
         const RandomDenseProblem random(m, n, 7, 0.05);
-        SolveOptions options;
-        options.precision = Precision::Fp64;
-        options.mode = static_cast<IterationMode>(mode);
-        options.acceleration = options.mode == IterationMode::Plain ? Acceleration::None : Acceleration::Auto;
-        options.tolerance = 1e-10;
-        options.threads = 1;
-        options.maxIterations = 5000;
+        const SolveOptions options = rowBlockOptions(static_cast<IterationMode>(mode), 1e-10, 5000);
         PauseCountingBlocks blocks;
         RowBlock where;
         where.allA = random.a;
@@ -444,9 +457,7 @@ private slots:
 
     void rowsMovedAtTheChecksKeepTheIterates_data()
     {
-        QTest::addColumn<int>("mode");
-        QTest::newRow("plain") << static_cast<int>(IterationMode::Plain);
-        QTest::newRow("translation-invariant, auto relaxation") << static_cast<int>(IterationMode::TranslationInvariant);
+        addIterationModeRows();
     }
 
     void rowsMovedAtTheChecksKeepTheIterates()
@@ -457,14 +468,8 @@ private slots:
         const RandomDenseProblem random(m, n, 11, 0.02);
         const UotProblem& problem = random.problem;
         const std::vector<double>& a = random.a;
-        SolveOptions options;
-        options.precision = Precision::Fp64;
-        options.mode = static_cast<IterationMode>(mode);
-        options.acceleration = options.mode == IterationMode::Plain ? Acceleration::None : Acceleration::Auto;
-        options.tolerance = 1e-11;
-        options.threads = 1;
+        SolveOptions options = rowBlockOptions(static_cast<IterationMode>(mode), 1e-11, 20000);
         options.checkEvery = 2;
-        options.maxIterations = 20000;
         const SolveResult single = FusedSolver().solve(problem, options, SolveControl{});
         QVERIFY(single.converged);
         QVERIFY2(single.iterations > 8, "the solve must reach the script's last check");
