@@ -324,11 +324,12 @@ int runClipLut(const ArgParser& parser)
         std::ostringstream o;
         o << "{\"output\": " << jsonString(output) << ", \"size\": " << look.lutSize << ", \"clip\": "
           << jsonString(input) << ", \"frames\": " << info.frameCount << ", \"look\": " << lookJson(clipLook, look.lutSize)
-          << ", \"seconds\": " << jsonNumber(seconds) << "}\n";
+          << ", \"seconds\": " << jsonNumber(seconds) << ", \"notes\": " << notesJson(info.notes) << "}\n";
         std::printf("%s", o.str().c_str());
     } else if (!cli.quiet) {
         std::fprintf(stderr, "wrote %s (%d^3 LUT, the look of %s: %s) in %.2f s\n", output.c_str(), look.lutSize,
                      input.c_str(), describeClip(info).c_str(), seconds);
+        for (const std::string& note : info.notes) std::fprintf(stderr, "uot lut: note: %s\n", note.c_str());
     }
     return kExitOk;
 }

@@ -264,6 +264,13 @@ def case_corrupt(tmp):
         says = any("may be truncated" in n for n in notes)
         check(r.returncode == 0 and says == truncated,
               f"{name}.mkv: {'a' if truncated else 'no'} note that the file may be truncated ({notes}; {r.stderr.strip()[-200:]})")
+        # The clip's look as a LUT says it too.
+        r = uot_run("lut", f"{tmp}/{name}.mkv", REF, "-o", f"{tmp}/{name}.cube", "--json", *QUICK)
+        notes = json.loads(r.stdout).get("notes", []) if r.returncode == 0 else []
+        says = any("may be truncated" in n for n in notes)
+        check(r.returncode == 0 and says == truncated,
+              f"uot lut {name}.mkv: {'a' if truncated else 'no'} note that the file may be truncated ({notes}; "
+              f"{r.stderr.strip()[-200:]})")
 
 
 def case_device(tmp):
