@@ -8,7 +8,8 @@ gpu/) are reached only through core/registry, so nothing above them includes
 them; Qt stays out of core/ and gpu/, OpenCV out of everything but image I/O,
 CUDA headers out of everything but gpu/, MPI out of everything but app/mpi.
 Within ui/, only the studio session (with the worker and the jobs it runs, and
-what they measure) and the parameter schema's adapters include core/: the other
+what they measure), the parameter schema's adapters and the scripted screenshot's
+writer (which writes through core/io) include core/: the other
 ui files are views, which reach core through the session's headers and include
 no core/ header but the parameter schema's (core/params). tests/ and bench/ may
 include anything.
@@ -60,7 +61,8 @@ UNCHECKED = ("tests/", "bench/", "build")
 UI_VIEW_CORE = {"core/params"}
 UI_SESSION = ("ui/studio_session", "ui/clip_model", "ui/solve_worker", "ui/studio_jobs", "ui/pipeline_jobs", "ui/lut_job",
               "ui/machine_peaks", "ui/progress_estimate", "ui/cache_simulation.",
-              "ui/studio_parameters", "ui/studio_save_options", "ui/parameter_reader", "ui/settings_library")
+              "ui/studio_parameters", "ui/studio_save_options", "ui/parameter_reader", "ui/settings_library",
+              "ui/screenshot_file")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh"}

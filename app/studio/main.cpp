@@ -13,14 +13,12 @@
 // this machine does not have).
 
 #include <QApplication>
-#include <QBuffer>
 #include <QComboBox>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
-#include <QImageWriter>
 #include <QLabel>
 #include <QPixmap>
 #include <QTableWidget>
@@ -31,13 +29,12 @@
 #include <functional>
 #include <memory>
 
-#include "core/io/atomic_file.h"
-#include "core/transport/uot_error.h"
 #include "ui/pipeline_jobs.h"
 #include "ui/comparison_view.h"
 #include "ui/main_window.h"
 #include "ui/mask_editor.h"
 #include "ui/scopes_dock.h"
+#include "ui/screenshot_file.h"
 #include "ui/statistics_panel.h"
 #include "ui/studio_parameters.h"
 
@@ -61,48 +58,10 @@ struct Script {
     QString exportClip;           // --export-clip OUT
 };
 
-// --screenshot FILE: replaced if it exists, never one of the images the script opens.
-uot::AtomicWriteOptions screenshotWriteOptions(const Script& script)
+// --screenshot FILE is never one of the images the script opens.
+QStringList openedImages(const Script& script)
 {
-    uot::AtomicWriteOptions options;
-    for (const QString& image : QStringList{script.source, script.reference} + script.extraReferences)
-        if (!image.isEmpty()) options.protectedPaths.push_back(image.toStdString());
-    options.protectedHint = "choose another name for the screenshot";
-    return options;
-}
-
-// What is wrong with writing the screenshot to `path` (its image type, its folder,
-// its name), or empty: checked before anything runs.
-QString screenshotProblem(const QString& path, const uot::AtomicWriteOptions& options)
-{
-    const QByteArray type = QFileInfo(path).suffix().toLower().toLatin1();
-    if (type.isEmpty()) return "the name has no extension to tell the image type: end it with .png or .jpg";
-    if (!QImageWriter::supportedImageFormats().contains(type))
-        return QString("'.%1' is not an image type this build can write: end the name with .png or .jpg")
-            .arg(QString::fromLatin1(type));
-    try {
-        uot::checkWritableDestination(path.toStdString(), options);
-    } catch (const uot::Error& error) {
-        return QString::fromStdString(error.what());
-    }
-    return {};
-}
-
-// Encodes `shot` by the name's image type and writes it atomically; the reason when it fails.
-QString saveScreenshot(const QPixmap& shot, const QString& path, const uot::AtomicWriteOptions& options)
-{
-    if (shot.isNull()) return "the window could not be grabbed";
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    QImageWriter writer(&buffer, QFileInfo(path).suffix().toLower().toLatin1());
-    if (!writer.write(shot.toImage())) return writer.errorString();
-    try {
-        uot::writeFileAtomically(path.toStdString(), bytes.constData(), static_cast<std::size_t>(bytes.size()), options);
-    } catch (const uot::Error& error) {
-        return QString::fromStdString(error.what());
-    }
-    return {};
+    return QStringList{script.source, script.reference} + script.extraReferences;
 }
 
 // Runs the scripted steps one after the other, each started by the signal that
@@ -272,7 +231,8 @@ private:
         QTimer::singleShot(300, &m_window, [this] {
             printFigures();
             const QPixmap shot = m_window.grab();
-            if (const QString problem = saveScreenshot(shot, m_script.screenshot, screenshotWriteOptions(m_script));
+            if (const QString problem =
+                    uot::ui::writeScreenshotFile(shot.toImage(), m_script.screenshot, openedImages(m_script));
                 !problem.isEmpty()) {
                 std::fprintf(stderr, "uot-studio: could not write the screenshot %s: %s\n",
                              qPrintable(m_script.screenshot), qPrintable(problem));
@@ -517,7 +477,7 @@ int main(int argc, char** argv)
         return 2;
     }
     if (!script.screenshot.isEmpty()) {
-        if (const QString problem = screenshotProblem(script.screenshot, screenshotWriteOptions(script));
+        if (const QString problem = uot::ui::screenshotFileProblem(script.screenshot, openedImages(script));
             !problem.isEmpty()) {
             std::fprintf(stderr, "uot-studio: --screenshot %s: %s\n", qPrintable(script.screenshot), qPrintable(problem));
             return 2;
