@@ -105,7 +105,7 @@ void SharedRowChunks::barrier()
     MPI_Ibarrier(m_node, &request);
     // Before the first pass it is the set-up's (the kernel placed in the shared
     // memory), not a wait of the iteration loop.
-    if (m_passesStarted) {
+    if (m_passes > 0) {
         m_waits.waitFor(request);
     } else {
         const UntimedWaits setUp(&m_waits);
@@ -116,9 +116,8 @@ void SharedRowChunks::barrier()
 
 void SharedRowChunks::startPass()
 {
-    m_passesStarted = true;
+    ++m_passes;  // first: this pass's barrier is a wait of the loop (barrier())
     barrier();
-    ++m_passes;
     // This pass counts on the counters of set m_passes % 2; the other set was the
     // last pass's, which every rank has finished: it is reset for the next pass,
     // whose barrier comes after.

@@ -59,7 +59,6 @@ private:
     std::vector<std::size_t> m_blocks;
     int m_nodeRank = 0, m_nodeSize = 1;
     std::uint64_t m_taken = 0, m_stolen = 0, m_passes = 0;
-    bool m_passesStarted = false;  // the barriers' waits count in the loop's once passes start
 };
 
 }  // namespace uot::mpi

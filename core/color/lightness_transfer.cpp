@@ -5,7 +5,6 @@
 #include <future>
 #include <numeric>
 
-#include "core/color/color_map_inline.h"
 #include "core/color/palette_distance.h"
 #include "core/transport/uot_error.h"
 
@@ -32,6 +31,8 @@ std::vector<double> boundedSlopeFit(const std::vector<double>& x, const std::vec
     // box: converges to the minimum of this convex quadratic over the box.
     const double minStep = minSlope * step, maxStep = maxSlope * step;
     std::vector<double> s(n - 1, std::clamp(step, minStep, maxStep)), r(m);
+    // d y(x_p) / d s_j: 0 below the point's cell, its position f in it, 1 above.
+    const auto along = [&](std::size_t p, std::size_t j) { return cell[p] > j ? 1.0 : (cell[p] == j ? frac[p] : 0.0); };
     const auto value = [&](std::size_t p) {
         double y = 0;
         for (std::size_t j = 0; j < cell[p]; ++j) y += s[j];
@@ -46,17 +47,16 @@ std::vector<double> boundedSlopeFit(const std::vector<double>& x, const std::vec
         for (double& v : r) v -= offset;
         moved = std::abs(offset);
         for (std::size_t j = 0; j + 1 < n; ++j) {
-            // d y(x_p) / d s_j: 0 below the cell, f in it, 1 above.
             double num = 0, den = 0;
             for (std::size_t p = 0; p < m; ++p) {
-                const double g = cell[p] > j ? 1.0 : (cell[p] == j ? frac[p] : 0.0);
+                const double g = along(p, j);
                 num += g * r[p], den += g * g;
             }
             if (!(den > 0)) continue;
             const double next = std::clamp(s[j] + num / den, minStep, maxStep), delta = next - s[j];
             if (delta == 0) continue;
             s[j] = next;
-            for (std::size_t p = 0; p < m; ++p) r[p] -= delta * (cell[p] > j ? 1.0 : (cell[p] == j ? frac[p] : 0.0));
+            for (std::size_t p = 0; p < m; ++p) r[p] -= delta * along(p, j);
             moved = std::max(moved, std::abs(delta));
         }
         if (moved <= 1e-9 * (1 + maxStep)) break;
@@ -100,14 +100,11 @@ void transferLightness(DisplacementLut& lut, WorkingSpace space, const MapBounds
 
 double paletteDistanceThrough(const DisplacementLut& lut, const Palette& source, const Palette& reference)
 {
-    std::vector<double> mapped(source.points.size());
-    for (std::size_t k = 0; k < source.size(); ++k) {
-        const float c[3] = {static_cast<float>(source.points[3 * k]), static_cast<float>(source.points[3 * k + 1]),
-                            static_cast<float>(source.points[3 * k + 2])};
-        float d[3];
-        color_detail::lutLookupRaw(lut.values.data(), lut.size, lut.lo, lut.step, c, d);
-        for (int i = 0; i < 3; ++i) mapped[3 * k + i] = static_cast<double>(c[i]) + d[i];
-    }
+    const std::vector<float> colors(source.points.begin(), source.points.end());
+    std::vector<float> displacement(colors.size());
+    applyDisplacementLut(lut, colors.data(), source.size(), displacement.data(), 1);
+    std::vector<double> mapped(colors.size());
+    for (std::size_t i = 0; i < colors.size(); ++i) mapped[i] = static_cast<double>(colors[i]) + displacement[i];
     return slicedPaletteDistance(mapped, source.weights, reference.points, reference.weights);
 }
 

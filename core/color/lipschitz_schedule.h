@@ -23,7 +23,7 @@ struct LipschitzSchedule {
     // The later sweeps repeat sweep `opening`'s levels every `period` levels: edge e of
     // sweep s >= opening comes at level laterLevel[e] + period * (s - opening), where
     // `period` exceeds every node's spread of levels in one sweep. The edges grouped by
-    // laterLevel % period: group r is laterEdges[groupStart[r] .. groupStart[r + 1]) with
+    // laterLevel % period: group r is groupEdges[groupStart[r] .. groupStart[r + 1]) with
     // their levels in groupLevels, ascending.
     int period = 1;
     std::vector<std::uint32_t> laterLevel;

@@ -47,8 +47,10 @@ double slicedPaletteDistance(const std::vector<double>& a, const std::vector<dou
 {
     if (a.size() != 3 * aWeights.size() || b.size() != 3 * bWeights.size())
         throw Error(ErrorCode::InvalidArgument, "slicedPaletteDistance: need 3 coordinates per weight");
-    const double ta = std::accumulate(aWeights.begin(), aWeights.end(), 0.0, [](double s, double w) { return s + std::max(w, 0.0); });
-    const double tb = std::accumulate(bWeights.begin(), bWeights.end(), 0.0, [](double s, double w) { return s + std::max(w, 0.0); });
+    const auto positiveTotal = [](const std::vector<double>& w) {
+        return std::accumulate(w.begin(), w.end(), 0.0, [](double s, double x) { return s + std::max(x, 0.0); });
+    };
+    const double ta = positiveTotal(aWeights), tb = positiveTotal(bWeights);
     if (!(ta > 0) || !(tb > 0)) return 0;
     const double r2 = 1 / std::sqrt(2.0), r3 = 1 / std::sqrt(3.0);
     static const std::array<std::array<double, 3>, 13> directions = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1},
