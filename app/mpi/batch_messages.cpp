@@ -110,6 +110,19 @@ Bytes packShareEnd(const ShareEnd& end)
     return w.take();
 }
 
+Bytes packClaim(std::uint64_t index)
+{
+    Writer w;
+    w.put(index);
+    return w.take();
+}
+
+std::uint64_t unpackClaim(const Bytes& bytes)
+{
+    Reader r(bytes);
+    return r.get<std::uint64_t>();
+}
+
 ShareEnd unpackShareEnd(const Bytes& bytes)
 {
     Reader r(bytes);
@@ -127,7 +140,6 @@ Bytes packShares(std::uint64_t total, const std::vector<SharedInput>& inputs)
     w.put(static_cast<std::uint64_t>(inputs.size()));
     for (const SharedInput& s : inputs) {
         w.put(s.index);
-        w.put(static_cast<std::int32_t>(s.owner));
         w.put(static_cast<std::uint8_t>((s.input.fromFolder ? 1 : 0) | (s.clip ? 2 : 0)));
         w.put(s.input.path);
     }
@@ -143,7 +155,6 @@ std::vector<SharedInput> unpackShares(const Bytes& bytes, std::uint64_t& total)
     for (std::uint64_t i = 0; i < count; ++i) {
         SharedInput s;
         s.index = r.get<std::uint64_t>();
-        s.owner = r.get<std::int32_t>();
         const auto kinds = r.get<std::uint8_t>();
         s.input.fromFolder = (kinds & 1) != 0;
         s.clip = (kinds & 2) != 0;

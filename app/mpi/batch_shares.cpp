@@ -26,26 +26,18 @@ std::uint64_t headerPixelCount(const std::string& path)
     return header.sizeKnown() ? header.width * header.height : 0;
 }
 
-std::vector<int> assignByWork(const std::vector<std::uint64_t>& work, int ranks)
+std::vector<std::size_t> largestFirst(const std::vector<std::uint64_t>& work)
 {
     const std::size_t n = work.size();
     std::uint64_t knownSum = 0, known = 0;
     for (const std::uint64_t w : work)
         if (w > 0) knownSum += w, ++known;
     const std::uint64_t unknown = known > 0 ? std::max<std::uint64_t>(1, knownSum / known) : 1;
-    std::vector<std::uint64_t> weight(n);
-    for (std::size_t i = 0; i < n; ++i) weight[i] = work[i] > 0 ? work[i] : unknown;
+    const auto weight = [&](std::size_t i) { return work[i] > 0 ? work[i] : unknown; };
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
-    std::vector<std::uint64_t> load(static_cast<std::size_t>(std::max(ranks, 1)), 0);
-    std::vector<int> owner(n, 0);
-    for (const std::size_t i : order) {
-        const auto least = std::min_element(load.begin(), load.end());  // the first of equal loads: the lower rank
-        owner[i] = static_cast<int>(least - load.begin());
-        *least += weight[i];
-    }
-    return owner;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight(a) > weight(b); });
+    return order;
 }
 
 int threadsPerLocalRank(int requested, int hardwareThreads, int localRanks)

@@ -1,16 +1,20 @@
 // `uot-mpi batch`: rank 0 plans the whole batch (prepareBatch: the refusals,
-// the skips and the output names, as `uot batch`), splits the inputs still to
-// do over the ranks by pixel count (batch_shares.h; a clip weighs its frames x
-// pixels, clip_work.h) and sends each rank its share; every rank runs the batch
-// engine (runBatch) on its images, with its node's GPU when it has one
-// (local_gpu.h), then each of its clips whole through the clip path of `uot
-// batch` (cli::runClipBatch), and sends each finished item to rank 0 as it
-// ends. Rank 0 prints the progress and, once every rank's share has ended, the
-// report and exit code of `uot batch` (batch_options.h). A rank that
-// sends nothing for --timeout seconds is reported as lost with the files it
-// did not finish (failed: "rerun the batch"), and the job stops (MPI_Abort with
-// the batch's exit code): finished outputs are complete files (written
-// atomically), so a rerun skips them and does only what is missing.
+// the skips and the output names, as `uot batch`) and sends every rank the
+// inputs still to do, the images and then the clips, each largest first (pixel
+// count; a clip weighs its frames x pixels, clip_work.h). The ranks take them
+// one at a time as each becomes free, by tickets from two counters they share
+// (images, clips: batch_shares.h, shared_counters.h), so that they end
+// together whatever each file costs. Every rank runs the batch engine (runBatch)
+// over the images, doing those it takes (BatchControl::claim), with its node's
+// GPU when it has one (local_gpu.h), then the clips it takes, each whole through
+// the clip path of `uot batch` (cli::runClipBatch); it tells rank 0 each input
+// it takes and each finished item. Rank 0 prints the progress and, once every
+// rank's share has ended, the report and exit code of `uot batch`
+// (batch_options.h). A rank that sends nothing for --timeout seconds is reported
+// as lost with the files it took and did not finish (failed: "rerun the batch"),
+// the others having done the rest, and the job stops (MPI_Abort with the batch's
+// exit code): finished outputs are complete files (written atomically), so a
+// rerun skips them and does only what is missing.
 
 #include <mpi.h>
 
@@ -24,6 +28,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -41,6 +46,7 @@
 #include "app/mpi/collective_errors.h"
 #include "app/mpi/distributed_batch_command.h"
 #include "app/mpi/local_gpu.h"
+#include "app/mpi/shared_counters.h"
 #include "core/pipeline/batch_engine.h"
 #include "core/pipeline/batch_plan.h"
 #include "core/transport/uot_error.h"
@@ -54,6 +60,14 @@ using cli::UsageError;
 constexpr int kItemTag = 0x7b01;       // a finished item (packItem)
 constexpr int kHeartbeatTag = 0x7b02;  // nothing: "still working" (during a long image)
 constexpr int kEndTag = 0x7b03;        // the rank's share has ended (packShareEnd)
+constexpr int kClaimTag = 0x7b04;      // an input the rank has taken (packClaim)
+constexpr int kImageCounter = 0, kClipCounter = 1;  // the tickets' counters (SharedCounters)
+
+// Every MPI call a rank makes once the inputs are shared goes through this lock:
+// the rank takes its tickets on worker threads (the batched GPU path) while its
+// calling thread reports, and MPI_THREAD_SERIALIZED allows one call at a time.
+// Recursive: taking an input also reports it.
+using MpiLock = std::lock_guard<std::recursive_mutex>;
 constexpr double kHeartbeatSeconds = 1.0;
 
 void nap()
@@ -107,24 +121,39 @@ void rethrowEnd(const ShareEnd& end)
     if (end.kind == 3) throw std::runtime_error(end.message);
 }
 
-// Test hook (CTest mpi_batch): "R:N" makes rank R leave the job, as if it
-// crashed, once N of its files are finished and reported.
-std::optional<std::pair<int, std::size_t>> testExitAfter()
+// Test hook (CTest mpi_batch): "R:N" makes rank R (not 0) leave the job, as if
+// it crashed, when it takes an input once N of its files are finished and
+// reported; "R:clip" makes it take no image and leave when it takes a clip.
+struct TestExit {
+    int rank = -1;
+    std::size_t finished = 0;
+    bool onClip = false;
+};
+std::optional<TestExit> testExit()
 {
     const char* text = std::getenv("UOT_MPI_BATCH_TEST_EXIT");
     if (!text) return std::nullopt;
-    int rank = -1;
+    TestExit exit;
+    char word[8] = {};
     unsigned long count = 0;
-    if (std::sscanf(text, "%d:%lu", &rank, &count) != 2) return std::nullopt;
-    return std::make_pair(rank, static_cast<std::size_t>(count));
+    if (std::sscanf(text, "%d:%lu", &exit.rank, &count) == 2) {
+        exit.finished = static_cast<std::size_t>(count);
+        return exit;
+    }
+    if (std::sscanf(text, "%d:%4s", &exit.rank, word) == 2 && std::string(word) == "clip") {
+        exit.onClip = true;
+        return exit;
+    }
+    return std::nullopt;
 }
 
 // The messages a rank sends to rank 0, kept until MPI is done with them.
 class Outbox {
 public:
-    explicit Outbox(MPI_Comm comm) : m_comm(comm) {}
+    Outbox(MPI_Comm comm, std::recursive_mutex& mpi) : m_comm(comm), m_mpi(mpi) {}
     void send(Bytes bytes, int tag)
     {
+        const MpiLock lock(m_mpi);
         m_pending.push_back({std::move(bytes), MPI_REQUEST_NULL});
         Pending& p = m_pending.back();
         MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_CHAR, 0, tag, m_comm, &p.request);
@@ -132,6 +161,7 @@ public:
     }
     void heartbeat()
     {
+        const MpiLock lock(m_mpi);
         const double now = MPI_Wtime();
         if (now - m_lastBeat < kHeartbeatSeconds) return;
         m_lastBeat = now;
@@ -139,6 +169,7 @@ public:
     }
     void flush()
     {
+        const MpiLock lock(m_mpi);
         for (Pending& p : m_pending) waitSleeping(p.request);
         m_pending.clear();
     }
@@ -158,6 +189,7 @@ private:
         }
     }
     MPI_Comm m_comm;
+    std::recursive_mutex& m_mpi;
     std::deque<Pending> m_pending;
     double m_lastBeat = 0;
 };
@@ -165,11 +197,20 @@ private:
 // Rank 0's side: what every rank has reported.
 class Collector {
 public:
-    Collector(MPI_Comm comm, int ranks, std::size_t total, cli::BatchProgressPrinter& printer)
-        : m_comm(comm), m_results(total), m_ends(static_cast<std::size_t>(ranks)),
+    Collector(MPI_Comm comm, std::recursive_mutex& mpi, int ranks, std::size_t total,
+              cli::BatchProgressPrinter& printer)
+        : m_comm(comm), m_mpi(mpi), m_results(total), m_takenBy(total, -1), m_ends(static_cast<std::size_t>(ranks)),
           m_lastHeard(static_cast<std::size_t>(ranks), MPI_Wtime()), m_printer(printer)
     {
     }
+    // Rank `rank` has taken item `index`.
+    void taken(std::size_t index, int rank)
+    {
+        const MpiLock lock(m_mpi);
+        if (index < m_takenBy.size()) m_takenBy[index] = rank;
+    }
+    // The rank that took item `index` (-1: none).
+    int takenBy(std::size_t index) const { return m_takenBy[index]; }
     void finished(std::size_t index, const BatchItemResult& item)
     {
         m_results[index] = item;
@@ -179,6 +220,7 @@ public:
     // Receives what has arrived.
     void drain()
     {
+        const MpiLock lock(m_mpi);
         for (;;) {
             int arrived = 0;
             MPI_Status status;
@@ -193,6 +235,8 @@ public:
                 std::uint64_t index = 0;
                 BatchItemResult item = unpackItem(bytes, index);
                 if (index < m_results.size()) finished(static_cast<std::size_t>(index), item);
+            } else if (status.MPI_TAG == kClaimTag) {
+                taken(static_cast<std::size_t>(unpackClaim(bytes)), status.MPI_SOURCE);
             } else if (status.MPI_TAG == kEndTag) {
                 ended(status.MPI_SOURCE, unpackShareEnd(bytes));
             }
@@ -226,7 +270,9 @@ public:
 
 private:
     MPI_Comm m_comm;
+    std::recursive_mutex& m_mpi;
     std::vector<std::optional<BatchItemResult>> m_results;
+    std::vector<int> m_takenBy;
     std::vector<std::optional<ShareEnd>> m_ends;
     std::vector<double> m_lastHeard;
     cli::BatchProgressPrinter& m_printer;
@@ -259,23 +305,27 @@ void pollWhile(const std::function<void()>& poll, const std::function<void()>& w
     poller.join();
 }
 
-// Runs this rank's share: its images through the batch engine, then its clips
-// one at a time through `uot batch`'s clip path (pollWhile: rank 0 keeps
-// receiving, the others keep sending heartbeats). `onFinished(global
-// index, item)` and `onStage()` are called on this thread. Returns the engine's
-// summary and how the share ended.
+// Runs this rank's share: the images it takes (take(position among the images,
+// false)) through the batch engine, then the clips it takes (take(position
+// among the clips, true)) one at a time through `uot batch`'s clip path
+// (pollWhile: rank 0 keeps receiving, the others keep sending heartbeats).
+// `onFinished(global index, item)` and `onStage()` are called on this thread,
+// `take` on this thread or a worker of the engine. Returns the engine's summary
+// and how the share ended.
 BatchSummary runShare(const cli::BatchCliSettings& batch, const cli::ArgParser& parser,
-                      const std::vector<SharedInput>& share,
+                      const std::vector<SharedInput>& everyInput,
+                      const std::function<bool(std::size_t, bool)>& take,
                       const std::function<void(std::size_t, const BatchItemResult&)>& onFinished,
                       const std::function<void(std::size_t, std::size_t, const PipelineProgress&)>& onStage,
                       const std::function<void()>& poll, ShareEnd& end)
 {
     BatchSummary summary;
     std::vector<SharedInput> images, clips;
-    for (const SharedInput& s : share) (s.clip ? clips : images).push_back(s);
+    for (const SharedInput& s : everyInput) (s.clip ? clips : images).push_back(s);
     BatchInputs inputs;
     for (const SharedInput& s : images) inputs.files.push_back(s.input);
     BatchControl control;
+    control.claim = [&](std::size_t position) { return take(position, false); };
     control.onProgress = [&](const BatchProgress& p) {
         if (p.index >= images.size()) return;
         const std::size_t global = static_cast<std::size_t>(images[p.index].index);
@@ -290,7 +340,9 @@ BatchSummary runShare(const cli::BatchCliSettings& batch, const cli::ArgParser& 
         if (!images.empty()) summary = runBatch(batch.reference, inputs, batch.settings, control);
         std::error_code ec;
         if (!clips.empty()) std::filesystem::create_directories(batch.settings.outDir, ec);
-        for (const SharedInput& clip : clips) {
+        for (std::size_t position = 0; position < clips.size(); ++position) {
+            if (!take(position, true)) continue;
+            const SharedInput& clip = clips[position];
             BatchSummary one;
             pollWhile(poll, [&] { cli::runClipBatch({clip.input.path}, quiet, parser, one); });
             for (const BatchItemResult& item : one.items) onFinished(static_cast<std::size_t>(clip.index), item);
@@ -314,8 +366,9 @@ int runDistributedBatch(const std::vector<std::string>& args)
 
     cli::ArgParser parser("mpirun -np P uot-mpi batch REFERENCE INPUT... --out-dir DIR [options]",
                           cli::batchHelpSummary() +
-                              " The inputs are split over the ranks by pixel count (a clip counts its frames x pixels and "
-                              "is done whole on one rank); each rank uses its node's GPU "
+                              " The ranks take the inputs one at a time as each becomes free, the largest first (by "
+                              "pixel count; a clip counts its frames x pixels and is done whole by one rank); each rank "
+                              "uses its node's GPU "
                               "(local rank modulo the visible devices) and rank 0 writes the report of `uot batch`.");
     cli::addBatchOptions(parser, cli::BatchInputKinds::ImagesAndClips);
     cli::ParameterFlagStyle timeoutStyle;
@@ -340,7 +393,7 @@ int runDistributedBatch(const std::vector<std::string>& args)
         return cli::kExitOk;
     }
 
-    // Rank 0 plans the whole batch and gives each rank its share.
+    // Rank 0 plans the whole batch and sends every rank the inputs still to do.
     BatchPlan plan;
     Bytes shares;
     runCollectively(comm, [&] {
@@ -348,43 +401,64 @@ int runDistributedBatch(const std::vector<std::string>& args)
         const cli::BatchWork work = cli::scanBatchWork(batch);
         const BatchInputs& inputs = work.images;
         if (!inputs.files.empty() || !inputs.skipped.empty()) plan = prepareBatch(batch.reference, inputs, batch.settings);
-        std::vector<SharedInput> pending;
-        std::vector<std::uint64_t> weights;
+        std::vector<SharedInput> images, clips;
+        std::vector<std::uint64_t> imageWork, clipWork;
         for (std::size_t i = 0, f = inputs.skipped.size(); i < plan.items.size(); ++i) {
-            if (i < inputs.skipped.size()) continue;
+            if (i < inputs.skipped.size() || !plan.pending[i]) continue;
             const BatchInput& input = inputs.files[i - f];
-            if (!plan.pending[i]) continue;
-            pending.push_back({i, 0, input, false});
-            weights.push_back(headerPixelCount(input.path));
+            images.push_back({i, input, false});
+            imageWork.push_back(headerPixelCount(input.path));
         }
         // The clips after the images, as `uot batch` reports them.
         for (std::size_t k = 0; k < work.clips.size(); ++k) {
-            pending.push_back({plan.items.size() + k, 0, {work.clips[k], false}, true});
-            weights.push_back(headerClipWork(work.clips[k]));
+            clips.push_back({plan.items.size() + k, {work.clips[k], false}, true});
+            clipWork.push_back(headerClipWork(work.clips[k]));
         }
-        const std::vector<int> owners = assignByWork(weights, size);
-        for (std::size_t k = 0; k < pending.size(); ++k) pending[k].owner = owners[k];
-        shares = packShares(plan.items.size() + work.clips.size(), pending);
+        std::vector<SharedInput> everyInput;
+        for (const std::size_t k : largestFirst(imageWork)) everyInput.push_back(images[k]);
+        for (const std::size_t k : largestFirst(clipWork)) everyInput.push_back(clips[k]);
+        shares = packShares(plan.items.size() + work.clips.size(), everyInput);
     });
     std::uint64_t total = 0;
-    const std::vector<SharedInput> everyShare = unpackShares(broadcastBytes(comm, std::move(shares)), total);
-    std::vector<SharedInput> share;
-    for (const SharedInput& s : everyShare)
-        if (s.owner == rank) share.push_back(s);
-    const auto exitAfter = testExitAfter();
+    const std::vector<SharedInput> everyInput = unpackShares(broadcastBytes(comm, std::move(shares)), total);
+    const std::optional<TestExit> exitHook = testExit();
+
+    // The inputs each rank takes: a ticket of the images' or the clips' counter at a time.
+    std::recursive_mutex mpi;
+    SharedCounters counters(comm, 2);
+    TicketCursor imageTickets([&] { return counters.fetchAndIncrement(kImageCounter); });
+    TicketCursor clipTickets([&] { return counters.fetchAndIncrement(kClipCounter); });
+    std::vector<std::uint64_t> imageIndex, clipIndex;  // each list's global item indices
+    for (const SharedInput& s : everyInput) (s.clip ? clipIndex : imageIndex).push_back(s.index);
+    // Whether this rank does position `position` of the images (clip false) or of the
+    // clips; `taken(global index)` is called, under the lock, for each it does.
+    const auto takeWith = [&](const std::function<void(std::uint64_t, bool)>& taken) {
+        return [&, taken](std::size_t position, bool clip) {
+            const MpiLock lock(mpi);
+            if (!clip && exitHook && exitHook->onClip && exitHook->rank == rank) return false;
+            if (!(clip ? clipTickets : imageTickets).mine(position)) return false;
+            taken(clip ? clipIndex[position] : imageIndex[position], clip);
+            return true;
+        };
+    };
 
     if (rank != 0) {
-        Outbox outbox(comm);
+        Outbox outbox(comm, mpi);
         std::size_t finished = 0;
         ShareEnd end;
         runShare(
-            batch, parser, share,
-            [&](std::size_t index, const BatchItemResult& item) {
-                outbox.send(packItem(index, item), kItemTag);
-                if (exitAfter && exitAfter->first == rank && ++finished == exitAfter->second) {
+            batch, parser, everyInput,
+            takeWith([&](std::uint64_t index, bool clip) {
+                outbox.send(packClaim(index), kClaimTag);
+                if (exitHook && exitHook->rank == rank &&
+                    (exitHook->onClip ? clip : finished == exitHook->finished)) {
                     outbox.flush();
                     std::_Exit(9);
                 }
+            }),
+            [&](std::size_t index, const BatchItemResult& item) {
+                outbox.send(packItem(index, item), kItemTag);
+                ++finished;
             },
             [&](std::size_t, std::size_t, const PipelineProgress&) { outbox.heartbeat(); },
             [&] { outbox.heartbeat(); }, end);
@@ -399,20 +473,21 @@ int runDistributedBatch(const std::vector<std::string>& args)
         return code;
     }
 
-    // Rank 0: its own share, then what the others report.
+    // Rank 0: what it takes, and what the others report.
     if (!batch.cli.quiet) {
         if (!batch.cli.deviceNote.empty()) std::fprintf(stderr, "note: %s\n", batch.cli.deviceNote.c_str());
-        std::fprintf(stderr, "uot-mpi batch: %zu inputs over %d rank%s%s%s\n", everyShare.size(), size,
+        std::fprintf(stderr, "uot-mpi batch: %zu inputs over %d rank%s%s%s\n", everyInput.size(), size,
                      size == 1 ? "" : "s", gpuChoice.empty() ? "" : "; rank 0: ", gpuChoice.c_str());
     }
     const double start = MPI_Wtime();
     cli::BatchProgressPrinter printer(batch.cli);
-    Collector collector(comm, size, static_cast<std::size_t>(total), printer);
+    Collector collector(comm, mpi, size, static_cast<std::size_t>(total), printer);
     for (std::size_t i = 0; i < plan.items.size(); ++i)
         if (!plan.pending[i]) collector.finished(i, plan.items[i]);
     ShareEnd ownEnd;
     const BatchSummary own = runShare(
-        batch, parser, share,
+        batch, parser, everyInput,
+        takeWith([&](std::uint64_t index, bool) { collector.taken(static_cast<std::size_t>(index), 0); }),
         [&](std::size_t index, const BatchItemResult& item) {
             collector.finished(index, item);
             collector.drain();
@@ -428,29 +503,38 @@ int runDistributedBatch(const std::vector<std::string>& args)
 
     BatchSummary summary;
     summary.referenceTimings = own.referenceTimings;
-    // A lost rank's files that it did not finish: failed, to be done by a rerun.
+    // The files a lost rank took and did not finish: failed, to be done by a rerun.
     std::vector<std::size_t> unfinished;
-    for (const SharedInput& s : everyShare) {
-        std::optional<BatchItemResult>& result = collector.results()[static_cast<std::size_t>(s.index)];
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g s", timeout);
+    for (const SharedInput& s : everyInput) {
+        const std::size_t index = static_cast<std::size_t>(s.index);
+        std::optional<BatchItemResult>& result = collector.results()[index];
         if (result) continue;
         BatchItemResult item;
         item.input = s.input.path;
         item.status = BatchItemStatus::Failed;
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g s", timeout);
-        item.message = "not done: rank " + std::to_string(s.owner) + " stopped answering for " + seconds +
-                       " (it died or hung); rerun the batch to do the missing files";
+        const int by = collector.takenBy(index);
+        item.message = by >= 0 ? "not done: rank " + std::to_string(by) + " stopped answering for " +
+                                     seconds + " (it died or hung); rerun the batch to do the missing files"
+                               : std::string("not done: no rank took it before the job stopped; rerun the batch to do "
+                                             "the missing files");
         result = item;
-        unfinished.push_back(static_cast<std::size_t>(s.index));
+        unfinished.push_back(index);
     }
     if (!lost.empty()) {
         std::string names;
         for (const int r : lost) names += (names.empty() ? "" : ", ") + std::to_string(r);
-        std::fprintf(stderr, "uot-mpi batch: rank%s %s lost (no message for %g s, --timeout); its unfinished files:\n",
+        std::fprintf(stderr, "uot-mpi batch: rank%s %s lost (no message for %g s, --timeout); the files not done:\n",
                      lost.size() == 1 ? "" : "s", names.c_str(), timeout);
-        for (const SharedInput& s : everyShare)
-            if (std::find(unfinished.begin(), unfinished.end(), static_cast<std::size_t>(s.index)) != unfinished.end())
-                std::fprintf(stderr, "  rank %d: %s\n", s.owner, s.input.path.c_str());
+        for (const std::size_t index : unfinished) {
+            const int by = collector.takenBy(index);
+            const std::string& path = collector.results()[index]->input;
+            if (by >= 0)
+                std::fprintf(stderr, "  rank %d: %s\n", by, path.c_str());
+            else
+                std::fprintf(stderr, "  no rank: %s\n", path.c_str());
+        }
     } else {
         // Every rank has ended: an error that stopped a share (no GPU, an unreadable reference) stops the
         // command on every rank, the lowest failing rank's, as it stops `uot batch`.

@@ -96,19 +96,12 @@ void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<con
     std::vector<BatchItemResult>& items = plan.items;
     const std::size_t total = items.size();
     std::vector<std::size_t> todo;  // item index of each image of the batched job
-    for (std::size_t index = 0; index < total; ++index) {
-        if (!plan.pending[index]) continue;
-        BatchItemResult& item = items[index];
-        if (const std::string why = skipReason(item, settings); !why.empty()) {
-            item.status = BatchItemStatus::Skipped;
-            item.message = why;
-            notifyFinished(control, index, total, item);
-        } else {
-            todo.push_back(index);
-        }
-    }
+    for (std::size_t index = 0; index < total; ++index)
+        if (plan.pending[index]) todo.push_back(index);
+    std::vector<bool> claimed(total, !control.claim);  // the items this process does
     BatchedRecolorJob job;
     job.count = todo.size();
+    job.skip = [&](std::size_t k) { return skipReason(items[todo[k]], settings); };
     job.load = [&](std::size_t k) {
         checkInputPath(items[todo[k]].input);
         return readImage(items[todo[k]].input, settings.read);
@@ -122,17 +115,25 @@ void runBatchedOnGpu(const std::string& batchedSolver, const std::shared_ptr<con
     options.groupSize = settings.gpuBatchSize;
     BatchedRecolorControl batchedControl;
     batchedControl.cancel = control.cancel;
+    if (control.claim)
+        batchedControl.claim = [&](std::size_t k) {
+            return claimed[todo[k]] = !(control.cancel && control.cancel->load()) && control.claim(todo[k]);
+        };
     batchedControl.onFinished = [&](std::size_t k, const BatchedItemOutcome& outcome) {
         BatchItemResult& item = items[todo[k]];
-        item.status = outcome.status == BatchedItemStatus::Done     ? BatchItemStatus::Done
-                      : outcome.status == BatchedItemStatus::Failed ? BatchItemStatus::Failed
-                                                                    : BatchItemStatus::Cancelled;
+        switch (outcome.status) {
+        case BatchedItemStatus::Done: item.status = BatchItemStatus::Done; break;
+        case BatchedItemStatus::Skipped: item.status = BatchItemStatus::Skipped; break;
+        case BatchedItemStatus::Failed: item.status = BatchItemStatus::Failed; break;
+        case BatchedItemStatus::Cancelled: item.status = BatchItemStatus::Cancelled; break;
+        }
         item.message = outcome.message;
         item.timings = outcome.timings;
         notifyFinished(control, todo[k], total, item);
     };
     runBatchedRecolor(referencePalette, settings.recolor, job, options, batchedControl);
-    for (const BatchItemResult& item : items) addItem(summary, item);
+    for (std::size_t index = 0; index < total; ++index)
+        if (claimed[index] || !plan.pending[index]) addItem(summary, items[index]);
 }
 
 // Why a folder entry with an image extension is not an input (empty: it is one).
@@ -265,10 +266,11 @@ BatchSummary runBatch(const std::string& referencePath, const BatchInputs& input
             addItem(summary, item);
             continue;
         }
+        if (!cancelled && control.cancel && control.cancel->load()) cancelled = true;
+        if (control.claim && (cancelled || !control.claim(index))) continue;  // another process's item
         const auto notifyStage = [&](const PipelineProgress& p) {
             notifyProgress(control, index, total, item.input, &p, nullptr);
         };
-        if (!cancelled && control.cancel && control.cancel->load()) cancelled = true;
         if (cancelled) {
             item.status = BatchItemStatus::Cancelled;
             item.message = "cancelled before it started";

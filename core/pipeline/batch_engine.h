@@ -85,6 +85,14 @@ struct BatchProgress {
 struct BatchControl {
     std::function<void(const BatchProgress&)> onProgress;  // called on the calling thread
     const std::atomic<bool>* cancel = nullptr;             // stops after the current stage; the rest are Cancelled
+    // Optional: whether this process does item `index` (of the batch's items, in
+    // order), asked once for each index in increasing order as the items' turns
+    // come, one call at a time (on the calling thread, or on a worker in the
+    // batched GPU path). The items it is not given are another process's (uot-mpi
+    // batch shares a batch's items out this way): they are neither reported nor in
+    // the summary. Not asked: the items the plan finished before any work (they are
+    // reported as without claim), and any item after a cancellation.
+    std::function<bool(std::size_t index)> claim;
 };
 
 // One input of a batch: a path named by the user, or found in a folder.

@@ -96,8 +96,8 @@ private:
         const std::size_t total = m_job.count;
         std::size_t reported = 0;
         std::unique_lock lock(m_mutex);
-        while (reported < total) {
-            m_wake.wait(lock, [&] { return !m_finished.empty() || solvable(); });
+        while (reported + m_unclaimed < total) {
+            m_wake.wait(lock, [&] { return !m_finished.empty() || solvable() || reported + m_unclaimed >= total; });
             while (!m_finished.empty()) {
                 const std::size_t k = m_finished.front();
                 m_finished.pop_front();
@@ -182,6 +182,11 @@ private:
                 m_wake.notify_all();
             } else if (m_nextLoad < m_job.count && m_inFlight < m_maxInFlight) {
                 const std::size_t k = m_nextLoad++;
+                if (m_control.claim && !m_control.claim(k)) {  // another process's image
+                    ++m_unclaimed;
+                    m_wake.notify_all();
+                    continue;
+                }
                 ++m_inFlight;
                 ++m_preparing;
                 lock.unlock();
@@ -232,6 +237,13 @@ private:
             out.status = BatchedItemStatus::Cancelled;
             out.message = "cancelled before it started";
             return false;
+        }
+        if (m_job.skip) {
+            out.message = m_job.skip(k);
+            if (!out.message.empty()) {
+                out.status = BatchedItemStatus::Skipped;
+                return false;
+            }
         }
         std::unique_ptr<RecolorPipeline> pipeline;
         const bool ready = recordOutcome(out, [&] {
@@ -303,6 +315,7 @@ private:
     std::size_t m_nextLoad = 0;
     std::size_t m_inFlight = 0;
     std::size_t m_preparing = 0;
+    std::size_t m_unclaimed = 0;  // images another process does (control.claim)
     std::deque<std::size_t> m_readyToSolve, m_readyToMap, m_finished;
     bool m_stop = false;
 };

@@ -33,6 +33,9 @@ struct BatchedRecolorJob {
     std::function<Image(std::size_t k)> load;
     // Writes the result of image k. Called on worker threads, as load.
     std::function<void(std::size_t k, const Image& result)> store;
+    // Optional: why image k is left out when its turn comes (its output exists),
+    // empty to do it. Called on worker threads, before load.
+    std::function<std::string(std::size_t k)> skip;
 };
 
 struct BatchedRecolorOptions {
@@ -42,11 +45,11 @@ struct BatchedRecolorOptions {
     std::size_t maxInFlight = 0;    // images held at once, 0 = 2 x groupSize + workers
 };
 
-enum class BatchedItemStatus { Done, Failed, Cancelled };
+enum class BatchedItemStatus { Done, Skipped, Failed, Cancelled };
 
 struct BatchedItemOutcome {
     BatchedItemStatus status = BatchedItemStatus::Failed;
-    std::string message;       // why it failed; a note when it was solved alone (fallback)
+    std::string message;       // why it failed or was skipped; a note when it was solved alone (fallback)
     PhaseTimings timings;      // decode = load, encode = store; solve = its group's solve / group size
 };
 
@@ -61,6 +64,11 @@ struct BatchedRecolorControl {
     // Called on the calling thread when image k is finished (any status).
     std::function<void(std::size_t k, const BatchedItemOutcome& outcome)> onFinished;
     const std::atomic<bool>* cancel = nullptr;  // the images not finished are Cancelled
+    // Optional: whether this process does image k, asked once for each k in
+    // increasing order as the images' turns come (on worker threads, one call at
+    // a time). The images it is not given are another process's (uot-mpi batch):
+    // they are not loaded, and onFinished is not called for them.
+    std::function<bool(std::size_t k)> claim;
 };
 
 // Runs the batch. `settings.transport.solver` is the per-image variant (e.g.

@@ -15,12 +15,14 @@ a truncated copy of a bundled JPEG. Checks:
   byte, as `uot batch` with the same options, report the same items (input,
   output, status, message, in the same order) and counts in --json, and exit with
   the same code: 3, because the corrupt input fails while every other file is done;
-* a rank that leaves mid-run (UOT_MPI_BATCH_TEST_EXIT=1:1 makes rank 1 exit after
-  its first file; mpirun --mca orte_abort_on_non_zero_status 0 keeps the job
-  alive): rank 0 reports, within --timeout, rank 1's unfinished files by name as
-  failed (exit 3) and every other file is done; a rerun does exactly those files
-  (done) and skips every other (complete outputs exist), and the files then equal
-  those of `uot batch`;
+* the ranks take the inputs one at a time from a shared counter: every input is
+  done once, whichever rank takes it (the reports and files above);
+* a rank that leaves mid-run (UOT_MPI_BATCH_TEST_EXIT=1:0 makes rank 1 exit as it
+  takes its first image, 1:clip as it takes its first clip; mpirun --mca
+  orte_abort_on_non_zero_status 0 keeps the job alive): rank 0 reports, within
+  --timeout, the file rank 1 took by name as failed (exit 3) and every other file
+  is done by the other ranks; a rerun does exactly that file (done) and skips every
+  other (complete outputs exist), and the files then equal those of `uot batch`;
 * `uot batch REF1 INPUTS --reference REF2 --reference-weights 1,3` writes, for
   every input, the file `uot recolor INPUT REF1 REF2 --reference-weights 1,3`
   writes (byte for byte); `uot-mpi batch` with the same references on 2 ranks
@@ -205,16 +207,17 @@ def check_clips(r, work, inputs, ref):
                 (said, done and done.returncode, done and done.stderr[-500:]))
         return
     base = check_ranks_match_uot_batch(r, work, "clips", [inputs] + clips, ref, 7 + 2, 2)
-    check_lost_rank(r, work, "clips", [inputs] + clips, ref, base, 7 + 2, 2,
+    check_lost_rank(r, work, "clips", [inputs] + clips, ref, base, 7 + 2, 2, "1:clip",
                     lambda path: not path.startswith(inputs + os.sep))
 
 
-def check_lost_rank(r, work, name, inputs, ref, base, done_count, failed_count, lost_kind=None):
-    """Rank 1 of 3 leaves after its first file: its unfinished files (among them one `lost_kind(path)` holds,
-    when given) are reported and named; a rerun does only those and the folder then equals base's."""
+def check_lost_rank(r, work, name, inputs, ref, base, done_count, failed_count, hook, lost_kind=None):
+    """Rank 1 of 3 leaves as the test hook `hook` says: the file it took (one `lost_kind(path)` holds, when
+    given) is reported and named, every other is done; a rerun does only that one and the folder then equals
+    base's."""
     what = "%s, a lost rank" % name
     out = os.path.join(work, name + "_lost")
-    env = dict(os.environ, UOT_MPI_BATCH_TEST_EXIT="1:1")
+    env = dict(os.environ, UOT_MPI_BATCH_TEST_EXIT=hook)
     args = [ref] + inputs + ["--out-dir", out, "--timeout", "3"] + COMMON
     done = r.run(r.mpi(3, ["--mca", "orte_abort_on_non_zero_status", "0"]) + args, env=env)
     if not r.check(done is not None and done.returncode == 3,
@@ -224,7 +227,7 @@ def check_lost_rank(r, work, name, inputs, ref, base, done_count, failed_count, 
     if not r.check(rep is not None, "%s: --json report: %s" % (what, done.stdout[:300])):
         return
     lost = [i["input"] for i in rep["items"] if i["status"] == "failed" and "rank 1 stopped answering" in i["message"]]
-    r.check(len(lost) >= 1, "%s: its unfinished files are reported: %s" % (what, rep["items"]))
+    r.check(len(lost) == 1, "%s: the file it took is reported: %s" % (what, rep["items"]))
     if lost_kind:
         r.check(any(lost_kind(path) for path in lost), "%s: the lost files hold a clip: %s" % (what, lost))
     good = [path for path in lost if "corrupt" not in path]  # the corrupt inputs fail again in the rerun
@@ -290,7 +293,7 @@ def main():
         inputs, refs = make_inputs(work, args.samples)
         base = check_ranks_match_uot_batch(r, work, "images", [inputs], refs[0], 7, 1)
         check_clips(r, work, inputs, refs[0])
-        check_lost_rank(r, work, "images", [inputs], refs[0], base, 7, 1)
+        check_lost_rank(r, work, "images", [inputs], refs[0], base, 7, 1, "1:0")
         check_several_references(r, work, inputs, refs)
     finally:
         shutil.rmtree(work, ignore_errors=True)

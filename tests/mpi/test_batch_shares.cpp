@@ -1,6 +1,7 @@
-// How `uot-mpi batch` splits its inputs (app/mpi/batch_shares.h), against
-// hand-worked splits and the sizes the sample files' headers give (ffprobe:
-// fruits.jpg is 512 x 480, starry_night.jpg 752 x 600).
+// How `uot-mpi batch` shares its inputs out (app/mpi/batch_shares.h), against
+// hand-worked orders, a simulation of ranks of different speeds taking tickets,
+// and the sizes the sample files' headers give (ffprobe: fruits.jpg is 512 x
+// 480, starry_night.jpg 752 x 600).
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -14,7 +15,8 @@
 #include "app/mpi/batch_shares.h"
 #include "tests/support/qt_checks.h"
 
-using uot::mpi::assignByWork;
+using uot::mpi::largestFirst;
+using uot::mpi::TicketCursor;
 using uot::mpi::headerPixelCount;
 using uot::mpi::threadsPerLocalRank;
 
@@ -22,45 +24,66 @@ class TestBatchShares : public QObject {
     Q_OBJECT
 
 private slots:
-    void largestFirstToTheLeastLoadedRank()
+    void largestFirstUnknownAsTheMean()
     {
         // Unknown (0) counts as the mean of the known: (100 + 50 + 50 + 30) / 4 = 57.
-        // Order 100 (0), 57 (3), 50 (1), 50 (2), 30 (4); loads: r0 100, r1 57, r1 107,
-        // r0 150, r1 137.
-        const std::vector<int> owners = assignByWork({100, 50, 50, 0, 30}, 2);
-        QCOMPARE(owners, (std::vector<int>{0, 1, 0, 1, 1}));
+        QCOMPARE(largestFirst({100, 50, 50, 0, 30}), (std::vector<std::size_t>{0, 3, 1, 2, 4}));
+        QCOMPARE(largestFirst({0, 0, 0}), (std::vector<std::size_t>{0, 1, 2}));  // none known: equal, in order
+        QCOMPARE(largestFirst({}), std::vector<std::size_t>{});
     }
 
-    void equalWorkGoesRoundTheRanks()
+    void everyPositionDoneOnceWhateverTheSpeeds()
     {
-        const std::vector<int> owners = assignByWork(std::vector<std::uint64_t>(7, 10), 3);
-        QCOMPARE(owners, (std::vector<int>{0, 1, 2, 0, 1, 2, 0}));
-    }
-
-    void balancedWithinTheLargestItem()
-    {
-        // 40 sizes from a fixed sequence over 8 ranks: every rank's work is within the
-        // largest item of the mean (the bound of the largest-first rule).
-        std::vector<std::uint64_t> work;
-        std::uint64_t x = 12345;
-        for (int i = 0; i < 40; ++i) {
-            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-            work.push_back(100000 + (x >> 40) % 900000);
+        // Three ranks share one counter; rank r spends (r + 1) x the time on each item
+        // and asks about positions 0..n-1 in order. Simulated in event order: the rank
+        // that becomes free first asks next. Every position is done by exactly one rank,
+        // and the fast rank does more than the slow one.
+        const std::size_t n = 40;
+        std::uint64_t counter = 0;
+        const auto take = [&] { return counter++; };
+        std::vector<TicketCursor> ranks;
+        for (int r = 0; r < 3; ++r) ranks.emplace_back(take);
+        std::vector<std::size_t> next(3, 0), done(3, 0);
+        std::vector<double> freeAt(3, 0.0);
+        std::vector<int> doneBy(n, -1);
+        for (;;) {
+            int r = -1;
+            for (int k = 0; k < 3; ++k)
+                if (next[static_cast<std::size_t>(k)] < n && (r < 0 || freeAt[static_cast<std::size_t>(k)] < freeAt[static_cast<std::size_t>(r)]))
+                    r = k;
+            if (r < 0) break;
+            const std::size_t rr = static_cast<std::size_t>(r);
+            const std::size_t position = next[rr]++;
+            if (!ranks[rr].mine(position)) continue;
+            QCOMPARE(doneBy[position], -1);
+            doneBy[position] = r;
+            ++done[rr];
+            freeAt[rr] += r + 1.0;
         }
-        const std::vector<int> owners = assignByWork(work, 8);
-        QCOMPARE(owners, assignByWork(work, 8));  // deterministic
-        std::vector<std::uint64_t> load(8, 0);
-        for (std::size_t i = 0; i < work.size(); ++i) load[static_cast<std::size_t>(owners[i])] += work[i];
-        const double mean = static_cast<double>(std::accumulate(work.begin(), work.end(), std::uint64_t{0})) / 8;
-        const double largest = static_cast<double>(*std::max_element(work.begin(), work.end()));
-        for (const std::uint64_t l : load)
-            UOT_QVERIFY_MSG(std::abs(static_cast<double>(l) - mean) <= largest, "load " << l << " mean " << mean);
+        for (std::size_t p = 0; p < n; ++p) UOT_QVERIFY_MSG(doneBy[p] >= 0, "position " << p << " not done");
+        QVERIFY(done[0] > done[2]);
+        QCOMPARE(done[0] + done[1] + done[2], n);
     }
 
-    void moreRanksThanItems()
+    void aTicketIsKeptUntilItsPositionComes()
     {
-        QCOMPARE(assignByWork({5, 9}, 4), (std::vector<int>{1, 0}));
-        QCOMPARE(assignByWork({}, 3), std::vector<int>{});
+        std::uint64_t counter = 5;  // the other ranks took 0..4
+        TicketCursor cursor([&] { return counter++; });
+        QVERIFY(!cursor.mine(3));
+        QVERIFY(!cursor.mine(4));
+        QVERIFY(cursor.mine(5));
+        QCOMPARE(counter, std::uint64_t{6});  // one ticket for the three questions
+    }
+
+    void aTicketForAPositionNobodyAsksAboutIsDropped()
+    {
+        // Position 1 is asked by no rank (an item every rank's plan had finished): the
+        // rank that drew its ticket draws another instead of holding it forever.
+        std::uint64_t counter = 0;
+        TicketCursor cursor([&] { return counter++; });
+        QVERIFY(cursor.mine(0));
+        QVERIFY(cursor.mine(2));  // ticket 1 drawn, its position passed: dropped, ticket 2 drawn
+        QCOMPARE(counter, std::uint64_t{3});
     }
 
     void threadsSharedOverTheNodesRanks()
