@@ -1,8 +1,13 @@
-// The batched recolor engine (core/pipeline/batched_recolor.h) keeps to the CPU
-// threads it is given: with settings.threads = N it loads (decodes) at most N - 1
-// images at once (one thread of N drives the device), whatever the machine's
-// core count, so that several MPI ranks of one node (uot-mpi batch, each given
-// its share of the node) do not each start a worker per core of the node.
+// How the batched recolor engine (core/pipeline/batched_recolor.h) schedules its
+// images:
+// - it keeps to the CPU threads it is given: with settings.threads = N it loads
+//   (decodes) at most N - 1 images at once (one thread of N drives the device),
+//   whatever the machine's core count, so that several MPI ranks of one node
+//   (uot-mpi batch, each given its share of the node) do not each start a worker
+//   per core of the node;
+// - it asks control.claim about every image once, in order, and does only those
+//   it is given (uot-mpi batch's ranks take images from a shared counter);
+// - an image job.skip names a reason for is Skipped when its turn comes, never loaded.
 // A stand-in batched solver (each problem solved alone by the CPU fused solver)
 // takes the place of the GPU one.
 
@@ -10,7 +15,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <numeric>
 #include <thread>
+#include <vector>
 
 #include "core/color/image.h"
 #include "core/pipeline/batched_recolor.h"
@@ -54,7 +62,7 @@ uot::Image flatImage(int width, int height, unsigned seed)
 
 }  // namespace
 
-class TestBatchedRecolorThreads : public QObject {
+class TestBatchedRecolorScheduling : public QObject {
     Q_OBJECT
 
 private slots:
@@ -102,7 +110,59 @@ private slots:
                                                   << threads << ", hardware " << std::thread::hardware_concurrency()
                                                   << ")");
     }
+
+    // Every third image is this process's: the others are never loaded, stored or
+    // reported; each image is asked about once, in increasing order.
+    void onlyTheClaimedImagesAreDone()
+    {
+        uot::RecolorSettings settings;
+        settings.transport.solver = "fused";
+        settings.threads = 4;
+        settings.palette.size = 16;
+        const auto reference = uot::computePalette(flatImage(40, 30, 99), settings);
+        std::mutex seen;
+        std::vector<std::size_t> asked, loaded, stored, reported;
+        uot::BatchedRecolorJob job;
+        job.count = 20;
+        job.load = [&](std::size_t k) {
+            const std::lock_guard lock(seen);
+            loaded.push_back(k);
+            return flatImage(40, 30, static_cast<unsigned>(k));
+        };
+        job.store = [&](std::size_t k, const uot::Image&) {
+            const std::lock_guard lock(seen);
+            stored.push_back(k);
+        };
+        job.skip = [](std::size_t k) { return k == 3 ? std::string("output exists") : std::string(); };
+        uot::BatchedRecolorOptions options;
+        options.batchedSolver = "test-one-by-one";
+        options.groupSize = 4;
+        uot::BatchedRecolorControl control;
+        control.claim = [&](std::size_t k) {
+            const std::lock_guard lock(seen);
+            asked.push_back(k);
+            return k % 3 == 0;
+        };
+        control.onFinished = [&](std::size_t k, const uot::BatchedItemOutcome&) { reported.push_back(k); };
+        const uot::BatchedRecolorReport report = uot::runBatchedRecolor(reference, settings, job, options, control);
+        std::vector<std::size_t> everyImage(20), mine, mineDone;
+        std::iota(everyImage.begin(), everyImage.end(), std::size_t{0});
+        for (std::size_t k = 0; k < 20; k += 3) mine.push_back(k);
+        for (const std::size_t k : mine)
+            if (k != 3) mineDone.push_back(k);
+        QCOMPARE(asked, everyImage);
+        std::sort(loaded.begin(), loaded.end());
+        std::sort(stored.begin(), stored.end());
+        std::sort(reported.begin(), reported.end());
+        QCOMPARE(loaded, mineDone);  // image 3 skipped before its load
+        QCOMPARE(stored, mineDone);
+        QCOMPARE(reported, mine);
+        QVERIFY(report.items[3].status == uot::BatchedItemStatus::Skipped);
+        QCOMPARE(QString::fromStdString(report.items[3].message), QString("output exists"));
+        for (const std::size_t k : mineDone)
+            QVERIFY2(report.items[k].status == uot::BatchedItemStatus::Done, report.items[k].message.c_str());
+    }
 };
 
-QTEST_GUILESS_MAIN(TestBatchedRecolorThreads)
-#include "test_batched_recolor_threads.moc"
+QTEST_GUILESS_MAIN(TestBatchedRecolorScheduling)
+#include "test_batched_recolor_scheduling.moc"
