@@ -27,7 +27,8 @@ set(UOT_SANITIZE_TESTS_ADDRESS
     test_compression_blocks test_gpu_traffic test_solver_registry test_cli_recolor_batch test_bench_command
     test_look_fit test_map_regularizer test_artifact_metrics test_atomic_file test_output_set test_json_text
     test_row_block_reduction)
-# TSan: the batch engine's std::thread workers (test_imageio), the pipeline and
+# TSan: the batch engine's std::thread workers (test_imageio), the batched
+# engine's workers taking images, with claims (test_batched_recolor_scheduling), the pipeline and
 # the solvers' OpenMP loops with cancellation from another thread (test_pipeline,
 # test_cpu_solvers), the studio's worker (test_solve_worker) and its
 # batch dialog with QtConcurrent loads (test_batch_dialog; the flavour is built
@@ -35,7 +36,8 @@ set(UOT_SANITIZE_TESTS_ADDRESS
 # takes (the worker's std::condition_variable_any, QueuedSignalSpy in the tests,
 # the suppressions of Qt's libraries, tests/support/openmp_main_thread.cpp) is
 # in docs/sanitizers.md.
-set(UOT_SANITIZE_TESTS_THREAD test_imageio test_pipeline test_cpu_solvers test_solve_worker test_batch_dialog)
+set(UOT_SANITIZE_TESTS_THREAD test_imageio test_batched_recolor_scheduling test_pipeline test_cpu_solvers
+    test_solve_worker test_batch_dialog)
 set(UOT_SANITIZE_TARGETS uot uot_image)
 
 # uot_sanitize_register(TEST [TARGET]): labels TEST "sanitize" when this
