@@ -121,30 +121,18 @@ void rethrowEnd(const ShareEnd& end)
     if (end.kind == 3) throw std::runtime_error(end.message);
 }
 
-// Test hook (CTest mpi_batch): "R:N" makes rank R (not 0) leave the job, as if
-// it crashed, when it takes an input once N of its files are finished and
-// reported; "R:clip" makes it take no image and leave when it takes a clip.
-struct TestExit {
-    int rank = -1;
-    std::size_t finished = 0;
-    bool onClip = false;
-};
-std::optional<TestExit> testExit()
+// Test hook (CTest mpi_batch): "R:image" ("R:clip") makes rank R (not 0) take
+// the first image (clip) it can as soon as the ranks start, tell rank 0, and
+// leave the job as if it crashed, so that the lost rank holds a file whatever
+// the timing. Returns the counter to take from (-1: no hook for this rank).
+int testExitCounter(int rank)
 {
     const char* text = std::getenv("UOT_MPI_BATCH_TEST_EXIT");
-    if (!text) return std::nullopt;
-    TestExit exit;
-    char word[8] = {};
-    unsigned long count = 0;
-    if (std::sscanf(text, "%d:%lu", &exit.rank, &count) == 2) {
-        exit.finished = static_cast<std::size_t>(count);
-        return exit;
-    }
-    if (std::sscanf(text, "%d:%4s", &exit.rank, word) == 2 && std::string(word) == "clip") {
-        exit.onClip = true;
-        return exit;
-    }
-    return std::nullopt;
+    int hookRank = -1;
+    char kind[8] = {};
+    if (!text || std::sscanf(text, "%d:%6s", &hookRank, kind) != 2 || hookRank != rank || rank == 0) return -1;
+    const std::string what(kind);
+    return what == "image" ? kImageCounter : what == "clip" ? kClipCounter : -1;
 }
 
 // The messages a rank sends to rank 0, kept until MPI is done with them.
@@ -421,7 +409,6 @@ int runDistributedBatch(const std::vector<std::string>& args)
     });
     std::uint64_t total = 0;
     const std::vector<SharedInput> everyInput = unpackShares(broadcastBytes(comm, std::move(shares)), total);
-    const std::optional<TestExit> exitHook = testExit();
 
     // The inputs each rank takes: a ticket of the images' or the clips' counter at a time.
     std::recursive_mutex mpi;
@@ -432,34 +419,29 @@ int runDistributedBatch(const std::vector<std::string>& args)
     for (const SharedInput& s : everyInput) (s.clip ? clipIndex : imageIndex).push_back(s.index);
     // Whether this rank does position `position` of the images (clip false) or of the
     // clips; `taken(global index)` is called, under the lock, for each it does.
-    const auto takeWith = [&](const std::function<void(std::uint64_t, bool)>& taken) {
+    const auto takeWith = [&](const std::function<void(std::uint64_t)>& taken) {
         return [&, taken](std::size_t position, bool clip) {
             const MpiLock lock(mpi);
-            if (!clip && exitHook && exitHook->onClip && exitHook->rank == rank) return false;
             if (!(clip ? clipTickets : imageTickets).mine(position)) return false;
-            taken(clip ? clipIndex[position] : imageIndex[position], clip);
+            taken(clip ? clipIndex[position] : imageIndex[position]);
             return true;
         };
     };
 
     if (rank != 0) {
         Outbox outbox(comm, mpi);
-        std::size_t finished = 0;
+        if (const int counter = testExitCounter(rank); counter >= 0) {
+            const std::vector<std::uint64_t>& list = counter == kImageCounter ? imageIndex : clipIndex;
+            const std::uint64_t ticket = counters.fetchAndIncrement(counter);
+            if (ticket < list.size()) outbox.send(packClaim(list[ticket]), kClaimTag);
+            outbox.flush();
+            std::_Exit(9);
+        }
         ShareEnd end;
         runShare(
             batch, parser, everyInput,
-            takeWith([&](std::uint64_t index, bool clip) {
-                outbox.send(packClaim(index), kClaimTag);
-                if (exitHook && exitHook->rank == rank &&
-                    (exitHook->onClip ? clip : finished == exitHook->finished)) {
-                    outbox.flush();
-                    std::_Exit(9);
-                }
-            }),
-            [&](std::size_t index, const BatchItemResult& item) {
-                outbox.send(packItem(index, item), kItemTag);
-                ++finished;
-            },
+            takeWith([&](std::uint64_t index) { outbox.send(packClaim(index), kClaimTag); }),
+            [&](std::size_t index, const BatchItemResult& item) { outbox.send(packItem(index, item), kItemTag); },
             [&](std::size_t, std::size_t, const PipelineProgress&) { outbox.heartbeat(); },
             [&] { outbox.heartbeat(); }, end);
         outbox.send(packShareEnd(end), kEndTag);
@@ -487,7 +469,7 @@ int runDistributedBatch(const std::vector<std::string>& args)
     ShareEnd ownEnd;
     const BatchSummary own = runShare(
         batch, parser, everyInput,
-        takeWith([&](std::uint64_t index, bool) { collector.taken(static_cast<std::size_t>(index), 0); }),
+        takeWith([&](std::uint64_t index) { collector.taken(static_cast<std::size_t>(index), 0); }),
         [&](std::size_t index, const BatchItemResult& item) {
             collector.finished(index, item);
             collector.drain();

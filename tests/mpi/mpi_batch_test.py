@@ -17,8 +17,8 @@ a truncated copy of a bundled JPEG. Checks:
   the same code: 3, because the corrupt input fails while every other file is done;
 * the ranks take the inputs one at a time from a shared counter: every input is
   done once, whichever rank takes it (the reports and files above);
-* a rank that leaves mid-run (UOT_MPI_BATCH_TEST_EXIT=1:0 makes rank 1 exit as it
-  takes its first image, 1:clip as it takes its first clip; mpirun --mca
+* a rank that leaves mid-run (UOT_MPI_BATCH_TEST_EXIT=1:image makes rank 1 take an
+  image as soon as the ranks start and exit, 1:clip the same with a clip; mpirun --mca
   orte_abort_on_non_zero_status 0 keeps the job alive): rank 0 reports, within
   --timeout, the file rank 1 took by name as failed (exit 3) and every other file
   is done by the other ranks; a rerun does exactly that file (done) and skips every
@@ -293,7 +293,7 @@ def main():
         inputs, refs = make_inputs(work, args.samples)
         base = check_ranks_match_uot_batch(r, work, "images", [inputs], refs[0], 7, 1)
         check_clips(r, work, inputs, refs[0])
-        check_lost_rank(r, work, "images", [inputs], refs[0], base, 7, 1, "1:0")
+        check_lost_rank(r, work, "images", [inputs], refs[0], base, 7, 1, "1:image")
         check_several_references(r, work, inputs, refs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
