@@ -1,9 +1,10 @@
 #pragma once
 // Counters that every rank of a communicator can advance atomically: MPI-3
 // one-sided atomics (MPI_Fetch_and_op) on a window held by rank 0, under a
-// passive lock for the window's whole life, so that rank 0 takes no part in
-// another rank's increment. uot-mpi batch hands out its items' tickets this way
-// (batch_shares.h).
+// passive lock for the window's whole life (on one machine rank 0 takes no part
+// in another rank's increment; where the library has no network atomics it may
+// wait for rank 0's next MPI call). uot-mpi batch hands out its items' tickets
+// this way (batch_shares.h).
 //
 // Not thread-safe: the caller serialises every MPI call of the process (the
 // process runs under MPI_THREAD_SERIALIZED).
