@@ -294,15 +294,15 @@ void pollWhile(const std::function<void()>& poll, const std::function<void()>& w
 }
 
 // Runs this rank's share: the images it takes (take(position among the images,
-// false)) through the batch engine, then the clips it takes (take(position
-// among the clips, true)) one at a time through `uot batch`'s clip path
+// the input)) through the batch engine, then the clips it takes (take(position
+// among the clips, the input)) one at a time through `uot batch`'s clip path
 // (pollWhile: rank 0 keeps receiving, the others keep sending heartbeats).
 // `onFinished(global index, item)` and `onStage()` are called on this thread,
 // `take` on this thread or a worker of the engine. Returns the engine's summary
 // and how the share ended.
 BatchSummary runShare(const cli::BatchCliSettings& batch, const cli::ArgParser& parser,
                       const std::vector<SharedInput>& everyInput,
-                      const std::function<bool(std::size_t, bool)>& take,
+                      const std::function<bool(std::size_t, const SharedInput&)>& take,
                       const std::function<void(std::size_t, const BatchItemResult&)>& onFinished,
                       const std::function<void(std::size_t, std::size_t, const PipelineProgress&)>& onStage,
                       const std::function<void()>& poll, ShareEnd& end)
@@ -313,7 +313,7 @@ BatchSummary runShare(const cli::BatchCliSettings& batch, const cli::ArgParser& 
     BatchInputs inputs;
     for (const SharedInput& s : images) inputs.files.push_back(s.input);
     BatchControl control;
-    control.claim = [&](std::size_t position) { return take(position, false); };
+    control.claim = [&](std::size_t position) { return take(position, images[position]); };
     control.onProgress = [&](const BatchProgress& p) {
         if (p.index >= images.size()) return;
         const std::size_t global = static_cast<std::size_t>(images[p.index].index);
@@ -329,7 +329,7 @@ BatchSummary runShare(const cli::BatchCliSettings& batch, const cli::ArgParser& 
         std::error_code ec;
         if (!clips.empty()) std::filesystem::create_directories(batch.settings.outDir, ec);
         for (std::size_t position = 0; position < clips.size(); ++position) {
-            if (!take(position, true)) continue;
+            if (!take(position, clips[position])) continue;
             const SharedInput& clip = clips[position];
             BatchSummary one;
             pollWhile(poll, [&] { cli::runClipBatch({clip.input.path}, quiet, parser, one); });
@@ -415,15 +415,13 @@ int runDistributedBatch(const std::vector<std::string>& args)
     SharedCounters counters(comm, 2);
     TicketCursor imageTickets([&] { return counters.fetchAndIncrement(kImageCounter); });
     TicketCursor clipTickets([&] { return counters.fetchAndIncrement(kClipCounter); });
-    std::vector<std::uint64_t> imageIndex, clipIndex;  // each list's global item indices
-    for (const SharedInput& s : everyInput) (s.clip ? clipIndex : imageIndex).push_back(s.index);
-    // Whether this rank does position `position` of the images (clip false) or of the
-    // clips; `taken(global index)` is called, under the lock, for each it does.
+    // Whether this rank does `input`, at `position` of the images or of the clips;
+    // `taken(its global index)` is called, under the lock, for each it does.
     const auto takeWith = [&](const std::function<void(std::uint64_t)>& taken) {
-        return [&, taken](std::size_t position, bool clip) {
+        return [&, taken](std::size_t position, const SharedInput& input) {
             const MpiLock lock(mpi);
-            if (!(clip ? clipTickets : imageTickets).mine(position)) return false;
-            taken(clip ? clipIndex[position] : imageIndex[position]);
+            if (!(input.clip ? clipTickets : imageTickets).mine(position)) return false;
+            taken(input.index);
             return true;
         };
     };
@@ -431,9 +429,11 @@ int runDistributedBatch(const std::vector<std::string>& args)
     if (rank != 0) {
         Outbox outbox(comm, mpi);
         if (const int counter = testExitCounter(rank); counter >= 0) {
-            const std::vector<std::uint64_t>& list = counter == kImageCounter ? imageIndex : clipIndex;
-            const std::uint64_t ticket = counters.fetchAndIncrement(counter);
-            if (ticket < list.size()) outbox.send(packClaim(list[ticket]), kClaimTag);
+            const bool clip = counter == kClipCounter;
+            const std::uint64_t ticket = counters.fetchAndIncrement(counter);  // a position among the images (clips)
+            std::uint64_t position = 0;
+            for (const SharedInput& s : everyInput)
+                if (s.clip == clip && position++ == ticket) outbox.send(packClaim(s.index), kClaimTag);
             outbox.flush();
             std::_Exit(9);
         }
