@@ -5,8 +5,10 @@
 // value (hand-worked for four of them), and --help shows each flag once with
 // the table's description and the defaults the commands have always had.
 // uot-mpi runs as a single process (MPI singleton); its rows are skipped in a
-// build without MPI, the clip rows in a build without video (exit 4).
+// build without MPI (or where the program is not carried), the clip rows in a
+// build without video (exit 4).
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTest>
@@ -14,6 +16,7 @@
 #include <cmath>
 
 #include "core/params/parameter_schema.h"
+#include "tests/support/relocatable_path.h"
 
 using namespace uot;
 
@@ -37,8 +40,18 @@ Run run(const QString& program, const QStringList& args)
     return {p.exitCode(), QString::fromUtf8(p.readAll())};
 }
 
-const QString kUot = QStringLiteral(UOT_CLI_EXECUTABLE);
-const QString kUotMpi = QStringLiteral(UOT_MPI_EXECUTABLE);  // "none" without MPI
+// The programs: the build tree's, or $UOT_CLI / $UOT_MPI_CLI (scripts/qt_test_bundle.sh
+// carries `uot` and sets UOT_CLI; it carries no uot-mpi, whose rows are then skipped).
+const QString kUot = uot::test::relocatablePath("UOT_CLI", QStringLiteral(UOT_CLI_EXECUTABLE));
+const QString kUotMpi = uot::test::relocatablePath("UOT_MPI_CLI", QStringLiteral(UOT_MPI_EXECUTABLE));
+
+// Why uot-mpi's rows cannot run here (empty: they can).
+QString mpiAbsent()
+{
+    if (kUotMpi == "none") return QStringLiteral("uot-mpi is not built");
+    if (!QFileInfo::exists(kUotMpi)) return "no uot-mpi at " + kUotMpi + " (set UOT_MPI_CLI to one)";
+    return {};
+}
 
 // A value the entry refuses, as typed.
 QString badValue(const params::Parameter& p)
@@ -85,7 +98,7 @@ private slots:
     {
         QFETCH(QString, program);
         QFETCH(QString, name);
-        if (program == "none") QSKIP("uot-mpi is not built");
+        if (program == kUotMpi && !mpiAbsent().isEmpty()) QSKIP(qPrintable(mpiAbsent()));
         const params::Parameter& p = params::parameter(name.toStdString());
         const QString flag = "--" + QString::fromStdString(p.cliFlag), bad = badValue(p);
         const QStringList valid = p.cliGroup == params::CliGroup::Clip ? clipRecolor() : QStringList{"solve"} + validSolve(name == "cost-scale");
@@ -107,7 +120,7 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.output.contains("option '--seed': seed takes a whole number from 0 to 2147483647, got '-1'"),
                  qPrintable(r.output));
-        if (kUotMpi == "none") QSKIP("uot-mpi is not built");
+        if (!mpiAbsent().isEmpty()) QSKIP(qPrintable(mpiAbsent()));
         const QStringList random{"solve", "--random", "4x4", "--out-dir", "out"};
         r = run(kUotMpi, random + QStringList{"--mpi-wait", "nap"});
         QCOMPARE(r.exitCode, 2);
@@ -157,7 +170,7 @@ private slots:
             QCOMPARE(solve.count(line), 1);
             QVERIFY2(solve.contains(QString::fromStdString(p.description)), p.name.c_str());
         }
-        if (kUotMpi == "none") QSKIP("uot-mpi is not built");
+        if (!mpiAbsent().isEmpty()) QSKIP(qPrintable(mpiAbsent()));
         const QString mpi = run(kUotMpi, {"solve", "--help"}).output;
         QVERIFY2(mpi.contains("(default: spin)\n") && mpi.contains("(MPI_Abort) (default: 60)\n") &&
                      mpi.contains("the same seed, the same problem; a whole number from 0 to 2147483647 (default: 1)\n"),
