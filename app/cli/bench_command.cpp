@@ -28,6 +28,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/parameter_flags.h"
 #include "app/cli/solver_flags.h"
+#include "app/cli/thread_check.h"
 #include "core/perf/bandwidth_probe.h"
 #include "core/perf/cache_counters.h"
 #include "core/perf/compute_probe.h"
@@ -595,6 +596,7 @@ int runBenchCommand(const std::vector<std::string>& args)
         threadCounts.push_back(std::stoi(t));
     }
     if (precisions.empty() || threadCounts.empty()) throw UsageError("--precision and --threads need a value");
+    for (int t : threadCounts) requireThreadsCanStart(t);  // the first again in readSolverOptions: cheap
     std::vector<std::string> firstArgs = args;
     firstArgs.push_back("--precision=" + toString(precisions[0]));
     firstArgs.push_back("--threads=" + std::to_string(threadCounts[0]));

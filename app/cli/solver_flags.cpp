@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "app/cli/parameter_flags.h"
+#include "app/cli/thread_check.h"
 #include "core/registry/device_registry.h"
 #include "core/registry/multi_gpu.h"
 #include "core/registry/solver_registry.h"
@@ -175,6 +176,7 @@ SolverSettings readSolverOptions(const ArgParser& parser, const SolverFlagConfig
     s.reference = parseReferenceMeasure(parameterText(parser, entry("reference-measure")));
     s.options.precision = parsePrecision(parameterText(parser, entry("precision")));
     s.options.threads = static_cast<int>(parameterNumber(parser, entry("threads")));
+    requireThreadsCanStart(s.options.threads);
     if (config.iterationLimits) {
         s.options.maxIterations = static_cast<int>(parameterNumber(parser, entry("max-iter")));
         const std::string tolText = parser.value("tol");

@@ -41,6 +41,16 @@ check "[ $rc -eq 2 ]" "--threads 1025 (one above the maximum) is refused"
 "$uot" bench --threads 1,5000 --size 8x8 2>err.txt; rc=$?
 check "[ $rc -eq 2 ] && grep -q 'to 1024' err.txt" "bench --threads list above the maximum is refused"
 check "\"$uot\" solve --help | grep -q 'whole number from 0 to 1024'" "--help states the --threads maximum"
+# --threads within the range that a process limit refuses (8 MiB stacks in 2 GB of address
+# space: a few hundred threads): exit 1 before any work, saying what to pass instead
+# (--threads 0, one a core), which runs under the same limit.
+(ulimit -s 8192; ulimit -v 2000000; "$uot" recolor "$samples/home.jpg" "$ref" -o lim.png $small --threads 1024) 2>err.txt
+rc=$?
+check "[ $rc -eq 1 ] && grep -q 'cannot run 1024 threads here: the system refused to start more than [0-9]' err.txt && grep -q 'pass --threads 0' err.txt && [ ! -e lim.png ]" \
+  "--threads 1024 under ulimit -v: exit 1, what to pass instead, nothing written"
+(ulimit -s 8192; ulimit -v 2000000; "$uot" recolor "$samples/home.jpg" "$ref" -o lim.png $small --threads 0) 2>/dev/null
+rc=$?
+check "[ $rc -eq 0 ] && [ -s lim.png ]" "the advised --threads 0 runs under the same limit"
 
 # Batch: two inputs with one output name are refused before any work; {dir} tells them apart.
 mkdir d1 d2
