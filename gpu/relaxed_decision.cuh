@@ -27,7 +27,7 @@ __device__ StepDecision decideStep(State& st, bool finite, bool safeguard, const
     }
     if (safeguard && (!finite || (st.haveLast && !objectiveAcceptable(st.lastObjective, st.lastScale, objective.value,
                                                                        objective.scale, slack)))) {
-        st.rule.rejected();  // undo: the next pass runs from the same iterate with a smaller omega
+        st.rule.rejected(!finite);  // undo: the next pass runs from the same iterate with a smaller omega
         return StepDecision::Undo;
     }
     st.iterations += 1;

@@ -25,8 +25,9 @@ UOT_HOST_DEVICE inline double larger(double x, double y) { return x > y ? x : y;
 }  // namespace relaxed_detail
 
 // Chooses omega: fixed (Relax) or from the observed rate of the unrelaxed step
-// (Auto), and shrinks it on the safeguard's rejections. docs/TIME_TO_SOLUTION.md,
-// "Automatic omega". Keeps the last 7 changes since the rate was last reset.
+// (Auto), and shrinks it on the safeguard's rejections, after which Auto measures the
+// rate again. docs/TIME_TO_SOLUTION.md, "Automatic omega". Keeps the last 7 changes
+// since the rate was last reset.
 struct OmegaRule {
     static constexpr int kMaxRejections = 8;
     static constexpr double kMaxOmega = 1.9;
@@ -37,6 +38,7 @@ struct OmegaRule {
     bool estimating = false;  // Auto: still measuring the rate with omega = 1
     int rejections = 0;
     int count = 0;            // changes recorded since the last reset
+    double limit = kMaxOmega;  // the largest omega Auto may move up to (lowered by a non-finite step)
     double history[kHistory] = {0, 0, 0, 0, 0, 0, 0};
 
     // omega: Relax's omega; Auto's starting omega when > 1 (else measured first).
@@ -47,6 +49,7 @@ struct OmegaRule {
         estimating = mode == Acceleration::Auto;
         rejections = 0;
         count = 0;
+        limit = kMaxOmega;
         if (estimating && startOmega > 1.0) {
             omega = startOmega < kMaxOmega ? startOmega : kMaxOmega;
             estimating = false;
@@ -60,7 +63,7 @@ struct OmegaRule {
     UOT_HOST_DEVICE void accepted(double change)
     {
         using relaxed_detail::clampTo;
-        if (acceleration != Acceleration::Auto || rejections > 0) return;
+        if (acceleration != Acceleration::Auto || rejections >= kMaxRejections) return;
         history[count % kHistory] = change;
         ++count;
         if (count < 7) return;
@@ -83,20 +86,28 @@ struct OmegaRule {
         if (fabs(r1 - r0) >= 0.02 || !(r1 > omega - 1.0 + 0.02)) return;
         double r = (r1 + omega - 1.0) * (r1 + omega - 1.0) / (r1 * omega * omega);
         if (r > 0.9999) r = 0.9999;
-        const double better = clampTo(2.0 / (1.0 + sqrt(1.0 - r)), 1.0, kMaxOmega);
+        const double better = clampTo(2.0 / (1.0 + sqrt(1.0 - r)), 1.0, limit);
         if (better > omega + 0.01) {
             omega = better;
             count = 0;
         }
     }
 
-    // After a rejected step: omega moves halfway to 1 (to 1 after kMaxRejections).
-    UOT_HOST_DEVICE void rejected()
+    // After a rejected step: omega moves halfway to 1 (to 1 below 1.02), and the rate
+    // is measured again from there, so that Auto may move omega up again (a step undone
+    // in the first iterations at an estimated omega no longer holds the whole solve at
+    // the halved omega), until kMaxRejections: from then on omega only shrinks, so at
+    // most kMaxRejections + 6 steps are undone (0.9 halved six times is below 0.02).
+    // notFinite: the step left the floating-point range, which a larger omega would
+    // again: omega never moves above the halved one.
+    UOT_HOST_DEVICE void rejected(bool notFinite)
     {
         ++rejections;
         estimating = false;
+        count = 0;
         omega = 1.0 + 0.5 * (omega - 1.0);
-        if (omega - 1.0 < 0.02 || rejections >= kMaxRejections) omega = 1.0;
+        if (omega - 1.0 < 0.02) omega = 1.0;
+        if (notFinite && omega < limit) limit = omega;
     }
 };
 

@@ -20,7 +20,8 @@
 // fixed point is the optimum up to a translation (F + c, G - c), the same plan),
 // which the safeguard compares with the previous one: a step that lowers it is undone and omega shrinks. A step with
 // omega = 1 is an exact block maximisation of the dual and is always kept, and
-// after kMaxRejections omega stays 1: the iteration cannot diverge.
+// after kMaxRejections omega only shrinks, to 1 within 6 more rejections: the
+// iteration cannot diverge.
 
 #include <cstdint>
 #include <span>
@@ -62,8 +63,8 @@ public:
     double omega() const { return m_rule.omega; }
     // After an accepted step with this change (max |dF|, |dG|).
     void accepted(double change) { m_rule.accepted(change); }
-    // After a rejected step: omega moves halfway to 1 (to 1 after kMaxRejections).
-    void rejected() { m_rule.rejected(); }
+    // After a rejected step (notFinite: it left the floating-point range): OmegaRule::rejected.
+    void rejected(bool notFinite) { m_rule.rejected(notFinite); }
     int rejections() const { return m_rule.rejections; }
 
     static constexpr int kMaxRejections = OmegaRule::kMaxRejections;

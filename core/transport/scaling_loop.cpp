@@ -170,7 +170,7 @@ void runPotentialsLoop(const UotProblem& problem, const SolveOptions& options, c
             break;
         }
         if (rejected) {
-            omega.rejected();  // undo: (u, v) stay, the next pass runs with a smaller omega
+            omega.rejected(!finite);  // undo: (u, v) stay, the next pass runs with a smaller omega
             continue;
         }
         ++it;
