@@ -596,7 +596,8 @@ int runBenchCommand(const std::vector<std::string>& args)
         threadCounts.push_back(std::stoi(t));
     }
     if (precisions.empty() || threadCounts.empty()) throw UsageError("--precision and --threads need a value");
-    for (int t : threadCounts) requireThreadsCanStart(t);  // the first again in readSolverOptions: cheap
+    // The first count is checked where readSolverOptions reads it below; the others here.
+    for (std::size_t k = 1; k < threadCounts.size(); ++k) requireThreadsCanStart(threadCounts[k]);
     std::vector<std::string> firstArgs = args;
     firstArgs.push_back("--precision=" + toString(precisions[0]));
     firstArgs.push_back("--threads=" + std::to_string(threadCounts[0]));
