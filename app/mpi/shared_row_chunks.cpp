@@ -1,6 +1,7 @@
 #include "app/mpi/shared_row_chunks.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -14,7 +15,10 @@ namespace uot::mpi {
 
 namespace {
 
-// The window's first bytes: two sets of counters (MPI_INT64_T), one per rank of
+// Several processes update the counters: their atomics must need no lock.
+static_assert(std::atomic_ref<std::int64_t>::is_always_lock_free);
+
+// The window's first bytes: two sets of counters (std::int64_t), one per rank of
 // the node each, used by odd and even passes; then the memory handed out, from
 // the next 64-byte boundary.
 MPI_Aint counterBytes(int nodeSize)
@@ -85,7 +89,8 @@ void* SharedRowChunks::sharedMemory(std::size_t bytes)
     int unit = 0;
     void* base = nullptr;
     MPI_Win_shared_query(m_window, 0, &got, &unit, &base);
-    if (m_nodeRank == 0) std::fill_n(static_cast<std::int64_t*>(base), 2 * m_nodeSize, std::int64_t{0});
+    m_counters = static_cast<std::int64_t*>(base);
+    if (m_nodeRank == 0) std::fill_n(m_counters, 2 * m_nodeSize, std::int64_t{0});
     const auto address = reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(counters);
     void* memory =
         reinterpret_cast<void*>((address + kernels::kAlignBytes - 1) / kernels::kAlignBytes * kernels::kAlignBytes);
@@ -122,21 +127,19 @@ void SharedRowChunks::startPass()
     // last pass's, which every rank has finished: it is reset for the next pass,
     // whose barrier comes after.
     if (m_nodeRank == 0) {
-        const std::vector<std::int64_t> zeros(static_cast<std::size_t>(m_nodeSize), 0);
-        const MPI_Aint other = static_cast<MPI_Aint>(((m_passes + 1) % 2) * zeros.size() * sizeof(std::int64_t));
-        MPI_Accumulate(zeros.data(), m_nodeSize, MPI_INT64_T, 0, other, m_nodeSize, MPI_INT64_T, MPI_REPLACE, m_window);
-        MPI_Win_flush(0, m_window);
+        std::int64_t* other = m_counters + ((m_passes + 1) % 2) * static_cast<std::size_t>(m_nodeSize);
+        for (int r = 0; r < m_nodeSize; ++r) std::atomic_ref<std::int64_t>(other[r]).store(0, std::memory_order_relaxed);
     }
 }
 
 std::size_t SharedRowChunks::takeChunk(int owner, std::size_t count)
 {
-    const std::int64_t one = 1;
-    std::int64_t ticket = 0;
+    if (m_counters == nullptr) throw std::logic_error("SharedRowChunks: takeChunk before sharedMemory");
+    // A processor atomic on the node's shared memory, not MPI_Fetch_and_op: Open
+    // MPI's shared-memory windows take a spin lock around each one, and a rank
+    // stopped while holding it would hang the others where no --timeout sees it.
     const std::size_t index = (m_passes % 2) * static_cast<std::size_t>(m_nodeSize) + static_cast<std::size_t>(owner);
-    MPI_Fetch_and_op(&one, &ticket, MPI_INT64_T, 0, static_cast<MPI_Aint>(index * sizeof(std::int64_t)), MPI_SUM,
-                     m_window);
-    MPI_Win_flush(0, m_window);
+    const std::int64_t ticket = std::atomic_ref<std::int64_t>(m_counters[index]).fetch_add(1, std::memory_order_relaxed);
     if (ticket < 0 || static_cast<std::size_t>(ticket) >= count) return count;
     ++m_taken;
     if (owner != m_nodeRank) ++m_stolen;

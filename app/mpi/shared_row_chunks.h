@@ -3,7 +3,8 @@
 // uot-mpi solve --row-chunks: the ranks of one node (MPI_Comm_split_type
 // MPI_COMM_TYPE_SHARED) share one window (MPI_Win_allocate_shared) that holds the
 // kernel of the node's rows and the pass's arrays; the next chunk of a rank's
-// block comes from that rank's counter in the window (MPI_Fetch_and_op), two sets
+// block comes from that rank's counter in the window (a lock-free processor
+// atomic on the shared memory, so a stopped rank never holds a lock), two sets
 // of counters used in turn so that one is reset while the other counts. Ranks on different nodes keep their
 // blocks: each node's chunks cover its own rows, and the column sums of the nodes
 // are added by the solve's reduction over all ranks.
@@ -54,6 +55,7 @@ public:
 private:
     MPI_Comm m_node = MPI_COMM_NULL;
     MPI_Win m_window = MPI_WIN_NULL;
+    std::int64_t* m_counters = nullptr;  // 2 x m_nodeSize, at the start of the window
     MpiRowReduction& m_waits;
     std::size_t m_firstRow = 0, m_rowCount = 0;
     std::vector<std::size_t> m_blocks;

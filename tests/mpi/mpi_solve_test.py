@@ -456,6 +456,29 @@ def rank_pids(mpirun_pid):
     return pids
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of process pid so far (0 when it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def wait_until_busy(pids, seconds, limit):
+    """Whether every process of pids used `seconds` of CPU within `limit` s: the
+    ranks spin in the iteration, while MPI_Init mostly sleeps, so a rank stopped
+    after this is stopped in the iteration (a fixed sleep is not enough on a
+    loaded machine, where MPI_Init alone can take seconds)."""
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        if all(cpu_seconds(pid) >= seconds for pid in pids):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused")):
     """solver: --solver auto waits mostly in the packed reductions of the step after
     each pass (MpiRowReduction::finishCombine), fused in the column sums'."""
@@ -472,13 +495,15 @@ def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused"
             pids = rank_pids(job.pid)
         if not r.check(len(pids) == 2, "%s: could not find the two ranks of mpirun %d" % (name, job.pid)):
             return
-        time.sleep(1.0)  # let both enter the iteration
+        if not r.check(wait_until_busy(pids.values(), 0.5, 60),
+                       "%s: the ranks did not start iterating within 60 s" % name):
+            return
         os.kill(pids[victim], signal.SIGSTOP)
         start = time.time()
         try:
             stdout, stderr = job.communicate(timeout=30)
         except subprocess.TimeoutExpired:
-            r.check(False, "%s: the live rank still waits 30 s after rank %d was stopped (no --timeout)" %
+            r.check(False, "%s: the live rank still waits 30 s after rank %d was stopped (--timeout 3 did not end the job)" %
                     (name, victim))
             return
         elapsed = time.time() - start
