@@ -1,8 +1,30 @@
 #include "app/mpi/shared_counters.h"
 
+#include <atomic>
 #include <stdexcept>
 
+#include "app/mpi/node_ranks.h"
+
 namespace uot::mpi {
+
+namespace {
+
+static_assert(std::atomic_ref<std::int64_t>::is_always_lock_free);
+
+// Whether every rank of comm shares this rank's memory (one node).
+bool oneNode(MPI_Comm comm)
+{
+    MPI_Comm node = nodeCommunicator(comm);
+    int nodeSize = 0, size = 0;
+    MPI_Comm_size(node, &nodeSize);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_free(&node);
+    int all = nodeSize == size ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all != 0;
+}
+
+}  // namespace
 
 SharedCounters::SharedCounters(MPI_Comm comm, int count) : m_count(count)
 {
@@ -10,12 +32,22 @@ SharedCounters::SharedCounters(MPI_Comm comm, int count) : m_count(count)
     MPI_Comm_rank(comm, &rank);
     const MPI_Aint bytes = rank == 0 ? static_cast<MPI_Aint>(count) * static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0;
     std::int64_t* values = nullptr;
-    MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm, &values, &m_window);
+    if (oneNode(comm)) {
+        MPI_Win_allocate_shared(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm, &values, &m_window);
+        MPI_Aint size = 0;
+        int unit = 0;
+        void* base = nullptr;
+        MPI_Win_shared_query(m_window, 0, &size, &unit, &base);
+        m_shared = static_cast<std::int64_t*>(base);
+    } else {
+        MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm, &values, &m_window);
+    }
     if (rank == 0)
         for (int i = 0; i < count; ++i) values[i] = 0;
     MPI_Win_lock_all(0, m_window);
     MPI_Win_sync(m_window);  // rank 0's zeros in the window's public copy
     MPI_Barrier(comm);       // ... before anyone counts
+    MPI_Win_sync(m_window);  // ... and in this rank's view of shared memory
 }
 
 SharedCounters::~SharedCounters()
@@ -27,6 +59,8 @@ SharedCounters::~SharedCounters()
 std::uint64_t SharedCounters::fetchAndIncrement(int which)
 {
     if (which < 0 || which >= m_count) throw std::out_of_range("SharedCounters: no such counter");
+    if (m_shared != nullptr)
+        return static_cast<std::uint64_t>(std::atomic_ref<std::int64_t>(m_shared[which]).fetch_add(1));
     const std::int64_t one = 1;
     std::int64_t before = 0;
     MPI_Fetch_and_op(&one, &before, MPI_INT64_T, 0, which, MPI_SUM, m_window);

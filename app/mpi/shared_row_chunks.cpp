@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <stdexcept>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
+#include "app/mpi/node_ranks.h"
 #include "core/transport/row_kernels_types.h"
 
 namespace uot::mpi {
@@ -26,20 +26,6 @@ MPI_Aint counterBytes(int nodeSize)
     return static_cast<MPI_Aint>(2 * static_cast<std::size_t>(nodeSize) * sizeof(std::int64_t));
 }
 
-MPI_Comm nodeOf(MPI_Comm comm, int rank)
-{
-    MPI_Comm node = MPI_COMM_NULL;
-    const char* test = std::getenv("UOT_MPI_TEST_NODE_RANKS");
-    const int group = test ? std::atoi(test) : 0;
-    if (group > 0)
-        MPI_Comm_split(comm, rank / group, rank, &node);
-    else if (group < 0)  // nodes of ranks apart
-        MPI_Comm_split(comm, rank % -group, rank, &node);
-    else
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    return node;
-}
-
 }  // namespace
 
 SharedRowChunks::SharedRowChunks(MPI_Comm comm, const std::vector<std::size_t>& split, MpiRowReduction& waits)
@@ -47,7 +33,7 @@ SharedRowChunks::SharedRowChunks(MPI_Comm comm, const std::vector<std::size_t>& 
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    m_node = nodeOf(comm, rank);
+    m_node = nodeCommunicator(comm);
     MPI_Comm_size(m_node, &m_nodeSize);
     // The node's lowest and highest rank: consecutive ranks have contiguous rows.
     int bounds[2] = {-rank, rank};

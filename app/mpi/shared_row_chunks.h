@@ -12,9 +12,8 @@
 // A node's rows must be one contiguous range, so its ranks must be consecutive
 // in the communicator (mpirun's --map-by core or slot); when some node's are not,
 // every rank is a node of its own (the blocks of the even split, as without
-// --row-chunks). Test only: UOT_MPI_TEST_NODE_RANKS=K makes nodes of K
-// consecutive ranks instead, as if the job ran on several machines, and -K nodes
-// of the ranks r with the same r % K (ranks apart: every rank a node of its own).
+// --row-chunks). The nodes are node_ranks.h's (whose test hook,
+// UOT_MPI_TEST_NODE_RANKS, stands in for several machines).
 
 #include <mpi.h>
 
