@@ -17,7 +17,15 @@ enum class Kind : int { Error = 0, Usage = 1, Other = 2 };
 
 }  // namespace
 
-void runCollectively(MPI_Comm comm, const std::function<void()>& step)
+void waitForRequest(MPI_Request& request, const RequestWait& wait)
+{
+    if (wait)
+        wait(request);
+    else
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
+void runCollectively(MPI_Comm comm, const std::function<void()>& step, const RequestWait& wait)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -40,14 +48,18 @@ void runCollectively(MPI_Comm comm, const std::function<void()>& step)
         message = e.what();
     }
     int firstFailing = failed ? rank : size;
-    MPI_Allreduce(MPI_IN_PLACE, &firstFailing, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Request request;
+    MPI_Iallreduce(MPI_IN_PLACE, &firstFailing, 1, MPI_INT, MPI_MIN, comm, &request);
+    waitForRequest(request, wait);
     if (firstFailing == size) return;
 
     int header[3] = {static_cast<int>(kind), code, static_cast<int>(message.size())};
-    MPI_Bcast(header, 3, MPI_INT, firstFailing, comm);
+    MPI_Ibcast(header, 3, MPI_INT, firstFailing, comm, &request);
+    waitForRequest(request, wait);
     std::vector<char> text(static_cast<std::size_t>(header[2]) + 1, '\0');
     if (rank == firstFailing) message.copy(text.data(), message.size());
-    MPI_Bcast(text.data(), header[2], MPI_CHAR, firstFailing, comm);
+    MPI_Ibcast(text.data(), header[2], MPI_CHAR, firstFailing, comm, &request);
+    waitForRequest(request, wait);
     const std::string agreed = (size > 1 ? "rank " + std::to_string(firstFailing) + ": " : std::string()) +
                                std::string(text.data(), static_cast<std::size_t>(header[2]));
     switch (static_cast<Kind>(header[0])) {

@@ -12,9 +12,16 @@
 
 namespace uot::mpi {
 
+// How a caller waits for a collective request: MPI_Wait when empty, or a wait
+// with naps and a timeout (MpiRowReduction::waitFor) during a solve.
+using RequestWait = std::function<void(MPI_Request&)>;
+
 // Throws on every rank when `step` threw on any rank: uot::Error with the
 // failing rank's code, cli::UsageError for a usage error, std::runtime_error
-// otherwise. Collective.
-void runCollectively(MPI_Comm comm, const std::function<void()>& step);
+// otherwise. Collective; its calls are waited for through `wait`.
+void runCollectively(MPI_Comm comm, const std::function<void()>& step, const RequestWait& wait = {});
+
+// Waits for `request` through `wait`, or MPI_Wait when it is empty.
+void waitForRequest(MPI_Request& request, const RequestWait& wait);
 
 }  // namespace uot::mpi

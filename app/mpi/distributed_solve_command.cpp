@@ -352,6 +352,9 @@ int runDistributedSolve(const std::vector<std::string>& args)
     fused.reset();
     mapReduce.reset();
 
+    // The summary's collective calls are waited for as the solve's (--mpi-wait,
+    // --timeout), through `other`, whose seconds are not reported.
+    const RequestWait summaryWait = [&other](MPI_Request& request) { other.waitFor(request); };
     // Communication per iteration: the slowest rank's (all take part in every call).
     const double iterations = std::max(1, result.iterations);
     double stats[3] = {1e3 * loop.seconds() / iterations, static_cast<double>(rowCount), -static_cast<double>(rowCount)};
@@ -368,19 +371,25 @@ int runDistributedSolve(const std::vector<std::string>& args)
                                    chunks ? static_cast<double>(chunks->chunksTaken()) : 0.0,
                                    chunks ? static_cast<double>(chunks->chunksStolen()) : 0.0};
     std::vector<double> perRank(rank == 0 ? kPerRank * static_cast<std::size_t>(ranks) : kPerRank);
-    MPI_Gather(mine, kPerRank, MPI_DOUBLE, perRank.data(), kPerRank, MPI_DOUBLE, 0, comm);
+    stopHereForTest(comm, "summary");
+    MPI_Request request;
+    MPI_Igather(mine, kPerRank, MPI_DOUBLE, perRank.data(), kPerRank, MPI_DOUBLE, 0, comm, &request);
+    summaryWait(request);
     // The chunks of a pass over all nodes (each node's first rank counts its own) and the passes.
     const bool countsNode = chunks && chunks->nodeRank() == 0;
     double chunkCounts[2] = {countsNode ? static_cast<double>(rowChunkCount(chunks->nodeRowCount())) : 0.0,
                              chunks ? static_cast<double>(chunks->passes()) : 0.0};
-    MPI_Allreduce(MPI_IN_PLACE, &chunkCounts[0], 1, MPI_DOUBLE, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &chunkCounts[1], 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Iallreduce(MPI_IN_PLACE, &chunkCounts[0], 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+    summaryWait(request);
+    MPI_Iallreduce(MPI_IN_PLACE, &chunkCounts[1], 1, MPI_DOUBLE, MPI_MAX, comm, &request);
+    summaryWait(request);
     const int threads = options.threads > 0 ? options.threads : resolveThreadCount(0);
     // The moves during the solve (the same count everywhere) and the slowest rank's time in them.
     const int moves = rebalancer ? rebalancer->moves() : 0;
     const std::size_t rowsMoved = rebalancer ? rebalancer->rowsMoved() : 0;
     double moveSeconds = rebalancer ? rebalancer->moveSeconds() : 0.0;
-    MPI_Allreduce(MPI_IN_PLACE, &moveSeconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Iallreduce(MPI_IN_PLACE, &moveSeconds, 1, MPI_DOUBLE, MPI_MAX, comm, &request);
+    summaryWait(request);
 
     int exitCode = cli::kExitOk;
     runCollectively(comm, [&] {
@@ -447,7 +456,7 @@ int runDistributedSolve(const std::vector<std::string>& args)
         summary.extraLines.emplace_back(line);
         if (parser.flag("json")) std::fputs(cli::solveSummaryJson(result, summary).c_str(), stdout);
         else cli::printSolveSummary(result, summary);
-    });
+    }, summaryWait);
     // The result (status, convergence) is the same on every rank, so is the code.
     exitCode = cli::solveExitCode(result, options, parser.flag("allow-unconverged"), "uot-mpi solve", false);
     return exitCode;

@@ -5,6 +5,7 @@
 
 #include "app/mpi/collective_errors.h"
 #include "app/mpi/row_split.h"
+#include "app/mpi/unresponsive_ranks.h"
 
 namespace uot::mpi {
 
@@ -32,7 +33,7 @@ void moveOneRow(std::vector<std::size_t>& next)
 
 }  // namespace
 
-RowRebalancer::RowRebalancer(MPI_Comm comm, std::vector<std::size_t> bounds, Mode mode, const MpiRowReduction& loop,
+RowRebalancer::RowRebalancer(MPI_Comm comm, std::vector<std::size_t> bounds, Mode mode, MpiRowReduction& loop,
                              RowSource source, double secondsPerRow, int maxIterations)
     : m_comm(comm), m_bounds(std::move(bounds)), m_mode(mode), m_loop(loop), m_source(std::move(source)),
       m_secondsPerRow(secondsPerRow), m_maxIterations(maxIterations)
@@ -48,6 +49,12 @@ void RowRebalancer::restartInterval(int iteration)
     m_iterationAtStart = iteration;
 }
 
+void RowRebalancer::wait(MPI_Request& request)
+{
+    const UntimedWaits untimed(&m_loop);
+    m_loop.waitFor(request);
+}
+
 RowBlockMover::Move RowRebalancer::plan(int iteration)
 {
     const std::size_t p = m_bounds.size() - 1, r = static_cast<std::size_t>(m_rank);
@@ -55,7 +62,10 @@ RowBlockMover::Move RowRebalancer::plan(int iteration)
         std::max(0.0, MPI_Wtime() - m_intervalStart - (m_loop.seconds() - m_waitAtStart));
     const double mine[2] = {compute, m_secondsPerRow};
     std::vector<double> all(2 * p);
-    MPI_Allgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, m_comm);
+    stopHereForTest(m_comm, "rebalance");
+    MPI_Request request;
+    MPI_Iallgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, m_comm, &request);
+    wait(request);
     std::vector<std::size_t> rowsNow(p);
     std::vector<double> seconds(p), perRow(p);
     for (std::size_t k = 0; k < p; ++k) {
@@ -85,7 +95,7 @@ RowBlockMover::Move RowRebalancer::plan(int iteration)
 UotProblem RowRebalancer::rows(std::size_t firstRow, std::size_t rowCount)
 {
     UotProblem block;
-    runCollectively(m_comm, [&] { block = m_source(firstRow, rowCount); });
+    runCollectively(m_comm, [&] { block = m_source(firstRow, rowCount); }, [this](MPI_Request& r) { wait(r); });
     return block;
 }
 

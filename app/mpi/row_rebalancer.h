@@ -26,9 +26,11 @@ public:
     using RowSource = std::function<UotProblem(std::size_t firstRow, std::size_t rowCount)>;
 
     // bounds: the split the solve starts on; loop: the reduction whose waits are
-    // left out of the compute times; secondsPerRow: this rank's time to set up one
+    // left out of the compute times, and through which this class's own collective
+    // calls are waited for (its --mpi-wait and --timeout, not counted in its
+    // seconds); secondsPerRow: this rank's time to set up one
     // row (measured at the start; each move measures it again).
-    RowRebalancer(MPI_Comm comm, std::vector<std::size_t> bounds, Mode mode, const MpiRowReduction& loop,
+    RowRebalancer(MPI_Comm comm, std::vector<std::size_t> bounds, Mode mode, MpiRowReduction& loop,
                   RowSource source, double secondsPerRow, int maxIterations);
 
     Move plan(int iteration) override;
@@ -42,12 +44,14 @@ public:
 
 private:
     void restartInterval(int iteration);
+    // Waits for one of this class's collective requests through m_loop, untimed.
+    void wait(MPI_Request& request);
 
     MPI_Comm m_comm;
     int m_rank = 0;
     std::vector<std::size_t> m_bounds;
     Mode m_mode;
-    const MpiRowReduction& m_loop;
+    MpiRowReduction& m_loop;
     RowSource m_source;
     double m_secondsPerRow;
     int m_maxIterations;

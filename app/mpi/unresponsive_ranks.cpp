@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -76,6 +77,16 @@ void abortOnUnresponsiveRanks(MPI_Comm comm, double seconds)
     [[maybe_unused]] const ssize_t written = ::write(g_errorStream, line.data(), line.size());
     MPI_Abort(comm, kExitNoAnswer);
     std::_Exit(kExitNoAnswer);  // MPI_Abort does not return; in case it does
+}
+
+void stopHereForTest(MPI_Comm comm, const char* place)
+{
+    const char* test = std::getenv("UOT_MPI_TEST_STOP");
+    if (test == nullptr) return;
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    const std::string wanted(test), here = std::to_string(rank) + ":" + place;
+    if (wanted == here) std::raise(SIGSTOP);
 }
 
 }  // namespace uot::mpi

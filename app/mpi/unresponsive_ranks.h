@@ -22,4 +22,9 @@ void keepErrorStream();
 // stops the job (MPI_Abort). `seconds` is the timeout that expired.
 [[noreturn]] void abortOnUnresponsiveRanks(MPI_Comm comm, double seconds);
 
+// Test only: with UOT_MPI_TEST_STOP=RANK:PLACE in the environment, rank RANK of
+// comm stops itself (SIGSTOP) when it reaches `place`, so that a test can stop a
+// rank at a point an outside signal seldom hits (tests/mpi/mpi_solve_test.py).
+void stopHereForTest(MPI_Comm comm, const char* place);
+
 }  // namespace uot::mpi

@@ -38,9 +38,10 @@ Checks, on problems written as .npy files to a temporary directory:
   every rank, not a crash; a subnormal weight is refused with one message; an
   underflow's advice never names the log-domain solver uot-mpi does not have;
 * a rank stopped with SIGSTOP (rank 1, then rank 0, then rank 1 under --solver auto,
-  whose ranks wait mostly in the packed reductions) does not hang the others:
-  with --timeout 3 the job ends with exit 7 within 30 s, and a live rank names
-  the rank that did not answer.
+  whose ranks wait mostly in the packed reductions; then rank 1 stopping itself at
+  a --rebalance check and in the gathers after the solve, through the test hook
+  UOT_MPI_TEST_STOP) does not hang the others: with --timeout 3 the job ends with
+  exit 7 within 30 s, and a live rank names the rank that did not answer.
 
 With --uot-mpi none (uot-mpi not built: UOT_MPI=OFF or no MPI found) it exits
 77, which CTest reports as skipped. Exit 0 when every case passes, 1 otherwise.
@@ -479,14 +480,20 @@ def wait_until_busy(pids, seconds, limit):
     return False
 
 
-def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused")):
+def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused"), stop_at=None):
     """solver: --solver auto waits mostly in the packed reductions of the step after
-    each pass (MpiRowReduction::finishCombine), fused in the column sums'."""
-    name = "sigstop-rank-%d-%s" % (victim, solver[-1])
+    each pass (MpiRowReduction::finishCombine), fused in the column sums'.
+    stop_at: instead of a SIGSTOP from outside once the ranks iterate, the victim
+    stops itself at that place (uot-mpi's test hook UOT_MPI_TEST_STOP=RANK:PLACE):
+    "rebalance" (a --rebalance check during the solve) or "summary" (the gathers
+    after it), places an outside signal seldom hits."""
+    name = "sigstop-rank-%d-%s" % (victim, stop_at or solver[-1])
     out = os.path.join(r.work, name)
-    cmd = r.mpi_command(2) + ["--random", "400x400", "--fixed-iterations", "--max-iter", "1000000000",
+    iterations = "300" if stop_at else "1000000000"
+    cmd = r.mpi_command(2) + ["--random", "400x400", "--fixed-iterations", "--max-iter", iterations,
                               "--out-dir", out, "--timeout", "3"] + list(solver)
-    job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = dict(os.environ, UOT_MPI_TEST_STOP="%d:%s" % (victim, stop_at)) if stop_at else None
+    job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     pids = {}
     try:
         deadline = time.time() + 20
@@ -495,10 +502,11 @@ def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused"
             pids = rank_pids(job.pid)
         if not r.check(len(pids) == 2, "%s: could not find the two ranks of mpirun %d" % (name, job.pid)):
             return
-        if not r.check(wait_until_busy(pids.values(), 0.5, 60),
-                       "%s: the ranks did not start iterating within 60 s" % name):
-            return
-        os.kill(pids[victim], signal.SIGSTOP)
+        if not stop_at:
+            if not r.check(wait_until_busy(pids.values(), 0.5, 60),
+                           "%s: the ranks did not start iterating within 60 s" % name):
+                return
+            os.kill(pids[victim], signal.SIGSTOP)
         start = time.time()
         try:
             stdout, stderr = job.communicate(timeout=30)
@@ -510,7 +518,8 @@ def stopped_rank_does_not_hang_the_others(r, victim, solver=("--solver", "fused"
         r.check(job.returncode == 7, "%s: expected exit 7, got %d:\n%s" % (name, job.returncode, stderr[-500:]))
         r.check("no answer from rank %d" % victim in stderr,
                 "%s: no live rank named rank %d:\n%s" % (name, victim, stderr[-500:]))
-        print("%s: the job stopped %.1f s after the SIGSTOP (--timeout 3)" % (name, elapsed))
+        print("%s: the job stopped %.1f s after the %s (--timeout 3)" %
+              (name, elapsed, "ranks started" if stop_at else "SIGSTOP"))
     finally:
         for pid in pids.values():
             try:
@@ -614,6 +623,8 @@ def all_cases(r):
     stopped_rank_does_not_hang_the_others(r, 1)
     stopped_rank_does_not_hang_the_others(r, 0)
     stopped_rank_does_not_hang_the_others(r, 1, solver=("--solver", "auto"))
+    stopped_rank_does_not_hang_the_others(r, 1, solver=("--balance", "--rebalance", "always"), stop_at="rebalance")
+    stopped_rank_does_not_hang_the_others(r, 1, stop_at="summary")
 
 
 def main():
