@@ -15,8 +15,7 @@ namespace {
 // How a failure travels: its kind, then its message.
 enum class Kind : int { Error = 0, Usage = 1, Other = 2 };
 
-}  // namespace
-
+// Waits for `request` through `wait`, or MPI_Wait when it is empty.
 void waitForRequest(MPI_Request& request, const RequestWait& wait)
 {
     if (wait)
@@ -24,6 +23,8 @@ void waitForRequest(MPI_Request& request, const RequestWait& wait)
     else
         MPI_Wait(&request, MPI_STATUS_IGNORE);
 }
+
+}  // namespace
 
 void runCollectively(MPI_Comm comm, const std::function<void()>& step, const RequestWait& wait)
 {

@@ -21,7 +21,4 @@ using RequestWait = std::function<void(MPI_Request&)>;
 // otherwise. Collective; its calls are waited for through `wait`.
 void runCollectively(MPI_Comm comm, const std::function<void()>& step, const RequestWait& wait = {});
 
-// Waits for `request` through `wait`, or MPI_Wait when it is empty.
-void waitForRequest(MPI_Request& request, const RequestWait& wait);
-
 }  // namespace uot::mpi
