@@ -353,14 +353,23 @@ int runDistributedSolve(const std::vector<std::string>& args)
     mapReduce.reset();
 
     // The summary's collective calls are waited for as the solve's (--mpi-wait,
-    // --timeout), through `other`, whose seconds are not reported.
+    // --timeout): its reductions through `other`'s sum and max, the others through
+    // `other`'s waitFor (its seconds are not reported).
     const RequestWait summaryWait = [&other](MPI_Request& request) { other.waitFor(request); };
-    // Communication per iteration: the slowest rank's (all take part in every call).
+    // Communication per iteration: the slowest rank's (all take part in every call);
+    // the passes of --row-chunks; the slowest rank's time in the moves during the solve.
     const double iterations = std::max(1, result.iterations);
-    double stats[3] = {1e3 * loop.seconds() / iterations, static_cast<double>(rowCount), -static_cast<double>(rowCount)};
+    double stats[5] = {1e3 * loop.seconds() / iterations, static_cast<double>(rowCount),
+                       -static_cast<double>(rowCount), chunks ? static_cast<double>(chunks->passes()) : 0.0,
+                       rebalancer ? rebalancer->moveSeconds() : 0.0};
     other.max(stats);
     const double commMsPerIter = stats[0];
     const auto maxRows = static_cast<std::size_t>(stats[1]), minRows = static_cast<std::size_t>(-stats[2]);
+    const double chunkPasses = stats[3], moveSeconds = stats[4];
+    // The chunks of a pass over all nodes (each node's first rank counts its own).
+    const bool countsNode = chunks && chunks->nodeRank() == 0;
+    const double chunksPerPass =
+        other.sum(countsNode ? static_cast<double>(rowChunkCount(chunks->nodeRowCount())) : 0.0);
     const double callsPerIter = static_cast<double>(loop.calls()) / iterations;
     // Each rank's time per iteration and its wait in the reductions, to rank 0: the
     // wait of one rank is the others' excess work, so the spread of the compute
@@ -375,21 +384,10 @@ int runDistributedSolve(const std::vector<std::string>& args)
     MPI_Request request;
     MPI_Igather(mine, kPerRank, MPI_DOUBLE, perRank.data(), kPerRank, MPI_DOUBLE, 0, comm, &request);
     summaryWait(request);
-    // The chunks of a pass over all nodes (each node's first rank counts its own) and the passes.
-    const bool countsNode = chunks && chunks->nodeRank() == 0;
-    double chunkCounts[2] = {countsNode ? static_cast<double>(rowChunkCount(chunks->nodeRowCount())) : 0.0,
-                             chunks ? static_cast<double>(chunks->passes()) : 0.0};
-    MPI_Iallreduce(MPI_IN_PLACE, &chunkCounts[0], 1, MPI_DOUBLE, MPI_SUM, comm, &request);
-    summaryWait(request);
-    MPI_Iallreduce(MPI_IN_PLACE, &chunkCounts[1], 1, MPI_DOUBLE, MPI_MAX, comm, &request);
-    summaryWait(request);
     const int threads = options.threads > 0 ? options.threads : resolveThreadCount(0);
-    // The moves during the solve (the same count everywhere) and the slowest rank's time in them.
+    // The moves during the solve (the same count everywhere).
     const int moves = rebalancer ? rebalancer->moves() : 0;
     const std::size_t rowsMoved = rebalancer ? rebalancer->rowsMoved() : 0;
-    double moveSeconds = rebalancer ? rebalancer->moveSeconds() : 0.0;
-    MPI_Iallreduce(MPI_IN_PLACE, &moveSeconds, 1, MPI_DOUBLE, MPI_MAX, comm, &request);
-    summaryWait(request);
 
     int exitCode = cli::kExitOk;
     runCollectively(comm, [&] {
@@ -416,8 +414,8 @@ int runDistributedSolve(const std::vector<std::string>& args)
           << ", \"balance_ms\": " << cli::jsonNumber(1e3 * balanceSeconds) << ", \"rebalances\": " << moves
           << ", \"rows_moved\": " << rowsMoved << ", \"move_ms\": " << cli::jsonNumber(1e3 * moveSeconds)
           << ", \"row_chunks\": " << (rowChunks ? "true" : "false")
-          << ", \"chunks_per_pass\": " << cli::jsonNumber(chunkCounts[0])
-          << ", \"chunk_passes\": " << cli::jsonNumber(chunkCounts[1]);
+          << ", \"chunks_per_pass\": " << cli::jsonNumber(chunksPerPass)
+          << ", \"chunk_passes\": " << cli::jsonNumber(chunkPasses);
         for (const auto& [key, offset] : {std::pair{"rank_ms_per_iter", 0}, std::pair{"rank_wait_ms_per_iter", 1},
                                           std::pair{"rank_chunks", 2}, std::pair{"rank_chunks_stolen", 3}}) {
             j << ", \"" << key << "\": [";
