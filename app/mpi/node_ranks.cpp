@@ -20,4 +20,17 @@ MPI_Comm nodeCommunicator(MPI_Comm comm)
     return node;
 }
 
+void* allocateOnRankZero(MPI_Comm node, std::size_t bytes, MPI_Win* window)
+{
+    int rank = 0;
+    MPI_Comm_rank(node, &rank);
+    void* mine = nullptr;
+    MPI_Win_allocate_shared(rank == 0 ? static_cast<MPI_Aint>(bytes) : 0, 1, MPI_INFO_NULL, node, &mine, window);
+    MPI_Aint size = 0;
+    int unit = 0;
+    void* base = nullptr;
+    MPI_Win_shared_query(*window, 0, &size, &unit, &base);
+    return base;
+}
+
 }  // namespace uot::mpi

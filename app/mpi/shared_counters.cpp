@@ -9,8 +9,6 @@ namespace uot::mpi {
 
 namespace {
 
-static_assert(std::atomic_ref<std::int64_t>::is_always_lock_free);
-
 // Whether every rank of comm shares this rank's memory (one node).
 bool oneNode(MPI_Comm comm)
 {
@@ -33,12 +31,9 @@ SharedCounters::SharedCounters(MPI_Comm comm, int count) : m_count(count)
     const MPI_Aint bytes = rank == 0 ? static_cast<MPI_Aint>(count) * static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0;
     std::int64_t* values = nullptr;
     if (oneNode(comm)) {
-        MPI_Win_allocate_shared(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm, &values, &m_window);
-        MPI_Aint size = 0;
-        int unit = 0;
-        void* base = nullptr;
-        MPI_Win_shared_query(m_window, 0, &size, &unit, &base);
-        m_shared = static_cast<std::int64_t*>(base);
+        m_shared = static_cast<std::int64_t*>(
+            allocateOnRankZero(comm, static_cast<std::size_t>(count) * sizeof(std::int64_t), &m_window));
+        values = m_shared;
     } else {
         MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm, &values, &m_window);
     }

@@ -15,9 +15,6 @@ namespace uot::mpi {
 
 namespace {
 
-// Several processes update the counters: their atomics must need no lock.
-static_assert(std::atomic_ref<std::int64_t>::is_always_lock_free);
-
 // The window's first bytes: two sets of counters (std::int64_t), one per rank of
 // the node each, used by odd and even passes; then the memory handed out, from
 // the next 64-byte boundary.
@@ -68,13 +65,8 @@ void* SharedRowChunks::sharedMemory(std::size_t bytes)
     if (m_window != MPI_WIN_NULL) throw std::logic_error("the node's shared memory is set up once");
     // All of it in the node's first rank's part; the others reach it through MPI_Win_shared_query.
     const MPI_Aint counters = counterBytes(m_nodeSize);
-    const MPI_Aint size = m_nodeRank == 0 ? counters + static_cast<MPI_Aint>(bytes + kernels::kAlignBytes) : 0;
-    void* mine = nullptr;
-    MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, m_node, &mine, &m_window);
-    MPI_Aint got = 0;
-    int unit = 0;
-    void* base = nullptr;
-    MPI_Win_shared_query(m_window, 0, &got, &unit, &base);
+    const std::size_t size = static_cast<std::size_t>(counters) + bytes + kernels::kAlignBytes;
+    void* base = allocateOnRankZero(m_node, size, &m_window);
     m_counters = static_cast<std::int64_t*>(base);
     if (m_nodeRank == 0) std::fill_n(m_counters, 2 * m_nodeSize, std::int64_t{0});
     const auto address = reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(counters);
