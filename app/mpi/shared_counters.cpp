@@ -28,14 +28,14 @@ SharedCounters::SharedCounters(MPI_Comm comm, int count) : m_count(count)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    const MPI_Aint bytes = rank == 0 ? static_cast<MPI_Aint>(count) * static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0;
+    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(std::int64_t);  // all on rank 0
     std::int64_t* values = nullptr;
     if (oneNode(comm)) {
-        m_shared = static_cast<std::int64_t*>(
-            allocateOnRankZero(comm, static_cast<std::size_t>(count) * sizeof(std::int64_t), &m_window));
+        m_shared = static_cast<std::int64_t*>(allocateOnRankZero(comm, bytes, &m_window));
         values = m_shared;
     } else {
-        MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm, &values, &m_window);
+        MPI_Win_allocate(rank == 0 ? static_cast<MPI_Aint>(bytes) : 0, sizeof(std::int64_t), MPI_INFO_NULL, comm,
+                         &values, &m_window);
     }
     if (rank == 0)
         for (int i = 0; i < count; ++i) values[i] = 0;
