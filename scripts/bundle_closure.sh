@@ -47,13 +47,15 @@ bundle_copy_closure() {
     stubs=$(mktemp -d)
     local -a full=()
     mapfile -t full < <(for file in "$@"; do bundle_needed_libraries "$file"; done | sort -u)
+    local -a stubbed=()
     for lib in "${full[@]}"; do
       for prefix in $BUNDLE_STUBS; do
-        case "$(basename "$lib")" in
-          "$prefix"*) python3 "$(dirname "${BASH_SOURCE[0]}")/make_stub_library.py" "$lib" "$stubs" "${full[@]}" "$@" > /dev/null ;;
-        esac
+        case "$(basename "$lib")" in "$prefix"*) stubbed+=("$lib") ;; esac
       done
     done
+    if [ "${#stubbed[@]}" -gt 0 ]; then
+      python3 "$(dirname "${BASH_SOURCE[0]}")/make_stub_library.py" "$stubs" "${stubbed[@]}" -- "${full[@]}" "$@" > /dev/null
+    fi
   fi
   declare -A seen=()
   for file in "$@"; do

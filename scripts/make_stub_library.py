@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
-"""Writes a stand-in for a shared library that a bundle links but never calls.
+"""Writes stand-ins for shared libraries that a bundle links but never calls.
 
-    make_stub_library.py REAL_LIBRARY OUT_DIR FILE...
+    make_stub_library.py OUT_DIR REAL_LIBRARY... -- FILE...
 
 Used by scripts/bundle_closure.sh (BUNDLE_STUBS). OpenCV's image codecs link
 GDAL, GDCM (DICOM) and OpenEXR, which pull in some 150 MB of libraries (PDF,
 HDF5, NetCDF, PROJ, ...) for formats the studio never reads; Qt Core links ICU,
 whose 31 MB data library is only read for collation and legacy codecs. The
 stand-in has the real library's soname and defines exactly the symbols that
-FILE... import from it: functions that do nothing and return 0 (OpenCV calls
+FILE... import from it (each FILE's imports and version needs are read once, for
+all the libraries): functions that do nothing and return 0 (OpenCV calls
 GDALAllRegister() when its codecs start), data objects that are zero (at most
 4 KiB each). The loader is satisfied and the real library's own dependencies
 drop out of the closure. Only for libraries whose features are never used: a
 real call would get 0 (NULL, false, an error code) back.
 
-Refuses (exit 1) when a FILE asks for a symbol version of the library (the
-loader would reject an unversioned stand-in). Prints the stand-in's path.
+Refuses (exit 1) when a FILE asks for a symbol version of a library (the
+loader would reject an unversioned stand-in). Prints each stand-in's path.
 """
 import os
 import re
@@ -60,24 +61,12 @@ def imported_symbols(path):
     return names
 
 
-def asks_for_versions_of(path, library_soname):
-    text = run("readelf", "-V", path)
-    return re.search(r"File: " + re.escape(library_soname) + r"\s+Cnt: [1-9]", text) is not None
+def versioned_needs(path):
+    """Sonames of the libraries whose symbol versions `path` asks for."""
+    return set(re.findall(r"File: (\S+)\s+Cnt: [1-9]", run("readelf", "-V", path)))
 
 
-def main():
-    if len(sys.argv) < 4:
-        sys.exit(__doc__.strip().splitlines()[2].strip())
-    real, out_dir, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-    name = soname(real)
-    defined = defined_symbols(real)
-    wanted = set()
-    for f in files:
-        if os.path.realpath(f) == os.path.realpath(real):
-            continue
-        if asks_for_versions_of(f, name):
-            sys.exit("make_stub_library: %s asks for symbol versions of %s; cannot stand in for it" % (f, name))
-        wanted |= imported_symbols(f) & defined.keys()
+def write_stub(name, defined, wanted, out_dir):
     lines = []
     for symbol in sorted(wanted):
         function, size = defined[symbol]
@@ -96,7 +85,29 @@ def main():
         with open(source, "w") as f:
             f.write("\n".join(lines) + "\n")
         run("cc", "-shared", "-nostdlib", "-Wl,-soname," + name, "-o", target, source)
-    print(target)
+    return target
+
+
+def main():
+    args = sys.argv[1:]
+    if "--" not in args or args.index("--") < 2 or args.index("--") == len(args) - 1:
+        sys.exit(__doc__.strip().splitlines()[2].strip())
+    split = args.index("--")
+    out_dir, reals, files = args[0], args[1:split], args[split + 1:]
+    # Each FILE read once: its imports and the sonames whose versions it needs.
+    imports = {f: imported_symbols(f) for f in files}
+    needs = {f: versioned_needs(f) for f in files}
+    for real in reals:
+        name = soname(real)
+        defined = defined_symbols(real)
+        wanted = set()
+        for f in files:
+            if os.path.realpath(f) == os.path.realpath(real):
+                continue
+            if name in needs[f]:
+                sys.exit("make_stub_library: %s asks for symbol versions of %s; cannot stand in for it" % (f, name))
+            wanted |= imports[f] & defined.keys()
+        print(write_stub(name, defined, wanted, out_dir))
 
 
 if __name__ == "__main__":

@@ -3,10 +3,8 @@
 # packs them for the GPU machine, which has neither Qt nor OpenCV: executables,
 # their shared-library closure, Qt's offscreen platform plugin (and the JPEG
 # image plugin), a font with a fontconfig file, the sample images and a runner.
-# Libraries linked but never used (GDAL, GDCM, OpenJPEG and OpenEXR behind
-# OpenCV's codecs, ICU's data; behind libavcodec and libavformat, the codecs, protocols
-# and hardware interfaces the clip reader and writer never take) travel as
-# stand-ins (scripts/make_stub_library.py), so that the archive plus the work
+# Libraries linked but never used (BUNDLE_STUBS below says which and why) travel
+# as stand-ins (scripts/make_stub_library.py), so that the archive plus the work
 # tree fit the 64 MiB that travel to the GPU machine. Since the studio reads and
 # writes clips (libav), all 20 GUI tests no longer fit beside it: GUI_TESTS
 # picks them.
@@ -75,7 +73,8 @@ strip --strip-unneeded "$stage"/bin/* 2> /dev/null || true
 qt_plugins=$(qtpaths6 --query QT_INSTALL_PLUGINS 2> /dev/null || echo /usr/lib/x86_64-linux-gnu/qt6/plugins)
 cp "$qt_plugins/platforms/libqoffscreen.so" "$stage/plugins/platforms/"
 cp "$qt_plugins/imageformats/libqjpeg.so" "$stage/plugins/imageformats/" 2> /dev/null || true
-# The clips are written with libx264 or libvpx-vp9 (core/video/libav_clip_writer.cpp),
+# GDAL, GDCM, OpenJPEG and OpenEXR are behind OpenCV's image codecs, ICU's data
+# behind Qt Core. The clips are written with libx264 or libvpx-vp9 (core/video/libav_clip_writer.cpp),
 # their audio is copied, not decoded, AV1 is decoded by libdav1d, and files are read
 # from disk: the other encoders, the audio codecs, the network protocols and the
 # hardware interfaces of libavcodec and libavformat are never called. (Never a
